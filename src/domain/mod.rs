@@ -1,0 +1,15 @@
+//! The pure tournament domain: rulesets, scoring, standings, seating and ratings.
+//!
+//! Nothing in this module tree performs IO or knows about HTTP or the database: plain data
+//! in, plain data out. The HTTP layer (`crate::api`) and the services (`crate::services`)
+//! load data, call into here, and persist what comes back. A test in `tests/` keeps it so
+//! (no `actix`, `diesel` or `std::fs`/`std::net` under `src/domain`).
+//!
+//! The rules come from the five rule documents in `../shared/seeds/` (digest:
+//! `../shared/docs/domain.md`); each rule names its source in its doc comment.
+
+pub mod ids;
+pub mod rng;
+
+pub use ids::PlayerId;
+pub use rng::DrawRng;
