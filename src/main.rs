@@ -1,1 +1,121 @@
-fn main() {}
+//! The `tourney` command: `serve` (the default), `migrate`, `create-admin`, `openapi`.
+
+use std::io::BufRead;
+use std::net::TcpListener;
+use std::process::ExitCode;
+
+use tourney::auth::JwtKeys;
+use tourney::config::Config;
+use tourney::state::AppState;
+use tourney::{app, db, startup, telemetry};
+
+const USAGE: &str = "usage:
+  tourney [serve]                      run the service (the default)
+  tourney migrate                      apply database migrations and exit
+  tourney create-admin --username U    create an admin account; the password comes from
+                                       TOURNEY_ADMIN_PASSWORD or the first line of stdin
+  tourney openapi                      print the OpenAPI document
+
+Configuration comes from the environment; see .env.example.";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let cfg = match Config::from_env() {
+        Ok(c) => c,
+        Err(e) => return fail(&e),
+    };
+    telemetry::init(cfg.log_json);
+    let result = match args.first().map(String::as_str) {
+        None | Some("serve") => serve(cfg),
+        Some("migrate") => with_database(&cfg, |url| {
+            let n = startup::migrate(url)?;
+            println!("applied {n} migration(s)");
+            Ok(())
+        }),
+        Some("create-admin") => create_admin(&cfg, &args[1..]),
+        Some("openapi") => {
+            println!("{}", app::openapi().to_pretty_json().unwrap_or_default());
+            Ok(())
+        }
+        Some("-h" | "--help" | "help") => {
+            println!("{USAGE}");
+            Ok(())
+        }
+        Some(other) => Err(format!("unknown command {other:?}\n\n{USAGE}")),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail(&e),
+    }
+}
+
+fn fail(msg: &str) -> ExitCode {
+    eprintln!("tourney: {msg}");
+    ExitCode::FAILURE
+}
+
+fn with_database(cfg: &Config, f: impl FnOnce(&str) -> Result<(), String>) -> Result<(), String> {
+    let mut database = startup::open_database(cfg)?;
+    let result = f(&database.url);
+    if let Some(pg) = database.embedded.as_mut() {
+        pg.stop();
+    }
+    result
+}
+
+fn create_admin(cfg: &Config, args: &[String]) -> Result<(), String> {
+    let username = match args {
+        [flag, u] if flag == "--username" => u.clone(),
+        _ => return Err(format!("create-admin needs --username U\n\n{USAGE}")),
+    };
+    let password = match std::env::var("TOURNEY_ADMIN_PASSWORD") {
+        Ok(p) if !p.is_empty() => p,
+        _ => {
+            let mut line = String::new();
+            std::io::stdin()
+                .lock()
+                .read_line(&mut line)
+                .map_err(|e| format!("cannot read the password from stdin: {e}"))?;
+            line.trim_end_matches(['\r', '\n']).to_string()
+        }
+    };
+    tourney::api::users::check_credentials(&username, &password).map_err(|e| e.to_string())?;
+    with_database(cfg, |url| {
+        startup::migrate(url)?;
+        use diesel::Connection;
+        let mut conn = diesel::PgConnection::establish(url).map_err(|e| e.to_string())?;
+        let user = tourney::api::users::create_user(&mut conn, &username, &password, true)
+            .map_err(|e| e.to_string())?;
+        println!("created admin {} (id {})", user.username, user.id);
+        Ok(())
+    })
+}
+
+fn serve(cfg: Config) -> Result<(), String> {
+    let secret = startup::jwt_secret(&cfg)?;
+    let mut database = startup::open_database(&cfg)?;
+    let result = (|| {
+        let n = startup::migrate(&database.url)?;
+        if n > 0 {
+            tracing::info!(count = n, "applied migrations");
+        }
+        let pool = db::pool(&database.url, cfg.db_pool_size)
+            .map_err(|e| format!("cannot open the connection pool: {e}"))?;
+        let state = AppState {
+            pool,
+            jwt: JwtKeys::new(secret.as_bytes(), cfg.jwt_ttl),
+        };
+        let listener = TcpListener::bind(&cfg.bind_addr)
+            .map_err(|e| format!("cannot listen on {} (BIND_ADDR): {e}", cfg.bind_addr))?;
+        tracing::info!(addr = %cfg.bind_addr, docs = %format!("http://{}/docs/", cfg.bind_addr), "tourney is listening");
+        let system = actix_web::rt::System::new();
+        system
+            .block_on(async move { app::serve(listener, state, cfg.workers)?.await })
+            .map_err(|e| format!("the server failed: {e}"))
+    })();
+    if let Some(pg) = database.embedded.as_mut() {
+        tracing::info!("stopping the embedded PostgreSQL");
+        pg.stop();
+    }
+    result
+}

@@ -1,0 +1,4 @@
+DROP TABLE tournament_staff;
+DROP TABLE tournaments;
+DROP TABLE players;
+DROP TABLE users;

@@ -1,0 +1,51 @@
+//! `GET /healthz` and `GET /readyz`.
+
+use actix_web::{get, web, HttpResponse};
+use diesel::RunQueryDsl;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::error::{ApiError, ApiResult, Problem};
+use crate::state::AppState;
+
+/// A health answer.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Health {
+    #[schema(example = "ok")]
+    pub status: String,
+}
+
+/// Liveness: the process is up and answering.
+#[utoipa::path(tag = "operations", responses((status = 200, description = "Up", body = Health)))]
+#[get("/healthz")]
+pub async fn healthz() -> HttpResponse {
+    HttpResponse::Ok()
+        .insert_header(("Cache-Control", "no-store"))
+        .json(Health {
+            status: "ok".into(),
+        })
+}
+
+/// Readiness: the database answers a query.
+#[utoipa::path(
+    tag = "operations",
+    responses(
+        (status = 200, description = "Ready", body = Health),
+        (status = 503, description = "The database is unreachable", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/readyz")]
+pub async fn readyz(state: web::Data<AppState>) -> ApiResult<HttpResponse> {
+    state
+        .run(|conn| {
+            diesel::sql_query("SELECT 1")
+                .execute(conn)
+                .map_err(|e| ApiError::Unavailable(format!("the database does not answer: {e}")))
+        })
+        .await?;
+    Ok(HttpResponse::Ok()
+        .insert_header(("Cache-Control", "no-store"))
+        .json(Health {
+            status: "ok".into(),
+        }))
+}

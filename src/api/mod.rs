@@ -1,0 +1,73 @@
+//! The HTTP API: one module per resource. Each handler carries its own `#[utoipa::path]`, and
+//! routes are registered through `utoipa-actix-web`, so the OpenAPI document cannot drift from
+//! the routes.
+
+pub mod auth;
+pub mod extract;
+pub mod health;
+pub mod players;
+pub mod support;
+pub mod tournaments;
+pub mod users;
+
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::{Modify, OpenApi};
+use utoipa_actix_web::service_config::ServiceConfig;
+
+/// The document's frame: info, tags, security scheme. Paths and schemas are added by the
+/// route registration.
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "tourney",
+        description = "Board-game tournaments, leagues and ratings: registrations, rounds and draws, results, standings, appeals and Elo leaderboards.\n\nErrors are RFC 9457 problem details (`application/problem+json`). Sign in with `POST /api/v1/auth/token` and send `Authorization: Bearer <token>`; public reads need no token.",
+        license(name = "MIT")
+    ),
+    tags(
+        (name = "auth", description = "Tokens and the signed-in user"),
+        (name = "users", description = "Accounts (admin)"),
+        (name = "players", description = "Player identities shared across tournaments"),
+        (name = "tournaments", description = "Tournaments, their configuration and staff"),
+        (name = "operations", description = "Health and readiness"),
+    ),
+    modifiers(&BearerAuth),
+    components(schemas(crate::error::Problem, crate::error::FieldError))
+)]
+pub struct ApiDoc;
+
+struct BearerAuth;
+
+impl Modify for BearerAuth {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "bearer",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .bearer_format("JWT")
+                    .description(Some("A token from POST /api/v1/auth/token"))
+                    .build(),
+            ),
+        );
+    }
+}
+
+/// Registers every `/api/v1` route.
+pub fn routes(cfg: &mut ServiceConfig) {
+    cfg.service(auth::issue_token)
+        .service(auth::me)
+        .service(users::create)
+        .service(users::list)
+        .service(players::create)
+        .service(players::list)
+        .service(players::read)
+        .service(players::update)
+        .service(tournaments::create)
+        .service(tournaments::list)
+        .service(tournaments::read)
+        .service(tournaments::update)
+        .service(tournaments::list_staff)
+        .service(tournaments::appoint)
+        .service(tournaments::dismiss);
+}

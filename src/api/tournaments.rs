@@ -1,0 +1,842 @@
+//! `/tournaments`: create, configure, publish and staff a tournament.
+
+use actix_web::{delete, get, patch, post, web, HttpRequest, HttpResponse};
+use chrono::{DateTime, NaiveDate, Utc};
+use diesel::prelude::*;
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+use crate::api::extract::{Json, Query};
+use crate::api::support::{cached_json, if_match_version, Check, Page, PageParams, Visibility};
+use crate::auth::{Caller, MaybeCaller, StaffRole};
+use crate::db::models::{NewTournament, StaffRow, Tournament};
+use crate::db::schema::{tournament_staff, tournaments, users};
+use crate::error::{ApiError, ApiResult, Problem};
+use crate::state::AppState;
+
+/// The rule documents a tournament can follow; each is a preset of scoring, tie-breaks,
+/// table size and seating methods.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RulesetPreset {
+    /// Agricola Norway's general rules (seed 000): 4-player tables, 10-6-3-1.
+    AgricolaNorway,
+    /// Bridge-Agricola (seed 001): duplicate play in bridge groups.
+    BridgeAgricola,
+    /// 2v2 team Agricola in duplicate (seed 002).
+    #[serde(rename = "team_duplicate_2v2")]
+    TeamDuplicate2v2,
+    /// Tantrix online tournaments (seed 003), 2 players.
+    Tantrix,
+    /// The Ashes league (seed 004), 2 players.
+    AshesLeague,
+}
+
+impl RulesetPreset {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::AgricolaNorway => "agricola_norway",
+            Self::BridgeAgricola => "bridge_agricola",
+            Self::TeamDuplicate2v2 => "team_duplicate_2v2",
+            Self::Tantrix => "tantrix",
+            Self::AshesLeague => "ashes_league",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        serde_json::from_value(serde_json::Value::String(s.to_string())).ok()
+    }
+
+    /// The table size the rules use.
+    pub fn default_table_size(self) -> i32 {
+        match self {
+            Self::Tantrix | Self::AshesLeague => 2,
+            _ => 4,
+        }
+    }
+
+    /// The table sizes the rules allow.
+    pub fn allowed_table_sizes(self) -> std::ops::RangeInclusive<i32> {
+        match self {
+            Self::AgricolaNorway => 2..=6,
+            Self::BridgeAgricola | Self::TeamDuplicate2v2 => 4..=4,
+            Self::Tantrix | Self::AshesLeague => 2..=2,
+        }
+    }
+}
+
+/// Where a tournament is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TournamentStatus {
+    /// Being set up; only its staff see it.
+    Draft,
+    /// Published; players may register.
+    RegistrationOpen,
+    /// Rounds are being played.
+    Running,
+    /// Over.
+    Finished,
+}
+
+impl TournamentStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Draft => "draft",
+            Self::RegistrationOpen => "registration_open",
+            Self::Running => "running",
+            Self::Finished => "finished",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        serde_json::from_value(serde_json::Value::String(s.to_string())).ok()
+    }
+
+    /// The steps an organiser may take by hand.
+    pub fn can_move_to(self, next: Self) -> bool {
+        use TournamentStatus::*;
+        matches!(
+            (self, next),
+            (Draft, RegistrationOpen)
+                | (RegistrationOpen, Draft)
+                | (RegistrationOpen, Running)
+                | (Running, Finished)
+        ) || self == next
+    }
+}
+
+/// A tournament.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TournamentOut {
+    pub id: i64,
+    #[schema(example = "NM i Agricola 2026")]
+    pub name: String,
+    #[schema(example = "Agricola")]
+    pub game: String,
+    pub ruleset: RulesetPreset,
+    /// Changes to the preset (validated against the ruleset).
+    #[schema(value_type = Object)]
+    pub ruleset_overrides: serde_json::Value,
+    #[schema(example = 4)]
+    pub table_size: i32,
+    #[schema(example = 5)]
+    pub planned_rounds: i32,
+    pub starts_on: NaiveDate,
+    pub ends_on: NaiveDate,
+    /// IANA time zone of the venue.
+    #[schema(example = "Europe/Oslo")]
+    pub time_zone: String,
+    pub venue: Option<String>,
+    pub status: TournamentStatus,
+    pub registration_deadline: Option<DateTime<Utc>>,
+    /// How long after a decision a party may appeal it.
+    pub appeal_window_minutes: i32,
+    pub created_by: i64,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    /// Increases with every change; send it back in `If-Match` to change the tournament.
+    pub version: i32,
+}
+
+impl TryFrom<Tournament> for TournamentOut {
+    type Error = ApiError;
+    fn try_from(t: Tournament) -> Result<Self, ApiError> {
+        Ok(Self {
+            id: t.id,
+            name: t.name,
+            game: t.game,
+            ruleset: RulesetPreset::parse(&t.ruleset)
+                .ok_or_else(|| ApiError::Internal(format!("unknown ruleset {}", t.ruleset)))?,
+            ruleset_overrides: t.ruleset_overrides,
+            table_size: t.table_size,
+            planned_rounds: t.planned_rounds,
+            starts_on: t.starts_on,
+            ends_on: t.ends_on,
+            time_zone: t.time_zone,
+            venue: t.venue,
+            status: TournamentStatus::parse(&t.status)
+                .ok_or_else(|| ApiError::Internal(format!("unknown status {}", t.status)))?,
+            registration_deadline: t.registration_deadline,
+            appeal_window_minutes: t.appeal_window_minutes,
+            created_by: t.created_by,
+            created_at: t.created_at,
+            updated_at: t.updated_at,
+            version: t.version,
+        })
+    }
+}
+
+/// A new tournament. The caller becomes its organiser.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateTournament {
+    #[schema(example = "NM i Agricola 2026", min_length = 1, max_length = 200)]
+    pub name: String,
+    #[schema(example = "Agricola", min_length = 1, max_length = 100)]
+    pub game: String,
+    pub ruleset: RulesetPreset,
+    /// Players per table; default from the ruleset.
+    #[schema(example = 4, minimum = 2, maximum = 6)]
+    pub table_size: Option<i32>,
+    #[schema(example = 5, minimum = 1, maximum = 50)]
+    pub planned_rounds: i32,
+    #[schema(example = "2026-06-12")]
+    pub starts_on: NaiveDate,
+    #[schema(example = "2026-06-14")]
+    pub ends_on: NaiveDate,
+    #[schema(example = "Europe/Oslo", max_length = 64)]
+    pub time_zone: String,
+    #[schema(example = "Oslo, Norway", max_length = 200)]
+    pub venue: Option<String>,
+    pub registration_deadline: Option<DateTime<Utc>>,
+    /// Default 30.
+    #[schema(example = 30, minimum = 0, maximum = 10080)]
+    pub appeal_window_minutes: Option<i32>,
+    /// Changes to the preset, as an object.
+    #[schema(value_type = Option<Object>)]
+    pub ruleset_overrides: Option<serde_json::Value>,
+}
+
+/// Changes to a tournament; absent fields stay as they are.
+#[derive(Debug, Deserialize, ToSchema, Default)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateTournament {
+    #[schema(max_length = 200)]
+    pub name: Option<String>,
+    #[schema(max_length = 100)]
+    pub game: Option<String>,
+    #[schema(minimum = 1, maximum = 50)]
+    pub planned_rounds: Option<i32>,
+    pub starts_on: Option<NaiveDate>,
+    pub ends_on: Option<NaiveDate>,
+    #[schema(max_length = 64)]
+    pub time_zone: Option<String>,
+    #[schema(max_length = 200)]
+    pub venue: Option<String>,
+    pub registration_deadline: Option<DateTime<Utc>>,
+    #[schema(minimum = 0, maximum = 10080)]
+    pub appeal_window_minutes: Option<i32>,
+    /// Publish (`registration_open`), start, finish, or take back to `draft`.
+    pub status: Option<TournamentStatus>,
+    #[schema(value_type = Option<Object>)]
+    pub ruleset_overrides: Option<serde_json::Value>,
+}
+
+/// Filters for the tournament list.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct TournamentFilter {
+    pub status: Option<TournamentStatus>,
+    /// How many items (1-200, default 50).
+    #[param(minimum = 1, maximum = 200)]
+    pub limit: Option<i64>,
+    /// How many items to skip (default 0).
+    #[param(minimum = 0)]
+    pub offset: Option<i64>,
+}
+
+fn check_time_zone(check: &mut Check, field: &str, tz: &str) -> String {
+    let tz = tz.trim();
+    if tz.parse::<chrono_tz::Tz>().is_err() {
+        check.fail(field, "must be an IANA time zone such as Europe/Oslo");
+    }
+    tz.to_string()
+}
+
+fn check_overrides(check: &mut Check, value: &Option<serde_json::Value>) {
+    if let Some(v) = value {
+        if !v.is_object() {
+            check.fail("ruleset_overrides", "must be an object");
+        } else if v.to_string().len() > 16 * 1024 {
+            check.fail("ruleset_overrides", "must be at most 16 KiB");
+        }
+    }
+}
+
+/// Loads a tournament the caller may see: published ones for everyone, drafts only for its
+/// staff and admins (404 for others, so drafts stay private).
+pub fn load_visible(
+    conn: &mut PgConnection,
+    caller: &MaybeCaller,
+    id: i64,
+) -> Result<Tournament, ApiError> {
+    let t: Tournament = tournaments::table
+        .find(id)
+        .select(Tournament::as_select())
+        .first(conn)
+        .optional()?
+        .ok_or_else(|| ApiError::NotFound(format!("no tournament {id}")))?;
+    if t.status == TournamentStatus::Draft.as_str() {
+        let allowed = match &caller.0 {
+            Some(c) if c.is_admin => true,
+            Some(c) => diesel::select(diesel::dsl::exists(
+                tournament_staff::table
+                    .filter(tournament_staff::tournament_id.eq(id))
+                    .filter(tournament_staff::user_id.eq(c.user_id)),
+            ))
+            .get_result(conn)?,
+            None => false,
+        };
+        if !allowed {
+            return Err(ApiError::NotFound(format!("no tournament {id}")));
+        }
+    }
+    Ok(t)
+}
+
+/// Loads a tournament for a write by one of `roles` (403 for other signed-in callers).
+pub fn load_for_staff(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    id: i64,
+    roles: &[StaffRole],
+) -> Result<Tournament, ApiError> {
+    let t: Tournament = tournaments::table
+        .find(id)
+        .select(Tournament::as_select())
+        .first(conn)
+        .optional()?
+        .ok_or_else(|| ApiError::NotFound(format!("no tournament {id}")))?;
+    caller.require_role(conn, id, roles)?;
+    Ok(t)
+}
+
+fn visibility(t: &Tournament) -> Visibility {
+    if t.status == TournamentStatus::Draft.as_str() {
+        Visibility::Private
+    } else {
+        Visibility::Public
+    }
+}
+
+/// Create a tournament (any signed-in user; the caller becomes its organiser).
+#[utoipa::path(
+    tag = "tournaments",
+    security(("bearer" = [])),
+    request_body = CreateTournament,
+    responses(
+        (status = 201, description = "Created, in status draft", body = TournamentOut),
+        (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "Not signed in", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
+        (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Invalid fields", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/tournaments")]
+pub async fn create(
+    state: web::Data<AppState>,
+    caller: Caller,
+    body: Json<CreateTournament>,
+) -> ApiResult<HttpResponse> {
+    let input = body.0;
+    let mut check = Check::new();
+    let name = check.text("name", &input.name, 200);
+    let game = check.text("game", &input.game, 100);
+    let table_size = input
+        .table_size
+        .unwrap_or(input.ruleset.default_table_size());
+    let sizes = input.ruleset.allowed_table_sizes();
+    check.ensure(
+        sizes.contains(&table_size),
+        "table_size",
+        format!(
+            "must be between {} and {} for the {} ruleset",
+            sizes.start(),
+            sizes.end(),
+            input.ruleset.as_str()
+        ),
+    );
+    check.range("planned_rounds", input.planned_rounds.into(), 1, 50);
+    check.ensure(
+        input.ends_on >= input.starts_on,
+        "ends_on",
+        "must not be before starts_on",
+    );
+    let time_zone = check_time_zone(&mut check, "time_zone", &input.time_zone);
+    let venue = check.optional_text("venue", input.venue.as_deref(), 200);
+    let appeal_window = input.appeal_window_minutes.unwrap_or(30);
+    check.range("appeal_window_minutes", appeal_window.into(), 0, 10080);
+    check_overrides(&mut check, &input.ruleset_overrides);
+    check.finish()?;
+    let t = state
+        .run(move |conn| {
+            conn.transaction(|conn| {
+                let t: Tournament = diesel::insert_into(tournaments::table)
+                    .values(NewTournament {
+                        name,
+                        game,
+                        ruleset: input.ruleset.as_str().into(),
+                        ruleset_overrides: input
+                            .ruleset_overrides
+                            .unwrap_or_else(|| serde_json::json!({})),
+                        table_size,
+                        planned_rounds: input.planned_rounds,
+                        starts_on: input.starts_on,
+                        ends_on: input.ends_on,
+                        time_zone,
+                        venue,
+                        registration_deadline: input.registration_deadline,
+                        appeal_window_minutes: appeal_window,
+                        created_by: caller.user_id,
+                    })
+                    .returning(Tournament::as_returning())
+                    .get_result(conn)?;
+                diesel::insert_into(tournament_staff::table)
+                    .values((
+                        tournament_staff::tournament_id.eq(t.id),
+                        tournament_staff::user_id.eq(caller.user_id),
+                        tournament_staff::role.eq(StaffRole::Organiser.as_str()),
+                        tournament_staff::appointed_by.eq(caller.user_id),
+                    ))
+                    .execute(conn)?;
+                Ok(t)
+            })
+        })
+        .await?;
+    let version = t.version;
+    Ok(HttpResponse::Created()
+        .insert_header(("Location", format!("/api/v1/tournaments/{}", t.id)))
+        .insert_header(("ETag", format!("\"{version}\"")))
+        .json(TournamentOut::try_from(t)?))
+}
+
+/// List tournaments: published ones for everyone, plus your own drafts when signed in.
+#[utoipa::path(
+    tag = "tournaments",
+    params(TournamentFilter),
+    responses(
+        (status = 200, description = "A page of tournaments", body = Page<TournamentOut>),
+        (status = 304, description = "Not modified"),
+        (status = 401, description = "Invalid token", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Invalid parameters", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/tournaments")]
+pub async fn list(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    caller: MaybeCaller,
+    filter: Query<TournamentFilter>,
+) -> ApiResult<HttpResponse> {
+    let filter = filter.0;
+    let (limit, offset) = PageParams {
+        limit: filter.limit,
+        offset: filter.offset,
+    }
+    .resolve()?;
+    let signed_in = caller.0.is_some();
+    let page = state
+        .run(move |conn| {
+            let build = || {
+                let mut q = tournaments::table.into_boxed();
+                match &caller.0 {
+                    Some(c) if c.is_admin => {}
+                    Some(c) => {
+                        let mine = tournament_staff::table
+                            .filter(tournament_staff::user_id.eq(c.user_id))
+                            .select(tournament_staff::tournament_id);
+                        q = q.filter(
+                            tournaments::status
+                                .ne(TournamentStatus::Draft.as_str())
+                                .or(tournaments::id.eq_any(mine)),
+                        );
+                    }
+                    None => q = q.filter(tournaments::status.ne(TournamentStatus::Draft.as_str())),
+                }
+                if let Some(s) = filter.status {
+                    q = q.filter(tournaments::status.eq(s.as_str()));
+                }
+                q
+            };
+            let total = build().count().get_result(conn)?;
+            let rows: Vec<Tournament> = build()
+                .order((tournaments::starts_on.desc(), tournaments::id.desc()))
+                .limit(limit)
+                .offset(offset)
+                .select(Tournament::as_select())
+                .load(conn)?;
+            Ok(Page {
+                items: rows
+                    .into_iter()
+                    .map(TournamentOut::try_from)
+                    .collect::<Result<Vec<_>, _>>()?,
+                total,
+                limit,
+                offset,
+            })
+        })
+        .await?;
+    let vis = if signed_in {
+        Visibility::Private
+    } else {
+        Visibility::Public
+    };
+    cached_json(&req, &page, vis)
+}
+
+/// Read a tournament (public once published).
+#[utoipa::path(
+    tag = "tournaments",
+    params(("id" = i64, Path, description = "Tournament id")),
+    responses(
+        (status = 200, description = "The tournament; `ETag` carries its version", body = TournamentOut),
+        (status = 304, description = "Not modified"),
+        (status = 401, description = "Invalid token", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such tournament (or a draft you may not see)", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/tournaments/{id}")]
+pub async fn read(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    caller: MaybeCaller,
+    id: web::Path<i64>,
+) -> ApiResult<HttpResponse> {
+    let id = id.into_inner();
+    let t = state
+        .run(move |conn| load_visible(conn, &caller, id))
+        .await?;
+    let vis = visibility(&t);
+    cached_json(&req, &TournamentOut::try_from(t)?, vis)
+}
+
+/// Change a tournament (its organisers and admins). Send `If-Match: "<version>"` to make sure
+/// nobody changed it in between (412 otherwise).
+#[utoipa::path(
+    tag = "tournaments",
+    security(("bearer" = [])),
+    params(
+        ("id" = i64, Path, description = "Tournament id"),
+        ("If-Match" = Option<String>, Header, description = "The version you read, e.g. \"3\""),
+    ),
+    request_body = UpdateTournament,
+    responses(
+        (status = 200, description = "The changed tournament", body = TournamentOut),
+        (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "Not signed in", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Not an organiser of this tournament", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "A status change the tournament's state does not allow", body = Problem, content_type = "application/problem+json"),
+        (status = 412, description = "Changed since you read it", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
+        (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Invalid fields", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[patch("/tournaments/{id}")]
+pub async fn update(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<i64>,
+    body: Json<UpdateTournament>,
+) -> ApiResult<HttpResponse> {
+    let id = id.into_inner();
+    let expected = if_match_version(&req)?;
+    let input = body.0;
+    let mut check = Check::new();
+    let name = input.name.as_deref().map(|v| check.text("name", v, 200));
+    let game = input.game.as_deref().map(|v| check.text("game", v, 100));
+    if let Some(r) = input.planned_rounds {
+        check.range("planned_rounds", r.into(), 1, 50);
+    }
+    if let Some(w) = input.appeal_window_minutes {
+        check.range("appeal_window_minutes", w.into(), 0, 10080);
+    }
+    let time_zone = input
+        .time_zone
+        .as_deref()
+        .map(|v| check_time_zone(&mut check, "time_zone", v));
+    let venue = input
+        .venue
+        .as_deref()
+        .map(|v| check.optional_text("venue", Some(v), 200));
+    check_overrides(&mut check, &input.ruleset_overrides);
+    check.finish()?;
+    let t = state
+        .run(move |conn| {
+            conn.transaction(|conn| {
+                let current = load_for_staff(conn, &caller, id, &[StaffRole::Organiser])?;
+                if expected.is_some_and(|v| v != current.version) {
+                    return Err(ApiError::PreconditionFailed(format!(
+                        "the tournament is at version {}; read it again",
+                        current.version
+                    )));
+                }
+                let starts_on = input.starts_on.unwrap_or(current.starts_on);
+                let ends_on = input.ends_on.unwrap_or(current.ends_on);
+                if ends_on < starts_on {
+                    return Err(ApiError::field("ends_on", "must not be before starts_on"));
+                }
+                let status_now = TournamentStatus::parse(&current.status)
+                    .ok_or_else(|| ApiError::Internal("bad status".into()))?;
+                let status = input.status.unwrap_or(status_now);
+                if !status_now.can_move_to(status) {
+                    return Err(ApiError::Conflict(format!(
+                        "a tournament cannot go from {} to {}",
+                        status_now.as_str(),
+                        status.as_str()
+                    )));
+                }
+                // Compare-and-set on the version so two concurrent writers cannot both win.
+                let updated: Option<Tournament> = diesel::update(
+                    tournaments::table
+                        .find(id)
+                        .filter(tournaments::version.eq(current.version)),
+                )
+                .set((
+                    tournaments::name.eq(name.unwrap_or(current.name)),
+                    tournaments::game.eq(game.unwrap_or(current.game)),
+                    tournaments::planned_rounds
+                        .eq(input.planned_rounds.unwrap_or(current.planned_rounds)),
+                    tournaments::starts_on.eq(starts_on),
+                    tournaments::ends_on.eq(ends_on),
+                    tournaments::time_zone.eq(time_zone.unwrap_or(current.time_zone)),
+                    tournaments::venue.eq(venue.unwrap_or(current.venue)),
+                    tournaments::registration_deadline.eq(input
+                        .registration_deadline
+                        .or(current.registration_deadline)),
+                    tournaments::appeal_window_minutes.eq(input
+                        .appeal_window_minutes
+                        .unwrap_or(current.appeal_window_minutes)),
+                    tournaments::status.eq(status.as_str()),
+                    tournaments::ruleset_overrides
+                        .eq(input.ruleset_overrides.unwrap_or(current.ruleset_overrides)),
+                    tournaments::updated_at.eq(Utc::now()),
+                    tournaments::version.eq(current.version + 1),
+                ))
+                .returning(Tournament::as_returning())
+                .get_result(conn)
+                .optional()?;
+                updated.ok_or_else(|| {
+                    ApiError::PreconditionFailed(
+                        "the tournament changed meanwhile; read it again".into(),
+                    )
+                })
+            })
+        })
+        .await?;
+    let version = t.version;
+    Ok(HttpResponse::Ok()
+        .insert_header(("ETag", format!("\"{version}\"")))
+        .json(TournamentOut::try_from(t)?))
+}
+
+/// A staff appointment.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct StaffOut {
+    pub user_id: i64,
+    pub username: String,
+    pub role: StaffRole,
+    pub appointed_by: i64,
+    pub appointed_at: DateTime<Utc>,
+}
+
+/// Appoint someone.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AppointStaff {
+    pub user_id: i64,
+    pub role: StaffRole,
+}
+
+fn staff_of(conn: &mut PgConnection, id: i64) -> Result<Vec<StaffOut>, ApiError> {
+    let rows: Vec<(StaffRow, String)> = tournament_staff::table
+        .inner_join(users::table.on(users::id.eq(tournament_staff::user_id)))
+        .filter(tournament_staff::tournament_id.eq(id))
+        .order((tournament_staff::role, tournament_staff::user_id))
+        .select((StaffRow::as_select(), users::username))
+        .load(conn)?;
+    Ok(rows
+        .into_iter()
+        .filter_map(|(s, username)| {
+            StaffRole::parse(&s.role).map(|role| StaffOut {
+                user_id: s.user_id,
+                username,
+                role,
+                appointed_by: s.appointed_by,
+                appointed_at: s.appointed_at,
+            })
+        })
+        .collect())
+}
+
+/// The tournament's staff: organisers, referees and the appeals committee (public once
+/// published).
+#[utoipa::path(
+    tag = "tournaments",
+    params(("id" = i64, Path, description = "Tournament id")),
+    responses(
+        (status = 200, description = "The staff", body = Vec<StaffOut>),
+        (status = 304, description = "Not modified"),
+        (status = 401, description = "Invalid token", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/tournaments/{id}/staff")]
+pub async fn list_staff(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    caller: MaybeCaller,
+    id: web::Path<i64>,
+) -> ApiResult<HttpResponse> {
+    let id = id.into_inner();
+    let (vis, staff) = state
+        .run(move |conn| {
+            let t = load_visible(conn, &caller, id)?;
+            Ok((visibility(&t), staff_of(conn, id)?))
+        })
+        .await?;
+    cached_json(&req, &staff, vis)
+}
+
+/// Appoint an organiser, a referee or an appeals committee member (organisers). The committee
+/// has at most three members, and a referee cannot sit on the committee of the same tournament
+/// (the committee hears appeals against the referee).
+#[utoipa::path(
+    tag = "tournaments",
+    security(("bearer" = [])),
+    params(("id" = i64, Path, description = "Tournament id")),
+    request_body = AppointStaff,
+    responses(
+        (status = 201, description = "Appointed", body = Vec<StaffOut>),
+        (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "Not signed in", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Not an organiser of this tournament", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "Already appointed, committee full, or a conflict of roles", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
+        (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Invalid fields", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/tournaments/{id}/staff")]
+pub async fn appoint(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<i64>,
+    body: Json<AppointStaff>,
+) -> ApiResult<HttpResponse> {
+    let id = id.into_inner();
+    let input = body.0;
+    let staff = state
+        .run(move |conn| {
+            conn.transaction(|conn| {
+                load_for_staff(conn, &caller, id, &[StaffRole::Organiser])?;
+                let exists: bool =
+                    diesel::select(diesel::dsl::exists(users::table.find(input.user_id)))
+                        .get_result(conn)?;
+                if !exists {
+                    return Err(ApiError::field("user_id", "no such user"));
+                }
+                let current = staff_of(conn, id)?;
+                if current
+                    .iter()
+                    .any(|s| s.user_id == input.user_id && s.role == input.role)
+                {
+                    return Err(ApiError::Conflict("already appointed to that role".into()));
+                }
+                let conflicting = match input.role {
+                    StaffRole::Referee => Some(StaffRole::AppealsCommittee),
+                    StaffRole::AppealsCommittee => Some(StaffRole::Referee),
+                    StaffRole::Organiser => None,
+                };
+                if let Some(other) = conflicting {
+                    if current
+                        .iter()
+                        .any(|s| s.user_id == input.user_id && s.role == other)
+                    {
+                        return Err(ApiError::Conflict(
+                            "a referee cannot sit on the appeals committee of the same tournament"
+                                .into(),
+                        ));
+                    }
+                }
+                if input.role == StaffRole::AppealsCommittee
+                    && current
+                        .iter()
+                        .filter(|s| s.role == StaffRole::AppealsCommittee)
+                        .count()
+                        >= 3
+                {
+                    return Err(ApiError::Conflict(
+                        "the appeals committee already has three members".into(),
+                    ));
+                }
+                diesel::insert_into(tournament_staff::table)
+                    .values((
+                        tournament_staff::tournament_id.eq(id),
+                        tournament_staff::user_id.eq(input.user_id),
+                        tournament_staff::role.eq(input.role.as_str()),
+                        tournament_staff::appointed_by.eq(caller.user_id),
+                    ))
+                    .execute(conn)?;
+                staff_of(conn, id)
+            })
+        })
+        .await?;
+    Ok(HttpResponse::Created().json(staff))
+}
+
+/// Remove an appointment (organisers). The last organiser cannot be removed.
+#[utoipa::path(
+    tag = "tournaments",
+    security(("bearer" = [])),
+    params(
+        ("id" = i64, Path, description = "Tournament id"),
+        ("user_id" = i64, Path, description = "The appointed user"),
+        ("role" = StaffRole, Path, description = "The role to remove"),
+    ),
+    responses(
+        (status = 204, description = "Removed"),
+        (status = 401, description = "Not signed in", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Not an organiser of this tournament", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such tournament or appointment", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The last organiser", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[delete("/tournaments/{id}/staff/{user_id}/{role}")]
+pub async fn dismiss(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<(i64, i64, StaffRole)>,
+) -> ApiResult<HttpResponse> {
+    let (id, user_id, role) = path.into_inner();
+    state
+        .run(move |conn| {
+            conn.transaction(|conn| {
+                load_for_staff(conn, &caller, id, &[StaffRole::Organiser])?;
+                let current = staff_of(conn, id)?;
+                if !current
+                    .iter()
+                    .any(|s| s.user_id == user_id && s.role == role)
+                {
+                    return Err(ApiError::NotFound("no such appointment".into()));
+                }
+                if role == StaffRole::Organiser
+                    && current
+                        .iter()
+                        .filter(|s| s.role == StaffRole::Organiser)
+                        .count()
+                        == 1
+                {
+                    return Err(ApiError::Conflict(
+                        "a tournament needs at least one organiser".into(),
+                    ));
+                }
+                diesel::delete(
+                    tournament_staff::table
+                        .filter(tournament_staff::tournament_id.eq(id))
+                        .filter(tournament_staff::user_id.eq(user_id))
+                        .filter(tournament_staff::role.eq(role.as_str())),
+                )
+                .execute(conn)?;
+                Ok(())
+            })
+        })
+        .await?;
+    Ok(HttpResponse::NoContent().finish())
+}

@@ -1,0 +1,191 @@
+//! Builds the actix application: middleware, routes, the OpenAPI document and `/docs`.
+
+use std::net::TcpListener;
+use std::sync::Arc;
+use std::time::Instant;
+
+use actix_cors::Cors;
+use actix_web::dev::{Server, Service};
+use actix_web::http::header::{HeaderName, HeaderValue};
+use actix_web::{web, App, HttpRequest, HttpServer};
+use utoipa::OpenApi;
+use utoipa_actix_web::AppExt;
+use utoipa_swagger_ui::SwaggerUi;
+
+use crate::api;
+use crate::error::ApiError;
+use crate::state::AppState;
+
+/// The OpenAPI document, exactly as the running service serves it at `/openapi.json`.
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    let (_, doc) = App::new()
+        .into_utoipa_app()
+        .openapi(api::ApiDoc::openapi())
+        .service(api::health::healthz)
+        .service(api::health::readyz)
+        .service(utoipa_actix_web::scope("/api/v1").configure(api::routes))
+        .split_for_parts();
+    doc
+}
+
+/// The routes the service knows, as path templates with their methods, to tell 404 from 405.
+#[derive(Debug, Clone)]
+pub struct RouteTable {
+    routes: Vec<(Vec<String>, Vec<String>)>,
+}
+
+impl RouteTable {
+    fn from_openapi(doc: &utoipa::openapi::OpenApi) -> Self {
+        let mut routes: Vec<(Vec<String>, Vec<String>)> = doc
+            .paths
+            .paths
+            .iter()
+            .map(|(path, item)| {
+                let value = serde_json::to_value(item).unwrap_or_default();
+                let methods = [
+                    "get", "put", "post", "delete", "options", "head", "patch", "trace",
+                ]
+                .iter()
+                .filter(|m| value.get(**m).is_some())
+                .map(|m| m.to_ascii_uppercase())
+                .collect();
+                (segments(path), methods)
+            })
+            .collect();
+        routes.push((segments("/openapi.json"), vec!["GET".into()]));
+        Self { routes }
+    }
+
+    /// The methods allowed on `path`, if any route matches it.
+    pub fn allowed(&self, path: &str) -> Option<Vec<String>> {
+        let parts = segments(path);
+        let mut methods: Vec<String> = Vec::new();
+        let mut found = false;
+        for (template, ms) in &self.routes {
+            if template.len() == parts.len()
+                && template
+                    .iter()
+                    .zip(&parts)
+                    .all(|(t, p)| (t.starts_with('{') && !p.is_empty()) || t == p)
+            {
+                found = true;
+                methods.extend(ms.iter().cloned());
+            }
+        }
+        if found {
+            methods.sort();
+            methods.dedup();
+            Some(methods)
+        } else {
+            None
+        }
+    }
+}
+
+fn segments(path: &str) -> Vec<String> {
+    path.trim_end_matches('/')
+        .split('/')
+        .skip(1)
+        .map(str::to_string)
+        .collect()
+}
+
+async fn fallback(req: HttpRequest, routes: web::Data<RouteTable>) -> actix_web::HttpResponse {
+    use actix_web::ResponseError;
+    match routes.allowed(req.path()) {
+        Some(methods) => ApiError::MethodNotAllowed {
+            detail: format!(
+                "{} is not allowed here; use {}",
+                req.method(),
+                methods.join(", ")
+            ),
+            allow: methods.join(", "),
+        },
+        None => ApiError::NotFound(format!("no route {}", req.path())),
+    }
+    .error_response()
+}
+
+fn new_request_id() -> String {
+    format!("{:016x}", rand::random::<u64>())
+}
+
+/// Starts the HTTP server on `listener`.
+pub fn serve(
+    listener: TcpListener,
+    state: AppState,
+    workers: Option<usize>,
+) -> std::io::Result<Server> {
+    let doc = Arc::new(openapi());
+    let routes = web::Data::new(RouteTable::from_openapi(&doc));
+    let state = web::Data::new(state);
+    let mut server = HttpServer::new(move || {
+        let (app, _) = App::new()
+            .into_utoipa_app()
+            .openapi(api::ApiDoc::openapi())
+            .service(api::health::healthz)
+            .service(api::health::readyz)
+            .service(utoipa_actix_web::scope("/api/v1").configure(api::routes))
+            .split_for_parts();
+        app.app_data(state.clone())
+            .app_data(routes.clone())
+            .app_data(web::PathConfig::default().error_handler(api::extract::path_error))
+            .app_data(web::QueryConfig::default().error_handler(api::extract::query_error))
+            .app_data(web::JsonConfig::default().error_handler(api::extract::json_error))
+            .route(
+                "/docs",
+                web::get().to(|| async {
+                    actix_web::HttpResponse::PermanentRedirect()
+                        .insert_header(("Location", "/docs/"))
+                        .finish()
+                }),
+            )
+            .service(SwaggerUi::new("/docs/{_:.*}").url("/openapi.json", (*doc).clone()))
+            .default_service(web::to(fallback))
+            .wrap(
+                Cors::default()
+                    .allow_any_origin()
+                    .allow_any_method()
+                    .allow_any_header()
+                    .expose_headers(["etag", "location", "x-request-id"])
+                    .max_age(3600),
+            )
+            .wrap_fn(|req, srv| {
+                let start = Instant::now();
+                let method = req.method().to_string();
+                let path = req.path().to_string();
+                let request_id = req
+                    .headers()
+                    .get("x-request-id")
+                    .and_then(|v| v.to_str().ok())
+                    .filter(|v| {
+                        !v.is_empty() && v.len() <= 64 && v.bytes().all(|b| b.is_ascii_graphic())
+                    })
+                    .map(str::to_string)
+                    .unwrap_or_else(new_request_id);
+                let fut = srv.call(req);
+                async move {
+                    let mut res = fut.await?;
+                    if let Ok(v) = HeaderValue::from_str(&request_id) {
+                        res.headers_mut()
+                            .insert(HeaderName::from_static("x-request-id"), v);
+                    }
+                    tracing::info!(
+                        %method,
+                        %path,
+                        status = res.status().as_u16(),
+                        latency_ms = start.elapsed().as_secs_f64() * 1000.0,
+                        %request_id,
+                        "request"
+                    );
+                    Ok(res)
+                }
+            })
+    })
+    .listen(listener)?
+    .shutdown_timeout(10);
+    if let Some(w) = workers {
+        server = server.workers(w);
+    }
+    Ok(server.run())
+}

@@ -1,0 +1,88 @@
+//! Short-lived HS256 JSON Web Tokens. The algorithm is pinned (a token whose header names
+//! `none`, RS256 or anything else is refused before its signature is looked at); issuer,
+//! audience and expiry are checked.
+
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use jsonwebtoken::{decode, encode, Algorithm, DecodingKey, EncodingKey, Header, Validation};
+use serde::{Deserialize, Serialize};
+
+/// The `iss` of every token we issue.
+pub const ISSUER: &str = "tourney";
+/// The `aud` of every token we issue.
+pub const AUDIENCE: &str = "tourney-api";
+
+/// What a token says about its bearer.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Claims {
+    /// The user id.
+    pub sub: String,
+    /// The username, for logs.
+    pub name: String,
+    /// Whether the user is an admin.
+    pub adm: bool,
+    pub iss: String,
+    pub aud: String,
+    pub iat: i64,
+    pub exp: i64,
+}
+
+/// The signing and checking keys.
+#[derive(Clone)]
+pub struct JwtKeys {
+    encoding: EncodingKey,
+    decoding: DecodingKey,
+    validation: Validation,
+    ttl: Duration,
+}
+
+impl JwtKeys {
+    /// Keys for the HS256 secret `secret`; tokens live `ttl`.
+    pub fn new(secret: &[u8], ttl: Duration) -> Self {
+        let mut validation = Validation::new(Algorithm::HS256);
+        validation.set_issuer(&[ISSUER]);
+        validation.set_audience(&[AUDIENCE]);
+        validation.set_required_spec_claims(&["exp", "iss", "aud", "sub"]);
+        validation.leeway = 5;
+        Self {
+            encoding: EncodingKey::from_secret(secret),
+            decoding: DecodingKey::from_secret(secret),
+            validation,
+            ttl,
+        }
+    }
+
+    /// Issues a token for a user; returns it with its expiry.
+    pub fn issue(
+        &self,
+        user_id: i64,
+        username: &str,
+        is_admin: bool,
+    ) -> Result<(String, DateTime<Utc>), String> {
+        let now = Utc::now();
+        let exp = now + chrono::Duration::from_std(self.ttl).map_err(|e| e.to_string())?;
+        let claims = Claims {
+            sub: user_id.to_string(),
+            name: username.to_string(),
+            adm: is_admin,
+            iss: ISSUER.into(),
+            aud: AUDIENCE.into(),
+            iat: now.timestamp(),
+            exp: exp.timestamp(),
+        };
+        encode(&Header::new(Algorithm::HS256), &claims, &self.encoding)
+            .map(|t| (t, exp))
+            .map_err(|e| format!("cannot sign a token: {e}"))
+    }
+
+    /// Checks a token and returns its claims.
+    pub fn verify(&self, token: &str) -> Result<Claims, jsonwebtoken::errors::Error> {
+        decode::<Claims>(token, &self.decoding, &self.validation).map(|d| d.claims)
+    }
+
+    /// The token lifetime.
+    pub fn ttl(&self) -> Duration {
+        self.ttl
+    }
+}

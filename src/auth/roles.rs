@@ -1,0 +1,179 @@
+//! Who is calling, and what they may do. Handlers take [`Caller`] (sign-in required) or
+//! [`MaybeCaller`] (public, richer when signed in) and call the small checks here at their top.
+
+use std::future::{ready, Ready};
+
+use actix_web::{dev::Payload, http::header, web, FromRequest, HttpRequest};
+use diesel::prelude::*;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::db::schema::tournament_staff;
+use crate::error::ApiError;
+use crate::state::AppState;
+use diesel::PgConnection;
+
+/// A signed-in caller, taken from a valid bearer token.
+#[derive(Debug, Clone)]
+pub struct Caller {
+    pub user_id: i64,
+    pub username: String,
+    pub is_admin: bool,
+}
+
+/// A caller who may or may not be signed in. A token that is present but invalid is still
+/// refused with 401: a client with a broken token should hear about it.
+#[derive(Debug, Clone)]
+pub struct MaybeCaller(pub Option<Caller>);
+
+/// A role in one tournament.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum StaffRole {
+    Organiser,
+    Referee,
+    AppealsCommittee,
+}
+
+impl StaffRole {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Organiser => "organiser",
+            Self::Referee => "referee",
+            Self::AppealsCommittee => "appeals_committee",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "organiser" => Some(Self::Organiser),
+            "referee" => Some(Self::Referee),
+            "appeals_committee" => Some(Self::AppealsCommittee),
+            _ => None,
+        }
+    }
+}
+
+fn from_header(req: &HttpRequest) -> Result<Option<Caller>, ApiError> {
+    let Some(value) = req.headers().get(header::AUTHORIZATION) else {
+        return Ok(None);
+    };
+    let value = value
+        .to_str()
+        .map_err(|_| ApiError::Unauthorized("the Authorization header is not valid text".into()))?;
+    let token = value
+        .strip_prefix("Bearer ")
+        .or_else(|| value.strip_prefix("bearer "))
+        .ok_or_else(|| ApiError::Unauthorized("send `Authorization: Bearer <token>`".into()))?;
+    let state = req
+        .app_data::<web::Data<AppState>>()
+        .ok_or_else(|| ApiError::Internal("application state missing".into()))?;
+    let claims = state
+        .jwt
+        .verify(token.trim())
+        .map_err(|_| ApiError::Unauthorized("the token is invalid or has expired".into()))?;
+    let user_id = claims
+        .sub
+        .parse()
+        .map_err(|_| ApiError::Unauthorized("the token is invalid or has expired".into()))?;
+    Ok(Some(Caller {
+        user_id,
+        username: claims.name,
+        is_admin: claims.adm,
+    }))
+}
+
+impl FromRequest for Caller {
+    type Error = ApiError;
+    type Future = Ready<Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        ready(from_header(req).and_then(|c| {
+            c.ok_or_else(|| {
+                ApiError::Unauthorized("sign in first: send `Authorization: Bearer <token>`".into())
+            })
+        }))
+    }
+}
+
+impl FromRequest for MaybeCaller {
+    type Error = ApiError;
+    type Future = Ready<Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        ready(from_header(req).map(MaybeCaller))
+    }
+}
+
+impl Caller {
+    /// 403 unless the caller is an admin.
+    pub fn require_admin(&self) -> Result<(), ApiError> {
+        if self.is_admin {
+            Ok(())
+        } else {
+            Err(ApiError::Forbidden("only an admin may do this".into()))
+        }
+    }
+
+    /// The caller's roles in a tournament.
+    pub fn roles_in(
+        &self,
+        conn: &mut PgConnection,
+        tournament_id: i64,
+    ) -> Result<Vec<StaffRole>, ApiError> {
+        let roles: Vec<String> = tournament_staff::table
+            .filter(tournament_staff::tournament_id.eq(tournament_id))
+            .filter(tournament_staff::user_id.eq(self.user_id))
+            .select(tournament_staff::role)
+            .load(conn)?;
+        Ok(roles.iter().filter_map(|r| StaffRole::parse(r)).collect())
+    }
+
+    /// Whether the caller holds any of `roles` in the tournament (admins always do).
+    pub fn has_any_role(
+        &self,
+        conn: &mut PgConnection,
+        tournament_id: i64,
+        roles: &[StaffRole],
+    ) -> Result<bool, ApiError> {
+        if self.is_admin {
+            return Ok(true);
+        }
+        Ok(self
+            .roles_in(conn, tournament_id)?
+            .iter()
+            .any(|r| roles.contains(r)))
+    }
+
+    /// 403 unless the caller holds one of `roles` in the tournament (or is an admin).
+    pub fn require_role(
+        &self,
+        conn: &mut PgConnection,
+        tournament_id: i64,
+        roles: &[StaffRole],
+    ) -> Result<(), ApiError> {
+        if self.has_any_role(conn, tournament_id, roles)? {
+            Ok(())
+        } else {
+            let names: Vec<&str> = roles.iter().map(|r| r.as_str()).collect();
+            Err(ApiError::Forbidden(format!(
+                "this needs the role {} in this tournament",
+                names.join(" or ")
+            )))
+        }
+    }
+
+    /// Whether the caller organises at least one tournament (or is an admin): such callers
+    /// may create player identities.
+    pub fn is_organiser_anywhere(&self, conn: &mut PgConnection) -> Result<bool, ApiError> {
+        if self.is_admin {
+            return Ok(true);
+        }
+        let n: i64 = tournament_staff::table
+            .filter(tournament_staff::user_id.eq(self.user_id))
+            .filter(tournament_staff::role.eq(StaffRole::Organiser.as_str()))
+            .count()
+            .get_result(conn)?;
+        Ok(n > 0)
+    }
+}

@@ -1,0 +1,34 @@
+//! Database access: the connection pool, embedded migrations, the embedded default
+//! PostgreSQL, the diesel schema and the row models.
+
+pub mod embedded;
+pub mod models;
+pub mod schema;
+
+use diesel::pg::PgConnection;
+use diesel::r2d2::{ConnectionManager, Pool, PooledConnection};
+use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
+
+/// The migrations of `migrations/`, compiled into the binary.
+pub const MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations");
+
+/// The r2d2 pool of PostgreSQL connections.
+pub type DbPool = Pool<ConnectionManager<PgConnection>>;
+/// One pooled connection.
+pub type DbConn = PooledConnection<ConnectionManager<PgConnection>>;
+
+/// Builds a pool for `url` with at most `size` connections.
+pub fn pool(url: &str, size: u32) -> Result<DbPool, r2d2::Error> {
+    Pool::builder()
+        .max_size(size)
+        .min_idle(Some(1))
+        .connection_timeout(std::time::Duration::from_secs(10))
+        .build(ConnectionManager::<PgConnection>::new(url))
+}
+
+/// Applies every pending migration; returns how many ran.
+pub fn run_migrations(conn: &mut PgConnection) -> Result<usize, String> {
+    conn.run_pending_migrations(MIGRATIONS)
+        .map(|v| v.len())
+        .map_err(|e| format!("migrations failed: {e}"))
+}

@@ -1,0 +1,99 @@
+//! Row models: one struct per table, as stored. The API layer turns them into its own
+//! response types; nothing here is sent over HTTP directly.
+
+use chrono::{DateTime, NaiveDate, Utc};
+use diesel::prelude::*;
+
+use super::schema::{players, tournament_staff, tournaments, users};
+
+#[derive(Debug, Clone, Queryable, Selectable, Identifiable)]
+#[diesel(table_name = users)]
+pub struct User {
+    pub id: i64,
+    pub username: String,
+    pub password_hash: String,
+    pub is_admin: bool,
+    pub created_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Insertable)]
+#[diesel(table_name = users)]
+pub struct NewUser<'a> {
+    pub username: &'a str,
+    pub password_hash: &'a str,
+    pub is_admin: bool,
+}
+
+#[derive(Debug, Clone, Queryable, Selectable, Identifiable)]
+#[diesel(table_name = players)]
+pub struct Player {
+    pub id: i64,
+    pub name: String,
+    pub club: Option<String>,
+    pub country: Option<String>,
+    pub user_id: Option<i64>,
+    pub created_by: i64,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Insertable)]
+#[diesel(table_name = players)]
+pub struct NewPlayer {
+    pub name: String,
+    pub club: Option<String>,
+    pub country: Option<String>,
+    pub user_id: Option<i64>,
+    pub created_by: i64,
+}
+
+#[derive(Debug, Clone, Queryable, Selectable, Identifiable)]
+#[diesel(table_name = tournaments)]
+pub struct Tournament {
+    pub id: i64,
+    pub name: String,
+    pub game: String,
+    pub ruleset: String,
+    pub ruleset_overrides: serde_json::Value,
+    pub table_size: i32,
+    pub planned_rounds: i32,
+    pub starts_on: NaiveDate,
+    pub ends_on: NaiveDate,
+    pub time_zone: String,
+    pub venue: Option<String>,
+    pub status: String,
+    pub registration_deadline: Option<DateTime<Utc>>,
+    pub appeal_window_minutes: i32,
+    pub created_by: i64,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    pub version: i32,
+}
+
+#[derive(Debug, Insertable)]
+#[diesel(table_name = tournaments)]
+pub struct NewTournament {
+    pub name: String,
+    pub game: String,
+    pub ruleset: String,
+    pub ruleset_overrides: serde_json::Value,
+    pub table_size: i32,
+    pub planned_rounds: i32,
+    pub starts_on: NaiveDate,
+    pub ends_on: NaiveDate,
+    pub time_zone: String,
+    pub venue: Option<String>,
+    pub registration_deadline: Option<DateTime<Utc>>,
+    pub appeal_window_minutes: i32,
+    pub created_by: i64,
+}
+
+#[derive(Debug, Clone, Queryable, Selectable)]
+#[diesel(table_name = tournament_staff)]
+pub struct StaffRow {
+    pub tournament_id: i64,
+    pub user_id: i64,
+    pub role: String,
+    pub appointed_by: i64,
+    pub appointed_at: DateTime<Utc>,
+}

@@ -1,0 +1,226 @@
+//! One error type for the HTTP API, rendered as RFC 9457 problem details
+//! (`application/problem+json`).
+//!
+//! Which variant to use where:
+//! - input the caller can fix: [`ApiError::Validation`] (422, with the fields at fault),
+//!   [`ApiError::BadRequest`] (400, malformed syntax), [`ApiError::UnsupportedMediaType`];
+//! - who the caller is: [`ApiError::Unauthorized`] (401, no or bad credentials) versus
+//!   [`ApiError::Forbidden`] (403, known caller without the role);
+//! - state: [`ApiError::NotFound`], [`ApiError::Conflict`] (409, e.g. a duplicate name or a
+//!   step that the resource's state does not allow), [`ApiError::PreconditionFailed`] (412,
+//!   stale `If-Match`);
+//! - our fault: [`ApiError::Internal`] (500, logged with detail, answered without it) and
+//!   [`ApiError::Unavailable`] (503, the database is unreachable).
+//!
+//! Every kind has a stable `type` (`/problems/<kind>`) documented in `docs/API-DESIGN.md`.
+
+use actix_web::http::{header, StatusCode};
+use actix_web::{HttpResponse, ResponseError};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+/// One field at fault in a request.
+#[derive(Debug, Clone, Serialize, ToSchema, PartialEq)]
+pub struct FieldError {
+    /// The field, as a JSON path into the request (`name`, `tables[2].scores[0]`) or the name
+    /// of a query or path parameter.
+    #[schema(example = "name")]
+    pub field: String,
+    /// What is wrong with it.
+    #[schema(example = "must be at most 200 characters")]
+    pub message: String,
+}
+
+impl FieldError {
+    pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            field: field.into(),
+            message: message.into(),
+        }
+    }
+}
+
+/// An RFC 9457 problem details document.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Problem {
+    /// A stable identifier of the kind of problem.
+    #[serde(rename = "type")]
+    #[schema(example = "/problems/validation")]
+    pub kind: String,
+    /// A short summary of the kind.
+    #[schema(example = "Invalid request")]
+    pub title: String,
+    /// The HTTP status.
+    #[schema(example = 422)]
+    pub status: u16,
+    /// What went wrong in this case, for a human.
+    #[schema(example = "name: must be at most 200 characters")]
+    pub detail: String,
+    /// The fields at fault, for validation problems.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<FieldError>,
+}
+
+/// Everything a handler can answer instead of success.
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    #[error("{0}")]
+    BadRequest(String),
+    #[error("{}", summarise(.0))]
+    Validation(Vec<FieldError>),
+    #[error("{0}")]
+    UnsupportedMediaType(String),
+    #[error("{0}")]
+    PayloadTooLarge(String),
+    #[error("{0}")]
+    Unauthorized(String),
+    #[error("{0}")]
+    Forbidden(String),
+    #[error("{0}")]
+    NotFound(String),
+    #[error("{detail}")]
+    MethodNotAllowed { detail: String, allow: String },
+    #[error("{0}")]
+    Conflict(String),
+    #[error("{0}")]
+    PreconditionFailed(String),
+    #[error("{0}")]
+    PreconditionRequired(String),
+    #[error("{0}")]
+    Unavailable(String),
+    #[error("internal error")]
+    Internal(String),
+}
+
+fn summarise(errors: &[FieldError]) -> String {
+    errors
+        .iter()
+        .map(|e| format!("{}: {}", e.field, e.message))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+impl ApiError {
+    /// A validation problem with one field at fault.
+    pub fn field(field: impl Into<String>, message: impl Into<String>) -> Self {
+        Self::Validation(vec![FieldError::new(field, message)])
+    }
+
+    fn kind_and_title(&self) -> (&'static str, &'static str) {
+        match self {
+            Self::BadRequest(_) => ("bad-request", "Malformed request"),
+            Self::Validation(_) => ("validation", "Invalid request"),
+            Self::UnsupportedMediaType(_) => ("unsupported-media-type", "Unsupported media type"),
+            Self::PayloadTooLarge(_) => ("payload-too-large", "Request body too large"),
+            Self::Unauthorized(_) => ("unauthorized", "Authentication required"),
+            Self::Forbidden(_) => ("forbidden", "Not allowed"),
+            Self::NotFound(_) => ("not-found", "Not found"),
+            Self::MethodNotAllowed { .. } => ("method-not-allowed", "Method not allowed"),
+            Self::Conflict(_) => ("conflict", "Conflict"),
+            Self::PreconditionFailed(_) => ("precondition-failed", "Precondition failed"),
+            Self::PreconditionRequired(_) => ("precondition-required", "Precondition required"),
+            Self::Unavailable(_) => ("unavailable", "Service unavailable"),
+            Self::Internal(_) => ("internal", "Internal server error"),
+        }
+    }
+
+    /// The problem document for this error.
+    pub fn problem(&self) -> Problem {
+        let (kind, title) = self.kind_and_title();
+        let detail = match self {
+            Self::Internal(_) => "an internal error occurred; it has been logged".to_string(),
+            other => other.to_string(),
+        };
+        Problem {
+            kind: format!("/problems/{kind}"),
+            title: title.to_string(),
+            status: self.status_code().as_u16(),
+            detail,
+            errors: match self {
+                Self::Validation(errors) => errors.clone(),
+                _ => Vec::new(),
+            },
+        }
+    }
+}
+
+impl ResponseError for ApiError {
+    fn status_code(&self) -> StatusCode {
+        match self {
+            Self::BadRequest(_) => StatusCode::BAD_REQUEST,
+            Self::Validation(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            Self::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            Self::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            Self::Unauthorized(_) => StatusCode::UNAUTHORIZED,
+            Self::Forbidden(_) => StatusCode::FORBIDDEN,
+            Self::NotFound(_) => StatusCode::NOT_FOUND,
+            Self::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
+            Self::Conflict(_) => StatusCode::CONFLICT,
+            Self::PreconditionFailed(_) => StatusCode::PRECONDITION_FAILED,
+            Self::PreconditionRequired(_) => StatusCode::PRECONDITION_REQUIRED,
+            Self::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        if let Self::Internal(detail) = self {
+            tracing::error!(%detail, "internal error");
+        }
+        let mut resp = HttpResponse::build(self.status_code());
+        resp.content_type("application/problem+json");
+        match self {
+            Self::Unauthorized(_) => {
+                resp.insert_header((header::WWW_AUTHENTICATE, "Bearer realm=\"tourney\""));
+            }
+            Self::MethodNotAllowed { allow, .. } => {
+                resp.insert_header((header::ALLOW, allow.as_str()));
+            }
+            _ => {}
+        }
+        resp.body(serde_json::to_string(&self.problem()).unwrap_or_default())
+    }
+}
+
+impl From<diesel::result::Error> for ApiError {
+    fn from(e: diesel::result::Error) -> Self {
+        use diesel::result::{DatabaseErrorKind, Error};
+        match e {
+            Error::NotFound => Self::NotFound("no such resource".into()),
+            Error::DatabaseError(DatabaseErrorKind::UniqueViolation, info) => {
+                Self::Conflict(match info.constraint_name() {
+                    Some("users_username_key") => "that username is taken".to_string(),
+                    Some("players_user_id_key") => {
+                        "that user account is already linked to another player".to_string()
+                    }
+                    _ => "that resource already exists".to_string(),
+                })
+            }
+            Error::DatabaseError(DatabaseErrorKind::ForeignKeyViolation, info) => {
+                Self::Validation(vec![FieldError::new(
+                    info.column_name().unwrap_or("reference"),
+                    "refers to something that does not exist",
+                )])
+            }
+            Error::DatabaseError(DatabaseErrorKind::SerializationFailure, _) => {
+                Self::Conflict("a concurrent change got there first; retry".into())
+            }
+            other => Self::Internal(other.to_string()),
+        }
+    }
+}
+
+impl From<r2d2::Error> for ApiError {
+    fn from(e: r2d2::Error) -> Self {
+        Self::Unavailable(format!("the database is not reachable: {e}"))
+    }
+}
+
+impl From<actix_web::error::BlockingError> for ApiError {
+    fn from(e: actix_web::error::BlockingError) -> Self {
+        Self::Internal(e.to_string())
+    }
+}
+
+/// The result of a handler.
+pub type ApiResult<T> = Result<T, ApiError>;

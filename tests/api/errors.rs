@@ -1,0 +1,157 @@
+//! Every kind of bad input gets a 4xx problem+json, never a 500.
+
+use reqwest::Method;
+use serde_json::json;
+
+use crate::helpers::{fields, problem, spawn_app};
+
+fn tournament_body() -> serde_json::Value {
+    json!({"name": "Open", "game": "Agricola", "ruleset": "agricola_norway", "planned_rounds": 5,
+           "starts_on": "2026-06-12", "ends_on": "2026-06-14", "time_zone": "Europe/Oslo"})
+}
+
+#[actix_web::test]
+async fn malformed_json_is_400() {
+    let app = spawn_app().await;
+    let token = app.admin_token().await;
+    let r = app
+        .req(Method::POST, "/api/v1/tournaments", Some(&token))
+        .header("content-type", "application/json")
+        .body("{\"name\": ")
+        .send()
+        .await
+        .unwrap();
+    problem(r, 400).await;
+}
+
+#[actix_web::test]
+async fn wrong_types_unknown_enums_and_unknown_fields_name_the_field() {
+    let app = spawn_app().await;
+    let token = app.admin_token().await;
+    let mut body = tournament_body();
+    body["planned_rounds"] = json!("five");
+    let p = problem(
+        app.post("/api/v1/tournaments", Some(&token), body).await,
+        422,
+    )
+    .await;
+    assert_eq!(fields(&p), vec!["planned_rounds"]);
+
+    let mut body = tournament_body();
+    body["ruleset"] = json!("chess_fide");
+    let p = problem(
+        app.post("/api/v1/tournaments", Some(&token), body).await,
+        422,
+    )
+    .await;
+    assert_eq!(fields(&p), vec!["ruleset"]);
+    assert!(
+        p["detail"].as_str().unwrap().contains("agricola_norway"),
+        "lists the allowed values"
+    );
+
+    let mut body = tournament_body();
+    body["colour"] = json!("red");
+    let p = problem(
+        app.post("/api/v1/tournaments", Some(&token), body).await,
+        422,
+    )
+    .await;
+    assert!(p["detail"].as_str().unwrap().contains("colour"));
+
+    let mut body = tournament_body();
+    body.as_object_mut().unwrap().remove("name");
+    let p = problem(
+        app.post("/api/v1/tournaments", Some(&token), body).await,
+        422,
+    )
+    .await;
+    assert!(p["detail"].as_str().unwrap().contains("name"));
+}
+
+#[actix_web::test]
+async fn validation_reports_every_field_at_fault() {
+    let app = spawn_app().await;
+    let token = app.admin_token().await;
+    let mut body = tournament_body();
+    body["name"] = json!("x".repeat(201));
+    body["time_zone"] = json!("Mars/Olympus");
+    body["ends_on"] = json!("2026-06-01");
+    body["planned_rounds"] = json!(0);
+    let p = problem(
+        app.post("/api/v1/tournaments", Some(&token), body).await,
+        422,
+    )
+    .await;
+    let mut f = fields(&p);
+    f.sort();
+    assert_eq!(f, vec!["ends_on", "name", "planned_rounds", "time_zone"]);
+    // Nothing was written.
+    let list: serde_json::Value = app
+        .get("/api/v1/tournaments", Some(&token))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(list["total"], 0);
+}
+
+#[actix_web::test]
+async fn oversized_bodies_are_413_and_wrong_content_types_415() {
+    let app = spawn_app().await;
+    let token = app.admin_token().await;
+    let mut body = tournament_body();
+    body["venue"] = json!("v".repeat(300 * 1024));
+    problem(
+        app.post("/api/v1/tournaments", Some(&token), body).await,
+        413,
+    )
+    .await;
+    let r = app
+        .req(Method::POST, "/api/v1/tournaments", Some(&token))
+        .header("content-type", "text/plain")
+        .body(tournament_body().to_string())
+        .send()
+        .await
+        .unwrap();
+    problem(r, 415).await;
+}
+
+#[actix_web::test]
+async fn bad_ids_unknown_routes_and_wrong_methods() {
+    let app = spawn_app().await;
+    problem(app.get("/api/v1/tournaments/abc", None).await, 404).await;
+    problem(
+        app.get("/api/v1/tournaments/99999999999999999999", None)
+            .await,
+        404,
+    )
+    .await;
+    problem(app.get("/api/v1/tournaments/424242", None).await, 404).await;
+    problem(app.get("/api/v1/nothing-here", None).await, 404).await;
+    let r = app
+        .req(Method::DELETE, "/api/v1/tournaments", None)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        r.headers().get("allow").and_then(|v| v.to_str().ok()),
+        Some("GET, POST")
+    );
+    problem(r, 405).await;
+}
+
+#[actix_web::test]
+async fn bad_query_parameters_name_the_parameter() {
+    let app = spawn_app().await;
+    let p = problem(app.get("/api/v1/players?limit=abc", None).await, 422).await;
+    assert_eq!(fields(&p), vec!["limit"]);
+    let p = problem(app.get("/api/v1/players?limit=5000", None).await, 422).await;
+    assert_eq!(fields(&p), vec!["limit"]);
+    let p = problem(
+        app.get("/api/v1/tournaments?status=secret", None).await,
+        422,
+    )
+    .await;
+    assert_eq!(fields(&p), vec!["status"]);
+}

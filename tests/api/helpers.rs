@@ -1,0 +1,217 @@
+//! `spawn_app()`: the real application on port 0 with its own database.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::PathBuf;
+use std::sync::{Mutex, OnceLock};
+
+use reqwest::{Client, Method, RequestBuilder, Response};
+use serde_json::{json, Value};
+use tourney::auth::JwtKeys;
+use tourney::db::embedded::{Durability, EmbeddedPostgres};
+use tourney::state::AppState;
+
+const TEMPLATE: &str = "tourney_template";
+
+struct Cluster {
+    pg: EmbeddedPostgres,
+    create_lock: Mutex<()>,
+}
+
+fn cluster() -> &'static Cluster {
+    static CLUSTER: OnceLock<Cluster> = OnceLock::new();
+    CLUSTER.get_or_init(|| {
+        let base =
+            std::env::temp_dir().join(format!("tourney-test-{:016x}", rand::random::<u64>()));
+        std::fs::create_dir_all(&base).expect("create the test cluster folder");
+        std::fs::set_permissions(&base, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        let pg = EmbeddedPostgres::start(&base.join("postgres"), Durability::Throwaway)
+            .expect("start the throwaway PostgreSQL");
+        pg.ensure_database(TEMPLATE, None)
+            .expect("create the template database");
+        tourney::startup::migrate(&pg.url(TEMPLATE)).expect("migrate the template");
+        Cluster {
+            pg,
+            create_lock: Mutex::new(()),
+        }
+    })
+}
+
+/// A fresh, migrated database; returns its URL.
+pub fn fresh_database() -> String {
+    let c = cluster();
+    let name = format!("t_{:016x}", rand::random::<u64>());
+    {
+        let _guard = c.create_lock.lock().unwrap_or_else(|e| e.into_inner());
+        c.pg.ensure_database(&name, Some(TEMPLATE))
+            .expect("create a test database");
+    }
+    c.pg.url(&name)
+}
+
+pub const ADMIN: &str = "admin";
+pub const PASSWORD: &str = "correct horse battery";
+
+pub struct TestApp {
+    pub base: String,
+    pub client: Client,
+    pub secret: String,
+}
+
+/// Starts the app against a fresh database with one admin account (`ADMIN` / `PASSWORD`).
+pub async fn spawn_app() -> TestApp {
+    let db_url = fresh_database();
+    let secret = format!(
+        "{:032x}{:032x}",
+        rand::random::<u128>(),
+        rand::random::<u128>()
+    );
+    let pool = tourney::db::pool(&db_url, 4).expect("pool");
+    {
+        let mut conn = pool.get().expect("connection");
+        tourney::api::users::create_user(&mut conn, ADMIN, PASSWORD, true).expect("admin");
+    }
+    let state = AppState {
+        pool,
+        jwt: JwtKeys::new(secret.as_bytes(), std::time::Duration::from_secs(600)),
+    };
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    let server = tourney::app::serve(listener, state, Some(1)).expect("server");
+    actix_web::rt::spawn(server);
+    TestApp {
+        base: format!("http://127.0.0.1:{port}"),
+        client: Client::new(),
+        secret,
+    }
+}
+
+impl TestApp {
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.base, path)
+    }
+
+    pub fn req(&self, method: Method, path: &str, token: Option<&str>) -> RequestBuilder {
+        let mut r = self.client.request(method, self.url(path));
+        if let Some(t) = token {
+            r = r.bearer_auth(t);
+        }
+        r
+    }
+
+    pub async fn get(&self, path: &str, token: Option<&str>) -> Response {
+        self.req(Method::GET, path, token)
+            .send()
+            .await
+            .expect("request")
+    }
+
+    pub async fn post(&self, path: &str, token: Option<&str>, body: Value) -> Response {
+        self.req(Method::POST, path, token)
+            .json(&body)
+            .send()
+            .await
+            .expect("request")
+    }
+
+    pub async fn patch(&self, path: &str, token: Option<&str>, body: Value) -> Response {
+        self.req(Method::PATCH, path, token)
+            .json(&body)
+            .send()
+            .await
+            .expect("request")
+    }
+
+    pub async fn token(&self, username: &str, password: &str) -> String {
+        let r = self
+            .post(
+                "/api/v1/auth/token",
+                None,
+                json!({"username": username, "password": password}),
+            )
+            .await;
+        assert_eq!(r.status(), 200, "token for {username}");
+        r.json::<Value>().await.expect("json")["access_token"]
+            .as_str()
+            .expect("token")
+            .to_string()
+    }
+
+    pub async fn admin_token(&self) -> String {
+        self.token(ADMIN, PASSWORD).await
+    }
+
+    /// Creates a non-admin user and returns (id, token).
+    pub async fn user(&self, username: &str) -> (i64, String) {
+        let admin = self.admin_token().await;
+        let r = self
+            .post(
+                "/api/v1/users",
+                Some(&admin),
+                json!({"username": username, "password": PASSWORD}),
+            )
+            .await;
+        assert_eq!(r.status(), 201, "create user {username}");
+        let id = r.json::<Value>().await.expect("json")["id"]
+            .as_i64()
+            .expect("id");
+        (id, self.token(username, PASSWORD).await)
+    }
+
+    /// Creates a tournament with the given ruleset and returns its id.
+    pub async fn tournament(&self, token: &str, ruleset: &str) -> i64 {
+        let r = self
+            .post(
+                "/api/v1/tournaments",
+                Some(token),
+                json!({
+                    "name": "Test Open", "game": "Agricola", "ruleset": ruleset,
+                    "planned_rounds": 5, "starts_on": "2026-06-12", "ends_on": "2026-06-14",
+                    "time_zone": "Europe/Oslo"
+                }),
+            )
+            .await;
+        assert_eq!(r.status(), 201);
+        r.json::<Value>().await.expect("json")["id"]
+            .as_i64()
+            .expect("id")
+    }
+}
+
+/// Asserts a problem+json answer with `status` and returns its body.
+pub async fn problem(r: Response, status: u16) -> Value {
+    assert_eq!(r.status().as_u16(), status, "status");
+    let ct = r
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_string();
+    assert_eq!(ct, "application/problem+json", "content type");
+    let body: Value = r.json().await.expect("problem body");
+    assert_eq!(body["status"].as_u64(), Some(u64::from(status)));
+    assert!(body["type"]
+        .as_str()
+        .is_some_and(|t| t.starts_with("/problems/")));
+    assert!(body["detail"].as_str().is_some_and(|d| !d.is_empty()));
+    body
+}
+
+/// The field names of a validation problem.
+pub fn fields(problem: &Value) -> Vec<String> {
+    problem["errors"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|e| e["field"].as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// A folder PostgreSQL (running as `postgres` when we are root) can reach.
+pub fn temp_data_dir() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("tourney-data-{:016x}", rand::random::<u64>()));
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    dir
+}
