@@ -49,11 +49,19 @@ impl From<Player> for PlayerOut {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreatePlayer {
-    #[schema(example = "Kari Nordmann", min_length = 1, max_length = 100)]
+    #[schema(
+        example = "Kari Nordmann",
+        max_length = 100,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
     pub name: String,
-    #[schema(example = "Oslo Brettspillklubb", max_length = 100)]
+    #[schema(
+        example = "Oslo Brettspillklubb",
+        max_length = 100,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
     pub club: Option<String>,
-    #[schema(example = "NO", max_length = 2)]
+    #[schema(example = "NO", pattern = "^[A-Za-z]{2}$")]
     pub country: Option<String>,
     /// Link to a user account (one player per account).
     pub user_id: Option<i64>,
@@ -63,13 +71,16 @@ pub struct CreatePlayer {
 #[derive(Debug, Deserialize, ToSchema, Default)]
 #[serde(deny_unknown_fields)]
 pub struct UpdatePlayer {
-    #[schema(max_length = 100)]
+    #[schema(
+        max_length = 100,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
     pub name: Option<String>,
     #[serde(default, with = "double_option")]
-    #[schema(value_type = Option<String>, max_length = 100)]
+    #[schema(value_type = Option<String>, max_length = 100, pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$")]
     pub club: Option<Option<String>>,
     #[serde(default, with = "double_option")]
-    #[schema(value_type = Option<String>, max_length = 2)]
+    #[schema(value_type = Option<String>, pattern = "^[A-Za-z]{2}$")]
     pub country: Option<Option<String>>,
 }
 
@@ -92,16 +103,19 @@ pub mod double_option {
 #[serde(deny_unknown_fields)]
 pub struct PlayerFilter {
     /// Part of the name, any case.
-    #[param(max_length = 100)]
+    #[param(
+        max_length = 100,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
     pub q: Option<String>,
     /// ISO country code.
-    #[param(max_length = 2)]
+    #[param(pattern = "^[A-Za-z]{2}$")]
     pub country: Option<String>,
     /// How many items (1-200, default 50).
     #[param(minimum = 1, maximum = 200)]
     pub limit: Option<i64>,
     /// How many items to skip (default 0).
-    #[param(minimum = 0)]
+    #[param(minimum = 0, maximum = 1000000000)]
     pub offset: Option<i64>,
 }
 
@@ -119,7 +133,7 @@ fn check_user_link(conn: &mut PgConnection, user_id: Option<i64>) -> Result<(), 
         let exists: bool =
             diesel::select(diesel::dsl::exists(users::table.find(uid))).get_result(conn)?;
         if !exists {
-            return Err(ApiError::field("user_id", "no such user"));
+            return Err(ApiError::NotFound(format!("user_id: no user {}", uid)));
         }
     }
     Ok(())
@@ -135,6 +149,7 @@ fn check_user_link(conn: &mut PgConnection, user_id: Option<i64>) -> Result<(), 
         (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "Not signed in", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "Not an organiser", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such user to link", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "The user account is linked to another player", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
         (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),

@@ -18,7 +18,7 @@ pub struct PageParams {
     #[param(minimum = 1, maximum = 200, example = 50)]
     pub limit: Option<i64>,
     /// How many items to skip (default 0).
-    #[param(minimum = 0, example = 0)]
+    #[param(minimum = 0, maximum = 1000000000, example = 0)]
     pub offset: Option<i64>,
 }
 
@@ -205,12 +205,15 @@ impl Check {
     }
 }
 
-/// An ISO 3166-1 alpha-2 country code, upper case.
+/// The JSON Schema pattern of [`Check::text`]: not blank, no control characters.
+pub const TEXT_PATTERN: &str = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$";
+
+/// The JSON Schema pattern of a country code.
+pub const COUNTRY_PATTERN: &str = "^[A-Za-z]{2}$";
+
+/// An ISO 3166-1 alpha-2 country code ([`COUNTRY_PATTERN`]), stored upper case.
 pub fn check_country(check: &mut Check, field: &str, value: Option<&str>) -> Option<String> {
-    let v = value?.trim();
-    if v.is_empty() {
-        return None;
-    }
+    let v = value?;
     let upper = v.to_ascii_uppercase();
     if upper.len() != 2 || !upper.bytes().all(|b| b.is_ascii_uppercase()) {
         check.fail(

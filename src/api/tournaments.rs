@@ -47,20 +47,11 @@ impl RulesetPreset {
         serde_json::from_value(serde_json::Value::String(s.to_string())).ok()
     }
 
-    /// The table size the rules use.
+    /// Players per table under these rules (a team match seats 2 v 2 per table).
     pub fn default_table_size(self) -> i32 {
         match self {
             Self::Tantrix | Self::AshesLeague => 2,
             _ => 4,
-        }
-    }
-
-    /// The table sizes the rules allow.
-    pub fn allowed_table_sizes(self) -> std::ops::RangeInclusive<i32> {
-        match self {
-            Self::AgricolaNorway => 2..=6,
-            Self::BridgeAgricola | Self::TeamDuplicate2v2 => 4..=4,
-            Self::Tantrix | Self::AshesLeague => 2..=2,
         }
     }
 }
@@ -124,6 +115,9 @@ pub struct TournamentOut {
     pub planned_rounds: i32,
     pub starts_on: NaiveDate,
     pub ends_on: NaiveDate,
+    /// Playing days, `starts_on` included.
+    #[schema(example = 3)]
+    pub days: i32,
     /// IANA time zone of the venue.
     #[schema(example = "Europe/Oslo")]
     pub time_zone: String,
@@ -153,6 +147,7 @@ impl TryFrom<Tournament> for TournamentOut {
             planned_rounds: t.planned_rounds,
             starts_on: t.starts_on,
             ends_on: t.ends_on,
+            days: (t.ends_on - t.starts_on).num_days() as i32 + 1,
             time_zone: t.time_zone,
             venue: t.venue,
             status: TournamentStatus::parse(&t.status)
@@ -171,56 +166,72 @@ impl TryFrom<Tournament> for TournamentOut {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateTournament {
-    #[schema(example = "NM i Agricola 2026", min_length = 1, max_length = 200)]
+    #[schema(
+        example = "NM i Agricola 2026",
+        max_length = 200,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
     pub name: String,
-    #[schema(example = "Agricola", min_length = 1, max_length = 100)]
+    #[schema(
+        example = "Agricola",
+        max_length = 100,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
     pub game: String,
+    /// The rules; they fix the table size (4, or 2 for Tantrix and Ashes).
     pub ruleset: RulesetPreset,
-    /// Players per table; default from the ruleset.
-    #[schema(example = 4, minimum = 2, maximum = 6)]
-    pub table_size: Option<i32>,
     #[schema(example = 5, minimum = 1, maximum = 50)]
     pub planned_rounds: i32,
     #[schema(example = "2026-06-12")]
     pub starts_on: NaiveDate,
-    #[schema(example = "2026-06-14")]
-    pub ends_on: NaiveDate,
-    #[schema(example = "Europe/Oslo", max_length = 64)]
+    /// Playing days, `starts_on` included (default 1).
+    #[schema(example = 3, minimum = 1, maximum = 60)]
+    pub days: Option<i32>,
+    #[schema(value_type = TimeZoneName)]
     pub time_zone: String,
-    #[schema(example = "Oslo, Norway", max_length = 200)]
+    #[schema(
+        example = "Oslo, Norway",
+        max_length = 200,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
     pub venue: Option<String>,
     pub registration_deadline: Option<DateTime<Utc>>,
     /// Default 30.
     #[schema(example = 30, minimum = 0, maximum = 10080)]
     pub appeal_window_minutes: Option<i32>,
-    /// Changes to the preset, as an object.
-    #[schema(value_type = Option<Object>)]
-    pub ruleset_overrides: Option<serde_json::Value>,
 }
 
 /// Changes to a tournament; absent fields stay as they are.
 #[derive(Debug, Deserialize, ToSchema, Default)]
 #[serde(deny_unknown_fields)]
 pub struct UpdateTournament {
-    #[schema(max_length = 200)]
+    #[schema(
+        max_length = 200,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
     pub name: Option<String>,
-    #[schema(max_length = 100)]
+    #[schema(
+        max_length = 100,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
     pub game: Option<String>,
     #[schema(minimum = 1, maximum = 50)]
     pub planned_rounds: Option<i32>,
     pub starts_on: Option<NaiveDate>,
-    pub ends_on: Option<NaiveDate>,
-    #[schema(max_length = 64)]
+    #[schema(minimum = 1, maximum = 60)]
+    pub days: Option<i32>,
+    #[schema(value_type = Option<TimeZoneName>)]
     pub time_zone: Option<String>,
-    #[schema(max_length = 200)]
+    #[schema(
+        max_length = 200,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
     pub venue: Option<String>,
     pub registration_deadline: Option<DateTime<Utc>>,
     #[schema(minimum = 0, maximum = 10080)]
     pub appeal_window_minutes: Option<i32>,
     /// Publish (`registration_open`), start, finish, or take back to `draft`.
     pub status: Option<TournamentStatus>,
-    #[schema(value_type = Option<Object>)]
-    pub ruleset_overrides: Option<serde_json::Value>,
 }
 
 /// Filters for the tournament list.
@@ -233,9 +244,38 @@ pub struct TournamentFilter {
     #[param(minimum = 1, maximum = 200)]
     pub limit: Option<i64>,
     /// How many items to skip (default 0).
-    #[param(minimum = 0)]
+    #[param(minimum = 0, maximum = 1000000000)]
     pub offset: Option<i64>,
 }
+
+/// The last playing day; years 1-9999 only (what PostgreSQL and every client can store).
+fn check_dates(check: &mut Check, starts_on: NaiveDate, days: i64) -> NaiveDate {
+    use chrono::Datelike;
+    let ends_on = starts_on
+        .checked_add_days(chrono::Days::new(days.clamp(1, 60) as u64 - 1))
+        .unwrap_or(starts_on);
+    if !(1..=9999).contains(&starts_on.year()) {
+        check.fail("starts_on", "must be a date in the years 1-9999");
+    }
+    ends_on
+}
+
+/// The schema of an IANA time zone name: every name the service knows, as an enum.
+pub struct TimeZoneName;
+
+impl utoipa::PartialSchema for TimeZoneName {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{ObjectBuilder, SchemaType, Type};
+        ObjectBuilder::new()
+            .schema_type(SchemaType::Type(Type::String))
+            .description(Some("An IANA time zone name"))
+            .enum_values(Some(chrono_tz::TZ_VARIANTS.iter().map(|tz| tz.name())))
+            .examples(["Europe/Oslo"])
+            .into()
+    }
+}
+
+impl ToSchema for TimeZoneName {}
 
 fn check_time_zone(check: &mut Check, field: &str, tz: &str) -> String {
     let tz = tz.trim();
@@ -243,16 +283,6 @@ fn check_time_zone(check: &mut Check, field: &str, tz: &str) -> String {
         check.fail(field, "must be an IANA time zone such as Europe/Oslo");
     }
     tz.to_string()
-}
-
-fn check_overrides(check: &mut Check, value: &Option<serde_json::Value>) {
-    if let Some(v) = value {
-        if !v.is_object() {
-            check.fail("ruleset_overrides", "must be an object");
-        } else if v.to_string().len() > 16 * 1024 {
-            check.fail("ruleset_overrides", "must be at most 16 KiB");
-        }
-    }
 }
 
 /// Loads a tournament the caller may see: published ones for everyone, drafts only for its
@@ -335,31 +365,15 @@ pub async fn create(
     let mut check = Check::new();
     let name = check.text("name", &input.name, 200);
     let game = check.text("game", &input.game, 100);
-    let table_size = input
-        .table_size
-        .unwrap_or(input.ruleset.default_table_size());
-    let sizes = input.ruleset.allowed_table_sizes();
-    check.ensure(
-        sizes.contains(&table_size),
-        "table_size",
-        format!(
-            "must be between {} and {} for the {} ruleset",
-            sizes.start(),
-            sizes.end(),
-            input.ruleset.as_str()
-        ),
-    );
+    let table_size = input.ruleset.default_table_size();
     check.range("planned_rounds", input.planned_rounds.into(), 1, 50);
-    check.ensure(
-        input.ends_on >= input.starts_on,
-        "ends_on",
-        "must not be before starts_on",
-    );
+    let days = input.days.unwrap_or(1);
+    check.range("days", days.into(), 1, 60);
+    let ends_on = check_dates(&mut check, input.starts_on, days.into());
     let time_zone = check_time_zone(&mut check, "time_zone", &input.time_zone);
     let venue = check.optional_text("venue", input.venue.as_deref(), 200);
     let appeal_window = input.appeal_window_minutes.unwrap_or(30);
     check.range("appeal_window_minutes", appeal_window.into(), 0, 10080);
-    check_overrides(&mut check, &input.ruleset_overrides);
     check.finish()?;
     let t = state
         .run(move |conn| {
@@ -369,13 +383,11 @@ pub async fn create(
                         name,
                         game,
                         ruleset: input.ruleset.as_str().into(),
-                        ruleset_overrides: input
-                            .ruleset_overrides
-                            .unwrap_or_else(|| serde_json::json!({})),
+                        ruleset_overrides: serde_json::json!({}),
                         table_size,
                         planned_rounds: input.planned_rounds,
                         starts_on: input.starts_on,
-                        ends_on: input.ends_on,
+                        ends_on,
                         time_zone,
                         venue,
                         registration_deadline: input.registration_deadline,
@@ -510,7 +522,7 @@ pub async fn read(
     security(("bearer" = [])),
     params(
         ("id" = i64, Path, description = "Tournament id"),
-        ("If-Match" = Option<String>, Header, description = "The version you read, e.g. \"3\""),
+        ("If-Match" = Option<String>, Header, pattern = r#"^(W/)?"[0-9]{1,9}"$"#, description = "The version you read, e.g. \"3\""),
     ),
     request_body = UpdateTournament,
     responses(
@@ -543,6 +555,9 @@ pub async fn update(
     if let Some(r) = input.planned_rounds {
         check.range("planned_rounds", r.into(), 1, 50);
     }
+    if let Some(d) = input.days {
+        check.range("days", d.into(), 1, 60);
+    }
     if let Some(w) = input.appeal_window_minutes {
         check.range("appeal_window_minutes", w.into(), 0, 10080);
     }
@@ -554,7 +569,6 @@ pub async fn update(
         .venue
         .as_deref()
         .map(|v| check.optional_text("venue", Some(v), 200));
-    check_overrides(&mut check, &input.ruleset_overrides);
     check.finish()?;
     let t = state
         .run(move |conn| {
@@ -567,10 +581,13 @@ pub async fn update(
                     )));
                 }
                 let starts_on = input.starts_on.unwrap_or(current.starts_on);
-                let ends_on = input.ends_on.unwrap_or(current.ends_on);
-                if ends_on < starts_on {
-                    return Err(ApiError::field("ends_on", "must not be before starts_on"));
-                }
+                let days = input
+                    .days
+                    .map(i64::from)
+                    .unwrap_or((current.ends_on - current.starts_on).num_days() + 1);
+                let mut dates = Check::new();
+                let ends_on = check_dates(&mut dates, starts_on, days);
+                dates.finish()?;
                 let status_now = TournamentStatus::parse(&current.status)
                     .ok_or_else(|| ApiError::Internal("bad status".into()))?;
                 let status = input.status.unwrap_or(status_now);
@@ -603,8 +620,6 @@ pub async fn update(
                         .appeal_window_minutes
                         .unwrap_or(current.appeal_window_minutes)),
                     tournaments::status.eq(status.as_str()),
-                    tournaments::ruleset_overrides
-                        .eq(input.ruleset_overrides.unwrap_or(current.ruleset_overrides)),
                     tournaments::updated_at.eq(Utc::now()),
                     tournaments::version.eq(current.version + 1),
                 ))
@@ -730,7 +745,10 @@ pub async fn appoint(
                     diesel::select(diesel::dsl::exists(users::table.find(input.user_id)))
                         .get_result(conn)?;
                 if !exists {
-                    return Err(ApiError::field("user_id", "no such user"));
+                    return Err(ApiError::NotFound(format!(
+                        "user_id: no user {}",
+                        input.user_id
+                    )));
                 }
                 let current = staff_of(conn, id)?;
                 if current

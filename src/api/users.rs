@@ -19,7 +19,7 @@ use crate::state::AppState;
 #[serde(deny_unknown_fields)]
 pub struct CreateUser {
     /// 3-64 characters: letters, digits, `.`, `_`, `-`.
-    #[schema(example = "kari.referee", min_length = 3, max_length = 64)]
+    #[schema(example = "kari.referee", pattern = "^[A-Za-z0-9._-]{3,64}$")]
     pub username: String,
     /// 8-256 characters.
     #[schema(example = "a long passphrase", min_length = 8, max_length = 256)]

@@ -11,6 +11,8 @@
 pub mod ids;
 pub mod rating;
 pub mod rng;
+pub mod scoring;
+pub mod seating;
 
 pub use ids::PlayerId;
 pub use rng::DrawRng;

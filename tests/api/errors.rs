@@ -7,7 +7,7 @@ use crate::helpers::{fields, problem, spawn_app};
 
 fn tournament_body() -> serde_json::Value {
     json!({"name": "Open", "game": "Agricola", "ruleset": "agricola_norway", "planned_rounds": 5,
-           "starts_on": "2026-06-12", "ends_on": "2026-06-14", "time_zone": "Europe/Oslo"})
+           "starts_on": "2026-06-12", "days": 3, "time_zone": "Europe/Oslo"})
 }
 
 #[actix_web::test]
@@ -76,7 +76,7 @@ async fn validation_reports_every_field_at_fault() {
     let mut body = tournament_body();
     body["name"] = json!("x".repeat(201));
     body["time_zone"] = json!("Mars/Olympus");
-    body["ends_on"] = json!("2026-06-01");
+    body["days"] = json!(61);
     body["planned_rounds"] = json!(0);
     let p = problem(
         app.post("/api/v1/tournaments", Some(&token), body).await,
@@ -85,7 +85,7 @@ async fn validation_reports_every_field_at_fault() {
     .await;
     let mut f = fields(&p);
     f.sort();
-    assert_eq!(f, vec!["ends_on", "name", "planned_rounds", "time_zone"]);
+    assert_eq!(f, vec!["days", "name", "planned_rounds", "time_zone"]);
     // Nothing was written.
     let list: serde_json::Value = app
         .get("/api/v1/tournaments", Some(&token))

@@ -165,7 +165,7 @@ impl TestApp {
                 Some(token),
                 json!({
                     "name": "Test Open", "game": "Agricola", "ruleset": ruleset,
-                    "planned_rounds": 5, "starts_on": "2026-06-12", "ends_on": "2026-06-14",
+                    "planned_rounds": 5, "starts_on": "2026-06-12", "days": 3,
                     "time_zone": "Europe/Oslo"
                 }),
             )

@@ -112,18 +112,40 @@ async fn stale_if_match_is_412_and_bad_status_steps_409() {
 }
 
 #[actix_web::test]
-async fn ruleset_fixes_the_table_size() {
+async fn the_ruleset_fixes_the_table_size_and_days_fix_the_end() {
     let app = spawn_app().await;
     let token = app.admin_token().await;
-    let body = json!({"name": "Tantrix Cup", "game": "Tantrix", "ruleset": "tantrix", "table_size": 4,
-                      "planned_rounds": 5, "starts_on": "2026-06-12", "ends_on": "2026-06-14",
+    let body = json!({"name": "Tantrix Cup", "game": "Tantrix", "ruleset": "tantrix",
+                      "planned_rounds": 5, "starts_on": "2026-06-12", "days": 3,
                       "time_zone": "Europe/Berlin"});
+    let t: Value = app
+        .post("/api/v1/tournaments", Some(&token), body)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(t["table_size"], 2);
+    assert_eq!(t["ends_on"], "2026-06-14");
+    let mut body = json!({"name": "Agricola", "game": "Agricola", "ruleset": "agricola_norway",
+                          "planned_rounds": 5, "starts_on": "2026-06-12", "time_zone": "Europe/Oslo",
+                          "table_size": 3});
     let p = problem(
-        app.post("/api/v1/tournaments", Some(&token), body).await,
+        app.post("/api/v1/tournaments", Some(&token), body.clone())
+            .await,
         422,
     )
     .await;
-    assert_eq!(p["errors"][0]["field"], "table_size");
+    assert!(p["detail"].as_str().unwrap().contains("table_size"));
+    body.as_object_mut().unwrap().remove("table_size");
+    let t: Value = app
+        .post("/api/v1/tournaments", Some(&token), body)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(t["table_size"], 4);
+    assert_eq!(t["days"], 1);
+    assert_eq!(t["ends_on"], "2026-06-12");
 }
 
 #[actix_web::test]

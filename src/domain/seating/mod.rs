@@ -1,0 +1,913 @@
+//! The seating (draw) engine: who sits where in a round.
+//!
+//! Pure rules, no IO. The HTTP layer loads the players, the standings after the previous round
+//! and the history of who met whom, calls [`draw_round`] with the tournament's [`DrawRng`], stores
+//! the returned [`Draw`] and shows its [`DrawReport`] to the organiser.
+//!
+//! Methods ([`SeatingMethod`]) and where their rules come from:
+//! - 4-player tables, seed 000 "Bordsammensetning" (1)-(9), digested in domain.md section 4:
+//!   `random`, `random_seeded`, `fixed_seeded`, `placement_even`, `swiss`, `danish`,
+//!   `clarification`, `clarification_bonus`, `final_groups`.
+//! - Bridge-Agricola, seed 001 (domain.md section 6): `bridge`.
+//! - Team duplicate 2v2, seed 002 (domain.md section 7): `team_duplicate`.
+//! - 2-player formats, seeds 003 and 004 (domain.md sections 4, 8, 9): `swiss_2p`,
+//!   `round_robin`, `knockout`.
+//!
+//! Reproducibility: every random choice is taken from the one [`DrawRng`] passed in, in a fixed
+//! order, and no hash map is ever iterated in a way that affects the result, so the same input
+//! and seed give the same draw on any machine (golden tests pin this).
+
+use crate::domain::ids::PlayerId;
+use crate::domain::rng::DrawRng;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fmt;
+
+pub mod bridge;
+pub mod four_player;
+pub mod schedule;
+pub mod team;
+pub mod two_player;
+
+pub use bridge::{plan_bridge_schedule, BRIDGE16_GROUPS, BRIDGE16_TABLES};
+pub use schedule::{plan_random_schedule, schedule_repeats};
+pub use two_player::{ashes_round_range, check_ashes_rounds, knockout_bracket};
+
+/// The seating method of a round. Serialized in snake_case (e.g. `"random_seeded"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SeatingMethod {
+    /// Random tables planned so players meet as many different opponents as possible over the
+    /// event (seed 000, Bordsammensetning 1; domain.md 4.1). Option `rounds_remaining`.
+    Random,
+    /// Seeding groups of Y (Y = number of tables) by rating, spread one per table by lot
+    /// (seed 000, Bordsammensetning 2; domain.md 4.2). Option `min_rated_games` (default 5).
+    RandomSeeded,
+    /// A predetermined rotation of the seeding groups that keeps one player per group per table
+    /// and avoids repeat meetings (seed 000, Bordsammensetning 3; domain.md 4.3).
+    FixedSeeded,
+    /// Equal sums of placements on every table, fewest repeats among those
+    /// (seed 000, Bordsammensetning 4; domain.md 4.4).
+    PlacementEven,
+    /// Swiss for 4-player tables (seed 000, Bordsammensetning 5; domain.md 4.5).
+    Swiss,
+    /// Places 1-4 on table 1, 5-8 on table 2, ... (seed 000, Bordsammensetning 6; domain.md 4.6).
+    Danish,
+    /// Places 1, 2, second-to-last and last on table 1, then 3-6, 7-10, ...
+    /// (seed 000, Bordsammensetning 7; domain.md 4.7).
+    Clarification,
+    /// As `clarification`, with the fixed seats of the bonus/malus variant: places 1 and 2
+    /// opposite, the two lowest draw lots for the seat to the top player's left
+    /// (seed 000, Bordsammensetning 8 and Spesielle regler 1; domain.md 4.8).
+    ClarificationBonus,
+    /// Final placement groups of 4 by the standings (seed 000, Bordsammensetning 9; domain.md 4.9).
+    FinalGroups,
+    /// Bridge-Agricola: tables plus bridge groups with a shared deal (seed 001; domain.md 6).
+    /// Options `rounds_remaining`, `final`.
+    Bridge,
+    /// Team duplicate 2v2 on tables A and B (seed 002; domain.md 7). Options `format`, `game`.
+    TeamDuplicate,
+    /// 2-player Swiss with score groups, floaters and byes (seeds 003/004; domain.md 4, 9).
+    #[serde(rename = "swiss_2p")]
+    Swiss2p,
+    /// 2-player round robin by the circle method (seed 003; domain.md 8).
+    RoundRobin,
+    /// 2-player knockout (cup) bracket seeded by rating (seed 003; domain.md 4, 8).
+    Knockout,
+}
+
+impl SeatingMethod {
+    /// The option names this method accepts (anything else is rejected).
+    pub fn accepted_options(self) -> &'static [&'static str] {
+        use SeatingMethod::*;
+        match self {
+            Random => &["rounds_remaining"],
+            RandomSeeded | FixedSeeded => &["min_rated_games"],
+            Bridge => &["rounds_remaining", "final"],
+            TeamDuplicate => &["format", "game"],
+            _ => &[],
+        }
+    }
+
+    fn name(self) -> &'static str {
+        use SeatingMethod::*;
+        match self {
+            Random => "random",
+            RandomSeeded => "random_seeded",
+            FixedSeeded => "fixed_seeded",
+            PlacementEven => "placement_even",
+            Swiss => "swiss",
+            Danish => "danish",
+            Clarification => "clarification",
+            ClarificationBonus => "clarification_bonus",
+            FinalGroups => "final_groups",
+            Bridge => "bridge",
+            TeamDuplicate => "team_duplicate",
+            Swiss2p => "swiss_2p",
+            RoundRobin => "round_robin",
+            Knockout => "knockout",
+        }
+    }
+}
+
+impl fmt::Display for SeatingMethod {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A player who takes part in the round (withdrawn players are simply left out).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlayerEntry {
+    /// The player.
+    pub id: PlayerId,
+    /// Rating score on the tournament's rating list, if the player has one.
+    #[serde(default)]
+    pub rating: Option<f64>,
+    /// Number of rated games behind the rating (seed 000: a rating score needs at least 5).
+    #[serde(default)]
+    pub rated_games: u32,
+    /// A seeding group fixed earlier (1 = strongest). When any player has one, `random_seeded`
+    /// and `fixed_seeded` use these groups instead of computing them from ratings.
+    #[serde(default)]
+    pub seeding_group: Option<u32>,
+    /// Knockout seed (1 = top seed) from the first round's draw ([`Draw::seeds`]); pass it back in
+    /// later knockout rounds so survivors meet in bracket order.
+    #[serde(default)]
+    pub seed: Option<u32>,
+}
+
+impl PlayerEntry {
+    /// A player with no rating.
+    pub fn new(id: i64) -> Self {
+        Self {
+            id: PlayerId(id),
+            rating: None,
+            rated_games: 0,
+            seeding_group: None,
+            seed: None,
+        }
+    }
+}
+
+/// One line of the standings after the previous round.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Standing {
+    /// The player.
+    pub player: PlayerId,
+    /// Place, 1 = best; equal places are allowed.
+    pub place: u32,
+    /// Points (TP or match points); used for 2-player Swiss score groups. When absent the score
+    /// groups are the groups of equal place.
+    #[serde(default)]
+    pub score: Option<f64>,
+}
+
+/// Everything that happened before this round (all rounds of the tournament so far).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct History {
+    /// Past tables, each the list of its players in seat order (seat 1 first).
+    #[serde(default)]
+    pub tables: Vec<Vec<PlayerId>>,
+    /// Past bridge groups, each the list of its players.
+    #[serde(default)]
+    pub bridge_groups: Vec<Vec<PlayerId>>,
+    /// Past 2-player pairings.
+    #[serde(default)]
+    pub pairings: Vec<[PlayerId; 2]>,
+    /// Players who had a bye (2-player formats), once per bye.
+    #[serde(default)]
+    pub byes: Vec<PlayerId>,
+}
+
+/// A team of the duplicate 2v2 format (seed 002; domain.md 7): pair A and pair B.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Team {
+    /// The team's number within the tournament (its seed in a knockout).
+    pub number: u32,
+    /// Pair A (players A1, A2).
+    pub pair_a: [PlayerId; 2],
+    /// Pair B (players B1, B2).
+    pub pair_b: [PlayerId; 2],
+}
+
+/// One planned round of a schedule: its tables (unordered seats) and, for bridge, its groups.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlannedRound {
+    /// The tables, each a list of players (seat order is drawn when the round is drawn).
+    pub tables: Vec<Vec<PlayerId>>,
+    /// Bridge groups (empty for non-bridge plans); group `g` holds one player from each table.
+    #[serde(default)]
+    pub bridge_groups: Vec<Vec<PlayerId>>,
+}
+
+/// A plan for the remaining rounds, made by [`plan_random_schedule`] or
+/// [`plan_bridge_schedule`]. The HTTP layer stores [`Draw::plan`] and passes it back as
+/// [`DrawInput::plan`] for the next round; a plan that no longer matches the field is re-planned.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Schedule {
+    /// The planned rounds, next round first.
+    pub rounds: Vec<PlannedRound>,
+}
+
+/// Everything a draw needs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DrawInput {
+    /// The round being drawn (1-based).
+    pub round: u32,
+    /// The seating method.
+    pub method: SeatingMethod,
+    /// The active players (withdrawn players left out).
+    pub players: Vec<PlayerEntry>,
+    /// The standings after the previous round, best first (not needed for round 1 or `random`).
+    #[serde(default)]
+    pub standings: Vec<Standing>,
+    /// Who met whom so far.
+    #[serde(default)]
+    pub history: History,
+    /// Method options (see [`SeatingMethod::accepted_options`]); unknown names are rejected.
+    #[serde(default)]
+    pub options: BTreeMap<String, serde_json::Value>,
+    /// A stored plan from an earlier draw (`random`, `bridge`); its first round is used when it
+    /// seats exactly the active players.
+    #[serde(default)]
+    pub plan: Option<Schedule>,
+    /// Teams, for `team_duplicate` (in seed order).
+    #[serde(default)]
+    pub teams: Vec<Team>,
+}
+
+/// One table of the draw.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Table {
+    /// Table number, 1-based.
+    pub number: u32,
+    /// The players in seat order: `seats[0]` sits on seat 1, play goes clockwise.
+    pub seats: Vec<PlayerId>,
+    /// The starting player, where the rules draw one by lot (seed 000, Spesielle regler 1). The
+    /// rules announce it after the draft; the service may keep it hidden until then.
+    pub starting_player: Option<PlayerId>,
+    /// A label where the format names tables (team duplicate: `"A"`/`"B"`).
+    #[serde(default)]
+    pub label: Option<String>,
+}
+
+/// A bridge group (seed 001): one player from each table, all on the same seat position.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BridgeGroup {
+    /// Group number, 1-based.
+    pub number: u32,
+    /// The seat (1-based) all members take at their tables.
+    pub seat: u32,
+    /// The members, in table order.
+    pub players: Vec<PlayerId>,
+}
+
+/// The shared deal of a bridge round (seed 001): one seat-position draw and one starting-position
+/// draw for all tables.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SharedDeal {
+    /// The seat drawn for each bridge group, by group number order.
+    pub group_seats: Vec<u32>,
+    /// The starting seat position (1-based), the same at every table.
+    pub starting_seat: u32,
+}
+
+/// A team match of the duplicate format: two tables A and B.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TeamMatch {
+    /// Match number, 1-based.
+    pub number: u32,
+    /// The team whose pair A sits on seats 1 and 3 of table A.
+    pub home_team: u32,
+    /// The other team.
+    pub away_team: u32,
+    /// Number of table A in [`Draw::tables`].
+    pub table_a: u32,
+    /// Number of table B in [`Draw::tables`].
+    pub table_b: u32,
+}
+
+/// A pair that meets again.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RepeatMeeting {
+    /// The two players (lower id first).
+    pub players: [PlayerId; 2],
+    /// How many times they will have met, this round included (2 or more).
+    pub meetings: u32,
+}
+
+/// The rating spread of one table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TableRatingSpread {
+    /// Table number.
+    pub table: u32,
+    /// Lowest rating at the table (rated players only).
+    pub min: Option<f64>,
+    /// Highest rating at the table.
+    pub max: Option<f64>,
+    /// `max - min` (0 with fewer than two rated players).
+    pub spread: f64,
+}
+
+/// How one seeding group is spread over the tables.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeedingGroupSpread {
+    /// Group number (1 = strongest; the rest group has the highest number).
+    pub group: u32,
+    /// Players in the group.
+    pub size: u32,
+    /// Number of tables the group is spread over.
+    pub tables: u32,
+    /// Most players of the group at any one table (1 = perfectly spread).
+    pub max_at_one_table: u32,
+}
+
+/// What the draw did (seed 000: every method must say what it did).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct DrawReport {
+    /// Pairs at a table this round who met before (at a table or in a 2-player pairing).
+    pub repeat_meetings: Vec<RepeatMeeting>,
+    /// Extra meetings created this round (one per pair in `repeat_meetings`).
+    pub repeat_count: u32,
+    /// Pairs in a bridge group this round who were in a bridge group together before.
+    pub bridge_repeat_meetings: Vec<RepeatMeeting>,
+    /// Rating spread per table.
+    pub table_rating_spread: Vec<TableRatingSpread>,
+    /// Seeding group spread (seeded methods only).
+    pub seeding_groups: Vec<SeedingGroupSpread>,
+    /// Players with a bye this round.
+    pub byes: Vec<PlayerId>,
+    /// What the method could not satisfy, in words for the organiser.
+    pub unsatisfied: Vec<String>,
+}
+
+/// The result of a draw.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Draw {
+    /// The round drawn.
+    pub round: u32,
+    /// The method used.
+    pub method: SeatingMethod,
+    /// The tables in number order.
+    pub tables: Vec<Table>,
+    /// Bridge groups (bridge rounds only).
+    pub bridge_groups: Vec<BridgeGroup>,
+    /// The shared deal (bridge rounds only).
+    pub shared_deal: Option<SharedDeal>,
+    /// Players with a bye (2-player formats; in Ashes a bye counts as a win, seed 004).
+    pub byes: Vec<PlayerId>,
+    /// Placement groups (final groups, best first), seeded groups (seeded methods).
+    pub groups: Vec<Vec<PlayerId>>,
+    /// Team matches (team duplicate only).
+    pub team_matches: Vec<TeamMatch>,
+    /// Knockout seeds (knockout round 1): `(player, seed)`; pass them back as
+    /// [`PlayerEntry::seed`] in later rounds.
+    pub seeds: Vec<(PlayerId, u32)>,
+    /// The plan for the rounds after this one (`random`, `bridge`), to store and pass back.
+    pub plan: Option<Schedule>,
+    /// What the draw did.
+    pub report: DrawReport,
+}
+
+/// An error the organiser can fix (bad input or options).
+#[derive(Debug, Clone, PartialEq)]
+pub enum SeatingError {
+    /// Too few players for the method.
+    NotEnoughPlayers {
+        /// Minimum for the method.
+        needed: usize,
+        /// Players given.
+        got: usize,
+    },
+    /// The number of players cannot be seated at tables of 3-4 (e.g. 5 players).
+    UnseatableCount {
+        /// Players given.
+        players: usize,
+    },
+    /// A player appears twice in the input.
+    DuplicatePlayer(PlayerId),
+    /// An option the method does not know.
+    UnknownOption {
+        /// The option name.
+        option: String,
+        /// The method.
+        method: SeatingMethod,
+    },
+    /// An option with a value the method cannot use.
+    InvalidOption {
+        /// The option name.
+        option: String,
+        /// Why.
+        reason: String,
+    },
+    /// The method needs the standings and some active player has no standing.
+    MissingStanding(PlayerId),
+    /// Team input unusable.
+    InvalidTeams(String),
+    /// Number of rounds outside the allowed range (Ashes, seed 004).
+    RoundsOutOfRange {
+        /// Requested rounds.
+        rounds: u32,
+        /// Minimum allowed.
+        min: u32,
+        /// Maximum allowed.
+        max: u32,
+    },
+}
+
+impl fmt::Display for SeatingError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SeatingError::NotEnoughPlayers { needed, got } => {
+                write!(f, "not enough players: {needed} needed, {got} given")
+            }
+            SeatingError::UnseatableCount { players } => {
+                write!(f, "{players} players cannot be seated at tables of 3 and 4")
+            }
+            SeatingError::DuplicatePlayer(p) => write!(f, "player {p} is listed twice"),
+            SeatingError::UnknownOption { option, method } => {
+                write!(f, "unknown option `{option}` for seating method {method}")
+            }
+            SeatingError::InvalidOption { option, reason } => {
+                write!(f, "invalid option `{option}`: {reason}")
+            }
+            SeatingError::MissingStanding(p) => {
+                write!(f, "player {p} has no place in the standings")
+            }
+            SeatingError::InvalidTeams(r) => write!(f, "invalid teams: {r}"),
+            SeatingError::RoundsOutOfRange { rounds, min, max } => {
+                write!(
+                    f,
+                    "{rounds} rounds is outside the allowed range {min}-{max}"
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for SeatingError {}
+
+/// Draws one round. The entry point the HTTP layer calls.
+///
+/// Validates the input (duplicate players, unknown or invalid options), dispatches on
+/// [`DrawInput::method`], and fills in the [`DrawReport`]. All randomness comes from `rng`.
+pub fn draw_round(input: &DrawInput, rng: &mut DrawRng) -> Result<Draw, SeatingError> {
+    let mut seen = BTreeSet::new();
+    for p in &input.players {
+        if !seen.insert(p.id) {
+            return Err(SeatingError::DuplicatePlayer(p.id));
+        }
+    }
+    let accepted = input.method.accepted_options();
+    for key in input.options.keys() {
+        if !accepted.contains(&key.as_str()) {
+            return Err(SeatingError::UnknownOption {
+                option: key.clone(),
+                method: input.method,
+            });
+        }
+    }
+    let mut draw = match input.method {
+        SeatingMethod::Random
+        | SeatingMethod::RandomSeeded
+        | SeatingMethod::FixedSeeded
+        | SeatingMethod::PlacementEven
+        | SeatingMethod::Swiss
+        | SeatingMethod::Danish
+        | SeatingMethod::Clarification
+        | SeatingMethod::ClarificationBonus
+        | SeatingMethod::FinalGroups => four_player::draw(input, rng)?,
+        SeatingMethod::Bridge => bridge::draw(input, rng)?,
+        SeatingMethod::TeamDuplicate => team::draw(input, rng)?,
+        SeatingMethod::Swiss2p | SeatingMethod::RoundRobin | SeatingMethod::Knockout => {
+            two_player::draw(input, rng)?
+        }
+    };
+    fill_report(input, &mut draw);
+    Ok(draw)
+}
+
+/// Fills the common parts of the report: repeats, rating spread, byes.
+fn fill_report(input: &DrawInput, draw: &mut Draw) {
+    let meetings = Meetings::from_history(&input.history);
+    let mut repeats = Vec::new();
+    for t in &draw.tables {
+        for (i, &a) in t.seats.iter().enumerate() {
+            for &b in &t.seats[i + 1..] {
+                let m = meetings.count(a, b);
+                if m > 0 {
+                    repeats.push(RepeatMeeting {
+                        players: ordered(a, b),
+                        meetings: m + 1,
+                    });
+                }
+            }
+        }
+    }
+    repeats.sort_by_key(|r| r.players);
+    draw.report.repeat_count = repeats.len() as u32;
+    draw.report.repeat_meetings = repeats;
+
+    let group_meetings = Meetings::from_groups(&input.history.bridge_groups);
+    let mut brep = Vec::new();
+    for g in &draw.bridge_groups {
+        for (i, &a) in g.players.iter().enumerate() {
+            for &b in &g.players[i + 1..] {
+                let m = group_meetings.count(a, b);
+                if m > 0 {
+                    brep.push(RepeatMeeting {
+                        players: ordered(a, b),
+                        meetings: m + 1,
+                    });
+                }
+            }
+        }
+    }
+    brep.sort_by_key(|r| r.players);
+    draw.report.bridge_repeat_meetings = brep;
+
+    let ratings: HashMap<PlayerId, Option<f64>> =
+        input.players.iter().map(|p| (p.id, p.rating)).collect();
+    draw.report.table_rating_spread = draw
+        .tables
+        .iter()
+        .map(|t| {
+            let rs: Vec<f64> = t
+                .seats
+                .iter()
+                .filter_map(|p| ratings.get(p).copied().flatten())
+                .collect();
+            let min = rs.iter().copied().reduce(f64::min);
+            let max = rs.iter().copied().reduce(f64::max);
+            TableRatingSpread {
+                table: t.number,
+                min,
+                max,
+                spread: match (min, max) {
+                    (Some(a), Some(b)) => b - a,
+                    _ => 0.0,
+                },
+            }
+        })
+        .collect();
+    draw.report.byes = draw.byes.clone();
+    let avoids_repeats = matches!(
+        input.method,
+        SeatingMethod::Random
+            | SeatingMethod::RandomSeeded
+            | SeatingMethod::FixedSeeded
+            | SeatingMethod::PlacementEven
+            | SeatingMethod::Bridge
+    );
+    if avoids_repeats && draw.report.repeat_count > 0 {
+        draw.report.unsatisfied.push(format!(
+            "{} repeat meeting(s) at the tables could not be avoided",
+            draw.report.repeat_count
+        ));
+    }
+    if input.method == SeatingMethod::Bridge && !draw.report.bridge_repeat_meetings.is_empty() {
+        draw.report.unsatisfied.push(format!(
+            "{} repeat meeting(s) in bridge groups could not be avoided",
+            draw.report.bridge_repeat_meetings.len()
+        ));
+    }
+}
+
+/// `(a, b)` with the lower id first.
+pub(crate) fn ordered(a: PlayerId, b: PlayerId) -> [PlayerId; 2] {
+    if a <= b {
+        [a, b]
+    } else {
+        [b, a]
+    }
+}
+
+/// How often each pair of players met (lookups only; never iterated for output).
+#[derive(Debug, Default, Clone)]
+pub struct Meetings {
+    counts: HashMap<(PlayerId, PlayerId), u32>,
+}
+
+impl Meetings {
+    /// Meetings at tables and in 2-player pairings.
+    pub fn from_history(h: &History) -> Self {
+        let mut m = Self::from_groups(&h.tables);
+        for [a, b] in &h.pairings {
+            m.add(*a, *b);
+        }
+        m
+    }
+
+    /// Meetings within the given groups (tables or bridge groups).
+    pub fn from_groups(groups: &[Vec<PlayerId>]) -> Self {
+        let mut m = Self::default();
+        for g in groups {
+            for (i, &a) in g.iter().enumerate() {
+                for &b in &g[i + 1..] {
+                    m.add(a, b);
+                }
+            }
+        }
+        m
+    }
+
+    /// Records one meeting of `a` and `b`.
+    pub fn add(&mut self, a: PlayerId, b: PlayerId) {
+        if a != b {
+            let [x, y] = ordered(a, b);
+            *self.counts.entry((x, y)).or_insert(0) += 1;
+        }
+    }
+
+    /// How often `a` and `b` met.
+    pub fn count(&self, a: PlayerId, b: PlayerId) -> u32 {
+        let [x, y] = ordered(a, b);
+        self.counts.get(&(x, y)).copied().unwrap_or(0)
+    }
+}
+
+/// Reads an unsigned integer option.
+pub(crate) fn opt_u32(input: &DrawInput, name: &str) -> Result<Option<u32>, SeatingError> {
+    match input.options.get(name) {
+        None => Ok(None),
+        Some(v) => v
+            .as_u64()
+            .and_then(|x| u32::try_from(x).ok())
+            .map(Some)
+            .ok_or_else(|| SeatingError::InvalidOption {
+                option: name.to_string(),
+                reason: format!("expected a non-negative integer, got {v}"),
+            }),
+    }
+}
+
+/// Reads a boolean option.
+pub(crate) fn opt_bool(input: &DrawInput, name: &str) -> Result<Option<bool>, SeatingError> {
+    match input.options.get(name) {
+        None => Ok(None),
+        Some(v) => v
+            .as_bool()
+            .map(Some)
+            .ok_or_else(|| SeatingError::InvalidOption {
+                option: name.to_string(),
+                reason: format!("expected true or false, got {v}"),
+            }),
+    }
+}
+
+/// Reads a string option.
+pub(crate) fn opt_str<'a>(
+    input: &'a DrawInput,
+    name: &str,
+) -> Result<Option<&'a str>, SeatingError> {
+    match input.options.get(name) {
+        None => Ok(None),
+        Some(v) => v
+            .as_str()
+            .map(Some)
+            .ok_or_else(|| SeatingError::InvalidOption {
+                option: name.to_string(),
+                reason: format!("expected a string, got {v}"),
+            }),
+    }
+}
+
+/// The active players ranked best first: by place in the standings (ties keep the standings'
+/// order); players missing from the standings are an error when `required`, else they follow,
+/// highest rating first, then by id.
+pub(crate) fn ranked_players(
+    input: &DrawInput,
+    required: bool,
+) -> Result<Vec<PlayerId>, SeatingError> {
+    let pos: HashMap<PlayerId, (u32, usize)> = input
+        .standings
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.player, (s.place, i)))
+        .collect();
+    let mut listed = Vec::new();
+    let mut rest = Vec::new();
+    for p in &input.players {
+        match pos.get(&p.id) {
+            Some(&k) => listed.push((k, p.id)),
+            None if required => return Err(SeatingError::MissingStanding(p.id)),
+            None => rest.push(p),
+        }
+    }
+    listed.sort();
+    rest.sort_by(|a, b| {
+        b.rating
+            .unwrap_or(f64::NEG_INFINITY)
+            .total_cmp(&a.rating.unwrap_or(f64::NEG_INFINITY))
+            .then(a.id.cmp(&b.id))
+    });
+    Ok(listed
+        .into_iter()
+        .map(|(_, p)| p)
+        .chain(rest.into_iter().map(|p| p.id))
+        .collect())
+}
+
+/// Table sizes for `n` players at tables of 4, with 3-player tables where the count requires
+/// (domain.md section 3): `Y = ceil(n/4)` tables, `4Y - n` of them with 3 players. The returned
+/// vector has the 3-player tables last; methods move them where their rule says.
+pub(crate) fn table_sizes(n: usize) -> Result<Vec<usize>, SeatingError> {
+    if n < 3 {
+        return Err(SeatingError::NotEnoughPlayers { needed: 3, got: n });
+    }
+    let y = n.div_ceil(4);
+    let short = 4 * y - n;
+    if short > y {
+        return Err(SeatingError::UnseatableCount { players: n });
+    }
+    let mut v = vec![4; y - short];
+    v.extend(std::iter::repeat_n(3, short));
+    Ok(v)
+}
+
+/// Builds tables from seat lists: numbers 1.., seat order and starting player by lot
+/// (seed 000, Spesielle regler 1).
+pub(crate) fn tables_with_lots(groups: Vec<Vec<PlayerId>>, rng: &mut DrawRng) -> Vec<Table> {
+    groups
+        .into_iter()
+        .enumerate()
+        .map(|(i, mut seats)| {
+            rng.shuffle(&mut seats);
+            let starting_player = if seats.is_empty() {
+                None
+            } else {
+                Some(seats[rng.index(seats.len())])
+            };
+            Table {
+                number: i as u32 + 1,
+                seats,
+                starting_player,
+                label: None,
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+pub(crate) mod test_util {
+    use super::*;
+
+    pub fn players(n: usize) -> Vec<PlayerEntry> {
+        (1..=n as i64).map(PlayerEntry::new).collect()
+    }
+
+    pub fn standings_in_order(n: usize) -> Vec<Standing> {
+        (1..=n as i64)
+            .map(|i| Standing {
+                player: PlayerId(i),
+                place: i as u32,
+                score: None,
+            })
+            .collect()
+    }
+
+    pub fn input(method: SeatingMethod, n: usize) -> DrawInput {
+        DrawInput {
+            round: 1,
+            method,
+            players: players(n),
+            standings: standings_in_order(n),
+            history: History::default(),
+            options: BTreeMap::new(),
+            plan: None,
+            teams: vec![],
+        }
+    }
+
+    pub fn rng(seed: u8) -> DrawRng {
+        DrawRng::from_seed([seed; 32])
+    }
+
+    pub fn ids(v: &[i64]) -> Vec<PlayerId> {
+        v.iter().map(|&i| PlayerId(i)).collect()
+    }
+
+    pub fn sorted_tables(d: &Draw) -> Vec<Vec<i64>> {
+        d.tables
+            .iter()
+            .map(|t| {
+                let mut v: Vec<i64> = t.seats.iter().map(|p| p.0).collect();
+                v.sort();
+                v
+            })
+            .collect()
+    }
+
+    /// Every active player seated exactly once (or given a bye).
+    pub fn assert_each_once(input: &DrawInput, d: &Draw) {
+        let mut seen: Vec<PlayerId> = d.tables.iter().flat_map(|t| t.seats.clone()).collect();
+        seen.extend(d.byes.iter().copied());
+        seen.sort();
+        let mut want: Vec<PlayerId> = input.players.iter().map(|p| p.id).collect();
+        want.sort();
+        assert_eq!(seen, want);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::test_util::*;
+    use super::*;
+
+    #[test]
+    fn unknown_option_is_named() {
+        let mut inp = input(SeatingMethod::Danish, 8);
+        inp.options.insert("colour".into(), serde_json::json!(1));
+        let err = draw_round(&inp, &mut rng(1)).unwrap_err();
+        assert_eq!(
+            err,
+            SeatingError::UnknownOption {
+                option: "colour".into(),
+                method: SeatingMethod::Danish
+            }
+        );
+        assert!(err.to_string().contains("colour"));
+    }
+
+    #[test]
+    fn invalid_option_value_is_named() {
+        let mut inp = input(SeatingMethod::Random, 8);
+        inp.options
+            .insert("rounds_remaining".into(), serde_json::json!("many"));
+        let err = draw_round(&inp, &mut rng(1)).unwrap_err();
+        assert!(
+            matches!(err, SeatingError::InvalidOption { ref option, .. } if option == "rounds_remaining")
+        );
+    }
+
+    #[test]
+    fn duplicate_player_rejected() {
+        let mut inp = input(SeatingMethod::Danish, 8);
+        inp.players[3].id = PlayerId(1);
+        assert_eq!(
+            draw_round(&inp, &mut rng(1)).unwrap_err(),
+            SeatingError::DuplicatePlayer(PlayerId(1))
+        );
+    }
+
+    #[test]
+    fn table_sizes_follow_the_count() {
+        assert_eq!(table_sizes(16).unwrap(), vec![4, 4, 4, 4]);
+        assert_eq!(table_sizes(15).unwrap(), vec![4, 4, 4, 3]);
+        assert_eq!(table_sizes(9).unwrap(), vec![3, 3, 3]);
+        assert_eq!(table_sizes(3).unwrap(), vec![3]);
+        assert!(matches!(
+            table_sizes(5),
+            Err(SeatingError::UnseatableCount { players: 5 })
+        ));
+        assert!(table_sizes(2).is_err());
+    }
+
+    #[test]
+    fn method_names_are_snake_case() {
+        let m: SeatingMethod = serde_json::from_str("\"swiss_2p\"").unwrap();
+        assert_eq!(m, SeatingMethod::Swiss2p);
+        let m: SeatingMethod = serde_json::from_str("\"clarification_bonus\"").unwrap();
+        assert_eq!(m, SeatingMethod::ClarificationBonus);
+        assert_eq!(
+            serde_json::to_string(&SeatingMethod::RandomSeeded).unwrap(),
+            "\"random_seeded\""
+        );
+        assert_eq!(SeatingMethod::Swiss2p.to_string(), "swiss_2p");
+    }
+
+    #[test]
+    fn input_from_json_with_defaults() {
+        let json = r#"{
+            "round": 2,
+            "method": "swiss",
+            "players": [{"id": 1}, {"id": 2, "rating": 1500.0, "rated_games": 7},
+                        {"id": 3}, {"id": 4}],
+            "standings": [{"player": 2, "place": 1}, {"player": 1, "place": 2},
+                          {"player": 4, "place": 3}, {"player": 3, "place": 4}]
+        }"#;
+        let inp: DrawInput = serde_json::from_str(json).unwrap();
+        let d = draw_round(&inp, &mut rng(1)).unwrap();
+        assert_eq!(sorted_tables(&d), vec![vec![1, 2, 3, 4]]);
+        let out = serde_json::to_value(&d).unwrap();
+        assert_eq!(out["method"], "swiss");
+        assert_eq!(out["tables"][0]["number"], 1);
+    }
+
+    #[test]
+    fn report_counts_repeats() {
+        let mut inp = input(SeatingMethod::Danish, 8);
+        inp.history.tables = vec![ids(&[1, 2, 3, 4]), ids(&[1, 2, 7, 8])];
+        let d = draw_round(&inp, &mut rng(3)).unwrap();
+        // Danish: 1-4 and 5-8. Pairs 1-2 (3rd meeting), 1-3, 1-4, 2-3, 2-4, 3-4, 7-8.
+        assert_eq!(d.report.repeat_count, 7);
+        let r12 = d
+            .report
+            .repeat_meetings
+            .iter()
+            .find(|r| r.players == [PlayerId(1), PlayerId(2)])
+            .unwrap();
+        assert_eq!(r12.meetings, 3);
+    }
+}
