@@ -70,30 +70,51 @@ fn too_large() -> ApiError {
     ApiError::PayloadTooLarge(format!("the body must be at most {JSON_LIMIT} bytes"))
 }
 
-/// Parses a JSON document into `T`, naming the field at fault on failure.
+/// Parses a JSON request body (an object) into `T`, naming the field at fault on failure.
+///
+/// Numbers written with a zero fraction (`7.0`) are taken as the integers they equal: JSON
+/// does not tell the two apart, and JSON Schema's `integer` accepts both.
 pub fn parse<T: DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
-    let de = &mut serde_json::Deserializer::from_slice(body);
-    match serde_path_to_error::deserialize::<_, T>(de) {
+    let mut value: serde_json::Value = serde_json::from_slice(body)
+        .map_err(|e| ApiError::BadRequest(format!("the body is not valid JSON: {e}")))?;
+    if !value.is_object() {
+        return Err(ApiError::Validation(vec![FieldError::new(
+            "body",
+            "must be a JSON object",
+        )]));
+    }
+    integral_floats_to_integers(&mut value);
+    match serde_path_to_error::deserialize::<_, T>(value) {
         Ok(v) => Ok(v),
         Err(e) => {
             let path = e.path().to_string();
-            let inner = e.into_inner();
-            use serde_json::error::Category;
-            match inner.classify() {
-                Category::Syntax | Category::Eof | Category::Io => Err(ApiError::BadRequest(
-                    format!("the body is not valid JSON: {inner}"),
-                )),
-                Category::Data => {
-                    let field = if path == "." {
-                        "body".to_string()
-                    } else {
-                        path
-                    };
-                    let message = strip_position(&inner.to_string());
-                    Err(ApiError::Validation(vec![FieldError::new(field, message)]))
+            let field = if path == "." {
+                "body".to_string()
+            } else {
+                path
+            };
+            let message = strip_position(&e.into_inner().to_string());
+            Err(ApiError::Validation(vec![FieldError::new(field, message)]))
+        }
+    }
+}
+
+/// Replaces every float with a zero fraction that fits an `i64` by that integer.
+fn integral_floats_to_integers(value: &mut serde_json::Value) {
+    use serde_json::Value;
+    match value {
+        Value::Number(n) if n.is_f64() => {
+            if let Some(f) = n.as_f64() {
+                // 2^63 is exactly representable; everything strictly inside fits an i64.
+                if f.fract() == 0.0 && f > -9.223_372_036_854_776e18 && f < 9.223_372_036_854_776e18
+                {
+                    *value = Value::from(f as i64);
                 }
             }
         }
+        Value::Array(items) => items.iter_mut().for_each(integral_floats_to_integers),
+        Value::Object(map) => map.values_mut().for_each(integral_floats_to_integers),
+        _ => {}
     }
 }
 

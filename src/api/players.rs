@@ -102,11 +102,8 @@ pub mod double_option {
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct PlayerFilter {
-    /// Part of the name, any case.
-    #[param(
-        max_length = 100,
-        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
-    )]
+    /// Part of the name, any case; blank means no filter.
+    #[param(max_length = 100, pattern = r"^[^\u0000-\u001f\u007f-\u009f]*$")]
     pub q: Option<String>,
     /// ISO country code.
     #[param(pattern = "^[A-Za-z]{2}$")]
@@ -220,7 +217,7 @@ pub async fn list(
     }
     .resolve()?;
     let mut check = Check::new();
-    let q = check.optional_text("q", filter.q.as_deref(), 100);
+    let q = check.search_text("q", filter.q.as_deref(), 100);
     let country = check_country(&mut check, "country", filter.country.as_deref());
     check.finish()?;
     let page = state

@@ -125,18 +125,25 @@ pub fn if_match_version(req: &HttpRequest) -> Result<Option<i32>, ApiError> {
     let Some(v) = req.headers().get(header::IF_MATCH) else {
         return Ok(None);
     };
-    let s = v.to_str().unwrap_or("").trim();
-    if s == "*" {
-        return Ok(None);
-    }
-    s.trim_start_matches("W/")
-        .trim_matches('"')
-        .parse::<i32>()
-        .map(Some)
-        .map_err(|_| {
-            ApiError::PreconditionFailed("If-Match does not name a current version".into())
-        })
+    let malformed = || {
+        ApiError::Validation(vec![FieldError::new(
+            "If-Match",
+            r#"must be a version in quotes, such as "3" (or W/"3")"#,
+        )])
+    };
+    let s = v.to_str().map_err(|_| malformed())?;
+    let digits = s
+        .strip_prefix("W/")
+        .unwrap_or(s)
+        .strip_prefix('"')
+        .and_then(|r| r.strip_suffix('"'))
+        .filter(|d| (1..=9).contains(&d.len()) && d.bytes().all(|b| b.is_ascii_digit()))
+        .ok_or_else(malformed)?;
+    digits.parse::<i32>().map(Some).map_err(|_| malformed())
 }
+
+/// The JSON Schema pattern of an `If-Match` header: one version, as sent in `ETag`.
+pub const IF_MATCH_PATTERN: &str = r#"^(W/)?"[0-9]{1,9}"$"#;
 
 /// Collects field errors, then answers them all at once.
 #[derive(Debug, Default)]
@@ -163,29 +170,37 @@ impl Check {
 
     /// A required text: trimmed, 1..=max characters, no control characters. Returns it trimmed.
     pub fn text(&mut self, field: &str, value: &str, max: usize) -> String {
+        // Length and characters are checked on the value as sent (what the schema states);
+        // surrounding spaces are then trimmed off.
         let v = value.trim();
         if v.is_empty() {
             self.fail(field, "must not be empty");
-        } else if v.chars().count() > max {
+        } else if value.chars().count() > max {
             self.fail(field, format!("must be at most {max} characters"));
-        } else if v.chars().any(char::is_control) {
+        } else if value.chars().any(char::is_control) {
             self.fail(field, "must not contain control characters");
         }
         v.to_string()
     }
 
-    /// An optional text: empty means none.
+    /// An optional text: absent means none; when present it must be a valid [`Check::text`]
+    /// (null, not a blank string, clears a field).
     pub fn optional_text(
         &mut self,
         field: &str,
         value: Option<&str>,
         max: usize,
     ) -> Option<String> {
-        let v = value?.trim();
-        if v.is_empty() {
+        Some(self.text(field, value?, max))
+    }
+
+    /// A search text ([`SEARCH_PATTERN`]): blank means no filter.
+    pub fn search_text(&mut self, field: &str, value: Option<&str>, max: usize) -> Option<String> {
+        let value = value?;
+        if value.trim().is_empty() && !value.chars().any(char::is_control) {
             return None;
         }
-        Some(self.text(field, v, max))
+        Some(self.text(field, value, max))
     }
 
     /// An integer within `min..=max`.
@@ -207,6 +222,9 @@ impl Check {
 
 /// The JSON Schema pattern of [`Check::text`]: not blank, no control characters.
 pub const TEXT_PATTERN: &str = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$";
+
+/// The JSON Schema pattern of an optional search text: blank means no filter.
+pub const SEARCH_PATTERN: &str = r"^[^\u0000-\u001f\u007f-\u009f]*$";
 
 /// The JSON Schema pattern of a country code.
 pub const COUNTRY_PATTERN: &str = "^[A-Za-z]{2}$";

@@ -49,14 +49,19 @@ impl From<User> for UserOut {
     }
 }
 
+/// Whether `username` has the form of a username: 3-64 letters, digits, `.`, `_` and `-`.
+pub fn is_valid_username(username: &str) -> bool {
+    (3..=64).contains(&username.len())
+        && username
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+}
+
 /// Checks a username and password; shared with `tourney create-admin`.
 pub fn check_credentials(username: &str, password: &str) -> Result<(), ApiError> {
     let mut check = Check::new();
-    let ok_chars = username
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
     check.ensure(
-        (3..=64).contains(&username.len()) && ok_chars,
+        is_valid_username(username),
         "username",
         "must be 3-64 characters of letters, digits, `.`, `_` and `-`",
     );

@@ -57,7 +57,159 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    registrations (id) {
+        id -> Int8,
+        tournament_id -> Int8,
+        player_id -> Int8,
+        status -> Text,
+        seeding_rating -> Nullable<Float8>,
+        seeding_rated_games -> Int4,
+        registered_by -> Int8,
+        registered_at -> Timestamptz,
+        cancelled_at -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::table! {
+    teams (id) {
+        id -> Int8,
+        tournament_id -> Int8,
+        number -> Int4,
+        name -> Text,
+        pair_a1 -> Int8,
+        pair_a2 -> Int8,
+        pair_b1 -> Int8,
+        pair_b2 -> Int8,
+        created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    rounds (id) {
+        id -> Int8,
+        tournament_id -> Int8,
+        number -> Int4,
+        kind -> Text,
+        method -> Text,
+        options -> Jsonb,
+        weight -> Nullable<Text>,
+        metadata -> Jsonb,
+        status -> Text,
+        seed -> Text,
+        seed_commitment -> Text,
+        draw -> Jsonb,
+        draw_count -> Int4,
+        created_by -> Int8,
+        created_at -> Timestamptz,
+        published_at -> Nullable<Timestamptz>,
+        completed_at -> Nullable<Timestamptz>,
+        version -> Int4,
+    }
+}
+
+diesel::table! {
+    round_draws (round_id, attempt) {
+        round_id -> Int8,
+        attempt -> Int4,
+        seed -> Text,
+        seed_commitment -> Text,
+        draw -> Jsonb,
+        drawn_by -> Int8,
+        drawn_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    results (round_id, table_number, version) {
+        round_id -> Int8,
+        table_number -> Int4,
+        version -> Int4,
+        seats -> Jsonb,
+        double_crash -> Bool,
+        reason -> Nullable<Text>,
+        case_id -> Nullable<Int8>,
+        entered_by -> Int8,
+        entered_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    withdrawals (id) {
+        id -> Int8,
+        tournament_id -> Int8,
+        player_id -> Int8,
+        kind -> Text,
+        from_round -> Int4,
+        reason -> Nullable<Text>,
+        recorded_by -> Int8,
+        recorded_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    penalties (id) {
+        id -> Int8,
+        tournament_id -> Int8,
+        player_id -> Int8,
+        kind -> Text,
+        round_number -> Nullable<Int4>,
+        table_number -> Nullable<Int4>,
+        points -> Int4,
+        reason -> Text,
+        case_id -> Nullable<Int8>,
+        issued_by -> Int8,
+        issued_at -> Timestamptz,
+        annulled_by -> Nullable<Int8>,
+        annulled_at -> Nullable<Timestamptz>,
+        annul_reason -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    idempotency_keys (user_id, key) {
+        user_id -> Int8,
+        key -> Text,
+        request_hash -> Text,
+        status -> Int4,
+        body -> Text,
+        headers -> Jsonb,
+        created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    tournament_events (id) {
+        id -> Int8,
+        tournament_id -> Int8,
+        kind -> Text,
+        payload -> Jsonb,
+        created_at -> Timestamptz,
+    }
+}
+
 diesel::joinable!(players -> users (user_id));
 diesel::joinable!(tournament_staff -> tournaments (tournament_id));
 
-diesel::allow_tables_to_appear_in_same_query!(users, players, tournaments, tournament_staff);
+diesel::joinable!(registrations -> players (player_id));
+diesel::joinable!(registrations -> tournaments (tournament_id));
+diesel::joinable!(results -> rounds (round_id));
+diesel::joinable!(rounds -> tournaments (tournament_id));
+diesel::joinable!(withdrawals -> players (player_id));
+diesel::joinable!(penalties -> players (player_id));
+
+diesel::allow_tables_to_appear_in_same_query!(
+    users,
+    players,
+    tournaments,
+    tournament_staff,
+    registrations,
+    teams,
+    rounds,
+    round_draws,
+    results,
+    withdrawals,
+    penalties,
+    idempotency_keys,
+    tournament_events,
+);

@@ -155,3 +155,46 @@ async fn bad_query_parameters_name_the_parameter() {
     .await;
     assert_eq!(fields(&p), vec!["status"]);
 }
+
+#[actix_web::test]
+async fn bodies_must_be_objects_and_integral_floats_count_as_integers() {
+    let app = spawn_app().await;
+    let token = app.admin_token().await;
+    let p = problem(
+        app.post("/api/v1/tournaments", Some(&token), json!([null, null]))
+            .await,
+        422,
+    )
+    .await;
+    assert_eq!(fields(&p), vec!["body"]);
+
+    let mut body = tournament_body();
+    body["planned_rounds"] = json!(6.0);
+    let r = app.post("/api/v1/tournaments", Some(&token), body).await;
+    assert_eq!(r.status(), 201);
+    let t: serde_json::Value = r.json().await.unwrap();
+    assert_eq!(t["planned_rounds"], 6);
+
+    let mut body = tournament_body();
+    body["planned_rounds"] = json!(6.5);
+    let p = problem(app.post("/api/v1/tournaments", Some(&token), body).await, 422).await;
+    assert_eq!(fields(&p), vec!["planned_rounds"]);
+}
+
+#[actix_web::test]
+async fn a_malformed_if_match_names_the_header() {
+    let app = spawn_app().await;
+    let token = app.admin_token().await;
+    let id = app.tournament(&token, "tantrix").await;
+    for bad in ["", "1", "\"abc\"", "*", "\"1234567890\""] {
+        let r = app
+            .req(Method::PATCH, &format!("/api/v1/tournaments/{id}"), Some(&token))
+            .header("if-match", bad)
+            .json(&json!({"name": "Renamed"}))
+            .send()
+            .await
+            .unwrap();
+        let p = problem(r, 422).await;
+        assert_eq!(fields(&p), vec!["If-Match"], "If-Match: {bad:?}");
+    }
+}

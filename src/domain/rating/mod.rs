@@ -42,7 +42,7 @@
 //! at 22:00 local on the last day, classification, winners); [`league_standings`]`(&[SeasonStandings])
 //! -> LeagueStandings` (average of season ratings among players classified in every season).
 //!
-//! Decisions: `docs/decisions/rating-*.md`. Performance: `docs/perf/rating.md`.
+//! Decisions: `docs/decisions/rating-*.md`. Performance: `docs/performance.md`.
 
 pub mod elo;
 pub mod leaderboard;

@@ -1,0 +1,9 @@
+DROP TABLE tournament_events;
+DROP TABLE idempotency_keys;
+DROP TABLE penalties;
+DROP TABLE withdrawals;
+DROP TABLE results;
+DROP TABLE round_draws;
+DROP TABLE rounds;
+DROP TABLE teams;
+DROP TABLE registrations;
