@@ -130,7 +130,10 @@ fn check_user_link(conn: &mut PgConnection, user_id: Option<i64>) -> Result<(), 
         let exists: bool =
             diesel::select(diesel::dsl::exists(users::table.find(uid))).get_result(conn)?;
         if !exists {
-            return Err(ApiError::NotFound(format!("user_id: no user {}", uid)));
+            return Err(ApiError::field(
+                "user_id",
+                format!("there is no user {uid}"),
+            ));
         }
     }
     Ok(())
@@ -146,7 +149,6 @@ fn check_user_link(conn: &mut PgConnection, user_id: Option<i64>) -> Result<(), 
         (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "Not signed in", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "Not an organiser", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such user to link", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "The user account is linked to another player", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
         (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),

@@ -522,7 +522,7 @@ pub async fn read(
     security(("bearer" = [])),
     params(
         ("id" = i64, Path, description = "Tournament id"),
-        ("If-Match" = Option<String>, Header, pattern = r#"^(W/)?"[0-9]{1,9}"$"#, description = "The version you read, e.g. \"3\""),
+        ("If-Match" = Option<String>, Header, nullable = false, pattern = r#"^(W/)?"[0-9]{1,9}"$"#, description = "The version you read, e.g. \"3\""),
     ),
     request_body = UpdateTournament,
     responses(
@@ -745,10 +745,10 @@ pub async fn appoint(
                     diesel::select(diesel::dsl::exists(users::table.find(input.user_id)))
                         .get_result(conn)?;
                 if !exists {
-                    return Err(ApiError::NotFound(format!(
-                        "user_id: no user {}",
-                        input.user_id
-                    )));
+                    return Err(ApiError::field(
+                        "user_id",
+                        format!("there is no user {}", input.user_id),
+                    ));
                 }
                 let current = staff_of(conn, id)?;
                 if current
