@@ -47,6 +47,7 @@ CREATE TABLE rounds (
     -- seed, and the engine's output (tables, groups, report, plan).
     seed            TEXT NOT NULL,
     seed_commitment TEXT NOT NULL,
+    draw_input      JSONB NOT NULL,
     draw            JSONB NOT NULL,
     draw_count      INTEGER NOT NULL DEFAULT 1,
     created_by      BIGINT NOT NULL REFERENCES users (id),
@@ -65,6 +66,7 @@ CREATE TABLE round_draws (
     attempt         INTEGER NOT NULL,
     seed            TEXT NOT NULL,
     seed_commitment TEXT NOT NULL,
+    draw_input      JSONB NOT NULL,
     draw            JSONB NOT NULL,
     drawn_by        BIGINT NOT NULL REFERENCES users (id),
     drawn_at        TIMESTAMPTZ NOT NULL DEFAULT now(),

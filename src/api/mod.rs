@@ -3,9 +3,15 @@
 //! the routes.
 
 pub mod auth;
+pub mod conduct;
+pub mod events;
 pub mod extract;
 pub mod health;
 pub mod players;
+pub mod registrations;
+pub mod results;
+pub mod rounds;
+pub mod standings;
 pub mod support;
 pub mod tournaments;
 pub mod users;
@@ -28,6 +34,11 @@ use utoipa_actix_web::service_config::ServiceConfig;
         (name = "users", description = "Accounts (admin)"),
         (name = "players", description = "Player identities shared across tournaments"),
         (name = "tournaments", description = "Tournaments, their configuration and staff"),
+        (name = "registrations", description = "Registrations, waitlist and teams"),
+        (name = "rounds", description = "Rounds, their draws and the seed commitments"),
+        (name = "results", description = "Table results with every version"),
+        (name = "standings", description = "Standings and the live event stream"),
+        (name = "conduct", description = "Withdrawals, opt-outs, penalties and sanctions"),
         (name = "operations", description = "Health and readiness"),
     ),
     modifiers(&BearerAuth),
@@ -69,5 +80,26 @@ pub fn routes(cfg: &mut ServiceConfig) {
         .service(tournaments::update)
         .service(tournaments::list_staff)
         .service(tournaments::appoint)
-        .service(tournaments::dismiss);
+        .service(tournaments::dismiss)
+        .service(registrations::list)
+        .service(registrations::register)
+        .service(registrations::update)
+        .service(registrations::cancel)
+        .service(registrations::list_teams)
+        .service(registrations::create_team)
+        .service(rounds::create)
+        .service(rounds::list)
+        .service(rounds::read)
+        .service(rounds::redraw)
+        .service(rounds::publish)
+        .service(rounds::draws)
+        .service(results::enter)
+        .service(results::read)
+        .service(standings::standings)
+        .service(conduct::withdraw)
+        .service(conduct::list_withdrawals)
+        .service(conduct::penalise)
+        .service(conduct::list_penalties)
+        .service(conduct::annul)
+        .service(events::events);
 }

@@ -3,6 +3,7 @@
 
 pub mod embedded;
 pub mod models;
+pub mod running;
 pub mod schema;
 
 use diesel::pg::PgConnection;

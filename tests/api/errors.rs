@@ -177,7 +177,11 @@ async fn bodies_must_be_objects_and_integral_floats_count_as_integers() {
 
     let mut body = tournament_body();
     body["planned_rounds"] = json!(6.5);
-    let p = problem(app.post("/api/v1/tournaments", Some(&token), body).await, 422).await;
+    let p = problem(
+        app.post("/api/v1/tournaments", Some(&token), body).await,
+        422,
+    )
+    .await;
     assert_eq!(fields(&p), vec!["planned_rounds"]);
 }
 
@@ -188,7 +192,11 @@ async fn a_malformed_if_match_names_the_header() {
     let id = app.tournament(&token, "tantrix").await;
     for bad in ["", "1", "\"abc\"", "*", "\"1234567890\""] {
         let r = app
-            .req(Method::PATCH, &format!("/api/v1/tournaments/{id}"), Some(&token))
+            .req(
+                Method::PATCH,
+                &format!("/api/v1/tournaments/{id}"),
+                Some(&token),
+            )
             .header("if-match", bad)
             .json(&json!({"name": "Renamed"}))
             .send()

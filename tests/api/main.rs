@@ -8,4 +8,5 @@ mod helpers;
 mod openapi;
 mod players;
 mod restart;
+mod running;
 mod tournaments;

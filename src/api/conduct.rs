@@ -1,0 +1,620 @@
+//! Withdrawals, voluntary-round opt-outs, penalties and sanctions:
+//! `/tournaments/{id}/withdrawals`, `/tournaments/{id}/penalties`.
+
+use actix_web::{get, post, web, HttpRequest, HttpResponse};
+use chrono::{DateTime, Utc};
+use diesel::prelude::*;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::api::extract::Json;
+use crate::api::support::{cached_json, Check, Visibility};
+use crate::api::tournaments::{load_for_staff, load_visible};
+use crate::auth::{Caller, MaybeCaller, StaffRole};
+use crate::db::running::{NewPenalty, NewWithdrawal, PenaltyRow, WithdrawalRow};
+use crate::db::schema::{penalties, registrations, rounds, withdrawals};
+use crate::error::{ApiError, ApiResult, Problem};
+use crate::play;
+use crate::state::AppState;
+
+/// Withdrawal (plays no round from `from_round` on; placed last) or opt-out (stops before the
+/// voluntary round `from_round`; placed below everyone who continued).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum WithdrawalKind {
+    Withdrawal,
+    OptOut,
+}
+
+/// Record a withdrawal or an opt-out.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RecordWithdrawal {
+    pub player_id: i64,
+    /// The first round the player does not play; not drawn yet.
+    #[schema(minimum = 1, maximum = 1000)]
+    pub from_round: i32,
+    /// `withdrawal` (default) or `opt_out`.
+    pub kind: Option<WithdrawalKind>,
+    #[schema(
+        max_length = 500,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
+    pub reason: Option<String>,
+}
+
+/// A recorded withdrawal or opt-out.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct WithdrawalOut {
+    pub player_id: i64,
+    #[schema(example = "withdrawal")]
+    pub kind: String,
+    pub from_round: i32,
+    pub reason: Option<String>,
+    pub recorded_by: i64,
+    pub recorded_at: DateTime<Utc>,
+}
+
+fn withdrawal_out(w: WithdrawalRow) -> WithdrawalOut {
+    WithdrawalOut {
+        player_id: w.player_id,
+        kind: w.kind,
+        from_round: w.from_round,
+        reason: w.reason,
+        recorded_by: w.recorded_by,
+        recorded_at: w.recorded_at,
+    }
+}
+
+fn rounds_drawn(conn: &mut PgConnection, tid: i64) -> Result<i32, ApiError> {
+    Ok(rounds::table
+        .filter(rounds::tournament_id.eq(tid))
+        .select(diesel::dsl::max(rounds::number))
+        .first::<Option<i32>>(conn)?
+        .unwrap_or(0))
+}
+
+fn ensure_confirmed(conn: &mut PgConnection, tid: i64, player_id: i64) -> Result<(), ApiError> {
+    let ok: bool = diesel::select(diesel::dsl::exists(
+        registrations::table
+            .filter(registrations::tournament_id.eq(tid))
+            .filter(registrations::player_id.eq(player_id))
+            .filter(registrations::status.eq("confirmed")),
+    ))
+    .get_result(conn)?;
+    if ok {
+        Ok(())
+    } else {
+        Err(ApiError::field(
+            "player_id",
+            format!("player {player_id} is not a confirmed participant"),
+        ))
+    }
+}
+
+fn insert_withdrawal(conn: &mut PgConnection, w: NewWithdrawal) -> Result<WithdrawalRow, ApiError> {
+    diesel::insert_into(withdrawals::table)
+        .values(w)
+        .returning(WithdrawalRow::as_returning())
+        .get_result(conn)
+        .map_err(|e| match e {
+            diesel::result::Error::DatabaseError(
+                diesel::result::DatabaseErrorKind::UniqueViolation,
+                _,
+            ) => ApiError::Conflict("the player has already withdrawn or stopped".into()),
+            other => other.into(),
+        })
+}
+
+/// Record a withdrawal or a voluntary-round opt-out (organisers and referees).
+#[utoipa::path(
+    tag = "conduct",
+    security(("bearer" = [])),
+    params(("id" = i64, Path, description = "Tournament id")),
+    request_body = RecordWithdrawal,
+    responses(
+        (status = 201, description = "Recorded", body = WithdrawalOut),
+        (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "Not signed in", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Not an organiser or referee", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "Already withdrawn", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
+        (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Invalid fields", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/tournaments/{id}/withdrawals")]
+pub async fn withdraw(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<i64>,
+    body: Json<RecordWithdrawal>,
+) -> ApiResult<HttpResponse> {
+    let tid = id.into_inner();
+    let input = body.0;
+    let mut check = Check::new();
+    check.range("from_round", input.from_round.into(), 1, 1000);
+    let reason = check.optional_text("reason", input.reason.as_deref(), 500);
+    check.finish()?;
+    let out = state
+        .run(move |conn| {
+            conn.transaction(|conn| {
+                load_for_staff(conn, &caller, tid, &[StaffRole::Organiser, StaffRole::Referee])?;
+                ensure_confirmed(conn, tid, input.player_id)?;
+                let drawn = rounds_drawn(conn, tid)?;
+                if input.from_round <= drawn {
+                    return Err(ApiError::field(
+                        "from_round",
+                        format!("round {} is already drawn; the earliest is {}", input.from_round, drawn + 1),
+                    ));
+                }
+                let kind = input.kind.unwrap_or(WithdrawalKind::Withdrawal);
+                let row = insert_withdrawal(
+                    conn,
+                    NewWithdrawal {
+                        tournament_id: tid,
+                        player_id: input.player_id,
+                        kind: match kind {
+                            WithdrawalKind::Withdrawal => "withdrawal",
+                            WithdrawalKind::OptOut => "opt_out",
+                        }
+                        .into(),
+                        from_round: input.from_round,
+                        reason,
+                        recorded_by: caller.user_id,
+                    },
+                )?;
+                play::record_event(
+                    conn,
+                    tid,
+                    "withdrawal",
+                    serde_json::json!({"player_id": row.player_id, "from_round": row.from_round, "kind": row.kind}),
+                )?;
+                Ok(withdrawal_out(row))
+            })
+        })
+        .await?;
+    Ok(HttpResponse::Created().json(out))
+}
+
+/// Withdrawals and opt-outs of a tournament.
+#[utoipa::path(
+    tag = "conduct",
+    params(("id" = i64, Path, description = "Tournament id")),
+    responses(
+        (status = 200, description = "In the order recorded", body = Vec<WithdrawalOut>),
+        (status = 304, description = "Not modified"),
+        (status = 401, description = "Invalid token", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/tournaments/{id}/withdrawals")]
+pub async fn list_withdrawals(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    caller: MaybeCaller,
+    id: web::Path<i64>,
+) -> ApiResult<HttpResponse> {
+    let tid = id.into_inner();
+    let out = state
+        .run(move |conn| {
+            load_visible(conn, &caller, tid)?;
+            let rows: Vec<WithdrawalRow> = withdrawals::table
+                .filter(withdrawals::tournament_id.eq(tid))
+                .order(withdrawals::id)
+                .select(WithdrawalRow::as_select())
+                .load(conn)?;
+            Ok(rows.into_iter().map(withdrawal_out).collect::<Vec<_>>())
+        })
+        .await?;
+    cached_json(&req, &out, Visibility::Private)
+}
+
+/// The kind of a penalty. `sanction` lets the service pick the next step of the Ashes
+/// escalation: the first sanction of a player is a warning, the second a game loss, the third
+/// removal from the tournament.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum PenaltyKind {
+    PointPenalty,
+    Warning,
+    GameLoss,
+    Removal,
+    Sanction,
+}
+
+/// Record a penalty or sanction.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RecordPenalty {
+    pub player_id: i64,
+    pub kind: PenaltyKind,
+    /// The round and table the penalty applies to (required for point penalties and game
+    /// losses).
+    #[schema(minimum = 1, maximum = 1000)]
+    pub round: Option<i32>,
+    #[schema(minimum = 1, maximum = 10000)]
+    pub table: Option<i32>,
+    /// Points deducted from the game score (point penalties; the team format's rule is 5 per
+    /// violation, the default there).
+    #[schema(minimum = 1, maximum = 1000)]
+    pub points: Option<i32>,
+    #[schema(
+        min_length = 1,
+        max_length = 500,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
+    pub reason: String,
+}
+
+/// Annul a penalty: the decision and its reason are kept.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AnnulPenalty {
+    #[schema(
+        min_length = 1,
+        max_length = 500,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
+    pub reason: String,
+}
+
+/// A recorded penalty.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PenaltyOut {
+    pub id: i64,
+    pub player_id: i64,
+    /// `point_penalty`, `warning`, `game_loss` or `removal`.
+    #[schema(example = "warning")]
+    pub kind: String,
+    pub round: Option<i32>,
+    pub table: Option<i32>,
+    pub points: i32,
+    pub reason: String,
+    pub case_id: Option<i64>,
+    pub issued_by: i64,
+    pub issued_at: DateTime<Utc>,
+    pub annulled_by: Option<i64>,
+    pub annulled_at: Option<DateTime<Utc>>,
+    pub annul_reason: Option<String>,
+}
+
+fn penalty_out(p: PenaltyRow) -> PenaltyOut {
+    PenaltyOut {
+        id: p.id,
+        player_id: p.player_id,
+        kind: p.kind,
+        round: p.round_number,
+        table: p.table_number,
+        points: p.points,
+        reason: p.reason,
+        case_id: p.case_id,
+        issued_by: p.issued_by,
+        issued_at: p.issued_at,
+        annulled_by: p.annulled_by,
+        annulled_at: p.annulled_at,
+        annul_reason: p.annul_reason,
+    }
+}
+
+/// Records a penalty inside the caller's transaction (also used by case decisions). A removal
+/// also withdraws the player from the next round not yet drawn.
+#[allow(clippy::too_many_arguments)]
+pub fn record_penalty(
+    conn: &mut PgConnection,
+    tid: i64,
+    ruleset: &str,
+    input: &RecordPenalty,
+    reason: String,
+    case_id: Option<i64>,
+    issued_by: i64,
+) -> Result<PenaltyRow, ApiError> {
+    ensure_confirmed(conn, tid, input.player_id)?;
+    let kind = match input.kind {
+        PenaltyKind::Sanction => {
+            let earlier: i64 = penalties::table
+                .filter(penalties::tournament_id.eq(tid))
+                .filter(penalties::player_id.eq(input.player_id))
+                .filter(penalties::kind.eq_any(["warning", "game_loss", "removal"]))
+                .filter(penalties::annulled_at.is_null())
+                .count()
+                .get_result(conn)?;
+            match earlier {
+                0 => "warning",
+                1 => "game_loss",
+                _ => "removal",
+            }
+        }
+        PenaltyKind::PointPenalty => "point_penalty",
+        PenaltyKind::Warning => "warning",
+        PenaltyKind::GameLoss => "game_loss",
+        PenaltyKind::Removal => "removal",
+    };
+    let needs_game = matches!(kind, "point_penalty" | "game_loss");
+    let (round, table) = match (input.round, input.table) {
+        (Some(r), Some(t)) => (Some(r), Some(t)),
+        (None, None) if !needs_game => (None, None),
+        _ => {
+            return Err(ApiError::field(
+                "round",
+                format!("a {kind} names the round and the table of the game"),
+            ))
+        }
+    };
+    if let (Some(r), Some(t)) = (round, table) {
+        let round_row: Option<(i64, serde_json::Value)> = rounds::table
+            .filter(rounds::tournament_id.eq(tid))
+            .filter(rounds::number.eq(r))
+            .select((rounds::id, rounds::draw))
+            .first(conn)
+            .optional()?;
+        let (_, draw) =
+            round_row.ok_or_else(|| ApiError::field("round", format!("no round {r}")))?;
+        let seated = draw["tables"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|tb| tb["number"].as_i64() == Some(t.into()))
+            .flat_map(|tb| tb["seats"].as_array().cloned().unwrap_or_default())
+            .any(|p| p.as_i64() == Some(input.player_id));
+        if !seated {
+            return Err(ApiError::field(
+                "table",
+                format!(
+                    "player {} does not sit at round {r} table {t}",
+                    input.player_id
+                ),
+            ));
+        }
+    }
+    let points = match kind {
+        "point_penalty" => input.points.unwrap_or(if ruleset == "team_duplicate_2v2" {
+            5
+        } else {
+            0
+        }),
+        _ => 0,
+    };
+    if kind == "point_penalty" && points < 1 {
+        return Err(ApiError::field(
+            "points",
+            "a point penalty deducts at least 1 point",
+        ));
+    }
+    let row: PenaltyRow = diesel::insert_into(penalties::table)
+        .values(NewPenalty {
+            tournament_id: tid,
+            player_id: input.player_id,
+            kind: kind.into(),
+            round_number: round,
+            table_number: table,
+            points,
+            reason: reason.clone(),
+            case_id,
+            issued_by,
+        })
+        .returning(PenaltyRow::as_returning())
+        .get_result(conn)?;
+    if kind == "removal" {
+        let next = rounds_drawn(conn, tid)? + 1;
+        insert_withdrawal(
+            conn,
+            NewWithdrawal {
+                tournament_id: tid,
+                player_id: input.player_id,
+                kind: "withdrawal".into(),
+                from_round: next,
+                reason: Some(format!("removed: {reason}")),
+                recorded_by: issued_by,
+            },
+        )?;
+    }
+    play::record_event(
+        conn,
+        tid,
+        "penalty",
+        serde_json::json!({"player_id": row.player_id, "kind": row.kind, "round": row.round_number, "table": row.table_number}),
+    )?;
+    if needs_game {
+        play::record_event(
+            conn,
+            tid,
+            "standings_changed",
+            serde_json::json!({"after_round": round}),
+        )?;
+    }
+    Ok(row)
+}
+
+/// Record a penalty or sanction (referees and organisers).
+#[utoipa::path(
+    tag = "conduct",
+    security(("bearer" = [])),
+    params(("id" = i64, Path, description = "Tournament id")),
+    request_body = RecordPenalty,
+    responses(
+        (status = 201, description = "Recorded", body = PenaltyOut),
+        (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "Not signed in", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Not a referee or organiser", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The player has already withdrawn", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
+        (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Invalid fields", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/tournaments/{id}/penalties")]
+pub async fn penalise(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<i64>,
+    body: Json<RecordPenalty>,
+) -> ApiResult<HttpResponse> {
+    let tid = id.into_inner();
+    let input = body.0;
+    let mut check = Check::new();
+    let reason = check.text("reason", &input.reason, 500);
+    if let Some(r) = input.round {
+        check.range("round", r.into(), 1, 1000);
+    }
+    if let Some(t) = input.table {
+        check.range("table", t.into(), 1, 10_000);
+    }
+    if let Some(p) = input.points {
+        check.range("points", p.into(), 1, 1000);
+    }
+    check.finish()?;
+    let out = state
+        .run(move |conn| {
+            conn.transaction(|conn| {
+                let t = load_for_staff(
+                    conn,
+                    &caller,
+                    tid,
+                    &[StaffRole::Referee, StaffRole::Organiser],
+                )?;
+                let row =
+                    record_penalty(conn, tid, &t.ruleset, &input, reason, None, caller.user_id)?;
+                Ok(penalty_out(row))
+            })
+        })
+        .await?;
+    Ok(HttpResponse::Created().json(out))
+}
+
+/// Penalties and sanctions of a tournament (annulled ones included, marked).
+#[utoipa::path(
+    tag = "conduct",
+    params(("id" = i64, Path, description = "Tournament id")),
+    responses(
+        (status = 200, description = "In the order recorded", body = Vec<PenaltyOut>),
+        (status = 304, description = "Not modified"),
+        (status = 401, description = "Invalid token", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/tournaments/{id}/penalties")]
+pub async fn list_penalties(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    caller: MaybeCaller,
+    id: web::Path<i64>,
+) -> ApiResult<HttpResponse> {
+    let tid = id.into_inner();
+    let out = state
+        .run(move |conn| {
+            load_visible(conn, &caller, tid)?;
+            let rows: Vec<PenaltyRow> = penalties::table
+                .filter(penalties::tournament_id.eq(tid))
+                .order(penalties::id)
+                .select(PenaltyRow::as_select())
+                .load(conn)?;
+            Ok(rows.into_iter().map(penalty_out).collect::<Vec<_>>())
+        })
+        .await?;
+    cached_json(&req, &out, Visibility::Private)
+}
+
+/// Annul a penalty (referees and organisers); the penalty stays listed with who annulled it,
+/// when and why. Annulling a removal lifts the withdrawal if its round is not drawn yet.
+#[utoipa::path(
+    tag = "conduct",
+    security(("bearer" = [])),
+    params(
+        ("id" = i64, Path, description = "Tournament id"),
+        ("pid" = i64, Path, description = "Penalty id"),
+    ),
+    request_body = AnnulPenalty,
+    responses(
+        (status = 200, description = "Annulled", body = PenaltyOut),
+        (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "Not signed in", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Not a referee or organiser", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such tournament or penalty", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "Already annulled, or the removal has taken effect", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
+        (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Invalid fields", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/tournaments/{id}/penalties/{pid}/annul")]
+pub async fn annul(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<(i64, i64)>,
+    body: Json<AnnulPenalty>,
+) -> ApiResult<HttpResponse> {
+    let (tid, pid) = path.into_inner();
+    let mut check = Check::new();
+    let reason = check.text("reason", &body.0.reason, 500);
+    check.finish()?;
+    let out = state
+        .run(move |conn| {
+            conn.transaction(|conn| {
+                load_for_staff(
+                    conn,
+                    &caller,
+                    tid,
+                    &[StaffRole::Referee, StaffRole::Organiser],
+                )?;
+                annul_penalty(conn, tid, pid, caller.user_id, reason).map(penalty_out)
+            })
+        })
+        .await?;
+    Ok(HttpResponse::Ok().json(out))
+}
+
+/// Annuls a penalty inside the caller's transaction (also used by case decisions).
+pub fn annul_penalty(
+    conn: &mut PgConnection,
+    tid: i64,
+    pid: i64,
+    by: i64,
+    reason: String,
+) -> Result<PenaltyRow, ApiError> {
+    let p: PenaltyRow = penalties::table
+        .filter(penalties::tournament_id.eq(tid))
+        .filter(penalties::id.eq(pid))
+        .select(PenaltyRow::as_select())
+        .for_update()
+        .first(conn)
+        .optional()?
+        .ok_or_else(|| ApiError::NotFound(format!("no penalty {pid}")))?;
+    if p.annulled_at.is_some() {
+        return Err(ApiError::Conflict(format!(
+            "penalty {pid} is already annulled"
+        )));
+    }
+    if p.kind == "removal" {
+        let drawn = rounds_drawn(conn, tid)?;
+        let lifted = diesel::delete(
+            withdrawals::table
+                .filter(withdrawals::tournament_id.eq(tid))
+                .filter(withdrawals::player_id.eq(p.player_id))
+                .filter(withdrawals::from_round.gt(drawn)),
+        )
+        .execute(conn)?;
+        if lifted == 0 {
+            return Err(ApiError::Conflict(
+                "the removal has taken effect (a round was drawn without the player)".into(),
+            ));
+        }
+    }
+    let row = diesel::update(penalties::table.find(pid))
+        .set((
+            penalties::annulled_by.eq(Some(by)),
+            penalties::annulled_at.eq(Some(Utc::now())),
+            penalties::annul_reason.eq(Some(reason)),
+        ))
+        .returning(PenaltyRow::as_returning())
+        .get_result(conn)?;
+    play::record_event(
+        conn,
+        tid,
+        "penalty_annulled",
+        serde_json::json!({"penalty": pid}),
+    )?;
+    Ok(row)
+}

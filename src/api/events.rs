@@ -1,0 +1,130 @@
+//! The live feed: `GET /tournaments/{id}/events` as Server-Sent Events.
+//!
+//! Events are rows of `tournament_events`, written in the same transaction as the change they
+//! announce (a round published, a result entered or corrected, standings changed, a withdrawal
+//! or penalty). The stream sends every event after `Last-Event-ID` (or `?after=`), then polls
+//! for new ones once a second, with a keep-alive comment every 15 seconds. Any instance can
+//! serve any client: the database is the only shared state.
+
+use std::time::Duration;
+
+use actix_web::{get, http::header, web, HttpRequest, HttpResponse};
+use diesel::prelude::*;
+use serde::Deserialize;
+use utoipa::IntoParams;
+
+use crate::api::extract::Query;
+use crate::api::tournaments::load_visible;
+use crate::auth::MaybeCaller;
+use crate::db::running::EventRow;
+use crate::db::schema::tournament_events;
+use crate::error::{ApiResult, Problem};
+use crate::state::AppState;
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct EventsQuery {
+    /// Send events after this id (like `Last-Event-ID`); default: only new events.
+    #[param(minimum = 0)]
+    pub after: Option<i64>,
+}
+
+fn frame(e: &EventRow) -> String {
+    let data = serde_json::json!({
+        "id": e.id,
+        "kind": e.kind,
+        "at": e.created_at,
+        "payload": e.payload,
+    });
+    format!("id: {}\nevent: {}\ndata: {}\n\n", e.id, e.kind, data)
+}
+
+/// A live stream of the tournament's events (public): `round_published`, `result_entered`,
+/// `result_corrected`, `round_completed`, `standings_changed`, `withdrawal`, `penalty`,
+/// `penalty_annulled`.
+#[utoipa::path(
+    tag = "standings",
+    params(("id" = i64, Path, description = "Tournament id"), EventsQuery,
+        ("Last-Event-ID" = Option<String>, Header, nullable = false, pattern = "^[0-9]{1,18}$", description = "Resume after this event")),
+    responses(
+        (status = 200, description = "Server-Sent Events", content_type = "text/event-stream", body = String),
+        (status = 401, description = "Invalid token", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Invalid parameters", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/tournaments/{id}/events")]
+pub async fn events(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    caller: MaybeCaller,
+    id: web::Path<i64>,
+    query: Query<EventsQuery>,
+) -> ApiResult<HttpResponse> {
+    let tid = id.into_inner();
+    let from_header = req
+        .headers()
+        .get("last-event-id")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<i64>().ok());
+    let after = from_header.or(query.0.after);
+    let start = state
+        .run(move |conn| {
+            load_visible(conn, &caller, tid)?;
+            match after {
+                Some(a) => Ok(a),
+                None => Ok(tournament_events::table
+                    .filter(tournament_events::tournament_id.eq(tid))
+                    .select(diesel::dsl::max(tournament_events::id))
+                    .first::<Option<i64>>(conn)?
+                    .unwrap_or(0)),
+            }
+        })
+        .await?;
+    let state = state.into_inner();
+    let stream = futures_util::stream::unfold(
+        (state, start, 0u32, true),
+        move |(state, after, idle, first)| async move {
+            if !first {
+                actix_web::rt::time::sleep(Duration::from_secs(1)).await;
+            }
+            let rows = state
+                .run(move |conn| {
+                    Ok(tournament_events::table
+                        .filter(tournament_events::tournament_id.eq(tid))
+                        .filter(tournament_events::id.gt(after))
+                        .order(tournament_events::id)
+                        .limit(500)
+                        .select(EventRow::as_select())
+                        .load::<EventRow>(conn)?)
+                })
+                .await;
+            let rows = match rows {
+                Ok(rows) => rows,
+                // The database went away: end the stream; the client reconnects with
+                // Last-Event-ID.
+                Err(_) => return None,
+            };
+            let (chunk, after, idle) = if rows.is_empty() {
+                if first || idle + 1 >= 15 {
+                    (": keep-alive\n\n".to_string(), after, 0)
+                } else {
+                    (String::new(), after, idle + 1)
+                }
+            } else {
+                let last = rows.last().map(|e| e.id).unwrap_or(after);
+                (rows.iter().map(frame).collect::<String>(), last, 0)
+            };
+            Some((
+                Ok::<_, actix_web::Error>(web::Bytes::from(chunk)),
+                (state, after, idle, false),
+            ))
+        },
+    );
+    Ok(HttpResponse::Ok()
+        .insert_header((header::CONTENT_TYPE, "text/event-stream"))
+        .insert_header((header::CACHE_CONTROL, "no-cache"))
+        .insert_header(("X-Accel-Buffering", "no"))
+        .streaming(stream))
+}

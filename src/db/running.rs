@@ -1,0 +1,209 @@
+//! Row models for running a tournament: registrations, teams, rounds, draws, results,
+//! withdrawals, penalties, idempotency keys and the event log.
+
+use chrono::{DateTime, Utc};
+use diesel::prelude::*;
+
+use super::schema::{
+    idempotency_keys, penalties, registrations, results, round_draws, rounds, teams,
+    tournament_events, withdrawals,
+};
+
+#[derive(Debug, Clone, Queryable, Selectable)]
+#[diesel(table_name = registrations)]
+pub struct Registration {
+    pub id: i64,
+    pub tournament_id: i64,
+    pub player_id: i64,
+    pub status: String,
+    pub seeding_rating: Option<f64>,
+    pub seeding_rated_games: i32,
+    pub registered_by: i64,
+    pub registered_at: DateTime<Utc>,
+    pub cancelled_at: Option<DateTime<Utc>>,
+}
+
+#[derive(Debug, Insertable)]
+#[diesel(table_name = registrations)]
+pub struct NewRegistration {
+    pub tournament_id: i64,
+    pub player_id: i64,
+    pub status: String,
+    pub seeding_rating: Option<f64>,
+    pub seeding_rated_games: i32,
+    pub registered_by: i64,
+}
+
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[diesel(table_name = teams)]
+pub struct TeamRow {
+    #[diesel(skip_insertion)]
+    pub id: i64,
+    pub tournament_id: i64,
+    pub number: i32,
+    pub name: String,
+    pub pair_a1: i64,
+    pub pair_a2: i64,
+    pub pair_b1: i64,
+    pub pair_b2: i64,
+    #[diesel(skip_insertion)]
+    pub created_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, Queryable, Selectable)]
+#[diesel(table_name = rounds)]
+pub struct RoundRow {
+    pub id: i64,
+    pub tournament_id: i64,
+    pub number: i32,
+    pub kind: String,
+    pub method: String,
+    pub options: serde_json::Value,
+    pub weight: Option<String>,
+    pub metadata: serde_json::Value,
+    pub status: String,
+    pub seed: String,
+    pub seed_commitment: String,
+    pub draw_input: serde_json::Value,
+    pub draw: serde_json::Value,
+    pub draw_count: i32,
+    pub created_by: i64,
+    pub created_at: DateTime<Utc>,
+    pub published_at: Option<DateTime<Utc>>,
+    pub completed_at: Option<DateTime<Utc>>,
+    pub version: i32,
+}
+
+#[derive(Debug, Insertable)]
+#[diesel(table_name = rounds)]
+pub struct NewRound {
+    pub tournament_id: i64,
+    pub number: i32,
+    pub kind: String,
+    pub method: String,
+    pub options: serde_json::Value,
+    pub weight: Option<String>,
+    pub metadata: serde_json::Value,
+    pub seed: String,
+    pub seed_commitment: String,
+    pub draw_input: serde_json::Value,
+    pub draw: serde_json::Value,
+    pub created_by: i64,
+}
+
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[diesel(table_name = round_draws)]
+pub struct RoundDraw {
+    pub round_id: i64,
+    pub attempt: i32,
+    pub seed: String,
+    pub seed_commitment: String,
+    pub draw_input: serde_json::Value,
+    pub draw: serde_json::Value,
+    pub drawn_by: i64,
+    #[diesel(skip_insertion)]
+    pub drawn_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[diesel(table_name = results)]
+pub struct ResultRow {
+    pub round_id: i64,
+    pub table_number: i32,
+    pub version: i32,
+    pub seats: serde_json::Value,
+    pub double_crash: bool,
+    pub reason: Option<String>,
+    pub case_id: Option<i64>,
+    pub entered_by: i64,
+    #[diesel(skip_insertion)]
+    pub entered_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, Queryable, Selectable)]
+#[diesel(table_name = withdrawals)]
+pub struct WithdrawalRow {
+    pub id: i64,
+    pub tournament_id: i64,
+    pub player_id: i64,
+    pub kind: String,
+    pub from_round: i32,
+    pub reason: Option<String>,
+    pub recorded_by: i64,
+    pub recorded_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Insertable)]
+#[diesel(table_name = withdrawals)]
+pub struct NewWithdrawal {
+    pub tournament_id: i64,
+    pub player_id: i64,
+    pub kind: String,
+    pub from_round: i32,
+    pub reason: Option<String>,
+    pub recorded_by: i64,
+}
+
+#[derive(Debug, Clone, Queryable, Selectable)]
+#[diesel(table_name = penalties)]
+pub struct PenaltyRow {
+    pub id: i64,
+    pub tournament_id: i64,
+    pub player_id: i64,
+    pub kind: String,
+    pub round_number: Option<i32>,
+    pub table_number: Option<i32>,
+    pub points: i32,
+    pub reason: String,
+    pub case_id: Option<i64>,
+    pub issued_by: i64,
+    pub issued_at: DateTime<Utc>,
+    pub annulled_by: Option<i64>,
+    pub annulled_at: Option<DateTime<Utc>>,
+    pub annul_reason: Option<String>,
+}
+
+#[derive(Debug, Insertable)]
+#[diesel(table_name = penalties)]
+pub struct NewPenalty {
+    pub tournament_id: i64,
+    pub player_id: i64,
+    pub kind: String,
+    pub round_number: Option<i32>,
+    pub table_number: Option<i32>,
+    pub points: i32,
+    pub reason: String,
+    pub case_id: Option<i64>,
+    pub issued_by: i64,
+}
+
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[diesel(table_name = idempotency_keys)]
+pub struct IdempotencyRow {
+    pub user_id: i64,
+    pub key: String,
+    pub request_hash: String,
+    pub status: i32,
+    pub body: String,
+    pub headers: serde_json::Value,
+    #[diesel(skip_insertion)]
+    pub created_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, Queryable, Selectable)]
+#[diesel(table_name = tournament_events)]
+pub struct EventRow {
+    pub id: i64,
+    pub tournament_id: i64,
+    pub kind: String,
+    pub payload: serde_json::Value,
+    pub created_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Insertable)]
+#[diesel(table_name = tournament_events)]
+pub struct NewEvent {
+    pub tournament_id: i64,
+    pub kind: String,
+    pub payload: serde_json::Value,
+}
