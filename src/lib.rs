@@ -10,6 +10,7 @@ pub mod config;
 pub mod db;
 pub mod domain;
 pub mod error;
+pub mod services;
 pub mod startup;
 pub mod state;
 pub mod telemetry;

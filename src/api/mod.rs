@@ -6,6 +6,7 @@ pub mod auth;
 pub mod extract;
 pub mod health;
 pub mod players;
+pub mod ratings;
 pub mod support;
 pub mod tournaments;
 pub mod users;
@@ -28,6 +29,7 @@ use utoipa_actix_web::service_config::ServiceConfig;
         (name = "users", description = "Accounts (admin)"),
         (name = "players", description = "Player identities shared across tournaments"),
         (name = "tournaments", description = "Tournaments, their configuration and staff"),
+        (name = "ratings", description = "Rating pools, leaderboards, seasons and rating history"),
         (name = "operations", description = "Health and readiness"),
     ),
     modifiers(&BearerAuth),
@@ -69,5 +71,14 @@ pub fn routes(cfg: &mut ServiceConfig) {
         .service(tournaments::update)
         .service(tournaments::list_staff)
         .service(tournaments::appoint)
-        .service(tournaments::dismiss);
+        .service(tournaments::dismiss)
+        .service(ratings::create_pool)
+        .service(ratings::list_pools)
+        .service(ratings::read_pool)
+        .service(ratings::update_pool)
+        .service(ratings::rebuild)
+        .service(ratings::leaderboard)
+        .service(ratings::list_seasons)
+        .service(ratings::read_season)
+        .service(ratings::player_ratings);
 }

@@ -7,5 +7,6 @@ mod errors;
 mod helpers;
 mod openapi;
 mod players;
+mod ratings;
 mod restart;
 mod tournaments;
