@@ -11,6 +11,7 @@ pub mod db;
 pub mod domain;
 pub mod error;
 pub mod play;
+pub mod services;
 pub mod startup;
 pub mod state;
 pub mod telemetry;

@@ -1,4 +1,5 @@
-//! The `tourney` command: `serve` (the default), `migrate`, `create-admin`, `openapi`.
+//! The `tourney` command: `serve` (the default), `migrate`, `create-admin`, `openapi`,
+//! `rebuild-ratings`.
 
 use std::io::BufRead;
 use std::net::TcpListener;
@@ -15,6 +16,7 @@ const USAGE: &str = "usage:
   tourney create-admin --username U    create an admin account; the password comes from
                                        TOURNEY_ADMIN_PASSWORD or the first line of stdin
   tourney openapi                      print the OpenAPI document
+  tourney rebuild-ratings --pool N     recompute rating pool N from scratch
 
 Configuration comes from the environment; see .env.example.";
 
@@ -33,6 +35,7 @@ fn main() -> ExitCode {
             Ok(())
         }),
         Some("create-admin") => create_admin(&cfg, &args[1..]),
+        Some("rebuild-ratings") => rebuild_ratings(&cfg, &args[1..]),
         Some("openapi") => {
             println!("{}", app::openapi().to_pretty_json().unwrap_or_default());
             Ok(())
@@ -87,6 +90,28 @@ fn create_admin(cfg: &Config, args: &[String]) -> Result<(), String> {
         let user = tourney::api::users::create_user(&mut conn, &username, &password, true)
             .map_err(|e| e.to_string())?;
         println!("created admin {} (id {})", user.username, user.id);
+        Ok(())
+    })
+}
+
+fn rebuild_ratings(cfg: &Config, args: &[String]) -> Result<(), String> {
+    let pool_id: i64 = match args {
+        [flag, n] if flag == "--pool" => n
+            .parse()
+            .map_err(|_| format!("--pool needs a pool id, not {n:?}"))?,
+        _ => return Err(format!("rebuild-ratings needs --pool N\n\n{USAGE}")),
+    };
+    with_database(cfg, |url| {
+        startup::migrate(url)?;
+        use diesel::Connection;
+        let mut conn = diesel::PgConnection::establish(url).map_err(|e| e.to_string())?;
+        let s = conn
+            .transaction(|c| tourney::services::ratings::rebuild_pool(c, pool_id))
+            .map_err(|e| e.to_string())?;
+        println!(
+            "rebuilt rating pool {pool_id}: {} games, {} rating changes",
+            s.games, s.changes
+        );
         Ok(())
     })
 }

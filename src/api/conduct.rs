@@ -417,6 +417,7 @@ pub fn record_penalty(
         serde_json::json!({"player_id": row.player_id, "kind": row.kind, "round": row.round_number, "table": row.table_number}),
     )?;
     if needs_game {
+        crate::services::ratings::results_changed(conn, tid)?;
         play::record_event(
             conn,
             tid,
@@ -610,6 +611,9 @@ pub fn annul_penalty(
         ))
         .returning(PenaltyRow::as_returning())
         .get_result(conn)?;
+    if matches!(p.kind.as_str(), "point_penalty" | "game_loss") {
+        crate::services::ratings::results_changed(conn, tid)?;
+    }
     play::record_event(
         conn,
         tid,

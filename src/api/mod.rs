@@ -8,6 +8,7 @@ pub mod events;
 pub mod extract;
 pub mod health;
 pub mod players;
+pub mod ratings;
 pub mod registrations;
 pub mod results;
 pub mod rounds;
@@ -39,6 +40,7 @@ use utoipa_actix_web::service_config::ServiceConfig;
         (name = "results", description = "Table results with every version"),
         (name = "standings", description = "Standings and the live event stream"),
         (name = "conduct", description = "Withdrawals, opt-outs, penalties and sanctions"),
+        (name = "ratings", description = "Rating pools, leaderboards, seasons and rating history"),
         (name = "operations", description = "Health and readiness"),
     ),
     modifiers(&BearerAuth),
@@ -101,5 +103,14 @@ pub fn routes(cfg: &mut ServiceConfig) {
         .service(conduct::penalise)
         .service(conduct::list_penalties)
         .service(conduct::annul)
-        .service(events::events);
+        .service(events::events)
+        .service(ratings::create_pool)
+        .service(ratings::list_pools)
+        .service(ratings::read_pool)
+        .service(ratings::update_pool)
+        .service(ratings::rebuild)
+        .service(ratings::leaderboard)
+        .service(ratings::list_seasons)
+        .service(ratings::read_season)
+        .service(ratings::player_ratings);
 }

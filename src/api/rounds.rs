@@ -203,12 +203,35 @@ fn draw_input(
                 .execute(conn)?;
         }
     }
+    // Seeding strength: the organiser's seeding rating, else the rating in the tournament's
+    // pool at the registration deadline (or now, without one).
+    let pool_ratings = match snap.tournament.rating_pool_id {
+        Some(pool) => {
+            let ids: Vec<i64> = active.iter().map(|r| r.player_id).collect();
+            let at = snap
+                .tournament
+                .registration_deadline
+                .unwrap_or_else(Utc::now);
+            crate::services::ratings::ratings_at(conn, pool, &ids, at)?
+        }
+        None => HashMap::new(),
+    };
     let players: Vec<PlayerEntry> = active
         .iter()
-        .map(|r| PlayerEntry {
+        .map(|r| {
+            let pooled = pool_ratings
+                .get(&r.player_id)
+                .filter(|(_, games)| *games > 0);
+            (r, pooled)
+        })
+        .map(|(r, pooled)| PlayerEntry {
             id: PlayerId(r.player_id),
-            rating: r.seeding_rating,
-            rated_games: r.seeding_rated_games.max(0) as u32,
+            rating: r.seeding_rating.or(pooled.map(|(rating, _)| *rating)),
+            rated_games: if r.seeding_rating.is_some() {
+                r.seeding_rated_games.max(0) as u32
+            } else {
+                pooled.map(|(_, g)| *g).unwrap_or(0)
+            },
             seeding_group: None,
             seed: None,
         })

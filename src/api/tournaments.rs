@@ -131,6 +131,12 @@ pub struct TournamentOut {
     pub updated_at: DateTime<Utc>,
     /// Increases with every change; send it back in `If-Match` to change the tournament.
     pub version: i32,
+    /// The rating pool its games feed, if any.
+    pub rating_pool_id: Option<i64>,
+    /// Declared a national-rank tournament (league pools give its participants a bonus).
+    pub national_rank: bool,
+    /// When it was first published (league pools count it only if announced 7 days ahead).
+    pub announced_at: Option<DateTime<Utc>>,
 }
 
 impl TryFrom<Tournament> for TournamentOut {
@@ -158,6 +164,9 @@ impl TryFrom<Tournament> for TournamentOut {
             created_at: t.created_at,
             updated_at: t.updated_at,
             version: t.version,
+            rating_pool_id: t.rating_pool_id,
+            national_rank: t.national_rank,
+            announced_at: t.announced_at,
         })
     }
 }
@@ -199,6 +208,10 @@ pub struct CreateTournament {
     /// Default 30.
     #[schema(example = 30, minimum = 0, maximum = 10080)]
     pub appeal_window_minutes: Option<i32>,
+    /// The rating pool its games feed (none by default).
+    pub rating_pool_id: Option<i64>,
+    /// Declared a national-rank tournament (default false).
+    pub national_rank: Option<bool>,
 }
 
 /// Changes to a tournament; absent fields stay as they are.
@@ -232,6 +245,13 @@ pub struct UpdateTournament {
     pub appeal_window_minutes: Option<i32>,
     /// Publish (`registration_open`), start, finish, or take back to `draft`.
     pub status: Option<TournamentStatus>,
+    /// The rating pool its games feed; `null` for none. Moving a tournament with rated games
+    /// recomputes both pools.
+    #[serde(default, with = "crate::api::players::double_option")]
+    #[schema(value_type = Option<i64>)]
+    pub rating_pool_id: Option<Option<i64>>,
+    /// Declared a national-rank tournament.
+    pub national_rank: Option<bool>,
 }
 
 /// Filters for the tournament list.
@@ -378,6 +398,9 @@ pub async fn create(
     let t = state
         .run(move |conn| {
             conn.transaction(|conn| {
+                if let Some(pool) = input.rating_pool_id {
+                    crate::api::ratings::require_pool(conn, pool)?;
+                }
                 let t: Tournament = diesel::insert_into(tournaments::table)
                     .values(NewTournament {
                         name,
@@ -393,6 +416,8 @@ pub async fn create(
                         registration_deadline: input.registration_deadline,
                         appeal_window_minutes: appeal_window,
                         created_by: caller.user_id,
+                        rating_pool_id: input.rating_pool_id,
+                        national_rank: input.national_rank.unwrap_or(false),
                     })
                     .returning(Tournament::as_returning())
                     .get_result(conn)?;
@@ -598,6 +623,14 @@ pub async fn update(
                         status.as_str()
                     )));
                 }
+                let rating_pool_id = input.rating_pool_id.unwrap_or(current.rating_pool_id);
+                if let Some(pool) = rating_pool_id.filter(|p| Some(*p) != current.rating_pool_id) {
+                    crate::api::ratings::require_pool(conn, pool)?;
+                }
+                // The league's announcement date: when it was first published.
+                let announced_at = current
+                    .announced_at
+                    .or_else(|| (status == TournamentStatus::RegistrationOpen).then(Utc::now));
                 // Compare-and-set on the version so two concurrent writers cannot both win.
                 let updated: Option<Tournament> = diesel::update(
                     tournaments::table
@@ -622,15 +655,27 @@ pub async fn update(
                     tournaments::status.eq(status.as_str()),
                     tournaments::updated_at.eq(Utc::now()),
                     tournaments::version.eq(current.version + 1),
+                    tournaments::rating_pool_id.eq(rating_pool_id),
+                    tournaments::national_rank
+                        .eq(input.national_rank.unwrap_or(current.national_rank)),
+                    tournaments::announced_at.eq(announced_at),
                 ))
                 .returning(Tournament::as_returning())
                 .get_result(conn)
                 .optional()?;
-                updated.ok_or_else(|| {
+                let updated = updated.ok_or_else(|| {
                     ApiError::PreconditionFailed(
                         "the tournament changed meanwhile; read it again".into(),
                     )
-                })
+                })?;
+                if rating_pool_id != current.rating_pool_id {
+                    crate::services::ratings::tournament_pool_changed(
+                        conn,
+                        id,
+                        current.rating_pool_id,
+                    )?;
+                }
+                Ok(updated)
             })
         })
         .await?;

@@ -4,7 +4,7 @@
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::prelude::*;
 
-use super::schema::{players, tournament_staff, tournaments, users};
+use super::schema::{players, rating_changes, rating_pools, tournament_staff, tournaments, users};
 
 #[derive(Debug, Clone, Queryable, Selectable, Identifiable)]
 #[diesel(table_name = users)]
@@ -68,6 +68,12 @@ pub struct Tournament {
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
     pub version: i32,
+    /// The rating pool the tournament's games feed, if any.
+    pub rating_pool_id: Option<i64>,
+    /// Declared a national-rank tournament (league pools).
+    pub national_rank: bool,
+    /// When it was first published (league pools: the announcement date).
+    pub announced_at: Option<DateTime<Utc>>,
 }
 
 #[derive(Debug, Insertable)]
@@ -86,6 +92,8 @@ pub struct NewTournament {
     pub registration_deadline: Option<DateTime<Utc>>,
     pub appeal_window_minutes: i32,
     pub created_by: i64,
+    pub rating_pool_id: Option<i64>,
+    pub national_rank: bool,
 }
 
 #[derive(Debug, Clone, Queryable, Selectable)]
@@ -96,4 +104,36 @@ pub struct StaffRow {
     pub role: String,
     pub appointed_by: i64,
     pub appointed_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, Queryable, Selectable, Identifiable)]
+#[diesel(table_name = rating_pools)]
+pub struct RatingPoolRow {
+    pub id: i64,
+    pub name: String,
+    pub params: serde_json::Value,
+    pub time_zone: String,
+    pub seasons: serde_json::Value,
+    pub league: bool,
+    pub created_by: i64,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    pub version: i32,
+}
+
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[diesel(table_name = rating_changes)]
+pub struct RatingChangeRow {
+    pub pool_id: i64,
+    pub sequence: i64,
+    pub player_id: i64,
+    pub kind: String,
+    pub tournament_id: i64,
+    pub round_id: i64,
+    pub table_number: i32,
+    pub result_version: i32,
+    pub rated_at: DateTime<Utc>,
+    pub rating_before: f64,
+    pub rating_after: f64,
+    pub delta: f64,
 }

@@ -44,6 +44,9 @@ diesel::table! {
         created_at -> Timestamptz,
         updated_at -> Timestamptz,
         version -> Int4,
+        rating_pool_id -> Nullable<Int8>,
+        national_rank -> Bool,
+        announced_at -> Nullable<Timestamptz>,
     }
 }
 
@@ -190,6 +193,38 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    rating_pools (id) {
+        id -> Int8,
+        name -> Text,
+        params -> Jsonb,
+        time_zone -> Text,
+        seasons -> Jsonb,
+        league -> Bool,
+        created_by -> Int8,
+        created_at -> Timestamptz,
+        updated_at -> Timestamptz,
+        version -> Int4,
+    }
+}
+
+diesel::table! {
+    rating_changes (pool_id, sequence, player_id) {
+        pool_id -> Int8,
+        sequence -> Int8,
+        player_id -> Int8,
+        kind -> Text,
+        tournament_id -> Int8,
+        round_id -> Int8,
+        table_number -> Int4,
+        result_version -> Int4,
+        rated_at -> Timestamptz,
+        rating_before -> Float8,
+        rating_after -> Float8,
+        delta -> Float8,
+    }
+}
+
 diesel::joinable!(players -> users (user_id));
 diesel::joinable!(tournament_staff -> tournaments (tournament_id));
 
@@ -199,6 +234,8 @@ diesel::joinable!(results -> rounds (round_id));
 diesel::joinable!(rounds -> tournaments (tournament_id));
 diesel::joinable!(withdrawals -> players (player_id));
 diesel::joinable!(penalties -> players (player_id));
+diesel::joinable!(rating_changes -> players (player_id));
+diesel::joinable!(rating_changes -> rating_pools (pool_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
     users,
@@ -214,4 +251,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     penalties,
     idempotency_keys,
     tournament_events,
+    rating_pools,
+    rating_changes,
 );

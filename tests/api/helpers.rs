@@ -55,6 +55,8 @@ pub struct TestApp {
     pub base: String,
     pub client: Client,
     pub secret: String,
+    /// The test's own database, for tests that write rows directly.
+    pub database_url: String,
 }
 
 /// Starts the app against a fresh database with one admin account (`ADMIN` / `PASSWORD`).
@@ -82,6 +84,7 @@ pub async fn spawn_app() -> TestApp {
         base: format!("http://127.0.0.1:{port}"),
         client: Client::new(),
         secret,
+        database_url: db_url,
     }
 }
 

@@ -7,6 +7,7 @@ mod errors;
 mod helpers;
 mod openapi;
 mod players;
+mod ratings;
 mod restart;
 mod running;
 mod tournaments;

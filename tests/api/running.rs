@@ -744,3 +744,97 @@ async fn ashes_sanctions_escalate_to_removal_and_the_live_feed_reports_results()
         "7 players: one bye"
     );
 }
+
+#[actix_web::test]
+async fn results_entered_over_http_feed_the_pool_and_a_correction_moves_the_leaderboard() {
+    let app = spawn_app().await;
+    let admin = app.admin_token().await;
+    let r = app
+        .post(
+            "/api/v1/rating-pools",
+            Some(&admin),
+            json!({"name": "Ashes Poland", "preset": "ashes_poland", "time_zone": "Europe/Warsaw"}),
+        )
+        .await;
+    assert_eq!(r.status(), 201);
+    let pool = r.json::<Value>().await.unwrap()["id"].as_i64().unwrap();
+    let (tid, org, referee, _) = event(&app, "ashes_league", 4).await;
+    let t: Value = app
+        .get(&format!("/api/v1/tournaments/{tid}"), Some(&org))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let r = app
+        .req(
+            Method::PATCH,
+            &format!("/api/v1/tournaments/{tid}"),
+            Some(&org),
+        )
+        .header("if-match", format!("\"{}\"", t["version"]))
+        .json(&json!({"rating_pool_id": pool}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
+    let r1 = new_round(&app, tid, &org, json!({"method": "swiss_2p"})).await;
+    let tables = r1["draw"]["tables"].as_array().unwrap();
+    for t in tables {
+        let s = t["seats"].as_array().unwrap();
+        let r = app
+            .req(
+                Method::PUT,
+                &format!(
+                    "/api/v1/tournaments/{tid}/rounds/1/tables/{}/result",
+                    t["number"]
+                ),
+                Some(&referee),
+            )
+            .json(&json!({"seats": [
+                {"player_id": s[0], "score": 10, "outcome": "win"},
+                {"player_id": s[1], "score": 4, "outcome": "loss"}]}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200);
+    }
+    let winner = tables[0]["seats"][0].as_i64().unwrap();
+    let loser = tables[0]["seats"][1].as_i64().unwrap();
+    let board = |app: &TestApp| {
+        let url = format!("/api/v1/rating-pools/{pool}/leaderboard?include_provisional=true");
+        let req = app.req(Method::GET, &url, None);
+        async move { req.send().await.unwrap().json::<Value>().await.unwrap() }
+    };
+    let rating_of = |b: &Value, p: i64| {
+        b["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["player_id"] == p)
+            .map(|r| r["rating"].as_f64().unwrap())
+    };
+    let b = board(&app).await;
+    assert_eq!(rating_of(&b, winner), Some(1012.5), "{b}");
+    assert_eq!(rating_of(&b, loser), Some(987.5));
+    // The referee corrects the first table: the other player won. The ratings follow.
+    let r = app
+        .req(
+            Method::PUT,
+            &format!(
+                "/api/v1/tournaments/{tid}/rounds/1/tables/{}/result",
+                tables[0]["number"]
+            ),
+            Some(&referee),
+        )
+        .header("if-match", "\"1\"")
+        .json(&json!({"reason": "winner misread", "seats": [
+            {"player_id": winner, "score": 4, "outcome": "loss"},
+            {"player_id": loser, "score": 10, "outcome": "win"}]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let b = board(&app).await;
+    assert_eq!(rating_of(&b, winner), Some(987.5), "{b}");
+    assert_eq!(rating_of(&b, loser), Some(1012.5));
+}

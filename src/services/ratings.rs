@@ -1,0 +1,780 @@
+//! Ratings as a service: feeds the pure rating engine (`crate::domain::rating`) from the stored
+//! results and keeps the pool's change log (`rating_changes`) equal to what a full replay of the
+//! adjudicated results gives.
+//!
+//! - [`results_changed`]: the results code calls it inside its transaction whenever a round of a
+//!   tournament is completed or a result of a completed round is corrected. It finds the first
+//!   game of the tournament whose rated result differs from the stored log, deletes the pool's
+//!   changes from that point in time order on, rebuilds the state just before it with
+//!   `RatingState::from_history`, and replays the rest (incremental recompute).
+//! - [`rebuild_pool`]: the full rebuild (admin command); agrees exactly with the incremental one.
+//! - [`ratings_at`]: ratings and rated games at an instant, for seeding at a registration
+//!   deadline (Tantrix seed 003 rule 13).
+//!
+//! Time order: round completion time, then round id, then table number (domain.md section 10).
+//! Only rounds with status `completed` are rated; the highest result version per table is the
+//! one in force. Which seat won comes from the scoring engine with the tournament's ruleset, so
+//! places, draws, forfeits and byes follow the same rules as the standings.
+//! Decisions: `docs/decisions/rating-service.md`.
+
+use std::collections::{BTreeMap, HashMap};
+
+use chrono::{DateTime, NaiveDate, NaiveTime, Offset, TimeZone, Utc};
+use diesel::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::db::models::{RatingChangeRow, RatingPoolRow};
+use crate::db::schema::{rating_changes, rating_pools, results, rounds, tournaments};
+use crate::domain::ids::PlayerId;
+use crate::domain::rating::{
+    replay, ChangeKind, DuelOutcome, Exclusion, GameResult, PlayerDirectory, PlayerIndex,
+    RatedGame, RatingChange, RatingPoolParams, RatingState, Season, Seat,
+};
+use crate::domain::scoring::team::{compare_match, MatchOutcome, MemberResult, TeamResult};
+use crate::domain::scoring::{
+    score_table, Format, Points, Preset, Ruleset, RulesetOverride, SeatResult, TableResult,
+};
+use crate::error::ApiError;
+
+/// Rows inserted per statement (12 parameters each, far below PostgreSQL's 65535).
+const INSERT_CHUNK: usize = 4000;
+
+/// A season as stored on the pool: local dates in the pool's time zone.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredSeason {
+    /// Display name.
+    pub name: String,
+    /// First day, inclusive (local date).
+    pub first_day: NaiveDate,
+    /// Last day, inclusive (local date).
+    pub last_day: NaiveDate,
+}
+
+/// What a rebuild or recompute did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct RecomputeSummary {
+    /// Games (rated items) replayed.
+    pub games: usize,
+    /// Rating changes written.
+    pub changes: usize,
+}
+
+/// Loads a pool (404 if there is none).
+pub fn load_pool(conn: &mut PgConnection, id: i64) -> Result<RatingPoolRow, ApiError> {
+    rating_pools::table
+        .find(id)
+        .select(RatingPoolRow::as_select())
+        .first(conn)
+        .optional()?
+        .ok_or_else(|| ApiError::NotFound(format!("no rating pool {id}")))
+}
+
+/// Loads a pool and locks it until the end of the transaction, so recomputes of one pool run
+/// one at a time.
+fn lock_pool(conn: &mut PgConnection, id: i64) -> Result<RatingPoolRow, ApiError> {
+    rating_pools::table
+        .find(id)
+        .select(RatingPoolRow::as_select())
+        .for_update()
+        .first(conn)
+        .optional()?
+        .ok_or_else(|| ApiError::NotFound(format!("no rating pool {id}")))
+}
+
+/// The engine parameters stored on a pool.
+pub fn pool_params(pool: &RatingPoolRow) -> Result<RatingPoolParams, ApiError> {
+    serde_json::from_value(pool.params.clone())
+        .map_err(|e| ApiError::Internal(format!("rating pool {}: bad params: {e}", pool.id)))
+}
+
+/// The seasons stored on a pool, as local dates.
+pub fn stored_seasons(pool: &RatingPoolRow) -> Result<Vec<StoredSeason>, ApiError> {
+    serde_json::from_value(pool.seasons.clone())
+        .map_err(|e| ApiError::Internal(format!("rating pool {}: bad seasons: {e}", pool.id)))
+}
+
+/// The engine's seasons: the stored dates plus the UTC offset of the pool's zone at 22:00 on
+/// each last day (the standings cutoff, seed 004 section 7).
+pub fn engine_seasons(time_zone: &str, seasons: &[StoredSeason]) -> Result<Vec<Season>, String> {
+    let tz: chrono_tz::Tz = time_zone
+        .parse()
+        .map_err(|_| format!("unknown time zone {time_zone}"))?;
+    let ten_pm = NaiveTime::from_hms_opt(22, 0, 0).expect("22:00 is a time");
+    seasons
+        .iter()
+        .map(|s| {
+            let local = s.last_day.and_time(ten_pm);
+            let at = tz
+                .from_local_datetime(&local)
+                .earliest()
+                .ok_or_else(|| format!("22:00 on {} does not exist in {time_zone}", s.last_day))?;
+            Ok(Season {
+                name: s.name.clone(),
+                first_day: s.first_day,
+                last_day: s.last_day,
+                cutoff_utc_offset_seconds: at.offset().fix().local_minus_utc(),
+            })
+        })
+        .collect()
+}
+
+/// The scoring ruleset of a tournament: its preset plus its overrides.
+pub fn tournament_ruleset(preset: &str, overrides: &serde_json::Value) -> Result<Ruleset, String> {
+    let preset = match preset {
+        "agricola_norway" => Preset::AgricolaNorway,
+        "bridge_agricola" => Preset::BridgeAgricola,
+        "team_duplicate_2v2" => Preset::TeamDuplicate2v2,
+        "tantrix" => Preset::Tantrix,
+        "ashes_league" => Preset::AshesLeague,
+        other => return Err(format!("unknown ruleset {other}")),
+    };
+    let base = Ruleset::preset(preset);
+    let o: RulesetOverride = serde_json::from_value(overrides.clone())
+        .map_err(|e| format!("bad ruleset overrides: {e}"))?;
+    base.with_override(&o).map_err(|e| e.to_string())
+}
+
+// --- the pool's games -------------------------------------------------------------------------
+
+/// Where a game sits in the pool's time order: round completion time, round id, table number.
+type OrderKey = (DateTime<Utc>, i64, i32);
+
+/// A game's result with player ids (mapped to engine indices just before the replay).
+#[derive(Debug, Clone, PartialEq)]
+enum GameById {
+    Duel(i64, i64, DuelOutcome),
+    Table(Vec<(i64, f64)>),
+    Teams(Vec<i64>, Vec<i64>, DuelOutcome),
+}
+
+/// One game of the pool, as the results in force say.
+#[derive(Debug, Clone, PartialEq)]
+struct PoolGame {
+    key: OrderKey,
+    tournament_id: i64,
+    result_version: i32,
+    exclusion: Option<Exclusion>,
+    result: GameById,
+}
+
+impl PoolGame {
+    /// Whether the pool rates it (produces changes): not excluded, and not a draw the pool
+    /// ignores in a duel or team match. Unrated games leave no trace in the log.
+    fn is_rated(&self, params: &RatingPoolParams) -> bool {
+        if self.exclusion.is_some_and(|m| params.excludes(m)) {
+            return false;
+        }
+        match &self.result {
+            GameById::Duel(_, _, o) | GameById::Teams(_, _, o) => {
+                o.first_score(params.draws).is_some()
+            }
+            GameById::Table(seats) => seats.len() >= 2,
+        }
+    }
+}
+
+#[derive(Queryable)]
+struct RoundRow {
+    id: i64,
+    tournament_id: i64,
+    completed_at: Option<DateTime<Utc>>,
+    draw: serde_json::Value,
+    ruleset: String,
+    ruleset_overrides: serde_json::Value,
+}
+
+#[derive(Queryable)]
+struct ResultRow {
+    round_id: i64,
+    table_number: i32,
+    version: i32,
+    seats: serde_json::Value,
+    double_crash: bool,
+}
+
+fn duel_outcome(win_share_first: Points) -> DuelOutcome {
+    if win_share_first == Points::ONE {
+        DuelOutcome::FirstWins
+    } else if win_share_first == Points::ZERO {
+        DuelOutcome::SecondWins
+    } else {
+        DuelOutcome::Draw
+    }
+}
+
+/// The games of a table result under the tournament's ruleset (none for a bye).
+fn table_game(
+    ruleset: &Ruleset,
+    round: &RoundRow,
+    completed_at: DateTime<Utc>,
+    r: &ResultRow,
+) -> Result<Option<PoolGame>, ApiError> {
+    let seats: Vec<SeatResult> = serde_json::from_value(r.seats.clone()).map_err(|e| {
+        ApiError::Internal(format!(
+            "round {} table {}: bad seats: {e}",
+            r.round_id, r.table_number
+        ))
+    })?;
+    if seats.len() < 2 {
+        // A bye: nothing was played (seed 004, point 6); never rated.
+        return Ok(None);
+    }
+    let table = TableResult {
+        seats,
+        clarification: None,
+        double_crash: r.double_crash,
+    };
+    let score = score_table(ruleset, &table, Points::ONE, 0).map_err(|e| {
+        ApiError::Internal(format!(
+            "round {} table {}: cannot score: {e}",
+            r.round_id, r.table_number
+        ))
+    })?;
+    let exclusion = if score.seats.iter().any(|s| s.forfeit) {
+        Some(Exclusion::Forfeit)
+    } else if score.seats.iter().any(|s| s.bye) {
+        Some(Exclusion::Bye)
+    } else {
+        None
+    };
+    let result = if score.seats.len() == 2 {
+        let (a, b) = (&score.seats[0], &score.seats[1]);
+        GameById::Duel(a.player.0, b.player.0, duel_outcome(a.win_share))
+    } else {
+        // Places decide the pairs: a shared place is a draw between the two (seed 000).
+        GameById::Table(
+            score
+                .seats
+                .iter()
+                .map(|s| (s.player.0, -f64::from(s.place)))
+                .collect(),
+        )
+    };
+    Ok(Some(PoolGame {
+        key: (completed_at, round.id, r.table_number),
+        tournament_id: round.tournament_id,
+        result_version: r.version,
+        exclusion,
+        result,
+    }))
+}
+
+#[derive(Deserialize)]
+struct DrawTable {
+    number: i32,
+    seats: Vec<i64>,
+}
+
+#[derive(Deserialize)]
+struct DrawTeamMatch {
+    table_a: i32,
+    table_b: i32,
+}
+
+#[derive(Deserialize)]
+struct TeamDraw {
+    #[serde(default)]
+    tables: Vec<DrawTable>,
+    #[serde(default)]
+    team_matches: Vec<DrawTeamMatch>,
+}
+
+/// The team matches of a team duplicate round (seed 002): tables A and B of each match, the
+/// six-step comparison of the scoring engine, every member rated against the other team's
+/// average. Table A seats home A1, away A1, home A2, away A2; table B seats away B1, home B1,
+/// away B2, home B2 (`domain::seating::team`).
+fn team_games(
+    round: &RoundRow,
+    completed_at: DateTime<Utc>,
+    tables: &BTreeMap<i32, &ResultRow>,
+) -> Result<Vec<PoolGame>, ApiError> {
+    let draw: TeamDraw = serde_json::from_value(round.draw.clone())
+        .map_err(|e| ApiError::Internal(format!("round {}: bad draw: {e}", round.id)))?;
+    let mut out = Vec::new();
+    for m in &draw.team_matches {
+        let (Some(ta), Some(tb)) = (
+            draw.tables.iter().find(|t| t.number == m.table_a),
+            draw.tables.iter().find(|t| t.number == m.table_b),
+        ) else {
+            continue;
+        };
+        let (Some(ra), Some(rb)) = (tables.get(&m.table_a), tables.get(&m.table_b)) else {
+            continue;
+        };
+        if ta.seats.len() != 4 || tb.seats.len() != 4 {
+            continue;
+        }
+        let parse = |r: &ResultRow| -> Result<Vec<SeatResult>, ApiError> {
+            serde_json::from_value(r.seats.clone()).map_err(|e| {
+                ApiError::Internal(format!(
+                    "round {} table {}: bad seats: {e}",
+                    r.round_id, r.table_number
+                ))
+            })
+        };
+        let (sa, sb) = (parse(ra)?, parse(rb)?);
+        let member = |seats: &[SeatResult], player: i64| -> Option<(MemberResult, bool)> {
+            seats.iter().find(|s| s.player.0 == player).map(|s| {
+                (
+                    MemberResult {
+                        player: s.player,
+                        score: s.total(),
+                        violations: 0,
+                    },
+                    s.forfeit,
+                )
+            })
+        };
+        let get = |seats: &[SeatResult], p: i64| member(seats, p);
+        let (Some(ha1), Some(aa1), Some(ha2), Some(aa2)) = (
+            get(&sa, ta.seats[0]),
+            get(&sa, ta.seats[1]),
+            get(&sa, ta.seats[2]),
+            get(&sa, ta.seats[3]),
+        ) else {
+            continue;
+        };
+        let (Some(ab1), Some(hb1), Some(ab2), Some(hb2)) = (
+            get(&sb, tb.seats[0]),
+            get(&sb, tb.seats[1]),
+            get(&sb, tb.seats[2]),
+            get(&sb, tb.seats[3]),
+        ) else {
+            continue;
+        };
+        let forfeit = [&ha1, &aa1, &ha2, &aa2, &ab1, &hb1, &ab2, &hb2]
+            .iter()
+            .any(|m| m.1);
+        let home = TeamResult {
+            table_a: [ha1.0.clone(), ha2.0.clone()],
+            table_b: [hb1.0.clone(), hb2.0.clone()],
+        };
+        let away = TeamResult {
+            table_a: [aa1.0.clone(), aa2.0.clone()],
+            table_b: [ab1.0.clone(), ab2.0.clone()],
+        };
+        let outcome = match compare_match(&home, &away).outcome {
+            MatchOutcome::FirstWins => DuelOutcome::FirstWins,
+            MatchOutcome::SecondWins => DuelOutcome::SecondWins,
+            // Settled by lot for the tournament; for the rating it stays a draw.
+            MatchOutcome::Draw => DuelOutcome::Draw,
+        };
+        let ids = |t: &TeamResult| -> Vec<i64> {
+            t.table_a
+                .iter()
+                .chain(&t.table_b)
+                .map(|m| m.player.0)
+                .collect()
+        };
+        out.push(PoolGame {
+            key: (completed_at, round.id, m.table_a),
+            tournament_id: round.tournament_id,
+            // Versions only grow, so the sum changes with every correction of either table.
+            result_version: ra.version + rb.version,
+            exclusion: forfeit.then_some(Exclusion::Forfeit),
+            result: GameById::Teams(ids(&home), ids(&away), outcome),
+        });
+    }
+    Ok(out)
+}
+
+/// The pool's games at or after `from` in time order (all of them for `None`), optionally of
+/// one tournament only, from the completed rounds and the results in force.
+fn load_games(
+    conn: &mut PgConnection,
+    pool_id: i64,
+    from: Option<OrderKey>,
+    only_tournament: Option<i64>,
+) -> Result<Vec<PoolGame>, ApiError> {
+    let mut q = rounds::table
+        .inner_join(tournaments::table)
+        .filter(tournaments::rating_pool_id.eq(pool_id))
+        .filter(rounds::status.eq("completed"))
+        .filter(rounds::completed_at.is_not_null())
+        .select((
+            rounds::id,
+            rounds::tournament_id,
+            rounds::completed_at,
+            rounds::draw,
+            tournaments::ruleset,
+            tournaments::ruleset_overrides,
+        ))
+        .into_boxed();
+    if let Some((t, _, _)) = from {
+        q = q.filter(rounds::completed_at.ge(t));
+    }
+    if let Some(tid) = only_tournament {
+        q = q.filter(rounds::tournament_id.eq(tid));
+    }
+    let round_rows: Vec<RoundRow> = q.load(conn)?;
+    if round_rows.is_empty() {
+        return Ok(Vec::new());
+    }
+    let ids: Vec<i64> = round_rows.iter().map(|r| r.id).collect();
+    let result_rows: Vec<ResultRow> = results::table
+        .filter(results::round_id.eq_any(&ids))
+        .distinct_on((results::round_id, results::table_number))
+        .order((
+            results::round_id,
+            results::table_number,
+            results::version.desc(),
+        ))
+        .select((
+            results::round_id,
+            results::table_number,
+            results::version,
+            results::seats,
+            results::double_crash,
+        ))
+        .load(conn)?;
+    let mut by_round: HashMap<i64, BTreeMap<i32, &ResultRow>> = HashMap::new();
+    for r in &result_rows {
+        by_round
+            .entry(r.round_id)
+            .or_default()
+            .insert(r.table_number, r);
+    }
+    let mut rulesets: HashMap<(String, String), Ruleset> = HashMap::new();
+    let mut games = Vec::new();
+    for round in &round_rows {
+        let Some(completed_at) = round.completed_at else {
+            continue;
+        };
+        let Some(tables) = by_round.get(&round.id) else {
+            continue;
+        };
+        let cache_key = (round.ruleset.clone(), round.ruleset_overrides.to_string());
+        if !rulesets.contains_key(&cache_key) {
+            let r = tournament_ruleset(&round.ruleset, &round.ruleset_overrides).map_err(|e| {
+                ApiError::Internal(format!("tournament {}: {e}", round.tournament_id))
+            })?;
+            rulesets.insert(cache_key.clone(), r);
+        }
+        let ruleset = &rulesets[&cache_key];
+        if ruleset.format == Format::TeamDuplicate {
+            games.extend(team_games(round, completed_at, tables)?);
+        } else {
+            for r in tables.values() {
+                if let Some(g) = table_game(ruleset, round, completed_at, r)? {
+                    games.push(g);
+                }
+            }
+        }
+    }
+    if let Some(from) = from {
+        games.retain(|g| g.key >= from);
+    }
+    games.sort_by_key(|g| g.key);
+    Ok(games)
+}
+
+// --- recompute ---------------------------------------------------------------------------------
+
+/// A log row as loaded: `(sequence, player, kind, rated_at, before, after, delta)`.
+pub type LogRow = (i64, i64, String, DateTime<Utc>, f64, f64, f64);
+
+/// The identity of a rated game as the log stores it.
+type StoredGame = (OrderKey, i32);
+
+/// Recomputes the pool's ratings from `from` on (everything for `None`): deletes the log from
+/// the first stored game at or after `from`, rebuilds the state before it from the log with
+/// `RatingState::from_history`, replays the games from `from` on, and writes their changes.
+fn recompute_from(
+    conn: &mut PgConnection,
+    pool_id: i64,
+    params: &RatingPoolParams,
+    from: Option<OrderKey>,
+) -> Result<RecomputeSummary, ApiError> {
+    use rating_changes::dsl as rc;
+    // The first stored sequence at or after `from`.
+    let first_seq: Option<i64> = match from {
+        None => Some(0),
+        Some((t, r, n)) => rc::rating_changes
+            .filter(rc::pool_id.eq(pool_id))
+            .filter(
+                rc::rated_at
+                    .gt(t)
+                    .or(rc::rated_at.eq(t).and(rc::round_id.gt(r)))
+                    .or(rc::rated_at
+                        .eq(t)
+                        .and(rc::round_id.eq(r))
+                        .and(rc::table_number.ge(n))),
+            )
+            .select(diesel::dsl::min(rc::sequence))
+            .first(conn)?,
+    };
+    let first_seq = match first_seq {
+        Some(s) => s,
+        None => {
+            let max: Option<i64> = rc::rating_changes
+                .filter(rc::pool_id.eq(pool_id))
+                .select(diesel::dsl::max(rc::sequence))
+                .first(conn)?;
+            max.map_or(0, |m| m + 1)
+        }
+    };
+    diesel::delete(
+        rc::rating_changes
+            .filter(rc::pool_id.eq(pool_id))
+            .filter(rc::sequence.ge(first_seq)),
+    )
+    .execute(conn)?;
+
+    // The log before the affected point, in order.
+    let kept = history_rows(conn, pool_id, None)?;
+    let mut dir = PlayerDirectory::new();
+    let history = to_history(&mut dir, &kept);
+
+    let games = load_games(conn, pool_id, from, None)?;
+    let mut rated: Vec<RatedGame> = Vec::with_capacity(games.len());
+    let idx = |dir: &mut PlayerDirectory, p: i64| -> PlayerIndex { dir.intern(PlayerId(p)) };
+    for (i, g) in games.iter().enumerate() {
+        let result = match &g.result {
+            GameById::Duel(a, b, o) => GameResult::Duel {
+                first: idx(&mut dir, *a),
+                second: idx(&mut dir, *b),
+                outcome: *o,
+            },
+            GameById::Table(seats) => GameResult::Table {
+                seats: seats
+                    .iter()
+                    .map(|(p, score)| Seat {
+                        player: idx(&mut dir, *p),
+                        score: *score,
+                    })
+                    .collect(),
+            },
+            GameById::Teams(a, b, o) => GameResult::Teams {
+                first: a.iter().map(|p| idx(&mut dir, *p)).collect(),
+                second: b.iter().map(|p| idx(&mut dir, *p)).collect(),
+                outcome: *o,
+            },
+        };
+        rated.push(RatedGame {
+            id: i as i64,
+            at: g.key.0,
+            exclusion: g.exclusion,
+            result,
+        });
+    }
+    let start = RatingState::from_history(params, dir.len(), &history)
+        .map_err(|e| ApiError::Internal(format!("rating pool {pool_id}: {e}")))?;
+    let (_, changes) = replay(params, start, &rated)
+        .map_err(|e| ApiError::Internal(format!("rating pool {pool_id}: {e}")))?;
+    let rows: Vec<RatingChangeRow> = changes
+        .iter()
+        .map(|c| {
+            let g = &games[c.game_id as usize];
+            RatingChangeRow {
+                pool_id,
+                sequence: first_seq + c.game_id,
+                player_id: dir.id(c.player).map_or(0, |p| p.0),
+                kind: match c.kind {
+                    ChangeKind::Game => "game".into(),
+                    ChangeKind::Bonus => "bonus".into(),
+                },
+                tournament_id: g.tournament_id,
+                round_id: g.key.1,
+                table_number: g.key.2,
+                result_version: g.result_version,
+                rated_at: g.key.0,
+                rating_before: c.before,
+                rating_after: c.after,
+                delta: c.delta,
+            }
+        })
+        .collect();
+    for chunk in rows.chunks(INSERT_CHUNK) {
+        diesel::insert_into(rating_changes::table)
+            .values(chunk)
+            .execute(conn)?;
+    }
+    Ok(RecomputeSummary {
+        games: rated.len(),
+        changes: rows.len(),
+    })
+}
+
+/// Brings the ratings of the tournament's pool up to date after its results changed: a round
+/// was completed, or a result of a completed round was corrected (by the referee or an appeal).
+/// Call it inside the transaction that changed the results. Recomputes incrementally from the
+/// first game of the tournament whose rated result differs from the stored log; does nothing if
+/// the tournament feeds no pool or nothing rated changed.
+pub fn results_changed(conn: &mut PgConnection, tournament_id: i64) -> Result<(), ApiError> {
+    let pool_id: Option<i64> = tournaments::table
+        .find(tournament_id)
+        .select(tournaments::rating_pool_id)
+        .first(conn)
+        .optional()?
+        .ok_or_else(|| ApiError::NotFound(format!("no tournament {tournament_id}")))?;
+    let Some(pool_id) = pool_id else {
+        return Ok(());
+    };
+    let pool = lock_pool(conn, pool_id)?;
+    let params = pool_params(&pool)?;
+    let now: Vec<StoredGame> = load_games(conn, pool_id, None, Some(tournament_id))?
+        .into_iter()
+        .filter(|g| g.is_rated(&params))
+        .map(|g| (g.key, g.result_version))
+        .collect();
+    let stored = stored_games(conn, pool_id, Some(tournament_id))?;
+    let first_difference = now
+        .iter()
+        .zip(&stored)
+        .position(|(a, b)| a != b)
+        .unwrap_or(now.len().min(stored.len()));
+    let from = match (now.get(first_difference), stored.get(first_difference)) {
+        (None, None) => return Ok(()),
+        (Some(a), None) => a.0,
+        (None, Some(b)) => b.0,
+        (Some(a), Some(b)) => a.0.min(b.0),
+    };
+    recompute_from(conn, pool_id, &params, Some(from))?;
+    Ok(())
+}
+
+/// The rated games in the log, in order (of one tournament, or all).
+fn stored_games(
+    conn: &mut PgConnection,
+    pool_id: i64,
+    tournament_id: Option<i64>,
+) -> Result<Vec<StoredGame>, ApiError> {
+    use rating_changes::dsl as rc;
+    let mut q = rc::rating_changes
+        .filter(rc::pool_id.eq(pool_id))
+        .filter(rc::kind.eq("game"))
+        .select((
+            rc::sequence,
+            rc::rated_at,
+            rc::round_id,
+            rc::table_number,
+            rc::result_version,
+        ))
+        .distinct()
+        .order(rc::sequence)
+        .into_boxed();
+    if let Some(tid) = tournament_id {
+        q = q.filter(rc::tournament_id.eq(tid));
+    }
+    let rows: Vec<(i64, DateTime<Utc>, i64, i32, i32)> = q.load(conn)?;
+    Ok(rows
+        .into_iter()
+        .map(|(_, t, r, n, v)| ((t, r, n), v))
+        .collect())
+}
+
+/// Moves a tournament's games between pools after its `rating_pool_id` changed from
+/// `old_pool`: the old pool is recomputed from the tournament's first stored game on (without
+/// them), the new one (if any) takes them in via [`results_changed`].
+pub fn tournament_pool_changed(
+    conn: &mut PgConnection,
+    tournament_id: i64,
+    old_pool: Option<i64>,
+) -> Result<(), ApiError> {
+    if let Some(old) = old_pool {
+        let pool = lock_pool(conn, old)?;
+        let params = pool_params(&pool)?;
+        if let Some(first) = stored_games(conn, old, Some(tournament_id))?.first() {
+            recompute_from(conn, old, &params, Some(first.0))?;
+        }
+    }
+    results_changed(conn, tournament_id)
+}
+
+/// Rebuilds a pool's ratings from scratch (the admin command); the incremental recomputes of
+/// [`results_changed`] agree with it exactly.
+pub fn rebuild_pool(conn: &mut PgConnection, pool_id: i64) -> Result<RecomputeSummary, ApiError> {
+    let pool = lock_pool(conn, pool_id)?;
+    let params = pool_params(&pool)?;
+    recompute_from(conn, pool_id, &params, None)
+}
+
+/// Every player's rating and number of rated games in the pool at instant `at` (changes of
+/// games completed later are ignored); players without games have the pool's initial rating
+/// and 0. For seeding by the rating at a registration deadline (Tantrix, seed 003 rule 13).
+pub fn ratings_at(
+    conn: &mut PgConnection,
+    pool_id: i64,
+    player_ids: &[i64],
+    at: DateTime<Utc>,
+) -> Result<HashMap<i64, (f64, u32)>, ApiError> {
+    use rating_changes::dsl as rc;
+    let pool = load_pool(conn, pool_id)?;
+    let params = pool_params(&pool)?;
+    let rows: Vec<LogRow> = rc::rating_changes
+        .filter(rc::pool_id.eq(pool_id))
+        .filter(rc::player_id.eq_any(player_ids))
+        .filter(rc::rated_at.le(at))
+        .order((rc::sequence, rc::player_id))
+        .select((
+            rc::sequence,
+            rc::player_id,
+            rc::kind,
+            rc::rated_at,
+            rc::rating_before,
+            rc::rating_after,
+            rc::delta,
+        ))
+        .load(conn)?;
+    let mut dir = PlayerDirectory::new();
+    for p in player_ids {
+        dir.intern(PlayerId(*p));
+    }
+    let history = to_history(&mut dir, &rows);
+    let state = crate::domain::rating::ratings_at(&params, dir.len(), &history, at);
+    Ok(player_ids
+        .iter()
+        .filter_map(|p| {
+            let i = dir.index_of(PlayerId(*p))? as usize;
+            Some((*p, (state.ratings[i], state.games[i])))
+        })
+        .collect())
+}
+
+/// Log rows `(sequence, player, kind, rated_at, before, after, delta)` as engine history.
+pub fn to_history(dir: &mut PlayerDirectory, rows: &[LogRow]) -> Vec<RatingChange> {
+    rows.iter()
+        .map(
+            |(seq, player, kind, at, before, after, delta)| RatingChange {
+                game_id: *seq,
+                at: *at,
+                player: dir.intern(PlayerId(*player)),
+                kind: if kind == "bonus" {
+                    ChangeKind::Bonus
+                } else {
+                    ChangeKind::Game
+                },
+                before: *before,
+                after: *after,
+                delta: *delta,
+            },
+        )
+        .collect()
+}
+
+/// The whole log of a pool up to `until` (everything for `None`), in order, as rows for
+/// [`to_history`].
+pub fn history_rows(
+    conn: &mut PgConnection,
+    pool_id: i64,
+    until: Option<DateTime<Utc>>,
+) -> Result<Vec<LogRow>, ApiError> {
+    use rating_changes::dsl as rc;
+    let mut q = rc::rating_changes
+        .filter(rc::pool_id.eq(pool_id))
+        .order((rc::sequence, rc::player_id))
+        .select((
+            rc::sequence,
+            rc::player_id,
+            rc::kind,
+            rc::rated_at,
+            rc::rating_before,
+            rc::rating_after,
+            rc::delta,
+        ))
+        .into_boxed();
+    if let Some(t) = until {
+        q = q.filter(rc::rated_at.le(t));
+    }
+    Ok(q.load(conn)?)
+}

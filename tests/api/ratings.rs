@@ -1,0 +1,835 @@
+//! Rating pools, the feed from results, leaderboards, seasons and rating history.
+//!
+//! Rounds and results are written straight into the database (as the results code stores
+//! them) and the feed is called as the results code calls it, inside a transaction.
+
+use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Int4, Int8, Jsonb, Text};
+use serde_json::{json, Value};
+
+use crate::helpers::{fields, problem, spawn_app, TestApp};
+
+#[derive(QueryableByName)]
+struct Id {
+    #[diesel(sql_type = BigInt)]
+    id: i64,
+}
+
+fn db(app: &TestApp) -> PgConnection {
+    PgConnection::establish(&app.database_url).expect("connect to the test database")
+}
+
+/// A completed round of `tournament`, completed at `at` (RFC 3339).
+fn completed_round(conn: &mut PgConnection, tournament: i64, number: i32, at: &str) -> i64 {
+    diesel::sql_query(
+        "INSERT INTO rounds (tournament_id, number, kind, method, seed, seed_commitment,
+                             draw_input, draw, created_by, status, completed_at)
+         VALUES ($1, $2, 'preliminary', 'random', '00', '00', '{}'::jsonb, '{}'::jsonb,
+                 (SELECT min(id) FROM users), 'completed', $3::timestamptz)
+         RETURNING id",
+    )
+    .bind::<Int8, _>(tournament)
+    .bind::<Int4, _>(number)
+    .bind::<Text, _>(at)
+    .get_result::<Id>(conn)
+    .expect("insert round")
+    .id
+}
+
+fn result(conn: &mut PgConnection, round: i64, table: i32, version: i32, seats: Value) {
+    diesel::sql_query(
+        "INSERT INTO results (round_id, table_number, version, seats, entered_by)
+         VALUES ($1, $2, $3, $4, (SELECT min(id) FROM users))",
+    )
+    .bind::<Int8, _>(round)
+    .bind::<Int4, _>(table)
+    .bind::<Int4, _>(version)
+    .bind::<Jsonb, _>(seats)
+    .execute(conn)
+    .expect("insert result");
+}
+
+/// An Ashes game: `winner` beats `loser`.
+fn win(winner: i64, loser: i64) -> Value {
+    json!([
+        {"player": winner, "score": 10, "outcome": "win"},
+        {"player": loser, "score": 4, "outcome": "loss"}
+    ])
+}
+
+fn draw(a: i64, b: i64) -> Value {
+    json!([
+        {"player": a, "score": 5, "outcome": "draw"},
+        {"player": b, "score": 5, "outcome": "draw"}
+    ])
+}
+
+/// Calls the feed as the results code does: inside a transaction.
+fn feed(conn: &mut PgConnection, tournament: i64) {
+    conn.transaction(|c| tourney::services::ratings::results_changed(c, tournament))
+        .expect("results_changed");
+}
+
+/// The pool's log: (sequence, player, before, after, delta).
+fn log(conn: &mut PgConnection, pool: i64) -> Vec<(i64, i64, f64, f64, f64)> {
+    use tourney::db::schema::rating_changes::dsl as rc;
+    rc::rating_changes
+        .filter(rc::pool_id.eq(pool))
+        .order((rc::sequence, rc::player_id))
+        .select((
+            rc::sequence,
+            rc::player_id,
+            rc::rating_before,
+            rc::rating_after,
+            rc::delta,
+        ))
+        .load(conn)
+        .expect("log")
+}
+
+async fn pool(app: &TestApp, token: &str, body: Value) -> i64 {
+    let r = app.post("/api/v1/rating-pools", Some(token), body).await;
+    assert_eq!(r.status(), 201, "create pool");
+    r.json::<Value>().await.unwrap()["id"].as_i64().unwrap()
+}
+
+async fn player(app: &TestApp, token: &str, name: &str, country: &str, club: &str) -> i64 {
+    let r = app
+        .post(
+            "/api/v1/players",
+            Some(token),
+            json!({"name": name, "country": country, "club": club}),
+        )
+        .await;
+    assert_eq!(r.status(), 201);
+    r.json::<Value>().await.unwrap()["id"].as_i64().unwrap()
+}
+
+async fn tournament(app: &TestApp, token: &str, ruleset: &str, pool: i64, starts_on: &str) -> i64 {
+    let r = app
+        .post(
+            "/api/v1/tournaments",
+            Some(token),
+            json!({
+                "name": format!("Cup {starts_on}"), "game": "Ashes", "ruleset": ruleset,
+                "planned_rounds": 4, "starts_on": starts_on, "time_zone": "Europe/Warsaw",
+                "rating_pool_id": pool
+            }),
+        )
+        .await;
+    assert_eq!(r.status(), 201);
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(body["rating_pool_id"], json!(pool));
+    body["id"].as_i64().unwrap()
+}
+
+fn round1(x: f64) -> f64 {
+    (x * 10.0).round() / 10.0
+}
+
+#[actix_web::test]
+async fn ashes_vectors_through_the_pool_and_the_player_history() {
+    let app = spawn_app().await;
+    let admin = app.admin_token().await;
+    let pool_id = pool(
+        &app,
+        &admin,
+        json!({"name": "Ashes Poland", "preset": "ashes_poland", "time_zone": "Europe/Warsaw"}),
+    )
+    .await;
+    let a = player(&app, &admin, "Ania", "PL", "Kraków").await;
+    let b = player(&app, &admin, "Bartek", "PL", "Kraków").await;
+    let t = tournament(&app, &admin, "ashes_league", pool_id, "2026-03-07").await;
+    let mut conn = db(&app);
+    let r1 = completed_round(&mut conn, t, 1, "2026-03-07T10:00:00Z");
+    result(&mut conn, r1, 1, 1, win(a, b));
+    feed(&mut conn, t);
+    // 1000 beats 1000: +12.5, and the loser loses what the winner gains.
+    let l = log(&mut conn, pool_id);
+    assert_eq!(l.len(), 2);
+    let delta = |p: i64, l: &[(i64, i64, f64, f64, f64)]| {
+        l.iter().rev().find(|c| c.1 == p).map(|c| c.4).unwrap()
+    };
+    assert_eq!(round1(delta(a, &l)), 12.5);
+    assert_eq!(round1(delta(b, &l)), -12.5);
+
+    // Later games use the ratings the pool holds: the same formula as the engine's vectors
+    // (1200 beats 1000: +6.0; 1400 beats 1000: +2.3; 1400 loses to 1000: -22.7).
+    let p = tourney::domain::rating::RatingPoolParams::ashes_poland();
+    let r2 = completed_round(&mut conn, t, 2, "2026-03-07T11:00:00Z");
+    result(&mut conn, r2, 1, 1, win(b, a));
+    feed(&mut conn, t);
+    let l = log(&mut conn, pool_id);
+    let want = tourney::domain::rating::duel_change(&p, 987.5, 1012.5, 1.0);
+    assert_eq!(delta(b, &l), want);
+    assert_eq!(delta(a, &l), -want);
+    for (ra, rb, w, expect) in [
+        (1200.0, 1000.0, 1.0, 6.0),
+        (1400.0, 1000.0, 1.0, 2.3),
+        (1400.0, 1000.0, 0.0, -22.7),
+    ] {
+        assert_eq!(
+            round1(tourney::domain::rating::duel_change(&p, ra, rb, w)),
+            expect
+        );
+    }
+
+    // The history names the game behind every change.
+    let r = app.get(&format!("/api/v1/players/{a}/ratings"), None).await;
+    assert_eq!(r.status(), 200);
+    let h: Value = r.json().await.unwrap();
+    assert_eq!(h["total"], 2);
+    let first = &h["items"][0];
+    assert_eq!(first["pool_id"], json!(pool_id));
+    assert_eq!(first["tournament_id"], json!(t));
+    assert_eq!(first["round_number"], 1);
+    assert_eq!(first["table_number"], 1);
+    assert_eq!(first["result_version"], 1);
+    assert_eq!(first["rating_before"], 1000.0);
+    assert_eq!(first["rating_after"], 1012.5);
+    assert_eq!(first["delta"], 12.5);
+    assert_eq!(h["items"][1]["round_number"], 2);
+    let r = app.get("/api/v1/players/999999/ratings", None).await;
+    problem(r, 404).await;
+
+    // Seeding at a deadline: the rating after round 1, before round 2.
+    let at = chrono::DateTime::parse_from_rfc3339("2026-03-07T10:30:00Z")
+        .unwrap()
+        .to_utc();
+    let seeds =
+        tourney::services::ratings::ratings_at(&mut conn, pool_id, &[a, b, 999_999], at).unwrap();
+    assert_eq!(seeds[&a], (1012.5, 1));
+    assert_eq!(seeds[&b], (987.5, 1));
+    assert_eq!(seeds[&999_999], (1000.0, 0));
+}
+
+#[actix_web::test]
+async fn a_four_player_table_is_rated_pairwise_from_places() {
+    let app = spawn_app().await;
+    let admin = app.admin_token().await;
+    let pool_id = pool(
+        &app,
+        &admin,
+        json!({"name": "Agricola Norway", "preset": "agricola_norway", "time_zone": "Europe/Oslo"}),
+    )
+    .await;
+    let mut ids = Vec::new();
+    for n in ["A", "B", "C", "D"] {
+        ids.push(player(&app, &admin, n, "NO", "Oslo").await);
+    }
+    let t = tournament(&app, &admin, "agricola_norway", pool_id, "2026-06-12").await;
+    let mut conn = db(&app);
+    let r1 = completed_round(&mut conn, t, 1, "2026-06-12T12:00:00Z");
+    let seats: Vec<Value> = ids
+        .iter()
+        .zip([40, 30, 20, 10])
+        .map(|(p, s)| json!({"player": p, "score": s}))
+        .collect();
+    result(&mut conn, r1, 1, 1, Value::Array(seats));
+    feed(&mut conn, t);
+    let l = log(&mut conn, pool_id);
+    let deltas: Vec<f64> = ids
+        .iter()
+        .map(|p| l.iter().find(|c| c.1 == *p).unwrap().4)
+        .collect();
+    let want = [16.0, 16.0 / 3.0, -16.0 / 3.0, -16.0];
+    for (got, w) in deltas.iter().zip(want) {
+        assert!((got - w).abs() < 1e-9, "{got} vs {w}");
+    }
+    assert!(deltas.iter().sum::<f64>().abs() < 1e-9);
+}
+
+#[actix_web::test]
+async fn draws_change_nothing_when_the_pool_ignores_them() {
+    let app = spawn_app().await;
+    let admin = app.admin_token().await;
+    let ignore = pool(
+        &app,
+        &admin,
+        json!({"name": "Ashes", "preset": "ashes_poland", "time_zone": "Europe/Warsaw"}),
+    )
+    .await;
+    let half = pool(
+        &app,
+        &admin,
+        json!({"name": "Ashes half", "preset": "ashes_poland", "time_zone": "Europe/Warsaw",
+               "params": {"draws": "count_half"}}),
+    )
+    .await;
+    let a = player(&app, &admin, "A", "PL", "X").await;
+    let b = player(&app, &admin, "B", "PL", "X").await;
+    let c = player(&app, &admin, "C", "PL", "X").await;
+    let mut conn = db(&app);
+    for (pool_id, day) in [(ignore, "2026-03-07"), (half, "2026-03-08")] {
+        let t = tournament(&app, &admin, "ashes_league", pool_id, day).await;
+        let r1 = completed_round(&mut conn, t, 1, &format!("{day}T10:00:00Z"));
+        result(&mut conn, r1, 1, 1, win(a, b));
+        let r2 = completed_round(&mut conn, t, 2, &format!("{day}T11:00:00Z"));
+        result(&mut conn, r2, 1, 1, draw(a, c));
+        feed(&mut conn, t);
+    }
+    // Ignored: only the win is rated; C has no game at all.
+    let l = log(&mut conn, ignore);
+    assert_eq!(l.len(), 2);
+    assert!(l.iter().all(|x| x.1 != c));
+    // Counted as half: A (1012.5) draws with C (1000) and loses a little; C gains it.
+    let l = log(&mut conn, half);
+    assert_eq!(l.len(), 4);
+    let dc = l.iter().find(|x| x.1 == c).unwrap().4;
+    assert!(dc > 0.0);
+    let lb: Value = app
+        .get(
+            &format!("/api/v1/rating-pools/{ignore}/leaderboard?include_provisional=true"),
+            None,
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(lb["total"], 2, "C played no rated game: {lb}");
+}
+
+#[actix_web::test]
+async fn a_correction_recomputes_later_ratings_exactly_as_a_full_rebuild() {
+    let app = spawn_app().await;
+    let admin = app.admin_token().await;
+    let pool_id = pool(
+        &app,
+        &admin,
+        json!({"name": "Ashes", "preset": "ashes_poland", "time_zone": "Europe/Warsaw"}),
+    )
+    .await;
+    let mut p = Vec::new();
+    for n in ["A", "B", "C", "D", "E", "F"] {
+        p.push(player(&app, &admin, n, "PL", "X").await);
+    }
+    let t1 = tournament(&app, &admin, "ashes_league", pool_id, "2026-03-07").await;
+    let t2 = tournament(&app, &admin, "ashes_league", pool_id, "2026-03-07").await;
+    let mut conn = db(&app);
+    // T1 rounds at 10, 12, 14; T2 (sharing players) at 11 and 13: the pool interleaves them.
+    let schedule = [
+        (t1, 1, "10", [(p[0], p[1]), (p[2], p[3])]),
+        (t2, 1, "11", [(p[0], p[4]), (p[5], p[2])]),
+        (t1, 2, "12", [(p[1], p[2]), (p[0], p[3])]),
+        (t2, 2, "13", [(p[4], p[5]), (p[3], p[0])]),
+        (t1, 3, "14", [(p[2], p[0]), (p[3], p[1])]),
+    ];
+    let mut first_round = 0;
+    for (t, n, hour, games) in schedule {
+        let r = completed_round(&mut conn, t, n, &format!("2026-03-07T{hour}:00:00Z"));
+        if first_round == 0 {
+            first_round = r;
+        }
+        for (i, (w, l)) in games.iter().enumerate() {
+            result(&mut conn, r, i as i32 + 1, 1, win(*w, *l));
+        }
+        feed(&mut conn, t);
+    }
+    let before = log(&mut conn, pool_id);
+    assert_eq!(before.len(), 20);
+
+    // The referee corrects T1 round 1 table 1: B beat A after all.
+    result(&mut conn, first_round, 1, 2, win(p[1], p[0]));
+    feed(&mut conn, t1);
+    let incremental = log(&mut conn, pool_id);
+    assert_eq!(incremental.len(), 20);
+    // Every later game of A and B (in both tournaments) changed.
+    let changed = before
+        .iter()
+        .zip(&incremental)
+        .filter(|(x, y)| x.3 != y.3)
+        .count();
+    assert!(changed >= 4, "only {changed} changes moved");
+    // The corrected version is the one rated.
+    let version: i32 = {
+        use tourney::db::schema::rating_changes::dsl as rc;
+        rc::rating_changes
+            .filter(rc::pool_id.eq(pool_id))
+            .filter(rc::round_id.eq(first_round))
+            .filter(rc::table_number.eq(1))
+            .select(rc::result_version)
+            .first(&mut conn)
+            .unwrap()
+    };
+    assert_eq!(version, 2);
+
+    // Feeding again with nothing new changes nothing.
+    feed(&mut conn, t2);
+    assert_eq!(log(&mut conn, pool_id), incremental);
+
+    // The full rebuild (admin route) agrees exactly.
+    let r = app
+        .req(
+            reqwest::Method::POST,
+            &format!("/api/v1/rating-pools/{pool_id}/rebuild"),
+            Some(&admin),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(body["changes"], 20);
+    assert_eq!(log(&mut conn, pool_id), incremental);
+    let direct = conn
+        .transaction(|c| tourney::services::ratings::rebuild_pool(c, pool_id))
+        .unwrap();
+    assert_eq!(direct.games, 10);
+    assert_eq!(log(&mut conn, pool_id), incremental);
+
+    // A forfeit is not rated: correcting a game into a forfeit drops it.
+    result(
+        &mut conn,
+        first_round,
+        2,
+        2,
+        json!([
+            {"player": p[2], "score": 0, "outcome": "win"},
+            {"player": p[3], "score": 0, "outcome": "loss", "forfeit": true}
+        ]),
+    );
+    feed(&mut conn, t1);
+    let after_forfeit = log(&mut conn, pool_id);
+    assert_eq!(after_forfeit.len(), 18);
+    conn.transaction(|c| tourney::services::ratings::rebuild_pool(c, pool_id))
+        .unwrap();
+    assert_eq!(log(&mut conn, pool_id), after_forfeit);
+}
+
+#[actix_web::test]
+async fn leaderboard_filters_pages_csv_and_etags() {
+    let app = spawn_app().await;
+    let admin = app.admin_token().await;
+    let pool_id = pool(
+        &app,
+        &admin,
+        json!({"name": "Ashes", "preset": "ashes_poland", "time_zone": "Europe/Warsaw",
+               "params": {"min_games_listed": 2}}),
+    )
+    .await;
+    let a = player(&app, &admin, "Ania", "PL", "Kraków").await;
+    let b = player(&app, &admin, "Bartek", "PL", "Warszawa").await;
+    let c = player(&app, &admin, "Cecylia", "DE", "Berlin").await;
+    let d = player(&app, &admin, "Darek, \"D\"", "PL", "Kraków").await;
+    let t = tournament(&app, &admin, "ashes_league", pool_id, "2026-03-07").await;
+    let mut conn = db(&app);
+    let r1 = completed_round(&mut conn, t, 1, "2026-03-07T10:00:00Z");
+    result(&mut conn, r1, 1, 1, win(a, b));
+    result(&mut conn, r1, 2, 1, win(c, d));
+    let r2 = completed_round(&mut conn, t, 2, "2026-03-07T11:00:00Z");
+    result(&mut conn, r2, 1, 1, win(a, c));
+    feed(&mut conn, t);
+
+    let path = format!("/api/v1/rating-pools/{pool_id}/leaderboard");
+    // Established players only (2 games): A and C.
+    let r = app.get(&path, None).await;
+    assert_eq!(r.status(), 200);
+    let etag = r.headers()["etag"].to_str().unwrap().to_string();
+    assert!(r.headers()["cache-control"]
+        .to_str()
+        .unwrap()
+        .contains("public"));
+    let lb: Value = r.json().await.unwrap();
+    assert_eq!(lb["total"], 2);
+    assert_eq!(lb["items"][0]["player_id"], json!(a));
+    assert_eq!(lb["items"][0]["rank"], 1);
+    assert_eq!(lb["items"][0]["games"], 2);
+    assert_eq!(lb["items"][0]["provisional"], false);
+    assert_eq!(lb["items"][0]["trend"]["games"], 2);
+    assert_eq!(lb["items"][0]["trend"]["last"], "up");
+    assert_eq!(lb["items"][0]["last_played"], "2026-03-07T11:00:00Z");
+    assert_eq!(lb["items"][1]["player_id"], json!(c));
+
+    // 304 for a matching If-None-Match.
+    let r = app
+        .req(reqwest::Method::GET, &path, None)
+        .header("if-none-match", &etag)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 304);
+
+    // Provisional players only when asked, flagged.
+    let lb: Value = app
+        .get(&format!("{path}?include_provisional=true"), None)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(lb["total"], 4);
+    let provisional: Vec<bool> = lb["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["provisional"].as_bool().unwrap())
+        .collect();
+    assert_eq!(provisional.iter().filter(|p| **p).count(), 2);
+    // min_games overrides the pool's threshold.
+    let lb: Value = app
+        .get(&format!("{path}?min_games=1"), None)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(lb["total"], 4);
+
+    // Country and club filters keep the pool rank.
+    let lb: Value = app
+        .get(&format!("{path}?country=de"), None)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(lb["total"], 1);
+    assert_eq!(lb["items"][0]["player_id"], json!(c));
+    assert_eq!(lb["items"][0]["rank"], 2);
+    let lb: Value = app
+        .get(
+            &format!("{path}?club=krak%C3%B3w&include_provisional=true"),
+            None,
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    let ids: Vec<i64> = lb["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["player_id"].as_i64().unwrap())
+        .collect();
+    assert_eq!(ids, vec![a, d]);
+
+    // Paging.
+    let lb: Value = app
+        .get(
+            &format!("{path}?include_provisional=true&limit=2&offset=1"),
+            None,
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(lb["total"], 4);
+    assert_eq!(lb["limit"], 2);
+    assert_eq!(lb["items"].as_array().unwrap().len(), 2);
+    assert_eq!(lb["items"][0]["player_id"], json!(c));
+
+    // CSV by parameter and by Accept.
+    let r = app
+        .get(&format!("{path}?format=csv&include_provisional=true"), None)
+        .await;
+    assert_eq!(r.status(), 200);
+    assert!(r.headers()["content-type"]
+        .to_str()
+        .unwrap()
+        .starts_with("text/csv"));
+    let csv = r.text().await.unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(
+        lines[0],
+        "rank,player_id,name,club,country,rating,games,provisional,last_played,trend_delta"
+    );
+    assert_eq!(lines.len(), 5);
+    assert!(lines[1].starts_with(&format!("1,{a},Ania,Kraków,PL,")));
+    assert!(csv.contains("\"Darek, \"\"D\"\"\""), "quoted: {csv}");
+    let r = app
+        .req(reqwest::Method::GET, &path, None)
+        .header("accept", "text/csv")
+        .send()
+        .await
+        .unwrap();
+    assert!(r.headers()["content-type"]
+        .to_str()
+        .unwrap()
+        .starts_with("text/csv"));
+    let etag_csv = r.headers()["etag"].to_str().unwrap().to_string();
+    assert_ne!(etag_csv, etag);
+
+    // Bad filters name the parameter; unknown pools and seasons are 404.
+    let body = problem(app.get(&format!("{path}?limit=0"), None).await, 422).await;
+    assert_eq!(fields(&body), ["limit"]);
+    let body = problem(app.get(&format!("{path}?country=POL"), None).await, 422).await;
+    assert_eq!(fields(&body), ["country"]);
+    problem(app.get(&format!("{path}?season=1"), None).await, 404).await;
+    problem(
+        app.get("/api/v1/rating-pools/999999/leaderboard", None)
+            .await,
+        404,
+    )
+    .await;
+    let _ = b;
+}
+
+#[actix_web::test]
+async fn season_standings_show_who_is_classified() {
+    let app = spawn_app().await;
+    let admin = app.admin_token().await;
+    let pool_id = pool(
+        &app,
+        &admin,
+        json!({
+            "name": "Ashes 2026", "preset": "ashes_poland", "time_zone": "Europe/Warsaw",
+            "seasons": [
+                {"name": "Zima", "first_day": "2026-01-01", "last_day": "2026-02-28"},
+                {"name": "Wiosna", "first_day": "2026-03-01", "last_day": "2026-04-30"}
+            ]
+        }),
+    )
+    .await;
+    let a = player(&app, &admin, "Ania", "PL", "K").await;
+    let b = player(&app, &admin, "Bartek", "PL", "K").await;
+    let c = player(&app, &admin, "Cecylia", "PL", "K").await;
+    let mut conn = db(&app);
+    // January: A beats B, C beats B. February: A beats C, then C beats A late on the last
+    // day. A and C play both months; B only January.
+    let t1 = tournament(&app, &admin, "ashes_league", pool_id, "2026-01-10").await;
+    let r = completed_round(&mut conn, t1, 1, "2026-01-10T12:00:00Z");
+    result(&mut conn, r, 1, 1, win(a, b));
+    let r = completed_round(&mut conn, t1, 2, "2026-01-10T13:00:00Z");
+    result(&mut conn, r, 1, 1, win(c, b));
+    feed(&mut conn, t1);
+    let t2 = tournament(&app, &admin, "ashes_league", pool_id, "2026-02-14").await;
+    let r = completed_round(&mut conn, t2, 1, "2026-02-14T12:00:00Z");
+    result(&mut conn, r, 1, 1, win(a, c));
+    feed(&mut conn, t2);
+    // A game after 22:00 local on the last day counts for the next season only.
+    let t3 = tournament(&app, &admin, "ashes_league", pool_id, "2026-02-28").await;
+    let r = completed_round(&mut conn, t3, 1, "2026-02-28T21:30:00Z");
+    result(&mut conn, r, 1, 1, win(c, a));
+    feed(&mut conn, t3);
+
+    let seasons: Value = app
+        .get(&format!("/api/v1/rating-pools/{pool_id}/seasons"), None)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(seasons[0]["number"], 1);
+    // 22:00 in Warsaw (CET, +01:00) is 21:00 UTC.
+    assert_eq!(seasons[0]["standings_at"], "2026-02-28T21:00:00Z");
+
+    let r = app
+        .get(&format!("/api/v1/rating-pools/{pool_id}/seasons/1"), None)
+        .await;
+    assert_eq!(r.status(), 200);
+    let s: Value = r.json().await.unwrap();
+    assert_eq!(s["season"]["name"], "Zima");
+    let rows = s["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 3);
+    assert_eq!(rows[0]["player_id"], json!(a));
+    assert_eq!(rows[0]["rank"], 1);
+    assert_eq!(rows[0]["classified"], true);
+    assert_eq!(rows[0]["classified_by"], "every_month");
+    assert_eq!(rows[0]["tournaments"], 3);
+    assert_eq!(rows[1]["player_id"], json!(c));
+    assert_eq!(rows[1]["classified"], true);
+    assert_eq!(rows[2]["player_id"], json!(b));
+    assert_eq!(rows[2]["classified"], false);
+    assert_eq!(rows[2]["rank"], Value::Null);
+    assert_eq!(rows[2]["months_missing"], json!(["2026-02"]));
+    assert_eq!(s["winners"], json!([a]));
+    // The late game of 28 February is not in the season's ratings.
+    let a_now = conn
+        .transaction(|c| {
+            tourney::services::ratings::ratings_at(
+                c,
+                pool_id,
+                &[a],
+                chrono::Utc::now() + chrono::Duration::days(3650),
+            )
+        })
+        .unwrap()[&a]
+        .0;
+    assert!(round1(a_now) < rows[0]["rating"].as_f64().unwrap());
+
+    problem(
+        app.get(&format!("/api/v1/rating-pools/{pool_id}/seasons/3"), None)
+            .await,
+        404,
+    )
+    .await;
+}
+
+#[actix_web::test]
+async fn only_admins_write_pools_and_bad_params_name_the_field() {
+    let app = spawn_app().await;
+    let admin = app.admin_token().await;
+    let (_, user) = app.user("olga").await;
+    let body = json!({"name": "Tantrix", "preset": "tantrix", "time_zone": "Europe/Berlin"});
+    problem(
+        app.post("/api/v1/rating-pools", None, body.clone()).await,
+        401,
+    )
+    .await;
+    problem(
+        app.post("/api/v1/rating-pools", Some(&user), body.clone())
+            .await,
+        403,
+    )
+    .await;
+    let id = pool(&app, &admin, body.clone()).await;
+    problem(
+        app.patch(
+            &format!("/api/v1/rating-pools/{id}"),
+            Some(&user),
+            json!({"name": "Mine"}),
+        )
+        .await,
+        403,
+    )
+    .await;
+    let r = app
+        .req(
+            reqwest::Method::POST,
+            &format!("/api/v1/rating-pools/{id}/rebuild"),
+            Some(&user),
+        )
+        .send()
+        .await
+        .unwrap();
+    problem(r, 403).await;
+    // Same name again: 409.
+    problem(
+        app.post("/api/v1/rating-pools", Some(&admin), body).await,
+        409,
+    )
+    .await;
+
+    // Every bad parameter is named.
+    let r = app
+        .post(
+            "/api/v1/rating-pools",
+            Some(&admin),
+            json!({"name": "Bad", "time_zone": "Mars/Olympus",
+            "params": {"k": 0, "scale": -400, "event_bonus": -1, "min_games_listed": -1},
+            "seasons": [
+                {"name": "S1", "first_day": "2026-03-01", "last_day": "2026-02-01"}
+            ]}),
+        )
+        .await;
+    let p = problem(r, 422).await;
+    let f = fields(&p);
+    for want in [
+        "params.k",
+        "params.scale",
+        "params.event_bonus",
+        "params.min_games_listed",
+        "time_zone",
+    ] {
+        assert!(f.iter().any(|x| x == want), "{want} in {f:?}");
+    }
+    let r = app
+        .post(
+            "/api/v1/rating-pools",
+            Some(&admin),
+            json!({"name": "Bad", "time_zone": "Europe/Oslo",
+            "seasons": [
+                {"name": "S1", "first_day": "2026-03-01", "last_day": "2026-02-01"}
+            ]}),
+        )
+        .await;
+    assert_eq!(fields(&problem(r, 422).await), ["seasons[0]"]);
+    let r = app
+        .post(
+            "/api/v1/rating-pools",
+            Some(&admin),
+            json!({"name": "Bad", "time_zone": "Europe/Oslo", "params": {"draws": "sometimes"}}),
+        )
+        .await;
+    assert_eq!(fields(&problem(r, 422).await), ["params.draws"]);
+
+    // PATCH with If-Match; a stale version is 412; new params are stored.
+    let path = format!("/api/v1/rating-pools/{id}");
+    let r = app
+        .req(reqwest::Method::PATCH, &path, Some(&admin))
+        .header("if-match", "\"7\"")
+        .json(&json!({"params": {"k": 20}}))
+        .send()
+        .await
+        .unwrap();
+    problem(r, 412).await;
+    let r = app
+        .req(reqwest::Method::PATCH, &path, Some(&admin))
+        .header("if-match", "\"1\"")
+        .json(&json!({"params": {"k": 20, "max_change_per_game": null}, "league": true}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let p: Value = r.json().await.unwrap();
+    assert_eq!(p["version"], 2);
+    assert_eq!(p["params"]["k"], 20.0);
+    assert_eq!(p["params"]["scale"], 400.0);
+    assert_eq!(p["league"], true);
+    // Public reads.
+    let r = app.get(&path, None).await;
+    assert_eq!(r.status(), 200);
+    let list: Value = app
+        .get("/api/v1/rating-pools", None)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(list["total"], 1);
+    problem(app.get("/api/v1/rating-pools/424242", None).await, 404).await;
+
+    // A tournament must name an existing pool.
+    let r = app
+        .post(
+            "/api/v1/tournaments",
+            Some(&admin),
+            json!({"name": "X", "game": "Tantrix", "ruleset": "tantrix", "planned_rounds": 3,
+                   "starts_on": "2026-05-01", "time_zone": "Europe/Berlin",
+                   "rating_pool_id": 424242}),
+        )
+        .await;
+    assert_eq!(fields(&problem(r, 422).await), ["rating_pool_id"]);
+}
+
+#[actix_web::test]
+async fn moving_a_tournament_to_another_pool_moves_its_ratings() {
+    let app = spawn_app().await;
+    let admin = app.admin_token().await;
+    let first = pool(
+        &app,
+        &admin,
+        json!({"name": "One", "preset": "ashes_poland", "time_zone": "Europe/Warsaw"}),
+    )
+    .await;
+    let second = pool(
+        &app,
+        &admin,
+        json!({"name": "Two", "preset": "ashes_poland", "time_zone": "Europe/Warsaw"}),
+    )
+    .await;
+    let a = player(&app, &admin, "A", "PL", "X").await;
+    let b = player(&app, &admin, "B", "PL", "X").await;
+    let t = tournament(&app, &admin, "ashes_league", first, "2026-03-07").await;
+    let mut conn = db(&app);
+    let r = completed_round(&mut conn, t, 1, "2026-03-07T10:00:00Z");
+    result(&mut conn, r, 1, 1, win(a, b));
+    feed(&mut conn, t);
+    assert_eq!(log(&mut conn, first).len(), 2);
+    let r = app
+        .patch(
+            &format!("/api/v1/tournaments/{t}"),
+            Some(&admin),
+            json!({"rating_pool_id": second}),
+        )
+        .await;
+    assert_eq!(r.status(), 200);
+    assert_eq!(log(&mut conn, first).len(), 0);
+    assert_eq!(log(&mut conn, second).len(), 2);
+    let r = app
+        .patch(
+            &format!("/api/v1/tournaments/{t}"),
+            Some(&admin),
+            json!({"rating_pool_id": null, "status": "registration_open"}),
+        )
+        .await;
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(body["rating_pool_id"], Value::Null);
+    assert!(body["announced_at"].is_string());
+    assert_eq!(log(&mut conn, second).len(), 0);
+}
