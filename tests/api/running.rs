@@ -838,3 +838,100 @@ async fn results_entered_over_http_feed_the_pool_and_a_correction_moves_the_lead
     assert_eq!(rating_of(&b, winner), Some(987.5), "{b}");
     assert_eq!(rating_of(&b, loser), Some(1012.5));
 }
+
+#[actix_web::test]
+async fn tantrix_round_robin_of_six_with_a_forfeit_and_a_time_penalty() {
+    let app = spawn_app().await;
+    let (tid, org, referee, ids) = event(&app, "tantrix", 6).await;
+    let mut pairs = std::collections::HashSet::new();
+    let mut forfeit_game = None;
+    let mut slow_game = None;
+    for n in 1..=5 {
+        let round = new_round(&app, tid, &org, json!({"method": "round_robin"})).await;
+        let tables = round["draw"]["tables"].as_array().unwrap();
+        assert_eq!(tables.len(), 3);
+        for (i, t) in tables.iter().enumerate() {
+            let s: Vec<i64> = t["seats"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| p.as_i64().unwrap())
+                .collect();
+            assert!(
+                pairs.insert((s[0].min(s[1]), s[0].max(s[1]))),
+                "pair met twice"
+            );
+            // Seat 1 wins 45-40 (15.0 : 5.0); round 1 has a no-show and a slow winner.
+            let mut seats = vec![
+                json!({"player_id": s[0], "score": 45}),
+                json!({"player_id": s[1], "score": 40}),
+            ];
+            if n == 1 && i == 0 {
+                seats[1] = json!({"player_id": s[1], "score": 0, "forfeit": true});
+                seats[0] = json!({"player_id": s[0], "score": 0});
+                forfeit_game = Some((s[0], s[1]));
+            }
+            if n == 1 && i == 1 {
+                // 16:59 used: two full minutes over 14 move 2 TP to the opponent.
+                seats[0] = json!({"player_id": s[0], "score": 45, "time_used_secs": 16 * 60 + 59});
+                slow_game = Some((s[0], s[1]));
+            }
+            let r = app
+                .req(
+                    Method::PUT,
+                    &format!(
+                        "/api/v1/tournaments/{tid}/rounds/{n}/tables/{}/result",
+                        t["number"]
+                    ),
+                    Some(&referee),
+                )
+                .json(&json!({"seats": seats}))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
+        }
+    }
+    assert_eq!(pairs.len(), 15, "every pair of six met exactly once");
+    let s: Value = app
+        .get(
+            &format!("/api/v1/tournaments/{tid}/standings?after_round=1"),
+            None,
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    let tp1 = |p: i64| {
+        s["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["player_id"] == p)
+            .unwrap()["tp"]
+            .as_f64()
+            .unwrap()
+    };
+    let (present, absent) = forfeit_game.unwrap();
+    assert_eq!((tp1(present), tp1(absent)), (18.0, 2.0));
+    let (slow, other) = slow_game.unwrap();
+    assert_eq!((tp1(slow), tp1(other)), (13.0, 7.0));
+    let full: Value = app
+        .get(&format!("/api/v1/tournaments/{tid}/standings"), None)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(full["rows"].as_array().unwrap().len(), ids.len());
+    assert_eq!(full["rounds"], json!([1, 2, 3, 4, 5]));
+    let total: f64 = full["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["tp"].as_f64().unwrap())
+        .sum();
+    assert!(
+        (total - 15.0 * 20.0).abs() < 1e-9,
+        "every game hands out 20 TP: {total}"
+    );
+}

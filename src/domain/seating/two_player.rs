@@ -6,7 +6,9 @@
 //! or, in Tantrix, picks colours first), `starting_player` is left empty because these rules draw
 //! no starting player.
 
-use super::{ranked_players, Draw, DrawInput, DrawReport, Meetings, SeatingError, Table};
+use super::{
+    ranked_players, Draw, DrawInput, DrawReport, Meetings, PlayerEntry, SeatingError, Table,
+};
 use crate::domain::ids::PlayerId;
 use crate::domain::rng::DrawRng;
 use crate::domain::seating::SeatingMethod;
@@ -119,7 +121,16 @@ pub(crate) fn draw(input: &DrawInput, rng: &mut DrawRng) -> Result<Draw, Seating
             (pairs, byes)
         }
         SeatingMethod::RoundRobin => {
-            let ranked = ranked_players(input, false)?;
+            // The circle needs the same order every round: rating (then id), never the
+            // standings, which change between rounds and would make pairs meet twice.
+            let mut fixed: Vec<&PlayerEntry> = input.players.iter().collect();
+            fixed.sort_by(|a, b| {
+                b.rating
+                    .unwrap_or(f64::NEG_INFINITY)
+                    .total_cmp(&a.rating.unwrap_or(f64::NEG_INFINITY))
+                    .then(a.id.cmp(&b.id))
+            });
+            let ranked: Vec<PlayerId> = fixed.into_iter().map(|p| p.id).collect();
             let (pairs, byes) = round_robin(&ranked, input.round.max(1));
             (pairs, byes)
         }
@@ -655,6 +666,28 @@ mod tests {
             assert_eq!(met.len(), n * (n - 1) / 2);
             assert_eq!(byes, if n % 2 == 1 { n } else { 0 });
         }
+    }
+
+    #[test]
+    fn round_robin_ignores_changing_standings() {
+        let mut met = std::collections::BTreeSet::new();
+        for r in 1..=5u32 {
+            let mut inp = input(SeatingMethod::RoundRobin, 6);
+            inp.round = r;
+            // Standings that change every round (a different leader each time).
+            inp.standings = (0..6)
+                .map(|i| Standing {
+                    player: PlayerId(((i + r as i64) % 6) + 1),
+                    place: i as u32 + 1,
+                    score: None,
+                })
+                .collect();
+            let d = draw_round(&inp, &mut rng(r as u8)).unwrap();
+            for t in &d.tables {
+                assert!(met.insert(crate::domain::seating::ordered(t.seats[0], t.seats[1])));
+            }
+        }
+        assert_eq!(met.len(), 15);
     }
 
     #[test]
