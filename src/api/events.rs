@@ -18,7 +18,7 @@ use crate::api::tournaments::load_visible;
 use crate::auth::MaybeCaller;
 use crate::db::running::EventRow;
 use crate::db::schema::tournament_events;
-use crate::error::{ApiResult, Problem};
+use crate::error::{ApiError, ApiResult, Problem};
 use crate::state::AppState;
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -63,11 +63,19 @@ pub async fn events(
     query: Query<EventsQuery>,
 ) -> ApiResult<HttpResponse> {
     let tid = id.into_inner();
-    let from_header = req
-        .headers()
-        .get("last-event-id")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.trim().parse::<i64>().ok());
+    let from_header = match req.headers().get("last-event-id") {
+        None => None,
+        Some(v) => Some(
+            v.to_str()
+                .ok()
+                .filter(|s| (1..=18).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_digit()))
+                .and_then(|s| s.parse::<i64>().ok())
+                .ok_or_else(|| ApiError::field("Last-Event-ID", "must be an event id"))?,
+        ),
+    };
+    if query.0.after.is_some_and(|a| a < 0) {
+        return Err(ApiError::field("after", "must be 0 or more"));
+    }
     let after = from_header.or(query.0.after);
     let start = state
         .run(move |conn| {

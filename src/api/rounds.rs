@@ -355,6 +355,9 @@ pub async fn create(
     let input = body.0;
     let kind = input.kind.unwrap_or(RoundKind::Preliminary);
     let weight = match &input.weight {
+        Some(w) if w.chars().count() > 20 => {
+            return Err(ApiError::field("weight", "must be at most 20 characters"))
+        }
         Some(w) => {
             let p: Points = w
                 .parse()

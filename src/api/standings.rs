@@ -193,6 +193,9 @@ pub async fn standings(
 ) -> ApiResult<HttpResponse> {
     let tid = id.into_inner();
     let q = query.0;
+    if q.after_round.is_some_and(|n| n > 1000) {
+        return Err(ApiError::field("after_round", "must be at most 1000"));
+    }
     let purpose = match q.purpose.unwrap_or(PurposeParam::Final) {
         PurposeParam::Seeding => Purpose::Seeding,
         PurposeParam::Qualification => Purpose::Qualification,
