@@ -255,7 +255,7 @@ pub async fn register(
                         )),
                         other => other.into(),
                     })?;
-                play::rebalance_registrations(conn, id, t.table_size)?;
+                play::rebalance_registrations(conn, id, play::confirmation_block(&t))?;
                 list_out(conn, id)
             })
         })
@@ -381,7 +381,7 @@ pub async fn cancel(
                         "player {player_id} is not registered"
                     )));
                 }
-                play::rebalance_registrations(conn, id, t.table_size)?;
+                play::rebalance_registrations(conn, id, play::confirmation_block(&t))?;
                 list_out(conn, id)
             })
         })
@@ -563,7 +563,7 @@ pub async fn create_team(
                             .execute(conn)?;
                     }
                 }
-                play::rebalance_registrations(conn, id, t.table_size)?;
+                play::rebalance_registrations(conn, id, play::confirmation_block(&t))?;
                 Ok(team_out(row))
             })
         })

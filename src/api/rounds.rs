@@ -401,10 +401,20 @@ pub async fn create(
                     )));
                 }
                 let number = snap.rounds.len() as i32 + 1;
-                if snap.tournament.ruleset == "ashes_league" && snap.confirmed().len() < 4 {
-                    return Err(ApiError::Conflict(
-                        "an Ashes league tournament needs at least 4 players".into(),
-                    ));
+                if snap.tournament.ruleset == "ashes_league" {
+                    // Seed 004: at least 4 players, and a number of rounds that fits the field.
+                    let players = snap.confirmed().len();
+                    let planned = snap.tournament.planned_rounds.max(0) as u32;
+                    crate::domain::seating::check_ashes_rounds(players, planned).map_err(|e| {
+                        ApiError::Conflict(format!(
+                            "an Ashes league tournament of {players} players: {e} (planned_rounds)"
+                        ))
+                    })?;
+                    if number as u32 > planned {
+                        return Err(ApiError::Conflict(format!(
+                            "all {planned} planned rounds are played"
+                        )));
+                    }
                 }
                 let options = input.options.unwrap_or_default();
                 let draw_in =

@@ -23,7 +23,7 @@ use crate::domain::scoring::standings::{
 };
 use crate::domain::scoring::Points;
 use crate::domain::scoring::{
-    Outcome, Preset, Purpose, RoundInput, RoundKind, Ruleset, SeatResult, TableResult,
+    Format, Outcome, Preset, Purpose, RoundInput, RoundKind, Ruleset, SeatResult, TableResult,
 };
 use crate::domain::seating::{Draw, History};
 use crate::domain::PlayerId;
@@ -221,6 +221,17 @@ impl Snapshot {
             }
             tables.push(result);
         }
+        // A bye is a one-seat table (Ashes: scores as a win, seed 004). Formats without a bye
+        // score (Tantrix round robin) leave the player out of the round instead.
+        if self.ruleset.format == Format::Ashes {
+            for p in &draw.byes {
+                tables.push(TableResult {
+                    seats: vec![SeatResult::new(*p, 0)],
+                    clarification: None,
+                    double_crash: false,
+                });
+            }
+        }
         Ok(RoundInput {
             number: round.number as u32,
             kind: parse_kind(&round.kind)?,
@@ -353,13 +364,25 @@ pub fn record_event(
     Ok(())
 }
 
+/// How many registrations make a confirmable block: the table size for table games (domain.md
+/// section 2), 1 for the two-player formats, whose pairings give a bye to an odd player out
+/// (Ashes: a bye scores as a win, seed 004; Tantrix round robin: a bye per round for odd
+/// fields, seed 003). See docs/decisions/registration.md.
+pub fn confirmation_block(t: &Tournament) -> i32 {
+    match t.ruleset.as_str() {
+        "tantrix" | "ashes_league" => 1,
+        _ => t.table_size.max(1),
+    }
+}
+
 /// Re-derives confirmed / waitlisted for the live registrations of an open tournament: the
-/// first `floor(n / table_size) * table_size` in registration order are confirmed (domain.md
-/// section 2: 17 registered at tables of 4 gives 16 confirmed, 1 waiting).
+/// first `floor(n / block) * block` in registration order are confirmed, `block` being
+/// [`confirmation_block`] (domain.md section 2: 17 registered at tables of 4 gives 16
+/// confirmed, 1 waiting).
 pub fn rebalance_registrations(
     conn: &mut PgConnection,
     tournament_id: i64,
-    table_size: i32,
+    block: i32,
 ) -> Result<(), ApiError> {
     let live: Vec<(i64, String)> = registrations::table
         .filter(registrations::tournament_id.eq(tournament_id))
@@ -367,7 +390,7 @@ pub fn rebalance_registrations(
         .order(registrations::id)
         .select((registrations::id, registrations::status))
         .load(conn)?;
-    let size = table_size.max(1) as usize;
+    let size = block.max(1) as usize;
     let confirmed = live.len() / size * size;
     let mut by_status: BTreeMap<&str, Vec<i64>> = BTreeMap::new();
     for (i, (id, status)) in live.iter().enumerate() {

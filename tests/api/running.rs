@@ -624,20 +624,51 @@ async fn drafts_are_private_redraws_are_kept_and_the_seed_stays_secret_until_pub
     assert_eq!(fields(&p), vec!["options.colour"]);
 }
 
+/// Enters a 2-player round: the first seat wins 10-4, except the tables in `draws` (1:1).
+async fn play_duels(app: &TestApp, tid: i64, referee: &str, round: &Value, draws: &[i64]) {
+    let n = round["number"].as_i64().unwrap();
+    for t in round["draw"]["tables"].as_array().unwrap() {
+        let s = t["seats"].as_array().unwrap();
+        let seats = if draws.contains(&t["number"].as_i64().unwrap()) {
+            json!([{"player_id": s[0], "score": 6, "outcome": "draw"},
+                   {"player_id": s[1], "score": 6, "outcome": "draw"}])
+        } else {
+            json!([{"player_id": s[0], "score": 10, "outcome": "win"},
+                   {"player_id": s[1], "score": 4, "outcome": "loss"}])
+        };
+        let r = app
+            .req(
+                Method::PUT,
+                &format!(
+                    "/api/v1/tournaments/{tid}/rounds/{n}/tables/{}/result",
+                    t["number"]
+                ),
+                Some(referee),
+            )
+            .json(&json!({ "seats": seats }))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
+    }
+}
+
 #[actix_web::test]
-async fn ashes_sanctions_escalate_to_removal_and_the_live_feed_reports_results() {
+async fn ashes_nine_players_four_swiss_rounds_with_byes_a_draw_and_a_removal() {
     let app = spawn_app().await;
-    let (tid, org, referee, _) = event(&app, "ashes_league", 9).await;
-    // Tables of 2: 8 confirmed, the 9th waits.
+    let (tid, org, referee, ids) = event(&app, "ashes_league", 9).await;
+    // Two-player formats confirm everyone: the odd player out gets a bye.
     let regs: Value = app
         .get(&format!("/api/v1/tournaments/{tid}/registrations"), None)
         .await
         .json()
         .await
         .unwrap();
-    assert_eq!(regs[8]["status"], "waitlisted");
-    let r1 = new_round(&app, tid, &org, json!({"method": "swiss_2p"})).await;
-
+    assert!(regs
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|r| r["status"] == "confirmed"));
     // Follow the live feed from the start.
     let mut feed = app
         .req(
@@ -654,25 +685,19 @@ async fn ashes_sanctions_escalate_to_removal_and_the_live_feed_reports_results()
         .unwrap()
         .starts_with("text/event-stream"));
 
-    for t in r1["draw"]["tables"].as_array().unwrap() {
-        let s = t["seats"].as_array().unwrap();
-        let r = app
-            .req(
-                Method::PUT,
-                &format!(
-                    "/api/v1/tournaments/{tid}/rounds/1/tables/{}/result",
-                    t["number"]
-                ),
-                Some(&referee),
-            )
-            .json(&json!({"seats": [
-                {"player_id": s[0], "score": 10, "outcome": "win"},
-                {"player_id": s[1], "score": 4, "outcome": "loss"}]}))
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
-    }
+    let r1 = new_round(&app, tid, &org, json!({"method": "swiss_2p"})).await;
+    assert_eq!(r1["draw"]["tables"].as_array().unwrap().len(), 4);
+    let bye1 = r1["draw"]["byes"][0]
+        .as_i64()
+        .expect("one bye for nine players");
+    let drawn_table = r1["draw"]["tables"][0]["number"].as_i64().unwrap();
+    let drawn_pair: Vec<i64> = r1["draw"]["tables"][0]["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_i64().unwrap())
+        .collect();
+    play_duels(&app, tid, &referee, &r1, &[drawn_table]).await;
     let mut seen = String::new();
     while !seen.contains("event: round_completed") {
         let chunk = feed.chunk().await.unwrap().expect("stream open");
@@ -681,16 +706,41 @@ async fn ashes_sanctions_escalate_to_removal_and_the_live_feed_reports_results()
     assert!(seen.contains("event: round_published"));
     assert!(seen.contains("event: result_entered"));
 
-    // Three sanctions: warning, game loss, removal.
-    let culprit = r1["draw"]["tables"][0]["seats"][0].as_i64().unwrap();
+    // Win 3, bye 3, draw 1, loss 0.
+    let s: Value = app
+        .get(&format!("/api/v1/tournaments/{tid}/standings"), None)
+        .await
+        .json()
+        .await
+        .unwrap();
+    let tp = |s: &Value, p: i64| {
+        s["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["player_id"] == p)
+            .unwrap()["tp"]
+            .as_f64()
+            .unwrap()
+    };
+    assert_eq!(tp(&s, bye1), 3.0);
+    assert_eq!((tp(&s, drawn_pair[0]), tp(&s, drawn_pair[1])), (1.0, 1.0));
+
+    // Three sanctions against one player: warning, game loss (their round-2 game), removal.
+    let r2 = new_round(&app, tid, &org, json!({"method": "swiss_2p"})).await;
+    let bye2 = r2["draw"]["byes"][0].as_i64().unwrap();
+    assert_ne!(bye2, bye1, "the bye goes to someone who has not had one");
+    let culprit_table = &r2["draw"]["tables"][1];
+    let culprit = culprit_table["seats"][0].as_i64().unwrap();
+    play_duels(&app, tid, &referee, &r2, &[]).await;
     let mut kinds = Vec::new();
     for _ in 0..3 {
         let r = app
             .post(
                 &format!("/api/v1/tournaments/{tid}/penalties"),
                 Some(&referee),
-                json!({"player_id": culprit, "kind": "sanction", "round": 1,
-                       "table": r1["draw"]["tables"][0]["number"], "reason": "slow play"}),
+                json!({"player_id": culprit, "kind": "sanction", "round": 2,
+                       "table": culprit_table["number"], "reason": "slow play"}),
             )
             .await;
         assert_eq!(r.status(), 201);
@@ -702,47 +752,63 @@ async fn ashes_sanctions_escalate_to_removal_and_the_live_feed_reports_results()
         );
     }
     assert_eq!(kinds, vec!["warning", "game_loss", "removal"]);
-    let s: Value = app
-        .get(&format!("/api/v1/tournaments/{tid}/standings"), None)
+    let s2: Value = app
+        .get(
+            &format!("/api/v1/tournaments/{tid}/standings?after_round=2"),
+            None,
+        )
         .await
         .json()
         .await
         .unwrap();
-    let row = s["rows"]
+    let row = s2["rows"]
         .as_array()
         .unwrap()
         .iter()
         .find(|r| r["player_id"] == culprit)
         .unwrap()
         .clone();
-    assert_eq!(row["tp"], 0.0, "the game loss took the win: {row}");
-    let w: Value = app
-        .get(&format!("/api/v1/tournaments/{tid}/withdrawals"), None)
+    assert_eq!(
+        row["tp_by_round"][1], 0.0,
+        "the game loss took the round-2 win: {row}"
+    );
+
+    // Rounds 3 and 4 go on without the removed player: eight players, no bye.
+    for n in 3..=4 {
+        let r = new_round(&app, tid, &org, json!({"method": "swiss_2p"})).await;
+        let seated: Vec<i64> = r["draw"]["tables"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|t| {
+                t["seats"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|p| p.as_i64().unwrap())
+            })
+            .collect();
+        assert!(!seated.contains(&culprit), "round {n}");
+        assert_eq!(seated.len(), 8);
+        assert!(r["draw"]["byes"].as_array().unwrap().is_empty());
+        play_duels(&app, tid, &referee, &r, &[]).await;
+    }
+    let fin: Value = app
+        .get(&format!("/api/v1/tournaments/{tid}/standings"), None)
         .await
         .json()
         .await
         .unwrap();
-    assert_eq!(w[0]["player_id"], culprit);
-    assert_eq!(w[0]["from_round"], 2);
-    let r2 = new_round(&app, tid, &org, json!({"method": "swiss_2p"})).await;
-    let seated: Vec<i64> = r2["draw"]["tables"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|t| {
-            t["seats"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|p| p.as_i64().unwrap())
-        })
-        .collect();
-    assert!(!seated.contains(&culprit));
+    let rows = fin["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), ids.len());
     assert_eq!(
-        r2["draw"]["byes"].as_array().unwrap().len(),
-        1,
-        "7 players: one bye"
+        rows.last().unwrap()["player_id"],
+        culprit,
+        "removed: placed last"
     );
+    assert_eq!(rows.last().unwrap()["withdrawn"], true);
+    // All four planned rounds are counted; a fifth is allowed (planned 5), a sixth is not.
+    assert_eq!(fin["rounds"], json!([1, 2, 3, 4]));
 }
 
 #[actix_web::test]
