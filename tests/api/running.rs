@@ -1001,3 +1001,100 @@ async fn tantrix_round_robin_of_six_with_a_forfeit_and_a_time_penalty() {
         "every game hands out 20 TP: {total}"
     );
 }
+
+#[actix_web::test]
+async fn bridge_agricola_sixteen_players_five_rounds_and_the_final() {
+    let app = spawn_app().await;
+    let (tid, org, referee, _) = event(&app, "bridge_agricola", 16).await;
+    let mut table_pairs = std::collections::HashMap::new();
+    let mut group_pairs = std::collections::HashMap::new();
+    let pairs_of = |members: Vec<i64>, into: &mut std::collections::HashMap<(i64, i64), u32>| {
+        for (i, a) in members.iter().enumerate() {
+            for b in &members[i + 1..] {
+                *into.entry((*a.min(b), *a.max(b))).or_default() += 1;
+            }
+        }
+    };
+    let ids = |v: &Value| -> Vec<i64> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p.as_i64().unwrap())
+            .collect()
+    };
+    for n in 1..=5 {
+        let body = if n == 1 {
+            json!({"method": "bridge", "options": {"rounds_remaining": 5}})
+        } else {
+            json!({"method": "bridge"})
+        };
+        let round = new_round(&app, tid, &org, body).await;
+        let draw = &round["draw"];
+        assert_eq!(draw["bridge_groups"].as_array().unwrap().len(), 4);
+        for t in draw["tables"].as_array().unwrap() {
+            pairs_of(ids(&t["seats"]), &mut table_pairs);
+        }
+        for g in draw["bridge_groups"].as_array().unwrap() {
+            pairs_of(ids(&g["players"]), &mut group_pairs);
+        }
+        // Scores differ by player so places and relative scores are not all shared.
+        play_round(&app, tid, &referee, &round, |p| 30 + (p * 7) % 13).await;
+        let s: Value = app
+            .get(
+                &format!("/api/v1/tournaments/{tid}/standings?after_round={n}"),
+                None,
+            )
+            .await
+            .json()
+            .await
+            .unwrap();
+        let round_total: f64 = s["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["tp_by_round"][n as usize - 1].as_f64().unwrap())
+            .sum();
+        // 4 tables x 20 TP + 4 bridge groups x 20 TP.
+        assert!(
+            (round_total - 160.0).abs() < 0.05,
+            "round {n}: {round_total}"
+        );
+    }
+    assert_eq!(table_pairs.len(), 120, "every pair met at a table");
+    assert!(table_pairs.values().all(|c| *c == 1), "and only once");
+    assert_eq!(group_pairs.len(), 120, "every pair met in a bridge group");
+    assert!(group_pairs.values().all(|c| *c == 1), "and only once");
+
+    // The final: bridge groups spread the placement groups; results stay with the staff until
+    // the round is completed (players at other tables hold the same cards).
+    let fin = new_round(
+        &app,
+        tid,
+        &org,
+        json!({"method": "bridge", "kind": "final", "options": {"final": true}}),
+    )
+    .await;
+    let t1 = &fin["draw"]["tables"][0];
+    let seats: Vec<Value> = t1["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| json!({"player_id": p, "score": 40}))
+        .collect();
+    let path = format!(
+        "/api/v1/tournaments/{tid}/rounds/6/tables/{}/result",
+        t1["number"]
+    );
+    let r = app
+        .req(Method::PUT, &path, Some(&referee))
+        .json(&json!({ "seats": seats }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    problem(app.get(&path, None).await, 404).await;
+    assert_eq!(app.get(&path, Some(&referee)).await.status(), 200);
+    for g in fin["draw"]["bridge_groups"].as_array().unwrap() {
+        assert_eq!(g["players"].as_array().unwrap().len(), 4);
+    }
+}
