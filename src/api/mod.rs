@@ -95,6 +95,7 @@ pub fn routes(cfg: &mut ServiceConfig) {
         .service(rounds::redraw)
         .service(rounds::publish)
         .service(rounds::draws)
+        .service(rounds::matches)
         .service(results::enter)
         .service(results::read)
         .service(standings::standings)

@@ -22,7 +22,7 @@ use crate::auth::{Caller, MaybeCaller, StaffRole};
 use crate::db::models::Tournament;
 use crate::db::running::{NewRound, NewWithdrawal, RoundDraw, RoundRow};
 use crate::db::schema::{round_draws, rounds, tournaments, withdrawals};
-use crate::domain::scoring::{Points, Purpose, RoundKind};
+use crate::domain::scoring::{Format, Points, Purpose, RoundKind};
 use crate::domain::seating::{draw_round, DrawInput, PlayerEntry, SeatingMethod, Standing, Team};
 use crate::domain::{DrawRng, PlayerId};
 use crate::error::{ApiError, ApiResult, Problem};
@@ -158,13 +158,23 @@ fn draw_input(
     options: BTreeMap<String, serde_json::Value>,
     caller: &Caller,
 ) -> Result<DrawInput, ApiError> {
-    let out = snap.out_of_play(number);
+    let mut out = snap.out_of_play(number);
+    // Team knockout: the teams knocked out so far sit out with their players.
+    let knocked_out = snap.eliminated_teams(number)?;
+    for t in snap
+        .teams
+        .iter()
+        .filter(|t| knocked_out.contains(&(t.number as u32)))
+    {
+        out.extend([t.pair_a1, t.pair_a2, t.pair_b1, t.pair_b2]);
+    }
     let mut active: Vec<&crate::db::running::Registration> = snap
         .confirmed()
         .into_iter()
         .filter(|r| !out.contains(&r.player_id))
         .collect();
-    let standings = if number > 1 {
+    // Team matches are seated from the teams, not from a standings table.
+    let standings = if number > 1 && snap.ruleset.format != Format::TeamDuplicate {
         let s = snap.standings(Some(number as u32 - 1), Purpose::Seeding)?;
         s.rows
             .iter()
@@ -269,6 +279,7 @@ fn draw_input(
         teams: snap
             .teams
             .iter()
+            .filter(|t| !knocked_out.contains(&(t.number as u32)))
             .map(|t| Team {
                 number: t.number as u32,
                 pair_a: [PlayerId(t.pair_a1), PlayerId(t.pair_a2)],
@@ -731,4 +742,42 @@ pub async fn draws(
         })
         .await?;
     cached_json(&req, &out, Visibility::Private)
+}
+
+/// The team matches of a round (2v2 duplicate) with their outcomes: the six compared values,
+/// the step that decided, or the lot for a full tie.
+#[utoipa::path(
+    tag = "rounds",
+    params(
+        ("id" = i64, Path, description = "Tournament id"),
+        ("n" = i32, Path, description = "Round number"),
+    ),
+    responses(
+        (status = 200, description = "The matches of the round", body = Vec<play::TeamMatchResult>),
+        (status = 304, description = "Not modified"),
+        (status = 401, description = "Invalid token", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such tournament or round", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/tournaments/{id}/rounds/{n}/matches")]
+pub async fn matches(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    caller: MaybeCaller,
+    path: web::Path<(i64, i32)>,
+) -> ApiResult<HttpResponse> {
+    let (tid, number) = path.into_inner();
+    let (vis, out) = state
+        .run(move |conn| {
+            let (t, r) = load_round(conn, &caller, tid, number)?;
+            let vis = if r.status == "draft" {
+                Visibility::Private
+            } else {
+                Visibility::Public
+            };
+            let snap = Snapshot::load(conn, t)?;
+            Ok((vis, snap.team_matches(&r)?))
+        })
+        .await?;
+    cached_json(&req, &out, vis)
 }

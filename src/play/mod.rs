@@ -410,3 +410,138 @@ pub fn rebalance_registrations(
     }
     Ok(())
 }
+
+/// The outcome of one team match of the 2v2 duplicate format.
+#[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
+pub struct TeamMatchResult {
+    pub round: i32,
+    pub number: u32,
+    pub home_team: u32,
+    pub away_team: u32,
+    pub table_a: u32,
+    pub table_b: u32,
+    /// Both tables have results.
+    pub complete: bool,
+    /// The winning team, once complete.
+    pub winner_team: Option<u32>,
+    /// The step (1-6) of the comparison that decided it; none when decided by lot.
+    pub decided_at_step: Option<u8>,
+    /// All six values were equal and a lot decided (drawn from the round's revealed seed).
+    pub decided_by_lot: bool,
+    /// The six compared values (L, H, lowest, highest, second lowest, second highest).
+    #[schema(value_type = Option<Object>)]
+    pub home_values: Option<serde_json::Value>,
+    #[schema(value_type = Option<Object>)]
+    pub away_values: Option<serde_json::Value>,
+}
+
+impl Snapshot {
+    /// The team matches of a round with their outcomes (seed 002; domain.md section 7). A
+    /// drawn match is settled by lot from a stream derived from the round's seed and the match
+    /// number, so anyone holding the revealed seed can check it.
+    pub fn team_matches(&self, round: &RoundRow) -> Result<Vec<TeamMatchResult>, ApiError> {
+        use crate::domain::scoring::team::{
+            compare_match, settle_draw_by_lot, MatchOutcome, MemberResult, TeamResult,
+        };
+        let draw = draw_of(round)?;
+        let team_of = |n: u32| self.teams.iter().find(|t| t.number as u32 == n);
+        let mut out = Vec::new();
+        for m in &draw.team_matches {
+            let a = self.table_result(round, m.table_a as i32)?;
+            let b = self.table_result(round, m.table_b as i32)?;
+            let mut res = TeamMatchResult {
+                round: round.number,
+                number: m.number,
+                home_team: m.home_team,
+                away_team: m.away_team,
+                table_a: m.table_a,
+                table_b: m.table_b,
+                complete: a.is_some() && b.is_some(),
+                winner_team: None,
+                decided_at_step: None,
+                decided_by_lot: false,
+                home_values: None,
+                away_values: None,
+            };
+            if let (Some(a), Some(b), Some(home), Some(away)) =
+                (a, b, team_of(m.home_team), team_of(m.away_team))
+            {
+                let member = |t: &TableResult, p: i64| -> Result<MemberResult, ApiError> {
+                    let s = t.seats.iter().find(|s| s.player.0 == p).ok_or_else(|| {
+                        ApiError::Internal(format!("player {p} missing from a team table"))
+                    })?;
+                    Ok(MemberResult {
+                        player: s.player,
+                        score: s.total(),
+                        violations: 0,
+                    })
+                };
+                // Which pair of each team sat at table A: the draw may have swapped a team's
+                // pairs (best-of-3 game 2), so read it off the seats.
+                let seated_a: HashSet<i64> = a.seats.iter().map(|s| s.player.0).collect();
+                let team_result = |t: &TeamRow| -> Result<TeamResult, ApiError> {
+                    let (pa, pb) = if seated_a.contains(&t.pair_a1) {
+                        ([t.pair_a1, t.pair_a2], [t.pair_b1, t.pair_b2])
+                    } else {
+                        ([t.pair_b1, t.pair_b2], [t.pair_a1, t.pair_a2])
+                    };
+                    Ok(TeamResult {
+                        table_a: [member(&a, pa[0])?, member(&a, pa[1])?],
+                        table_b: [member(&b, pb[0])?, member(&b, pb[1])?],
+                    })
+                };
+                let c = compare_match(&team_result(home)?, &team_result(away)?);
+                let outcome = match c.outcome {
+                    MatchOutcome::Draw => {
+                        use sha2::{Digest, Sha256};
+                        let digest = Sha256::new()
+                            .chain_update(round.seed.as_bytes())
+                            .chain_update(format!("/team-match/{}", m.number))
+                            .finalize();
+                        let mut seed = [0u8; 32];
+                        seed.copy_from_slice(&digest);
+                        res.decided_by_lot = true;
+                        settle_draw_by_lot(&mut crate::domain::DrawRng::from_seed(seed))
+                    }
+                    o => o,
+                };
+                res.winner_team = Some(match outcome {
+                    MatchOutcome::SecondWins => m.away_team,
+                    _ => m.home_team,
+                });
+                res.decided_at_step = c.decided_at_step;
+                res.home_values = serde_json::to_value(c.first).ok();
+                res.away_values = serde_json::to_value(c.second).ok();
+            }
+            out.push(res);
+        }
+        Ok(out)
+    }
+
+    /// Teams knocked out before round `number`: the losers of completed knockout rounds.
+    pub fn eliminated_teams(&self, number: i32) -> Result<HashSet<u32>, ApiError> {
+        let mut out = HashSet::new();
+        for r in self.rounds.iter().filter(|r| r.number < number) {
+            if r.method != "team_duplicate" {
+                continue;
+            }
+            let knockout = match r.options.get("format").and_then(|f| f.as_str()) {
+                Some(f) => f == "knockout",
+                None => self.teams.len() > 2,
+            };
+            if !knockout {
+                continue;
+            }
+            for m in self.team_matches(r)? {
+                if let Some(w) = m.winner_team {
+                    out.insert(if w == m.home_team {
+                        m.away_team
+                    } else {
+                        m.home_team
+                    });
+                }
+            }
+        }
+        Ok(out)
+    }
+}

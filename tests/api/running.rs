@@ -838,7 +838,8 @@ async fn results_entered_over_http_feed_the_pool_and_a_correction_moves_the_lead
             Some(&org),
         )
         .header("if-match", format!("\"{}\"", t["version"]))
-        .json(&json!({"rating_pool_id": pool}))
+        // Four Ashes players play exactly 3 rounds (seed 004).
+        .json(&json!({"rating_pool_id": pool, "planned_rounds": 3}))
         .send()
         .await
         .unwrap();
@@ -1097,4 +1098,138 @@ async fn bridge_agricola_sixteen_players_five_rounds_and_the_final() {
     for g in fin["draw"]["bridge_groups"].as_array().unwrap() {
         assert_eq!(g["players"].as_array().unwrap().len(), 4);
     }
+}
+
+/// A team tournament with `teams` teams of four; returns (tid, org, referee, team members).
+async fn team_event(app: &TestApp, teams: usize) -> (i64, String, String, Vec<[i64; 4]>) {
+    let (tid, org, referee, _) = event(app, "team_duplicate_2v2", 0).await;
+    let admin = app.admin_token().await;
+    let mut out = Vec::new();
+    for t in 0..teams {
+        let mut members = [0i64; 4];
+        for (i, m) in members.iter_mut().enumerate() {
+            let r = app
+                .post(
+                    "/api/v1/players",
+                    Some(&admin),
+                    json!({"name": format!("Team {t} member {i}")}),
+                )
+                .await;
+            *m = r.json::<Value>().await.unwrap()["id"].as_i64().unwrap();
+        }
+        let r = app
+            .post(
+                &format!("/api/v1/tournaments/{tid}/teams"),
+                Some(&org),
+                json!({"name": format!("Team {t}"), "pair_a": [members[0], members[1]],
+                       "pair_b": [members[2], members[3]]}),
+            )
+            .await;
+        assert_eq!(r.status(), 201, "{}", r.text().await.unwrap());
+        out.push(members);
+    }
+    (tid, org, referee, out)
+}
+
+async fn matches(app: &TestApp, tid: i64, n: i64) -> Value {
+    app.get(
+        &format!("/api/v1/tournaments/{tid}/rounds/{n}/matches"),
+        None,
+    )
+    .await
+    .json()
+    .await
+    .unwrap()
+}
+
+#[actix_web::test]
+async fn team_duplicate_best_of_three_swaps_pairs_in_game_two() {
+    let app = spawn_app().await;
+    let (tid, org, referee, teams) = team_event(&app, 2).await;
+    let strong: Vec<i64> = teams[0].to_vec();
+    // Team 1 members score 50, team 2 members 40.
+    let score = |p: i64| if strong.contains(&p) { 50 } else { 40 };
+    for n in 1..=3 {
+        let round = new_round(&app, tid, &org, json!({"method": "team_duplicate"})).await;
+        let tables = round["draw"]["tables"].as_array().unwrap();
+        assert_eq!(tables.len(), 2);
+        let table_a: Vec<i64> = tables[0]["seats"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p.as_i64().unwrap())
+            .collect();
+        // Teammates sit opposite (seats 1 and 3, 2 and 4).
+        let same_team = |a: i64, b: i64| teams.iter().any(|t| t.contains(&a) && t.contains(&b));
+        assert!(same_team(table_a[0], table_a[2]) && same_team(table_a[1], table_a[3]));
+        // Game 2: the second team plays with its pairs swapped (its B pair at table A).
+        let second_on_a: Vec<i64> = table_a
+            .iter()
+            .copied()
+            .filter(|p| teams[1].contains(p))
+            .collect();
+        let expected = if n == 2 {
+            [teams[1][2], teams[1][3]]
+        } else {
+            [teams[1][0], teams[1][1]]
+        };
+        let mut got = second_on_a.clone();
+        got.sort();
+        let mut want = expected.to_vec();
+        want.sort();
+        assert_eq!(got, want, "game {n}");
+        play_round(&app, tid, &referee, &round, score).await;
+        let m = matches(&app, tid, n).await;
+        assert_eq!(m[0]["complete"], true);
+        assert_eq!(m[0]["winner_team"], 1, "{m}");
+        assert_eq!(m[0]["decided_at_step"], 1);
+    }
+}
+
+#[actix_web::test]
+async fn team_duplicate_knockout_of_four_teams() {
+    let app = spawn_app().await;
+    let (tid, org, referee, teams) = team_event(&app, 4).await;
+    // Lower team numbers are stronger.
+    let strength = |p: i64| {
+        let t = teams.iter().position(|t| t.contains(&p)).unwrap() as i64;
+        60 - 5 * t
+    };
+    let semi = new_round(
+        &app,
+        tid,
+        &org,
+        json!({"method": "team_duplicate", "options": {"format": "knockout"}}),
+    )
+    .await;
+    assert_eq!(semi["draw"]["team_matches"].as_array().unwrap().len(), 2);
+    play_round(&app, tid, &referee, &semi, strength).await;
+    let m = matches(&app, tid, 1).await;
+    let mut winners: Vec<u64> = m
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["winner_team"].as_u64().unwrap())
+        .collect();
+    winners.sort();
+    // Seeded 1 v 4 and 2 v 3: the top two seeds go through.
+    assert_eq!(winners, vec![1, 2]);
+    let fin = new_round(
+        &app,
+        tid,
+        &org,
+        json!({"method": "team_duplicate", "options": {"format": "knockout"}}),
+    )
+    .await;
+    let fm = fin["draw"]["team_matches"].as_array().unwrap();
+    assert_eq!(fm.len(), 1);
+    let mut finalists = vec![
+        fm[0]["home_team"].as_u64().unwrap(),
+        fm[0]["away_team"].as_u64().unwrap(),
+    ];
+    finalists.sort();
+    assert_eq!(finalists, vec![1, 2]);
+    assert_eq!(fin["draw"]["tables"].as_array().unwrap().len(), 2);
+    play_round(&app, tid, &referee, &fin, strength).await;
+    assert_eq!(matches(&app, tid, 2).await[0]["winner_team"], 1);
 }
