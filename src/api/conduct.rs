@@ -12,7 +12,7 @@ use crate::api::support::{cached_json, Check, Visibility};
 use crate::api::tournaments::{load_for_staff, load_visible};
 use crate::auth::{Caller, MaybeCaller, StaffRole};
 use crate::db::running::{NewPenalty, NewWithdrawal, PenaltyRow, WithdrawalRow};
-use crate::db::schema::{penalties, registrations, rounds, withdrawals};
+use crate::db::schema::{penalties, players, registrations, rounds, withdrawals};
 use crate::error::{ApiError, ApiResult, Problem};
 use crate::play;
 use crate::state::AppState;
@@ -106,7 +106,8 @@ fn insert_withdrawal(conn: &mut PgConnection, w: NewWithdrawal) -> Result<Withdr
         })
 }
 
-/// Record a withdrawal or a voluntary-round opt-out (organisers and referees).
+/// Record a withdrawal or a voluntary-round opt-out (organisers and referees; a player may
+/// opt out of a voluntary round themselves).
 #[utoipa::path(
     tag = "conduct",
     security(("bearer" = [])),
@@ -140,7 +141,21 @@ pub async fn withdraw(
     let out = state
         .run(move |conn| {
             conn.transaction(|conn| {
-                load_for_staff(conn, &caller, tid, &[StaffRole::Organiser, StaffRole::Referee])?;
+                let kind = input.kind.unwrap_or(WithdrawalKind::Withdrawal);
+                // Players opt out of a voluntary round themselves; everything else is recorded
+                // by the tournament's organisers and referees.
+                let own_opt_out = kind == WithdrawalKind::OptOut
+                    && diesel::select(diesel::dsl::exists(
+                        players::table
+                            .filter(players::id.eq(input.player_id))
+                            .filter(players::user_id.eq(caller.user_id)),
+                    ))
+                    .get_result::<bool>(conn)?;
+                if own_opt_out {
+                    load_visible(conn, &MaybeCaller(Some(caller.clone())), tid)?;
+                } else {
+                    load_for_staff(conn, &caller, tid, &[StaffRole::Organiser, StaffRole::Referee])?;
+                }
                 ensure_confirmed(conn, tid, input.player_id)?;
                 let drawn = rounds_drawn(conn, tid)?;
                 if input.from_round <= drawn {
@@ -149,7 +164,6 @@ pub async fn withdraw(
                         format!("round {} is already drawn; the earliest is {}", input.from_round, drawn + 1),
                     ));
                 }
-                let kind = input.kind.unwrap_or(WithdrawalKind::Withdrawal);
                 let row = insert_withdrawal(
                     conn,
                     NewWithdrawal {

@@ -1233,3 +1233,132 @@ async fn team_duplicate_knockout_of_four_teams() {
     play_round(&app, tid, &referee, &fin, strength).await;
     assert_eq!(matches(&app, tid, 2).await[0]["winner_team"], 1);
 }
+
+#[actix_web::test]
+async fn relative_score_breaks_ties_and_a_voluntary_round_keeps_the_best_multiple_of_four() {
+    let app = spawn_app().await;
+    let (tid, org, referee, _) = event(&app, "agricola_norway", 11).await;
+    // A twelfth player whose account is linked: they opt out of the voluntary round themselves.
+    let (kari_user, kari) = app.user("kari").await;
+    let admin = app.admin_token().await;
+    let r = app
+        .post(
+            "/api/v1/players",
+            Some(&admin),
+            json!({"name": "Kari", "user_id": kari_user}),
+        )
+        .await;
+    let kari_player = r.json::<Value>().await.unwrap()["id"].as_i64().unwrap();
+    let r = app
+        .post(
+            &format!("/api/v1/tournaments/{tid}/registrations"),
+            Some(&kari),
+            json!({ "player_id": kari_player }),
+        )
+        .await;
+    assert_eq!(r.status(), 201);
+
+    let r1 = new_round(&app, tid, &org, json!({"method": "random"})).await;
+    // Every table's seat 1 wins (10 TP each) with different margins over the table average:
+    // relative scores 22.5, 4.5 and 11.25.
+    let table_scores = [[60, 40, 30, 20], [50, 45, 44, 43], [55, 40, 40, 40]];
+    let mut winners = Vec::new();
+    for (i, t) in r1["draw"]["tables"].as_array().unwrap().iter().enumerate() {
+        let seats: Vec<Value> = t["seats"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(table_scores[i])
+            .map(|(p, s)| json!({"player_id": p, "score": s}))
+            .collect();
+        winners.push(t["seats"][0].as_i64().unwrap());
+        let r = app
+            .req(
+                Method::PUT,
+                &format!(
+                    "/api/v1/tournaments/{tid}/rounds/1/tables/{}/result",
+                    t["number"]
+                ),
+                Some(&referee),
+            )
+            .json(&json!({ "seats": seats }))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200);
+    }
+    let s: Value = app
+        .get(
+            &format!("/api/v1/tournaments/{tid}/standings?purpose=qualification"),
+            None,
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    let top: Vec<i64> = s["rows"].as_array().unwrap()[..3]
+        .iter()
+        .map(|r| r["player_id"].as_i64().unwrap())
+        .collect();
+    assert_eq!(top, vec![winners[0], winners[2], winners[1]], "{s}");
+    assert_eq!(s["rows"][0]["tp"], 10.0);
+    assert_eq!(s["rows"][1]["tp"], 10.0);
+    assert_eq!(s["rows"][0]["tie_breaks"]["relative_score"], 22.5);
+    assert_eq!(s["rows"][1]["tie_breaks"]["relative_score"], 11.25);
+
+    // Kari opts out herself; she may not withdraw someone else.
+    let r = app
+        .post(
+            &format!("/api/v1/tournaments/{tid}/withdrawals"),
+            Some(&kari),
+            json!({"player_id": kari_player, "from_round": 2, "kind": "opt_out"}),
+        )
+        .await;
+    assert_eq!(r.status(), 201);
+    problem(
+        app.post(
+            &format!("/api/v1/tournaments/{tid}/withdrawals"),
+            Some(&kari),
+            json!({"player_id": winners[0], "from_round": 2, "kind": "opt_out"}),
+        )
+        .await,
+        403,
+    )
+    .await;
+    // Eleven want to go on: the best eight continue.
+    let r2 = new_round(
+        &app,
+        tid,
+        &org,
+        json!({"method": "danish", "kind": "voluntary"}),
+    )
+    .await;
+    assert_eq!(table_sizes(&r2), vec![4, 4]);
+    play_round(&app, tid, &referee, &r2, |p| 40 + p).await;
+    let fin: Value = app
+        .get(&format!("/api/v1/tournaments/{tid}/standings"), None)
+        .await
+        .json()
+        .await
+        .unwrap();
+    let rows = fin["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 12);
+    // The four who stopped come after all eight who continued.
+    assert!(
+        rows[..8]
+            .iter()
+            .all(|r| r["stopped_before_round"].is_null()),
+        "{fin}"
+    );
+    assert!(
+        rows[8..].iter().all(|r| r["stopped_before_round"] == 2),
+        "{fin}"
+    );
+    let w: Value = app
+        .get(&format!("/api/v1/tournaments/{tid}/withdrawals"), None)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(w.as_array().unwrap().len(), 4);
+}
