@@ -1362,3 +1362,74 @@ async fn relative_score_breaks_ties_and_a_voluntary_round_keeps_the_best_multipl
         .unwrap();
     assert_eq!(w.as_array().unwrap().len(), 4);
 }
+
+#[actix_web::test]
+async fn tantrix_head_to_head_breaks_a_two_way_tie_before_wins_and_points() {
+    let app = spawn_app().await;
+    let (tid, org, referee, ids) = event(&app, "tantrix", 4).await;
+    let (a, b, c, d) = (ids[0], ids[1], ids[2], ids[3]);
+    // A beats B 41-40 (13.3 : 6.7) and draws C and D; B beats C and D 41-40; C beats D 44-40
+    // (14.7 : 5.3). A and B both end on 33.3 TP with equal wins and margins, B has more tile
+    // points, but A won their game: A is above B.
+    let game = |x: i64, y: i64| -> (i64, i64) {
+        let table = [
+            (a, b, 41, 40),
+            (a, c, 40, 40),
+            (a, d, 40, 40),
+            (b, c, 41, 40),
+            (b, d, 41, 40),
+            (c, d, 44, 40),
+        ];
+        for (p, q, sp, sq) in table {
+            if (p, q) == (x, y) {
+                return (sp, sq);
+            }
+            if (p, q) == (y, x) {
+                return (sq, sp);
+            }
+        }
+        unreachable!()
+    };
+    for n in 1..=3 {
+        let round = new_round(&app, tid, &org, json!({"method": "round_robin"})).await;
+        for t in round["draw"]["tables"].as_array().unwrap() {
+            let (x, y) = (
+                t["seats"][0].as_i64().unwrap(),
+                t["seats"][1].as_i64().unwrap(),
+            );
+            let (sx, sy) = game(x, y);
+            let r = app
+                .req(
+                    Method::PUT,
+                    &format!("/api/v1/tournaments/{tid}/rounds/{n}/tables/{}/result", t["number"]),
+                    Some(&referee),
+                )
+                .json(&json!({"seats": [{"player_id": x, "score": sx}, {"player_id": y, "score": sy}]}))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status(), 200);
+        }
+    }
+    let s: Value = app
+        .get(&format!("/api/v1/tournaments/{tid}/standings"), None)
+        .await
+        .json()
+        .await
+        .unwrap();
+    let order: Vec<i64> = s["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["player_id"].as_i64().unwrap())
+        .collect();
+    assert_eq!(order, vec![a, b, c, d], "{s}");
+    assert_eq!(s["rows"][0]["tp"], s["rows"][1]["tp"]);
+    assert_eq!(s["rows"][0]["tp_exact"], "333/10");
+    assert!(
+        s["rows"][1]["tie_breaks"]["game_points"].as_f64()
+            > s["rows"][0]["tie_breaks"]["game_points"].as_f64()
+    );
+    assert_eq!(s["rows"][0]["place"], 1);
+    assert_eq!(s["rows"][1]["place"], 2);
+}
