@@ -1433,3 +1433,42 @@ async fn tantrix_head_to_head_breaks_a_two_way_tie_before_wins_and_points() {
     assert_eq!(s["rows"][0]["place"], 1);
     assert_eq!(s["rows"][1]["place"], 2);
 }
+
+#[actix_web::test]
+async fn a_five_point_team_penalty_is_taken_before_the_products() {
+    let app = spawn_app().await;
+    let (tid, org, referee, teams) = team_event(&app, 2).await;
+    let first: Vec<i64> = teams[0].to_vec();
+    let round = new_round(&app, tid, &org, json!({"method": "team_duplicate"})).await;
+    play_round(&app, tid, &referee, &round, |p| {
+        if first.contains(&p) {
+            42
+        } else {
+            40
+        }
+    })
+    .await;
+    assert_eq!(matches(&app, tid, 1).await[0]["winner_team"], 1);
+    // One violation by a team-1 player: 42 - 5 = 37, and 37 x 42 < 40 x 40.
+    let offender = teams[0][0];
+    let table = round["draw"]["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["seats"].as_array().unwrap().contains(&json!(offender)))
+        .unwrap()["number"]
+        .clone();
+    let r = app
+        .post(
+            &format!("/api/v1/tournaments/{tid}/penalties"),
+            Some(&referee),
+            json!({"player_id": offender, "kind": "point_penalty", "round": 1, "table": table,
+                   "reason": "rule violation"}),
+        )
+        .await;
+    assert_eq!(r.status(), 201);
+    assert_eq!(r.json::<Value>().await.unwrap()["points"], 5);
+    let m = matches(&app, tid, 1).await;
+    assert_eq!(m[0]["winner_team"], 2, "{m}");
+    assert_eq!(m[0]["decided_at_step"], 1);
+}
