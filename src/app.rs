@@ -23,6 +23,7 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
         .openapi(api::ApiDoc::openapi())
         .service(api::health::healthz)
         .service(api::health::readyz)
+        .service(api::metrics::metrics)
         .service(utoipa_actix_web::scope("/api/v1").configure(api::routes))
         .split_for_parts();
     doc
@@ -119,15 +120,19 @@ pub fn serve(
     let doc = Arc::new(openapi());
     let routes = web::Data::new(RouteTable::from_openapi(&doc));
     let state = web::Data::new(state);
+    let metrics = Arc::new(api::metrics::Metrics::default());
     let mut server = HttpServer::new(move || {
         let (app, _) = App::new()
             .into_utoipa_app()
             .openapi(api::ApiDoc::openapi())
             .service(api::health::healthz)
             .service(api::health::readyz)
+            .service(api::metrics::metrics)
             .service(utoipa_actix_web::scope("/api/v1").configure(api::routes))
             .split_for_parts();
+        let counters = metrics.clone();
         app.app_data(state.clone())
+            .app_data(web::Data::new(metrics.clone()))
             .app_data(routes.clone())
             .app_data(web::PathConfig::default().error_handler(api::extract::path_error))
             .app_data(web::QueryConfig::default().error_handler(api::extract::query_error))
@@ -150,8 +155,9 @@ pub fn serve(
                     .expose_headers(["etag", "location", "x-request-id"])
                     .max_age(3600),
             )
-            .wrap_fn(|req, srv| {
+            .wrap_fn(move |req, srv| {
                 let start = Instant::now();
+                let counters = counters.clone();
                 let method = req.method().to_string();
                 let path = req.path().to_string();
                 let request_id = req
@@ -170,6 +176,7 @@ pub fn serve(
                         res.headers_mut()
                             .insert(HeaderName::from_static("x-request-id"), v);
                     }
+                    counters.record(res.status().as_u16(), start.elapsed());
                     tracing::info!(
                         %method,
                         %path,

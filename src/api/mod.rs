@@ -7,6 +7,7 @@ pub mod conduct;
 pub mod events;
 pub mod extract;
 pub mod health;
+pub mod metrics;
 pub mod players;
 pub mod ratings;
 pub mod registrations;

@@ -206,3 +206,23 @@ async fn a_malformed_if_match_names_the_header() {
         assert_eq!(fields(&p), vec!["If-Match"], "If-Match: {bad:?}");
     }
 }
+
+#[actix_web::test]
+async fn metrics_count_answers_by_status_class() {
+    let app = spawn_app().await;
+    app.get("/healthz", None).await;
+    app.get("/api/v1/no-such-route", None).await;
+    let r = app.get("/metrics", None).await;
+    assert_eq!(r.status(), 200);
+    let text = r.text().await.unwrap();
+    let count = |class: &str| -> u64 {
+        text.lines()
+            .find(|l| l.starts_with(&format!("tourney_http_requests_total{{class=\"{class}\"}}")))
+            .and_then(|l| l.rsplit(' ').next())
+            .and_then(|n| n.parse().ok())
+            .expect("counter line")
+    };
+    assert!(count("2xx") >= 1, "{text}");
+    assert!(count("4xx") >= 1, "{text}");
+    assert!(text.contains("tourney_db_pool_connections"));
+}
