@@ -114,5 +114,6 @@ pub fn routes(cfg: &mut ServiceConfig) {
         .service(ratings::leaderboard)
         .service(ratings::list_seasons)
         .service(ratings::read_season)
+        .service(ratings::league)
         .service(ratings::player_ratings);
 }

@@ -21,9 +21,8 @@ use crate::db::models::RatingPoolRow;
 use crate::db::schema::{players, rating_changes, rating_pools, rounds, tournaments};
 use crate::domain::ids::PlayerId;
 use crate::domain::rating::{
-    self, league_tournaments, season_standings, validate_seasons, Attendance, ClassifiedBy,
-    DrawPolicy, Exclusion, LeaderboardFilter, LeagueRules, LeagueTournament, PlayerDirectory,
-    RatingPoolParams, RatingState,
+    self, season_standings, validate_seasons, Attendance, ClassifiedBy, DrawPolicy, Exclusion,
+    LeaderboardFilter, PlayerDirectory, RatingPoolParams, RatingState,
 };
 use crate::error::{ApiError, ApiResult, FieldError, Problem};
 use crate::services::ratings::{self as service, StoredSeason};
@@ -657,7 +656,13 @@ pub async fn update_pool(
                         "the rating pool changed meanwhile; read it again".into(),
                     )
                 })?;
-                if params != old_params {
+                // The league's decisions (national-rank bonuses) depend on the seasons, the
+                // time zone and the league flag too.
+                if params != old_params
+                    || updated.league != current.league
+                    || updated.seasons != current.seasons
+                    || updated.time_zone != current.time_zone
+                {
                     service::rebuild_pool(conn, id)?;
                 }
                 Ok(updated)
@@ -1138,37 +1143,26 @@ pub async fn read_season(
     cached_json(&req, &out, Visibility::Public)
 }
 
-type TournamentFacts = (i64, i64, NaiveDate, Option<DateTime<Utc>>, bool);
+/// Everything the season and league tables of a pool are computed from.
+struct SeasonData {
+    params: RatingPoolParams,
+    stored: Vec<StoredSeason>,
+    engine: Vec<rating::Season>,
+    facts: Vec<service::TournamentFacts>,
+    participants: HashMap<i64, Vec<i64>>,
+    /// Tournaments that count (in a league pool: the league's decision; otherwise all).
+    counting: Vec<i64>,
+    dir: PlayerDirectory,
+    history: Vec<rating::RatingChange>,
+}
 
-fn season_standings_of(
-    conn: &mut PgConnection,
-    id: i64,
-    number: i64,
-) -> Result<SeasonStandingsOut, ApiError> {
+fn season_data(conn: &mut PgConnection, id: i64) -> Result<SeasonData, ApiError> {
     let pool = service::load_pool(conn, id)?;
     let params = service::pool_params(&pool)?;
     let stored = service::stored_seasons(&pool)?;
     let engine = service::engine_seasons(&pool.time_zone, &stored).map_err(ApiError::Internal)?;
-    let idx = usize::try_from(number - 1)
-        .ok()
-        .filter(|&i| i < engine.len())
-        .ok_or_else(|| ApiError::NotFound(format!("the pool has no season {number}")))?;
-    let season_def = &engine[idx];
-    let tz: chrono_tz::Tz = pool
-        .time_zone
-        .parse()
-        .map_err(|_| ApiError::Internal("bad time zone".into()))?;
     // The pool's tournaments and who played rated games in them.
-    let facts: Vec<TournamentFacts> = tournaments::table
-        .filter(tournaments::rating_pool_id.eq(id))
-        .select((
-            tournaments::id,
-            tournaments::created_by,
-            tournaments::starts_on,
-            tournaments::announced_at,
-            tournaments::national_rank,
-        ))
-        .load(conn)?;
+    let facts = service::tournament_facts(conn, id)?;
     let played: Vec<(i64, i64)> = rating_changes::table
         .filter(rating_changes::pool_id.eq(id))
         .filter(rating_changes::kind.eq("game"))
@@ -1180,65 +1174,93 @@ fn season_standings_of(
         participants.entry(t).or_default().push(p);
     }
     let counting: Vec<i64> = if pool.league {
-        let league: Vec<LeagueTournament> = facts
-            .iter()
-            .map(|(tid, organiser, starts_on, announced_at, national_rank)| {
-                // Never published: treat as announced on the day of play (too late).
-                let announced = announced_at.unwrap_or_else(|| {
-                    starts_on
-                        .and_hms_opt(12, 0, 0)
-                        .map(|d| d.and_utc())
-                        .unwrap_or_default()
-                });
-                LeagueTournament {
-                    id: *tid,
-                    organiser: *organiser,
-                    announced_at: announced.with_timezone(&tz).fixed_offset(),
-                    played_on: *starts_on,
-                    players: participants.get(tid).map_or(0, |v| v.len() as u32),
-                    national_rank: *national_rank,
-                }
-            })
-            .collect();
-        league_tournaments(&params, &engine, LeagueRules::ashes_2017(), &league)
-            .into_iter()
-            .filter(|d| d.counts)
-            .map(|d| d.tournament_id)
-            .collect()
+        service::league_decisions(&pool, &params, &facts, |t| {
+            participants.get(&t).map_or(0, |v| v.len() as u32)
+        })?
+        .into_iter()
+        .filter(|d| d.counts)
+        .map(|d| d.tournament_id)
+        .collect()
     } else {
         facts.iter().map(|f| f.0).collect()
     };
-    let cutoff = season_def
-        .cutoff()
-        .map_err(|e| ApiError::Internal(e.to_string()))?;
-    let rows = service::history_rows(conn, id, Some(cutoff))?;
+    let rows = service::history_rows(conn, id, None)?;
     let mut dir = PlayerDirectory::new();
     let history = service::to_history(&mut dir, &rows);
+    Ok(SeasonData {
+        params,
+        stored,
+        engine,
+        facts,
+        participants,
+        counting,
+        dir,
+        history,
+    })
+}
+
+/// The engine's standings of season `idx` (0-based) and the tournaments that count for it.
+fn season_of(
+    data: &mut SeasonData,
+    idx: usize,
+) -> Result<(rating::SeasonStandings, Vec<i64>), ApiError> {
+    let season_def = &data.engine[idx];
     let mut attendances = Vec::new();
     let mut counted: Vec<i64> = Vec::new();
-    for (tid, _, starts_on, _, _) in &facts {
-        if !counting.contains(tid) || !season_def.contains(*starts_on) {
+    for (tid, _, starts_on, _, _) in &data.facts {
+        if !data.counting.contains(tid) || !season_def.contains(*starts_on) {
             continue;
         }
         counted.push(*tid);
-        for p in participants.get(tid).into_iter().flatten() {
+        for p in data.participants.get(tid).into_iter().flatten() {
             attendances.push(Attendance {
-                player: dir.intern(PlayerId(*p)),
+                player: data.dir.intern(PlayerId(*p)),
                 tournament_id: *tid,
                 played_on: *starts_on,
             });
         }
     }
     counted.sort_unstable();
-    let standings = season_standings(&params, season_def, dir.len(), &history, &attendances)
-        .map_err(|e| ApiError::Internal(e.to_string()))?;
+    // Ratings at the cutoff: `season_standings` ignores the changes after it.
+    let standings = season_standings(
+        &data.params,
+        season_def,
+        data.dir.len(),
+        &data.history,
+        &attendances,
+    )
+    .map_err(|e| ApiError::Internal(e.to_string()))?;
+    Ok((standings, counted))
+}
+
+fn player_names(conn: &mut PgConnection, ids: &[i64]) -> Result<HashMap<i64, String>, ApiError> {
+    let mut out = HashMap::new();
+    for chunk in ids.chunks(10000) {
+        out.extend(
+            players::table
+                .filter(players::id.eq_any(chunk))
+                .select((players::id, players::name))
+                .load::<(i64, String)>(conn)?,
+        );
+    }
+    Ok(out)
+}
+
+fn season_standings_of(
+    conn: &mut PgConnection,
+    id: i64,
+    number: i64,
+) -> Result<SeasonStandingsOut, ApiError> {
+    let mut data = season_data(conn, id)?;
+    let idx = usize::try_from(number - 1)
+        .ok()
+        .filter(|&i| i < data.engine.len())
+        .ok_or_else(|| ApiError::NotFound(format!("the pool has no season {number}")))?;
+    let (standings, counted) = season_of(&mut data, idx)?;
+    let cutoff = standings.cutoff;
+    let dir = &data.dir;
     let ids: Vec<i64> = dir.ids().iter().map(|p| p.0).collect();
-    let names: HashMap<i64, String> = players::table
-        .filter(players::id.eq_any(&ids))
-        .select((players::id, players::name))
-        .load::<(i64, String)>(conn)?
-        .into_iter()
-        .collect();
+    let names = player_names(conn, &ids)?;
     let pid = |i| dir.id(i).map_or(0, |p| p.0);
     let out_rows = standings
         .rows
@@ -1263,7 +1285,7 @@ fn season_standings_of(
                 .collect(),
         })
         .collect();
-    let s = &stored[idx];
+    let s = &data.stored[idx];
     Ok(SeasonStandingsOut {
         season: SeasonOut {
             number: number as u32,
@@ -1275,6 +1297,177 @@ fn season_standings_of(
         rows: out_rows,
         winners: standings.winners.iter().map(|&i| pid(i)).collect(),
         tournaments: counted,
+    })
+}
+
+// --- the league table --------------------------------------------------------------------------
+
+/// Query of the league table.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct LeagueQuery {
+    /// `csv` for CSV (or send `Accept: text/csv`).
+    pub format: Option<ListFormat>,
+}
+
+/// One player's line of the league table.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct LeagueRowOut {
+    /// Rank by average among players classified in every season (equal averages share a rank);
+    /// `null` in `others`.
+    pub rank: Option<u32>,
+    pub player_id: i64,
+    pub name: String,
+    /// Average of the season ratings, one decimal; `null` in `others`.
+    #[schema(example = 1043.2)]
+    pub average: Option<f64>,
+    /// Rating at each season's standings time, one decimal, in season order; `null` for a
+    /// season without a counting tournament of the player.
+    pub season_ratings: Vec<Option<f64>>,
+    /// Whether classified, per season.
+    pub classified: Vec<bool>,
+}
+
+/// The league table of a pool across all its seasons.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct LeagueOut {
+    /// The seasons, in order; `season_ratings` and `classified` follow this order.
+    pub seasons: Vec<SeasonOut>,
+    /// Players classified in every season, by the average of their season ratings (best first).
+    pub rows: Vec<LeagueRowOut>,
+    /// The league winner(s): the first rank of `rows` (several only on an exactly equal
+    /// average); empty when nobody is classified in every season.
+    pub winners: Vec<i64>,
+    /// Players with a counting tournament in some season but not classified in every season,
+    /// by player id; not ranked.
+    pub others: Vec<LeagueRowOut>,
+}
+
+/// The league table (public): for every player classified in every season of the pool, the
+/// average of their season ratings (each taken at 22:00 local time on the season's last day),
+/// ranked; the league winner first (seed 004 section 7). Players not classified in every season
+/// are listed apart, in `others`, without a rank. A pool without seasons has an empty table.
+/// Also as CSV (`rank` empty for the others).
+#[utoipa::path(
+    tag = "ratings",
+    params(("id" = i64, Path, description = "Rating pool id"), LeagueQuery),
+    responses(
+        (status = 200, description = "The league table",
+            content(
+                (LeagueOut = "application/json"),
+                (String = "text/csv"),
+            )),
+        (status = 304, description = "Not modified"),
+        (status = 401, description = "Invalid token", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such pool", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Invalid parameters", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/rating-pools/{id}/league")]
+pub async fn league(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    _caller: MaybeCaller,
+    id: web::Path<i64>,
+    query: Query<LeagueQuery>,
+) -> ApiResult<HttpResponse> {
+    let id = id.into_inner();
+    let csv = wants_csv(&req, query.0.format);
+    let out = state.run(move |conn| league_of(conn, id)).await?;
+    if csv {
+        let n = out.seasons.len();
+        let mut head = String::from("rank,player_id,name,average");
+        for s in 1..=n {
+            head.push_str(&format!(",season_{s}_rating,season_{s}_classified"));
+        }
+        head.push('\n');
+        let mut body = head;
+        for r in out.rows.iter().chain(&out.others) {
+            body.push_str(&format!(
+                "{},{},{},{}",
+                r.rank.map(|k| k.to_string()).unwrap_or_default(),
+                r.player_id,
+                csv_field(&r.name),
+                r.average.map(|a| format!("{a:.1}")).unwrap_or_default(),
+            ));
+            for (rating, classified) in r.season_ratings.iter().zip(&r.classified) {
+                body.push_str(&format!(
+                    ",{},{}",
+                    rating.map(|x| format!("{x:.1}")).unwrap_or_default(),
+                    classified
+                ));
+            }
+            body.push('\n');
+        }
+        return Ok(cached_body(
+            &req,
+            "text/csv; charset=utf-8",
+            body.into_bytes(),
+            Visibility::Public,
+        ));
+    }
+    cached_json(&req, &out, Visibility::Public)
+}
+
+fn league_of(conn: &mut PgConnection, id: i64) -> Result<LeagueOut, ApiError> {
+    let mut data = season_data(conn, id)?;
+    // Every participant first, so all seasons share one player numbering.
+    let mut all: Vec<i64> = data.participants.values().flatten().copied().collect();
+    all.sort_unstable();
+    for p in all {
+        data.dir.intern(PlayerId(p));
+    }
+    let mut seasons = Vec::with_capacity(data.engine.len());
+    for i in 0..data.engine.len() {
+        seasons.push(season_of(&mut data, i)?.0);
+    }
+    let table = rating::league_standings(&seasons);
+    let dir = &data.dir;
+    let ids: Vec<i64> = table
+        .rows
+        .iter()
+        .filter_map(|r| dir.id(r.player).map(|p| p.0))
+        .collect();
+    let names = player_names(conn, &ids)?;
+    let pid = |i| dir.id(i).map_or(0, |p| p.0);
+    let mut rows = Vec::new();
+    let mut others = Vec::new();
+    for r in &table.rows {
+        let player_id = pid(r.player);
+        let out = LeagueRowOut {
+            rank: r.rank,
+            player_id,
+            name: names.get(&player_id).cloned().unwrap_or_default(),
+            average: r.average.map(round1),
+            season_ratings: r.season_ratings.iter().map(|x| x.map(round1)).collect(),
+            classified: r.classified.clone(),
+        };
+        if r.average.is_some() {
+            rows.push(out);
+        } else {
+            others.push(out);
+        }
+    }
+    others.sort_by_key(|r| r.player_id);
+    let season_out = data
+        .stored
+        .iter()
+        .zip(&seasons)
+        .enumerate()
+        .map(|(i, (s, st))| SeasonOut {
+            number: i as u32 + 1,
+            name: s.name.clone(),
+            first_day: s.first_day,
+            last_day: s.last_day,
+            standings_at: Some(st.cutoff),
+        })
+        .collect();
+    Ok(LeagueOut {
+        seasons: season_out,
+        rows,
+        winners: table.winners.iter().map(|&i| pid(i)).collect(),
+        others,
     })
 }
 

@@ -674,6 +674,14 @@ pub async fn update(
                         id,
                         current.rating_pool_id,
                     )?;
+                } else if rating_pool_id.is_some()
+                    && (updated.national_rank != current.national_rank
+                        || updated.announced_at != current.announced_at
+                        || updated.starts_on != current.starts_on)
+                {
+                    // The league's decisions (which tournament holds the national-rank bonus)
+                    // may have changed.
+                    crate::services::ratings::results_changed(conn, id)?;
                 }
                 Ok(updated)
             })

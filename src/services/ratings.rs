@@ -17,7 +17,7 @@
 //! places, draws, forfeits and byes follow the same rules as the standings.
 //! Decisions: `docs/decisions/rating-service.md`.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use chrono::{DateTime, NaiveDate, NaiveTime, Offset, TimeZone, Utc};
 use diesel::prelude::*;
@@ -27,8 +27,9 @@ use crate::db::models::{RatingChangeRow, RatingPoolRow};
 use crate::db::schema::{rating_changes, rating_pools, results, rounds, tournaments};
 use crate::domain::ids::PlayerId;
 use crate::domain::rating::{
-    replay, ChangeKind, DuelOutcome, Exclusion, GameResult, PlayerDirectory, PlayerIndex,
-    RatedGame, RatingChange, RatingPoolParams, RatingState, Season, Seat,
+    league_tournaments, replay, ChangeKind, DuelOutcome, Exclusion, GameResult, LeagueRules,
+    LeagueTournament, PlayerDirectory, PlayerIndex, RatedGame, RatingChange, RatingPoolParams,
+    RatingState, Season, Seat, TournamentDecision,
 };
 use crate::domain::scoring::team::{compare_match, MatchOutcome, MemberResult, TeamResult};
 use crate::domain::scoring::{
@@ -145,7 +146,13 @@ enum GameById {
     Duel(i64, i64, DuelOutcome),
     Table(Vec<(i64, f64)>),
     Teams(Vec<i64>, Vec<i64>, DuelOutcome),
+    /// The national-rank bonus of a tournament: its participants, by id, sorted.
+    Bonus(Vec<i64>),
 }
+
+/// The table number a bonus item carries in the log: after every table of the tournament's
+/// last rated round.
+pub const BONUS_TABLE: i32 = i32::MAX;
 
 /// One game of the pool, as the results in force say.
 #[derive(Debug, Clone, PartialEq)]
@@ -169,6 +176,17 @@ impl PoolGame {
                 o.first_score(params.draws).is_some()
             }
             GameById::Table(seats) => seats.len() >= 2,
+            GameById::Bonus(players) => params.event_bonus > 0.0 && !players.is_empty(),
+        }
+    }
+
+    /// The players of a played game (none for a bonus item).
+    fn players(&self) -> Vec<i64> {
+        match &self.result {
+            GameById::Duel(a, b, _) => vec![*a, *b],
+            GameById::Table(seats) => seats.iter().map(|s| s.0).collect(),
+            GameById::Teams(a, b, _) => a.iter().chain(b).copied().collect(),
+            GameById::Bonus(_) => Vec::new(),
         }
     }
 }
@@ -468,6 +486,164 @@ fn load_games(
     Ok(games)
 }
 
+// --- the league and the national-rank bonus ----------------------------------------------------
+
+/// What the league needs to know about one tournament of the pool:
+/// `(id, organiser = created_by, starts_on, announced_at, national_rank)`.
+pub type TournamentFacts = (i64, i64, NaiveDate, Option<DateTime<Utc>>, bool);
+
+/// The league facts of every tournament of the pool, by id.
+pub fn tournament_facts(
+    conn: &mut PgConnection,
+    pool_id: i64,
+) -> Result<Vec<TournamentFacts>, ApiError> {
+    Ok(tournaments::table
+        .filter(tournaments::rating_pool_id.eq(pool_id))
+        .order(tournaments::id)
+        .select((
+            tournaments::id,
+            tournaments::created_by,
+            tournaments::starts_on,
+            tournaments::announced_at,
+            tournaments::national_rank,
+        ))
+        .load(conn)?)
+}
+
+/// The league's decision on every tournament of a league pool (which count, which hold the
+/// national-rank bonus; `league_tournaments` of the engine with the Ashes rules).
+/// `players(t)` is the number of participants of tournament t: players with at least one
+/// rated game in it. A tournament never published (no `announced_at`) is treated as announced
+/// on its day of play, so it does not count.
+pub fn league_decisions(
+    pool: &RatingPoolRow,
+    params: &RatingPoolParams,
+    facts: &[TournamentFacts],
+    players: impl Fn(i64) -> u32,
+) -> Result<Vec<TournamentDecision>, ApiError> {
+    let stored = stored_seasons(pool)?;
+    let seasons = engine_seasons(&pool.time_zone, &stored).map_err(ApiError::Internal)?;
+    let tz: chrono_tz::Tz = pool
+        .time_zone
+        .parse()
+        .map_err(|_| ApiError::Internal(format!("rating pool {}: bad time zone", pool.id)))?;
+    let league: Vec<LeagueTournament> = facts
+        .iter()
+        .map(|(tid, organiser, starts_on, announced_at, national_rank)| {
+            let announced = announced_at.unwrap_or_else(|| {
+                starts_on
+                    .and_hms_opt(12, 0, 0)
+                    .map(|d| d.and_utc())
+                    .unwrap_or_default()
+            });
+            LeagueTournament {
+                id: *tid,
+                organiser: *organiser,
+                announced_at: announced.with_timezone(&tz).fixed_offset(),
+                played_on: *starts_on,
+                players: players(*tid),
+                national_rank: *national_rank,
+            }
+        })
+        .collect();
+    Ok(league_tournaments(
+        params,
+        &seasons,
+        LeagueRules::ashes_2017(),
+        &league,
+    ))
+}
+
+/// Per tournament: its participants (players with a rated game) and the order key of its last
+/// rated game.
+type Participation = BTreeMap<i64, (OrderKey, BTreeSet<i64>)>;
+
+fn add_participation(into: &mut Participation, tournament_id: i64, key: OrderKey, players: &[i64]) {
+    let e = into
+        .entry(tournament_id)
+        .or_insert_with(|| (key, BTreeSet::new()));
+    if key > e.0 {
+        e.0 = key;
+    }
+    e.1.extend(players.iter().copied());
+}
+
+/// Participation from the log's game rows, optionally only those before `before_sequence` and
+/// without one tournament.
+fn logged_participation(
+    conn: &mut PgConnection,
+    pool_id: i64,
+    before_sequence: Option<i64>,
+    except_tournament: Option<i64>,
+) -> Result<Participation, ApiError> {
+    use rating_changes::dsl as rc;
+    let mut q = rc::rating_changes
+        .filter(rc::pool_id.eq(pool_id))
+        .filter(rc::kind.eq("game"))
+        .select((
+            rc::tournament_id,
+            rc::player_id,
+            rc::rated_at,
+            rc::round_id,
+            rc::table_number,
+        ))
+        .into_boxed();
+    if let Some(seq) = before_sequence {
+        q = q.filter(rc::sequence.lt(seq));
+    }
+    if let Some(t) = except_tournament {
+        q = q.filter(rc::tournament_id.ne(t));
+    }
+    let rows: Vec<(i64, i64, DateTime<Utc>, i64, i32)> = q.load(conn)?;
+    let mut out = Participation::new();
+    for (t, p, at, r, n) in rows {
+        add_participation(&mut out, t, (at, r, n), &[p]);
+    }
+    Ok(out)
+}
+
+/// Adds the rated games among `games` to the participation.
+fn add_games(into: &mut Participation, params: &RatingPoolParams, games: &[PoolGame]) {
+    for g in games.iter().filter(|g| g.is_rated(params)) {
+        if !matches!(g.result, GameById::Bonus(_)) {
+            add_participation(into, g.tournament_id, g.key, &g.players());
+        }
+    }
+}
+
+/// The bonus items of a league pool: for every tournament holding the national-rank bonus
+/// (counts for the league, the organiser's first national-rank tournament of the season), one
+/// item right after its last rated game giving the pool's `event_bonus` to each participant.
+/// None in a pool that is not a league or has no bonus.
+fn bonus_games(
+    pool: &RatingPoolRow,
+    params: &RatingPoolParams,
+    facts: &[TournamentFacts],
+    participation: &Participation,
+) -> Result<Vec<PoolGame>, ApiError> {
+    if !pool.league || params.event_bonus <= 0.0 {
+        return Ok(Vec::new());
+    }
+    let decisions = league_decisions(pool, params, facts, |t| {
+        participation.get(&t).map_or(0, |p| p.1.len() as u32)
+    })?;
+    let mut out = Vec::new();
+    for d in decisions.iter().filter(|d| d.bonus > 0.0) {
+        let Some((last, players)) = participation.get(&d.tournament_id) else {
+            continue;
+        };
+        out.push(PoolGame {
+            key: (last.0, last.1, BONUS_TABLE),
+            tournament_id: d.tournament_id,
+            result_version: 0,
+            exclusion: None,
+            result: GameById::Bonus(players.iter().copied().collect()),
+        });
+    }
+    out.sort_by_key(|g| g.key);
+    Ok(out)
+}
+
 // --- recompute ---------------------------------------------------------------------------------
 
 /// A log row as loaded: `(sequence, player, kind, rated_at, before, after, delta)`.
@@ -481,10 +657,11 @@ type StoredGame = (OrderKey, i32);
 /// `RatingState::from_history`, replays the games from `from` on, and writes their changes.
 fn recompute_from(
     conn: &mut PgConnection,
-    pool_id: i64,
+    pool: &RatingPoolRow,
     params: &RatingPoolParams,
     from: Option<OrderKey>,
 ) -> Result<RecomputeSummary, ApiError> {
+    let pool_id = pool.id;
     use rating_changes::dsl as rc;
     // The first stored sequence at or after `from`.
     let first_seq: Option<i64> = match from {
@@ -525,7 +702,21 @@ fn recompute_from(
     let mut dir = PlayerDirectory::new();
     let history = to_history(&mut dir, &kept);
 
-    let games = load_games(conn, pool_id, from, None)?;
+    let mut games = load_games(conn, pool_id, from, None)?;
+    // The national-rank bonuses from `from` on, decided on the whole pool: the log before the
+    // affected point plus the games replayed now.
+    if pool.league && params.event_bonus > 0.0 {
+        let mut participation = logged_participation(conn, pool_id, Some(first_seq), None)?;
+        add_games(&mut participation, params, &games);
+        let facts = tournament_facts(conn, pool_id)?;
+        let bonuses = bonus_games(pool, params, &facts, &participation)?;
+        games.extend(
+            bonuses
+                .into_iter()
+                .filter(|b| from.is_none_or(|f| b.key >= f)),
+        );
+        games.sort_by_key(|g| g.key);
+    }
     let mut rated: Vec<RatedGame> = Vec::with_capacity(games.len());
     let idx = |dir: &mut PlayerDirectory, p: i64| -> PlayerIndex { dir.intern(PlayerId(p)) };
     for (i, g) in games.iter().enumerate() {
@@ -549,6 +740,9 @@ fn recompute_from(
                 second: b.iter().map(|p| idx(&mut dir, *p)).collect(),
                 outcome: *o,
             },
+            GameById::Bonus(players) => GameResult::EventBonus {
+                participants: players.iter().map(|p| idx(&mut dir, *p)).collect(),
+            },
         };
         rated.push(RatedGame {
             id: i as i64,
@@ -561,13 +755,21 @@ fn recompute_from(
         .map_err(|e| ApiError::Internal(format!("rating pool {pool_id}: {e}")))?;
     let (_, changes) = replay(params, start, &rated)
         .map_err(|e| ApiError::Internal(format!("rating pool {pool_id}: {e}")))?;
+    // Sequences number the items that changed ratings, densely: unrated games (excluded, ignored
+    // draws) take no number, so the incremental recompute and the full rebuild number alike.
+    let mut sequence = first_seq - 1;
+    let mut last_game = None;
     let rows: Vec<RatingChangeRow> = changes
         .iter()
         .map(|c| {
             let g = &games[c.game_id as usize];
+            if last_game != Some(c.game_id) {
+                last_game = Some(c.game_id);
+                sequence += 1;
+            }
             RatingChangeRow {
                 pool_id,
-                sequence: first_seq + c.game_id,
+                sequence,
                 player_id: dir.id(c.player).map_or(0, |p| p.0),
                 kind: match c.kind {
                     ChangeKind::Game => "game".into(),
@@ -596,10 +798,13 @@ fn recompute_from(
 }
 
 /// Brings the ratings of the tournament's pool up to date after its results changed: a round
-/// was completed, or a result of a completed round was corrected (by the referee or an appeal).
-/// Call it inside the transaction that changed the results. Recomputes incrementally from the
-/// first game of the tournament whose rated result differs from the stored log; does nothing if
-/// the tournament feeds no pool or nothing rated changed.
+/// was completed, or a result of a completed round was corrected (by the referee or an appeal),
+/// or the tournament's league facts changed (national rank, announcement, day of play). Call it
+/// inside the transaction that made the change. Recomputes incrementally from the earliest of:
+/// the first game of the tournament whose rated result differs from the stored log, and the
+/// first national-rank bonus of the pool that differs from the stored one (a tournament's
+/// player count can move the bonus of another tournament of the same organiser and season).
+/// Does nothing if the tournament feeds no pool or nothing rated changed.
 pub fn results_changed(conn: &mut PgConnection, tournament_id: i64) -> Result<(), ApiError> {
     let pool_id: Option<i64> = tournaments::table
         .find(tournament_id)
@@ -610,27 +815,94 @@ pub fn results_changed(conn: &mut PgConnection, tournament_id: i64) -> Result<()
     let Some(pool_id) = pool_id else {
         return Ok(());
     };
-    let pool = lock_pool(conn, pool_id)?;
-    let params = pool_params(&pool)?;
-    let now: Vec<StoredGame> = load_games(conn, pool_id, None, Some(tournament_id))?
-        .into_iter()
-        .filter(|g| g.is_rated(&params))
-        .map(|g| (g.key, g.result_version))
-        .collect();
-    let stored = stored_games(conn, pool_id, Some(tournament_id))?;
-    let first_difference = now
+    sync_pool(conn, pool_id, Some(tournament_id))
+}
+
+/// The earliest order key where two lists of rated items differ (`None`: they are equal).
+fn first_difference<T: PartialEq>(
+    now: &[(OrderKey, T)],
+    stored: &[(OrderKey, T)],
+) -> Option<OrderKey> {
+    let i = now
         .iter()
-        .zip(&stored)
+        .zip(stored)
         .position(|(a, b)| a != b)
         .unwrap_or(now.len().min(stored.len()));
-    let from = match (now.get(first_difference), stored.get(first_difference)) {
-        (None, None) => return Ok(()),
-        (Some(a), None) => a.0,
-        (None, Some(b)) => b.0,
-        (Some(a), Some(b)) => a.0.min(b.0),
+    match (now.get(i), stored.get(i)) {
+        (None, None) => None,
+        (Some(a), None) => Some(a.0),
+        (None, Some(b)) => Some(b.0),
+        (Some(a), Some(b)) => Some(a.0.min(b.0)),
+    }
+}
+
+/// Compares the log with the results in force (the games of `tournament`, if given, and the
+/// pool's national-rank bonuses) and recomputes from the first difference.
+fn sync_pool(
+    conn: &mut PgConnection,
+    pool_id: i64,
+    tournament: Option<i64>,
+) -> Result<(), ApiError> {
+    let pool = lock_pool(conn, pool_id)?;
+    let params = pool_params(&pool)?;
+    let mut from: Option<OrderKey> = None;
+    let mut earliest = |k: Option<OrderKey>| {
+        if let Some(k) = k {
+            from = Some(from.map_or(k, |f: OrderKey| f.min(k)));
+        }
     };
-    recompute_from(conn, pool_id, &params, Some(from))?;
+    let games = match tournament {
+        Some(t) => load_games(conn, pool_id, None, Some(t))?,
+        None => Vec::new(),
+    };
+    if let Some(t) = tournament {
+        let now: Vec<StoredGame> = games
+            .iter()
+            .filter(|g| g.is_rated(&params))
+            .map(|g| (g.key, g.result_version))
+            .collect();
+        let stored = stored_games(conn, pool_id, Some(t))?;
+        earliest(first_difference(&now, &stored));
+    }
+    let now_bonus: Vec<(OrderKey, i64)> = if pool.league && params.event_bonus > 0.0 {
+        let mut participation = logged_participation(conn, pool_id, None, tournament)?;
+        add_games(&mut participation, &params, &games);
+        let facts = tournament_facts(conn, pool_id)?;
+        bonus_games(&pool, &params, &facts, &participation)?
+            .into_iter()
+            .map(|g| (g.key, g.tournament_id))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let stored_bonus = stored_bonuses(conn, pool_id)?;
+    earliest(first_difference(&now_bonus, &stored_bonus));
+    if let Some(from) = from {
+        recompute_from(conn, &pool, &params, Some(from))?;
+    }
     Ok(())
+}
+
+/// The bonus items in the log, in order: (order key, tournament).
+fn stored_bonuses(conn: &mut PgConnection, pool_id: i64) -> Result<Vec<(OrderKey, i64)>, ApiError> {
+    use rating_changes::dsl as rc;
+    let rows: Vec<(i64, DateTime<Utc>, i64, i32, i64)> = rc::rating_changes
+        .filter(rc::pool_id.eq(pool_id))
+        .filter(rc::kind.eq("bonus"))
+        .select((
+            rc::sequence,
+            rc::rated_at,
+            rc::round_id,
+            rc::table_number,
+            rc::tournament_id,
+        ))
+        .distinct()
+        .order(rc::sequence)
+        .load(conn)?;
+    Ok(rows
+        .into_iter()
+        .map(|(_, t, r, n, tid)| ((t, r, n), tid))
+        .collect())
 }
 
 /// The rated games in the log, in order (of one tournament, or all).
@@ -675,8 +947,10 @@ pub fn tournament_pool_changed(
         let pool = lock_pool(conn, old)?;
         let params = pool_params(&pool)?;
         if let Some(first) = stored_games(conn, old, Some(tournament_id))?.first() {
-            recompute_from(conn, old, &params, Some(first.0))?;
+            recompute_from(conn, &pool, &params, Some(first.0))?;
         }
+        // Without the tournament, another one of its organiser may now hold the bonus.
+        sync_pool(conn, old, None)?;
     }
     results_changed(conn, tournament_id)
 }
@@ -686,7 +960,7 @@ pub fn tournament_pool_changed(
 pub fn rebuild_pool(conn: &mut PgConnection, pool_id: i64) -> Result<RecomputeSummary, ApiError> {
     let pool = lock_pool(conn, pool_id)?;
     let params = pool_params(&pool)?;
-    recompute_from(conn, pool_id, &params, None)
+    recompute_from(conn, &pool, &params, None)
 }
 
 /// Every player's rating and number of rated games in the pool at instant `at` (changes of
