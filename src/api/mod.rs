@@ -3,6 +3,7 @@
 //! the routes.
 
 pub mod auth;
+pub mod cases;
 pub mod conduct;
 pub mod events;
 pub mod extract;
@@ -41,6 +42,7 @@ use utoipa_actix_web::service_config::ServiceConfig;
         (name = "results", description = "Table results with every version"),
         (name = "standings", description = "Standings and the live event stream"),
         (name = "conduct", description = "Withdrawals, opt-outs, penalties and sanctions"),
+        (name = "cases", description = "Complaints, referee rulings, appeals and the committee's votes"),
         (name = "ratings", description = "Rating pools, leaderboards, seasons and rating history"),
         (name = "operations", description = "Health and readiness"),
     ),
@@ -105,6 +107,13 @@ pub fn routes(cfg: &mut ServiceConfig) {
         .service(conduct::penalise)
         .service(conduct::list_penalties)
         .service(conduct::annul)
+        .service(cases::open)
+        .service(cases::list)
+        .service(cases::read)
+        .service(cases::add_parties)
+        .service(cases::decision)
+        .service(cases::vote)
+        .service(cases::appeal)
         .service(events::events)
         .service(ratings::create_pool)
         .service(ratings::list_pools)

@@ -17,6 +17,7 @@ use crate::api::extract::Json;
 use crate::api::support::{cached_json, if_match_version, Check, Visibility};
 use crate::api::tournaments::{load_for_staff, load_visible};
 use crate::auth::{Caller, MaybeCaller, StaffRole};
+use crate::db::models::Tournament;
 use crate::db::running::{ResultRow, RoundRow};
 use crate::db::schema::{results, rounds};
 use crate::domain::scoring::{score_table, Format, Outcome, Points, SeatResult, TableResult};
@@ -283,70 +284,28 @@ pub async fn enter(
     let (status, out) = state
         .run(move |conn| {
             conn.transaction(|conn| {
-                let t = load_for_staff(conn, &caller, tid, &[StaffRole::Referee, StaffRole::Organiser])?;
+                let t = load_for_staff(
+                    conn,
+                    &caller,
+                    tid,
+                    &[StaffRole::Referee, StaffRole::Organiser],
+                )?;
                 if let Some(k) = &key {
                     if let Some(answer) = idempotency::replay(conn, caller.user_id, k)? {
                         return Ok(answer);
                     }
                 }
-                // The round row serialises writers of its tables.
-                let round: RoundRow = rounds::table
-                    .filter(rounds::tournament_id.eq(tid))
-                    .filter(rounds::number.eq(number))
-                    .select(RoundRow::as_select())
-                    .for_update()
-                    .first(conn)
-                    .optional()?
-                    .ok_or_else(|| ApiError::NotFound(format!("no round {number}")))?;
-                if round.status == "draft" {
-                    return Err(ApiError::Conflict(format!(
-                        "round {number} is a draft; publish it before entering results"
-                    )));
-                }
-                let snap = play::Snapshot::load(conn, t)?;
-                let seats = check_result(&snap, &round, table, &input)?;
-                let current = history(conn, &round, table)?.last().map(|r| r.version).unwrap_or(0);
-                match expected {
-                    Some(v) if v != current => {
-                        return Err(ApiError::PreconditionFailed(format!(
-                            "the result is at version {current}, not {v}; reload and retry"
-                        )))
-                    }
-                    None if current > 0 => {
-                        return Err(ApiError::PreconditionRequired(format!(
-                            "table {table} already has a result (version {current}); send If-Match: \"{current}\" to correct it"
-                        )))
-                    }
-                    _ => {}
-                }
-                let reason = input.reason.as_deref().map(str::trim).map(String::from);
-                if current > 0 && reason.is_none() {
-                    return Err(ApiError::field("reason", "a correction needs a reason"));
-                }
-                diesel::insert_into(results::table)
-                    .values(ResultRow {
-                        round_id: round.id,
-                        table_number: table,
-                        version: current + 1,
-                        seats: serde_json::to_value(&seats).map_err(|e| ApiError::Internal(e.to_string()))?,
-                        double_crash: input.double_crash.unwrap_or(false),
-                        reason,
-                        case_id: None,
-                        entered_by: caller.user_id,
-                        entered_at: Utc::now(),
-                    })
-                    .execute(conn)?;
-                let round_status = after_result_change(conn, &round)?;
-                play::record_event(
+                let out = store_result(
                     conn,
-                    tid,
-                    if current == 0 { "result_entered" } else { "result_corrected" },
-                    serde_json::json!({"round": number, "table": table, "version": current + 1}),
+                    t,
+                    number,
+                    table,
+                    &input,
+                    Precondition::IfMatch(expected),
+                    caller.user_id,
                 )?;
-                let rows = history(conn, &round, table)?;
-                let out = with_history(&round, rows, round_status)
-                    .ok_or_else(|| ApiError::Internal("result vanished".into()))?;
-                let json = serde_json::to_value(&out).map_err(|e| ApiError::Internal(e.to_string()))?;
+                let json =
+                    serde_json::to_value(&out).map_err(|e| ApiError::Internal(e.to_string()))?;
                 if let Some(k) = &key {
                     idempotency::store(conn, caller.user_id, k, 200, &json)?;
                 }
@@ -360,6 +319,101 @@ pub async fn enter(
             .insert_header(("ETag", format!("\"{version}\"")))
             .json(out),
     )
+}
+
+/// What a write of a result must check about the version in force.
+#[derive(Debug, Clone, Copy)]
+pub enum Precondition {
+    /// A referee's write: the `If-Match` version (required once a result exists).
+    IfMatch(Option<i32>),
+    /// A case decision's remedy: replaces whatever version is in force and links the new
+    /// version to the case.
+    Case(i64),
+}
+
+/// Stores a new version of a table's result inside the caller's transaction: checks the draw,
+/// the ruleset and the version in force, inserts the version, completes the round when every
+/// table has a result, feeds the ratings and tells the live feed. Used by the results handler
+/// and by case decisions, so both correct results the same way.
+pub fn store_result(
+    conn: &mut PgConnection,
+    t: Tournament,
+    number: i32,
+    table: i32,
+    input: &EnterResult,
+    precondition: Precondition,
+    by: i64,
+) -> Result<ResultWithHistory, ApiError> {
+    let tid = t.id;
+    // The round row serialises writers of its tables.
+    let round: RoundRow = rounds::table
+        .filter(rounds::tournament_id.eq(tid))
+        .filter(rounds::number.eq(number))
+        .select(RoundRow::as_select())
+        .for_update()
+        .first(conn)
+        .optional()?
+        .ok_or_else(|| ApiError::NotFound(format!("no round {number}")))?;
+    if round.status == "draft" {
+        return Err(ApiError::Conflict(format!(
+            "round {number} is a draft; publish it before entering results"
+        )));
+    }
+    let snap = play::Snapshot::load(conn, t)?;
+    let seats = check_result(&snap, &round, table, input)?;
+    let current = history(conn, &round, table)?
+        .last()
+        .map(|r| r.version)
+        .unwrap_or(0);
+    let case_id = match precondition {
+        Precondition::IfMatch(Some(v)) if v != current => {
+            return Err(ApiError::PreconditionFailed(format!(
+                "the result is at version {current}, not {v}; reload and retry"
+            )))
+        }
+        Precondition::IfMatch(None) if current > 0 => {
+            return Err(ApiError::PreconditionRequired(format!(
+                "table {table} already has a result (version {current}); send If-Match: \"{current}\" to correct it"
+            )))
+        }
+        Precondition::IfMatch(_) => None,
+        Precondition::Case(id) => Some(id),
+    };
+    let reason = input.reason.as_deref().map(str::trim).map(String::from);
+    if current > 0 && reason.is_none() {
+        return Err(ApiError::field("reason", "a correction needs a reason"));
+    }
+    diesel::insert_into(results::table)
+        .values(ResultRow {
+            round_id: round.id,
+            table_number: table,
+            version: current + 1,
+            seats: serde_json::to_value(&seats).map_err(|e| ApiError::Internal(e.to_string()))?,
+            double_crash: input.double_crash.unwrap_or(false),
+            reason,
+            case_id,
+            entered_by: by,
+            entered_at: Utc::now(),
+        })
+        .execute(conn)?;
+    let round_status = after_result_change(conn, &round)?;
+    let mut payload = serde_json::json!({"round": number, "table": table, "version": current + 1});
+    if let Some(id) = case_id {
+        payload["case_id"] = id.into();
+    }
+    play::record_event(
+        conn,
+        tid,
+        if current == 0 {
+            "result_entered"
+        } else {
+            "result_corrected"
+        },
+        payload,
+    )?;
+    let rows = history(conn, &round, table)?;
+    with_history(&round, rows, round_status)
+        .ok_or_else(|| ApiError::Internal("result vanished".into()))
 }
 
 /// After a result was stored: completes the round when every table has a result, and tells

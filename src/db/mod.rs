@@ -1,6 +1,7 @@
 //! Database access: the connection pool, embedded migrations, the embedded default
 //! PostgreSQL, the diesel schema and the row models.
 
+pub mod cases;
 pub mod embedded;
 pub mod models;
 pub mod running;

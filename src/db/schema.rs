@@ -225,6 +225,76 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    cases (id) {
+        id -> Int8,
+        tournament_id -> Int8,
+        kind -> Text,
+        subject -> Text,
+        round_number -> Nullable<Int4>,
+        table_number -> Nullable<Int4>,
+        penalty_id -> Nullable<Int8>,
+        statement -> Text,
+        evidence_text -> Nullable<Text>,
+        evidence_links -> Jsonb,
+        requested_remedies -> Jsonb,
+        panel_mode -> Text,
+        panel_rule -> Text,
+        status -> Text,
+        opened_by -> Int8,
+        opened_at -> Timestamptz,
+        decided_by -> Nullable<Int8>,
+        decided_at -> Nullable<Timestamptz>,
+        outcome -> Nullable<Text>,
+        decision_reason -> Nullable<Text>,
+        remedy -> Nullable<Jsonb>,
+        appeal_of -> Nullable<Int8>,
+        version -> Int4,
+    }
+}
+
+diesel::table! {
+    case_parties (id) {
+        id -> Int8,
+        case_id -> Int8,
+        user_id -> Nullable<Int8>,
+        player_id -> Nullable<Int8>,
+        role -> Text,
+        added_by -> Int8,
+        added_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    case_panel (case_id, user_id) {
+        case_id -> Int8,
+        user_id -> Int8,
+        seat -> Text,
+    }
+}
+
+diesel::table! {
+    votes (case_id, member_id) {
+        case_id -> Int8,
+        member_id -> Int8,
+        vote -> Text,
+        remedy -> Nullable<Jsonb>,
+        reason -> Text,
+        at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    case_events (id) {
+        id -> Int8,
+        case_id -> Int8,
+        author -> Int8,
+        at -> Timestamptz,
+        what -> Text,
+        detail -> Jsonb,
+    }
+}
+
 diesel::joinable!(players -> users (user_id));
 diesel::joinable!(tournament_staff -> tournaments (tournament_id));
 
@@ -236,6 +306,10 @@ diesel::joinable!(withdrawals -> players (player_id));
 diesel::joinable!(penalties -> players (player_id));
 diesel::joinable!(rating_changes -> players (player_id));
 diesel::joinable!(rating_changes -> rating_pools (pool_id));
+diesel::joinable!(case_parties -> cases (case_id));
+diesel::joinable!(case_panel -> cases (case_id));
+diesel::joinable!(votes -> cases (case_id));
+diesel::joinable!(case_events -> cases (case_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
     users,
@@ -253,4 +327,9 @@ diesel::allow_tables_to_appear_in_same_query!(
     tournament_events,
     rating_pools,
     rating_changes,
+    cases,
+    case_parties,
+    case_panel,
+    votes,
+    case_events,
 );

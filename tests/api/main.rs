@@ -3,6 +3,7 @@
 
 mod architecture;
 mod auth;
+mod cases;
 mod errors;
 mod helpers;
 mod openapi;

@@ -58,7 +58,7 @@ async fn event(app: &TestApp, ruleset: &str, n: usize) -> (i64, String, String, 
     (tid, org, referee, ids)
 }
 
-async fn new_round(app: &TestApp, tid: i64, org: &str, body: Value) -> Value {
+pub(crate) async fn new_round(app: &TestApp, tid: i64, org: &str, body: Value) -> Value {
     let r = app
         .post(
             &format!("/api/v1/tournaments/{tid}/rounds"),
