@@ -88,7 +88,13 @@ async fn setup(app: &TestApp, with_pool: bool) -> Event {
         patch_tournament(app, tid, &org, json!({"rating_pool_id": id})).await;
         pool = Some(id);
     }
-    patch_tournament(app, tid, &org, json!({"status": "registration_open"})).await;
+    patch_tournament(
+        app,
+        tid,
+        &org,
+        json!({"status": "registration_open", "planned_rounds": 3}),
+    )
+    .await;
     let mut players = Vec::new();
     for i in 1..=4 {
         let (uid, token) = app.user(&format!("player{i}")).await;
