@@ -396,7 +396,6 @@ pub fn store_result(
             entered_at: Utc::now(),
         })
         .execute(conn)?;
-    let round_status = after_result_change(conn, &round)?;
     let mut payload = serde_json::json!({"round": number, "table": table, "version": current + 1});
     if let Some(id) = case_id {
         payload["case_id"] = id.into();
@@ -411,6 +410,8 @@ pub fn store_result(
         },
         payload,
     )?;
+    // After the result's own event, so the feed reads in the order things happened.
+    let round_status = after_result_change(conn, &round)?;
     let rows = history(conn, &round, table)?;
     with_history(&round, rows, round_status)
         .ok_or_else(|| ApiError::Internal("result vanished".into()))

@@ -225,10 +225,17 @@ pub async fn standings(
                 .load::<(i64, String)>(conn)?
                 .into_iter()
                 .collect();
+            // TP has its own column.
             let keys: Vec<String> = s
                 .rows
                 .first()
-                .map(|r| r.tie_breaks.keys().cloned().collect())
+                .map(|r| {
+                    r.tie_breaks
+                        .keys()
+                        .filter(|k| *k != "tp")
+                        .cloned()
+                        .collect()
+                })
                 .unwrap_or_default();
             let out = StandingsOut {
                 after_round: s.after_round,

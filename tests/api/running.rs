@@ -310,6 +310,13 @@ async fn agricola_norway_event_end_to_end() {
     let csv = r.text().await.unwrap();
     assert!(csv.starts_with("place,player_id,player,tp,round_1,round_2,round_3,round_4,round_5"));
     assert_eq!(csv.lines().count(), 17);
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    assert_eq!(
+        header.iter().filter(|c| **c == "tp").count(),
+        1,
+        "{header:?}"
+    );
+    assert!(header.contains(&"relative_score"));
     let r = app
         .get(&format!("/api/v1/tournaments/{tid}/standings"), None)
         .await;
