@@ -10,7 +10,7 @@ use crate::api::extract::{Json, Query};
 use crate::api::support::{cached_json, check_country, Check, Page, Visibility};
 use crate::auth::{Caller, MaybeCaller};
 use crate::db::models::{NewPlayer, Player};
-use crate::db::schema::{players, users};
+use crate::db::schema::{players, rating_pools, rating_standings, users};
 use crate::error::{ApiError, ApiResult, Problem};
 use crate::state::AppState;
 
@@ -325,7 +325,7 @@ pub async fn update(
                         "only an admin or the player's creator may change it".into(),
                     ));
                 }
-                Ok(diesel::update(players::table.find(id))
+                let updated = diesel::update(players::table.find(id))
                     .set((
                         players::name.eq(name.unwrap_or(current.name)),
                         players::club.eq(club.unwrap_or(current.club)),
@@ -333,7 +333,21 @@ pub async fn update(
                         players::updated_at.eq(Utc::now()),
                     ))
                     .returning(Player::as_returning())
-                    .get_result(conn)?)
+                    .get_result(conn)?;
+                // The leaderboards that list the player show the name, club and country: their
+                // ETags derive from the pool's leaderboard version.
+                diesel::update(
+                    rating_pools::table.filter(
+                        rating_pools::id.eq_any(
+                            rating_standings::table
+                                .filter(rating_standings::player_id.eq(id))
+                                .select(rating_standings::pool_id),
+                        ),
+                    ),
+                )
+                .set(rating_pools::leaderboard_version.eq(rating_pools::leaderboard_version + 1))
+                .execute(conn)?;
+                Ok(updated)
             })
         })
         .await?;

@@ -7,18 +7,21 @@ use actix_web::http::header;
 use actix_web::{get, patch, post, web, HttpRequest, HttpResponse};
 use chrono::{DateTime, Datelike, NaiveDate, Utc};
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Double, Int8, Nullable, Timestamptz};
+use diesel::sql_types::{BigInt, Double, Int8, Nullable, Text, Timestamptz};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use crate::api::extract::{Json, Query};
 use crate::api::support::{
-    cached_body, cached_json, check_country, if_match_version, Check, Page, PageParams, Visibility,
+    cached_body, cached_json, check_country, etag_matches, etag_of_key, if_match_version,
+    if_none_match, not_modified_answer, tagged_body, Check, Page, PageParams, Visibility,
 };
 use crate::api::tournaments::TimeZoneName;
 use crate::auth::{Caller, MaybeCaller};
 use crate::db::models::RatingPoolRow;
-use crate::db::schema::{players, rating_changes, rating_pools, rounds, tournaments};
+use crate::db::schema::{
+    players, rating_changes, rating_pools, rating_standings, rounds, tournaments,
+};
 use crate::domain::ids::PlayerId;
 use crate::domain::rating::{
     self, season_standings, validate_seasons, Attendance, ClassifiedBy, DrawPolicy, Exclusion,
@@ -817,37 +820,183 @@ struct PlayerSummary {
     last_delta: Option<f64>,
 }
 
-/// Games in a trend.
-const TREND_GAMES: i64 = 5;
-
-/// Every player's rating, games, last game and trend in a pool, at `at` (now for `None`).
+/// Every player's rating, games, last game and trend in a pool at `at`, from the log (the
+/// season leaderboard; the current one reads `rating_standings`).
 fn summaries(
     conn: &mut PgConnection,
     pool_id: i64,
-    at: Option<DateTime<Utc>>,
+    at: DateTime<Utc>,
 ) -> Result<Vec<PlayerSummary>, ApiError> {
-    Ok(diesel::sql_query(
-        "WITH c AS (
-            SELECT player_id, kind, rating_after, delta, rated_at,
-                   row_number() OVER (PARTITION BY player_id ORDER BY sequence DESC) AS rn,
-                   CASE WHEN kind = 'game' THEN row_number()
-                        OVER (PARTITION BY player_id, kind ORDER BY sequence DESC) END AS gn
-            FROM rating_changes
-            WHERE pool_id = $1 AND ($2::timestamptz IS NULL OR rated_at <= $2)
-        )
-        SELECT player_id,
-               max(rating_after) FILTER (WHERE rn = 1) AS rating,
-               count(*) FILTER (WHERE kind = 'game') AS games,
-               max(rated_at) FILTER (WHERE kind = 'game') AS last_played,
-               coalesce(sum(delta) FILTER (WHERE gn <= $3), 0)::float8 AS trend_delta,
-               count(*) FILTER (WHERE gn <= $3) AS trend_games,
-               max(delta) FILTER (WHERE gn = 1) AS last_delta
-        FROM c GROUP BY player_id ORDER BY player_id",
-    )
-    .bind::<Int8, _>(pool_id)
-    .bind::<Nullable<Timestamptz>, _>(at)
-    .bind::<BigInt, _>(TREND_GAMES)
-    .load(conn)?)
+    let sql = format!(
+        "{} ORDER BY player_id",
+        service::standings_sql("AND rated_at <= $3")
+    );
+    Ok(diesel::sql_query(sql)
+        .bind::<Int8, _>(pool_id)
+        .bind::<BigInt, _>(service::TREND_GAMES)
+        .bind::<Timestamptz, _>(at)
+        .load(conn)?)
+}
+
+/// One line of the current leaderboard as `rating_standings` gives it, with the pool rank and
+/// the number of listed players.
+#[derive(QueryableByName)]
+struct StandingRow {
+    #[diesel(sql_type = Int8)]
+    player_id: i64,
+    #[diesel(sql_type = Text)]
+    name: String,
+    #[diesel(sql_type = Nullable<Text>)]
+    club: Option<String>,
+    #[diesel(sql_type = Nullable<Text>)]
+    country: Option<String>,
+    #[diesel(sql_type = Double)]
+    rating: f64,
+    #[diesel(sql_type = BigInt)]
+    games: i64,
+    #[diesel(sql_type = Nullable<Timestamptz>)]
+    last_played: Option<DateTime<Utc>>,
+    #[diesel(sql_type = Double)]
+    trend_delta: f64,
+    #[diesel(sql_type = BigInt)]
+    trend_games: i64,
+    #[diesel(sql_type = Nullable<Double>)]
+    last_delta: Option<f64>,
+    #[diesel(sql_type = BigInt)]
+    rank: i64,
+    #[diesel(sql_type = BigInt)]
+    total: i64,
+}
+
+#[derive(QueryableByName)]
+struct Total {
+    #[diesel(sql_type = BigInt)]
+    total: i64,
+}
+
+/// The listed players of the current leaderboard: ranked (competition ranking on the exact
+/// rating) among the players with enough games, then filtered by country and club (so those
+/// filters keep the pool rank). `$1` pool, `$2` include provisional, `$3` games to be
+/// established, `$4` country, `$5` the club names that match.
+const LISTED_SQL: &str = "WITH ranked AS (
+        SELECT s.player_id, s.rating, s.games, s.last_played, s.trend_delta, s.trend_games,
+               s.last_delta, rank() OVER (ORDER BY s.rating DESC) AS rank
+        FROM rating_standings s
+        WHERE s.pool_id = $1 AND s.games > 0 AND ($2 OR s.games >= $3)
+    ), listed AS (
+        SELECT r.player_id, p.name, p.club, p.country, r.rating, r.games, r.last_played,
+               r.trend_delta, r.trend_games, r.last_delta, r.rank
+        FROM ranked r JOIN players p ON p.id = r.player_id
+        WHERE ($4::text IS NULL OR p.country = $4) AND ($5::text[] IS NULL OR p.club = ANY($5))
+    )";
+
+fn trend_out(games: i64, delta: f64, last_delta: Option<f64>) -> TrendOut {
+    TrendOut {
+        games: games as u32,
+        delta: round1(delta),
+        last: last_delta.map(|d| {
+            if d > 0.0 {
+                TrendDirection::Up
+            } else if d < 0.0 {
+                TrendDirection::Down
+            } else {
+                TrendDirection::Flat
+            }
+        }),
+    }
+}
+
+/// What selects the leaderboard's lines (after validation).
+struct LeaderboardSelection {
+    filter: LeaderboardFilter,
+    country: Option<String>,
+    club: Option<String>,
+    limit: i64,
+    offset: i64,
+}
+
+/// A page of the current leaderboard from `rating_standings`, in SQL: highest rating first,
+/// then more games, then lower player id.
+fn current_page(
+    conn: &mut PgConnection,
+    id: i64,
+    params: &RatingPoolParams,
+    sel: &LeaderboardSelection,
+) -> Result<Page<LeaderboardRowOut>, ApiError> {
+    use diesel::sql_types::{Array, Bool};
+    let min_games = i64::from(sel.filter.min_games.unwrap_or(params.min_games_listed));
+    // Club names match in any case (Unicode, as Rust lowercases them): the pool's distinct
+    // club names are few, so they are matched here and passed in.
+    let clubs: Option<Vec<String>> = match &sel.club {
+        None => None,
+        Some(c) => {
+            let want = c.to_lowercase();
+            let names: Vec<Option<String>> = rating_standings::table
+                .inner_join(players::table)
+                .filter(rating_standings::pool_id.eq(id))
+                .filter(players::club.is_not_null())
+                .select(players::club)
+                .distinct()
+                .load(conn)?;
+            Some(
+                names
+                    .into_iter()
+                    .flatten()
+                    .filter(|n| n.to_lowercase() == want)
+                    .collect(),
+            )
+        }
+    };
+    let rows: Vec<StandingRow> = diesel::sql_query(format!(
+        "{LISTED_SQL}
+        SELECT l.*, count(*) OVER () AS total FROM listed l
+        ORDER BY l.rating DESC, l.games DESC, l.player_id
+        LIMIT $6 OFFSET $7"
+    ))
+    .bind::<Int8, _>(id)
+    .bind::<Bool, _>(sel.filter.include_provisional)
+    .bind::<BigInt, _>(min_games)
+    .bind::<Nullable<Text>, _>(sel.country.as_deref())
+    .bind::<Nullable<Array<Text>>, _>(clubs.as_deref())
+    .bind::<BigInt, _>(sel.limit)
+    .bind::<BigInt, _>(sel.offset)
+    .load(conn)?;
+    let total = match rows.first() {
+        Some(r) => r.total,
+        None if sel.offset == 0 => 0,
+        // Past the end: the page is empty, the total still counts.
+        None => {
+            diesel::sql_query(format!("{LISTED_SQL} SELECT count(*) AS total FROM listed"))
+                .bind::<Int8, _>(id)
+                .bind::<Bool, _>(sel.filter.include_provisional)
+                .bind::<BigInt, _>(min_games)
+                .bind::<Nullable<Text>, _>(sel.country.as_deref())
+                .bind::<Nullable<Array<Text>>, _>(clubs.as_deref())
+                .get_result::<Total>(conn)?
+                .total
+        }
+    };
+    let items = rows
+        .into_iter()
+        .map(|r| LeaderboardRowOut {
+            rank: r.rank as u32,
+            player_id: r.player_id,
+            name: r.name,
+            club: r.club,
+            country: r.country,
+            rating: round1(r.rating),
+            games: r.games as u32,
+            provisional: r.games < min_games,
+            last_played: r.last_played,
+            trend: trend_out(r.trend_games, r.trend_delta, r.last_delta),
+        })
+        .collect();
+    Ok(Page {
+        items,
+        total,
+        limit: sel.limit,
+        offset: sel.offset,
+    })
 }
 
 fn round1(x: f64) -> f64 {
@@ -932,90 +1081,55 @@ pub async fn leaderboard(
         include_provisional: q.include_provisional.unwrap_or(false),
     };
     let season = q.season;
-    let page = state
+    let sel = LeaderboardSelection {
+        filter,
+        country,
+        club,
+        limit,
+        offset,
+    };
+    let if_none_match = if_none_match(&req);
+    // The ETag names the pool's versions and the query, so a matching If-None-Match is answered
+    // after reading one row of `rating_pools`.
+    let (etag, page) = state
         .run(move |conn| {
-            let pool = service::load_pool(conn, id)?;
+            let (pool, lb_version): (RatingPoolRow, i64) = rating_pools::table
+                .find(id)
+                .select((
+                    RatingPoolRow::as_select(),
+                    rating_pools::leaderboard_version,
+                ))
+                .first(conn)
+                .optional()?
+                .ok_or_else(|| ApiError::NotFound(format!("no rating pool {id}")))?;
+            let etag = etag_of_key(&format!(
+                "leaderboard/1 pool={id} version={} lb={lb_version} csv={csv} min_games={:?} \
+                 provisional={} country={:?} club={:?} season={season:?} limit={} offset={}",
+                pool.version,
+                sel.filter.min_games,
+                sel.filter.include_provisional,
+                sel.country,
+                sel.club.as_ref().map(|c| c.to_lowercase()),
+                sel.limit,
+                sel.offset,
+            ));
+            if etag_matches(if_none_match.as_deref(), &etag) {
+                return Ok((etag, None));
+            }
             let params = service::pool_params(&pool)?;
-            let at = season.map(|s| season_cutoff(&pool, s)).transpose()?;
-            let sums = summaries(conn, id, at)?;
-            let mut dir = PlayerDirectory::new();
-            let mut state = RatingState::new(&params, sums.len());
-            for s in &sums {
-                let i = dir.intern(PlayerId(s.player_id)) as usize;
-                state.ratings[i] = s.rating;
-                state.games[i] = s.games as u32;
-            }
-            let ranked = rating::leaderboard(&params, &state, filter);
-            let ids: Vec<i64> = ranked
-                .iter()
-                .filter_map(|r| dir.id(r.player).map(|p| p.0))
-                .collect();
-            let mut people: HashMap<i64, (String, Option<String>, Option<String>)> = HashMap::new();
-            for chunk in ids.chunks(10000) {
-                let rows: Vec<(i64, String, Option<String>, Option<String>)> = players::table
-                    .filter(players::id.eq_any(chunk))
-                    .select((players::id, players::name, players::club, players::country))
-                    .load(conn)?;
-                people.extend(rows.into_iter().map(|(i, n, c, k)| (i, (n, c, k))));
-            }
-            let club_lower = club.as_ref().map(|c| c.to_lowercase());
-            let rows: Vec<LeaderboardRowOut> = ranked
-                .iter()
-                .filter_map(|r| {
-                    let pid = dir.id(r.player)?.0;
-                    let (name, pclub, pcountry) = people.get(&pid)?.clone();
-                    if country
-                        .as_ref()
-                        .is_some_and(|c| pcountry.as_ref() != Some(c))
-                    {
-                        return None;
-                    }
-                    if club_lower.as_ref().is_some_and(|c| {
-                        pclub.as_ref().map(|x| x.to_lowercase()) != Some(c.clone())
-                    }) {
-                        return None;
-                    }
-                    let s = &sums[r.player as usize];
-                    Some(LeaderboardRowOut {
-                        rank: r.rank,
-                        player_id: pid,
-                        name,
-                        club: pclub,
-                        country: pcountry,
-                        rating: round1(r.rating),
-                        games: r.games,
-                        provisional: r.provisional,
-                        last_played: s.last_played,
-                        trend: TrendOut {
-                            games: s.trend_games as u32,
-                            delta: round1(s.trend_delta),
-                            last: s.last_delta.map(|d| {
-                                if d > 0.0 {
-                                    TrendDirection::Up
-                                } else if d < 0.0 {
-                                    TrendDirection::Down
-                                } else {
-                                    TrendDirection::Flat
-                                }
-                            }),
-                        },
-                    })
-                })
-                .collect();
-            let total = rows.len() as i64;
-            let items: Vec<LeaderboardRowOut> = rows
-                .into_iter()
-                .skip(offset as usize)
-                .take(limit as usize)
-                .collect();
-            Ok(Page {
-                items,
-                total,
-                limit,
-                offset,
-            })
+            let page = match season {
+                None => current_page(conn, id, &params, &sel)?,
+                Some(s) => {
+                    let at = season_cutoff(&pool, s)?;
+                    season_page(conn, id, &params, at, &sel)?
+                }
+            };
+            Ok((etag, Some(page)))
         })
         .await?;
+    let Some(page) = page else {
+        return Ok(not_modified_answer(&etag, Visibility::Public));
+    };
     if csv {
         let mut out = String::from(
             "rank,player_id,name,club,country,rating,games,provisional,last_played,trend_delta\n",
@@ -1035,14 +1149,99 @@ pub async fn leaderboard(
                 r.trend.delta,
             ));
         }
-        return Ok(cached_body(
-            &req,
+        return Ok(tagged_body(
+            &etag,
             "text/csv; charset=utf-8",
             out.into_bytes(),
             Visibility::Public,
         ));
     }
-    cached_json(&req, &page, Visibility::Public)
+    let body = serde_json::to_vec(&page).map_err(|e| ApiError::Internal(e.to_string()))?;
+    Ok(tagged_body(
+        &etag,
+        "application/json",
+        body,
+        Visibility::Public,
+    ))
+}
+
+/// A page of the leaderboard at a season's standings time: every player's state at `at` from
+/// the log, ranked by the engine.
+fn season_page(
+    conn: &mut PgConnection,
+    id: i64,
+    params: &RatingPoolParams,
+    at: DateTime<Utc>,
+    sel: &LeaderboardSelection,
+) -> Result<Page<LeaderboardRowOut>, ApiError> {
+    let (limit, offset) = (sel.limit, sel.offset);
+    let sums = summaries(conn, id, at)?;
+    let mut dir = PlayerDirectory::new();
+    let mut state = RatingState::new(params, sums.len());
+    for s in &sums {
+        let i = dir.intern(PlayerId(s.player_id)) as usize;
+        state.ratings[i] = s.rating;
+        state.games[i] = s.games as u32;
+    }
+    let ranked = rating::leaderboard(params, &state, sel.filter);
+    let ids: Vec<i64> = ranked
+        .iter()
+        .filter_map(|r| dir.id(r.player).map(|p| p.0))
+        .collect();
+    let mut people: HashMap<i64, (String, Option<String>, Option<String>)> = HashMap::new();
+    for chunk in ids.chunks(10000) {
+        let rows: Vec<(i64, String, Option<String>, Option<String>)> = players::table
+            .filter(players::id.eq_any(chunk))
+            .select((players::id, players::name, players::club, players::country))
+            .load(conn)?;
+        people.extend(rows.into_iter().map(|(i, n, c, k)| (i, (n, c, k))));
+    }
+    let club_lower = sel.club.as_ref().map(|c| c.to_lowercase());
+    let rows: Vec<LeaderboardRowOut> = ranked
+        .iter()
+        .filter_map(|r| {
+            let pid = dir.id(r.player)?.0;
+            let (name, pclub, pcountry) = people.get(&pid)?.clone();
+            if sel
+                .country
+                .as_ref()
+                .is_some_and(|c| pcountry.as_ref() != Some(c))
+            {
+                return None;
+            }
+            if club_lower
+                .as_ref()
+                .is_some_and(|c| pclub.as_ref().map(|x| x.to_lowercase()) != Some(c.clone()))
+            {
+                return None;
+            }
+            let s = &sums[r.player as usize];
+            Some(LeaderboardRowOut {
+                rank: r.rank,
+                player_id: pid,
+                name,
+                club: pclub,
+                country: pcountry,
+                rating: round1(r.rating),
+                games: r.games,
+                provisional: r.provisional,
+                last_played: s.last_played,
+                trend: trend_out(s.trend_games, s.trend_delta, s.last_delta),
+            })
+        })
+        .collect();
+    let total = rows.len() as i64;
+    let items: Vec<LeaderboardRowOut> = rows
+        .into_iter()
+        .skip(offset as usize)
+        .take(limit as usize)
+        .collect();
+    Ok(Page {
+        items,
+        total,
+        limit,
+        offset,
+    })
 }
 
 // --- seasons -----------------------------------------------------------------------------------

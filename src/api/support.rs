@@ -85,28 +85,55 @@ pub fn cached_body(
     vis: Visibility,
 ) -> HttpResponse {
     let etag = etag_of(&body);
+    not_modified(req, &etag, vis).unwrap_or_else(|| tagged_body(&etag, content_type, body, vis))
+}
+
+/// A strong ETag derived from what determines a body (e.g. a version and the query) rather
+/// than from the body itself, so a 304 can be answered before the body is built.
+pub fn etag_of_key(key: &str) -> String {
+    etag_of(key.as_bytes())
+}
+
+fn cache_headers(resp: &mut actix_web::HttpResponseBuilder, etag: &str, vis: Visibility) {
     let cache = match vis {
         Visibility::Public => "public, max-age=5, must-revalidate",
         Visibility::Private => "private, no-cache",
     };
-    let fresh = req
-        .headers()
-        .get(header::IF_NONE_MATCH)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| matches_any(v, &etag));
-    let mut resp = if fresh {
-        HttpResponse::NotModified()
-    } else {
-        HttpResponse::Ok()
-    };
-    resp.insert_header((header::ETAG, etag))
+    resp.insert_header((header::ETAG, etag.to_string()))
         .insert_header((header::CACHE_CONTROL, cache))
         .insert_header((header::VARY, "Authorization, Accept"));
-    if fresh {
-        resp.finish()
-    } else {
-        resp.content_type(content_type).body(body)
-    }
+}
+
+/// The request's `If-None-Match` header, if any (owned, to hand to a database closure).
+pub fn if_none_match(req: &HttpRequest) -> Option<String> {
+    req.headers()
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string)
+}
+
+/// Whether an `If-None-Match` value names `etag` (or is `*`).
+pub fn etag_matches(if_none_match: Option<&str>, etag: &str) -> bool {
+    if_none_match.is_some_and(|v| matches_any(v, etag))
+}
+
+/// The 304 answer for `etag`.
+pub fn not_modified_answer(etag: &str, vis: Visibility) -> HttpResponse {
+    let mut resp = HttpResponse::NotModified();
+    cache_headers(&mut resp, etag, vis);
+    resp.finish()
+}
+
+/// The 304 answer when `If-None-Match` names `etag` (or `*`); `None` otherwise.
+pub fn not_modified(req: &HttpRequest, etag: &str, vis: Visibility) -> Option<HttpResponse> {
+    etag_matches(if_none_match(req).as_deref(), etag).then(|| not_modified_answer(etag, vis))
+}
+
+/// A 200 answer with the given `ETag` and `Cache-Control`.
+pub fn tagged_body(etag: &str, content_type: &str, body: Vec<u8>, vis: Visibility) -> HttpResponse {
+    let mut resp = HttpResponse::Ok();
+    cache_headers(&mut resp, etag, vis);
+    resp.content_type(content_type).body(body)
 }
 
 /// [`cached_body`] for a JSON value.

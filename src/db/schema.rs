@@ -205,6 +205,20 @@ diesel::table! {
         created_at -> Timestamptz,
         updated_at -> Timestamptz,
         version -> Int4,
+        leaderboard_version -> Int8,
+    }
+}
+
+diesel::table! {
+    rating_standings (pool_id, player_id) {
+        pool_id -> Int8,
+        player_id -> Int8,
+        rating -> Float8,
+        games -> Int8,
+        last_played -> Nullable<Timestamptz>,
+        trend_games -> Int8,
+        trend_delta -> Float8,
+        last_delta -> Nullable<Float8>,
     }
 }
 
@@ -306,6 +320,8 @@ diesel::joinable!(withdrawals -> players (player_id));
 diesel::joinable!(penalties -> players (player_id));
 diesel::joinable!(rating_changes -> players (player_id));
 diesel::joinable!(rating_changes -> rating_pools (pool_id));
+diesel::joinable!(rating_standings -> players (player_id));
+diesel::joinable!(rating_standings -> rating_pools (pool_id));
 diesel::joinable!(case_parties -> cases (case_id));
 diesel::joinable!(case_panel -> cases (case_id));
 diesel::joinable!(votes -> cases (case_id));
@@ -327,6 +343,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     tournament_events,
     rating_pools,
     rating_changes,
+    rating_standings,
     cases,
     case_parties,
     case_panel,

@@ -690,12 +690,15 @@ fn recompute_from(
             max.map_or(0, |m| m + 1)
         }
     };
-    diesel::delete(
+    // Whose standings the recompute touches: the players of the deleted rows (and, below, of
+    // the rows written again).
+    let deleted: Vec<i64> = diesel::delete(
         rc::rating_changes
             .filter(rc::pool_id.eq(pool_id))
             .filter(rc::sequence.ge(first_seq)),
     )
-    .execute(conn)?;
+    .returning(rc::player_id)
+    .get_results(conn)?;
 
     // The log before the affected point, in order.
     let kept = history_rows(conn, pool_id, None)?;
@@ -791,10 +794,97 @@ fn recompute_from(
             .values(chunk)
             .execute(conn)?;
     }
+    if from.is_none() {
+        refresh_standings(conn, pool_id, None)?;
+    } else {
+        let affected: BTreeSet<i64> = deleted
+            .into_iter()
+            .chain(rows.iter().map(|r| r.player_id))
+            .collect();
+        let affected: Vec<i64> = affected.into_iter().collect();
+        refresh_standings(conn, pool_id, Some(&affected))?;
+    }
     Ok(RecomputeSummary {
         games: rated.len(),
         changes: rows.len(),
     })
+}
+
+/// Games in a leaderboard trend.
+pub const TREND_GAMES: i64 = 5;
+
+/// The per-player aggregate of a pool's log that `rating_standings` stores (and the season
+/// leaderboard computes at an instant): the latest rating, rated games, last game, and the
+/// trend over the last [`TREND_GAMES`] games. `$1` = pool, `$2` = trend length; `{filter}` adds
+/// conditions on `rating_changes`.
+pub fn standings_sql(filter: &str) -> String {
+    format!(
+        "WITH c AS (
+            SELECT player_id, kind, rating_after, delta, rated_at,
+                   row_number() OVER (PARTITION BY player_id ORDER BY sequence DESC) AS rn,
+                   CASE WHEN kind = 'game' THEN row_number()
+                        OVER (PARTITION BY player_id, kind ORDER BY sequence DESC) END AS gn
+            FROM rating_changes
+            WHERE pool_id = $1 {filter}
+        )
+        SELECT player_id,
+               max(rating_after) FILTER (WHERE rn = 1) AS rating,
+               count(*) FILTER (WHERE kind = 'game') AS games,
+               max(rated_at) FILTER (WHERE kind = 'game') AS last_played,
+               coalesce(sum(delta) FILTER (WHERE gn <= $2), 0)::float8 AS trend_delta,
+               count(*) FILTER (WHERE gn <= $2) AS trend_games,
+               max(delta) FILTER (WHERE gn = 1) AS last_delta
+        FROM c GROUP BY player_id"
+    )
+}
+
+/// Rewrites the pool's `rating_standings` rows of `players` (all of the pool for `None`) from
+/// its log, and bumps the pool's `leaderboard_version`. Every write of the log calls it in the
+/// same transaction.
+fn refresh_standings(
+    conn: &mut PgConnection,
+    pool_id: i64,
+    players: Option<&[i64]>,
+) -> Result<(), ApiError> {
+    use diesel::sql_types::{Array, BigInt, Int8};
+    let insert = |filter: &str| {
+        format!(
+            "INSERT INTO rating_standings
+                 (pool_id, player_id, rating, games, last_played, trend_delta, trend_games,
+                  last_delta)
+             SELECT $1, s.* FROM ({}) s",
+            standings_sql(filter)
+        )
+    };
+    match players {
+        None => {
+            diesel::sql_query("DELETE FROM rating_standings WHERE pool_id = $1")
+                .bind::<Int8, _>(pool_id)
+                .execute(conn)?;
+            diesel::sql_query(insert(""))
+                .bind::<Int8, _>(pool_id)
+                .bind::<BigInt, _>(TREND_GAMES)
+                .execute(conn)?;
+        }
+        Some([]) => {}
+        Some(ids) => {
+            diesel::sql_query(
+                "DELETE FROM rating_standings WHERE pool_id = $1 AND player_id = ANY($2)",
+            )
+            .bind::<Int8, _>(pool_id)
+            .bind::<Array<Int8>, _>(ids)
+            .execute(conn)?;
+            diesel::sql_query(insert("AND player_id = ANY($3)"))
+                .bind::<Int8, _>(pool_id)
+                .bind::<BigInt, _>(TREND_GAMES)
+                .bind::<Array<Int8>, _>(ids)
+                .execute(conn)?;
+        }
+    }
+    diesel::update(rating_pools::table.find(pool_id))
+        .set(rating_pools::leaderboard_version.eq(rating_pools::leaderboard_version + 1))
+        .execute(conn)?;
+    Ok(())
 }
 
 /// Brings the ratings of the tournament's pool up to date after its results changed: a round

@@ -397,6 +397,254 @@ async fn a_correction_recomputes_later_ratings_exactly_as_a_full_rebuild() {
     assert_eq!(log(&mut conn, pool_id), after_forfeit);
 }
 
+/// The stored standings of a pool, and the same aggregate computed from its log from scratch:
+/// (player, rating, games, last_played, trend_games, trend_delta, last_delta).
+#[allow(clippy::type_complexity)]
+fn standings_vs_log(
+    conn: &mut PgConnection,
+    pool: i64,
+) -> (
+    Vec<(i64, f64, i64, Option<String>, i64, f64, Option<f64>)>,
+    Vec<(i64, f64, i64, Option<String>, i64, f64, Option<f64>)>,
+) {
+    #[derive(QueryableByName)]
+    struct Row {
+        #[diesel(sql_type = Int8)]
+        player_id: i64,
+        #[diesel(sql_type = diesel::sql_types::Double)]
+        rating: f64,
+        #[diesel(sql_type = BigInt)]
+        games: i64,
+        #[diesel(sql_type = diesel::sql_types::Nullable<Text>)]
+        last_played: Option<String>,
+        #[diesel(sql_type = BigInt)]
+        trend_games: i64,
+        #[diesel(sql_type = diesel::sql_types::Double)]
+        trend_delta: f64,
+        #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::Double>)]
+        last_delta: Option<f64>,
+    }
+    let load = |conn: &mut PgConnection, sql: &str| {
+        diesel::sql_query(sql)
+            .bind::<Int8, _>(pool)
+            .load::<Row>(conn)
+            .expect("standings")
+            .into_iter()
+            .map(|r| {
+                (
+                    r.player_id,
+                    r.rating,
+                    r.games,
+                    r.last_played,
+                    r.trend_games,
+                    r.trend_delta,
+                    r.last_delta,
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let stored = load(
+        conn,
+        "SELECT player_id, rating, games, last_played::text AS last_played, trend_games,
+                trend_delta, last_delta
+         FROM rating_standings WHERE pool_id = $1 ORDER BY player_id",
+    );
+    // From scratch: the latest change, the game count, the last five games (a plain
+    // correlated form, independent of the feed's window query).
+    let fresh = load(
+        conn,
+        "SELECT p.player_id,
+                (SELECT rating_after FROM rating_changes c WHERE c.pool_id = $1
+                   AND c.player_id = p.player_id ORDER BY sequence DESC LIMIT 1) AS rating,
+                (SELECT count(*) FROM rating_changes c WHERE c.pool_id = $1
+                   AND c.player_id = p.player_id AND kind = 'game') AS games,
+                (SELECT max(rated_at)::text FROM rating_changes c WHERE c.pool_id = $1
+                   AND c.player_id = p.player_id AND kind = 'game') AS last_played,
+                (SELECT count(*) FROM (SELECT 1 FROM rating_changes c WHERE c.pool_id = $1
+                   AND c.player_id = p.player_id AND kind = 'game'
+                   ORDER BY sequence DESC LIMIT 5) t) AS trend_games,
+                (SELECT coalesce(sum(delta), 0)::float8 FROM (SELECT delta FROM rating_changes c
+                   WHERE c.pool_id = $1 AND c.player_id = p.player_id AND kind = 'game'
+                   ORDER BY sequence DESC LIMIT 5) t) AS trend_delta,
+                (SELECT delta FROM rating_changes c WHERE c.pool_id = $1
+                   AND c.player_id = p.player_id AND kind = 'game'
+                   ORDER BY sequence DESC LIMIT 1) AS last_delta
+         FROM (SELECT DISTINCT player_id FROM rating_changes WHERE pool_id = $1) p
+         ORDER BY p.player_id",
+    );
+    (stored, fresh)
+}
+
+#[actix_web::test]
+async fn leaderboard_summary_follows_corrections_and_rebuilds() {
+    let app = spawn_app().await;
+    let admin = app.admin_token().await;
+    let pool_id = pool(
+        &app,
+        &admin,
+        json!({"name": "Ashes", "preset": "ashes_poland", "time_zone": "Europe/Warsaw",
+               "params": {"min_games_listed": 2}}),
+    )
+    .await;
+    let mut p = Vec::new();
+    for (i, name) in ["Ania", "Bartek", "Cecylia", "Darek", "Ewa", "Filip"]
+        .iter()
+        .enumerate()
+    {
+        let club = if i % 2 == 0 { "Kraków" } else { "Łódź" };
+        p.push(player(&app, &admin, name, if i < 4 { "PL" } else { "DE" }, club).await);
+    }
+    let t1 = tournament(&app, &admin, "ashes_league", pool_id, "2026-03-07").await;
+    let t2 = tournament(&app, &admin, "ashes_league", pool_id, "2026-03-14").await;
+    let mut conn = db(&app);
+    let mut rounds = Vec::new();
+    for (t, day) in [(t1, "07"), (t2, "14")] {
+        for n in 1..=3 {
+            let r = completed_round(&mut conn, t, n, &format!("2026-03-{day}T1{n}:00:00Z"));
+            let k = n as usize;
+            result(&mut conn, r, 1, 1, win(p[k % 6], p[(k + 1) % 6]));
+            result(&mut conn, r, 2, 1, win(p[(k + 2) % 6], p[(k + 3) % 6]));
+            result(&mut conn, r, 3, 1, draw(p[(k + 4) % 6], p[(k + 5) % 6]));
+            rounds.push(r);
+        }
+        feed(&mut conn, t);
+    }
+    let (stored, fresh) = standings_vs_log(&mut conn, pool_id);
+    assert_eq!(stored, fresh);
+    assert_eq!(stored.len(), 6);
+
+    let path = format!("/api/v1/rating-pools/{pool_id}/leaderboard?include_provisional=true");
+    let r = app.get(&path, None).await;
+    assert_eq!(r.status(), 200);
+    let etag = r.headers()["etag"].to_str().unwrap().to_string();
+    let first: Value = r.json().await.unwrap();
+    assert_eq!(first["total"], 6);
+
+    // The same version: 304, with the ETag; other queries have other ETags.
+    let r = app
+        .req(reqwest::Method::GET, &path, None)
+        .header("if-none-match", &etag)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 304);
+    assert_eq!(r.headers()["etag"].to_str().unwrap(), etag);
+    let r = app
+        .req(reqwest::Method::GET, &format!("{path}&limit=2"), None)
+        .header("if-none-match", &etag)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+
+    // Corrections in the first tournament (a reversed result, a forfeit): the standings still
+    // equal the log, and the old ETag no longer matches.
+    result(&mut conn, rounds[0], 1, 2, win(p[2], p[1]));
+    result(
+        &mut conn,
+        rounds[1],
+        2,
+        2,
+        json!([
+            {"player": p[4], "score": 0, "outcome": "win"},
+            {"player": p[5], "score": 0, "outcome": "loss", "forfeit": true}
+        ]),
+    );
+    feed(&mut conn, t1);
+    let (stored, fresh) = standings_vs_log(&mut conn, pool_id);
+    assert_eq!(stored, fresh);
+    let r = app
+        .req(reqwest::Method::GET, &path, None)
+        .header("if-none-match", &etag)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let corrected: Value = r.json().await.unwrap();
+    assert_ne!(corrected["items"], first["items"]);
+    let csv_path = format!("{path}&format=csv");
+    let corrected_csv = app.get(&csv_path, None).await.text().await.unwrap();
+    let country = app
+        .get(&format!("{path}&country=PL&club=KRAKÓW"), None)
+        .await
+        .json::<Value>()
+        .await
+        .unwrap();
+
+    // The full rebuild gives exactly the same leaderboard (JSON, CSV, filtered).
+    let r = app
+        .req(
+            reqwest::Method::POST,
+            &format!("/api/v1/rating-pools/{pool_id}/rebuild"),
+            Some(&admin),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let (stored, fresh) = standings_vs_log(&mut conn, pool_id);
+    assert_eq!(stored, fresh);
+    let rebuilt: Value = app.get(&path, None).await.json().await.unwrap();
+    assert_eq!(rebuilt, corrected);
+    assert_eq!(
+        app.get(&csv_path, None).await.text().await.unwrap(),
+        corrected_csv
+    );
+    let country_after: Value = app
+        .get(&format!("{path}&country=PL&club=KRAKÓW"), None)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(country_after, country);
+    assert!(country["total"].as_i64().unwrap() >= 1);
+
+    // Ranks: 1 + the number of listed players with a higher rating.
+    let items = rebuilt["items"].as_array().unwrap();
+    for row in items {
+        let higher = items
+            .iter()
+            .filter(|o| o["rating"].as_f64() > row["rating"].as_f64())
+            .count();
+        assert_eq!(row["rank"].as_u64().unwrap() as usize, higher + 1);
+    }
+
+    // Renaming a listed player changes the ETag (the name is on the page).
+    let r = app.get(&path, None).await;
+    let etag = r.headers()["etag"].to_str().unwrap().to_string();
+    let r = app
+        .patch(
+            &format!("/api/v1/players/{}", p[0]),
+            Some(&admin),
+            json!({"name": "Anna"}),
+        )
+        .await;
+    assert_eq!(r.status(), 200);
+    let r = app
+        .req(reqwest::Method::GET, &path, None)
+        .header("if-none-match", &etag)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let body: Value = r.json().await.unwrap();
+    assert!(body["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|r| r["name"] == "Anna"));
+
+    // Past the end: an empty page that still counts.
+    let body: Value = app
+        .get(&format!("{path}&offset=100"), None)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(body["total"], 6);
+    assert_eq!(body["items"], json!([]));
+}
+
 #[actix_web::test]
 async fn leaderboard_filters_pages_csv_and_etags() {
     let app = spawn_app().await;

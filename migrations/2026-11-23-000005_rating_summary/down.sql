@@ -1,0 +1,2 @@
+DROP TABLE rating_standings;
+ALTER TABLE rating_pools DROP COLUMN leaderboard_version;
