@@ -123,6 +123,8 @@ pub struct RatingPoolRow {
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = rating_changes)]
+// Written with COPY (binary), which needs every column bound, no DEFAULT.
+#[diesel(treat_none_as_default_value = false)]
 pub struct RatingChangeRow {
     pub pool_id: i64,
     pub sequence: i64,

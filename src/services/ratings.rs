@@ -24,7 +24,9 @@ use diesel::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::db::models::{RatingChangeRow, RatingPoolRow};
-use crate::db::schema::{rating_changes, rating_pools, results, rounds, tournaments};
+use crate::db::schema::{
+    rating_changes, rating_pools, rating_standings, results, rounds, tournaments,
+};
 use crate::domain::ids::PlayerId;
 use crate::domain::rating::{
     league_tournaments, replay, ChangeKind, DuelOutcome, Exclusion, GameResult, LeagueRules,
@@ -36,9 +38,6 @@ use crate::domain::scoring::{
     score_table, Format, Points, Preset, Ruleset, RulesetOverride, SeatResult, TableResult,
 };
 use crate::error::ApiError;
-
-/// Rows inserted per statement (12 parameters each, far below PostgreSQL's 65535).
-const INSERT_CHUNK: usize = 4000;
 
 /// A season as stored on the pool: local dates in the pool's time zone.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -690,20 +689,22 @@ fn recompute_from(
             max.map_or(0, |m| m + 1)
         }
     };
-    // Whose standings the recompute touches: the players of the deleted rows (and, below, of
-    // the rows written again).
-    let deleted: Vec<i64> = diesel::delete(
-        rc::rating_changes
-            .filter(rc::pool_id.eq(pool_id))
-            .filter(rc::sequence.ge(first_seq)),
-    )
-    .returning(rc::player_id)
-    .get_results(conn)?;
-
-    // The log before the affected point, in order.
-    let kept = history_rows(conn, pool_id, None)?;
+    // Delete the log from there on. An incremental recompute keeps what the deleted rows say
+    // about the state before them (each player's first deleted `rating_before`, and how many
+    // of their rows were games); a full rebuild needs nothing back.
+    let deleted: Vec<DeletedRow> = if from.is_none() {
+        diesel::delete(rc::rating_changes.filter(rc::pool_id.eq(pool_id))).execute(conn)?;
+        Vec::new()
+    } else {
+        diesel::delete(
+            rc::rating_changes
+                .filter(rc::pool_id.eq(pool_id))
+                .filter(rc::sequence.ge(first_seq)),
+        )
+        .returning((rc::player_id, rc::sequence, rc::kind, rc::rating_before))
+        .get_results(conn)?
+    };
     let mut dir = PlayerDirectory::new();
-    let history = to_history(&mut dir, &kept);
 
     let mut games = load_games(conn, pool_id, from, None)?;
     // The national-rank bonuses from `from` on, decided on the whole pool: the log before the
@@ -754,8 +755,11 @@ fn recompute_from(
             result,
         });
     }
-    let start = RatingState::from_history(params, dir.len(), &history)
-        .map_err(|e| ApiError::Internal(format!("rating pool {pool_id}: {e}")))?;
+    let start = if from.is_none() {
+        RatingState::new(params, dir.len())
+    } else {
+        state_before(conn, pool_id, params, &dir, &deleted)?
+    };
     let (_, changes) = replay(params, start, &rated)
         .map_err(|e| ApiError::Internal(format!("rating pool {pool_id}: {e}")))?;
     // Sequences number the items that changed ratings, densely: unrated games (excluded, ignored
@@ -789,20 +793,21 @@ fn recompute_from(
             }
         })
         .collect();
-    for chunk in rows.chunks(INSERT_CHUNK) {
-        diesel::insert_into(rating_changes::table)
-            .values(chunk)
+    if !rows.is_empty() {
+        diesel::copy_from(rating_changes::table)
+            .from_insertable(&rows)
             .execute(conn)?;
     }
     if from.is_none() {
-        refresh_standings(conn, pool_id, None)?;
+        replace_standings(conn, pool_id, &rows)?;
     } else {
         let affected: BTreeSet<i64> = deleted
-            .into_iter()
+            .iter()
+            .map(|d| d.0)
             .chain(rows.iter().map(|r| r.player_id))
             .collect();
         let affected: Vec<i64> = affected.into_iter().collect();
-        refresh_standings(conn, pool_id, Some(&affected))?;
+        refresh_standings(conn, pool_id, &affected)?;
     }
     Ok(RecomputeSummary {
         games: rated.len(),
@@ -838,53 +843,167 @@ pub fn standings_sql(filter: &str) -> String {
     )
 }
 
-/// Rewrites the pool's `rating_standings` rows of `players` (all of the pool for `None`) from
-/// its log, and bumps the pool's `leaderboard_version`. Every write of the log calls it in the
-/// same transaction.
+/// A deleted log row: `(player, sequence, kind, rating_before)`.
+type DeletedRow = (i64, i64, String, f64);
+
+/// The state just before the first deleted log row, for the players of `dir` (the games to
+/// replay): a player with deleted rows had the `rating_before` of their first one and their
+/// stored games minus the deleted game rows; any other player is as `rating_standings` says
+/// (no row: the initial rating, no games). Reads only those players' rows, never the log.
+fn state_before(
+    conn: &mut PgConnection,
+    pool_id: i64,
+    params: &RatingPoolParams,
+    dir: &PlayerDirectory,
+    deleted: &[DeletedRow],
+) -> Result<RatingState, ApiError> {
+    let mut state = RatingState::new(params, dir.len());
+    let ids: Vec<i64> = (0..dir.len())
+        .filter_map(|i| dir.id(i as PlayerIndex).map(|p| p.0))
+        .collect();
+    let stored: Vec<(i64, f64, i64)> = rating_standings::table
+        .filter(rating_standings::pool_id.eq(pool_id))
+        .filter(rating_standings::player_id.eq_any(&ids))
+        .select((
+            rating_standings::player_id,
+            rating_standings::rating,
+            rating_standings::games,
+        ))
+        .load(conn)?;
+    for (player, rating, games) in stored {
+        if let Some(i) = dir.index_of(PlayerId(player)) {
+            state.ratings[i as usize] = rating;
+            state.games[i as usize] = u32::try_from(games).unwrap_or(u32::MAX);
+        }
+    }
+    // Per player, the first deleted row's rating_before (rows come back in any order).
+    let mut first: HashMap<i64, (i64, f64)> = HashMap::new();
+    for (player, sequence, kind, before) in deleted {
+        let Some(i) = dir.index_of(PlayerId(*player)) else {
+            continue;
+        };
+        if kind == "game" {
+            state.games[i as usize] = state.games[i as usize].saturating_sub(1);
+        }
+        let e = first.entry(*player).or_insert((*sequence, *before));
+        if *sequence < e.0 {
+            *e = (*sequence, *before);
+        }
+    }
+    for (player, (_, before)) in first {
+        if let Some(i) = dir.index_of(PlayerId(player)) {
+            state.ratings[i as usize] = before;
+        }
+    }
+    Ok(state)
+}
+
+/// Rewrites the pool's `rating_standings` rows of `players` from its log and bumps the pool's
+/// `leaderboard_version`. Every incremental write of the log calls it in the same
+/// transaction (the full rebuild calls [`replace_standings`]).
 fn refresh_standings(
     conn: &mut PgConnection,
     pool_id: i64,
-    players: Option<&[i64]>,
+    players: &[i64],
 ) -> Result<(), ApiError> {
     use diesel::sql_types::{Array, BigInt, Int8};
-    let insert = |filter: &str| {
-        format!(
+    if !players.is_empty() {
+        diesel::sql_query(
+            "DELETE FROM rating_standings WHERE pool_id = $1 AND player_id = ANY($2)",
+        )
+        .bind::<Int8, _>(pool_id)
+        .bind::<Array<Int8>, _>(players)
+        .execute(conn)?;
+        diesel::sql_query(format!(
             "INSERT INTO rating_standings
                  (pool_id, player_id, rating, games, last_played, trend_delta, trend_games,
                   last_delta)
              SELECT $1, s.* FROM ({}) s",
-            standings_sql(filter)
-        )
-    };
-    match players {
-        None => {
-            diesel::sql_query("DELETE FROM rating_standings WHERE pool_id = $1")
-                .bind::<Int8, _>(pool_id)
-                .execute(conn)?;
-            diesel::sql_query(insert(""))
-                .bind::<Int8, _>(pool_id)
-                .bind::<BigInt, _>(TREND_GAMES)
-                .execute(conn)?;
-        }
-        Some([]) => {}
-        Some(ids) => {
-            diesel::sql_query(
-                "DELETE FROM rating_standings WHERE pool_id = $1 AND player_id = ANY($2)",
-            )
-            .bind::<Int8, _>(pool_id)
-            .bind::<Array<Int8>, _>(ids)
-            .execute(conn)?;
-            diesel::sql_query(insert("AND player_id = ANY($3)"))
-                .bind::<Int8, _>(pool_id)
-                .bind::<BigInt, _>(TREND_GAMES)
-                .bind::<Array<Int8>, _>(ids)
-                .execute(conn)?;
-        }
+            standings_sql("AND player_id = ANY($3)")
+        ))
+        .bind::<Int8, _>(pool_id)
+        .bind::<BigInt, _>(TREND_GAMES)
+        .bind::<Array<Int8>, _>(players)
+        .execute(conn)?;
     }
+    bump_leaderboard(conn, pool_id)
+}
+
+fn bump_leaderboard(conn: &mut PgConnection, pool_id: i64) -> Result<(), ApiError> {
     diesel::update(rating_pools::table.find(pool_id))
         .set(rating_pools::leaderboard_version.eq(rating_pools::leaderboard_version + 1))
         .execute(conn)?;
     Ok(())
+}
+
+/// A `rating_standings` row.
+#[derive(Insertable)]
+#[diesel(table_name = rating_standings)]
+#[diesel(treat_none_as_default_value = false)]
+struct StandingRow {
+    pool_id: i64,
+    player_id: i64,
+    rating: f64,
+    games: i64,
+    last_played: Option<DateTime<Utc>>,
+    trend_games: i64,
+    trend_delta: f64,
+    last_delta: Option<f64>,
+}
+
+/// The standings of a whole log (`rows` in sequence order): what [`standings_sql`] computes,
+/// done in memory during a full rebuild, which has every row at hand.
+fn standings_of(pool_id: i64, rows: &[RatingChangeRow]) -> Vec<StandingRow> {
+    let mut by_player: HashMap<i64, usize> = HashMap::new();
+    let mut out: Vec<StandingRow> = Vec::new();
+    // Walk backwards: the first row met is the latest, the first game rows are the trend.
+    for r in rows.iter().rev() {
+        let i = *by_player.entry(r.player_id).or_insert_with(|| {
+            out.push(StandingRow {
+                pool_id,
+                player_id: r.player_id,
+                rating: r.rating_after,
+                games: 0,
+                last_played: None,
+                trend_games: 0,
+                trend_delta: 0.0,
+                last_delta: None,
+            });
+            out.len() - 1
+        });
+        if r.kind != "game" {
+            continue;
+        }
+        let s = &mut out[i];
+        if s.games == 0 {
+            s.last_played = Some(r.rated_at);
+            s.last_delta = Some(r.delta);
+        }
+        s.games += 1;
+        if s.trend_games < TREND_GAMES {
+            s.trend_games += 1;
+            s.trend_delta += r.delta;
+        }
+    }
+    out
+}
+
+/// Replaces all of the pool's `rating_standings` with those of its new log (full rebuild) and
+/// bumps the pool's `leaderboard_version`.
+fn replace_standings(
+    conn: &mut PgConnection,
+    pool_id: i64,
+    rows: &[RatingChangeRow],
+) -> Result<(), ApiError> {
+    diesel::delete(rating_standings::table.filter(rating_standings::pool_id.eq(pool_id)))
+        .execute(conn)?;
+    let standings = standings_of(pool_id, rows);
+    if !standings.is_empty() {
+        diesel::copy_from(rating_standings::table)
+            .from_insertable(&standings)
+            .execute(conn)?;
+    }
+    bump_leaderboard(conn, pool_id)
 }
 
 /// Brings the ratings of the tournament's pool up to date after its results changed: a round
