@@ -25,10 +25,9 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Double, Int8, Nullable, Text, Timestamptz};
 
 use crate::db::models::RatingPoolRow;
-use crate::db::schema::rating_pools;
+use crate::db::schema::{players, rating_pools, rating_standings};
 use crate::error::ApiError;
 
 /// How many pools' boards the cache keeps by default (the least recently used goes first).
@@ -47,27 +46,17 @@ pub struct BoardVersion {
 }
 
 /// One player's line of the current standings.
-#[derive(Debug, Clone, QueryableByName)]
+#[derive(Debug, Clone, Queryable)]
 pub struct BoardRow {
-    #[diesel(sql_type = Int8)]
     pub player_id: i64,
-    #[diesel(sql_type = Text)]
     pub name: String,
-    #[diesel(sql_type = Nullable<Text>)]
     pub club: Option<String>,
-    #[diesel(sql_type = Nullable<Text>)]
     pub country: Option<String>,
-    #[diesel(sql_type = Double)]
     pub rating: f64,
-    #[diesel(sql_type = BigInt)]
     pub games: i64,
-    #[diesel(sql_type = Nullable<Timestamptz>)]
     pub last_played: Option<DateTime<Utc>>,
-    #[diesel(sql_type = Double)]
     pub trend_delta: f64,
-    #[diesel(sql_type = BigInt)]
     pub trend_games: i64,
-    #[diesel(sql_type = Nullable<Double>)]
     pub last_delta: Option<f64>,
 }
 
@@ -159,14 +148,26 @@ pub struct Board {
     extra: Mutex<Vec<(i64, Arc<Listing>)>>,
 }
 
-fn intern(map: &mut HashMap<String, u32>, key: Option<String>) -> u32 {
-    match key {
-        None => 0,
-        Some(k) => {
-            let next = map.len() as u32 + 1;
-            *map.entry(k).or_insert(next)
-        }
-    }
+/// Numbers the distinct values of `key` over `rows` (0: none); `norm` makes the value that is
+/// matched (computed once per distinct value).
+fn intern(
+    rows: &[BoardRow],
+    key: impl Fn(&BoardRow) -> Option<&str>,
+    norm: impl Fn(&str) -> String,
+) -> (Vec<u32>, HashMap<String, u32>) {
+    let mut seen: HashMap<&str, u32> = HashMap::new();
+    let mut keys: HashMap<String, u32> = HashMap::new();
+    let of = rows
+        .iter()
+        .map(|r| match key(r) {
+            None => 0,
+            Some(v) => *seen.entry(v).or_insert_with(|| {
+                let next = keys.len() as u32 + 1;
+                *keys.entry(norm(v)).or_insert(next)
+            }),
+        })
+        .collect();
+    (of, keys)
 }
 
 impl Board {
@@ -179,18 +180,9 @@ impl Board {
         default_threshold: i64,
     ) -> Self {
         rows.retain(|r| r.games > 0);
-        // Already in this order when read from the database (the sort then costs one pass).
-        rows.sort_by(board_order);
-        let mut countries = HashMap::new();
-        let mut clubs = HashMap::new();
-        let country_of = rows
-            .iter()
-            .map(|r| intern(&mut countries, r.country.clone()))
-            .collect();
-        let club_of = rows
-            .iter()
-            .map(|r| intern(&mut clubs, r.club.as_ref().map(|c| c.to_lowercase())))
-            .collect();
+        rows.sort_unstable_by(board_order);
+        let (country_of, countries) = intern(&rows, |r| r.country.as_deref(), str::to_string);
+        let (club_of, clubs) = intern(&rows, |r| r.club.as_deref(), str::to_lowercase);
         let default_threshold = default_threshold.max(1);
         Board {
             version: BoardVersion {
@@ -305,40 +297,55 @@ impl Board {
     }
 }
 
-/// The players of the current leaderboard, in its order.
-const BOARD_SQL: &str = "SELECT s.player_id, p.name, p.club, p.country, s.rating, s.games,
-           s.last_played, s.trend_delta, s.trend_games, s.last_delta
-    FROM rating_standings s JOIN players p ON p.id = s.player_id
-    WHERE s.pool_id = $1 AND s.games > 0
-    ORDER BY s.rating DESC, s.games DESC, s.player_id";
-
 /// Reads pool `pool_id`'s board: the pool row, its leaderboard version and the standings, in
 /// one read-only snapshot so the board is exactly what the versions name.
 pub fn load_board(conn: &mut PgConnection, pool_id: i64) -> Result<Board, ApiError> {
-    conn.build_transaction()
-        .read_only()
-        .repeatable_read()
-        .run(|conn| {
-            let (pool, lb_version): (RatingPoolRow, i64) = rating_pools::table
-                .find(pool_id)
-                .select((
-                    RatingPoolRow::as_select(),
-                    rating_pools::leaderboard_version,
-                ))
-                .first(conn)
-                .optional()?
-                .ok_or_else(|| ApiError::NotFound(format!("no rating pool {pool_id}")))?;
-            let params = super::ratings::pool_params(&pool)?;
-            let rows: Vec<BoardRow> = diesel::sql_query(BOARD_SQL)
-                .bind::<Int8, _>(pool_id)
-                .load(conn)?;
-            Ok(Board::new(
-                pool,
-                lb_version,
-                rows,
-                i64::from(params.min_games_listed),
-            ))
-        })
+    let started = std::time::Instant::now();
+    let (pool, lb_version, rows) =
+        conn.build_transaction()
+            .read_only()
+            .repeatable_read()
+            .run(|conn| {
+                let (pool, lb_version): (RatingPoolRow, i64) = rating_pools::table
+                    .find(pool_id)
+                    .select((
+                        RatingPoolRow::as_select(),
+                        rating_pools::leaderboard_version,
+                    ))
+                    .first(conn)
+                    .optional()?
+                    .ok_or_else(|| ApiError::NotFound(format!("no rating pool {pool_id}")))?;
+                // Unordered: sorting here costs the database more than the board's sort.
+                let rows: Vec<BoardRow> = rating_standings::table
+                    .inner_join(players::table)
+                    .filter(rating_standings::pool_id.eq(pool_id))
+                    .filter(rating_standings::games.gt(0))
+                    .select((
+                        rating_standings::player_id,
+                        players::name,
+                        players::club,
+                        players::country,
+                        rating_standings::rating,
+                        rating_standings::games,
+                        rating_standings::last_played,
+                        rating_standings::trend_delta,
+                        rating_standings::trend_games,
+                        rating_standings::last_delta,
+                    ))
+                    .load(conn)?;
+                Ok::<_, ApiError>((pool, lb_version, rows))
+            })?;
+    let read = started.elapsed();
+    let params = super::ratings::pool_params(&pool)?;
+    let board = Board::new(pool, lb_version, rows, i64::from(params.min_games_listed));
+    tracing::debug!(
+        pool = pool_id,
+        rows = board.len(),
+        read_ms = read.as_secs_f64() * 1000.0,
+        total_ms = started.elapsed().as_secs_f64() * 1000.0,
+        "read the leaderboard board"
+    );
+    Ok(board)
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -435,29 +442,35 @@ impl LeaderboardCache {
         Ok(board)
     }
 
+    /// Stores `board` as the pool's, evicting the least recently used pools beyond capacity.
+    /// The boards it lets go are dropped after the lock is released (freeing one takes time).
     fn store(&self, pool_id: i64, board: Arc<Board>, loading: Arc<Mutex<()>>) {
-        let mut slots = lock(&self.slots);
-        slots.clock += 1;
-        let now = slots.clock;
-        let slot = slots.pools.entry(pool_id).or_insert_with(|| Slot {
-            board: None,
-            loading,
-            used: now,
-        });
-        slot.board = Some(board);
-        slot.used = now;
-        while slots.pools.len() > slots.capacity {
-            let oldest = slots
-                .pools
-                .iter()
-                .filter(|(id, _)| **id != pool_id)
-                .min_by_key(|(_, s)| s.used)
-                .map(|(id, _)| *id);
-            match oldest {
-                Some(id) => slots.pools.remove(&id),
-                None => break,
-            };
+        let mut released: Vec<Arc<Board>> = Vec::new();
+        {
+            let mut slots = lock(&self.slots);
+            slots.clock += 1;
+            let now = slots.clock;
+            let slot = slots.pools.entry(pool_id).or_insert_with(|| Slot {
+                board: None,
+                loading,
+                used: now,
+            });
+            released.extend(slot.board.replace(board));
+            slot.used = now;
+            while slots.pools.len() > slots.capacity {
+                let oldest = slots
+                    .pools
+                    .iter()
+                    .filter(|(id, _)| **id != pool_id)
+                    .min_by_key(|(_, s)| s.used)
+                    .map(|(id, _)| *id);
+                match oldest.and_then(|id| slots.pools.remove(&id)) {
+                    Some(evicted) => released.extend(evicted.board),
+                    None => break,
+                }
+            }
         }
+        drop(released);
     }
 
     /// The pools whose boards are held.
