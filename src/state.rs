@@ -1,14 +1,18 @@
-//! What every handler can reach: the database pool and the token keys.
+//! What every handler can reach: the database pool, the token keys and the leaderboard cache.
 
 use crate::auth::JwtKeys;
 use crate::db::{DbConn, DbPool};
 use crate::error::ApiError;
+use crate::services::leaderboard::LeaderboardCache;
 
 /// Shared application state, cloned into every worker.
 #[derive(Clone)]
 pub struct AppState {
     pub pool: DbPool,
     pub jwt: JwtKeys,
+    /// The current leaderboards of the most recently read rating pools (shared by every
+    /// worker; checked against the database's versions on every request).
+    pub leaderboards: LeaderboardCache,
 }
 
 impl AppState {

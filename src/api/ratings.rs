@@ -7,7 +7,7 @@ use actix_web::http::header;
 use actix_web::{get, patch, post, web, HttpRequest, HttpResponse};
 use chrono::{DateTime, Datelike, NaiveDate, Utc};
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Double, Int8, Nullable, Text, Timestamptz};
+use diesel::sql_types::{BigInt, Double, Int8, Nullable, Timestamptz};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
@@ -19,15 +19,14 @@ use crate::api::support::{
 use crate::api::tournaments::TimeZoneName;
 use crate::auth::{Caller, MaybeCaller};
 use crate::db::models::RatingPoolRow;
-use crate::db::schema::{
-    players, rating_changes, rating_pools, rating_standings, rounds, tournaments,
-};
+use crate::db::schema::{players, rating_changes, rating_pools, rounds, tournaments};
 use crate::domain::ids::PlayerId;
 use crate::domain::rating::{
     self, season_standings, validate_seasons, Attendance, ClassifiedBy, DrawPolicy, Exclusion,
     LeaderboardFilter, PlayerDirectory, RatingPoolParams, RatingState,
 };
 use crate::error::{ApiError, ApiResult, FieldError, Problem};
+use crate::services::leaderboard::{load_board, Board, BoardQuery, BoardVersion};
 use crate::services::ratings::{self as service, StoredSeason};
 use crate::state::AppState;
 
@@ -838,58 +837,6 @@ fn summaries(
         .load(conn)?)
 }
 
-/// One line of the current leaderboard as `rating_standings` gives it, with the pool rank and
-/// the number of listed players.
-#[derive(QueryableByName)]
-struct StandingRow {
-    #[diesel(sql_type = Int8)]
-    player_id: i64,
-    #[diesel(sql_type = Text)]
-    name: String,
-    #[diesel(sql_type = Nullable<Text>)]
-    club: Option<String>,
-    #[diesel(sql_type = Nullable<Text>)]
-    country: Option<String>,
-    #[diesel(sql_type = Double)]
-    rating: f64,
-    #[diesel(sql_type = BigInt)]
-    games: i64,
-    #[diesel(sql_type = Nullable<Timestamptz>)]
-    last_played: Option<DateTime<Utc>>,
-    #[diesel(sql_type = Double)]
-    trend_delta: f64,
-    #[diesel(sql_type = BigInt)]
-    trend_games: i64,
-    #[diesel(sql_type = Nullable<Double>)]
-    last_delta: Option<f64>,
-    #[diesel(sql_type = BigInt)]
-    rank: i64,
-    #[diesel(sql_type = BigInt)]
-    total: i64,
-}
-
-#[derive(QueryableByName)]
-struct Total {
-    #[diesel(sql_type = BigInt)]
-    total: i64,
-}
-
-/// The listed players of the current leaderboard: ranked (competition ranking on the exact
-/// rating) among the players with enough games, then filtered by country and club (so those
-/// filters keep the pool rank). `$1` pool, `$2` include provisional, `$3` games to be
-/// established, `$4` country, `$5` the club names that match.
-const LISTED_SQL: &str = "WITH ranked AS (
-        SELECT s.player_id, s.rating, s.games, s.last_played, s.trend_delta, s.trend_games,
-               s.last_delta, rank() OVER (ORDER BY s.rating DESC) AS rank
-        FROM rating_standings s
-        WHERE s.pool_id = $1 AND s.games > 0 AND ($2 OR s.games >= $3)
-    ), listed AS (
-        SELECT r.player_id, p.name, p.club, p.country, r.rating, r.games, r.last_played,
-               r.trend_delta, r.trend_games, r.last_delta, r.rank
-        FROM ranked r JOIN players p ON p.id = r.player_id
-        WHERE ($4::text IS NULL OR p.country = $4) AND ($5::text[] IS NULL OR p.club = ANY($5))
-    )";
-
 fn trend_out(games: i64, delta: f64, last_delta: Option<f64>) -> TrendOut {
     TrendOut {
         games: games as u32,
@@ -915,75 +862,36 @@ struct LeaderboardSelection {
     offset: i64,
 }
 
-/// A page of the current leaderboard from `rating_standings`, in SQL: highest rating first,
-/// then more games, then lower player id.
+/// A page of the current leaderboard, cut from the pool's board (`rating_standings` in
+/// leaderboard order: highest rating first, then more games, then lower player id). Ranks are
+/// among the listed players (equal ratings share a rank); the country and club filters apply
+/// after ranking, so they keep the pool rank.
 fn current_page(
-    conn: &mut PgConnection,
-    id: i64,
+    board: &Board,
     params: &RatingPoolParams,
     sel: &LeaderboardSelection,
-) -> Result<Page<LeaderboardRowOut>, ApiError> {
-    use diesel::sql_types::{Array, Bool};
+) -> Page<LeaderboardRowOut> {
     let min_games = i64::from(sel.filter.min_games.unwrap_or(params.min_games_listed));
-    // Club names match in any case (Unicode, as Rust lowercases them): the pool's distinct
-    // club names are few, so they are matched here and passed in.
-    let clubs: Option<Vec<String>> = match &sel.club {
-        None => None,
-        Some(c) => {
-            let want = c.to_lowercase();
-            let names: Vec<Option<String>> = rating_standings::table
-                .inner_join(players::table)
-                .filter(rating_standings::pool_id.eq(id))
-                .filter(players::club.is_not_null())
-                .select(players::club)
-                .distinct()
-                .load(conn)?;
-            Some(
-                names
-                    .into_iter()
-                    .flatten()
-                    .filter(|n| n.to_lowercase() == want)
-                    .collect(),
-            )
-        }
-    };
-    let rows: Vec<StandingRow> = diesel::sql_query(format!(
-        "{LISTED_SQL}
-        SELECT l.*, count(*) OVER () AS total FROM listed l
-        ORDER BY l.rating DESC, l.games DESC, l.player_id
-        LIMIT $6 OFFSET $7"
-    ))
-    .bind::<Int8, _>(id)
-    .bind::<Bool, _>(sel.filter.include_provisional)
-    .bind::<BigInt, _>(min_games)
-    .bind::<Nullable<Text>, _>(sel.country.as_deref())
-    .bind::<Nullable<Array<Text>>, _>(clubs.as_deref())
-    .bind::<BigInt, _>(sel.limit)
-    .bind::<BigInt, _>(sel.offset)
-    .load(conn)?;
-    let total = match rows.first() {
-        Some(r) => r.total,
-        None if sel.offset == 0 => 0,
-        // Past the end: the page is empty, the total still counts.
-        None => {
-            diesel::sql_query(format!("{LISTED_SQL} SELECT count(*) AS total FROM listed"))
-                .bind::<Int8, _>(id)
-                .bind::<Bool, _>(sel.filter.include_provisional)
-                .bind::<BigInt, _>(min_games)
-                .bind::<Nullable<Text>, _>(sel.country.as_deref())
-                .bind::<Nullable<Array<Text>>, _>(clubs.as_deref())
-                .get_result::<Total>(conn)?
-                .total
-        }
-    };
-    let items = rows
+    let page = board.page(&BoardQuery {
+        threshold: if sel.filter.include_provisional {
+            0
+        } else {
+            min_games
+        },
+        country: sel.country.as_deref(),
+        club: sel.club.as_deref(),
+        limit: sel.limit,
+        offset: sel.offset,
+    });
+    let items = page
+        .items
         .into_iter()
-        .map(|r| LeaderboardRowOut {
-            rank: r.rank as u32,
+        .map(|(rank, r)| LeaderboardRowOut {
+            rank,
             player_id: r.player_id,
-            name: r.name,
-            club: r.club,
-            country: r.country,
+            name: r.name.clone(),
+            club: r.club.clone(),
+            country: r.country.clone(),
             rating: round1(r.rating),
             games: r.games as u32,
             provisional: r.games < min_games,
@@ -991,12 +899,12 @@ fn current_page(
             trend: trend_out(r.trend_games, r.trend_delta, r.last_delta),
         })
         .collect();
-    Ok(Page {
+    Page {
         items,
-        total,
+        total: page.total,
         limit: sel.limit,
         offset: sel.offset,
-    })
+    }
 }
 
 fn round1(x: f64) -> f64 {
@@ -1089,8 +997,22 @@ pub async fn leaderboard(
         offset,
     };
     let if_none_match = if_none_match(&req);
+    let boards = state.leaderboards.clone();
     // The ETag names the pool's versions and the query, so a matching If-None-Match is answered
     // after reading one row of `rating_pools`.
+    let etag_of = move |sel: &LeaderboardSelection, pool_version: i32, lb_version: i64| {
+        etag_of_key(&format!(
+            "leaderboard/1 pool={id} version={pool_version} lb={lb_version} csv={csv} \
+             min_games={:?} provisional={} country={:?} club={:?} season={season:?} limit={} \
+             offset={}",
+            sel.filter.min_games,
+            sel.filter.include_provisional,
+            sel.country,
+            sel.club.as_ref().map(|c| c.to_lowercase()),
+            sel.limit,
+            sel.offset,
+        ))
+    };
     let (etag, page) = state
         .run(move |conn| {
             let (pool, lb_version): (RatingPoolRow, i64) = rating_pools::table
@@ -1102,29 +1024,33 @@ pub async fn leaderboard(
                 .first(conn)
                 .optional()?
                 .ok_or_else(|| ApiError::NotFound(format!("no rating pool {id}")))?;
-            let etag = etag_of_key(&format!(
-                "leaderboard/1 pool={id} version={} lb={lb_version} csv={csv} min_games={:?} \
-                 provisional={} country={:?} club={:?} season={season:?} limit={} offset={}",
-                pool.version,
-                sel.filter.min_games,
-                sel.filter.include_provisional,
-                sel.country,
-                sel.club.as_ref().map(|c| c.to_lowercase()),
-                sel.limit,
-                sel.offset,
-            ));
+            let etag = etag_of(&sel, pool.version, lb_version);
             if etag_matches(if_none_match.as_deref(), &etag) {
                 return Ok((etag, None));
             }
-            let params = service::pool_params(&pool)?;
-            let page = match season {
-                None => current_page(conn, id, &params, &sel)?,
-                Some(s) => {
-                    let at = season_cutoff(&pool, s)?;
-                    season_page(conn, id, &params, at, &sel)?
-                }
+            if let Some(s) = season {
+                let params = service::pool_params(&pool)?;
+                let at = season_cutoff(&pool, s)?;
+                return Ok((etag, Some(season_page(conn, id, &params, at, &sel)?)));
+            }
+            // The board read at exactly these versions, from the cache or the database.
+            let version = BoardVersion {
+                pool: pool.version,
+                leaderboard: lb_version,
             };
-            Ok((etag, Some(page)))
+            let board = boards.get_or_load(id, version, || load_board(conn, id))?;
+            let etag = if board.version == version {
+                etag
+            } else {
+                // The pool changed between the two reads: answer for what the board holds.
+                let etag = etag_of(&sel, board.version.pool, board.version.leaderboard);
+                if etag_matches(if_none_match.as_deref(), &etag) {
+                    return Ok((etag, None));
+                }
+                etag
+            };
+            let params = service::pool_params(&board.pool)?;
+            Ok((etag, Some(current_page(&board, &params, &sel))))
         })
         .await?;
     let Some(page) = page else {

@@ -810,6 +810,382 @@ async fn leaderboard_filters_pages_csv_and_etags() {
     let _ = b;
 }
 
+/// The stored rating of every player of the pool, rounded as the leaderboard shows it.
+fn stored_ratings(conn: &mut PgConnection, pool: i64) -> HashMap<i64, f64> {
+    use tourney::db::schema::rating_standings::dsl as s;
+    s::rating_standings
+        .filter(s::pool_id.eq(pool))
+        .select((s::player_id, s::rating))
+        .load::<(i64, f64)>(conn)
+        .expect("standings")
+        .into_iter()
+        .map(|(p, r)| (p, round1(r)))
+        .collect()
+}
+
+/// A leaderboard page as (player, rating) pairs, and its total.
+async fn board(app: &TestApp, path: &str) -> (Vec<Value>, i64) {
+    let r = app.get(path, None).await;
+    assert_eq!(r.status(), 200, "{path}");
+    let body: Value = r.json().await.unwrap();
+    (
+        body["items"].as_array().unwrap().clone(),
+        body["total"].as_i64().unwrap(),
+    )
+}
+
+fn ids(items: &[Value]) -> Vec<i64> {
+    items
+        .iter()
+        .map(|r| r["player_id"].as_i64().unwrap())
+        .collect()
+}
+
+#[actix_web::test]
+async fn the_cached_leaderboard_shows_every_change_at_once() {
+    let app = spawn_app().await;
+    let admin = app.admin_token().await;
+    let pool_id = pool(
+        &app,
+        &admin,
+        json!({"name": "Ashes", "preset": "ashes_poland", "time_zone": "Europe/Warsaw",
+               "params": {"min_games_listed": 1}}),
+    )
+    .await;
+    let a = player(&app, &admin, "Ania", "PL", "Kraków").await;
+    let b = player(&app, &admin, "Bartek", "PL", "Warszawa").await;
+    let c = player(&app, &admin, "Cecylia", "DE", "Berlin").await;
+    let d = player(&app, &admin, "Darek", "PL", "Kraków").await;
+    let t = tournament(&app, &admin, "ashes_league", pool_id, "2026-03-07").await;
+    let mut conn = db(&app);
+    let r1 = completed_round(&mut conn, t, 1, "2026-03-07T10:00:00Z");
+    result(&mut conn, r1, 1, 1, win(a, b));
+    result(&mut conn, r1, 2, 1, win(c, d));
+    let r2 = completed_round(&mut conn, t, 2, "2026-03-07T11:00:00Z");
+    result(&mut conn, r2, 1, 1, win(a, c));
+    feed(&mut conn, t);
+
+    let path = format!("/api/v1/rating-pools/{pool_id}/leaderboard");
+    let krakow = format!("{path}?club=KRAK%C3%93W");
+    let ratings_shown = |items: &[Value]| -> HashMap<i64, f64> {
+        items
+            .iter()
+            .map(|r| {
+                (
+                    r["player_id"].as_i64().unwrap(),
+                    r["rating"].as_f64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    // Read everything once, so the pool's board is cached.
+    let (items, total) = board(&app, &path).await;
+    assert_eq!(total, 4);
+    assert_eq!(ids(&items)[0], a);
+    assert_eq!(ratings_shown(&items), stored_ratings(&mut conn, pool_id));
+    let (items, _) = board(&app, &krakow).await;
+    assert_eq!(ids(&items), vec![a, d]);
+    let (items, _) = board(&app, &format!("{path}?country=DE")).await;
+    assert_eq!(ids(&items), vec![c]);
+    // The same read again answers the same.
+    assert_eq!(board(&app, &path).await.0, board(&app, &path).await.0);
+
+    // A correction: A lost both games. The next read shows the new ratings.
+    let before = stored_ratings(&mut conn, pool_id);
+    result(&mut conn, r1, 1, 2, win(b, a));
+    result(&mut conn, r2, 1, 2, win(c, a));
+    feed(&mut conn, t);
+    let after = stored_ratings(&mut conn, pool_id);
+    assert_ne!(before[&a], after[&a]);
+    let (items, total) = board(&app, &path).await;
+    assert_eq!(total, 4);
+    assert_eq!(ratings_shown(&items), after);
+    assert_eq!(ids(&items).last(), Some(&a), "A is last now");
+    let rank_of = |items: &[Value], p: i64| {
+        items.iter().find(|r| r["player_id"] == json!(p)).unwrap()["rank"].clone()
+    };
+    let (kr, _) = board(&app, &krakow).await;
+    assert_eq!(ids(&kr), vec![d, a]);
+    assert_eq!(
+        rank_of(&kr, a),
+        rank_of(&items, a),
+        "filters keep the pool rank"
+    );
+
+    // A player's club: the club filter and the row follow at once.
+    let r = app
+        .patch(
+            &format!("/api/v1/players/{d}"),
+            Some(&admin),
+            json!({"club": "Oslo Spillklubb"}),
+        )
+        .await;
+    assert_eq!(r.status(), 200);
+    let (kr, total) = board(&app, &krakow).await;
+    assert_eq!((ids(&kr), total), (vec![a], 1));
+    let (oslo, _) = board(&app, &format!("{path}?club=oslo%20spillklubb")).await;
+    assert_eq!(ids(&oslo), vec![d]);
+    assert_eq!(oslo[0]["club"], "Oslo Spillklubb");
+    let (items, _) = board(&app, &path).await;
+    let row_d = items.iter().find(|r| r["player_id"] == json!(d)).unwrap();
+    assert_eq!(row_d["club"], "Oslo Spillklubb");
+
+    // A player's country.
+    let r = app
+        .patch(
+            &format!("/api/v1/players/{c}"),
+            Some(&admin),
+            json!({"country": "NO"}),
+        )
+        .await;
+    assert_eq!(r.status(), 200);
+    assert_eq!(board(&app, &format!("{path}?country=DE")).await.1, 0);
+    let (no, _) = board(&app, &format!("{path}?country=no")).await;
+    assert_eq!(ids(&no), vec![c]);
+    assert_eq!(no[0]["country"], "NO");
+    // Clearing a club.
+    let r = app
+        .patch(
+            &format!("/api/v1/players/{a}"),
+            Some(&admin),
+            json!({"club": null}),
+        )
+        .await;
+    assert_eq!(r.status(), 200);
+    assert_eq!(board(&app, &krakow).await.1, 0);
+
+    // A player's name, in JSON and CSV.
+    let r = app
+        .patch(
+            &format!("/api/v1/players/{b}"),
+            Some(&admin),
+            json!({"name": "Bartosz"}),
+        )
+        .await;
+    assert_eq!(r.status(), 200);
+    let (items, _) = board(&app, &path).await;
+    assert!(items.iter().any(|r| r["name"] == "Bartosz"));
+    assert!(!items.iter().any(|r| r["name"] == "Bartek"));
+    let csv = app
+        .get(&format!("{path}?format=csv"), None)
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(csv.contains(&format!("{b},Bartosz,Warszawa,PL,")), "{csv}");
+
+    // The pool's threshold: A has 2 games, B and D 1, C 2.
+    let r = app
+        .patch(
+            &format!("/api/v1/rating-pools/{pool_id}"),
+            Some(&admin),
+            json!({"params": {"min_games_listed": 2}}),
+        )
+        .await;
+    assert_eq!(r.status(), 200);
+    let (items, total) = board(&app, &path).await;
+    assert_eq!(total, 2);
+    let mut listed = ids(&items);
+    listed.sort_unstable();
+    let mut want = vec![a, c];
+    want.sort_unstable();
+    assert_eq!(listed, want);
+    assert_eq!(
+        ratings_shown(&items)[&a],
+        stored_ratings(&mut conn, pool_id)[&a]
+    );
+}
+
+#[derive(QueryableByName)]
+struct ReferenceRow {
+    #[diesel(sql_type = Int8)]
+    player_id: i64,
+    #[diesel(sql_type = Text)]
+    name: String,
+    #[diesel(sql_type = diesel::sql_types::Nullable<Text>)]
+    club: Option<String>,
+    #[diesel(sql_type = diesel::sql_types::Nullable<Text>)]
+    country: Option<String>,
+    #[diesel(sql_type = diesel::sql_types::Double)]
+    rating: f64,
+    #[diesel(sql_type = BigInt)]
+    games: i64,
+    #[diesel(sql_type = BigInt)]
+    rank: i64,
+    #[diesel(sql_type = BigInt)]
+    total: i64,
+}
+
+/// The leaderboard listing as the SQL before the in-memory board computed it: `rank()` over the
+/// listed players, then the country and club filters (clubs matched in any case, in Rust),
+/// in order. Returns the listed rows as JSON like the API's.
+fn sql_listing(
+    conn: &mut PgConnection,
+    pool: i64,
+    provisional: bool,
+    min_games: i64,
+    country: Option<&str>,
+    club: Option<&str>,
+) -> Vec<Value> {
+    use diesel::sql_types::{Array, Bool, Nullable};
+    let clubs: Option<Vec<String>> = club.map(|c| {
+        let want = c.to_lowercase();
+        diesel::sql_query(
+            "SELECT DISTINCT p.club AS name FROM rating_standings s JOIN players p
+             ON p.id = s.player_id WHERE s.pool_id = $1 AND p.club IS NOT NULL",
+        )
+        .bind::<Int8, _>(pool)
+        .load::<Name>(conn)
+        .unwrap()
+        .into_iter()
+        .map(|n| n.name)
+        .filter(|n| n.to_lowercase() == want)
+        .collect()
+    });
+    let rows: Vec<ReferenceRow> = diesel::sql_query(
+        "WITH ranked AS (
+            SELECT s.player_id, s.rating, s.games, rank() OVER (ORDER BY s.rating DESC) AS rank
+            FROM rating_standings s
+            WHERE s.pool_id = $1 AND s.games > 0 AND ($2 OR s.games >= $3)
+        ), listed AS (
+            SELECT r.player_id, p.name, p.club, p.country, r.rating, r.games, r.rank
+            FROM ranked r JOIN players p ON p.id = r.player_id
+            WHERE ($4::text IS NULL OR p.country = $4)
+              AND ($5::text[] IS NULL OR p.club = ANY($5))
+        )
+        SELECT l.*, count(*) OVER () AS total FROM listed l
+        ORDER BY l.rating DESC, l.games DESC, l.player_id",
+    )
+    .bind::<Int8, _>(pool)
+    .bind::<Bool, _>(provisional)
+    .bind::<BigInt, _>(min_games)
+    .bind::<Nullable<Text>, _>(country)
+    .bind::<Nullable<Array<Text>>, _>(clubs.as_deref())
+    .load(conn)
+    .unwrap();
+    let total = rows.len() as i64;
+    rows.into_iter()
+        .map(|r| {
+            assert_eq!(r.total, total);
+            json!({
+                "rank": r.rank, "player_id": r.player_id, "name": r.name, "club": r.club,
+                "country": r.country, "rating": round1(r.rating), "games": r.games,
+                "provisional": r.games < min_games,
+            })
+        })
+        .collect()
+}
+
+#[derive(QueryableByName)]
+struct Name {
+    #[diesel(sql_type = Text)]
+    name: String,
+}
+
+#[actix_web::test]
+async fn leaderboard_ranks_ties_thresholds_and_filters_as_the_sql_did() {
+    let app = spawn_app().await;
+    let admin = app.admin_token().await;
+    let pool_id = pool(
+        &app,
+        &admin,
+        json!({"name": "Ashes", "preset": "ashes_poland", "time_zone": "Europe/Warsaw",
+               "params": {"min_games_listed": 3}}),
+    )
+    .await;
+    // 240 players written straight into the standings: few distinct ratings (many ties, 0 and
+    // -0 among them), 0-6 games, clubs differing only in case, countries, and missing ones.
+    let mut conn = db(&app);
+    diesel::sql_query(
+        "WITH n AS (SELECT g FROM generate_series(1, 240) g),
+         p AS (
+             INSERT INTO players (name, club, country, created_by)
+             SELECT 'Player ' || g,
+                    (ARRAY['Kraków', 'KRAKÓW', 'kraków', 'Łódź', NULL])[1 + g % 5],
+                    (ARRAY['PL', 'DE', NULL])[1 + g % 3],
+                    (SELECT min(id) FROM users)
+             FROM n ORDER BY g
+             RETURNING id
+         )
+         INSERT INTO rating_standings
+             (pool_id, player_id, rating, games, last_played, trend_delta, trend_games,
+              last_delta)
+         SELECT $1, id,
+                CASE id % 11 WHEN 0 THEN 0.0 WHEN 1 THEN -0.0
+                     ELSE 1000 + (id * 7 % 9) * 12.5 END,
+                id % 7, CASE WHEN id % 7 > 0 THEN now() END, 0, least(id % 7, 5), NULL
+         FROM p",
+    )
+    .bind::<Int8, _>(pool_id)
+    .execute(&mut conn)
+    .unwrap();
+    diesel::sql_query(
+        "UPDATE rating_pools SET leaderboard_version = leaderboard_version + 1 WHERE id = $1",
+    )
+    .bind::<Int8, _>(pool_id)
+    .execute(&mut conn)
+    .unwrap();
+
+    let path = format!("/api/v1/rating-pools/{pool_id}/leaderboard");
+    let mut checked = 0;
+    for (provisional, min_games) in [
+        (false, None),
+        (true, None),
+        (false, Some(5)),
+        (false, Some(0)),
+    ] {
+        for country in [None, Some("PL"), Some("DE"), Some("NO")] {
+            for club in [None, Some("KRAKÓW"), Some("łódź"), Some("Oslo")] {
+                for (limit, offset) in [(200usize, 0usize), (7, 3), (10, 150), (5, 1000)] {
+                    let mut q = vec![
+                        format!("include_provisional={provisional}"),
+                        format!("limit={limit}"),
+                        format!("offset={offset}"),
+                    ];
+                    if let Some(g) = min_games {
+                        q.push(format!("min_games={g}"));
+                    }
+                    if let Some(c) = country {
+                        q.push(format!("country={c}"));
+                    }
+                    if let Some(c) = club {
+                        q.push(format!(
+                            "club={}",
+                            form_urlencoded::byte_serialize(c.as_bytes()).collect::<String>()
+                        ));
+                    }
+                    let url = format!("{path}?{}", q.join("&"));
+                    let (items, total) = board(&app, &url).await;
+                    let listing = sql_listing(
+                        &mut conn,
+                        pool_id,
+                        provisional,
+                        min_games.unwrap_or(3),
+                        country,
+                        club,
+                    );
+                    assert_eq!(total, listing.len() as i64, "{url}");
+                    let want: Vec<Value> = listing.into_iter().skip(offset).take(limit).collect();
+                    let got: Vec<Value> = items
+                        .iter()
+                        .map(|r| {
+                            json!({
+                                "rank": r["rank"], "player_id": r["player_id"],
+                                "name": r["name"], "club": r["club"], "country": r["country"],
+                                "rating": r["rating"], "games": r["games"],
+                                "provisional": r["provisional"],
+                            })
+                        })
+                        .collect();
+                    assert_eq!(got, want, "{url}");
+                    checked += items.len();
+                }
+            }
+        }
+    }
+    assert!(checked > 1000, "the comparison saw rows: {checked}");
+}
+
 #[actix_web::test]
 async fn season_standings_show_who_is_classified() {
     let app = spawn_app().await;
