@@ -163,6 +163,7 @@ fn main() {
             b"bench secret bench secret bench!!",
             Duration::from_secs(3600),
         ),
+        leaderboards: Default::default(),
     };
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
     let addr = listener.local_addr().expect("addr").to_string();
@@ -349,6 +350,8 @@ fn main() {
             format!("/api/v1/rating-pools/{pool_id}/leaderboard?country=PL&offset=1000"),
         ),
     ];
+    // The server closes idle keep-alive connections: a fresh one for the reads.
+    let mut http = Http::connect(&addr);
     let mut group = c.benchmark_group(format!("leaderboard_{players}_players"));
     for (name, path) in &pages {
         let first = http.send("GET", path, &[], "");

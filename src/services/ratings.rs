@@ -396,12 +396,14 @@ fn team_games(
 }
 
 /// The pool's games at or after `from` in time order (all of them for `None`), optionally of
-/// one tournament only, from the completed rounds and the results in force.
+/// one tournament only and of some of its tables `(round id, table number)` only, from the
+/// completed rounds and the results in force.
 fn load_games(
     conn: &mut PgConnection,
     pool_id: i64,
     from: Option<OrderKey>,
     only_tournament: Option<i64>,
+    only_tables: Option<&BTreeSet<(i64, i32)>>,
 ) -> Result<Vec<PoolGame>, ApiError> {
     let mut q = rounds::table
         .inner_join(tournaments::table)
@@ -423,12 +425,16 @@ fn load_games(
     if let Some(tid) = only_tournament {
         q = q.filter(rounds::tournament_id.eq(tid));
     }
+    if let Some(tables) = only_tables {
+        let rounds: BTreeSet<i64> = tables.iter().map(|t| t.0).collect();
+        q = q.filter(rounds::id.eq_any(rounds.into_iter().collect::<Vec<_>>()));
+    }
     let round_rows: Vec<RoundRow> = q.load(conn)?;
     if round_rows.is_empty() {
         return Ok(Vec::new());
     }
     let ids: Vec<i64> = round_rows.iter().map(|r| r.id).collect();
-    let result_rows: Vec<ResultRow> = results::table
+    let mut result_rows: Vec<ResultRow> = results::table
         .filter(results::round_id.eq_any(&ids))
         .distinct_on((results::round_id, results::table_number))
         .order((
@@ -444,6 +450,9 @@ fn load_games(
             results::double_crash,
         ))
         .load(conn)?;
+    if let Some(tables) = only_tables {
+        result_rows.retain(|r| tables.contains(&(r.round_id, r.table_number)));
+    }
     let mut by_round: HashMap<i64, BTreeMap<i32, &ResultRow>> = HashMap::new();
     for r in &result_rows {
         by_round
@@ -706,7 +715,7 @@ fn recompute_from(
     };
     let mut dir = PlayerDirectory::new();
 
-    let mut games = load_games(conn, pool_id, from, None)?;
+    let mut games = load_games(conn, pool_id, from, None, None)?;
     // The national-rank bonuses from `from` on, decided on the whole pool: the log before the
     // affected point plus the games replayed now.
     if pool.league && params.event_bonus > 0.0 {
@@ -1045,6 +1054,94 @@ fn first_difference<T: PartialEq>(
     }
 }
 
+/// Whether the tournament plays team duplicate matches (rated per match of two tables).
+fn is_team_duplicate(conn: &mut PgConnection, tournament_id: i64) -> Result<bool, ApiError> {
+    let (preset, overrides): (String, serde_json::Value) = tournaments::table
+        .find(tournament_id)
+        .select((tournaments::ruleset, tournaments::ruleset_overrides))
+        .first(conn)?;
+    let ruleset = tournament_ruleset(&preset, &overrides)
+        .map_err(|e| ApiError::Internal(format!("tournament {tournament_id}: {e}")))?;
+    Ok(ruleset.format == Format::TeamDuplicate)
+}
+
+#[derive(QueryableByName)]
+struct ChangedTable {
+    #[diesel(sql_type = diesel::sql_types::Bool)]
+    logged: bool,
+    #[diesel(sql_type = diesel::sql_types::Int8)]
+    round_id: i64,
+    #[diesel(sql_type = diesel::sql_types::Int4)]
+    table_number: i32,
+    #[diesel(sql_type = diesel::sql_types::Timestamptz)]
+    at: DateTime<Utc>,
+}
+
+/// The first order key where a (not team duplicate) tournament's rated games differ from the
+/// pool's log, as [`first_difference`] over all its games would find, without loading them
+/// all: SQL lists the tables whose result in force (version, round completion time) has no
+/// identical log entry, and the log entries without an identical result in force. A log entry
+/// of that kind differs at its key; a table of the first kind differs if it is rated (byes,
+/// excluded forfeits and ignored draws never are), which only those tables are scored for.
+fn first_changed_table(
+    conn: &mut PgConnection,
+    pool_id: i64,
+    params: &RatingPoolParams,
+    tournament_id: i64,
+) -> Result<Option<OrderKey>, ApiError> {
+    use diesel::sql_types::Int8;
+    let changed: Vec<ChangedTable> = diesel::sql_query(
+        "WITH cur AS (
+             SELECT DISTINCT ON (r.round_id, r.table_number)
+                    r.round_id, r.table_number, r.version, ro.completed_at
+             FROM results r JOIN rounds ro ON ro.id = r.round_id
+             WHERE ro.tournament_id = $2 AND ro.status = 'completed'
+               AND ro.completed_at IS NOT NULL
+             ORDER BY r.round_id, r.table_number, r.version DESC
+         ), logged AS (
+             SELECT DISTINCT round_id, table_number, result_version, rated_at
+             FROM rating_changes
+             WHERE pool_id = $1 AND tournament_id = $2 AND kind = 'game'
+         )
+         SELECT false AS logged, c.round_id, c.table_number, c.completed_at AS at FROM cur c
+         WHERE NOT EXISTS (
+             SELECT 1 FROM logged l
+             WHERE (l.round_id, l.table_number, l.result_version, l.rated_at)
+                 = (c.round_id, c.table_number, c.version, c.completed_at))
+         UNION ALL
+         SELECT true, l.round_id, l.table_number, l.rated_at FROM logged l
+         WHERE NOT EXISTS (
+             SELECT 1 FROM cur c
+             WHERE (l.round_id, l.table_number, l.result_version, l.rated_at)
+                 = (c.round_id, c.table_number, c.version, c.completed_at))",
+    )
+    .bind::<Int8, _>(pool_id)
+    .bind::<Int8, _>(tournament_id)
+    .load(conn)?;
+    let mut first: Option<OrderKey> = changed
+        .iter()
+        .filter(|c| c.logged)
+        .map(|c| (c.at, c.round_id, c.table_number))
+        .min();
+    let unlogged: BTreeSet<(i64, i32)> = changed
+        .iter()
+        .filter(|c| !c.logged)
+        .map(|c| (c.round_id, c.table_number))
+        .collect();
+    if !unlogged.is_empty() {
+        let rated = load_games(conn, pool_id, None, Some(tournament_id), Some(&unlogged))?
+            .into_iter()
+            .filter(|g| g.is_rated(params))
+            .map(|g| g.key)
+            .min();
+        first = match (first, rated) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+    }
+    Ok(first)
+}
+
 /// Compares the log with the results in force (the games of `tournament`, if given, and the
 /// pool's national-rank bonuses) and recomputes from the first difference.
 fn sync_pool(
@@ -1060,20 +1157,26 @@ fn sync_pool(
             from = Some(from.map_or(k, |f: OrderKey| f.min(k)));
         }
     };
-    let games = match tournament {
-        Some(t) => load_games(conn, pool_id, None, Some(t))?,
-        None => Vec::new(),
-    };
+    let league_bonus = pool.league && params.event_bonus > 0.0;
+    let mut games = Vec::new();
     if let Some(t) = tournament {
-        let now: Vec<StoredGame> = games
-            .iter()
-            .filter(|g| g.is_rated(&params))
-            .map(|g| (g.key, g.result_version))
-            .collect();
-        let stored = stored_games(conn, pool_id, Some(t))?;
-        earliest(first_difference(&now, &stored));
+        if !league_bonus && !is_team_duplicate(conn, t)? {
+            // Only the tables that differ from the log are loaded and scored.
+            earliest(first_changed_table(conn, pool_id, &params, t)?);
+        } else {
+            // The bonus needs every game of the tournament (its participants), and a team
+            // match's log version is the sum of two tables': compare everything.
+            games = load_games(conn, pool_id, None, Some(t), None)?;
+            let now: Vec<StoredGame> = games
+                .iter()
+                .filter(|g| g.is_rated(&params))
+                .map(|g| (g.key, g.result_version))
+                .collect();
+            let stored = stored_games(conn, pool_id, Some(t))?;
+            earliest(first_difference(&now, &stored));
+        }
     }
-    let now_bonus: Vec<(OrderKey, i64)> = if pool.league && params.event_bonus > 0.0 {
+    let now_bonus: Vec<(OrderKey, i64)> = if league_bonus {
         let mut participation = logged_participation(conn, pool_id, None, tournament)?;
         add_games(&mut participation, &params, &games);
         let facts = tournament_facts(conn, pool_id)?;

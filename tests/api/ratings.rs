@@ -395,6 +395,59 @@ async fn a_correction_recomputes_later_ratings_exactly_as_a_full_rebuild() {
     conn.transaction(|c| tourney::services::ratings::rebuild_pool(c, pool_id))
         .unwrap();
     assert_eq!(log(&mut conn, pool_id), after_forfeit);
+
+    // Unrated tables stay out of the log for good: a bye (one seat), a draw the pool ignores,
+    // and the forfeit above. Feeding them changes nothing, and a later correction still starts
+    // at the right game and agrees with the rebuild.
+    let r4 = completed_round(&mut conn, t1, 4, "2026-03-07T15:00:00Z");
+    result(&mut conn, r4, 1, 1, win(p[0], p[1]));
+    result(
+        &mut conn,
+        r4,
+        2,
+        1,
+        json!([
+            {"player": p[2], "score": 5, "outcome": "draw"},
+            {"player": p[3], "score": 5, "outcome": "draw"}
+        ]),
+    );
+    result(&mut conn, r4, 3, 1, json!([{"player": p[4]}]));
+    feed(&mut conn, t1);
+    let with_r4 = log(&mut conn, pool_id);
+    assert_eq!(
+        with_r4.len(),
+        20,
+        "only the decisive game of round 4 is rated"
+    );
+    feed(&mut conn, t1);
+    feed(&mut conn, t2);
+    assert_eq!(log(&mut conn, pool_id), with_r4);
+    // T2 round 2 table 1 (13:00): E beat F becomes F beat E.
+    let t2_round2: i64 = {
+        use tourney::db::schema::rounds::dsl as r;
+        r::rounds
+            .filter(r::tournament_id.eq(t2))
+            .filter(r::number.eq(2))
+            .select(r::id)
+            .first(&mut conn)
+            .unwrap()
+    };
+    result(&mut conn, t2_round2, 1, 2, win(p[5], p[4]));
+    feed(&mut conn, t2);
+    let corrected = log(&mut conn, pool_id);
+    assert_eq!(corrected.len(), 20);
+    assert_ne!(corrected, with_r4);
+    // Before 13:00 (2 + 4 + 4 rows: the forfeit at 10:00 is not rated) nothing moved.
+    let first_moved = corrected
+        .iter()
+        .zip(&with_r4)
+        .position(|(a, b)| a != b)
+        .unwrap();
+    assert_eq!(corrected[..first_moved], with_r4[..first_moved]);
+    assert_eq!(first_moved, 10);
+    conn.transaction(|c| tourney::services::ratings::rebuild_pool(c, pool_id))
+        .unwrap();
+    assert_eq!(log(&mut conn, pool_id), corrected);
 }
 
 /// The stored standings of a pool, and the same aggregate computed from its log from scratch:
