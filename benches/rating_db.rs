@@ -87,12 +87,16 @@ impl Http {
         }
         req.push_str("\r\n");
         req.push_str(body);
-        self.stream
-            .get_mut()
-            .write_all(req.as_bytes())
-            .expect("write the request");
         let mut line = String::new();
-        self.stream.read_line(&mut line).expect("status line");
+        // The server closes a connection left idle (seeding, corrections): reconnect once.
+        for attempt in 0..2 {
+            let sent = self.stream.get_mut().write_all(req.as_bytes()).is_ok();
+            if sent && self.stream.read_line(&mut line).unwrap_or(0) > 0 {
+                break;
+            }
+            assert_eq!(attempt, 0, "the service closed the connection twice");
+            *self = Self::connect(&self.addr.clone());
+        }
         let status: u16 = line
             .split_whitespace()
             .nth(1)
@@ -350,8 +354,6 @@ fn main() {
             format!("/api/v1/rating-pools/{pool_id}/leaderboard?country=PL&offset=1000"),
         ),
     ];
-    // The server closes idle keep-alive connections: a fresh one for the reads.
-    let mut http = Http::connect(&addr);
     let mut group = c.benchmark_group(format!("leaderboard_{players}_players"));
     for (name, path) in &pages {
         let first = http.send("GET", path, &[], "");

@@ -671,22 +671,32 @@ fn recompute_from(
 ) -> Result<RecomputeSummary, ApiError> {
     let pool_id = pool.id;
     use rating_changes::dsl as rc;
-    // The first stored sequence at or after `from`.
+    // The first stored sequence at or after `from`: sequences follow the order key, so it is
+    // the sequence of the first row in key order, one descent of `rating_changes_order_idx`
+    // (a row comparison, which PostgreSQL matches to the index, unlike the OR-ed form).
     let first_seq: Option<i64> = match from {
         None => Some(0),
-        Some((t, r, n)) => rc::rating_changes
-            .filter(rc::pool_id.eq(pool_id))
-            .filter(
-                rc::rated_at
-                    .gt(t)
-                    .or(rc::rated_at.eq(t).and(rc::round_id.gt(r)))
-                    .or(rc::rated_at
-                        .eq(t)
-                        .and(rc::round_id.eq(r))
-                        .and(rc::table_number.ge(n))),
+        Some((t, r, n)) => {
+            use diesel::sql_types::{Int4, Int8, Timestamptz};
+            #[derive(QueryableByName)]
+            struct Seq {
+                #[diesel(sql_type = Int8)]
+                sequence: i64,
+            }
+            diesel::sql_query(
+                "SELECT sequence FROM rating_changes
+                 WHERE pool_id = $1 AND (rated_at, round_id, table_number) >= ($2, $3, $4)
+                 ORDER BY rated_at, round_id, table_number
+                 LIMIT 1",
             )
-            .select(diesel::dsl::min(rc::sequence))
-            .first(conn)?,
+            .bind::<Int8, _>(pool_id)
+            .bind::<Timestamptz, _>(t)
+            .bind::<Int8, _>(r)
+            .bind::<Int4, _>(n)
+            .get_result::<Seq>(conn)
+            .optional()?
+            .map(|s| s.sequence)
+        }
     };
     let first_seq = match first_seq {
         Some(s) => s,
@@ -1103,17 +1113,13 @@ fn first_changed_table(
              FROM rating_changes
              WHERE pool_id = $1 AND tournament_id = $2 AND kind = 'game'
          )
-         SELECT false AS logged, c.round_id, c.table_number, c.completed_at AS at FROM cur c
-         WHERE NOT EXISTS (
-             SELECT 1 FROM logged l
-             WHERE (l.round_id, l.table_number, l.result_version, l.rated_at)
-                 = (c.round_id, c.table_number, c.version, c.completed_at))
+         SELECT false AS logged, round_id, table_number, completed_at AS at FROM (
+             SELECT round_id, table_number, version, completed_at FROM cur
+             EXCEPT SELECT round_id, table_number, result_version, rated_at FROM logged) n
          UNION ALL
-         SELECT true, l.round_id, l.table_number, l.rated_at FROM logged l
-         WHERE NOT EXISTS (
-             SELECT 1 FROM cur c
-             WHERE (l.round_id, l.table_number, l.result_version, l.rated_at)
-                 = (c.round_id, c.table_number, c.version, c.completed_at))",
+         SELECT true, round_id, table_number, rated_at FROM (
+             SELECT round_id, table_number, result_version, rated_at FROM logged
+             EXCEPT SELECT round_id, table_number, version, completed_at FROM cur) g",
     )
     .bind::<Int8, _>(pool_id)
     .bind::<Int8, _>(tournament_id)
