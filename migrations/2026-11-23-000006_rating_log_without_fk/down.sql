@@ -1,3 +1,5 @@
+DROP INDEX rating_changes_bonus_idx;
+
 ALTER TABLE rating_changes
     ADD CONSTRAINT rating_changes_pool_id_fkey
         FOREIGN KEY (pool_id) REFERENCES rating_pools (id) ON DELETE CASCADE,

@@ -8,3 +8,7 @@ ALTER TABLE rating_changes
     DROP CONSTRAINT rating_changes_player_id_fkey,
     DROP CONSTRAINT rating_changes_tournament_id_fkey,
     DROP CONSTRAINT rating_changes_round_id_fkey;
+
+-- The national-rank bonus items of a pool, which every feed compares with the bonuses due:
+-- without this index that comparison scans the pool's whole log.
+CREATE INDEX rating_changes_bonus_idx ON rating_changes (pool_id, sequence) WHERE kind = 'bonus';

@@ -820,13 +820,7 @@ fn recompute_from(
     if from.is_none() {
         replace_standings(conn, pool_id, &rows)?;
     } else {
-        let affected: BTreeSet<i64> = deleted
-            .iter()
-            .map(|d| d.0)
-            .chain(rows.iter().map(|r| r.player_id))
-            .collect();
-        let affected: Vec<i64> = affected.into_iter().collect();
-        refresh_standings(conn, pool_id, &affected)?;
+        refresh_standings(conn, pool_id, first_seq, &deleted, &rows)?;
     }
     Ok(RecomputeSummary {
         games: rated.len(),
@@ -917,33 +911,164 @@ fn state_before(
     Ok(state)
 }
 
-/// Rewrites the pool's `rating_standings` rows of `players` from its log and bumps the pool's
-/// `leaderboard_version`. Every incremental write of the log calls it in the same
-/// transaction (the full rebuild calls [`replace_standings`]).
+#[derive(QueryableByName)]
+struct OlderGames {
+    #[diesel(sql_type = diesel::sql_types::Int8)]
+    player_id: i64,
+    #[diesel(sql_type = diesel::sql_types::Bool)]
+    has_rows: bool,
+    #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::Int8>)]
+    sequence: Option<i64>,
+    #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::Timestamptz>)]
+    rated_at: Option<DateTime<Utc>>,
+    #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::Double>)]
+    delta: Option<f64>,
+}
+
+/// Rewrites the `rating_standings` rows of the players an incremental recompute touched (those
+/// of the `deleted` rows and of the new `rows`, which start at `first_seq`) and bumps the
+/// pool's `leaderboard_version`, in the caller's transaction. The same aggregate as
+/// [`standings_sql`], without reading the players' whole history: the state before
+/// `first_seq` comes from the stored standings and the deleted rows (as in [`state_before`]),
+/// plus each player's last [`TREND_GAMES`] game rows before `first_seq` (one index descent
+/// each) for the trend; the new rows are applied on top.
 fn refresh_standings(
     conn: &mut PgConnection,
     pool_id: i64,
-    players: &[i64],
+    first_seq: i64,
+    deleted: &[DeletedRow],
+    rows: &[RatingChangeRow],
 ) -> Result<(), ApiError> {
-    use diesel::sql_types::{Array, BigInt, Int8};
-    if !players.is_empty() {
-        diesel::sql_query(
-            "DELETE FROM rating_standings WHERE pool_id = $1 AND player_id = ANY($2)",
-        )
-        .bind::<Int8, _>(pool_id)
-        .bind::<Array<Int8>, _>(players)
-        .execute(conn)?;
-        diesel::sql_query(format!(
-            "INSERT INTO rating_standings
-                 (pool_id, player_id, rating, games, last_played, trend_delta, trend_games,
-                  last_delta)
-             SELECT $1, s.* FROM ({}) s",
-            standings_sql("AND player_id = ANY($3)")
+    use diesel::sql_types::{Array, Int8};
+    let affected: Vec<i64> = deleted
+        .iter()
+        .map(|d| d.0)
+        .chain(rows.iter().map(|r| r.player_id))
+        .collect::<BTreeSet<i64>>()
+        .into_iter()
+        .collect();
+    if affected.is_empty() {
+        return bump_leaderboard(conn, pool_id);
+    }
+    let stored: HashMap<i64, (f64, i64)> = rating_standings::table
+        .filter(rating_standings::pool_id.eq(pool_id))
+        .filter(rating_standings::player_id.eq_any(&affected))
+        .select((
+            rating_standings::player_id,
+            rating_standings::rating,
+            rating_standings::games,
         ))
-        .bind::<Int8, _>(pool_id)
-        .bind::<BigInt, _>(TREND_GAMES)
-        .bind::<Array<Int8>, _>(players)
-        .execute(conn)?;
+        .load::<(i64, f64, i64)>(conn)?
+        .into_iter()
+        .map(|(p, r, g)| (p, (r, g)))
+        .collect();
+    let older: Vec<OlderGames> = diesel::sql_query(
+        "SELECT p.id AS player_id,
+                EXISTS (SELECT 1 FROM rating_changes e
+                        WHERE e.player_id = p.id AND e.pool_id = $1 AND e.sequence < $3)
+                    AS has_rows,
+                c.sequence, c.rated_at, c.delta
+         FROM unnest($2::int8[]) AS p(id)
+         LEFT JOIN LATERAL (
+             SELECT sequence, rated_at, delta FROM rating_changes c
+             WHERE c.player_id = p.id AND c.pool_id = $1 AND c.sequence < $3
+               AND c.kind = 'game'
+             ORDER BY c.sequence DESC LIMIT $4) c ON true",
+    )
+    .bind::<Int8, _>(pool_id)
+    .bind::<Array<Int8>, _>(&affected)
+    .bind::<Int8, _>(first_seq)
+    .bind::<Int8, _>(TREND_GAMES)
+    .load(conn)?;
+
+    // Per player before `first_seq`: (rating, games, had rows, game rows newest first).
+    struct Before {
+        rating: f64,
+        games: i64,
+        has_rows: bool,
+        recent: Vec<(i64, DateTime<Utc>, f64)>,
+    }
+    let mut before: HashMap<i64, Before> = affected
+        .iter()
+        .map(|p| {
+            let (rating, games) = stored.get(p).copied().unwrap_or((0.0, 0));
+            let b = Before {
+                rating,
+                games,
+                has_rows: false,
+                recent: Vec::new(),
+            };
+            (*p, b)
+        })
+        .collect();
+    let mut first_deleted: HashMap<i64, (i64, f64)> = HashMap::new();
+    for (player, sequence, kind, rating_before) in deleted {
+        let b = before.get_mut(player).expect("affected");
+        if kind == "game" {
+            b.games -= 1;
+        }
+        let e = first_deleted
+            .entry(*player)
+            .or_insert((*sequence, *rating_before));
+        if *sequence < e.0 {
+            *e = (*sequence, *rating_before);
+        }
+    }
+    for (player, (_, rating)) in first_deleted {
+        before.get_mut(&player).expect("affected").rating = rating;
+    }
+    for o in older {
+        let b = before.get_mut(&o.player_id).expect("affected");
+        b.has_rows = o.has_rows;
+        if let (Some(seq), Some(at), Some(delta)) = (o.sequence, o.rated_at, o.delta) {
+            b.recent.push((seq, at, delta));
+        }
+    }
+    let mut new_rows: HashMap<i64, Vec<&RatingChangeRow>> = HashMap::new();
+    for r in rows {
+        new_rows.entry(r.player_id).or_default().push(r);
+    }
+    let mut out = Vec::with_capacity(affected.len());
+    for player in &affected {
+        let mut b = before.remove(player).expect("affected");
+        let mine = new_rows.remove(player).unwrap_or_default();
+        if !b.has_rows && mine.is_empty() {
+            continue; // no change of this player remains in the pool
+        }
+        b.recent.sort_by_key(|g| std::cmp::Reverse(g.0));
+        let mut recent: Vec<(DateTime<Utc>, f64)> =
+            b.recent.iter().map(|&(_, at, d)| (at, d)).collect();
+        let mut rating = b.rating;
+        let mut games = b.games;
+        for r in &mine {
+            rating = r.rating_after;
+            if r.kind == "game" {
+                games += 1;
+                recent.insert(0, (r.rated_at, r.delta));
+            }
+        }
+        let trend = &recent[..recent.len().min(TREND_GAMES as usize)];
+        out.push(StandingRow {
+            pool_id,
+            player_id: *player,
+            rating,
+            games,
+            last_played: recent.first().map(|g| g.0),
+            trend_games: trend.len() as i64,
+            trend_delta: trend.iter().map(|g| g.1).sum(),
+            last_delta: recent.first().map(|g| g.1),
+        });
+    }
+    diesel::delete(
+        rating_standings::table
+            .filter(rating_standings::pool_id.eq(pool_id))
+            .filter(rating_standings::player_id.eq_any(&affected)),
+    )
+    .execute(conn)?;
+    if !out.is_empty() {
+        diesel::copy_from(rating_standings::table)
+            .from_insertable(&out)
+            .execute(conn)?;
     }
     bump_leaderboard(conn, pool_id)
 }
