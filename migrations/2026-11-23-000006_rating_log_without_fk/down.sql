@@ -1,3 +1,5 @@
+CREATE INDEX rating_changes_order_idx
+    ON rating_changes (pool_id, rated_at, round_id, table_number);
 DROP INDEX rating_changes_bonus_idx;
 
 ALTER TABLE rating_changes

@@ -12,3 +12,8 @@ ALTER TABLE rating_changes
 -- The national-rank bonus items of a pool, which every feed compares with the bonuses due:
 -- without this index that comparison scans the pool's whole log.
 CREATE INDEX rating_changes_bonus_idx ON rating_changes (pool_id, sequence) WHERE kind = 'bonus';
+
+-- Finding where a recompute starts is a binary search over `sequence` (the primary key), which
+-- follows the order key densely, so the order-key index (a fifth index to maintain on every
+-- written row) goes.
+DROP INDEX rating_changes_order_idx;

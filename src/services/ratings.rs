@@ -671,32 +671,9 @@ fn recompute_from(
 ) -> Result<RecomputeSummary, ApiError> {
     let pool_id = pool.id;
     use rating_changes::dsl as rc;
-    // The first stored sequence at or after `from`: sequences follow the order key, so it is
-    // the sequence of the first row in key order, one descent of `rating_changes_order_idx`
-    // (a row comparison, which PostgreSQL matches to the index, unlike the OR-ed form).
     let first_seq: Option<i64> = match from {
         None => Some(0),
-        Some((t, r, n)) => {
-            use diesel::sql_types::{Int4, Int8, Timestamptz};
-            #[derive(QueryableByName)]
-            struct Seq {
-                #[diesel(sql_type = Int8)]
-                sequence: i64,
-            }
-            diesel::sql_query(
-                "SELECT sequence FROM rating_changes
-                 WHERE pool_id = $1 AND (rated_at, round_id, table_number) >= ($2, $3, $4)
-                 ORDER BY rated_at, round_id, table_number
-                 LIMIT 1",
-            )
-            .bind::<Int8, _>(pool_id)
-            .bind::<Timestamptz, _>(t)
-            .bind::<Int8, _>(r)
-            .bind::<Int4, _>(n)
-            .get_result::<Seq>(conn)
-            .optional()?
-            .map(|s| s.sequence)
-        }
+        Some(from) => first_sequence_at(conn, pool_id, from)?,
     };
     let first_seq = match first_seq {
         Some(s) => s,
@@ -826,6 +803,57 @@ fn recompute_from(
         games: rated.len(),
         changes: rows.len(),
     })
+}
+
+/// The first sequence of the pool's log whose order key is at or after `from` (`None`: every
+/// stored key is before it). The feed numbers the log densely from 0 in key order, so this is
+/// a binary search of primary-key lookups (21 for a 2 M-row log) and needs no index on the
+/// key; a log with a gap (never written by this feed) falls back to a scan.
+fn first_sequence_at(
+    conn: &mut PgConnection,
+    pool_id: i64,
+    from: OrderKey,
+) -> Result<Option<i64>, ApiError> {
+    use rating_changes::dsl as rc;
+    let max: Option<i64> = rc::rating_changes
+        .filter(rc::pool_id.eq(pool_id))
+        .select(diesel::dsl::max(rc::sequence))
+        .first(conn)?;
+    let Some(max) = max else {
+        return Ok(None);
+    };
+    // The answer lies in [lo, hi]; hi = max + 1 stands for none.
+    let (mut lo, mut hi) = (0i64, max + 1);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        let key: Option<OrderKey> = rc::rating_changes
+            .filter(rc::pool_id.eq(pool_id))
+            .filter(rc::sequence.eq(mid))
+            .select((rc::rated_at, rc::round_id, rc::table_number))
+            .first(conn)
+            .optional()?;
+        match key {
+            Some(k) if k >= from => hi = mid,
+            Some(_) => lo = mid + 1,
+            None => {
+                let (t, r, n) = from;
+                return Ok(rc::rating_changes
+                    .filter(rc::pool_id.eq(pool_id))
+                    .filter(
+                        rc::rated_at
+                            .gt(t)
+                            .or(rc::rated_at.eq(t).and(rc::round_id.gt(r)))
+                            .or(rc::rated_at
+                                .eq(t)
+                                .and(rc::round_id.eq(r))
+                                .and(rc::table_number.ge(n))),
+                    )
+                    .select(diesel::dsl::min(rc::sequence))
+                    .first(conn)?);
+            }
+        }
+    }
+    Ok((lo <= max).then_some(lo))
 }
 
 /// Games in a leaderboard trend.
