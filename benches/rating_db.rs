@@ -11,7 +11,7 @@
 //! 3. times the full rebuild, `POST /rating-pools/{id}/rebuild` (the admin command), over HTTP;
 //! 4. times corrections of a result in the pool's last round as the results code applies them:
 //!    one transaction that stores the new result version and calls
-//!    `services::ratings::results_changed`, committed;
+//!    `services::ratings::round_results_changed` (as `PUT .../result` does), committed;
 //! 5. measures leaderboard pages over HTTP with criterion (first page, a deep page, a country
 //!    filter, and a 304 answer to `If-None-Match`).
 //!
@@ -305,8 +305,12 @@ fn main() {
                 .bind::<Int8, _>(last.round_id)
                 .bind::<Int4, _>(table)
                 .execute(conn)?;
-                tourney::services::ratings::results_changed(conn, last.tournament_id)
-                    .expect("results_changed");
+                tourney::services::ratings::round_results_changed(
+                    conn,
+                    last.tournament_id,
+                    last.round_id,
+                )
+                .expect("results_changed");
                 Ok(())
             })
             .expect("correction");
@@ -351,8 +355,12 @@ fn main() {
             )
             .bind::<Int8, _>(last.round_id)
             .execute(conn)?;
-            tourney::services::ratings::results_changed(conn, last.tournament_id)
-                .expect("results_changed");
+            tourney::services::ratings::round_results_changed(
+                conn,
+                last.tournament_id,
+                last.round_id,
+            )
+            .expect("results_changed");
             Ok(())
         })
         .expect("correction");

@@ -447,7 +447,7 @@ pub fn after_result_change(conn: &mut PgConnection, round: &RoundRow) -> Result<
     }
     if status == "completed" {
         // Ratings follow the adjudicated results, in this same transaction.
-        crate::services::ratings::results_changed(conn, round.tournament_id)?;
+        crate::services::ratings::round_results_changed(conn, round.tournament_id, round.id)?;
         play::record_event(
             conn,
             round.tournament_id,

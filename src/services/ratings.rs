@@ -796,6 +796,9 @@ fn recompute_from(
     }
     if from.is_none() {
         replace_standings(conn, pool_id, &rows)?;
+        // The whole log of the pool was rewritten: fresh statistics, so the next feeds plan
+        // with them instead of waiting for autovacuum (ANALYZE sees this transaction's rows).
+        diesel::sql_query("ANALYZE rating_changes, rating_standings").execute(conn)?;
     } else {
         refresh_standings(conn, pool_id, first_seq, &deleted, &rows)?;
     }
@@ -992,22 +995,25 @@ fn refresh_standings(
         .collect();
     let older: Vec<OlderGames> = diesel::sql_query(
         "SELECT p.id AS player_id,
-                EXISTS (SELECT 1 FROM rating_changes e
-                        WHERE e.player_id = p.id AND e.pool_id = $1 AND e.sequence < $3)
-                    AS has_rows,
+                (SELECT e.sequence FROM rating_changes e
+                 WHERE e.player_id = p.id AND e.pool_id = $1 AND e.sequence < $3
+                 ORDER BY e.player_id DESC, e.pool_id DESC, e.sequence DESC
+                 LIMIT 1) IS NOT NULL AS has_rows,
                 c.sequence, c.rated_at, c.delta
          FROM unnest($2::int8[]) AS p(id)
          LEFT JOIN LATERAL (
              SELECT sequence, rated_at, delta FROM rating_changes c
              WHERE c.player_id = p.id AND c.pool_id = $1 AND c.sequence < $3
                AND c.kind = 'game'
-             ORDER BY c.sequence DESC LIMIT $4) c ON true",
+             ORDER BY c.player_id DESC, c.pool_id DESC, c.sequence DESC LIMIT $4) c ON true",
     )
     .bind::<Int8, _>(pool_id)
     .bind::<Array<Int8>, _>(&affected)
     .bind::<Int8, _>(first_seq)
     .bind::<Int8, _>(TREND_GAMES)
     .load(conn)?;
+    // (The ORDER BY spells out `rating_changes_player_idx` read backwards, so the planner takes
+    // that index even with stale statistics, e.g. right after a rebuild.)
 
     // Per player before `first_seq`: (rating, games, had rows, game rows newest first).
     struct Before {
@@ -1196,7 +1202,27 @@ pub fn results_changed(conn: &mut PgConnection, tournament_id: i64) -> Result<()
     let Some(pool_id) = pool_id else {
         return Ok(());
     };
-    sync_pool(conn, pool_id, Some(tournament_id))
+    sync_pool_in(conn, pool_id, Some(tournament_id), None)
+}
+
+/// [`results_changed`] when the change is known to lie in one round of the tournament (a
+/// result stored, corrected or completing its round): only that round's tables are compared
+/// with the log, instead of the whole tournament's.
+pub fn round_results_changed(
+    conn: &mut PgConnection,
+    tournament_id: i64,
+    round_id: i64,
+) -> Result<(), ApiError> {
+    let pool_id: Option<i64> = tournaments::table
+        .find(tournament_id)
+        .select(tournaments::rating_pool_id)
+        .first(conn)
+        .optional()?
+        .ok_or_else(|| ApiError::NotFound(format!("no tournament {tournament_id}")))?;
+    let Some(pool_id) = pool_id else {
+        return Ok(());
+    };
+    sync_pool_in(conn, pool_id, Some(tournament_id), Some(round_id))
 }
 
 /// The earliest order key where two lists of rated items differ (`None`: they are equal).
@@ -1251,20 +1277,22 @@ fn first_changed_table(
     pool_id: i64,
     params: &RatingPoolParams,
     tournament_id: i64,
+    only_round: Option<i64>,
 ) -> Result<Option<OrderKey>, ApiError> {
-    use diesel::sql_types::Int8;
+    use diesel::sql_types::{Int8, Nullable};
     let changed: Vec<ChangedTable> = diesel::sql_query(
         "WITH cur AS (
              SELECT DISTINCT ON (r.round_id, r.table_number)
                     r.round_id, r.table_number, r.version, ro.completed_at
              FROM results r JOIN rounds ro ON ro.id = r.round_id
              WHERE ro.tournament_id = $2 AND ro.status = 'completed'
-               AND ro.completed_at IS NOT NULL
+               AND ro.completed_at IS NOT NULL AND ($3::int8 IS NULL OR ro.id = $3)
              ORDER BY r.round_id, r.table_number, r.version DESC
          ), logged AS (
              SELECT DISTINCT round_id, table_number, result_version, rated_at
              FROM rating_changes
              WHERE pool_id = $1 AND tournament_id = $2 AND kind = 'game'
+               AND ($3::int8 IS NULL OR round_id = $3)
          )
          SELECT false AS logged, round_id, table_number, completed_at AS at FROM (
              SELECT round_id, table_number, version, completed_at FROM cur
@@ -1276,6 +1304,7 @@ fn first_changed_table(
     )
     .bind::<Int8, _>(pool_id)
     .bind::<Int8, _>(tournament_id)
+    .bind::<Nullable<Int8>, _>(only_round)
     .load(conn)?;
     let mut first: Option<OrderKey> = changed
         .iter()
@@ -1308,6 +1337,16 @@ fn sync_pool(
     pool_id: i64,
     tournament: Option<i64>,
 ) -> Result<(), ApiError> {
+    sync_pool_in(conn, pool_id, tournament, None)
+}
+
+/// [`sync_pool`], optionally knowing that only one round of `tournament` changed.
+fn sync_pool_in(
+    conn: &mut PgConnection,
+    pool_id: i64,
+    tournament: Option<i64>,
+    only_round: Option<i64>,
+) -> Result<(), ApiError> {
     let pool = lock_pool(conn, pool_id)?;
     let params = pool_params(&pool)?;
     let mut from: Option<OrderKey> = None;
@@ -1321,7 +1360,7 @@ fn sync_pool(
     if let Some(t) = tournament {
         if !league_bonus && !is_team_duplicate(conn, t)? {
             // Only the tables that differ from the log are loaded and scored.
-            earliest(first_changed_table(conn, pool_id, &params, t)?);
+            earliest(first_changed_table(conn, pool_id, &params, t, only_round)?);
         } else {
             // The bonus needs every game of the tournament (its participants), and a team
             // match's log version is the sum of two tables': compare everything.
