@@ -2,11 +2,12 @@
 //! results and keeps the pool's change log (`rating_changes`) equal to what a full replay of the
 //! adjudicated results gives.
 //!
-//! - [`results_changed`]: the results code calls it inside its transaction whenever a round of a
-//!   tournament is completed or a result of a completed round is corrected. It finds the first
-//!   game of the tournament whose rated result differs from the stored log, deletes the pool's
-//!   changes from that point in time order on, rebuilds the state just before it with
-//!   `RatingState::from_history`, and replays the rest (incremental recompute).
+//! - [`results_changed`] / [`round_results_changed`]: the results code calls them inside its
+//!   transaction whenever a round of a tournament is completed or a result of a completed round
+//!   is corrected. They find the first game of the tournament (or round) whose rated result
+//!   differs from the stored log, delete the pool's changes from that point in time order on,
+//!   take the state just before it from `rating_standings` and the deleted rows, and replay
+//!   the rest (incremental recompute).
 //! - [`rebuild_pool`]: the full rebuild (admin command); agrees exactly with the incremental one.
 //! - [`ratings_at`]: ratings and rated games at an instant, for seeding at a registration
 //!   deadline (Tantrix seed 003 rule 13).
