@@ -121,7 +121,7 @@ pub struct RatingPoolRow {
     pub version: i32,
 }
 
-#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
 #[diesel(table_name = rating_changes)]
 // Written with COPY (binary), which needs every column bound, no DEFAULT.
 #[diesel(treat_none_as_default_value = false)]

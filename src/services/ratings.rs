@@ -686,21 +686,24 @@ fn recompute_from(
             max.map_or(0, |m| m + 1)
         }
     };
-    // Delete the log from there on. An incremental recompute keeps what the deleted rows say
-    // about the state before them (each player's first deleted `rating_before`, and how many
-    // of their rows were games); a full rebuild needs nothing back.
-    let deleted: Vec<DeletedRow> = if from.is_none() {
+    // The log from there on is replaced. A full rebuild deletes it all; an incremental
+    // recompute reads it, because it says what the state before it was (each player's first
+    // `rating_before` there, and how many of their rows were games) and because most of it is
+    // usually written again unchanged (see `write_difference`).
+    let old: Vec<RatingChangeRow> = if from.is_none() {
         diesel::delete(rc::rating_changes.filter(rc::pool_id.eq(pool_id))).execute(conn)?;
         Vec::new()
     } else {
-        diesel::delete(
-            rc::rating_changes
-                .filter(rc::pool_id.eq(pool_id))
-                .filter(rc::sequence.ge(first_seq)),
-        )
-        .returning((rc::player_id, rc::sequence, rc::kind, rc::rating_before))
-        .get_results(conn)?
+        rc::rating_changes
+            .filter(rc::pool_id.eq(pool_id))
+            .filter(rc::sequence.ge(first_seq))
+            .select(RatingChangeRow::as_select())
+            .load(conn)?
     };
+    let replaced: Vec<DeletedRow> = old
+        .iter()
+        .map(|r| (r.player_id, r.sequence, r.kind.clone(), r.rating_before))
+        .collect();
     let mut dir = PlayerDirectory::new();
 
     let mut games = load_games(conn, pool_id, from, None, None)?;
@@ -755,7 +758,7 @@ fn recompute_from(
     let start = if from.is_none() {
         RatingState::new(params, dir.len())
     } else {
-        state_before(conn, pool_id, params, &dir, &deleted)?
+        state_before(conn, pool_id, params, &dir, &replaced)?
     };
     let (_, changes) = replay(params, start, &rated)
         .map_err(|e| ApiError::Internal(format!("rating pool {pool_id}: {e}")))?;
@@ -790,23 +793,89 @@ fn recompute_from(
             }
         })
         .collect();
-    if !rows.is_empty() {
-        diesel::copy_from(rating_changes::table)
-            .from_insertable(&rows)
-            .execute(conn)?;
-    }
     if from.is_none() {
+        if !rows.is_empty() {
+            diesel::copy_from(rating_changes::table)
+                .from_insertable(&rows)
+                .execute(conn)?;
+        }
         replace_standings(conn, pool_id, &rows)?;
         // The whole log of the pool was rewritten: fresh statistics, so the next feeds plan
         // with them instead of waiting for autovacuum (ANALYZE sees this transaction's rows).
         diesel::sql_query("ANALYZE rating_changes, rating_standings").execute(conn)?;
     } else {
-        refresh_standings(conn, pool_id, first_seq, &deleted, &rows)?;
+        write_difference(conn, pool_id, first_seq, &old, &replaced, &rows)?;
     }
     Ok(RecomputeSummary {
         games: rated.len(),
         changes: rows.len(),
     })
+}
+
+/// Writes an incremental recompute: `old` are the log rows from `first_seq` on (`replaced` the
+/// same as [`DeletedRow`]s), `rows` what the replay gives for them. Most of them are usually
+/// equal (a correction moves the ratings of its players and of those they met later, not of
+/// everyone after it; the replay is deterministic, so equal means bit-equal), so only the rows
+/// that differ are deleted and written, and only their players' standings are rewritten.
+fn write_difference(
+    conn: &mut PgConnection,
+    pool_id: i64,
+    first_seq: i64,
+    old: &[RatingChangeRow],
+    replaced: &[DeletedRow],
+    rows: &[RatingChangeRow],
+) -> Result<(), ApiError> {
+    use diesel::sql_types::{Array, Int8};
+    let old_by: HashMap<(i64, i64), &RatingChangeRow> =
+        old.iter().map(|r| ((r.sequence, r.player_id), r)).collect();
+    let new_by: HashMap<(i64, i64), &RatingChangeRow> = rows
+        .iter()
+        .map(|r| ((r.sequence, r.player_id), r))
+        .collect();
+    let gone: Vec<&RatingChangeRow> = old
+        .iter()
+        .filter(|o| new_by.get(&(o.sequence, o.player_id)) != Some(o))
+        .collect();
+    let fresh: Vec<RatingChangeRow> = rows
+        .iter()
+        .filter(|n| old_by.get(&(n.sequence, n.player_id)) != Some(n))
+        .cloned()
+        .collect();
+    if !gone.is_empty() {
+        let sequences: Vec<i64> = gone.iter().map(|r| r.sequence).collect();
+        let players: Vec<i64> = gone.iter().map(|r| r.player_id).collect();
+        diesel::sql_query(
+            "DELETE FROM rating_changes
+             WHERE pool_id = $1
+               AND (sequence, player_id) IN (SELECT * FROM unnest($2::int8[], $3::int8[]))",
+        )
+        .bind::<Int8, _>(pool_id)
+        .bind::<Array<Int8>, _>(&sequences)
+        .bind::<Array<Int8>, _>(&players)
+        .execute(conn)?;
+    }
+    if !fresh.is_empty() {
+        diesel::copy_from(rating_changes::table)
+            .from_insertable(&fresh)
+            .execute(conn)?;
+    }
+    // The touched players' standings: all of their rows from `first_seq` on, old and new.
+    let touched: BTreeSet<i64> = gone
+        .iter()
+        .map(|r| r.player_id)
+        .chain(fresh.iter().map(|r| r.player_id))
+        .collect();
+    let replaced: Vec<DeletedRow> = replaced
+        .iter()
+        .filter(|d| touched.contains(&d.0))
+        .cloned()
+        .collect();
+    let rows: Vec<RatingChangeRow> = rows
+        .iter()
+        .filter(|r| touched.contains(&r.player_id))
+        .cloned()
+        .collect();
+    refresh_standings(conn, pool_id, first_seq, &replaced, &rows)
 }
 
 /// The first sequence of the pool's log whose order key is at or after `from` (`None`: every
