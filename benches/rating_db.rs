@@ -137,6 +137,30 @@ fn stats(label: &str, mut ms: Vec<f64>) {
     );
 }
 
+/// Corrects a table of a round as the results code does: one transaction that stores a new
+/// result version (winner and loser swapped) and feeds the round to the pool, committed.
+fn correct(conn: &mut PgConnection, tournament_id: i64, round_id: i64, table: i32) {
+    conn.transaction::<_, diesel::result::Error, _>(|conn| {
+        diesel::sql_query(
+            "INSERT INTO results (round_id, table_number, version, seats, entered_by)
+             SELECT round_id, table_number, version + 1,
+                    jsonb_build_array(
+                      jsonb_set(seats -> 1, '{outcome}', seats -> 0 -> 'outcome'),
+                      jsonb_set(seats -> 0, '{outcome}', seats -> 1 -> 'outcome')),
+                    entered_by
+             FROM results WHERE round_id = $1 AND table_number = $2
+             ORDER BY version DESC LIMIT 1",
+        )
+        .bind::<Int8, _>(round_id)
+        .bind::<Int4, _>(table)
+        .execute(conn)?;
+        tourney::services::ratings::round_results_changed(conn, tournament_id, round_id)
+            .expect("round_results_changed");
+        Ok(())
+    })
+    .expect("correction");
+}
+
 fn main() {
     let players = env_usize("TOURNEY_BENCH_PLAYERS", 100_000);
     let games = env_usize("TOURNEY_BENCH_GAMES", 1_000_000);
@@ -290,30 +314,7 @@ fn main() {
         let mut times = Vec::new();
         for _ in 0..corrections {
             let started = Instant::now();
-            conn.transaction::<_, diesel::result::Error, _>(|conn| {
-                // The new version swaps winner and loser.
-                diesel::sql_query(
-                    "INSERT INTO results (round_id, table_number, version, seats, entered_by)
-                     SELECT round_id, table_number, version + 1,
-                            jsonb_build_array(
-                              jsonb_set(seats -> 1, '{outcome}', seats -> 0 -> 'outcome'),
-                              jsonb_set(seats -> 0, '{outcome}', seats -> 1 -> 'outcome')),
-                            entered_by
-                     FROM results WHERE round_id = $1 AND table_number = $2
-                     ORDER BY version DESC LIMIT 1",
-                )
-                .bind::<Int8, _>(last.round_id)
-                .bind::<Int4, _>(table)
-                .execute(conn)?;
-                tourney::services::ratings::round_results_changed(
-                    conn,
-                    last.tournament_id,
-                    last.round_id,
-                )
-                .expect("results_changed");
-                Ok(())
-            })
-            .expect("correction");
+            correct(&mut conn, last.tournament_id, last.round_id, table);
             times.push(started.elapsed().as_secs_f64() * 1000.0);
         }
         stats(
@@ -342,28 +343,12 @@ fn main() {
     let first_page = format!("/api/v1/rating-pools/{pool_id}/leaderboard");
     let mut cold = Vec::new();
     for _ in 0..5 {
-        conn.transaction::<_, diesel::result::Error, _>(|conn| {
-            diesel::sql_query(
-                "INSERT INTO results (round_id, table_number, version, seats, entered_by)
-                 SELECT round_id, table_number, version + 1,
-                        jsonb_build_array(
-                          jsonb_set(seats -> 1, '{outcome}', seats -> 0 -> 'outcome'),
-                          jsonb_set(seats -> 0, '{outcome}', seats -> 1 -> 'outcome')),
-                        entered_by
-                 FROM results WHERE round_id = $1 AND table_number = 1000
-                 ORDER BY version DESC LIMIT 1",
-            )
-            .bind::<Int8, _>(last.round_id)
-            .execute(conn)?;
-            tourney::services::ratings::round_results_changed(
-                conn,
-                last.tournament_id,
-                last.round_id,
-            )
-            .expect("results_changed");
-            Ok(())
-        })
-        .expect("correction");
+        correct(
+            &mut conn,
+            last.tournament_id,
+            last.round_id,
+            TABLES_PER_ROUND as i32,
+        );
         let started = Instant::now();
         assert_eq!(http.send("GET", &first_page, &[], "").status, 200);
         cold.push(started.elapsed().as_secs_f64() * 1000.0);

@@ -1140,6 +1140,27 @@ fn require_panel_member(
     Ok(())
 }
 
+/// The tournament and the case (locked) for a member of its deciding panel about to act on
+/// it: an open case stays hidden (404) from anyone outside it; 403 for a party or someone not
+/// on the panel.
+fn case_for_panel(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    tid: i64,
+    cid: i64,
+) -> Result<(Tournament, CaseRow, MaybeCaller), ApiError> {
+    let t = load_tournament(conn, caller, tid)?;
+    let case = load_case(conn, tid, cid, true)?;
+    let me = MaybeCaller(Some(caller.clone()));
+    if case.status == "open" && !is_insider(conn, &me, &case)? {
+        return Err(ApiError::NotFound(format!(
+            "no case {cid} in tournament {tid}"
+        )));
+    }
+    require_panel_member(conn, &case, caller)?;
+    Ok((t, case, me))
+}
+
 fn require_open(case: &CaseRow) -> Result<(), ApiError> {
     if case.status != "open" {
         return Err(ApiError::Conflict(format!(
@@ -1536,13 +1557,7 @@ pub async fn decision(
     let out = state
         .run(move |conn| {
             conn.transaction(|conn| {
-                let t = load_tournament(conn, &caller, tid)?;
-                let case = load_case(conn, tid, cid, true)?;
-                let me = MaybeCaller(Some(caller.clone()));
-                if case.status == "open" && !is_insider(conn, &me, &case)? {
-                    return Err(ApiError::NotFound(format!("no case {cid} in tournament {tid}")));
-                }
-                require_panel_member(conn, &case, &caller)?;
+                let (t, case, me) = case_for_panel(conn, &caller, tid, cid)?;
                 require_open(&case)?;
                 if case.panel_mode != "referee" {
                     return Err(ApiError::Conflict(format!(
@@ -1596,13 +1611,7 @@ pub async fn vote(
     let out = state
         .run(move |conn| {
             conn.transaction(|conn| {
-                let t = load_tournament(conn, &caller, tid)?;
-                let case = load_case(conn, tid, cid, true)?;
-                let me = MaybeCaller(Some(caller.clone()));
-                if case.status == "open" && !is_insider(conn, &me, &case)? {
-                    return Err(ApiError::NotFound(format!("no case {cid} in tournament {tid}")));
-                }
-                require_panel_member(conn, &case, &caller)?;
+                let (t, case, me) = case_for_panel(conn, &caller, tid, cid)?;
                 let cast = votes_of(conn, cid)?;
                 if cast.iter().any(|v| v.member_id == caller.user_id) {
                     return Err(ApiError::Conflict(format!(

@@ -755,11 +755,26 @@ fn recompute_from(
             result,
         });
     }
-    let start = if from.is_none() {
-        RatingState::new(params, dir.len())
+    let mut start = RatingState::new(params, dir.len());
+    // The incremental recompute starts from the state before the replaced rows, for the
+    // players replayed and those whose rows are replaced (whose standings may change).
+    let before = if from.is_none() {
+        HashMap::new()
     } else {
-        state_before(conn, pool_id, params, &dir, &replaced)?
+        let players: Vec<i64> = (0..dir.len())
+            .filter_map(|i| dir.id(i as PlayerIndex).map(|p| p.0))
+            .chain(replaced.iter().map(|d| d.0))
+            .collect::<BTreeSet<i64>>()
+            .into_iter()
+            .collect();
+        standings_before(conn, pool_id, &players, &replaced)?
     };
+    for (player, &(rating, games)) in &before {
+        if let Some(i) = dir.index_of(PlayerId(*player)) {
+            start.ratings[i as usize] = rating;
+            start.games[i as usize] = u32::try_from(games.max(0)).unwrap_or(u32::MAX);
+        }
+    }
     let (_, changes) = replay(params, start, &rated)
         .map_err(|e| ApiError::Internal(format!("rating pool {pool_id}: {e}")))?;
     // Sequences number the items that changed ratings, densely: unrated games (excluded, ignored
@@ -804,7 +819,7 @@ fn recompute_from(
         // with them instead of waiting for autovacuum (ANALYZE sees this transaction's rows).
         diesel::sql_query("ANALYZE rating_changes, rating_standings").execute(conn)?;
     } else {
-        write_difference(conn, pool_id, first_seq, &old, &replaced, &rows)?;
+        write_difference(conn, pool_id, first_seq, &old, &before, &rows)?;
     }
     Ok(RecomputeSummary {
         games: rated.len(),
@@ -822,7 +837,7 @@ fn write_difference(
     pool_id: i64,
     first_seq: i64,
     old: &[RatingChangeRow],
-    replaced: &[DeletedRow],
+    before: &HashMap<i64, (f64, i64)>,
     rows: &[RatingChangeRow],
 ) -> Result<(), ApiError> {
     use diesel::sql_types::{Array, Int8};
@@ -865,23 +880,13 @@ fn write_difference(
         .map(|r| r.player_id)
         .chain(fresh.iter().map(|r| r.player_id))
         .collect();
-    let replaced: Vec<DeletedRow> = replaced
-        .iter()
-        .filter(|d| touched.contains(&d.0))
-        .cloned()
-        .collect();
-    let rows: Vec<RatingChangeRow> = rows
-        .iter()
-        .filter(|r| touched.contains(&r.player_id))
-        .cloned()
-        .collect();
-    refresh_standings(conn, pool_id, first_seq, &replaced, &rows)
+    refresh_standings(conn, pool_id, first_seq, &touched, before, rows)
 }
 
 /// The first sequence of the pool's log whose order key is at or after `from` (`None`: every
 /// stored key is before it). The feed numbers the log densely from 0 in key order, so this is
 /// a binary search of primary-key lookups (21 for a 2 M-row log) and needs no index on the
-/// key; a log with a gap (never written by this feed) falls back to a scan.
+/// key. A gap (which this feed never writes) is an error that a full rebuild repairs.
 fn first_sequence_at(
     conn: &mut PgConnection,
     pool_id: i64,
@@ -909,20 +914,9 @@ fn first_sequence_at(
             Some(k) if k >= from => hi = mid,
             Some(_) => lo = mid + 1,
             None => {
-                let (t, r, n) = from;
-                return Ok(rc::rating_changes
-                    .filter(rc::pool_id.eq(pool_id))
-                    .filter(
-                        rc::rated_at
-                            .gt(t)
-                            .or(rc::rated_at.eq(t).and(rc::round_id.gt(r)))
-                            .or(rc::rated_at
-                                .eq(t)
-                                .and(rc::round_id.eq(r))
-                                .and(rc::table_number.ge(n))),
-                    )
-                    .select(diesel::dsl::min(rc::sequence))
-                    .first(conn)?);
+                return Err(ApiError::Internal(format!(
+                    "rating pool {pool_id}: the log has no sequence {mid}; run a full rebuild"
+                )))
             }
         }
     }
@@ -960,56 +954,48 @@ pub fn standings_sql(filter: &str) -> String {
 /// A deleted log row: `(player, sequence, kind, rating_before)`.
 type DeletedRow = (i64, i64, String, f64);
 
-/// The state just before the first deleted log row, for the players of `dir` (the games to
-/// replay): a player with deleted rows had the `rating_before` of their first one and their
-/// stored games minus the deleted game rows; any other player is as `rating_standings` says
-/// (no row: the initial rating, no games). Reads only those players' rows, never the log.
-fn state_before(
+/// Each of `players`' rating and rated games just before the `replaced` log rows (those from
+/// the recompute point on): a player with replaced rows had the `rating_before` of the first
+/// one and their stored games minus the replaced game rows; any other player is as
+/// `rating_standings` says. Players without a stored row are absent (the initial rating, no
+/// games). Reads only those players' standings, never the log.
+fn standings_before(
     conn: &mut PgConnection,
     pool_id: i64,
-    params: &RatingPoolParams,
-    dir: &PlayerDirectory,
-    deleted: &[DeletedRow],
-) -> Result<RatingState, ApiError> {
-    let mut state = RatingState::new(params, dir.len());
-    let ids: Vec<i64> = (0..dir.len())
-        .filter_map(|i| dir.id(i as PlayerIndex).map(|p| p.0))
-        .collect();
-    let stored: Vec<(i64, f64, i64)> = rating_standings::table
+    players: &[i64],
+    replaced: &[DeletedRow],
+) -> Result<HashMap<i64, (f64, i64)>, ApiError> {
+    let mut before: HashMap<i64, (f64, i64)> = rating_standings::table
         .filter(rating_standings::pool_id.eq(pool_id))
-        .filter(rating_standings::player_id.eq_any(&ids))
+        .filter(rating_standings::player_id.eq_any(players))
         .select((
             rating_standings::player_id,
             rating_standings::rating,
             rating_standings::games,
         ))
-        .load(conn)?;
-    for (player, rating, games) in stored {
-        if let Some(i) = dir.index_of(PlayerId(player)) {
-            state.ratings[i as usize] = rating;
-            state.games[i as usize] = u32::try_from(games).unwrap_or(u32::MAX);
-        }
-    }
-    // Per player, the first deleted row's rating_before (rows come back in any order).
+        .load::<(i64, f64, i64)>(conn)?
+        .into_iter()
+        .map(|(p, r, g)| (p, (r, g)))
+        .collect();
+    // Per player, the first replaced row's rating_before (rows come in any order).
     let mut first: HashMap<i64, (i64, f64)> = HashMap::new();
-    for (player, sequence, kind, before) in deleted {
-        let Some(i) = dir.index_of(PlayerId(*player)) else {
-            continue;
-        };
+    for (player, sequence, kind, rating_before) in replaced {
         if kind == "game" {
-            state.games[i as usize] = state.games[i as usize].saturating_sub(1);
+            if let Some(b) = before.get_mut(player) {
+                b.1 -= 1;
+            }
         }
-        let e = first.entry(*player).or_insert((*sequence, *before));
+        let e = first.entry(*player).or_insert((*sequence, *rating_before));
         if *sequence < e.0 {
-            *e = (*sequence, *before);
+            *e = (*sequence, *rating_before);
         }
     }
-    for (player, (_, before)) in first {
-        if let Some(i) = dir.index_of(PlayerId(player)) {
-            state.ratings[i as usize] = before;
+    for (player, (_, rating)) in first {
+        if let Some(b) = before.get_mut(&player) {
+            b.0 = rating;
         }
     }
-    Ok(state)
+    Ok(before)
 }
 
 #[derive(QueryableByName)]
@@ -1026,43 +1012,26 @@ struct OlderGames {
     delta: Option<f64>,
 }
 
-/// Rewrites the `rating_standings` rows of the players an incremental recompute touched (those
-/// of the `deleted` rows and of the new `rows`, which start at `first_seq`) and bumps the
-/// pool's `leaderboard_version`, in the caller's transaction. The same aggregate as
-/// [`standings_sql`], without reading the players' whole history: the state before
-/// `first_seq` comes from the stored standings and the deleted rows (as in [`state_before`]),
-/// plus each player's last [`TREND_GAMES`] game rows before `first_seq` (one index descent
-/// each) for the trend; the new rows are applied on top.
+/// Rewrites the `rating_standings` rows of the players an incremental recompute touched
+/// (`touched`: those whose log rows from `first_seq` on changed) and bumps the pool's
+/// `leaderboard_version`, in the caller's transaction. The same aggregate as
+/// [`standings_sql`], without reading the players' whole history: their rating and games
+/// before `first_seq` (`before`, from [`standings_before`]) plus their last [`TREND_GAMES`]
+/// game rows before it (one index descent each) for the trend, with their new `rows` applied
+/// on top.
 fn refresh_standings(
     conn: &mut PgConnection,
     pool_id: i64,
     first_seq: i64,
-    deleted: &[DeletedRow],
+    touched: &BTreeSet<i64>,
+    before: &HashMap<i64, (f64, i64)>,
     rows: &[RatingChangeRow],
 ) -> Result<(), ApiError> {
     use diesel::sql_types::{Array, Int8};
-    let affected: Vec<i64> = deleted
-        .iter()
-        .map(|d| d.0)
-        .chain(rows.iter().map(|r| r.player_id))
-        .collect::<BTreeSet<i64>>()
-        .into_iter()
-        .collect();
+    let affected: Vec<i64> = touched.iter().copied().collect();
     if affected.is_empty() {
         return bump_leaderboard(conn, pool_id);
     }
-    let stored: HashMap<i64, (f64, i64)> = rating_standings::table
-        .filter(rating_standings::pool_id.eq(pool_id))
-        .filter(rating_standings::player_id.eq_any(&affected))
-        .select((
-            rating_standings::player_id,
-            rating_standings::rating,
-            rating_standings::games,
-        ))
-        .load::<(i64, f64, i64)>(conn)?
-        .into_iter()
-        .map(|(p, r, g)| (p, (r, g)))
-        .collect();
     let older: Vec<OlderGames> = diesel::sql_query(
         "SELECT p.id AS player_id,
                 (SELECT e.sequence FROM rating_changes e
@@ -1095,7 +1064,7 @@ fn refresh_standings(
     let mut before: HashMap<i64, Before> = affected
         .iter()
         .map(|p| {
-            let (rating, games) = stored.get(p).copied().unwrap_or((0.0, 0));
+            let (rating, games) = before.get(p).copied().unwrap_or((0.0, 0));
             let b = Before {
                 rating,
                 games,
@@ -1105,22 +1074,6 @@ fn refresh_standings(
             (*p, b)
         })
         .collect();
-    let mut first_deleted: HashMap<i64, (i64, f64)> = HashMap::new();
-    for (player, sequence, kind, rating_before) in deleted {
-        let b = before.get_mut(player).expect("affected");
-        if kind == "game" {
-            b.games -= 1;
-        }
-        let e = first_deleted
-            .entry(*player)
-            .or_insert((*sequence, *rating_before));
-        if *sequence < e.0 {
-            *e = (*sequence, *rating_before);
-        }
-    }
-    for (player, (_, rating)) in first_deleted {
-        before.get_mut(&player).expect("affected").rating = rating;
-    }
     for o in older {
         let b = before.get_mut(&o.player_id).expect("affected");
         b.has_rows = o.has_rows;
@@ -1129,7 +1082,7 @@ fn refresh_standings(
         }
     }
     let mut new_rows: HashMap<i64, Vec<&RatingChangeRow>> = HashMap::new();
-    for r in rows {
+    for r in rows.iter().filter(|r| touched.contains(&r.player_id)) {
         new_rows.entry(r.player_id).or_default().push(r);
     }
     let mut out = Vec::with_capacity(affected.len());
