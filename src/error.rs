@@ -1,5 +1,6 @@
-//! One error type for the HTTP API, rendered as RFC 9457 problem details
-//! (`application/problem+json`).
+//! One error type for the services and the HTTP API. The HTTP layer renders it as RFC 9457
+//! problem details (`application/problem+json`, see `crate::api::problem`); nothing here
+//! knows about HTTP frameworks, so services can return it.
 //!
 //! Which variant to use where:
 //! - input the caller can fix: [`ApiError::Validation`] (422, with the fields at fault),
@@ -14,8 +15,6 @@
 //!
 //! Every kind has a stable `type` (`/problems/<kind>`) documented in `docs/API-DESIGN.md`.
 
-use actix_web::http::{header, StatusCode};
-use actix_web::{HttpResponse, ResponseError};
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -124,6 +123,25 @@ impl ApiError {
         }
     }
 
+    /// The HTTP status of this error.
+    pub fn status(&self) -> u16 {
+        match self {
+            Self::BadRequest(_) => 400,
+            Self::Validation(_) => 422,
+            Self::UnsupportedMediaType(_) => 415,
+            Self::PayloadTooLarge(_) => 413,
+            Self::Unauthorized(_) => 401,
+            Self::Forbidden(_) => 403,
+            Self::NotFound(_) => 404,
+            Self::MethodNotAllowed { .. } => 405,
+            Self::Conflict(_) => 409,
+            Self::PreconditionFailed(_) => 412,
+            Self::PreconditionRequired(_) => 428,
+            Self::Unavailable(_) => 503,
+            Self::Internal(_) => 500,
+        }
+    }
+
     /// The problem document for this error.
     pub fn problem(&self) -> Problem {
         let (kind, title) = self.kind_and_title();
@@ -134,51 +152,13 @@ impl ApiError {
         Problem {
             kind: format!("/problems/{kind}"),
             title: title.to_string(),
-            status: self.status_code().as_u16(),
+            status: self.status(),
             detail,
             errors: match self {
                 Self::Validation(errors) => errors.clone(),
                 _ => Vec::new(),
             },
         }
-    }
-}
-
-impl ResponseError for ApiError {
-    fn status_code(&self) -> StatusCode {
-        match self {
-            Self::BadRequest(_) => StatusCode::BAD_REQUEST,
-            Self::Validation(_) => StatusCode::UNPROCESSABLE_ENTITY,
-            Self::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            Self::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
-            Self::Unauthorized(_) => StatusCode::UNAUTHORIZED,
-            Self::Forbidden(_) => StatusCode::FORBIDDEN,
-            Self::NotFound(_) => StatusCode::NOT_FOUND,
-            Self::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
-            Self::Conflict(_) => StatusCode::CONFLICT,
-            Self::PreconditionFailed(_) => StatusCode::PRECONDITION_FAILED,
-            Self::PreconditionRequired(_) => StatusCode::PRECONDITION_REQUIRED,
-            Self::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
-            Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
-        }
-    }
-
-    fn error_response(&self) -> HttpResponse {
-        if let Self::Internal(detail) = self {
-            tracing::error!(%detail, "internal error");
-        }
-        let mut resp = HttpResponse::build(self.status_code());
-        resp.content_type("application/problem+json");
-        match self {
-            Self::Unauthorized(_) => {
-                resp.insert_header((header::WWW_AUTHENTICATE, "Bearer realm=\"tourney\""));
-            }
-            Self::MethodNotAllowed { allow, .. } => {
-                resp.insert_header((header::ALLOW, allow.as_str()));
-            }
-            _ => {}
-        }
-        resp.body(serde_json::to_string(&self.problem()).unwrap_or_default())
     }
 }
 
@@ -216,11 +196,5 @@ impl From<r2d2::Error> for ApiError {
     }
 }
 
-impl From<actix_web::error::BlockingError> for ApiError {
-    fn from(e: actix_web::error::BlockingError) -> Self {
-        Self::Internal(e.to_string())
-    }
-}
-
-/// The result of a handler.
+/// The result of a service function or a handler.
 pub type ApiResult<T> = Result<T, ApiError>;

@@ -1,7 +1,8 @@
 //! tourney: board-game tournaments, leagues and ratings as a JSON REST service.
 //!
-//! The layers, outside in: [`api`] (HTTP: parse, check roles, render), the services inside the
-//! handlers' transactions, [`domain`] (pure rules, no IO) and [`db`] (PostgreSQL).
+//! The layers, outside in: [`api`] (HTTP only: extract, call one service function, render),
+//! [`services`] (one use case per function: access checks, validation, transactions),
+//! [`db`] (schema, rows and shared queries) and [`domain`] (pure rules, no IO).
 
 pub mod api;
 pub mod app;
@@ -10,7 +11,6 @@ pub mod config;
 pub mod db;
 pub mod domain;
 pub mod error;
-pub mod play;
 pub mod services;
 pub mod startup;
 pub mod state;

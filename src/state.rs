@@ -1,6 +1,8 @@
 //! What every handler can reach: the database pool, the token keys and the leaderboard cache.
 
 use crate::auth::JwtKeys;
+use diesel::PgConnection;
+
 use crate::db::{DbConn, DbPool};
 use crate::error::ApiError;
 use crate::services::leaderboard::LeaderboardCache;
@@ -21,7 +23,22 @@ impl AppState {
         Ok(self.pool.get()?)
     }
 
-    /// Runs `f` with a connection on the blocking thread pool (diesel is synchronous).
+    /// Runs `f` inside one database transaction on the blocking thread pool: committed when
+    /// `f` returns Ok, rolled back when it returns an error.
+    pub async fn transaction<T, F>(&self, f: F) -> Result<T, ApiError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut PgConnection) -> Result<T, ApiError> + Send + 'static,
+    {
+        self.run(move |conn| {
+            use diesel::Connection;
+            conn.transaction(|c: &mut DbConn| f(c))
+        })
+        .await
+    }
+
+    /// Runs `f` with a connection on the blocking thread pool (diesel is synchronous), outside
+    /// any transaction (reads that need no consistent snapshot, and work that opens its own).
     pub async fn run<T, F>(&self, f: F) -> Result<T, ApiError>
     where
         T: Send + 'static,
@@ -32,6 +49,7 @@ impl AppState {
             let mut conn = pool.get()?;
             f(&mut conn)
         })
-        .await?
+        .await
+        .map_err(|e| ApiError::Internal(e.to_string()))?
     }
 }

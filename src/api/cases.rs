@@ -21,7 +21,6 @@ use crate::api::conduct::{annul_penalty, record_penalty, PenaltyKind, RecordPena
 use crate::api::extract::Json;
 use crate::api::results::{store_result, EnterResult, Precondition, SeatIn};
 use crate::api::support::{cached_json, Check, Visibility};
-use crate::api::tournaments::load_visible;
 use crate::auth::{Caller, MaybeCaller, StaffRole};
 use crate::db::cases::{
     CaseEventRow, CaseRow, NewCase, NewCaseEvent, NewParty, NewVote, PanelRow, PartyRow, VoteRow,
@@ -33,7 +32,7 @@ use crate::db::schema::{
 };
 use crate::domain::cases::{self as rules, CaseKind, PanelMode, Seat, Tally};
 use crate::error::{ApiError, ApiResult, Problem};
-use crate::play;
+use crate::services::access::load_visible;
 use crate::state::AppState;
 
 const STATEMENT_MAX: usize = 4000;
@@ -1031,7 +1030,7 @@ fn apply_remedy(
         }
         Remedy::ReplayTable { round, table } => {
             seated_at(conn, t.id, *round, *table, &field)?;
-            play::record_event(
+            crate::db::events::record(
                 conn,
                 t.id,
                 "replay_ordered",
@@ -1082,7 +1081,7 @@ fn decide(
         "decided",
         serde_json::json!({"outcome": verdict.outcome(), "reason": reason, "remedies": applied.len()}),
     )?;
-    play::record_event(
+    crate::db::events::record(
         conn,
         t.id,
         "case_decided",
@@ -1850,7 +1849,7 @@ pub async fn appeal(
                     "appealed",
                     serde_json::json!({"appeal": aid}),
                 )?;
-                play::record_event(
+                crate::db::events::record(
                     conn,
                     tid,
                     "case_appealed",

@@ -9,12 +9,11 @@ use utoipa::ToSchema;
 
 use crate::api::extract::Json;
 use crate::api::support::{cached_json, Check, Visibility};
-use crate::api::tournaments::{load_for_staff, load_visible};
 use crate::auth::{Caller, MaybeCaller, StaffRole};
 use crate::db::running::{NewPenalty, NewWithdrawal, PenaltyRow, WithdrawalRow};
 use crate::db::schema::{penalties, players, registrations, rounds, withdrawals};
 use crate::error::{ApiError, ApiResult, Problem};
-use crate::play;
+use crate::services::access::{load_for_staff, load_visible};
 use crate::state::AppState;
 
 /// Withdrawal (plays no round from `from_round` on; placed last) or opt-out (stops before the
@@ -179,7 +178,7 @@ pub async fn withdraw(
                         recorded_by: caller.user_id,
                     },
                 )?;
-                play::record_event(
+                crate::db::events::record(
                     conn,
                     tid,
                     "withdrawal",
@@ -424,7 +423,7 @@ pub fn record_penalty(
             },
         )?;
     }
-    play::record_event(
+    crate::db::events::record(
         conn,
         tid,
         "penalty",
@@ -432,7 +431,7 @@ pub fn record_penalty(
     )?;
     if needs_game {
         crate::services::ratings::results_changed(conn, tid)?;
-        play::record_event(
+        crate::db::events::record(
             conn,
             tid,
             "standings_changed",
@@ -628,7 +627,7 @@ pub fn annul_penalty(
     if matches!(p.kind.as_str(), "point_penalty" | "game_loss") {
         crate::services::ratings::results_changed(conn, tid)?;
     }
-    play::record_event(
+    crate::db::events::record(
         conn,
         tid,
         "penalty_annulled",

@@ -14,11 +14,11 @@ use serde::Deserialize;
 use utoipa::IntoParams;
 
 use crate::api::extract::Query;
-use crate::api::tournaments::load_visible;
 use crate::auth::MaybeCaller;
 use crate::db::running::EventRow;
 use crate::db::schema::tournament_events;
 use crate::error::{ApiError, ApiResult, Problem};
+use crate::services::access::load_visible;
 use crate::state::AppState;
 
 #[derive(Debug, Deserialize, IntoParams)]

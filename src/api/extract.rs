@@ -3,11 +3,15 @@
 use std::future::Future;
 use std::pin::Pin;
 
+use actix_web::http::header::HeaderName;
 use actix_web::{dev::Payload, error::PayloadError, http::header, web, FromRequest, HttpRequest};
 use futures_util::StreamExt;
 use serde::de::DeserializeOwned;
 
+use crate::auth::{Caller, MaybeCaller};
 use crate::error::{ApiError, FieldError};
+use crate::services::idempotency::Key;
+use crate::state::AppState;
 
 /// The largest JSON body accepted (bytes).
 pub const JSON_LIMIT: usize = 256 * 1024;
@@ -175,5 +179,84 @@ impl<T: DeserializeOwned + 'static> FromRequest for Query<T> {
                     ApiError::Validation(vec![FieldError::new(field, e.into_inner().to_string())])
                 }),
         )
+    }
+}
+
+/// Reads the `Idempotency-Key` header of a request with this body (visible ASCII, 1-200 characters), if any.
+pub fn idempotency_key(
+    req: &HttpRequest,
+    body: &impl serde::Serialize,
+) -> Result<Option<Key>, ApiError> {
+    let Some(v) = req
+        .headers()
+        .get(HeaderName::from_static("idempotency-key"))
+    else {
+        return Ok(None);
+    };
+    let key = v
+        .to_str()
+        .ok()
+        .filter(|k| (1..=200).contains(&k.len()) && k.bytes().all(|b| (b'!'..=b'~').contains(&b)))
+        .ok_or_else(|| {
+            ApiError::field(
+                "Idempotency-Key",
+                "must be 1-200 visible ASCII characters, e.g. a UUID",
+            )
+        })?
+        .to_string();
+    let mut fingerprint = format!("{} {}\n", req.method(), req.path()).into_bytes();
+    fingerprint.extend(serde_json::to_vec(body).map_err(|e| ApiError::Internal(e.to_string()))?);
+    Ok(Some(Key::new(key, &fingerprint)))
+}
+
+/// The caller a bearer token names, if the request carries one; 401 for a bad token.
+fn caller_from_header(req: &HttpRequest) -> Result<Option<Caller>, ApiError> {
+    let Some(value) = req.headers().get(header::AUTHORIZATION) else {
+        return Ok(None);
+    };
+    let value = value
+        .to_str()
+        .map_err(|_| ApiError::Unauthorized("the Authorization header is not valid text".into()))?;
+    let token = value
+        .strip_prefix("Bearer ")
+        .or_else(|| value.strip_prefix("bearer "))
+        .ok_or_else(|| ApiError::Unauthorized("send `Authorization: Bearer <token>`".into()))?;
+    let state = req
+        .app_data::<web::Data<AppState>>()
+        .ok_or_else(|| ApiError::Internal("application state missing".into()))?;
+    let claims = state
+        .jwt
+        .verify(token.trim())
+        .map_err(|_| ApiError::Unauthorized("the token is invalid or has expired".into()))?;
+    let user_id = claims
+        .sub
+        .parse()
+        .map_err(|_| ApiError::Unauthorized("the token is invalid or has expired".into()))?;
+    Ok(Some(Caller {
+        user_id,
+        username: claims.name,
+        is_admin: claims.adm,
+    }))
+}
+
+impl FromRequest for Caller {
+    type Error = ApiError;
+    type Future = std::future::Ready<Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        std::future::ready(caller_from_header(req).and_then(|c| {
+            c.ok_or_else(|| {
+                ApiError::Unauthorized("sign in first: send `Authorization: Bearer <token>`".into())
+            })
+        }))
+    }
+}
+
+impl FromRequest for MaybeCaller {
+    type Error = ApiError;
+    type Future = std::future::Ready<Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        std::future::ready(caller_from_header(req).map(MaybeCaller))
     }
 }

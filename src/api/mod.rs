@@ -10,6 +10,7 @@ pub mod extract;
 pub mod health;
 pub mod metrics;
 pub mod players;
+pub mod problem;
 pub mod ratings;
 pub mod registrations;
 pub mod results;

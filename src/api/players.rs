@@ -76,25 +76,12 @@ pub struct UpdatePlayer {
         pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
     )]
     pub name: Option<String>,
-    #[serde(default, with = "double_option")]
+    #[serde(default, with = "crate::services::validate::double_option")]
     #[schema(value_type = Option<String>, max_length = 100, pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$")]
     pub club: Option<Option<String>>,
-    #[serde(default, with = "double_option")]
+    #[serde(default, with = "crate::services::validate::double_option")]
     #[schema(value_type = Option<String>, pattern = "^[A-Za-z]{2}$")]
     pub country: Option<Option<String>>,
-}
-
-/// Distinguishes an absent field (`None`) from an explicit `null` (`Some(None)`).
-pub mod double_option {
-    use serde::{Deserialize, Deserializer};
-
-    pub fn deserialize<'de, T, D>(d: D) -> Result<Option<Option<T>>, D::Error>
-    where
-        T: Deserialize<'de>,
-        D: Deserializer<'de>,
-    {
-        Option::<T>::deserialize(d).map(Some)
-    }
 }
 
 /// Filters for the player list.

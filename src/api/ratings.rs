@@ -16,7 +16,6 @@ use crate::api::support::{
     cached_body, cached_json, check_country, etag_matches, etag_of_key, if_match_version,
     if_none_match, not_modified_answer, tagged_body, Check, Page, PageParams, Visibility,
 };
-use crate::api::tournaments::TimeZoneName;
 use crate::auth::{Caller, MaybeCaller};
 use crate::db::models::RatingPoolRow;
 use crate::db::schema::{players, rating_changes, rating_pools, rounds, tournaments};
@@ -28,6 +27,7 @@ use crate::domain::rating::{
 use crate::error::{ApiError, ApiResult, FieldError, Problem};
 use crate::services::leaderboard::{load_board, Board, BoardQuery, BoardVersion};
 use crate::services::ratings::{self as service, StoredSeason};
+use crate::services::validate::TimeZoneName;
 use crate::state::AppState;
 
 /// The rating pool presets (domain.md section 10; `docs/decisions/rating-presets.md`).
@@ -117,7 +117,7 @@ pub struct PoolParamsIn {
     #[schema(minimum = 0, maximum = 1000, example = 10)]
     pub event_bonus: Option<f64>,
     /// Largest change one game may cause (`null`: no cap).
-    #[serde(default, with = "crate::api::players::double_option")]
+    #[serde(default, with = "crate::services::validate::double_option")]
     #[schema(value_type = Option<f64>, exclusive_minimum = 0, maximum = 1000)]
     pub max_change_per_game: Option<Option<f64>>,
 }
@@ -411,20 +411,6 @@ fn check_seasons(check: &mut Check, tz: &str, seasons: &[SeasonIn]) -> Vec<Store
         }
     }
     stored
-}
-
-/// 422 on `rating_pool_id` unless the pool exists (for the tournament routes).
-pub fn require_pool(conn: &mut PgConnection, pool_id: i64) -> Result<(), ApiError> {
-    let exists: bool =
-        diesel::select(diesel::dsl::exists(rating_pools::table.find(pool_id))).get_result(conn)?;
-    if exists {
-        Ok(())
-    } else {
-        Err(ApiError::field(
-            "rating_pool_id",
-            format!("there is no rating pool {pool_id}"),
-        ))
-    }
 }
 
 /// The `If-Match` version check.

@@ -12,13 +12,12 @@ use utoipa::ToSchema;
 
 use crate::api::extract::Json;
 use crate::api::support::{cached_json, Check, Visibility};
-use crate::api::tournaments::{load_for_staff, load_visible};
 use crate::auth::{Caller, MaybeCaller, StaffRole};
 use crate::db::models::Tournament;
 use crate::db::running::{NewRegistration, Registration, TeamRow};
 use crate::db::schema::{players, registrations, rounds, teams};
 use crate::error::{ApiError, ApiResult, Problem};
-use crate::play;
+use crate::services::access::{load_for_staff, load_visible};
 use crate::state::AppState;
 
 /// A registration as shown.
@@ -255,7 +254,11 @@ pub async fn register(
                         )),
                         other => other.into(),
                     })?;
-                play::rebalance_registrations(conn, id, play::confirmation_block(&t))?;
+                crate::services::registrations::rebalance_registrations(
+                    conn,
+                    id,
+                    crate::services::registrations::confirmation_block(&t),
+                )?;
                 list_out(conn, id)
             })
         })
@@ -381,7 +384,11 @@ pub async fn cancel(
                         "player {player_id} is not registered"
                     )));
                 }
-                play::rebalance_registrations(conn, id, play::confirmation_block(&t))?;
+                crate::services::registrations::rebalance_registrations(
+                    conn,
+                    id,
+                    crate::services::registrations::confirmation_block(&t),
+                )?;
                 list_out(conn, id)
             })
         })
@@ -563,7 +570,11 @@ pub async fn create_team(
                             .execute(conn)?;
                     }
                 }
-                play::rebalance_registrations(conn, id, play::confirmation_block(&t))?;
+                crate::services::registrations::rebalance_registrations(
+                    conn,
+                    id,
+                    crate::services::registrations::confirmation_block(&t),
+                )?;
                 Ok(team_out(row))
             })
         })

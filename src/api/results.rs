@@ -15,7 +15,6 @@ use utoipa::ToSchema;
 
 use crate::api::extract::Json;
 use crate::api::support::{cached_json, if_match_version, Check, Visibility};
-use crate::api::tournaments::{load_for_staff, load_visible};
 use crate::auth::{Caller, MaybeCaller, StaffRole};
 use crate::db::models::Tournament;
 use crate::db::running::{ResultRow, RoundRow};
@@ -23,7 +22,9 @@ use crate::db::schema::{results, rounds};
 use crate::domain::scoring::{score_table, Format, Outcome, Points, SeatResult, TableResult};
 use crate::domain::PlayerId;
 use crate::error::{ApiError, ApiResult, Problem};
-use crate::play::{self, idempotency};
+use crate::services::access::{load_for_staff, load_visible};
+use crate::services::idempotency;
+use crate::services::snapshot as play;
 use crate::state::AppState;
 
 /// Win, draw or loss, where the score does not decide it (Ashes).
@@ -280,7 +281,7 @@ pub async fn enter(
     let (tid, number, table) = path.into_inner();
     let input = body.0;
     let expected = if_match_version(&req)?;
-    let key = idempotency::key_of(&req, &input)?;
+    let key = crate::api::extract::idempotency_key(&req, &input)?;
     let (status, out) = state
         .run(move |conn| {
             conn.transaction(|conn| {
@@ -400,7 +401,7 @@ pub fn store_result(
     if let Some(id) = case_id {
         payload["case_id"] = id.into();
     }
-    play::record_event(
+    crate::db::events::record(
         conn,
         tid,
         if current == 0 {
@@ -438,7 +439,7 @@ pub fn after_result_change(conn: &mut PgConnection, round: &RoundRow) -> Result<
             ))
             .execute(conn)?;
         status = "completed".into();
-        play::record_event(
+        crate::db::events::record(
             conn,
             round.tournament_id,
             "round_completed",
@@ -448,7 +449,7 @@ pub fn after_result_change(conn: &mut PgConnection, round: &RoundRow) -> Result<
     if status == "completed" {
         // Ratings follow the adjudicated results, in this same transaction.
         crate::services::ratings::round_results_changed(conn, round.tournament_id, round.id)?;
-        play::record_event(
+        crate::db::events::record(
             conn,
             round.tournament_id,
             "standings_changed",

@@ -17,7 +17,6 @@ use utoipa::ToSchema;
 
 use crate::api::extract::Json;
 use crate::api::support::{cached_json, Visibility};
-use crate::api::tournaments::{load_for_staff, load_visible};
 use crate::auth::{Caller, MaybeCaller, StaffRole};
 use crate::db::models::Tournament;
 use crate::db::running::{NewRound, NewWithdrawal, RoundDraw, RoundRow};
@@ -26,7 +25,8 @@ use crate::domain::scoring::{Format, Points, Purpose, RoundKind};
 use crate::domain::seating::{draw_round, DrawInput, PlayerEntry, SeatingMethod, Standing, Team};
 use crate::domain::{DrawRng, PlayerId};
 use crate::error::{ApiError, ApiResult, Problem};
-use crate::play::{self, Snapshot};
+use crate::services::access::{load_for_staff, load_visible};
+use crate::services::snapshot::{self as play, Snapshot};
 use crate::state::AppState;
 
 /// A round as shown.
@@ -599,7 +599,7 @@ pub async fn publish(
                     ))
                     .returning(RoundRow::as_returning())
                     .get_result(conn)?;
-                play::record_event(
+                crate::db::events::record(
                     conn,
                     tid,
                     "round_published",

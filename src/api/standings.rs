@@ -8,13 +8,13 @@ use utoipa::{IntoParams, ToSchema};
 
 use crate::api::extract::Query;
 use crate::api::support::{cached_body, cached_json, Visibility};
-use crate::api::tournaments::load_visible;
 use crate::auth::MaybeCaller;
 use crate::db::schema::players;
 use crate::domain::scoring::standings::{TieBreakValue, TieStatus};
 use crate::domain::scoring::Purpose;
 use crate::error::{ApiError, ApiResult, Problem};
-use crate::play::Snapshot;
+use crate::services::access::load_visible;
+use crate::services::snapshot::Snapshot;
 use crate::state::AppState;
 
 /// What the ranking is for (each has its own tie-break order).

@@ -1,59 +1,15 @@
-//! Small pieces every resource uses: pagination, cached public reads, `If-Match`, and
-//! field validation.
+//! Small HTTP pieces every resource uses: cached public reads (`ETag`, `Cache-Control`, 304)
+//! and `If-Match`. Field validation and pagination live in `crate::services::validate`.
 
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use sha2::{Digest, Sha256};
-use utoipa::{IntoParams, ToSchema};
 
 use crate::error::{ApiError, FieldError};
-
-/// `?limit=&offset=` on every list.
-#[derive(Debug, Deserialize, IntoParams)]
-#[into_params(parameter_in = Query)]
-#[serde(deny_unknown_fields)]
-pub struct PageParams {
-    /// How many items (1-200, default 50).
-    #[param(minimum = 1, maximum = 200, example = 50)]
-    pub limit: Option<i64>,
-    /// How many items to skip (default 0).
-    #[param(minimum = 0, maximum = 1000000000, example = 0)]
-    pub offset: Option<i64>,
-}
-
-impl PageParams {
-    /// The checked `(limit, offset)`.
-    pub fn resolve(&self) -> Result<(i64, i64), ApiError> {
-        let limit = self.limit.unwrap_or(50);
-        let offset = self.offset.unwrap_or(0);
-        let mut errors = Vec::new();
-        if !(1..=200).contains(&limit) {
-            errors.push(FieldError::new("limit", "must be between 1 and 200"));
-        }
-        if !(0..=1_000_000_000).contains(&offset) {
-            errors.push(FieldError::new(
-                "offset",
-                "must be between 0 and 1000000000",
-            ));
-        }
-        if errors.is_empty() {
-            Ok((limit, offset))
-        } else {
-            Err(ApiError::Validation(errors))
-        }
-    }
-}
-
-/// One page of a list.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct Page<T> {
-    pub items: Vec<T>,
-    /// How many items the whole list holds.
-    pub total: i64,
-    pub limit: i64,
-    pub offset: i64,
-}
+pub use crate::services::validate::{
+    check_country, Check, Page, PageParams, COUNTRY_PATTERN, SEARCH_PATTERN, TEXT_PATTERN,
+};
 
 /// Who may cache a read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -171,100 +127,3 @@ pub fn if_match_version(req: &HttpRequest) -> Result<Option<i32>, ApiError> {
 
 /// The JSON Schema pattern of an `If-Match` header: one version, as sent in `ETag`.
 pub const IF_MATCH_PATTERN: &str = r#"^(W/)?"[0-9]{1,9}"$"#;
-
-/// Collects field errors, then answers them all at once.
-#[derive(Debug, Default)]
-pub struct Check {
-    errors: Vec<FieldError>,
-}
-
-impl Check {
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Adds an error.
-    pub fn fail(&mut self, field: &str, message: impl Into<String>) {
-        self.errors.push(FieldError::new(field, message));
-    }
-
-    /// Adds an error unless `ok`.
-    pub fn ensure(&mut self, ok: bool, field: &str, message: impl Into<String>) {
-        if !ok {
-            self.fail(field, message);
-        }
-    }
-
-    /// A required text: trimmed, 1..=max characters, no control characters. Returns it trimmed.
-    pub fn text(&mut self, field: &str, value: &str, max: usize) -> String {
-        // Length and characters are checked on the value as sent (what the schema states);
-        // surrounding spaces are then trimmed off.
-        let v = value.trim();
-        if v.is_empty() {
-            self.fail(field, "must not be empty");
-        } else if value.chars().count() > max {
-            self.fail(field, format!("must be at most {max} characters"));
-        } else if value.chars().any(char::is_control) {
-            self.fail(field, "must not contain control characters");
-        }
-        v.to_string()
-    }
-
-    /// An optional text: absent means none; when present it must be a valid [`Check::text`]
-    /// (null, not a blank string, clears a field).
-    pub fn optional_text(
-        &mut self,
-        field: &str,
-        value: Option<&str>,
-        max: usize,
-    ) -> Option<String> {
-        Some(self.text(field, value?, max))
-    }
-
-    /// A search text ([`SEARCH_PATTERN`]): blank means no filter.
-    pub fn search_text(&mut self, field: &str, value: Option<&str>, max: usize) -> Option<String> {
-        let value = value?;
-        if value.trim().is_empty() && !value.chars().any(char::is_control) {
-            return None;
-        }
-        Some(self.text(field, value, max))
-    }
-
-    /// An integer within `min..=max`.
-    pub fn range(&mut self, field: &str, value: i64, min: i64, max: i64) {
-        if !(min..=max).contains(&value) {
-            self.fail(field, format!("must be between {min} and {max}"));
-        }
-    }
-
-    /// Ok, or 422 with every error collected.
-    pub fn finish(self) -> Result<(), ApiError> {
-        if self.errors.is_empty() {
-            Ok(())
-        } else {
-            Err(ApiError::Validation(self.errors))
-        }
-    }
-}
-
-/// The JSON Schema pattern of [`Check::text`]: not blank, no control characters.
-pub const TEXT_PATTERN: &str = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$";
-
-/// The JSON Schema pattern of an optional search text: blank means no filter.
-pub const SEARCH_PATTERN: &str = r"^[^\u0000-\u001f\u007f-\u009f]*$";
-
-/// The JSON Schema pattern of a country code.
-pub const COUNTRY_PATTERN: &str = "^[A-Za-z]{2}$";
-
-/// An ISO 3166-1 alpha-2 country code ([`COUNTRY_PATTERN`]), stored upper case.
-pub fn check_country(check: &mut Check, field: &str, value: Option<&str>) -> Option<String> {
-    let v = value?;
-    let upper = v.to_ascii_uppercase();
-    if upper.len() != 2 || !upper.bytes().all(|b| b.is_ascii_uppercase()) {
-        check.fail(
-            field,
-            "must be an ISO 3166-1 alpha-2 country code such as NO or PL",
-        );
-    }
-    Some(upper)
-}

@@ -11,7 +11,9 @@ use crate::api::support::{cached_json, if_match_version, Check, Page, PageParams
 use crate::auth::{Caller, MaybeCaller, StaffRole};
 use crate::db::models::{NewTournament, StaffRow, Tournament};
 use crate::db::schema::{tournament_staff, tournaments, users};
+use crate::domain::status::TournamentStatus;
 use crate::error::{ApiError, ApiResult, Problem};
+use crate::services::access::{load_for_staff, load_visible};
 use crate::state::AppState;
 
 /// The rule documents a tournament can follow; each is a preset of scoring, tie-breaks,
@@ -53,47 +55,6 @@ impl RulesetPreset {
             Self::Tantrix | Self::AshesLeague => 2,
             _ => 4,
         }
-    }
-}
-
-/// Where a tournament is in its life.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum TournamentStatus {
-    /// Being set up; only its staff see it.
-    Draft,
-    /// Published; players may register.
-    RegistrationOpen,
-    /// Rounds are being played.
-    Running,
-    /// Over.
-    Finished,
-}
-
-impl TournamentStatus {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Draft => "draft",
-            Self::RegistrationOpen => "registration_open",
-            Self::Running => "running",
-            Self::Finished => "finished",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        serde_json::from_value(serde_json::Value::String(s.to_string())).ok()
-    }
-
-    /// The steps an organiser may take by hand.
-    pub fn can_move_to(self, next: Self) -> bool {
-        use TournamentStatus::*;
-        matches!(
-            (self, next),
-            (Draft, RegistrationOpen)
-                | (RegistrationOpen, Draft)
-                | (RegistrationOpen, Running)
-                | (Running, Finished)
-        ) || self == next
     }
 }
 
@@ -196,7 +157,7 @@ pub struct CreateTournament {
     /// Playing days, `starts_on` included (default 1).
     #[schema(example = 3, minimum = 1, maximum = 60)]
     pub days: Option<i32>,
-    #[schema(value_type = TimeZoneName)]
+    #[schema(value_type = crate::services::validate::TimeZoneName)]
     pub time_zone: String,
     #[schema(
         example = "Oslo, Norway",
@@ -233,7 +194,7 @@ pub struct UpdateTournament {
     pub starts_on: Option<NaiveDate>,
     #[schema(minimum = 1, maximum = 60)]
     pub days: Option<i32>,
-    #[schema(value_type = Option<TimeZoneName>)]
+    #[schema(value_type = Option<crate::services::validate::TimeZoneName>)]
     pub time_zone: Option<String>,
     #[schema(
         max_length = 200,
@@ -247,7 +208,7 @@ pub struct UpdateTournament {
     pub status: Option<TournamentStatus>,
     /// The rating pool its games feed; `null` for none. Moving a tournament with rated games
     /// recomputes both pools.
-    #[serde(default, with = "crate::api::players::double_option")]
+    #[serde(default, with = "crate::services::validate::double_option")]
     #[schema(value_type = Option<i64>)]
     pub rating_pool_id: Option<Option<i64>>,
     /// Declared a national-rank tournament.
@@ -280,77 +241,8 @@ fn check_dates(check: &mut Check, starts_on: NaiveDate, days: i64) -> NaiveDate 
     ends_on
 }
 
-/// The schema of an IANA time zone name: every name the service knows, as an enum.
-pub struct TimeZoneName;
-
-impl utoipa::PartialSchema for TimeZoneName {
-    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-        use utoipa::openapi::schema::{ObjectBuilder, SchemaType, Type};
-        ObjectBuilder::new()
-            .schema_type(SchemaType::Type(Type::String))
-            .description(Some("An IANA time zone name"))
-            .enum_values(Some(chrono_tz::TZ_VARIANTS.iter().map(|tz| tz.name())))
-            .examples(["Europe/Oslo"])
-            .into()
-    }
-}
-
-impl ToSchema for TimeZoneName {}
-
 fn check_time_zone(check: &mut Check, field: &str, tz: &str) -> String {
-    let tz = tz.trim();
-    if tz.parse::<chrono_tz::Tz>().is_err() {
-        check.fail(field, "must be an IANA time zone such as Europe/Oslo");
-    }
-    tz.to_string()
-}
-
-/// Loads a tournament the caller may see: published ones for everyone, drafts only for its
-/// staff and admins (404 for others, so drafts stay private).
-pub fn load_visible(
-    conn: &mut PgConnection,
-    caller: &MaybeCaller,
-    id: i64,
-) -> Result<Tournament, ApiError> {
-    let t: Tournament = tournaments::table
-        .find(id)
-        .select(Tournament::as_select())
-        .first(conn)
-        .optional()?
-        .ok_or_else(|| ApiError::NotFound(format!("no tournament {id}")))?;
-    if t.status == TournamentStatus::Draft.as_str() {
-        let allowed = match &caller.0 {
-            Some(c) if c.is_admin => true,
-            Some(c) => diesel::select(diesel::dsl::exists(
-                tournament_staff::table
-                    .filter(tournament_staff::tournament_id.eq(id))
-                    .filter(tournament_staff::user_id.eq(c.user_id)),
-            ))
-            .get_result(conn)?,
-            None => false,
-        };
-        if !allowed {
-            return Err(ApiError::NotFound(format!("no tournament {id}")));
-        }
-    }
-    Ok(t)
-}
-
-/// Loads a tournament for a write by one of `roles` (403 for other signed-in callers).
-pub fn load_for_staff(
-    conn: &mut PgConnection,
-    caller: &Caller,
-    id: i64,
-    roles: &[StaffRole],
-) -> Result<Tournament, ApiError> {
-    let t: Tournament = tournaments::table
-        .find(id)
-        .select(Tournament::as_select())
-        .first(conn)
-        .optional()?
-        .ok_or_else(|| ApiError::NotFound(format!("no tournament {id}")))?;
-    caller.require_role(conn, id, roles)?;
-    Ok(t)
+    check.time_zone(field, tz)
 }
 
 fn visibility(t: &Tournament) -> Visibility {
@@ -399,7 +291,7 @@ pub async fn create(
         .run(move |conn| {
             conn.transaction(|conn| {
                 if let Some(pool) = input.rating_pool_id {
-                    crate::api::ratings::require_pool(conn, pool)?;
+                    crate::services::access::require_pool(conn, pool)?;
                 }
                 let t: Tournament = diesel::insert_into(tournaments::table)
                     .values(NewTournament {
@@ -625,7 +517,7 @@ pub async fn update(
                 }
                 let rating_pool_id = input.rating_pool_id.unwrap_or(current.rating_pool_id);
                 if let Some(pool) = rating_pool_id.filter(|p| Some(*p) != current.rating_pool_id) {
-                    crate::api::ratings::require_pool(conn, pool)?;
+                    crate::services::access::require_pool(conn, pool)?;
                 }
                 // The league's announcement date: when it was first published.
                 let announced_at = current

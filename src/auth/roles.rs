@@ -1,16 +1,13 @@
-//! Who is calling, and what they may do. Handlers take [`Caller`] (sign-in required) or
-//! [`MaybeCaller`] (public, richer when signed in) and call the small checks here at their top.
+//! Who is calling, and what they may do. Handlers extract [`Caller`] (sign-in required) or
+//! [`MaybeCaller`] (public, richer when signed in) from the bearer token (`crate::api::extract`)
+//! and hand them to the services, which call the small checks here first.
 
-use std::future::{ready, Ready};
-
-use actix_web::{dev::Payload, http::header, web, FromRequest, HttpRequest};
 use diesel::prelude::*;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::db::schema::tournament_staff;
 use crate::error::ApiError;
-use crate::state::AppState;
 use diesel::PgConnection;
 
 /// A signed-in caller, taken from a valid bearer token.
@@ -51,57 +48,6 @@ impl StaffRole {
             "appeals_committee" => Some(Self::AppealsCommittee),
             _ => None,
         }
-    }
-}
-
-fn from_header(req: &HttpRequest) -> Result<Option<Caller>, ApiError> {
-    let Some(value) = req.headers().get(header::AUTHORIZATION) else {
-        return Ok(None);
-    };
-    let value = value
-        .to_str()
-        .map_err(|_| ApiError::Unauthorized("the Authorization header is not valid text".into()))?;
-    let token = value
-        .strip_prefix("Bearer ")
-        .or_else(|| value.strip_prefix("bearer "))
-        .ok_or_else(|| ApiError::Unauthorized("send `Authorization: Bearer <token>`".into()))?;
-    let state = req
-        .app_data::<web::Data<AppState>>()
-        .ok_or_else(|| ApiError::Internal("application state missing".into()))?;
-    let claims = state
-        .jwt
-        .verify(token.trim())
-        .map_err(|_| ApiError::Unauthorized("the token is invalid or has expired".into()))?;
-    let user_id = claims
-        .sub
-        .parse()
-        .map_err(|_| ApiError::Unauthorized("the token is invalid or has expired".into()))?;
-    Ok(Some(Caller {
-        user_id,
-        username: claims.name,
-        is_admin: claims.adm,
-    }))
-}
-
-impl FromRequest for Caller {
-    type Error = ApiError;
-    type Future = Ready<Result<Self, ApiError>>;
-
-    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        ready(from_header(req).and_then(|c| {
-            c.ok_or_else(|| {
-                ApiError::Unauthorized("sign in first: send `Authorization: Bearer <token>`".into())
-            })
-        }))
-    }
-}
-
-impl FromRequest for MaybeCaller {
-    type Error = ApiError;
-    type Future = Ready<Result<Self, ApiError>>;
-
-    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        ready(from_header(req).map(MaybeCaller))
     }
 }
 

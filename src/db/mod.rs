@@ -3,7 +3,9 @@
 
 pub mod cases;
 pub mod embedded;
+pub mod events;
 pub mod models;
+pub mod rounds;
 pub mod running;
 pub mod schema;
 

@@ -13,3 +13,45 @@ impl fmt::Display for PlayerId {
         write!(f, "{}", self.0)
     }
 }
+
+macro_rules! id_newtype {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+        #[serde(transparent)]
+        pub struct $name(pub i64);
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, "{}", self.0)
+            }
+        }
+
+        impl From<i64> for $name {
+            fn from(id: i64) -> Self {
+                Self(id)
+            }
+        }
+    };
+}
+
+id_newtype!(
+    /// A tournament (`tournaments.id`).
+    TournamentId
+);
+id_newtype!(
+    /// A round (`rounds.id`, not its number within the tournament).
+    RoundId
+);
+id_newtype!(
+    /// A user account (`users.id`).
+    UserId
+);
+id_newtype!(
+    /// A case: a complaint, its ruling and any appeal (`cases.id`).
+    CaseId
+);
+id_newtype!(
+    /// A rating pool (`rating_pools.id`).
+    PoolId
+);

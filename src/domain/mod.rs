@@ -14,6 +14,7 @@ pub mod rating;
 pub mod rng;
 pub mod scoring;
 pub mod seating;
+pub mod status;
 
-pub use ids::PlayerId;
+pub use ids::{CaseId, PlayerId, PoolId, RoundId, TournamentId, UserId};
 pub use rng::DrawRng;

@@ -1,5 +1,11 @@
-//! Services: one use case per function, each running inside the caller's database transaction
-//! over the db and the pure domain.
+//! Services: one use case per public function, `(conn, &Caller, input) -> Result<output,
+//! ApiError>`, each inside the transaction its caller opened (`AppState::transaction`).
+//! Access checks and input validation happen here; nothing here knows HTTP.
 
+pub mod access;
+pub mod idempotency;
 pub mod leaderboard;
 pub mod ratings;
+pub mod registrations;
+pub mod snapshot;
+pub mod validate;

@@ -4,10 +4,8 @@
 //! same transaction as the write. A retry of the same request (same method, path and body)
 //! gets that answer again without writing; a different request with a used key is refused.
 
-use actix_web::{http::header::HeaderName, HttpRequest};
 use diesel::prelude::*;
 use diesel::PgConnection;
-use sha2::{Digest, Sha256};
 
 use crate::db::running::IdempotencyRow;
 use crate::db::schema::idempotency_keys;
@@ -23,35 +21,16 @@ pub struct Key {
     pub request_hash: String,
 }
 
-/// Reads the `Idempotency-Key` header (visible ASCII, 1-200 characters), if any.
-pub fn key_of(req: &HttpRequest, body: &impl serde::Serialize) -> Result<Option<Key>, ApiError> {
-    let Some(v) = req
-        .headers()
-        .get(HeaderName::from_static("idempotency-key"))
-    else {
-        return Ok(None);
-    };
-    let key = v
-        .to_str()
-        .ok()
-        .filter(|k| (1..=200).contains(&k.len()) && k.bytes().all(|b| (b'!'..=b'~').contains(&b)))
-        .ok_or_else(|| {
-            ApiError::field(
-                "Idempotency-Key",
-                "must be 1-200 visible ASCII characters, e.g. a UUID",
-            )
-        })?
-        .to_string();
-    let mut h = Sha256::new();
-    h.update(req.method().as_str());
-    h.update(b" ");
-    h.update(req.path());
-    h.update(b"\n");
-    h.update(serde_json::to_vec(body).map_err(|e| ApiError::Internal(e.to_string()))?);
-    Ok(Some(Key {
-        key,
-        request_hash: hex::encode(h.finalize()),
-    }))
+impl Key {
+    /// A key for a request: `fingerprint` is what identifies the request (method, path and
+    /// body); only its SHA-256 is kept.
+    pub fn new(key: String, fingerprint: &[u8]) -> Self {
+        use sha2::{Digest, Sha256};
+        Self {
+            key,
+            request_hash: hex::encode(Sha256::digest(fingerprint)),
+        }
+    }
 }
 
 /// The stored answer to an earlier request with this key, if any; 422 when the key was used

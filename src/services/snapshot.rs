@@ -1,23 +1,17 @@
-//! Running a tournament: the glue between the stored rows and the pure engines.
+//! A tournament's stored play as the pure engines' inputs.
 //!
 //! Everything here reads a tournament's rows into the engines' plain inputs (a [`Snapshot`]),
 //! so standings, the next draw and result validation all see the same data in the same way.
-//! No HTTP here; the handlers in `crate::api` call these functions inside their transactions.
+//! Services load it inside their transactions.
 
-pub mod idempotency;
-
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 
 use diesel::prelude::*;
 use diesel::PgConnection;
 
 use crate::db::models::Tournament;
-use crate::db::running::{
-    NewEvent, PenaltyRow, Registration, ResultRow, RoundRow, TeamRow, WithdrawalRow,
-};
-use crate::db::schema::{
-    penalties, registrations, results, rounds, teams, tournament_events, withdrawals,
-};
+use crate::db::running::{PenaltyRow, Registration, ResultRow, RoundRow, TeamRow, WithdrawalRow};
+use crate::db::schema::{penalties, registrations, results, rounds, teams, withdrawals};
 use crate::domain::scoring::standings::{
     compute_standings, OptOut, Standings, StandingsInput, Withdrawal,
 };
@@ -345,70 +339,6 @@ fn clarification_of(draw: &Draw) -> Option<crate::domain::scoring::Clarification
         top: [top[0], top[1]],
         bottom: [bottom[0], bottom[1]],
     })
-}
-
-/// Appends an event to the tournament's live feed (read by `GET /tournaments/{id}/events`).
-pub fn record_event(
-    conn: &mut PgConnection,
-    tournament_id: i64,
-    kind: &str,
-    payload: serde_json::Value,
-) -> Result<(), ApiError> {
-    diesel::insert_into(tournament_events::table)
-        .values(NewEvent {
-            tournament_id,
-            kind: kind.to_string(),
-            payload,
-        })
-        .execute(conn)?;
-    Ok(())
-}
-
-/// How many registrations make a confirmable block: the table size for table games (domain.md
-/// section 2), 1 for the two-player formats, whose pairings give a bye to an odd player out
-/// (Ashes: a bye scores as a win, seed 004; Tantrix round robin: a bye per round for odd
-/// fields, seed 003). See docs/decisions/registration.md.
-pub fn confirmation_block(t: &Tournament) -> i32 {
-    match t.ruleset.as_str() {
-        "tantrix" | "ashes_league" => 1,
-        _ => t.table_size.max(1),
-    }
-}
-
-/// Re-derives confirmed / waitlisted for the live registrations of an open tournament: the
-/// first `floor(n / block) * block` in registration order are confirmed, `block` being
-/// [`confirmation_block`] (domain.md section 2: 17 registered at tables of 4 gives 16
-/// confirmed, 1 waiting).
-pub fn rebalance_registrations(
-    conn: &mut PgConnection,
-    tournament_id: i64,
-    block: i32,
-) -> Result<(), ApiError> {
-    let live: Vec<(i64, String)> = registrations::table
-        .filter(registrations::tournament_id.eq(tournament_id))
-        .filter(registrations::status.ne("cancelled"))
-        .order(registrations::id)
-        .select((registrations::id, registrations::status))
-        .load(conn)?;
-    let size = block.max(1) as usize;
-    let confirmed = live.len() / size * size;
-    let mut by_status: BTreeMap<&str, Vec<i64>> = BTreeMap::new();
-    for (i, (id, status)) in live.iter().enumerate() {
-        let want = if i < confirmed {
-            "confirmed"
-        } else {
-            "waitlisted"
-        };
-        if status != want {
-            by_status.entry(want).or_default().push(*id);
-        }
-    }
-    for (status, ids) in by_status {
-        diesel::update(registrations::table.filter(registrations::id.eq_any(ids)))
-            .set(registrations::status.eq(status))
-            .execute(conn)?;
-    }
-    Ok(())
 }
 
 /// The outcome of one team match of the 2v2 duplicate format.

@@ -1,0 +1,112 @@
+//! The life cycles of tournaments and rounds, with the one mapping between each state and the
+//! name it is stored and sent under.
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// Where a tournament is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TournamentStatus {
+    /// Being set up; only its staff see it.
+    Draft,
+    /// Published; players may register.
+    RegistrationOpen,
+    /// Rounds are being played.
+    Running,
+    /// Over.
+    Finished,
+}
+
+impl TournamentStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Draft => "draft",
+            Self::RegistrationOpen => "registration_open",
+            Self::Running => "running",
+            Self::Finished => "finished",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        serde_json::from_value(serde_json::Value::String(s.to_string())).ok()
+    }
+
+    /// The steps an organiser may take by hand.
+    pub fn can_move_to(self, next: Self) -> bool {
+        use TournamentStatus::*;
+        matches!(
+            (self, next),
+            (Draft, RegistrationOpen)
+                | (RegistrationOpen, Draft)
+                | (RegistrationOpen, Running)
+                | (Running, Finished)
+        ) || self == next
+    }
+}
+
+/// Where a round is in its life (domain.md section 3: a draw is published before play, and a
+/// round is complete when every table has a result).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RoundStatus {
+    /// Drawn, visible to staff only; may be redrawn.
+    Draft,
+    /// Published: players see their tables and results may be entered.
+    Published,
+    /// Every table has a result.
+    Completed,
+}
+
+impl RoundStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Draft => "draft",
+            Self::Published => "published",
+            Self::Completed => "completed",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "draft" => Some(Self::Draft),
+            "published" => Some(Self::Published),
+            "completed" => Some(Self::Completed),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_status_round_trips_through_its_name() {
+        for s in [
+            TournamentStatus::Draft,
+            TournamentStatus::RegistrationOpen,
+            TournamentStatus::Running,
+            TournamentStatus::Finished,
+        ] {
+            assert_eq!(TournamentStatus::parse(s.as_str()), Some(s));
+        }
+        for s in [
+            RoundStatus::Draft,
+            RoundStatus::Published,
+            RoundStatus::Completed,
+        ] {
+            assert_eq!(RoundStatus::parse(s.as_str()), Some(s));
+        }
+        assert_eq!(RoundStatus::parse("finished"), None);
+    }
+
+    #[test]
+    fn organisers_move_tournaments_one_step_at_a_time() {
+        use TournamentStatus::*;
+        assert!(Draft.can_move_to(RegistrationOpen));
+        assert!(RegistrationOpen.can_move_to(Draft));
+        assert!(!Draft.can_move_to(Running));
+        assert!(!Finished.can_move_to(Running));
+    }
+}

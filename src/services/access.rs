@@ -1,0 +1,72 @@
+//! Who may see and change what: the checks every use case makes first.
+
+use diesel::prelude::*;
+use diesel::PgConnection;
+
+use crate::auth::{Caller, MaybeCaller, StaffRole};
+use crate::db::models::Tournament;
+use crate::db::schema::{rating_pools, tournament_staff, tournaments};
+use crate::domain::status::TournamentStatus;
+use crate::error::ApiError;
+
+/// Loads a tournament the caller may see: published ones for everyone, drafts only for its
+/// staff and admins (404 for others, so drafts stay private).
+pub fn load_visible(
+    conn: &mut PgConnection,
+    caller: &MaybeCaller,
+    id: i64,
+) -> Result<Tournament, ApiError> {
+    let t: Tournament = tournaments::table
+        .find(id)
+        .select(Tournament::as_select())
+        .first(conn)
+        .optional()?
+        .ok_or_else(|| ApiError::NotFound(format!("no tournament {id}")))?;
+    if t.status == TournamentStatus::Draft.as_str() {
+        let allowed = match &caller.0 {
+            Some(c) if c.is_admin => true,
+            Some(c) => diesel::select(diesel::dsl::exists(
+                tournament_staff::table
+                    .filter(tournament_staff::tournament_id.eq(id))
+                    .filter(tournament_staff::user_id.eq(c.user_id)),
+            ))
+            .get_result(conn)?,
+            None => false,
+        };
+        if !allowed {
+            return Err(ApiError::NotFound(format!("no tournament {id}")));
+        }
+    }
+    Ok(t)
+}
+
+/// Loads a tournament for a write by one of `roles` (403 for other signed-in callers).
+pub fn load_for_staff(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    id: i64,
+    roles: &[StaffRole],
+) -> Result<Tournament, ApiError> {
+    let t: Tournament = tournaments::table
+        .find(id)
+        .select(Tournament::as_select())
+        .first(conn)
+        .optional()?
+        .ok_or_else(|| ApiError::NotFound(format!("no tournament {id}")))?;
+    caller.require_role(conn, id, roles)?;
+    Ok(t)
+}
+
+/// 422 on `rating_pool_id` unless the pool exists (for the tournament routes).
+pub fn require_pool(conn: &mut PgConnection, pool_id: i64) -> Result<(), ApiError> {
+    let exists: bool =
+        diesel::select(diesel::dsl::exists(rating_pools::table.find(pool_id))).get_result(conn)?;
+    if exists {
+        Ok(())
+    } else {
+        Err(ApiError::field(
+            "rating_pool_id",
+            format!("there is no rating pool {pool_id}"),
+        ))
+    }
+}

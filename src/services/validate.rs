@@ -1,0 +1,190 @@
+//! Checks of plain input shared by every use case: texts, ranges, country codes, pagination.
+//! A failed check is a 422 naming every field at fault.
+
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+use crate::error::{ApiError, FieldError};
+
+/// `?limit=&offset=` on every list.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct PageParams {
+    /// How many items (1-200, default 50).
+    #[param(minimum = 1, maximum = 200, example = 50)]
+    pub limit: Option<i64>,
+    /// How many items to skip (default 0).
+    #[param(minimum = 0, maximum = 1000000000, example = 0)]
+    pub offset: Option<i64>,
+}
+
+impl PageParams {
+    /// The checked `(limit, offset)`.
+    pub fn resolve(&self) -> Result<(i64, i64), ApiError> {
+        let limit = self.limit.unwrap_or(50);
+        let offset = self.offset.unwrap_or(0);
+        let mut errors = Vec::new();
+        if !(1..=200).contains(&limit) {
+            errors.push(FieldError::new("limit", "must be between 1 and 200"));
+        }
+        if !(0..=1_000_000_000).contains(&offset) {
+            errors.push(FieldError::new(
+                "offset",
+                "must be between 0 and 1000000000",
+            ));
+        }
+        if errors.is_empty() {
+            Ok((limit, offset))
+        } else {
+            Err(ApiError::Validation(errors))
+        }
+    }
+}
+
+/// One page of a list.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Page<T> {
+    pub items: Vec<T>,
+    /// How many items the whole list holds.
+    pub total: i64,
+    pub limit: i64,
+    pub offset: i64,
+}
+
+/// Collects field errors, then answers them all at once.
+#[derive(Debug, Default)]
+pub struct Check {
+    errors: Vec<FieldError>,
+}
+
+impl Check {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds an error.
+    pub fn fail(&mut self, field: &str, message: impl Into<String>) {
+        self.errors.push(FieldError::new(field, message));
+    }
+
+    /// Adds an error unless `ok`.
+    pub fn ensure(&mut self, ok: bool, field: &str, message: impl Into<String>) {
+        if !ok {
+            self.fail(field, message);
+        }
+    }
+
+    /// A required text: trimmed, 1..=max characters, no control characters. Returns it trimmed.
+    pub fn text(&mut self, field: &str, value: &str, max: usize) -> String {
+        // Length and characters are checked on the value as sent (what the schema states);
+        // surrounding spaces are then trimmed off.
+        let v = value.trim();
+        if v.is_empty() {
+            self.fail(field, "must not be empty");
+        } else if value.chars().count() > max {
+            self.fail(field, format!("must be at most {max} characters"));
+        } else if value.chars().any(char::is_control) {
+            self.fail(field, "must not contain control characters");
+        }
+        v.to_string()
+    }
+
+    /// An optional text: absent means none; when present it must be a valid [`Check::text`]
+    /// (null, not a blank string, clears a field).
+    pub fn optional_text(
+        &mut self,
+        field: &str,
+        value: Option<&str>,
+        max: usize,
+    ) -> Option<String> {
+        Some(self.text(field, value?, max))
+    }
+
+    /// A search text ([`SEARCH_PATTERN`]): blank means no filter.
+    pub fn search_text(&mut self, field: &str, value: Option<&str>, max: usize) -> Option<String> {
+        let value = value?;
+        if value.trim().is_empty() && !value.chars().any(char::is_control) {
+            return None;
+        }
+        Some(self.text(field, value, max))
+    }
+
+    /// An integer within `min..=max`.
+    pub fn range(&mut self, field: &str, value: i64, min: i64, max: i64) {
+        if !(min..=max).contains(&value) {
+            self.fail(field, format!("must be between {min} and {max}"));
+        }
+    }
+
+    /// An IANA time zone name such as `Europe/Oslo`; returns it trimmed.
+    pub fn time_zone(&mut self, field: &str, tz: &str) -> String {
+        let tz = tz.trim();
+        if tz.parse::<chrono_tz::Tz>().is_err() {
+            self.fail(field, "must be an IANA time zone such as Europe/Oslo");
+        }
+        tz.to_string()
+    }
+
+    /// Ok, or 422 with every error collected.
+    pub fn finish(self) -> Result<(), ApiError> {
+        if self.errors.is_empty() {
+            Ok(())
+        } else {
+            Err(ApiError::Validation(self.errors))
+        }
+    }
+}
+
+/// The JSON Schema pattern of [`Check::text`]: not blank, no control characters.
+pub const TEXT_PATTERN: &str = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$";
+
+/// The JSON Schema pattern of an optional search text: blank means no filter.
+pub const SEARCH_PATTERN: &str = r"^[^\u0000-\u001f\u007f-\u009f]*$";
+
+/// The JSON Schema pattern of a country code.
+pub const COUNTRY_PATTERN: &str = "^[A-Za-z]{2}$";
+
+/// An ISO 3166-1 alpha-2 country code ([`COUNTRY_PATTERN`]), stored upper case.
+pub fn check_country(check: &mut Check, field: &str, value: Option<&str>) -> Option<String> {
+    let v = value?;
+    let upper = v.to_ascii_uppercase();
+    if upper.len() != 2 || !upper.bytes().all(|b| b.is_ascii_uppercase()) {
+        check.fail(
+            field,
+            "must be an ISO 3166-1 alpha-2 country code such as NO or PL",
+        );
+    }
+    Some(upper)
+}
+
+/// Distinguishes an absent field (`None`) from an explicit `null` (`Some(None)`) in a partial
+/// update (`#[serde(default, with = "crate::services::validate::double_option")]`).
+pub mod double_option {
+    use serde::{Deserialize, Deserializer};
+
+    pub fn deserialize<'de, T, D>(d: D) -> Result<Option<Option<T>>, D::Error>
+    where
+        T: Deserialize<'de>,
+        D: Deserializer<'de>,
+    {
+        Option::<T>::deserialize(d).map(Some)
+    }
+}
+
+/// The schema of an IANA time zone name: every name the service knows, as an enum.
+pub struct TimeZoneName;
+
+impl utoipa::PartialSchema for TimeZoneName {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{ObjectBuilder, SchemaType, Type};
+        ObjectBuilder::new()
+            .schema_type(SchemaType::Type(Type::String))
+            .description(Some("An IANA time zone name"))
+            .enum_values(Some(chrono_tz::TZ_VARIANTS.iter().map(|tz| tz.name())))
+            .examples(["Europe/Oslo"])
+            .into()
+    }
+}
+
+impl ToSchema for TimeZoneName {}
