@@ -183,7 +183,7 @@ fn main() {
     let pool = tourney::db::pool(&url, 8).expect("pool");
     {
         let mut conn = pool.get().expect("connection");
-        tourney::api::users::create_user(&mut conn, "admin", PASSWORD, true).expect("admin");
+        tourney::services::users::create_user(&mut conn, "admin", PASSWORD, true).expect("admin");
     }
     let state = AppState {
         pool: pool.clone(),

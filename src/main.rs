@@ -82,12 +82,12 @@ fn create_admin(cfg: &Config, args: &[String]) -> Result<(), String> {
             line.trim_end_matches(['\r', '\n']).to_string()
         }
     };
-    tourney::api::users::check_credentials(&username, &password).map_err(|e| e.to_string())?;
+    tourney::services::users::check_credentials(&username, &password).map_err(|e| e.to_string())?;
     with_database(cfg, |url| {
         startup::migrate(url)?;
         use diesel::Connection;
         let mut conn = diesel::PgConnection::establish(url).map_err(|e| e.to_string())?;
-        let user = tourney::api::users::create_user(&mut conn, &username, &password, true)
+        let user = tourney::services::users::create_user(&mut conn, &username, &password, true)
             .map_err(|e| e.to_string())?;
         println!("created admin {} (id {})", user.username, user.id);
         Ok(())

@@ -63,7 +63,7 @@ pub async fn issue_token(
     let st = state.clone();
     // Only a name that could exist is looked up (this also keeps NUL bytes, which PostgreSQL
     // refuses in text, away from the query); the rest costs a dummy hash like a miss.
-    let plausible = crate::api::users::is_valid_username(&username);
+    let plausible = crate::services::users::is_valid_username(&username);
     let user = state
         .run(move |conn| {
             if !plausible {

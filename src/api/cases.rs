@@ -17,9 +17,7 @@ use diesel::prelude::*;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::api::conduct::{annul_penalty, record_penalty, PenaltyKind, RecordPenalty};
 use crate::api::extract::Json;
-use crate::api::results::{store_result, EnterResult, Precondition, SeatIn};
 use crate::api::support::{cached_json, Check, Visibility};
 use crate::auth::{Caller, MaybeCaller, StaffRole};
 use crate::db::cases::{
@@ -33,6 +31,8 @@ use crate::db::schema::{
 use crate::domain::cases::{self as rules, CaseKind, PanelMode, Seat, Tally};
 use crate::error::{ApiError, ApiResult, Problem};
 use crate::services::access::load_visible;
+use crate::services::conduct::{annul_penalty, record_penalty, PenaltyKind, RecordPenalty};
+use crate::services::results::{store_result, EnterResult, Precondition, SeatIn};
 use crate::state::AppState;
 
 const STATEMENT_MAX: usize = 4000;

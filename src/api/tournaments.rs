@@ -11,52 +11,11 @@ use crate::api::support::{cached_json, if_match_version, Check, Page, PageParams
 use crate::auth::{Caller, MaybeCaller, StaffRole};
 use crate::db::models::{NewTournament, StaffRow, Tournament};
 use crate::db::schema::{tournament_staff, tournaments, users};
+use crate::domain::scoring::Preset;
 use crate::domain::status::TournamentStatus;
 use crate::error::{ApiError, ApiResult, Problem};
 use crate::services::access::{load_for_staff, load_visible};
 use crate::state::AppState;
-
-/// The rule documents a tournament can follow; each is a preset of scoring, tie-breaks,
-/// table size and seating methods.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum RulesetPreset {
-    /// Agricola Norway's general rules (seed 000): 4-player tables, 10-6-3-1.
-    AgricolaNorway,
-    /// Bridge-Agricola (seed 001): duplicate play in bridge groups.
-    BridgeAgricola,
-    /// 2v2 team Agricola in duplicate (seed 002).
-    #[serde(rename = "team_duplicate_2v2")]
-    TeamDuplicate2v2,
-    /// Tantrix online tournaments (seed 003), 2 players.
-    Tantrix,
-    /// The Ashes league (seed 004), 2 players.
-    AshesLeague,
-}
-
-impl RulesetPreset {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::AgricolaNorway => "agricola_norway",
-            Self::BridgeAgricola => "bridge_agricola",
-            Self::TeamDuplicate2v2 => "team_duplicate_2v2",
-            Self::Tantrix => "tantrix",
-            Self::AshesLeague => "ashes_league",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        serde_json::from_value(serde_json::Value::String(s.to_string())).ok()
-    }
-
-    /// Players per table under these rules (a team match seats 2 v 2 per table).
-    pub fn default_table_size(self) -> i32 {
-        match self {
-            Self::Tantrix | Self::AshesLeague => 2,
-            _ => 4,
-        }
-    }
-}
 
 /// A tournament.
 #[derive(Debug, Serialize, ToSchema)]
@@ -66,7 +25,7 @@ pub struct TournamentOut {
     pub name: String,
     #[schema(example = "Agricola")]
     pub game: String,
-    pub ruleset: RulesetPreset,
+    pub ruleset: Preset,
     /// Changes to the preset (validated against the ruleset).
     #[schema(value_type = Object)]
     pub ruleset_overrides: serde_json::Value,
@@ -107,7 +66,7 @@ impl TryFrom<Tournament> for TournamentOut {
             id: t.id,
             name: t.name,
             game: t.game,
-            ruleset: RulesetPreset::parse(&t.ruleset)
+            ruleset: Preset::parse(&t.ruleset)
                 .ok_or_else(|| ApiError::Internal(format!("unknown ruleset {}", t.ruleset)))?,
             ruleset_overrides: t.ruleset_overrides,
             table_size: t.table_size,
@@ -149,7 +108,7 @@ pub struct CreateTournament {
     )]
     pub game: String,
     /// The rules; they fix the table size (4, or 2 for Tantrix and Ashes).
-    pub ruleset: RulesetPreset,
+    pub ruleset: Preset,
     #[schema(example = 5, minimum = 1, maximum = 50)]
     pub planned_rounds: i32,
     #[schema(example = "2026-06-12")]

@@ -7,11 +7,12 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::api::extract::{Json, Query};
-use crate::api::support::{Check, Page, PageParams};
-use crate::auth::{password, Caller};
-use crate::db::models::{NewUser, User};
+use crate::api::support::{Page, PageParams};
+use crate::auth::Caller;
+use crate::db::models::User;
 use crate::db::schema::users;
-use crate::error::{ApiError, ApiResult, Problem};
+use crate::error::{ApiResult, Problem};
+use crate::services::users::create_user;
 use crate::state::AppState;
 
 /// A new account.
@@ -47,49 +48,6 @@ impl From<User> for UserOut {
             created_at: u.created_at,
         }
     }
-}
-
-/// Whether `username` has the form of a username: 3-64 letters, digits, `.`, `_` and `-`.
-pub fn is_valid_username(username: &str) -> bool {
-    (3..=64).contains(&username.len())
-        && username
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
-}
-
-/// Checks a username and password; shared with `tourney create-admin`.
-pub fn check_credentials(username: &str, password: &str) -> Result<(), ApiError> {
-    let mut check = Check::new();
-    check.ensure(
-        is_valid_username(username),
-        "username",
-        "must be 3-64 characters of letters, digits, `.`, `_` and `-`",
-    );
-    check.ensure(
-        (8..=256).contains(&password.chars().count()),
-        "password",
-        "must be 8-256 characters",
-    );
-    check.finish()
-}
-
-/// Creates an account in one transaction; 409 if the username is taken.
-pub fn create_user(
-    conn: &mut PgConnection,
-    username: &str,
-    password_plain: &str,
-    is_admin: bool,
-) -> Result<User, ApiError> {
-    check_credentials(username, password_plain)?;
-    let hash = password::hash(password_plain).map_err(ApiError::Internal)?;
-    Ok(diesel::insert_into(users::table)
-        .values(NewUser {
-            username,
-            password_hash: &hash,
-            is_admin,
-        })
-        .returning(User::as_returning())
-        .get_result(conn)?)
 }
 
 /// Create an account (admin).

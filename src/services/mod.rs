@@ -3,9 +3,12 @@
 //! Access checks and input validation happen here; nothing here knows HTTP.
 
 pub mod access;
+pub mod conduct;
 pub mod idempotency;
 pub mod leaderboard;
 pub mod ratings;
 pub mod registrations;
+pub mod results;
 pub mod snapshot;
+pub mod users;
 pub mod validate;

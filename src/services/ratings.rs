@@ -35,9 +35,7 @@ use crate::domain::rating::{
     RatingState, Season, Seat, TournamentDecision,
 };
 use crate::domain::scoring::team::{compare_match, MatchOutcome, MemberResult, TeamResult};
-use crate::domain::scoring::{
-    score_table, Format, Points, Preset, Ruleset, RulesetOverride, SeatResult, TableResult,
-};
+use crate::domain::scoring::{score_table, Format, Points, Ruleset, SeatResult, TableResult};
 use crate::error::ApiError;
 
 /// A season as stored on the pool: local dates in the pool's time zone.
@@ -117,22 +115,6 @@ pub fn engine_seasons(time_zone: &str, seasons: &[StoredSeason]) -> Result<Vec<S
             })
         })
         .collect()
-}
-
-/// The scoring ruleset of a tournament: its preset plus its overrides.
-pub fn tournament_ruleset(preset: &str, overrides: &serde_json::Value) -> Result<Ruleset, String> {
-    let preset = match preset {
-        "agricola_norway" => Preset::AgricolaNorway,
-        "bridge_agricola" => Preset::BridgeAgricola,
-        "team_duplicate_2v2" => Preset::TeamDuplicate2v2,
-        "tantrix" => Preset::Tantrix,
-        "ashes_league" => Preset::AshesLeague,
-        other => return Err(format!("unknown ruleset {other}")),
-    };
-    let base = Ruleset::preset(preset);
-    let o: RulesetOverride = serde_json::from_value(overrides.clone())
-        .map_err(|e| format!("bad ruleset overrides: {e}"))?;
-    base.with_override(&o).map_err(|e| e.to_string())
 }
 
 // --- the pool's games -------------------------------------------------------------------------
@@ -472,9 +454,10 @@ fn load_games(
         };
         let cache_key = (round.ruleset.clone(), round.ruleset_overrides.to_string());
         if !rulesets.contains_key(&cache_key) {
-            let r = tournament_ruleset(&round.ruleset, &round.ruleset_overrides).map_err(|e| {
-                ApiError::Internal(format!("tournament {}: {e}", round.tournament_id))
-            })?;
+            let r =
+                Ruleset::for_tournament(&round.ruleset, &round.ruleset_overrides).map_err(|e| {
+                    ApiError::Internal(format!("tournament {}: {e}", round.tournament_id))
+                })?;
             rulesets.insert(cache_key.clone(), r);
         }
         let ruleset = &rulesets[&cache_key];
@@ -1272,7 +1255,7 @@ fn is_team_duplicate(conn: &mut PgConnection, tournament_id: i64) -> Result<bool
         .find(tournament_id)
         .select((tournaments::ruleset, tournaments::ruleset_overrides))
         .first(conn)?;
-    let ruleset = tournament_ruleset(&preset, &overrides)
+    let ruleset = Ruleset::for_tournament(&preset, &overrides)
         .map_err(|e| ApiError::Internal(format!("tournament {tournament_id}: {e}")))?;
     Ok(ruleset.format == Format::TeamDuplicate)
 }

@@ -17,27 +17,15 @@ use crate::domain::scoring::standings::{
 };
 use crate::domain::scoring::Points;
 use crate::domain::scoring::{
-    Format, Outcome, Preset, Purpose, RoundInput, RoundKind, Ruleset, SeatResult, TableResult,
+    Format, Outcome, Purpose, RoundInput, RoundKind, Ruleset, SeatResult, TableResult,
 };
 use crate::domain::seating::{Draw, History};
 use crate::domain::PlayerId;
 use crate::error::ApiError;
 
-/// The scoring preset a tournament's `ruleset` column names.
-pub fn preset_of(ruleset: &str) -> Result<Preset, ApiError> {
-    Ok(match ruleset {
-        "agricola_norway" => Preset::AgricolaNorway,
-        "bridge_agricola" => Preset::BridgeAgricola,
-        "team_duplicate_2v2" => Preset::TeamDuplicate2v2,
-        "tantrix" => Preset::Tantrix,
-        "ashes_league" => Preset::AshesLeague,
-        other => return Err(ApiError::Internal(format!("unknown ruleset {other}"))),
-    })
-}
-
-/// The ruleset a tournament plays by.
+/// The ruleset a tournament plays by: its preset with its overrides.
 pub fn ruleset_of(t: &Tournament) -> Result<Ruleset, ApiError> {
-    Ok(Ruleset::preset(preset_of(&t.ruleset)?))
+    Ruleset::for_tournament(&t.ruleset, &t.ruleset_overrides).map_err(ApiError::Internal)
 }
 
 /// A round kind as stored.

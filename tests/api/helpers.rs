@@ -70,7 +70,7 @@ pub async fn spawn_app() -> TestApp {
     let pool = tourney::db::pool(&db_url, 4).expect("pool");
     {
         let mut conn = pool.get().expect("connection");
-        tourney::api::users::create_user(&mut conn, ADMIN, PASSWORD, true).expect("admin");
+        tourney::services::users::create_user(&mut conn, ADMIN, PASSWORD, true).expect("admin");
     }
     let state = AppState {
         pool,

@@ -25,20 +25,59 @@ pub enum Format {
     Ashes,
 }
 
-/// The five rule documents as ready-made rulesets.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// The rule documents a tournament can follow; each is a preset of scoring, tie-breaks,
+/// table size and seating methods.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
+#[schema(as = RulesetPreset)]
 pub enum Preset {
     /// Agricola Norway general rules (seed 000).
     AgricolaNorway,
     /// Bridge-Agricola cabin tournament 2025 (seed 001).
     BridgeAgricola,
     /// 2v2 team duplicate Agricola (seed 002).
+    #[serde(rename = "team_duplicate_2v2")]
     TeamDuplicate2v2,
     /// Tantrix online tournaments, round robin / Swiss (seed 003).
     Tantrix,
     /// Ashes league 2017 (seed 004).
     AshesLeague,
+}
+
+impl Preset {
+    /// Every preset, in the order of the seeds.
+    pub const ALL: [Preset; 5] = [
+        Preset::AgricolaNorway,
+        Preset::BridgeAgricola,
+        Preset::TeamDuplicate2v2,
+        Preset::Tantrix,
+        Preset::AshesLeague,
+    ];
+
+    /// The name a preset is stored and sent under (a tournament's `ruleset`). This is the one
+    /// mapping between names and presets; everything else goes through it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::AgricolaNorway => "agricola_norway",
+            Self::BridgeAgricola => "bridge_agricola",
+            Self::TeamDuplicate2v2 => "team_duplicate_2v2",
+            Self::Tantrix => "tantrix",
+            Self::AshesLeague => "ashes_league",
+        }
+    }
+
+    /// The preset a stored name names.
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|p| p.as_str() == name)
+    }
+
+    /// Players per table under these rules (a team match seats 2 v 2 per table).
+    pub fn default_table_size(self) -> i32 {
+        match self {
+            Self::Tantrix | Self::AshesLeague => 2,
+            Self::AgricolaNorway | Self::BridgeAgricola | Self::TeamDuplicate2v2 => 4,
+        }
+    }
 }
 
 /// The kind of a round (domain.md section 3).
@@ -355,6 +394,19 @@ fn order(keys: &[TieBreakKey], unresolved: Unresolved) -> TieBreakOrder {
 }
 
 impl Ruleset {
+    /// A tournament's ruleset: the preset its stored `ruleset` names, with its stored
+    /// `ruleset_overrides` applied (validated against the preset).
+    pub fn for_tournament(preset: &str, overrides: &serde_json::Value) -> Result<Ruleset, String> {
+        let preset = Preset::parse(preset).ok_or_else(|| format!("unknown ruleset {preset}"))?;
+        let base = Ruleset::preset(preset);
+        if overrides.as_object().is_some_and(|o| o.is_empty()) || overrides.is_null() {
+            return Ok(base);
+        }
+        let o: RulesetOverride = serde_json::from_value(overrides.clone())
+            .map_err(|e| format!("bad ruleset overrides: {e}"))?;
+        base.with_override(&o).map_err(|e| e.to_string())
+    }
+
     /// The ruleset of a rule document.
     pub fn preset(preset: Preset) -> Ruleset {
         use TieBreakKey::*;

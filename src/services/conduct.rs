@@ -1,0 +1,326 @@
+//! Withdrawals, voluntary-round opt-outs, penalties and sanctions.
+
+use chrono::{DateTime, Utc};
+use diesel::prelude::*;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::db::running::{NewPenalty, NewWithdrawal, PenaltyRow, WithdrawalRow};
+use crate::db::schema::{penalties, registrations, rounds, withdrawals};
+use crate::error::ApiError;
+
+pub fn rounds_drawn(conn: &mut PgConnection, tid: i64) -> Result<i32, ApiError> {
+    Ok(rounds::table
+        .filter(rounds::tournament_id.eq(tid))
+        .select(diesel::dsl::max(rounds::number))
+        .first::<Option<i32>>(conn)?
+        .unwrap_or(0))
+}
+
+pub fn ensure_confirmed(conn: &mut PgConnection, tid: i64, player_id: i64) -> Result<(), ApiError> {
+    let ok: bool = diesel::select(diesel::dsl::exists(
+        registrations::table
+            .filter(registrations::tournament_id.eq(tid))
+            .filter(registrations::player_id.eq(player_id))
+            .filter(registrations::status.eq("confirmed")),
+    ))
+    .get_result(conn)?;
+    if ok {
+        Ok(())
+    } else {
+        Err(ApiError::field(
+            "player_id",
+            format!("player {player_id} is not a confirmed participant"),
+        ))
+    }
+}
+
+pub fn insert_withdrawal(
+    conn: &mut PgConnection,
+    w: NewWithdrawal,
+) -> Result<WithdrawalRow, ApiError> {
+    diesel::insert_into(withdrawals::table)
+        .values(w)
+        .returning(WithdrawalRow::as_returning())
+        .get_result(conn)
+        .map_err(|e| match e {
+            diesel::result::Error::DatabaseError(
+                diesel::result::DatabaseErrorKind::UniqueViolation,
+                _,
+            ) => ApiError::Conflict("the player has already withdrawn or stopped".into()),
+            other => other.into(),
+        })
+}
+
+/// The kind of a penalty. `sanction` lets the service pick the next step of the Ashes
+/// escalation: the first sanction of a player is a warning, the second a game loss, the third
+/// removal from the tournament.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum PenaltyKind {
+    PointPenalty,
+    Warning,
+    GameLoss,
+    Removal,
+    Sanction,
+}
+
+/// Record a penalty or sanction.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RecordPenalty {
+    pub player_id: i64,
+    pub kind: PenaltyKind,
+    /// The round and table the penalty applies to (required for point penalties and game
+    /// losses).
+    #[schema(minimum = 1, maximum = 1000)]
+    pub round: Option<i32>,
+    #[schema(minimum = 1, maximum = 10000)]
+    pub table: Option<i32>,
+    /// Points deducted from the game score (point penalties; the team format's rule is 5 per
+    /// violation, the default there).
+    #[schema(minimum = 1, maximum = 1000)]
+    pub points: Option<i32>,
+    #[schema(
+        min_length = 1,
+        max_length = 500,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
+    pub reason: String,
+}
+
+/// Annul a penalty: the decision and its reason are kept.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AnnulPenalty {
+    #[schema(
+        min_length = 1,
+        max_length = 500,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
+    pub reason: String,
+}
+
+/// A recorded penalty.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PenaltyOut {
+    pub id: i64,
+    pub player_id: i64,
+    /// `point_penalty`, `warning`, `game_loss` or `removal`.
+    #[schema(example = "warning")]
+    pub kind: String,
+    pub round: Option<i32>,
+    pub table: Option<i32>,
+    pub points: i32,
+    pub reason: String,
+    pub case_id: Option<i64>,
+    pub issued_by: i64,
+    pub issued_at: DateTime<Utc>,
+    pub annulled_by: Option<i64>,
+    pub annulled_at: Option<DateTime<Utc>>,
+    pub annul_reason: Option<String>,
+}
+
+pub fn penalty_out(p: PenaltyRow) -> PenaltyOut {
+    PenaltyOut {
+        id: p.id,
+        player_id: p.player_id,
+        kind: p.kind,
+        round: p.round_number,
+        table: p.table_number,
+        points: p.points,
+        reason: p.reason,
+        case_id: p.case_id,
+        issued_by: p.issued_by,
+        issued_at: p.issued_at,
+        annulled_by: p.annulled_by,
+        annulled_at: p.annulled_at,
+        annul_reason: p.annul_reason,
+    }
+}
+
+/// Records a penalty inside the caller's transaction (also used by case decisions). A removal
+/// also withdraws the player from the next round not yet drawn.
+#[allow(clippy::too_many_arguments)]
+pub fn record_penalty(
+    conn: &mut PgConnection,
+    tid: i64,
+    ruleset: &str,
+    input: &RecordPenalty,
+    reason: String,
+    case_id: Option<i64>,
+    issued_by: i64,
+) -> Result<PenaltyRow, ApiError> {
+    ensure_confirmed(conn, tid, input.player_id)?;
+    let kind = match input.kind {
+        PenaltyKind::Sanction => {
+            let earlier: i64 = penalties::table
+                .filter(penalties::tournament_id.eq(tid))
+                .filter(penalties::player_id.eq(input.player_id))
+                .filter(penalties::kind.eq_any(["warning", "game_loss", "removal"]))
+                .filter(penalties::annulled_at.is_null())
+                .count()
+                .get_result(conn)?;
+            match earlier {
+                0 => "warning",
+                1 => "game_loss",
+                _ => "removal",
+            }
+        }
+        PenaltyKind::PointPenalty => "point_penalty",
+        PenaltyKind::Warning => "warning",
+        PenaltyKind::GameLoss => "game_loss",
+        PenaltyKind::Removal => "removal",
+    };
+    let needs_game = matches!(kind, "point_penalty" | "game_loss");
+    let (round, table) = match (input.round, input.table) {
+        (Some(r), Some(t)) => (Some(r), Some(t)),
+        (None, None) if !needs_game => (None, None),
+        _ => {
+            return Err(ApiError::field(
+                "round",
+                format!("a {kind} names the round and the table of the game"),
+            ))
+        }
+    };
+    if let (Some(r), Some(t)) = (round, table) {
+        let round_row: Option<(i64, serde_json::Value)> = rounds::table
+            .filter(rounds::tournament_id.eq(tid))
+            .filter(rounds::number.eq(r))
+            .select((rounds::id, rounds::draw))
+            .first(conn)
+            .optional()?;
+        let (_, draw) =
+            round_row.ok_or_else(|| ApiError::field("round", format!("no round {r}")))?;
+        let seated = draw["tables"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|tb| tb["number"].as_i64() == Some(t.into()))
+            .flat_map(|tb| tb["seats"].as_array().cloned().unwrap_or_default())
+            .any(|p| p.as_i64() == Some(input.player_id));
+        if !seated {
+            return Err(ApiError::field(
+                "table",
+                format!(
+                    "player {} does not sit at round {r} table {t}",
+                    input.player_id
+                ),
+            ));
+        }
+    }
+    let points = match kind {
+        "point_penalty" => input.points.unwrap_or(if ruleset == "team_duplicate_2v2" {
+            5
+        } else {
+            0
+        }),
+        _ => 0,
+    };
+    if kind == "point_penalty" && points < 1 {
+        return Err(ApiError::field(
+            "points",
+            "a point penalty deducts at least 1 point",
+        ));
+    }
+    let row: PenaltyRow = diesel::insert_into(penalties::table)
+        .values(NewPenalty {
+            tournament_id: tid,
+            player_id: input.player_id,
+            kind: kind.into(),
+            round_number: round,
+            table_number: table,
+            points,
+            reason: reason.clone(),
+            case_id,
+            issued_by,
+        })
+        .returning(PenaltyRow::as_returning())
+        .get_result(conn)?;
+    if kind == "removal" {
+        let next = rounds_drawn(conn, tid)? + 1;
+        insert_withdrawal(
+            conn,
+            NewWithdrawal {
+                tournament_id: tid,
+                player_id: input.player_id,
+                kind: "withdrawal".into(),
+                from_round: next,
+                reason: Some(format!("removed: {reason}")),
+                recorded_by: issued_by,
+            },
+        )?;
+    }
+    crate::db::events::record(
+        conn,
+        tid,
+        "penalty",
+        serde_json::json!({"player_id": row.player_id, "kind": row.kind, "round": row.round_number, "table": row.table_number}),
+    )?;
+    if needs_game {
+        crate::services::ratings::results_changed(conn, tid)?;
+        crate::db::events::record(
+            conn,
+            tid,
+            "standings_changed",
+            serde_json::json!({"after_round": round}),
+        )?;
+    }
+    Ok(row)
+}
+
+/// Annuls a penalty inside the caller's transaction (also used by case decisions).
+pub fn annul_penalty(
+    conn: &mut PgConnection,
+    tid: i64,
+    pid: i64,
+    by: i64,
+    reason: String,
+) -> Result<PenaltyRow, ApiError> {
+    let p: PenaltyRow = penalties::table
+        .filter(penalties::tournament_id.eq(tid))
+        .filter(penalties::id.eq(pid))
+        .select(PenaltyRow::as_select())
+        .for_update()
+        .first(conn)
+        .optional()?
+        .ok_or_else(|| ApiError::NotFound(format!("no penalty {pid}")))?;
+    if p.annulled_at.is_some() {
+        return Err(ApiError::Conflict(format!(
+            "penalty {pid} is already annulled"
+        )));
+    }
+    if p.kind == "removal" {
+        let drawn = rounds_drawn(conn, tid)?;
+        let lifted = diesel::delete(
+            withdrawals::table
+                .filter(withdrawals::tournament_id.eq(tid))
+                .filter(withdrawals::player_id.eq(p.player_id))
+                .filter(withdrawals::from_round.gt(drawn)),
+        )
+        .execute(conn)?;
+        if lifted == 0 {
+            return Err(ApiError::Conflict(
+                "the removal has taken effect (a round was drawn without the player)".into(),
+            ));
+        }
+    }
+    let row = diesel::update(penalties::table.find(pid))
+        .set((
+            penalties::annulled_by.eq(Some(by)),
+            penalties::annulled_at.eq(Some(Utc::now())),
+            penalties::annul_reason.eq(Some(reason)),
+        ))
+        .returning(PenaltyRow::as_returning())
+        .get_result(conn)?;
+    if matches!(p.kind.as_str(), "point_penalty" | "game_loss") {
+        crate::services::ratings::results_changed(conn, tid)?;
+    }
+    crate::db::events::record(
+        conn,
+        tid,
+        "penalty_annulled",
+        serde_json::json!({"penalty": pid}),
+    )?;
+    Ok(row)
+}

@@ -1,0 +1,372 @@
+//! Table results: every version kept with who entered it, when and why; a round completes when
+//! all its tables have results, and ratings follow in the same transaction.
+
+use std::collections::HashSet;
+
+use chrono::{DateTime, Utc};
+use diesel::prelude::*;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::db::models::Tournament;
+use crate::db::running::{ResultRow, RoundRow};
+use crate::db::schema::{results, rounds};
+use crate::domain::scoring::{score_table, Format, Outcome, Points, SeatResult, TableResult};
+use crate::domain::PlayerId;
+use crate::error::ApiError;
+use crate::services::snapshot as play;
+use crate::services::validate::Check;
+
+/// Win, draw or loss, where the score does not decide it (Ashes).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SeatOutcome {
+    Win,
+    Draw,
+    Loss,
+}
+
+/// One seated player's result.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SeatIn {
+    pub player_id: i64,
+    /// Agricola VP without bonus points; Tantrix tiles; Ashes wounds dealt.
+    #[schema(minimum = -1000, maximum = 10000)]
+    pub score: i64,
+    /// Agricola bonus points.
+    #[schema(minimum = 0, maximum = 1000)]
+    pub bonus: Option<i64>,
+    /// Points deducted at the table (penalties recorded through `/penalties` are added).
+    #[schema(minimum = 0, maximum = 1000)]
+    pub penalty: Option<i64>,
+    /// Thinking time used in seconds (Tantrix).
+    #[schema(minimum = 0, maximum = 86400)]
+    pub time_used_secs: Option<i64>,
+    /// Forfeit or no-show.
+    pub forfeit: Option<bool>,
+    /// Where the score does not decide the game (Ashes).
+    pub outcome: Option<SeatOutcome>,
+}
+
+/// A table's result.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EnterResult {
+    /// Every seated player exactly once.
+    #[schema(min_items = 1, max_items = 8)]
+    pub seats: Vec<SeatIn>,
+    /// Tantrix: both players crashed and the game vanished.
+    pub double_crash: Option<bool>,
+    /// Why: required when correcting an existing result.
+    #[schema(
+        max_length = 500,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
+    pub reason: Option<String>,
+}
+
+/// One version of a table's result.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ResultOut {
+    pub round: i32,
+    pub table: i32,
+    /// 1 for the first entry, +1 per correction; send it in `If-Match` to correct.
+    pub version: i32,
+    #[schema(value_type = Vec<Object>)]
+    pub seats: serde_json::Value,
+    pub double_crash: bool,
+    pub reason: Option<String>,
+    /// The case whose decision made this version, if any.
+    pub case_id: Option<i64>,
+    pub entered_by: i64,
+    pub entered_at: DateTime<Utc>,
+}
+
+/// A table's result in force and every earlier version.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ResultWithHistory {
+    pub current: ResultOut,
+    /// All versions, oldest first.
+    pub versions: Vec<ResultOut>,
+    /// The round's status after this write or at this read.
+    #[schema(example = "completed")]
+    pub round_status: String,
+}
+
+pub fn result_out(round: i32, r: ResultRow) -> ResultOut {
+    ResultOut {
+        round,
+        table: r.table_number,
+        version: r.version,
+        seats: r.seats,
+        double_crash: r.double_crash,
+        reason: r.reason,
+        case_id: r.case_id,
+        entered_by: r.entered_by,
+        entered_at: r.entered_at,
+    }
+}
+
+pub fn history(
+    conn: &mut PgConnection,
+    round: &RoundRow,
+    table: i32,
+) -> Result<Vec<ResultRow>, ApiError> {
+    Ok(results::table
+        .filter(results::round_id.eq(round.id))
+        .filter(results::table_number.eq(table))
+        .order(results::version)
+        .select(ResultRow::as_select())
+        .load(conn)?)
+}
+
+pub fn with_history(
+    round: &RoundRow,
+    rows: Vec<ResultRow>,
+    status: String,
+) -> Option<ResultWithHistory> {
+    let current = rows.last().cloned()?;
+    Some(ResultWithHistory {
+        current: result_out(round.number, current),
+        versions: rows
+            .into_iter()
+            .map(|r| result_out(round.number, r))
+            .collect(),
+        round_status: status,
+    })
+}
+
+/// Checks an entered result against the draw and the ruleset; the engine's seats.
+fn check_result(
+    snap: &play::Snapshot,
+    round: &RoundRow,
+    table: i32,
+    input: &EnterResult,
+) -> Result<Vec<SeatResult>, ApiError> {
+    let draw = play::draw_of(round)?;
+    let t = draw
+        .tables
+        .iter()
+        .find(|t| t.number as i32 == table)
+        .ok_or_else(|| {
+            ApiError::NotFound(format!("round {} has no table {table}", round.number))
+        })?;
+    let mut check = Check::new();
+    let seated: HashSet<i64> = t.seats.iter().map(|p| p.0).collect();
+    let mut seen = HashSet::new();
+    for (i, s) in input.seats.iter().enumerate() {
+        let f = |name: &str| format!("seats[{i}].{name}");
+        if !seated.contains(&s.player_id) {
+            check.fail(
+                &f("player_id"),
+                format!("player {} is not seated at this table", s.player_id),
+            );
+        } else if !seen.insert(s.player_id) {
+            check.fail(
+                &f("player_id"),
+                format!("player {} is listed twice", s.player_id),
+            );
+        }
+        check.range(&f("score"), s.score, -1000, 10_000);
+        if let Some(b) = s.bonus {
+            check.range(&f("bonus"), b, 0, 1000);
+        }
+        if let Some(p) = s.penalty {
+            check.range(&f("penalty"), p, 0, 1000);
+        }
+        if let Some(t) = s.time_used_secs {
+            check.range(&f("time_used_secs"), t, 0, 86_400);
+        }
+    }
+    let missing: Vec<i64> = t
+        .seats
+        .iter()
+        .map(|p| p.0)
+        .filter(|p| !seen.contains(p))
+        .collect();
+    if !missing.is_empty() && input.seats.len() <= 8 {
+        check.fail(
+            "seats",
+            format!("every seated player needs a result; missing {missing:?}"),
+        );
+    }
+    check.ensure(
+        (1..=8).contains(&input.seats.len()),
+        "seats",
+        "1 to 8 seats",
+    );
+    if let Some(r) = &input.reason {
+        check.text("reason", r, 500);
+    }
+    check.finish()?;
+    let seats: Vec<SeatResult> = input
+        .seats
+        .iter()
+        .map(|s| SeatResult {
+            player: PlayerId(s.player_id),
+            score: s.score,
+            bonus: s.bonus.unwrap_or(0),
+            penalty: s.penalty.unwrap_or(0),
+            time_used_secs: s.time_used_secs.map(|t| t as u32),
+            forfeit: s.forfeit.unwrap_or(false),
+            outcome: s.outcome.map(|o| match o {
+                SeatOutcome::Win => Outcome::Win,
+                SeatOutcome::Draw => Outcome::Draw,
+                SeatOutcome::Loss => Outcome::Loss,
+            }),
+        })
+        .collect();
+    if snap.ruleset.format != Format::TeamDuplicate {
+        let table_result = TableResult {
+            seats: seats.clone(),
+            clarification: None,
+            double_crash: input.double_crash.unwrap_or(false),
+        };
+        score_table(
+            &snap.ruleset,
+            &table_result,
+            Points::ONE,
+            table as usize - 1,
+        )
+        .map_err(|e| ApiError::field("seats", e.to_string()))?;
+    }
+    Ok(seats)
+}
+
+/// What a write of a result must check about the version in force.
+#[derive(Debug, Clone, Copy)]
+pub enum Precondition {
+    /// A referee's write: the `If-Match` version (required once a result exists).
+    IfMatch(Option<i32>),
+    /// A case decision's remedy: replaces whatever version is in force and links the new
+    /// version to the case.
+    Case(i64),
+}
+
+/// Stores a new version of a table's result inside the caller's transaction: checks the draw,
+/// the ruleset and the version in force, inserts the version, completes the round when every
+/// table has a result, feeds the ratings and tells the live feed. Used by the results handler
+/// and by case decisions, so both correct results the same way.
+pub fn store_result(
+    conn: &mut PgConnection,
+    t: Tournament,
+    number: i32,
+    table: i32,
+    input: &EnterResult,
+    precondition: Precondition,
+    by: i64,
+) -> Result<ResultWithHistory, ApiError> {
+    let tid = t.id;
+    // The round row serialises writers of its tables.
+    let round: RoundRow = rounds::table
+        .filter(rounds::tournament_id.eq(tid))
+        .filter(rounds::number.eq(number))
+        .select(RoundRow::as_select())
+        .for_update()
+        .first(conn)
+        .optional()?
+        .ok_or_else(|| ApiError::NotFound(format!("no round {number}")))?;
+    if round.status == "draft" {
+        return Err(ApiError::Conflict(format!(
+            "round {number} is a draft; publish it before entering results"
+        )));
+    }
+    let snap = play::Snapshot::load(conn, t)?;
+    let seats = check_result(&snap, &round, table, input)?;
+    let current = history(conn, &round, table)?
+        .last()
+        .map(|r| r.version)
+        .unwrap_or(0);
+    let case_id = match precondition {
+        Precondition::IfMatch(Some(v)) if v != current => {
+            return Err(ApiError::PreconditionFailed(format!(
+                "the result is at version {current}, not {v}; reload and retry"
+            )))
+        }
+        Precondition::IfMatch(None) if current > 0 => {
+            return Err(ApiError::PreconditionRequired(format!(
+                "table {table} already has a result (version {current}); send If-Match: \"{current}\" to correct it"
+            )))
+        }
+        Precondition::IfMatch(_) => None,
+        Precondition::Case(id) => Some(id),
+    };
+    let reason = input.reason.as_deref().map(str::trim).map(String::from);
+    if current > 0 && reason.is_none() {
+        return Err(ApiError::field("reason", "a correction needs a reason"));
+    }
+    diesel::insert_into(results::table)
+        .values(ResultRow {
+            round_id: round.id,
+            table_number: table,
+            version: current + 1,
+            seats: serde_json::to_value(&seats).map_err(|e| ApiError::Internal(e.to_string()))?,
+            double_crash: input.double_crash.unwrap_or(false),
+            reason,
+            case_id,
+            entered_by: by,
+            entered_at: Utc::now(),
+        })
+        .execute(conn)?;
+    let mut payload = serde_json::json!({"round": number, "table": table, "version": current + 1});
+    if let Some(id) = case_id {
+        payload["case_id"] = id.into();
+    }
+    crate::db::events::record(
+        conn,
+        tid,
+        if current == 0 {
+            "result_entered"
+        } else {
+            "result_corrected"
+        },
+        payload,
+    )?;
+    // After the result's own event, so the feed reads in the order things happened.
+    let round_status = after_result_change(conn, &round)?;
+    let rows = history(conn, &round, table)?;
+    with_history(&round, rows, round_status)
+        .ok_or_else(|| ApiError::Internal("result vanished".into()))
+}
+
+/// After a result was stored: completes the round when every table has a result, and tells
+/// the live feed that the standings changed when a completed round's results did. Returns the
+/// round's status.
+pub fn after_result_change(conn: &mut PgConnection, round: &RoundRow) -> Result<String, ApiError> {
+    let draw = play::draw_of(round)?;
+    let done = results::table
+        .filter(results::round_id.eq(round.id))
+        .select(results::table_number)
+        .distinct()
+        .load::<i32>(conn)?
+        .len();
+    let mut status = round.status.clone();
+    if status == "published" && done >= draw.tables.len() {
+        diesel::update(rounds::table.find(round.id))
+            .set((
+                rounds::status.eq("completed"),
+                rounds::completed_at.eq(Utc::now()),
+                rounds::version.eq(rounds::version + 1),
+            ))
+            .execute(conn)?;
+        status = "completed".into();
+        crate::db::events::record(
+            conn,
+            round.tournament_id,
+            "round_completed",
+            serde_json::json!({"round": round.number}),
+        )?;
+    }
+    if status == "completed" {
+        // Ratings follow the adjudicated results, in this same transaction.
+        crate::services::ratings::round_results_changed(conn, round.tournament_id, round.id)?;
+        crate::db::events::record(
+            conn,
+            round.tournament_id,
+            "standings_changed",
+            serde_json::json!({"after_round": round.number}),
+        )?;
+    }
+    Ok(status)
+}
