@@ -260,3 +260,43 @@ impl FromRequest for MaybeCaller {
         std::future::ready(caller_from_header(req).map(MaybeCaller))
     }
 }
+
+/// `/tournaments/{id}`.
+#[derive(Debug, Clone, Copy, serde::Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct TournamentPath {
+    /// Tournament id
+    pub id: i64,
+}
+
+/// `/tournaments/{id}/rounds/{n}`.
+#[derive(Debug, Clone, Copy, serde::Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct RoundPath {
+    /// Tournament id
+    pub id: i64,
+    /// Round number
+    pub n: i32,
+}
+
+/// `/tournaments/{id}/rounds/{n}/tables/{t}`.
+#[derive(Debug, Clone, Copy, serde::Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct TablePath {
+    /// Tournament id
+    pub id: i64,
+    /// Round number
+    pub n: i32,
+    /// Table number
+    pub t: i32,
+}
+
+/// `/tournaments/{id}/cases/{cid}`.
+#[derive(Debug, Clone, Copy, serde::Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct CasePath {
+    /// Tournament id
+    pub id: i64,
+    /// Case id
+    pub cid: i64,
+}
