@@ -1,11 +1,10 @@
 //! `GET /healthz` and `GET /readyz`.
 
 use actix_web::{get, web, HttpResponse};
-use diesel::RunQueryDsl;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::error::{ApiError, ApiResult, Problem};
+use crate::error::{ApiResult, Problem};
 use crate::state::AppState;
 
 /// A health answer.
@@ -37,11 +36,7 @@ pub async fn healthz() -> HttpResponse {
 #[get("/readyz")]
 pub async fn readyz(state: web::Data<AppState>) -> ApiResult<HttpResponse> {
     state
-        .run(|conn| {
-            diesel::sql_query("SELECT 1")
-                .execute(conn)
-                .map_err(|e| ApiError::Unavailable(format!("the database does not answer: {e}")))
-        })
+        .run(|conn| crate::services::health::database_answers(conn))
         .await?;
     Ok(HttpResponse::Ok()
         .insert_header(("Cache-Control", "no-store"))

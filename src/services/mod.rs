@@ -3,9 +3,12 @@
 //! Access checks and input validation happen here; nothing here knows HTTP.
 
 pub mod access;
+pub mod auth;
 pub mod conduct;
+pub mod health;
 pub mod idempotency;
 pub mod leaderboard;
+pub mod players;
 pub mod ratings;
 pub mod registrations;
 pub mod results;

@@ -1,13 +1,16 @@
-//! Accounts.
+//! Accounts, managed by admins.
 
+use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel::PgConnection;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
 
-use crate::auth::password;
+use crate::auth::{password, Caller};
 use crate::db::models::{NewUser, User};
 use crate::db::schema::users;
 use crate::error::ApiError;
-use crate::services::validate::Check;
+use crate::services::validate::{Check, Page, PageParams};
 
 /// Whether `username` has the form of a username: 3-64 letters, digits, `.`, `_` and `-`.
 pub fn is_valid_username(username: &str) -> bool {
@@ -50,4 +53,72 @@ pub fn create_user(
         })
         .returning(User::as_returning())
         .get_result(conn)?)
+}
+
+/// A new account.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateUser {
+    /// 3-64 characters: letters, digits, `.`, `_`, `-`.
+    #[schema(example = "kari.referee", pattern = "^[A-Za-z0-9._-]{3,64}$")]
+    pub username: String,
+    /// 8-256 characters.
+    #[schema(example = "a long passphrase", min_length = 8, max_length = 256)]
+    pub password: String,
+    /// Make the account an admin (default false).
+    #[serde(default)]
+    pub is_admin: bool,
+}
+
+/// An account (never its password).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct UserOut {
+    pub id: i64,
+    pub username: String,
+    pub is_admin: bool,
+    pub created_at: DateTime<Utc>,
+}
+
+impl From<User> for UserOut {
+    fn from(u: User) -> Self {
+        Self {
+            id: u.id,
+            username: u.username,
+            is_admin: u.is_admin,
+            created_at: u.created_at,
+        }
+    }
+}
+
+/// Creates an account (admin only).
+pub fn create_account(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    input: CreateUser,
+) -> Result<UserOut, ApiError> {
+    caller.require_admin()?;
+    create_user(conn, &input.username, &input.password, input.is_admin).map(UserOut::from)
+}
+
+/// One page of accounts (admin only).
+pub fn list_users(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    page: &PageParams,
+) -> Result<Page<UserOut>, ApiError> {
+    caller.require_admin()?;
+    let (limit, offset) = page.resolve()?;
+    let total = users::table.count().get_result(conn)?;
+    let items: Vec<User> = users::table
+        .order(users::id)
+        .limit(limit)
+        .offset(offset)
+        .select(User::as_select())
+        .load(conn)?;
+    Ok(Page {
+        items: items.into_iter().map(UserOut::from).collect(),
+        total,
+        limit,
+        offset,
+    })
 }

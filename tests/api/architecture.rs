@@ -63,10 +63,16 @@ fn mentions<'a>(code: &str, forbidden: &[&'a str]) -> Vec<&'a str> {
 
 /// SQL written as text (diesel's query builder is caught by the `diesel` word).
 fn sql_text(code: &str) -> Vec<&'static str> {
-    ["sql_query", "\"SELECT ", "\"INSERT ", "\"UPDATE ", "\"DELETE "]
-        .into_iter()
-        .filter(|w| code.contains(w))
-        .collect()
+    [
+        "sql_query",
+        "\"SELECT ",
+        "\"INSERT ",
+        "\"UPDATE ",
+        "\"DELETE ",
+    ]
+    .into_iter()
+    .filter(|w| code.contains(w))
+    .collect()
 }
 
 /// The resource an `src/api` file belongs to: `api/cases/votes.rs` -> `cases`,
@@ -104,9 +110,15 @@ fn long_functions(text: &str) -> Vec<(String, usize)> {
     let mut long = Vec::new();
     for (i, line) in lines.iter().enumerate() {
         let trimmed = line.trim_start();
-        let is_fn = ["fn ", "pub fn ", "pub(crate) fn ", "async fn ", "pub async fn "]
-            .iter()
-            .any(|p| trimmed.starts_with(p));
+        let is_fn = [
+            "fn ",
+            "pub fn ",
+            "pub(crate) fn ",
+            "async fn ",
+            "pub async fn ",
+        ]
+        .iter()
+        .any(|p| trimmed.starts_with(p));
         if !is_fn || trimmed.ends_with(';') {
             continue;
         }
@@ -253,7 +265,10 @@ fn rules_catch_violations() {
     // A long function, and the marker that lets one stay.
     let body = "    x();\n".repeat(MAX_FN_LINES);
     let long = format!("pub fn big() {{\n{body}}}\n");
-    assert_eq!(long_functions(&long), [("big".to_string(), MAX_FN_LINES + 2)]);
+    assert_eq!(
+        long_functions(&long),
+        [("big".to_string(), MAX_FN_LINES + 2)]
+    );
     let kept = format!("// layout: long: a table of data\n{long}");
     assert!(long_functions(&kept).is_empty());
     let short = "fn small() {\n    x();\n}\n";

@@ -1,0 +1,118 @@
+//! Signing in and the signed-in user.
+
+use chrono::{DateTime, Utc};
+use diesel::prelude::*;
+use diesel::PgConnection;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::auth::{password, Caller, StaffRole};
+use crate::db::models::User;
+use crate::db::schema::{players, tournament_staff, users};
+use crate::error::ApiError;
+
+/// Credentials to exchange for a token.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TokenRequest {
+    #[schema(example = "admin", max_length = 64)]
+    pub username: String,
+    #[schema(example = "correct horse battery staple", max_length = 256)]
+    pub password: String,
+}
+
+/// A bearer token.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TokenResponse {
+    /// Send it as `Authorization: Bearer <access_token>`.
+    pub access_token: String,
+    #[schema(example = "Bearer")]
+    pub token_type: String,
+    /// Seconds until it expires.
+    #[schema(example = 3600)]
+    pub expires_in: u64,
+    pub expires_at: DateTime<Utc>,
+}
+
+/// A role held in one tournament.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TournamentRole {
+    pub tournament_id: i64,
+    pub role: StaffRole,
+}
+
+/// The signed-in user.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Me {
+    pub id: i64,
+    pub username: String,
+    /// The one global role.
+    pub is_admin: bool,
+    /// The player identity linked to this account, if any.
+    pub player_id: Option<i64>,
+    /// Staff roles per tournament (organiser, referee, appeals committee).
+    pub tournament_roles: Vec<TournamentRole>,
+}
+
+/// The account these credentials belong to, or None for wrong credentials. A miss costs the
+/// same password hash as a hit, so timing does not tell which part was wrong.
+pub fn authenticate(
+    conn: &mut PgConnection,
+    username: &str,
+    password_plain: &str,
+) -> Result<Option<User>, ApiError> {
+    // Only a name that could exist is looked up (this also keeps NUL bytes, which PostgreSQL
+    // refuses in text, away from the query); the rest costs a dummy hash like a miss.
+    if !crate::services::users::is_valid_username(username) {
+        password::verify_dummy(password_plain);
+        return Ok(None);
+    }
+    let user: Option<User> = users::table
+        .filter(users::username.eq(username))
+        .select(User::as_select())
+        .first(conn)
+        .optional()?;
+    match user {
+        Some(u) if password::verify(password_plain, &u.password_hash) => Ok(Some(u)),
+        Some(_) => Ok(None),
+        None => {
+            password::verify_dummy(password_plain);
+            Ok(None)
+        }
+    }
+}
+
+/// The caller's account, linked player and tournament roles.
+pub fn me(conn: &mut PgConnection, caller: &Caller) -> Result<Me, ApiError> {
+    let user: User = users::table
+        .find(caller.user_id)
+        .select(User::as_select())
+        .first(conn)
+        .optional()?
+        .ok_or_else(|| ApiError::Unauthorized("this account no longer exists".into()))?;
+    let player_id: Option<i64> = players::table
+        .filter(players::user_id.eq(user.id))
+        .select(players::id)
+        .first(conn)
+        .optional()?;
+    let roles: Vec<(i64, String)> = tournament_staff::table
+        .filter(tournament_staff::user_id.eq(user.id))
+        .select((tournament_staff::tournament_id, tournament_staff::role))
+        .order((tournament_staff::tournament_id, tournament_staff::role))
+        .load(conn)?;
+    Ok(Me {
+        id: user.id,
+        username: user.username,
+        is_admin: user.is_admin,
+        player_id,
+        tournament_roles: roles
+            .into_iter()
+            .filter_map(|(tournament_id, r)| {
+                StaffRole::parse(&r).map(|role| TournamentRole {
+                    tournament_id,
+                    role,
+                })
+            })
+            .collect(),
+    })
+}
