@@ -9,16 +9,13 @@
 use std::time::Duration;
 
 use actix_web::{get, http::header, web, HttpRequest, HttpResponse};
-use diesel::prelude::*;
 use serde::Deserialize;
 use utoipa::IntoParams;
 
 use crate::api::extract::Query;
 use crate::auth::MaybeCaller;
-use crate::db::running::EventRow;
-use crate::db::schema::tournament_events;
 use crate::error::{ApiError, ApiResult, Problem};
-use crate::services::access::load_visible;
+use crate::services::events::{self as feed, EventRow};
 use crate::state::AppState;
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -78,17 +75,7 @@ pub async fn events(
     }
     let after = from_header.or(query.0.after);
     let start = state
-        .run(move |conn| {
-            load_visible(conn, &caller, tid)?;
-            match after {
-                Some(a) => Ok(a),
-                None => Ok(tournament_events::table
-                    .filter(tournament_events::tournament_id.eq(tid))
-                    .select(diesel::dsl::max(tournament_events::id))
-                    .first::<Option<i64>>(conn)?
-                    .unwrap_or(0)),
-            }
-        })
+        .run(move |conn| feed::feed_start(conn, &caller, tid, after))
         .await?;
     let state = state.into_inner();
     let stream = futures_util::stream::unfold(
@@ -98,15 +85,7 @@ pub async fn events(
                 actix_web::rt::time::sleep(Duration::from_secs(1)).await;
             }
             let rows = state
-                .run(move |conn| {
-                    Ok(tournament_events::table
-                        .filter(tournament_events::tournament_id.eq(tid))
-                        .filter(tournament_events::id.gt(after))
-                        .order(tournament_events::id)
-                        .limit(500)
-                        .select(EventRow::as_select())
-                        .load::<EventRow>(conn)?)
-                })
+                .run(move |conn| feed::events_after(conn, tid, after))
                 .await;
             let rows = match rows {
                 Ok(rows) => rows,

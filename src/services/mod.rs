@@ -5,6 +5,7 @@
 pub mod access;
 pub mod auth;
 pub mod conduct;
+pub mod events;
 pub mod health;
 pub mod idempotency;
 pub mod leaderboard;
@@ -13,5 +14,6 @@ pub mod ratings;
 pub mod registrations;
 pub mod results;
 pub mod snapshot;
+pub mod standings;
 pub mod users;
 pub mod validate;

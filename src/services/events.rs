@@ -1,0 +1,44 @@
+//! The live feed's reads: where a stream starts and the events after an id.
+
+use diesel::prelude::*;
+use diesel::PgConnection;
+
+use crate::auth::MaybeCaller;
+pub use crate::db::running::EventRow;
+use crate::db::schema::tournament_events;
+use crate::error::ApiError;
+use crate::services::access::load_visible;
+
+/// The id after which a stream starts: `after` when given, else the newest event's id (only
+/// new events); 404 when the caller may not see the tournament.
+pub fn feed_start(
+    conn: &mut PgConnection,
+    caller: &MaybeCaller,
+    tid: i64,
+    after: Option<i64>,
+) -> Result<i64, ApiError> {
+    load_visible(conn, &caller, tid)?;
+    match after {
+        Some(a) => Ok(a),
+        None => Ok(tournament_events::table
+            .filter(tournament_events::tournament_id.eq(tid))
+            .select(diesel::dsl::max(tournament_events::id))
+            .first::<Option<i64>>(conn)?
+            .unwrap_or(0)),
+    }
+}
+
+/// Up to 500 events of a tournament after the event `after`, oldest first.
+pub fn events_after(
+    conn: &mut PgConnection,
+    tid: i64,
+    after: i64,
+) -> Result<Vec<EventRow>, ApiError> {
+    Ok(tournament_events::table
+        .filter(tournament_events::tournament_id.eq(tid))
+        .filter(tournament_events::id.gt(after))
+        .order(tournament_events::id)
+        .limit(500)
+        .select(EventRow::as_select())
+        .load::<EventRow>(conn)?)
+}
