@@ -300,3 +300,13 @@ pub struct CasePath {
     /// Case id
     pub cid: i64,
 }
+
+impl From<TablePath> for crate::services::results::TableRef {
+    fn from(p: TablePath) -> Self {
+        Self {
+            tournament: p.id,
+            round: p.n,
+            table: p.t,
+        }
+    }
+}

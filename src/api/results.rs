@@ -6,19 +6,12 @@
 //! request is not applied twice. A round is completed when all its tables have results.
 
 use actix_web::{get, http::StatusCode, put, web, HttpRequest, HttpResponse};
-use diesel::prelude::*;
 
-use crate::api::extract::Json;
+use crate::api::extract::{idempotency_key, Json, TablePath};
 use crate::api::support::{cached_json, if_match_version, Visibility};
-use crate::auth::{Caller, MaybeCaller, StaffRole};
-use crate::db::running::RoundRow;
-use crate::db::schema::rounds;
-use crate::error::{ApiError, ApiResult, Problem};
-use crate::services::access::{load_for_staff, load_visible};
-use crate::services::idempotency;
-use crate::services::results::{
-    history, store_result, with_history, EnterResult, Precondition, ResultWithHistory,
-};
+use crate::auth::{Caller, MaybeCaller};
+use crate::error::{ApiResult, Problem};
+use crate::services::results::{self, EnterResult, ResultWithHistory, TableRef};
 use crate::state::AppState;
 
 /// Enter or correct a table's result (referees and organisers).
@@ -26,9 +19,7 @@ use crate::state::AppState;
     tag = "results",
     security(("bearer" = [])),
     params(
-        ("id" = i64, Path, description = "Tournament id"),
-        ("n" = i32, Path, description = "Round number"),
-        ("t" = i32, Path, description = "Table number"),
+        TablePath,
         ("If-Match" = Option<String>, Header, nullable = false, pattern = r#"^(W/)?"[0-9]{1,9}"$"#, description = "The version being corrected, e.g. \"1\"; required once a result exists"),
         ("Idempotency-Key" = Option<String>, Header, nullable = false, pattern = "^[!-~]{1,200}$", description = "Makes a retry safe: the same key and request get the first answer again"),
     ),
@@ -52,44 +43,14 @@ pub async fn enter(
     req: HttpRequest,
     state: web::Data<AppState>,
     caller: Caller,
-    path: web::Path<(i64, i32, i32)>,
+    path: web::Path<TablePath>,
     body: Json<EnterResult>,
 ) -> ApiResult<HttpResponse> {
-    let (tid, number, table) = path.into_inner();
-    let input = body.0;
     let expected = if_match_version(&req)?;
-    let key = crate::api::extract::idempotency_key(&req, &input)?;
+    let key = idempotency_key(&req, &body.0)?;
+    let at = TableRef::from(path.into_inner());
     let (status, out) = state
-        .run(move |conn| {
-            conn.transaction(|conn| {
-                let t = load_for_staff(
-                    conn,
-                    &caller,
-                    tid,
-                    &[StaffRole::Referee, StaffRole::Organiser],
-                )?;
-                if let Some(k) = &key {
-                    if let Some(answer) = idempotency::replay(conn, caller.user_id, k)? {
-                        return Ok(answer);
-                    }
-                }
-                let out = store_result(
-                    conn,
-                    t,
-                    number,
-                    table,
-                    &input,
-                    Precondition::IfMatch(expected),
-                    caller.user_id,
-                )?;
-                let json =
-                    serde_json::to_value(&out).map_err(|e| ApiError::Internal(e.to_string()))?;
-                if let Some(k) = &key {
-                    idempotency::store(conn, caller.user_id, k, 200, &json)?;
-                }
-                Ok((200u16, json))
-            })
-        })
+        .transaction(move |conn| results::enter(conn, &caller, at, &body.0, expected, key))
         .await?;
     let version = out["current"]["version"].as_i64().unwrap_or(0);
     Ok(
@@ -104,11 +65,7 @@ pub async fn enter(
 /// cards).
 #[utoipa::path(
     tag = "results",
-    params(
-        ("id" = i64, Path, description = "Tournament id"),
-        ("n" = i32, Path, description = "Round number"),
-        ("t" = i32, Path, description = "Table number"),
-    ),
+    params(TablePath),
     responses(
         (status = 200, description = "The result and its versions", body = ResultWithHistory),
         (status = 304, description = "Not modified"),
@@ -121,43 +78,11 @@ pub async fn read(
     req: HttpRequest,
     state: web::Data<AppState>,
     caller: MaybeCaller,
-    path: web::Path<(i64, i32, i32)>,
+    path: web::Path<TablePath>,
 ) -> ApiResult<HttpResponse> {
-    let (tid, number, table) = path.into_inner();
+    let at = TableRef::from(path.into_inner());
     let out = state
-        .run(move |conn| {
-            let t = load_visible(conn, &caller, tid)?;
-            let round: RoundRow = rounds::table
-                .filter(rounds::tournament_id.eq(tid))
-                .filter(rounds::number.eq(number))
-                .select(RoundRow::as_select())
-                .first(conn)
-                .optional()?
-                .ok_or_else(|| ApiError::NotFound(format!("no round {number}")))?;
-            let staff = match &caller.0 {
-                Some(c) => c.has_any_role(
-                    conn,
-                    tid,
-                    &[
-                        StaffRole::Organiser,
-                        StaffRole::Referee,
-                        StaffRole::AppealsCommittee,
-                    ],
-                )?,
-                None => false,
-            };
-            let hidden = round.status == "draft"
-                || (t.ruleset == "bridge_agricola" && round.status != "completed");
-            if hidden && !staff {
-                return Err(ApiError::NotFound(format!(
-                    "no result for round {number} table {table} yet"
-                )));
-            }
-            let rows = history(conn, &round, table)?;
-            with_history(&round, rows, round.status.clone()).ok_or_else(|| {
-                ApiError::NotFound(format!("no result for round {number} table {table} yet"))
-            })
-        })
+        .run(move |conn| results::read(conn, &caller, at))
         .await?;
     cached_json(&req, &out, Visibility::Private)
 }

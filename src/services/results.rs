@@ -8,12 +8,19 @@ use diesel::prelude::*;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use crate::auth::{Caller, MaybeCaller, StaffRole};
 use crate::db::models::Tournament;
+use crate::db::rounds::Lock;
 use crate::db::running::{ResultRow, RoundRow};
 use crate::db::schema::{results, rounds};
+use crate::db::{self};
+use crate::domain::scoring::Preset;
 use crate::domain::scoring::{score_table, Format, Outcome, Points, SeatResult, TableResult};
+use crate::domain::status::RoundStatus;
 use crate::domain::PlayerId;
 use crate::error::ApiError;
+use crate::services::access::{load_for_staff, load_visible};
+use crate::services::idempotency;
 use crate::services::snapshot as play;
 use crate::services::validate::Check;
 
@@ -259,15 +266,8 @@ pub fn store_result(
 ) -> Result<ResultWithHistory, ApiError> {
     let tid = t.id;
     // The round row serialises writers of its tables.
-    let round: RoundRow = rounds::table
-        .filter(rounds::tournament_id.eq(tid))
-        .filter(rounds::number.eq(number))
-        .select(RoundRow::as_select())
-        .for_update()
-        .first(conn)
-        .optional()?
-        .ok_or_else(|| ApiError::NotFound(format!("no round {number}")))?;
-    if round.status == "draft" {
+    let round = db::rounds::by_number(conn, tid, number, Lock::ForUpdate)?;
+    if round.status == RoundStatus::Draft.as_str() {
         return Err(ApiError::Conflict(format!(
             "round {number} is a draft; publish it before entering results"
         )));
@@ -342,15 +342,15 @@ pub fn after_result_change(conn: &mut PgConnection, round: &RoundRow) -> Result<
         .load::<i32>(conn)?
         .len();
     let mut status = round.status.clone();
-    if status == "published" && done >= draw.tables.len() {
+    if status == RoundStatus::Published.as_str() && done >= draw.tables.len() {
         diesel::update(rounds::table.find(round.id))
             .set((
-                rounds::status.eq("completed"),
+                rounds::status.eq(RoundStatus::Completed.as_str()),
                 rounds::completed_at.eq(Utc::now()),
                 rounds::version.eq(rounds::version + 1),
             ))
             .execute(conn)?;
-        status = "completed".into();
+        status = RoundStatus::Completed.as_str().into();
         crate::db::events::record(
             conn,
             round.tournament_id,
@@ -358,7 +358,7 @@ pub fn after_result_change(conn: &mut PgConnection, round: &RoundRow) -> Result<
             serde_json::json!({"round": round.number}),
         )?;
     }
-    if status == "completed" {
+    if status == RoundStatus::Completed.as_str() {
         // Ratings follow the adjudicated results, in this same transaction.
         crate::services::ratings::round_results_changed(conn, round.tournament_id, round.id)?;
         crate::db::events::record(
@@ -369,4 +369,90 @@ pub fn after_result_change(conn: &mut PgConnection, round: &RoundRow) -> Result<
         )?;
     }
     Ok(status)
+}
+
+/// A table of a round of a tournament, as the URL names it.
+#[derive(Debug, Clone, Copy)]
+pub struct TableRef {
+    pub tournament: i64,
+    pub round: i32,
+    pub table: i32,
+}
+
+/// Enters or corrects a table's result (referees and organisers), answering a retried
+/// request with its `Idempotency-Key` by the first answer. Returns the status and body.
+pub fn enter(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    at: TableRef,
+    input: &EnterResult,
+    expected: Option<i32>,
+    key: Option<idempotency::Key>,
+) -> Result<(u16, serde_json::Value), ApiError> {
+    let t = load_for_staff(
+        conn,
+        caller,
+        at.tournament,
+        &[StaffRole::Referee, StaffRole::Organiser],
+    )?;
+    if let Some(k) = &key {
+        if let Some(answer) = idempotency::replay(conn, caller.user_id, k)? {
+            return Ok(answer);
+        }
+    }
+    let out = store_result(
+        conn,
+        t,
+        at.round,
+        at.table,
+        input,
+        Precondition::IfMatch(expected),
+        caller.user_id,
+    )?;
+    let json = serde_json::to_value(&out).map_err(|e| ApiError::Internal(e.to_string()))?;
+    if let Some(k) = &key {
+        idempotency::store(conn, caller.user_id, k, 200, &json)?;
+    }
+    Ok((200, json))
+}
+
+/// A table's result with every version. In Bridge-Agricola, results of a round that is not
+/// completed are shown only to the tournament's staff (players at other tables hold the same
+/// cards); drafts only to staff.
+pub fn read(
+    conn: &mut PgConnection,
+    caller: &MaybeCaller,
+    at: TableRef,
+) -> Result<ResultWithHistory, ApiError> {
+    let TableRef {
+        tournament: tid,
+        round: number,
+        table,
+    } = at;
+    let t = load_visible(conn, caller, tid)?;
+    let round = db::rounds::by_number(conn, tid, number, Lock::None)?;
+    let staff = match &caller.0 {
+        Some(c) => c.has_any_role(
+            conn,
+            tid,
+            &[
+                StaffRole::Organiser,
+                StaffRole::Referee,
+                StaffRole::AppealsCommittee,
+            ],
+        )?,
+        None => false,
+    };
+    let hidden = round.status == RoundStatus::Draft.as_str()
+        || (t.ruleset == Preset::BridgeAgricola.as_str()
+            && round.status != RoundStatus::Completed.as_str());
+    if hidden && !staff {
+        return Err(ApiError::NotFound(format!(
+            "no result for round {number} table {table} yet"
+        )));
+    }
+    let rows = history(conn, &round, table)?;
+    with_history(&round, rows, round.status.clone()).ok_or_else(|| {
+        ApiError::NotFound(format!("no result for round {number} table {table} yet"))
+    })
 }
