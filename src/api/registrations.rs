@@ -5,143 +5,15 @@
 //! or when the first round is drawn.
 
 use actix_web::{delete, get, patch, post, web, HttpRequest, HttpResponse};
-use chrono::{DateTime, Utc};
-use diesel::prelude::*;
-use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
 
 use crate::api::extract::Json;
-use crate::api::support::{cached_json, Check, Visibility};
-use crate::auth::{Caller, MaybeCaller, StaffRole};
-use crate::db::models::Tournament;
-use crate::db::running::{NewRegistration, Registration, TeamRow};
-use crate::db::schema::{players, registrations, rounds, teams};
-use crate::error::{ApiError, ApiResult, Problem};
-use crate::services::access::{load_for_staff, load_visible};
+use crate::api::support::{cached_json, Visibility};
+use crate::auth::{Caller, MaybeCaller};
+use crate::error::{ApiResult, Problem};
+use crate::services::registrations::{
+    self, CreateTeam, Register, RegistrationOut, TeamOut, UpdateRegistration,
+};
 use crate::state::AppState;
-
-/// A registration as shown.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct RegistrationOut {
-    pub player_id: i64,
-    pub player_name: String,
-    /// `confirmed` or `waitlisted` (cancelled registrations are not listed).
-    #[schema(example = "confirmed")]
-    pub status: String,
-    /// 1-based place in registration order among the live registrations.
-    pub position: i64,
-    /// The rating used to seed the player, when the organiser set one.
-    pub seeding_rating: Option<f64>,
-    /// Rated games behind `seeding_rating`.
-    pub seeding_rated_games: i32,
-    pub registered_at: DateTime<Utc>,
-}
-
-/// Register a player.
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Register {
-    /// The player to register. Players register themselves (their account is linked to the
-    /// player); organisers may register anyone.
-    pub player_id: i64,
-    /// Seeding rating (organisers only), e.g. twice the lobby rating in Tantrix.
-    #[schema(minimum = 0, maximum = 10000)]
-    pub seeding_rating: Option<f64>,
-    /// Rated games behind the seeding rating (organisers only).
-    #[schema(minimum = 0, maximum = 100000)]
-    pub seeding_rated_games: Option<i32>,
-}
-
-/// Change a registration's seeding (organisers).
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct UpdateRegistration {
-    #[schema(minimum = 0, maximum = 10000)]
-    pub seeding_rating: Option<f64>,
-    #[schema(minimum = 0, maximum = 100000)]
-    pub seeding_rated_games: Option<i32>,
-}
-
-fn check_seeding(check: &mut Check, rating: Option<f64>, games: Option<i32>) {
-    if let Some(r) = rating {
-        check.ensure(
-            r.is_finite() && (0.0..=10000.0).contains(&r),
-            "seeding_rating",
-            "must be between 0 and 10000",
-        );
-    }
-    if let Some(g) = games {
-        check.range("seeding_rated_games", g.into(), 0, 100_000);
-    }
-}
-
-fn list_out(conn: &mut PgConnection, tid: i64) -> Result<Vec<RegistrationOut>, ApiError> {
-    let rows: Vec<(Registration, String)> = registrations::table
-        .inner_join(players::table)
-        .filter(registrations::tournament_id.eq(tid))
-        .filter(registrations::status.ne("cancelled"))
-        .order(registrations::id)
-        .select((Registration::as_select(), players::name))
-        .load(conn)?;
-    Ok(rows
-        .into_iter()
-        .enumerate()
-        .map(|(i, (r, name))| RegistrationOut {
-            player_id: r.player_id,
-            player_name: name,
-            status: r.status,
-            position: i as i64 + 1,
-            seeding_rating: r.seeding_rating,
-            seeding_rated_games: r.seeding_rated_games,
-            registered_at: r.registered_at,
-        })
-        .collect())
-}
-
-/// Registration is open: the tournament takes registrations and no round is drawn yet.
-fn ensure_open(
-    conn: &mut PgConnection,
-    t: &Tournament,
-    is_organiser: bool,
-) -> Result<(), ApiError> {
-    let drawn: bool = diesel::select(diesel::dsl::exists(
-        rounds::table.filter(rounds::tournament_id.eq(t.id)),
-    ))
-    .get_result(conn)?;
-    if drawn {
-        return Err(ApiError::Conflict(
-            "registration closed when the first round was drawn; record a withdrawal instead"
-                .into(),
-        ));
-    }
-    let open = t.status == "registration_open" || (is_organiser && t.status == "draft");
-    if !open {
-        return Err(ApiError::Conflict(format!(
-            "the tournament is {} and takes no registrations",
-            t.status
-        )));
-    }
-    if !is_organiser && t.registration_deadline.is_some_and(|d| d < Utc::now()) {
-        return Err(ApiError::Conflict(
-            "the registration deadline has passed".into(),
-        ));
-    }
-    Ok(())
-}
-
-/// Whether the caller's account is linked to the player.
-fn is_own_player(
-    conn: &mut PgConnection,
-    caller: &Caller,
-    player_id: i64,
-) -> Result<bool, ApiError> {
-    Ok(diesel::select(diesel::dsl::exists(
-        players::table
-            .filter(players::id.eq(player_id))
-            .filter(players::user_id.eq(caller.user_id)),
-    ))
-    .get_result(conn)?)
-}
 
 /// The registrations of a tournament, in registration order.
 #[utoipa::path(
@@ -162,17 +34,14 @@ pub async fn list(
     id: web::Path<i64>,
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
-    let (vis, out) = state
-        .run(move |conn| {
-            let t = load_visible(conn, &caller, id)?;
-            let vis = if t.status == "draft" {
-                Visibility::Private
-            } else {
-                Visibility::Public
-            };
-            Ok((vis, list_out(conn, id)?))
-        })
+    let (public, out) = state
+        .run(move |conn| registrations::list_registrations(conn, &caller, id))
         .await?;
+    let vis = if public {
+        Visibility::Public
+    } else {
+        Visibility::Private
+    };
     cached_json(&req, &out, vis)
 }
 
@@ -203,65 +72,8 @@ pub async fn register(
     body: Json<Register>,
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
-    let input = body.0;
-    let mut check = Check::new();
-    check_seeding(&mut check, input.seeding_rating, input.seeding_rated_games);
-    check.finish()?;
     let out = state
-        .run(move |conn| {
-            conn.transaction(|conn| {
-                let t = load_visible(conn, &MaybeCaller(Some(caller.clone())), id)?;
-                let organiser = caller.has_any_role(conn, id, &[StaffRole::Organiser])?;
-                if !organiser {
-                    if !is_own_player(conn, &caller, input.player_id)? {
-                        return Err(ApiError::Forbidden(
-                            "players register themselves; organisers register anyone".into(),
-                        ));
-                    }
-                    if input.seeding_rating.is_some() || input.seeding_rated_games.is_some() {
-                        return Err(ApiError::Forbidden(
-                            "only an organiser sets a seeding rating".into(),
-                        ));
-                    }
-                }
-                let exists: bool =
-                    diesel::select(diesel::dsl::exists(players::table.find(input.player_id)))
-                        .get_result(conn)?;
-                if !exists {
-                    return Err(ApiError::field(
-                        "player_id",
-                        format!("there is no player {}", input.player_id),
-                    ));
-                }
-                ensure_open(conn, &t, organiser)?;
-                diesel::insert_into(registrations::table)
-                    .values(NewRegistration {
-                        tournament_id: id,
-                        player_id: input.player_id,
-                        status: "waitlisted".into(),
-                        seeding_rating: input.seeding_rating,
-                        seeding_rated_games: input.seeding_rated_games.unwrap_or(0),
-                        registered_by: caller.user_id,
-                    })
-                    .execute(conn)
-                    .map_err(|e| match e {
-                        diesel::result::Error::DatabaseError(
-                            diesel::result::DatabaseErrorKind::UniqueViolation,
-                            _,
-                        ) => ApiError::Conflict(format!(
-                            "player {} is already registered",
-                            input.player_id
-                        )),
-                        other => other.into(),
-                    })?;
-                crate::services::registrations::rebalance_registrations(
-                    conn,
-                    id,
-                    crate::services::registrations::confirmation_block(&t),
-                )?;
-                list_out(conn, id)
-            })
-        })
+        .run(move |conn| registrations::register(conn, &caller, id, body.0))
         .await?;
     Ok(HttpResponse::Created().json(out))
 }
@@ -294,33 +106,8 @@ pub async fn update(
     body: Json<UpdateRegistration>,
 ) -> ApiResult<HttpResponse> {
     let (id, player_id) = path.into_inner();
-    let input = body.0;
-    let mut check = Check::new();
-    check_seeding(&mut check, input.seeding_rating, input.seeding_rated_games);
-    check.finish()?;
     let out = state
-        .run(move |conn| {
-            conn.transaction(|conn| {
-                load_for_staff(conn, &caller, id, &[StaffRole::Organiser])?;
-                let target = registrations::table
-                    .filter(registrations::tournament_id.eq(id))
-                    .filter(registrations::player_id.eq(player_id))
-                    .filter(registrations::status.ne("cancelled"));
-                let n = diesel::update(target)
-                    .set((
-                        registrations::seeding_rating.eq(input.seeding_rating),
-                        registrations::seeding_rated_games
-                            .eq(input.seeding_rated_games.unwrap_or(0)),
-                    ))
-                    .execute(conn)?;
-                if n == 0 {
-                    return Err(ApiError::NotFound(format!(
-                        "player {player_id} is not registered"
-                    )));
-                }
-                list_out(conn, id)
-            })
-        })
+        .run(move |conn| registrations::update_registration(conn, &caller, id, player_id, body.0))
         .await?;
     Ok(HttpResponse::Ok().json(out))
 }
@@ -350,85 +137,9 @@ pub async fn cancel(
 ) -> ApiResult<HttpResponse> {
     let (id, player_id) = path.into_inner();
     let out = state
-        .run(move |conn| {
-            conn.transaction(|conn| {
-                let t = load_visible(conn, &MaybeCaller(Some(caller.clone())), id)?;
-                let organiser = caller.has_any_role(conn, id, &[StaffRole::Organiser])?;
-                if !organiser && !is_own_player(conn, &caller, player_id)? {
-                    return Err(ApiError::Forbidden(
-                        "only the player or an organiser may cancel".into(),
-                    ));
-                }
-                let drawn: bool = diesel::select(diesel::dsl::exists(
-                    rounds::table.filter(rounds::tournament_id.eq(id)),
-                ))
-                .get_result(conn)?;
-                if drawn {
-                    return Err(ApiError::Conflict(
-                        "the tournament has started; record a withdrawal instead".into(),
-                    ));
-                }
-                let n = diesel::update(
-                    registrations::table
-                        .filter(registrations::tournament_id.eq(id))
-                        .filter(registrations::player_id.eq(player_id))
-                        .filter(registrations::status.ne("cancelled")),
-                )
-                .set((
-                    registrations::status.eq("cancelled"),
-                    registrations::cancelled_at.eq(Utc::now()),
-                ))
-                .execute(conn)?;
-                if n == 0 {
-                    return Err(ApiError::NotFound(format!(
-                        "player {player_id} is not registered"
-                    )));
-                }
-                crate::services::registrations::rebalance_registrations(
-                    conn,
-                    id,
-                    crate::services::registrations::confirmation_block(&t),
-                )?;
-                list_out(conn, id)
-            })
-        })
+        .run(move |conn| registrations::cancel_registration(conn, &caller, id, player_id))
         .await?;
     Ok(HttpResponse::Ok().json(out))
-}
-
-/// A team of the 2v2 duplicate format.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct TeamOut {
-    pub number: i32,
-    pub name: String,
-    /// Pair A (players A1, A2).
-    pub pair_a: [i64; 2],
-    /// Pair B (players B1, B2).
-    pub pair_b: [i64; 2],
-}
-
-/// Register a team of four with its A and B pairs (organisers). Its players are registered
-/// too.
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct CreateTeam {
-    #[schema(
-        min_length = 1,
-        max_length = 100,
-        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
-    )]
-    pub name: String,
-    pub pair_a: [i64; 2],
-    pub pair_b: [i64; 2],
-}
-
-fn team_out(t: TeamRow) -> TeamOut {
-    TeamOut {
-        number: t.number,
-        name: t.name,
-        pair_a: [t.pair_a1, t.pair_a2],
-        pair_b: [t.pair_b1, t.pair_b2],
-    }
 }
 
 /// The teams of a tournament.
@@ -451,15 +162,7 @@ pub async fn list_teams(
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
     let out = state
-        .run(move |conn| {
-            load_visible(conn, &caller, id)?;
-            let rows: Vec<TeamRow> = teams::table
-                .filter(teams::tournament_id.eq(id))
-                .order(teams::number)
-                .select(TeamRow::as_select())
-                .load(conn)?;
-            Ok(rows.into_iter().map(team_out).collect::<Vec<_>>())
-        })
+        .run(move |conn| registrations::list_teams(conn, &caller, id))
         .await?;
     cached_json(&req, &out, Visibility::Private)
 }
@@ -490,94 +193,8 @@ pub async fn create_team(
     body: Json<CreateTeam>,
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
-    let input = body.0;
-    let mut check = Check::new();
-    let name = check.text("name", &input.name, 100);
-    let members = [
-        input.pair_a[0],
-        input.pair_a[1],
-        input.pair_b[0],
-        input.pair_b[1],
-    ];
-    let distinct: std::collections::HashSet<i64> = members.iter().copied().collect();
-    check.ensure(
-        distinct.len() == 4,
-        "pair_b",
-        "a team has four different players",
-    );
-    check.finish()?;
     let out = state
-        .run(move |conn| {
-            conn.transaction(|conn| {
-                let t = load_for_staff(conn, &caller, id, &[StaffRole::Organiser])?;
-                if t.ruleset != "team_duplicate_2v2" {
-                    return Err(ApiError::Conflict(
-                        "teams belong to team_duplicate_2v2 tournaments".into(),
-                    ));
-                }
-                ensure_open(conn, &t, true)?;
-                let known: i64 = players::table
-                    .filter(players::id.eq_any(members))
-                    .count()
-                    .get_result(conn)?;
-                if known != 4 {
-                    return Err(ApiError::field("pair_a", "every member must be a player"));
-                }
-                let existing: Vec<TeamRow> = teams::table
-                    .filter(teams::tournament_id.eq(id))
-                    .select(TeamRow::as_select())
-                    .load(conn)?;
-                if existing.iter().any(|e| {
-                    [e.pair_a1, e.pair_a2, e.pair_b1, e.pair_b2]
-                        .iter()
-                        .any(|p| distinct.contains(p))
-                }) {
-                    return Err(ApiError::Conflict("a player is already in a team".into()));
-                }
-                let number = existing.iter().map(|e| e.number).max().unwrap_or(0) + 1;
-                let row: TeamRow = diesel::insert_into(teams::table)
-                    .values(TeamRow {
-                        id: 0,
-                        tournament_id: id,
-                        number,
-                        name,
-                        pair_a1: members[0],
-                        pair_a2: members[1],
-                        pair_b1: members[2],
-                        pair_b2: members[3],
-                        created_at: Utc::now(),
-                    })
-                    .returning(TeamRow::as_returning())
-                    .get_result(conn)?;
-                for p in members {
-                    let live: bool = diesel::select(diesel::dsl::exists(
-                        registrations::table
-                            .filter(registrations::tournament_id.eq(id))
-                            .filter(registrations::player_id.eq(p))
-                            .filter(registrations::status.ne("cancelled")),
-                    ))
-                    .get_result(conn)?;
-                    if !live {
-                        diesel::insert_into(registrations::table)
-                            .values(NewRegistration {
-                                tournament_id: id,
-                                player_id: p,
-                                status: "waitlisted".into(),
-                                seeding_rating: None,
-                                seeding_rated_games: 0,
-                                registered_by: caller.user_id,
-                            })
-                            .execute(conn)?;
-                    }
-                }
-                crate::services::registrations::rebalance_registrations(
-                    conn,
-                    id,
-                    crate::services::registrations::confirmation_block(&t),
-                )?;
-                Ok(team_out(row))
-            })
-        })
+        .run(move |conn| registrations::create_team(conn, &caller, id, body.0))
         .await?;
     Ok(HttpResponse::Created().json(out))
 }
