@@ -2,13 +2,16 @@
 
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
+use diesel::PgConnection;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use crate::auth::{Caller, MaybeCaller, StaffRole};
 use crate::db::running::{NewPenalty, NewWithdrawal, PenaltyRow, WithdrawalRow};
-use crate::db::schema::{penalties, registrations, rounds, withdrawals};
+use crate::db::schema::{penalties, players, registrations, rounds, withdrawals};
 use crate::error::ApiError;
-
+use crate::services::access::{load_for_staff, load_visible};
+use crate::services::validate::Check;
 pub fn rounds_drawn(conn: &mut PgConnection, tid: i64) -> Result<i32, ApiError> {
     Ok(rounds::table
         .filter(rounds::tournament_id.eq(tid))
@@ -323,4 +326,196 @@ pub fn annul_penalty(
         serde_json::json!({"penalty": pid}),
     )?;
     Ok(row)
+}
+
+/// Withdrawal (plays no round from `from_round` on; placed last) or opt-out (stops before the
+/// voluntary round `from_round`; placed below everyone who continued).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum WithdrawalKind {
+    Withdrawal,
+    OptOut,
+}
+
+/// Record a withdrawal or an opt-out.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RecordWithdrawal {
+    pub player_id: i64,
+    /// The first round the player does not play; not drawn yet.
+    #[schema(minimum = 1, maximum = 1000)]
+    pub from_round: i32,
+    /// `withdrawal` (default) or `opt_out`.
+    pub kind: Option<WithdrawalKind>,
+    #[schema(
+        max_length = 500,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
+    pub reason: Option<String>,
+}
+
+/// A recorded withdrawal or opt-out.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct WithdrawalOut {
+    pub player_id: i64,
+    #[schema(example = "withdrawal")]
+    pub kind: String,
+    pub from_round: i32,
+    pub reason: Option<String>,
+    pub recorded_by: i64,
+    pub recorded_at: DateTime<Utc>,
+}
+
+fn withdrawal_out(w: WithdrawalRow) -> WithdrawalOut {
+    WithdrawalOut {
+        player_id: w.player_id,
+        kind: w.kind,
+        from_round: w.from_round,
+        reason: w.reason,
+        recorded_by: w.recorded_by,
+        recorded_at: w.recorded_at,
+    }
+}
+
+/// Records a withdrawal or a voluntary-round opt-out (organisers and referees; a player may opt out of a voluntary round themselves).
+pub fn record_withdrawal(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    tid: i64,
+    input: RecordWithdrawal,
+) -> Result<WithdrawalOut, ApiError> {
+    let mut check = Check::new();
+    check.range("from_round", input.from_round.into(), 1, 1000);
+    let reason = check.optional_text("reason", input.reason.as_deref(), 500);
+    check.finish()?;
+    conn.transaction(|conn| {
+        let kind = input.kind.unwrap_or(WithdrawalKind::Withdrawal);
+        // Players opt out of a voluntary round themselves; everything else is recorded
+        // by the tournament's organisers and referees.
+        let own_opt_out = kind == WithdrawalKind::OptOut
+            && diesel::select(diesel::dsl::exists(
+                players::table
+                    .filter(players::id.eq(input.player_id))
+                    .filter(players::user_id.eq(caller.user_id)),
+            ))
+            .get_result::<bool>(conn)?;
+        if own_opt_out {
+            load_visible(conn, &MaybeCaller(Some(caller.clone())), tid)?;
+        } else {
+            load_for_staff(conn, &caller, tid, &[StaffRole::Organiser, StaffRole::Referee])?;
+        }
+        ensure_confirmed(conn, tid, input.player_id)?;
+        let drawn = rounds_drawn(conn, tid)?;
+        if input.from_round <= drawn {
+            return Err(ApiError::field(
+                "from_round",
+                format!("round {} is already drawn; the earliest is {}", input.from_round, drawn + 1),
+            ));
+        }
+        let row = insert_withdrawal(
+            conn,
+            NewWithdrawal {
+                tournament_id: tid,
+                player_id: input.player_id,
+                kind: match kind {
+                    WithdrawalKind::Withdrawal => "withdrawal",
+                    WithdrawalKind::OptOut => "opt_out",
+                }
+                .into(),
+                from_round: input.from_round,
+                reason,
+                recorded_by: caller.user_id,
+            },
+        )?;
+        crate::db::events::record(
+            conn,
+            tid,
+            "withdrawal",
+            serde_json::json!({"player_id": row.player_id, "from_round": row.from_round, "kind": row.kind}),
+        )?;
+        Ok(withdrawal_out(row))
+    })
+}
+
+/// Withdrawals and opt-outs of a tournament.
+pub fn list_withdrawals(
+    conn: &mut PgConnection,
+    caller: &MaybeCaller,
+    tid: i64,
+) -> Result<Vec<WithdrawalOut>, ApiError> {
+    load_visible(conn, &caller, tid)?;
+    let rows: Vec<WithdrawalRow> = withdrawals::table
+        .filter(withdrawals::tournament_id.eq(tid))
+        .order(withdrawals::id)
+        .select(WithdrawalRow::as_select())
+        .load(conn)?;
+    Ok(rows.into_iter().map(withdrawal_out).collect::<Vec<_>>())
+}
+
+/// Records a penalty or sanction (referees and organisers).
+pub fn penalise(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    tid: i64,
+    input: RecordPenalty,
+) -> Result<PenaltyOut, ApiError> {
+    let mut check = Check::new();
+    let reason = check.text("reason", &input.reason, 500);
+    if let Some(r) = input.round {
+        check.range("round", r.into(), 1, 1000);
+    }
+    if let Some(t) = input.table {
+        check.range("table", t.into(), 1, 10_000);
+    }
+    if let Some(p) = input.points {
+        check.range("points", p.into(), 1, 1000);
+    }
+    check.finish()?;
+    conn.transaction(|conn| {
+        let t = load_for_staff(
+            conn,
+            &caller,
+            tid,
+            &[StaffRole::Referee, StaffRole::Organiser],
+        )?;
+        let row = record_penalty(conn, tid, &t.ruleset, &input, reason, None, caller.user_id)?;
+        Ok(penalty_out(row))
+    })
+}
+
+/// Penalties and sanctions of a tournament (annulled ones included, marked).
+pub fn list_penalties(
+    conn: &mut PgConnection,
+    caller: &MaybeCaller,
+    tid: i64,
+) -> Result<Vec<PenaltyOut>, ApiError> {
+    load_visible(conn, &caller, tid)?;
+    let rows: Vec<PenaltyRow> = penalties::table
+        .filter(penalties::tournament_id.eq(tid))
+        .order(penalties::id)
+        .select(PenaltyRow::as_select())
+        .load(conn)?;
+    Ok(rows.into_iter().map(penalty_out).collect::<Vec<_>>())
+}
+
+/// Annuls a penalty (referees and organisers); it stays listed with who annulled it, when and why.
+pub fn annul(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    tid: i64,
+    pid: i64,
+    input: AnnulPenalty,
+) -> Result<PenaltyOut, ApiError> {
+    let mut check = Check::new();
+    let reason = check.text("reason", &input.reason, 500);
+    check.finish()?;
+    conn.transaction(|conn| {
+        load_for_staff(
+            conn,
+            &caller,
+            tid,
+            &[StaffRole::Referee, StaffRole::Organiser],
+        )?;
+        annul_penalty(conn, tid, pid, caller.user_id, reason).map(penalty_out)
+    })
 }
