@@ -20,6 +20,17 @@ pub enum Visibility {
     Private,
 }
 
+impl Visibility {
+    /// Public when `public`, else private to the caller.
+    pub fn public_if(public: bool) -> Self {
+        if public {
+            Self::Public
+        } else {
+            Self::Private
+        }
+    }
+}
+
 /// The strong ETag of a body.
 pub fn etag_of(body: &[u8]) -> String {
     let digest = Sha256::digest(body);

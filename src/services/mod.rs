@@ -13,6 +13,7 @@ pub mod players;
 pub mod ratings;
 pub mod registrations;
 pub mod results;
+pub mod rounds;
 pub mod snapshot;
 pub mod standings;
 pub mod users;
