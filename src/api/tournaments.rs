@@ -1,216 +1,18 @@
 //! `/tournaments`: create, configure, publish and staff a tournament.
 
 use actix_web::{delete, get, patch, post, web, HttpRequest, HttpResponse};
-use chrono::{DateTime, NaiveDate, Utc};
-use diesel::prelude::*;
-use serde::{Deserialize, Serialize};
-use utoipa::{IntoParams, ToSchema};
 
 use crate::api::extract::{Json, Query};
-use crate::api::support::{cached_json, if_match_version, Check, Page, PageParams, Visibility};
+use crate::api::support::{cached_json, if_match_version, Page, Visibility};
 use crate::auth::{Caller, MaybeCaller, StaffRole};
-use crate::db::models::{NewTournament, StaffRow, Tournament};
-use crate::db::schema::{tournament_staff, tournaments, users};
-use crate::domain::scoring::Preset;
 use crate::domain::status::TournamentStatus;
-use crate::error::{ApiError, ApiResult, Problem};
-use crate::services::access::{load_for_staff, load_visible};
+use crate::error::{ApiResult, Problem};
+use crate::services::access::load_visible;
+use crate::services::tournaments::{
+    self, AppointStaff, CreateTournament, StaffOut, TournamentFilter, TournamentOut,
+    UpdateTournament,
+};
 use crate::state::AppState;
-
-/// A tournament.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct TournamentOut {
-    pub id: i64,
-    #[schema(example = "NM i Agricola 2026")]
-    pub name: String,
-    #[schema(example = "Agricola")]
-    pub game: String,
-    pub ruleset: Preset,
-    /// Changes to the preset (validated against the ruleset).
-    #[schema(value_type = Object)]
-    pub ruleset_overrides: serde_json::Value,
-    #[schema(example = 4)]
-    pub table_size: i32,
-    #[schema(example = 5)]
-    pub planned_rounds: i32,
-    pub starts_on: NaiveDate,
-    pub ends_on: NaiveDate,
-    /// Playing days, `starts_on` included.
-    #[schema(example = 3)]
-    pub days: i32,
-    /// IANA time zone of the venue.
-    #[schema(example = "Europe/Oslo")]
-    pub time_zone: String,
-    pub venue: Option<String>,
-    pub status: TournamentStatus,
-    pub registration_deadline: Option<DateTime<Utc>>,
-    /// How long after a decision a party may appeal it.
-    pub appeal_window_minutes: i32,
-    pub created_by: i64,
-    pub created_at: DateTime<Utc>,
-    pub updated_at: DateTime<Utc>,
-    /// Increases with every change; send it back in `If-Match` to change the tournament.
-    pub version: i32,
-    /// The rating pool its games feed, if any.
-    pub rating_pool_id: Option<i64>,
-    /// Declared a national-rank tournament (league pools give its participants a bonus).
-    pub national_rank: bool,
-    /// When it was first published (league pools count it only if announced 7 days ahead).
-    pub announced_at: Option<DateTime<Utc>>,
-}
-
-impl TryFrom<Tournament> for TournamentOut {
-    type Error = ApiError;
-    fn try_from(t: Tournament) -> Result<Self, ApiError> {
-        Ok(Self {
-            id: t.id,
-            name: t.name,
-            game: t.game,
-            ruleset: Preset::parse(&t.ruleset)
-                .ok_or_else(|| ApiError::Internal(format!("unknown ruleset {}", t.ruleset)))?,
-            ruleset_overrides: t.ruleset_overrides,
-            table_size: t.table_size,
-            planned_rounds: t.planned_rounds,
-            starts_on: t.starts_on,
-            ends_on: t.ends_on,
-            days: (t.ends_on - t.starts_on).num_days() as i32 + 1,
-            time_zone: t.time_zone,
-            venue: t.venue,
-            status: TournamentStatus::parse(&t.status)
-                .ok_or_else(|| ApiError::Internal(format!("unknown status {}", t.status)))?,
-            registration_deadline: t.registration_deadline,
-            appeal_window_minutes: t.appeal_window_minutes,
-            created_by: t.created_by,
-            created_at: t.created_at,
-            updated_at: t.updated_at,
-            version: t.version,
-            rating_pool_id: t.rating_pool_id,
-            national_rank: t.national_rank,
-            announced_at: t.announced_at,
-        })
-    }
-}
-
-/// A new tournament. The caller becomes its organiser.
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct CreateTournament {
-    #[schema(
-        example = "NM i Agricola 2026",
-        max_length = 200,
-        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
-    )]
-    pub name: String,
-    #[schema(
-        example = "Agricola",
-        max_length = 100,
-        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
-    )]
-    pub game: String,
-    /// The rules; they fix the table size (4, or 2 for Tantrix and Ashes).
-    pub ruleset: Preset,
-    #[schema(example = 5, minimum = 1, maximum = 50)]
-    pub planned_rounds: i32,
-    #[schema(example = "2026-06-12")]
-    pub starts_on: NaiveDate,
-    /// Playing days, `starts_on` included (default 1).
-    #[schema(example = 3, minimum = 1, maximum = 60)]
-    pub days: Option<i32>,
-    #[schema(value_type = crate::services::validate::TimeZoneName)]
-    pub time_zone: String,
-    #[schema(
-        example = "Oslo, Norway",
-        max_length = 200,
-        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
-    )]
-    pub venue: Option<String>,
-    pub registration_deadline: Option<DateTime<Utc>>,
-    /// Default 30.
-    #[schema(example = 30, minimum = 0, maximum = 10080)]
-    pub appeal_window_minutes: Option<i32>,
-    /// The rating pool its games feed (none by default).
-    pub rating_pool_id: Option<i64>,
-    /// Declared a national-rank tournament (default false).
-    pub national_rank: Option<bool>,
-}
-
-/// Changes to a tournament; absent fields stay as they are.
-#[derive(Debug, Deserialize, ToSchema, Default)]
-#[serde(deny_unknown_fields)]
-pub struct UpdateTournament {
-    #[schema(
-        max_length = 200,
-        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
-    )]
-    pub name: Option<String>,
-    #[schema(
-        max_length = 100,
-        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
-    )]
-    pub game: Option<String>,
-    #[schema(minimum = 1, maximum = 50)]
-    pub planned_rounds: Option<i32>,
-    pub starts_on: Option<NaiveDate>,
-    #[schema(minimum = 1, maximum = 60)]
-    pub days: Option<i32>,
-    #[schema(value_type = Option<crate::services::validate::TimeZoneName>)]
-    pub time_zone: Option<String>,
-    #[schema(
-        max_length = 200,
-        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
-    )]
-    pub venue: Option<String>,
-    pub registration_deadline: Option<DateTime<Utc>>,
-    #[schema(minimum = 0, maximum = 10080)]
-    pub appeal_window_minutes: Option<i32>,
-    /// Publish (`registration_open`), start, finish, or take back to `draft`.
-    pub status: Option<TournamentStatus>,
-    /// The rating pool its games feed; `null` for none. Moving a tournament with rated games
-    /// recomputes both pools.
-    #[serde(default, with = "crate::services::validate::double_option")]
-    #[schema(value_type = Option<i64>)]
-    pub rating_pool_id: Option<Option<i64>>,
-    /// Declared a national-rank tournament.
-    pub national_rank: Option<bool>,
-}
-
-/// Filters for the tournament list.
-#[derive(Debug, Deserialize, IntoParams)]
-#[into_params(parameter_in = Query)]
-#[serde(deny_unknown_fields)]
-pub struct TournamentFilter {
-    pub status: Option<TournamentStatus>,
-    /// How many items (1-200, default 50).
-    #[param(minimum = 1, maximum = 200)]
-    pub limit: Option<i64>,
-    /// How many items to skip (default 0).
-    #[param(minimum = 0, maximum = 1000000000)]
-    pub offset: Option<i64>,
-}
-
-/// The last playing day; years 1-9999 only (what PostgreSQL and every client can store).
-fn check_dates(check: &mut Check, starts_on: NaiveDate, days: i64) -> NaiveDate {
-    use chrono::Datelike;
-    let ends_on = starts_on
-        .checked_add_days(chrono::Days::new(days.clamp(1, 60) as u64 - 1))
-        .unwrap_or(starts_on);
-    if !(1..=9999).contains(&starts_on.year()) {
-        check.fail("starts_on", "must be a date in the years 1-9999");
-    }
-    ends_on
-}
-
-fn check_time_zone(check: &mut Check, field: &str, tz: &str) -> String {
-    check.time_zone(field, tz)
-}
-
-fn visibility(t: &Tournament) -> Visibility {
-    if t.status == TournamentStatus::Draft.as_str() {
-        Visibility::Private
-    } else {
-        Visibility::Public
-    }
-}
 
 /// Create a tournament (any signed-in user; the caller becomes its organiser).
 #[utoipa::path(
@@ -232,57 +34,8 @@ pub async fn create(
     caller: Caller,
     body: Json<CreateTournament>,
 ) -> ApiResult<HttpResponse> {
-    let input = body.0;
-    let mut check = Check::new();
-    let name = check.text("name", &input.name, 200);
-    let game = check.text("game", &input.game, 100);
-    let table_size = input.ruleset.default_table_size();
-    check.range("planned_rounds", input.planned_rounds.into(), 1, 50);
-    let days = input.days.unwrap_or(1);
-    check.range("days", days.into(), 1, 60);
-    let ends_on = check_dates(&mut check, input.starts_on, days.into());
-    let time_zone = check_time_zone(&mut check, "time_zone", &input.time_zone);
-    let venue = check.optional_text("venue", input.venue.as_deref(), 200);
-    let appeal_window = input.appeal_window_minutes.unwrap_or(30);
-    check.range("appeal_window_minutes", appeal_window.into(), 0, 10080);
-    check.finish()?;
     let t = state
-        .run(move |conn| {
-            conn.transaction(|conn| {
-                if let Some(pool) = input.rating_pool_id {
-                    crate::services::access::require_pool(conn, pool)?;
-                }
-                let t: Tournament = diesel::insert_into(tournaments::table)
-                    .values(NewTournament {
-                        name,
-                        game,
-                        ruleset: input.ruleset.as_str().into(),
-                        ruleset_overrides: serde_json::json!({}),
-                        table_size,
-                        planned_rounds: input.planned_rounds,
-                        starts_on: input.starts_on,
-                        ends_on,
-                        time_zone,
-                        venue,
-                        registration_deadline: input.registration_deadline,
-                        appeal_window_minutes: appeal_window,
-                        created_by: caller.user_id,
-                        rating_pool_id: input.rating_pool_id,
-                        national_rank: input.national_rank.unwrap_or(false),
-                    })
-                    .returning(Tournament::as_returning())
-                    .get_result(conn)?;
-                diesel::insert_into(tournament_staff::table)
-                    .values((
-                        tournament_staff::tournament_id.eq(t.id),
-                        tournament_staff::user_id.eq(caller.user_id),
-                        tournament_staff::role.eq(StaffRole::Organiser.as_str()),
-                        tournament_staff::appointed_by.eq(caller.user_id),
-                    ))
-                    .execute(conn)?;
-                Ok(t)
-            })
-        })
+        .run(move |conn| tournaments::create_tournament(conn, &caller, body.0))
         .await?;
     let version = t.version;
     Ok(HttpResponse::Created()
@@ -309,53 +62,9 @@ pub async fn list(
     caller: MaybeCaller,
     filter: Query<TournamentFilter>,
 ) -> ApiResult<HttpResponse> {
-    let filter = filter.0;
-    let (limit, offset) = PageParams {
-        limit: filter.limit,
-        offset: filter.offset,
-    }
-    .resolve()?;
     let signed_in = caller.0.is_some();
     let page = state
-        .run(move |conn| {
-            let build = || {
-                let mut q = tournaments::table.into_boxed();
-                match &caller.0 {
-                    Some(c) if c.is_admin => {}
-                    Some(c) => {
-                        let mine = tournament_staff::table
-                            .filter(tournament_staff::user_id.eq(c.user_id))
-                            .select(tournament_staff::tournament_id);
-                        q = q.filter(
-                            tournaments::status
-                                .ne(TournamentStatus::Draft.as_str())
-                                .or(tournaments::id.eq_any(mine)),
-                        );
-                    }
-                    None => q = q.filter(tournaments::status.ne(TournamentStatus::Draft.as_str())),
-                }
-                if let Some(s) = filter.status {
-                    q = q.filter(tournaments::status.eq(s.as_str()));
-                }
-                q
-            };
-            let total = build().count().get_result(conn)?;
-            let rows: Vec<Tournament> = build()
-                .order((tournaments::starts_on.desc(), tournaments::id.desc()))
-                .limit(limit)
-                .offset(offset)
-                .select(Tournament::as_select())
-                .load(conn)?;
-            Ok(Page {
-                items: rows
-                    .into_iter()
-                    .map(TournamentOut::try_from)
-                    .collect::<Result<Vec<_>, _>>()?,
-                total,
-                limit,
-                offset,
-            })
-        })
+        .run(move |conn| tournaments::list_tournaments(conn, &caller, filter.0))
         .await?;
     let vis = if signed_in {
         Visibility::Private
@@ -387,8 +96,9 @@ pub async fn read(
     let t = state
         .run(move |conn| load_visible(conn, &caller, id))
         .await?;
-    let vis = visibility(&t);
-    cached_json(&req, &TournamentOut::try_from(t)?, vis)
+    let t = TournamentOut::try_from(t)?;
+    let vis = Visibility::public_if(t.status != TournamentStatus::Draft);
+    cached_json(&req, &t, vis)
 }
 
 /// Change a tournament (its organisers and admins). Send `If-Match: "<version>"` to make sure
@@ -424,163 +134,13 @@ pub async fn update(
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
     let expected = if_match_version(&req)?;
-    let input = body.0;
-    let mut check = Check::new();
-    let name = input.name.as_deref().map(|v| check.text("name", v, 200));
-    let game = input.game.as_deref().map(|v| check.text("game", v, 100));
-    if let Some(r) = input.planned_rounds {
-        check.range("planned_rounds", r.into(), 1, 50);
-    }
-    if let Some(d) = input.days {
-        check.range("days", d.into(), 1, 60);
-    }
-    if let Some(w) = input.appeal_window_minutes {
-        check.range("appeal_window_minutes", w.into(), 0, 10080);
-    }
-    let time_zone = input
-        .time_zone
-        .as_deref()
-        .map(|v| check_time_zone(&mut check, "time_zone", v));
-    let venue = input
-        .venue
-        .as_deref()
-        .map(|v| check.optional_text("venue", Some(v), 200));
-    check.finish()?;
     let t = state
-        .run(move |conn| {
-            conn.transaction(|conn| {
-                let current = load_for_staff(conn, &caller, id, &[StaffRole::Organiser])?;
-                if expected.is_some_and(|v| v != current.version) {
-                    return Err(ApiError::PreconditionFailed(format!(
-                        "the tournament is at version {}; read it again",
-                        current.version
-                    )));
-                }
-                let starts_on = input.starts_on.unwrap_or(current.starts_on);
-                let days = input
-                    .days
-                    .map(i64::from)
-                    .unwrap_or((current.ends_on - current.starts_on).num_days() + 1);
-                let mut dates = Check::new();
-                let ends_on = check_dates(&mut dates, starts_on, days);
-                dates.finish()?;
-                let status_now = TournamentStatus::parse(&current.status)
-                    .ok_or_else(|| ApiError::Internal("bad status".into()))?;
-                let status = input.status.unwrap_or(status_now);
-                if !status_now.can_move_to(status) {
-                    return Err(ApiError::Conflict(format!(
-                        "a tournament cannot go from {} to {}",
-                        status_now.as_str(),
-                        status.as_str()
-                    )));
-                }
-                let rating_pool_id = input.rating_pool_id.unwrap_or(current.rating_pool_id);
-                if let Some(pool) = rating_pool_id.filter(|p| Some(*p) != current.rating_pool_id) {
-                    crate::services::access::require_pool(conn, pool)?;
-                }
-                // The league's announcement date: when it was first published.
-                let announced_at = current
-                    .announced_at
-                    .or_else(|| (status == TournamentStatus::RegistrationOpen).then(Utc::now));
-                // Compare-and-set on the version so two concurrent writers cannot both win.
-                let updated: Option<Tournament> = diesel::update(
-                    tournaments::table
-                        .find(id)
-                        .filter(tournaments::version.eq(current.version)),
-                )
-                .set((
-                    tournaments::name.eq(name.unwrap_or(current.name)),
-                    tournaments::game.eq(game.unwrap_or(current.game)),
-                    tournaments::planned_rounds
-                        .eq(input.planned_rounds.unwrap_or(current.planned_rounds)),
-                    tournaments::starts_on.eq(starts_on),
-                    tournaments::ends_on.eq(ends_on),
-                    tournaments::time_zone.eq(time_zone.unwrap_or(current.time_zone)),
-                    tournaments::venue.eq(venue.unwrap_or(current.venue)),
-                    tournaments::registration_deadline.eq(input
-                        .registration_deadline
-                        .or(current.registration_deadline)),
-                    tournaments::appeal_window_minutes.eq(input
-                        .appeal_window_minutes
-                        .unwrap_or(current.appeal_window_minutes)),
-                    tournaments::status.eq(status.as_str()),
-                    tournaments::updated_at.eq(Utc::now()),
-                    tournaments::version.eq(current.version + 1),
-                    tournaments::rating_pool_id.eq(rating_pool_id),
-                    tournaments::national_rank
-                        .eq(input.national_rank.unwrap_or(current.national_rank)),
-                    tournaments::announced_at.eq(announced_at),
-                ))
-                .returning(Tournament::as_returning())
-                .get_result(conn)
-                .optional()?;
-                let updated = updated.ok_or_else(|| {
-                    ApiError::PreconditionFailed(
-                        "the tournament changed meanwhile; read it again".into(),
-                    )
-                })?;
-                if rating_pool_id != current.rating_pool_id {
-                    crate::services::ratings::tournament_pool_changed(
-                        conn,
-                        id,
-                        current.rating_pool_id,
-                    )?;
-                } else if rating_pool_id.is_some()
-                    && (updated.national_rank != current.national_rank
-                        || updated.announced_at != current.announced_at
-                        || updated.starts_on != current.starts_on)
-                {
-                    // The league's decisions (which tournament holds the national-rank bonus)
-                    // may have changed.
-                    crate::services::ratings::results_changed(conn, id)?;
-                }
-                Ok(updated)
-            })
-        })
+        .run(move |conn| tournaments::update_tournament(conn, &caller, id, expected, body.0))
         .await?;
     let version = t.version;
     Ok(HttpResponse::Ok()
         .insert_header(("ETag", format!("\"{version}\"")))
         .json(TournamentOut::try_from(t)?))
-}
-
-/// A staff appointment.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct StaffOut {
-    pub user_id: i64,
-    pub username: String,
-    pub role: StaffRole,
-    pub appointed_by: i64,
-    pub appointed_at: DateTime<Utc>,
-}
-
-/// Appoint someone.
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct AppointStaff {
-    pub user_id: i64,
-    pub role: StaffRole,
-}
-
-fn staff_of(conn: &mut PgConnection, id: i64) -> Result<Vec<StaffOut>, ApiError> {
-    let rows: Vec<(StaffRow, String)> = tournament_staff::table
-        .inner_join(users::table.on(users::id.eq(tournament_staff::user_id)))
-        .filter(tournament_staff::tournament_id.eq(id))
-        .order((tournament_staff::role, tournament_staff::user_id))
-        .select((StaffRow::as_select(), users::username))
-        .load(conn)?;
-    Ok(rows
-        .into_iter()
-        .filter_map(|(s, username)| {
-            StaffRole::parse(&s.role).map(|role| StaffOut {
-                user_id: s.user_id,
-                username,
-                role,
-                appointed_by: s.appointed_by,
-                appointed_at: s.appointed_at,
-            })
-        })
-        .collect())
 }
 
 /// The tournament's staff: organisers, referees and the appeals committee (public once
@@ -603,13 +163,10 @@ pub async fn list_staff(
     id: web::Path<i64>,
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
-    let (vis, staff) = state
-        .run(move |conn| {
-            let t = load_visible(conn, &caller, id)?;
-            Ok((visibility(&t), staff_of(conn, id)?))
-        })
+    let (public, staff) = state
+        .run(move |conn| tournaments::list_staff(conn, &caller, id))
         .await?;
-    cached_json(&req, &staff, vis)
+    cached_json(&req, &staff, Visibility::public_if(public))
 }
 
 /// Appoint an organiser, a referee or an appeals committee member (organisers). The committee
@@ -640,65 +197,8 @@ pub async fn appoint(
     body: Json<AppointStaff>,
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
-    let input = body.0;
     let staff = state
-        .run(move |conn| {
-            conn.transaction(|conn| {
-                load_for_staff(conn, &caller, id, &[StaffRole::Organiser])?;
-                let exists: bool =
-                    diesel::select(diesel::dsl::exists(users::table.find(input.user_id)))
-                        .get_result(conn)?;
-                if !exists {
-                    return Err(ApiError::field(
-                        "user_id",
-                        format!("there is no user {}", input.user_id),
-                    ));
-                }
-                let current = staff_of(conn, id)?;
-                if current
-                    .iter()
-                    .any(|s| s.user_id == input.user_id && s.role == input.role)
-                {
-                    return Err(ApiError::Conflict("already appointed to that role".into()));
-                }
-                let conflicting = match input.role {
-                    StaffRole::Referee => Some(StaffRole::AppealsCommittee),
-                    StaffRole::AppealsCommittee => Some(StaffRole::Referee),
-                    StaffRole::Organiser => None,
-                };
-                if let Some(other) = conflicting {
-                    if current
-                        .iter()
-                        .any(|s| s.user_id == input.user_id && s.role == other)
-                    {
-                        return Err(ApiError::Conflict(
-                            "a referee cannot sit on the appeals committee of the same tournament"
-                                .into(),
-                        ));
-                    }
-                }
-                if input.role == StaffRole::AppealsCommittee
-                    && current
-                        .iter()
-                        .filter(|s| s.role == StaffRole::AppealsCommittee)
-                        .count()
-                        >= 3
-                {
-                    return Err(ApiError::Conflict(
-                        "the appeals committee already has three members".into(),
-                    ));
-                }
-                diesel::insert_into(tournament_staff::table)
-                    .values((
-                        tournament_staff::tournament_id.eq(id),
-                        tournament_staff::user_id.eq(input.user_id),
-                        tournament_staff::role.eq(input.role.as_str()),
-                        tournament_staff::appointed_by.eq(caller.user_id),
-                    ))
-                    .execute(conn)?;
-                staff_of(conn, id)
-            })
-        })
+        .run(move |conn| tournaments::appoint(conn, &caller, id, body.0))
         .await?;
     Ok(HttpResponse::Created().json(staff))
 }
@@ -728,37 +228,7 @@ pub async fn dismiss(
 ) -> ApiResult<HttpResponse> {
     let (id, user_id, role) = path.into_inner();
     state
-        .run(move |conn| {
-            conn.transaction(|conn| {
-                load_for_staff(conn, &caller, id, &[StaffRole::Organiser])?;
-                let current = staff_of(conn, id)?;
-                if !current
-                    .iter()
-                    .any(|s| s.user_id == user_id && s.role == role)
-                {
-                    return Err(ApiError::NotFound("no such appointment".into()));
-                }
-                if role == StaffRole::Organiser
-                    && current
-                        .iter()
-                        .filter(|s| s.role == StaffRole::Organiser)
-                        .count()
-                        == 1
-                {
-                    return Err(ApiError::Conflict(
-                        "a tournament needs at least one organiser".into(),
-                    ));
-                }
-                diesel::delete(
-                    tournament_staff::table
-                        .filter(tournament_staff::tournament_id.eq(id))
-                        .filter(tournament_staff::user_id.eq(user_id))
-                        .filter(tournament_staff::role.eq(role.as_str())),
-                )
-                .execute(conn)?;
-                Ok(())
-            })
-        })
+        .run(move |conn| tournaments::dismiss(conn, &caller, id, user_id, role))
         .await?;
     Ok(HttpResponse::NoContent().finish())
 }

@@ -16,5 +16,6 @@ pub mod results;
 pub mod rounds;
 pub mod snapshot;
 pub mod standings;
+pub mod tournaments;
 pub mod users;
 pub mod validate;
