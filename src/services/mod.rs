@@ -4,6 +4,7 @@
 
 pub mod access;
 pub mod auth;
+pub mod cases;
 pub mod conduct;
 pub mod events;
 pub mod health;

@@ -1,0 +1,239 @@
+//! Opening, listing, reading cases and adding parties.
+
+use super::*;
+
+/// Opens a case: a complaint about a table, a result, a penalty or conduct.
+pub fn open_case(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    tid: i64,
+    input: OpenCase,
+) -> Result<CaseOut, ApiError> {
+    let mut check = Check::new();
+    let statement = check.text("statement", &input.statement, STATEMENT_MAX);
+    let evidence = input
+        .evidence
+        .as_ref()
+        .map(|e| check_evidence(&mut check, "evidence", e))
+        .unwrap_or_default();
+    check_round_table(&mut check, "", input.round, input.table);
+    let respondents = input.respondents.clone().unwrap_or_default();
+    check.ensure(
+        respondents.len() <= 10,
+        "respondents",
+        "at most 10 respondents",
+    );
+    let requested = input.remedies.clone().unwrap_or_default();
+    check_remedies(&mut check, "remedies", &requested);
+    match input.subject {
+        CaseSubject::Table | CaseSubject::Result => {
+            check.ensure(
+                input.round.is_some() && input.table.is_some(),
+                "round",
+                "a case about a table or a result names the round and the table",
+            );
+        }
+        CaseSubject::Penalty => {
+            check.ensure(
+                input.penalty_id.is_some(),
+                "penalty_id",
+                "a case about a penalty names the penalty",
+            );
+        }
+        CaseSubject::Conduct => {}
+    }
+    check.finish()?;
+    conn.transaction(|conn| {
+        let t = load_tournament(conn, &caller, tid)?;
+        let staff = caller.has_any_role(
+            conn,
+            tid,
+            &[StaffRole::Referee, StaffRole::Organiser],
+        )?;
+        let own_player = registered_player_of(conn, tid, caller.user_id)?;
+        if !staff && own_player.is_none() {
+            return Err(ApiError::Forbidden(
+                "only a player registered in this tournament, a referee or an organiser may open a case".into(),
+            ));
+        }
+        let (complainant_user, complainant_player) = match input.complainant_player_id {
+            Some(p) if !staff => {
+                if Some(p) != own_player {
+                    return Err(ApiError::Forbidden(
+                        "only a referee or an organiser may open a case on behalf of another player".into(),
+                    ));
+                }
+                (Some(caller.user_id), Some(p))
+            }
+            Some(p) => {
+                if !is_registered(conn, tid, p)? {
+                    return Err(ApiError::field(
+                        "complainant_player_id",
+                        format!("player {p} is not registered in this tournament"),
+                    ));
+                }
+                (None, Some(p))
+            }
+            None => (Some(caller.user_id), own_player),
+        };
+        for (i, r) in respondents.iter().enumerate() {
+            check_party_ref(conn, &format!("respondents[{i}]"), r.user_id, r.player_id)?;
+        }
+        let mut seated = Vec::new();
+        if let (Some(r), Some(tb)) = (input.round, input.table) {
+            if matches!(input.subject, CaseSubject::Table | CaseSubject::Result) {
+                seated = seated_at(conn, tid, r, tb, "table")?;
+            }
+        }
+        let mut penalised = None;
+        if let Some(pid) = input.penalty_id {
+            let p: Option<i64> = penalties::table
+                .filter(penalties::tournament_id.eq(tid))
+                .filter(penalties::id.eq(pid))
+                .select(penalties::player_id)
+                .first(conn)
+                .optional()?;
+            penalised = Some(p.ok_or_else(|| {
+                ApiError::field("penalty_id", format!("no penalty {pid} in this tournament"))
+            })?);
+        }
+        let row: CaseRow = diesel::insert_into(cases::table)
+            .values(NewCase {
+                tournament_id: tid,
+                kind: "complaint".into(),
+                subject: input.subject.as_str().into(),
+                round_number: input.round,
+                table_number: input.table,
+                penalty_id: input.penalty_id,
+                statement,
+                evidence_text: evidence.text.clone(),
+                evidence_links: to_json(&evidence.links.clone().unwrap_or_default())?,
+                requested_remedies: to_json(&requested)?,
+                panel_mode: "referee".into(),
+                panel_rule: String::new(),
+                opened_by: caller.user_id,
+                appeal_of: None,
+            })
+            .returning(CaseRow::as_returning())
+            .get_result(conn)?;
+        let cid = row.id;
+        log(
+            conn,
+            cid,
+            caller.user_id,
+            "opened",
+            serde_json::json!({"subject": row.subject, "round": row.round_number, "table": row.table_number, "penalty_id": row.penalty_id}),
+        )?;
+        add_party(conn, cid, complainant_user, complainant_player, "complainant", caller.user_id)?;
+        for r in &respondents {
+            add_party(conn, cid, r.user_id, r.player_id, "respondent", caller.user_id)?;
+        }
+        if let Some(p) = penalised {
+            add_party(conn, cid, None, Some(p), "respondent", caller.user_id)?;
+        }
+        for p in seated {
+            add_party(conn, cid, None, Some(p), "player_at_table", caller.user_id)?;
+        }
+        recompute_panel(conn, tid, cid, CaseKind::Complaint, caller.user_id)?;
+        let row = load_case(conn, tid, cid, false)?;
+        render(conn, &t, row, true)
+    })
+}
+
+/// The cases of a tournament the caller may see.
+pub fn list_cases(
+    conn: &mut PgConnection,
+    caller: &MaybeCaller,
+    tid: i64,
+) -> Result<Vec<CaseOut>, ApiError> {
+    let t = load_visible(conn, &caller, tid)?;
+    let rows: Vec<CaseRow> = cases::table
+        .filter(cases::tournament_id.eq(tid))
+        .order(cases::id)
+        .select(CaseRow::as_select())
+        .load(conn)?;
+    let mut out = Vec::new();
+    for row in rows {
+        let insider = is_insider(conn, &caller, &row)?;
+        if insider || row.status != "open" {
+            out.push(render(conn, &t, row, insider)?);
+        }
+    }
+    Ok(out)
+}
+
+/// One case, as the caller may see it.
+pub fn read_case(
+    conn: &mut PgConnection,
+    caller: &MaybeCaller,
+    tid: i64,
+    cid: i64,
+) -> Result<CaseOut, ApiError> {
+    let t = load_visible(conn, &caller, tid)?;
+    let case = load_case(conn, tid, cid, false)?;
+    let insider = is_insider(conn, &caller, &case)?;
+    if !insider && case.status == "open" {
+        return Err(ApiError::NotFound(format!(
+            "no case {cid} in tournament {tid}"
+        )));
+    }
+    render(conn, &t, case, insider)
+}
+
+/// Adds a party to an open case (referees and organisers); the deciding panel is recomputed.
+pub fn add_parties(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    tid: i64,
+    cid: i64,
+    input: AddParty,
+) -> Result<CaseOut, ApiError> {
+    conn.transaction(|conn| {
+        let t = load_tournament(conn, &caller, tid)?;
+        let case = load_case(conn, tid, cid, true)?;
+        let staff = caller.has_any_role(conn, tid, &[StaffRole::Referee, StaffRole::Organiser])?;
+        let parties = parties_of(conn, cid)?;
+        let complainants: Vec<PartyRow> = parties
+            .iter()
+            .filter(|p| p.role == "complainant")
+            .cloned()
+            .collect();
+        let is_complainant = party_users(conn, &complainants)?.contains(&caller.user_id);
+        if !staff && !is_complainant {
+            if is_insider(conn, &MaybeCaller(Some(caller.clone())), &case)? {
+                return Err(ApiError::Forbidden(
+                    "only a referee, an organiser or the complainant may add parties".into(),
+                ));
+            }
+            return Err(ApiError::NotFound(format!(
+                "no case {cid} in tournament {tid}"
+            )));
+        }
+        require_open(&case)?;
+        if !votes_of(conn, cid)?.is_empty() {
+            return Err(ApiError::Conflict(
+                "votes have been cast on this case; its parties can no longer change".into(),
+            ));
+        }
+        check_party_ref(conn, "party", input.user_id, input.player_id)?;
+        let role = match input.role {
+            AddedPartyRole::Respondent => "respondent",
+            AddedPartyRole::PlayerAtTable => "player_at_table",
+        };
+        if !add_party(
+            conn,
+            cid,
+            input.user_id,
+            input.player_id,
+            role,
+            caller.user_id,
+        )? {
+            return Err(ApiError::Conflict("already a party to this case".into()));
+        }
+        recompute_panel(conn, tid, cid, kind_of(&case), caller.user_id)?;
+        diesel::update(cases::table.find(cid))
+            .set(cases::version.eq(cases::version + 1))
+            .execute(conn)?;
+        render_for(conn, &t, &MaybeCaller(Some(caller.clone())), cid)
+    })
+}

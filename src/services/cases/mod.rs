@@ -1,0 +1,393 @@
+//! Cases: complaints, referee rulings, committee votes and appeals, with the
+//! conflict-of-interest rules computing the deciding panel (`crate::domain::cases`) and the
+//! remedies applied through the same result and penalty paths as everything else.
+
+use crate::auth::{Caller, MaybeCaller, StaffRole};
+use crate::db::cases::{
+    CaseEventRow, CaseRow, NewCase, NewCaseEvent, NewParty, NewVote, PanelRow, PartyRow, VoteRow,
+};
+use crate::db::models::Tournament;
+use crate::db::schema::{
+    case_events, case_panel, case_parties, cases, penalties, players, registrations, rounds,
+    tournament_staff, users, votes,
+};
+use crate::domain::cases::{self as rules, CaseKind, PanelMode, Seat, Tally};
+use crate::error::ApiError;
+use crate::services::access::load_visible;
+use crate::services::conduct::{annul_penalty, record_penalty, PenaltyKind, RecordPenalty};
+use crate::services::results::{store_result, EnterResult, Precondition, SeatIn};
+use crate::services::validate::Check;
+use chrono::{DateTime, Duration, Utc};
+use diesel::prelude::*;
+use diesel::PgConnection;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeSet, HashSet};
+use utoipa::ToSchema;
+
+const STATEMENT_MAX: usize = 4000;
+const REASON_MAX: usize = 500;
+const LINK_MAX: usize = 500;
+
+/// What a case is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CaseSubject {
+    /// Something at a table of a round (names `round` and `table`).
+    Table,
+    /// A table's result (names `round` and `table`).
+    Result,
+    /// A penalty (names `penalty_id`).
+    Penalty,
+    /// A person's conduct.
+    Conduct,
+}
+
+impl CaseSubject {
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::Table => "table",
+            Self::Result => "result",
+            Self::Penalty => "penalty",
+            Self::Conduct => "conduct",
+        }
+    }
+}
+
+/// A remedy a decision orders. Applied atomically with the decision, through the same paths
+/// as a referee's correction.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Remedy {
+    /// Store a new version of a table's result (linked to the case): standings and ratings
+    /// follow.
+    CorrectResult {
+        #[schema(minimum = 1, maximum = 1000)]
+        round: i32,
+        #[schema(minimum = 1, maximum = 10000)]
+        table: i32,
+        /// Every seated player exactly once.
+        #[schema(min_items = 1, max_items = 8)]
+        seats: Vec<SeatIn>,
+        double_crash: Option<bool>,
+    },
+    /// Annul a penalty (kept, marked annulled with the case's reason).
+    AnnulPenalty { penalty_id: i64 },
+    /// Record a penalty or sanction, linked to the case.
+    AddPenalty {
+        player_id: i64,
+        penalty: PenaltyKind,
+        #[schema(minimum = 1, maximum = 1000)]
+        round: Option<i32>,
+        #[schema(minimum = 1, maximum = 10000)]
+        table: Option<i32>,
+        #[schema(minimum = 1, maximum = 1000)]
+        points: Option<i32>,
+    },
+    /// Order a replay of a table: recorded on the case and announced on the live feed; the
+    /// replayed game's result is then entered as a correction of the table's result.
+    ReplayTable {
+        #[schema(minimum = 1, maximum = 1000)]
+        round: i32,
+        #[schema(minimum = 1, maximum = 10000)]
+        table: i32,
+    },
+}
+
+/// A link to evidence (a screenshot, a game record): an `http(s)` URL without spaces.
+pub struct EvidenceLink;
+
+/// The JSON Schema pattern of an [`EvidenceLink`].
+pub const LINK_PATTERN: &str = "^https?://[!-~]+$";
+
+impl utoipa::PartialSchema for EvidenceLink {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{ObjectBuilder, SchemaType, Type};
+        ObjectBuilder::new()
+            .schema_type(SchemaType::Type(Type::String))
+            .description(Some("An http(s) URL of a screenshot or game record"))
+            .max_length(Some(LINK_MAX))
+            .pattern(Some(LINK_PATTERN))
+            .examples(["https://example.org/screenshots/round2-table3.jpg"])
+            .into()
+    }
+}
+
+impl ToSchema for EvidenceLink {}
+
+/// Evidence: a text (what was seen, the game chat) and links to screenshots.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Evidence {
+    #[schema(
+        max_length = 4000,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
+    pub text: Option<String>,
+    #[schema(value_type = Option<Vec<EvidenceLink>>, max_items = 10)]
+    pub links: Option<Vec<String>>,
+}
+
+/// A person the case concerns: an account or a player (exactly one of the two).
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PartyIn {
+    pub user_id: Option<i64>,
+    pub player_id: Option<i64>,
+}
+
+/// Open a complaint.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OpenCase {
+    pub subject: CaseSubject,
+    /// The round and table concerned (required for `table` and `result`): the players seated
+    /// there become parties.
+    #[schema(minimum = 1, maximum = 1000)]
+    pub round: Option<i32>,
+    #[schema(minimum = 1, maximum = 10000)]
+    pub table: Option<i32>,
+    /// The penalty concerned (required for `penalty`): the penalised player becomes a party.
+    pub penalty_id: Option<i64>,
+    /// What happened and what the complainant asks for.
+    #[schema(
+        min_length = 1,
+        max_length = 4000,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
+    pub statement: String,
+    pub evidence: Option<Evidence>,
+    /// The people complained about (players or officials: a complaint against the referee
+    /// names the referee's account here).
+    #[schema(max_items = 10)]
+    pub respondents: Option<Vec<PartyIn>>,
+    /// What the complainant asks for: applied if the case is upheld.
+    #[schema(max_items = 5)]
+    pub remedies: Option<Vec<Remedy>>,
+    /// Referees and organisers may open a case on behalf of a registered player, who is then
+    /// the complainant; otherwise the caller is.
+    pub complainant_player_id: Option<i64>,
+}
+
+/// Who a party is to the case.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AddedPartyRole {
+    Respondent,
+    PlayerAtTable,
+}
+
+/// Add a party to an open case (the panel is recomputed).
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AddParty {
+    pub user_id: Option<i64>,
+    pub player_id: Option<i64>,
+    pub role: AddedPartyRole,
+}
+
+/// A ruling or a vote: uphold the case (apply the remedies asked for), dismiss it, or order
+/// other remedies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    Uphold,
+    Dismiss,
+    Remedy,
+}
+
+impl Verdict {
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::Uphold => "uphold",
+            Self::Dismiss => "dismiss",
+            Self::Remedy => "remedy",
+        }
+    }
+
+    fn parse(s: &str) -> Option<Self> {
+        match s {
+            "uphold" => Some(Self::Uphold),
+            "dismiss" => Some(Self::Dismiss),
+            "remedy" => Some(Self::Remedy),
+            _ => None,
+        }
+    }
+
+    fn outcome(self) -> &'static str {
+        match self {
+            Self::Uphold => "upheld",
+            Self::Dismiss => "dismissed",
+            Self::Remedy => "remedied",
+        }
+    }
+}
+
+/// A referee's ruling on a case with a referee panel.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Decide {
+    pub verdict: Verdict,
+    /// The remedies ordered (with `remedy` only).
+    #[schema(max_items = 5)]
+    pub remedies: Option<Vec<Remedy>>,
+    #[schema(
+        min_length = 1,
+        max_length = 500,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
+    pub reason: String,
+}
+
+/// A committee panel member's vote. Two `remedy` votes count together only when they order
+/// the same remedies.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CastVote {
+    pub vote: Verdict,
+    /// The remedies voted for (with `remedy` only).
+    #[schema(max_items = 5)]
+    pub remedies: Option<Vec<Remedy>>,
+    #[schema(
+        min_length = 1,
+        max_length = 500,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
+    pub reason: String,
+}
+
+/// Appeal a referee's ruling to the appeals committee (a party of the case, within the
+/// tournament's appeal window).
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Appeal {
+    #[schema(
+        min_length = 1,
+        max_length = 4000,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
+    pub statement: String,
+    pub evidence: Option<Evidence>,
+    /// What the appellant asks for: applied if the appeal is upheld.
+    #[schema(max_items = 5)]
+    pub remedies: Option<Vec<Remedy>>,
+}
+
+/// A party of a case.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PartyOut {
+    pub user_id: Option<i64>,
+    pub player_id: Option<i64>,
+    /// `complainant`, `respondent`, `player_at_table` or `official_appealed`.
+    #[schema(example = "respondent")]
+    pub role: String,
+    pub added_by: i64,
+    pub added_at: DateTime<Utc>,
+}
+
+/// A member of the deciding panel.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PanelMember {
+    pub user_id: i64,
+    /// `referee` or `committee`.
+    #[schema(example = "committee")]
+    pub seat: String,
+}
+
+/// The deciding panel as computed from the officials and the parties.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PanelOut {
+    /// `referee`: one referee on the panel rules; `vote`: the members vote, majority decides.
+    #[schema(example = "vote")]
+    pub mode: String,
+    /// Which conflict-of-interest rule made this panel.
+    pub rule: String,
+    pub members: Vec<PanelMember>,
+}
+
+/// A panel member's vote.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct VoteOut {
+    pub member_id: i64,
+    #[schema(example = "uphold")]
+    pub vote: String,
+    #[schema(value_type = Option<Vec<Object>>)]
+    pub remedies: Option<serde_json::Value>,
+    pub reason: String,
+    pub at: DateTime<Utc>,
+}
+
+/// A step in a case's history.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct CaseEventOut {
+    pub author: i64,
+    pub at: DateTime<Utc>,
+    /// `opened`, `party_added`, `panel_computed`, `voted`, `decided`, `remedy_applied`,
+    /// `appealed`.
+    #[schema(example = "opened")]
+    pub what: String,
+    #[schema(value_type = Object)]
+    pub detail: serde_json::Value,
+}
+
+/// A case. The public sees decided cases only, and only their outcome and remedies; the
+/// statement, evidence, parties, panel, votes and history (`null` for the public) are shown
+/// to the parties, the referees, the organisers and the panel.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct CaseOut {
+    pub id: i64,
+    pub tournament_id: i64,
+    /// `complaint` or `appeal`.
+    #[schema(example = "complaint")]
+    pub kind: String,
+    #[schema(example = "result")]
+    pub subject: String,
+    pub round: Option<i32>,
+    pub table: Option<i32>,
+    pub penalty_id: Option<i64>,
+    /// `open`, `decided` or `appealed` (decided, and an appeal was lodged: see `appealed_by`).
+    #[schema(example = "open")]
+    pub status: String,
+    pub opened_at: DateTime<Utc>,
+    pub decided_at: Option<DateTime<Utc>>,
+    /// `upheld`, `dismissed` or `remedied`.
+    #[schema(example = "upheld")]
+    pub outcome: Option<String>,
+    /// The remedies applied with the decision: each `order` and its `effect`.
+    #[schema(value_type = Option<Vec<Object>>)]
+    pub remedies: Option<serde_json::Value>,
+    /// The case this appeal is against.
+    pub appeal_of: Option<i64>,
+    /// The appeal lodged against this decision.
+    pub appealed_by: Option<i64>,
+    /// Until when a party may appeal this decision (referee rulings within the window).
+    pub appeal_until: Option<DateTime<Utc>>,
+    /// Decided and beyond appeal.
+    pub is_final: bool,
+    pub statement: Option<String>,
+    pub evidence: Option<Evidence>,
+    #[schema(value_type = Option<Vec<Object>>)]
+    pub requested_remedies: Option<serde_json::Value>,
+    pub opened_by: Option<i64>,
+    pub decided_by: Option<i64>,
+    pub decision_reason: Option<String>,
+    pub parties: Option<Vec<PartyOut>>,
+    pub panel: Option<PanelOut>,
+    pub votes: Option<Vec<VoteOut>>,
+    pub history: Option<Vec<CaseEventOut>>,
+}
+
+// ---------------------------------------------------------------------------------------
+// Checks of the input (exactly what the schema states)
+
+mod checks;
+use checks::*;
+mod panel;
+use panel::*;
+mod view;
+use view::*;
+mod remedies;
+use remedies::*;
+mod complaints;
+pub use complaints::*;
+mod rulings;
+pub use rulings::*;

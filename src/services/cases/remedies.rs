@@ -1,0 +1,227 @@
+//! Applying a decision: remedies through the result and penalty paths, and the panel checks before it.
+
+use super::*;
+
+pub(super) fn reason_for_records(cid: i64, reason: &str) -> String {
+    format!("case {cid}: {reason}")
+        .chars()
+        .take(REASON_MAX)
+        .collect()
+}
+
+/// Applies one remedy inside the decision's transaction; returns what it did.
+pub(super) fn apply_remedy(
+    conn: &mut PgConnection,
+    t: &Tournament,
+    cid: i64,
+    i: usize,
+    remedy: &Remedy,
+    reason: &str,
+    by: i64,
+) -> Result<serde_json::Value, ApiError> {
+    let field = format!("remedies[{i}]");
+    let as_field = |e: ApiError| match e {
+        ApiError::NotFound(m) => ApiError::field(field.clone(), m),
+        other => other,
+    };
+    let reason = reason_for_records(cid, reason);
+    Ok(match remedy {
+        Remedy::CorrectResult {
+            round,
+            table,
+            seats,
+            double_crash,
+        } => {
+            let input = EnterResult {
+                seats: seats.clone(),
+                double_crash: *double_crash,
+                reason: Some(reason),
+            };
+            let out = store_result(
+                conn,
+                t.clone(),
+                *round,
+                *table,
+                &input,
+                Precondition::Case(cid),
+                by,
+            )
+            .map_err(as_field)?;
+            serde_json::json!({"result_version": out.current.version, "round_status": out.round_status})
+        }
+        Remedy::AnnulPenalty { penalty_id } => {
+            let p = annul_penalty(conn, t.id, *penalty_id, by, reason).map_err(as_field)?;
+            serde_json::json!({"penalty_annulled": p.id})
+        }
+        Remedy::AddPenalty {
+            player_id,
+            penalty,
+            round,
+            table,
+            points,
+        } => {
+            let input = RecordPenalty {
+                player_id: *player_id,
+                kind: *penalty,
+                round: *round,
+                table: *table,
+                points: *points,
+                reason: reason.clone(),
+            };
+            let p = record_penalty(conn, t.id, &t.ruleset, &input, reason, Some(cid), by)
+                .map_err(as_field)?;
+            serde_json::json!({"penalty_recorded": p.id, "penalty_kind": p.kind})
+        }
+        Remedy::ReplayTable { round, table } => {
+            seated_at(conn, t.id, *round, *table, &field)?;
+            crate::db::events::record(
+                conn,
+                t.id,
+                "replay_ordered",
+                serde_json::json!({"round": round, "table": table, "case_id": cid}),
+            )?;
+            serde_json::json!({"replay_ordered": {"round": round, "table": table}})
+        }
+    })
+}
+
+/// Decides a case: applies the remedies, stores the outcome, logs it and tells the live feed.
+pub(super) fn decide(
+    conn: &mut PgConnection,
+    t: &Tournament,
+    case: &CaseRow,
+    verdict: Verdict,
+    ordered: Vec<Remedy>,
+    reason: String,
+    by: i64,
+) -> Result<(), ApiError> {
+    let remedies = match verdict {
+        Verdict::Uphold => remedies_of(&case.requested_remedies)?,
+        Verdict::Dismiss => Vec::new(),
+        Verdict::Remedy => ordered,
+    };
+    let mut applied = Vec::new();
+    for (i, r) in remedies.iter().enumerate() {
+        let effect = apply_remedy(conn, t, case.id, i, r, &reason, by)?;
+        let entry = serde_json::json!({"order": to_json(r)?, "effect": effect});
+        log(conn, case.id, by, "remedy_applied", entry.clone())?;
+        applied.push(entry);
+    }
+    diesel::update(cases::table.find(case.id))
+        .set((
+            cases::status.eq("decided"),
+            cases::decided_by.eq(Some(by)),
+            cases::decided_at.eq(Some(Utc::now())),
+            cases::outcome.eq(Some(verdict.outcome())),
+            cases::decision_reason.eq(Some(&reason)),
+            cases::remedy.eq(Some(serde_json::Value::Array(applied.clone()))),
+            cases::version.eq(cases::version + 1),
+        ))
+        .execute(conn)?;
+    log(
+        conn,
+        case.id,
+        by,
+        "decided",
+        serde_json::json!({"outcome": verdict.outcome(), "reason": reason, "remedies": applied.len()}),
+    )?;
+    crate::db::events::record(
+        conn,
+        t.id,
+        "case_decided",
+        serde_json::json!({"case_id": case.id, "kind": case.kind, "outcome": verdict.outcome(), "remedies": applied}),
+    )?;
+    Ok(())
+}
+
+/// Checks a verdict's remedies: only `remedy` carries them, and it needs at least one.
+pub(super) fn verdict_remedies(
+    check: &mut Check,
+    verdict: Verdict,
+    remedies: Option<Vec<Remedy>>,
+) -> Vec<Remedy> {
+    let remedies = remedies.unwrap_or_default();
+    check_remedies(check, "remedies", &remedies);
+    match verdict {
+        Verdict::Remedy => check.ensure(
+            !remedies.is_empty(),
+            "remedies",
+            "a remedy verdict names at least one remedy",
+        ),
+        _ => check.ensure(
+            remedies.is_empty(),
+            "remedies",
+            "only a `remedy` verdict orders remedies (`uphold` applies the remedies asked for)",
+        ),
+    }
+    remedies
+}
+
+/// The caller's standing on an open case that is about to be decided: 403 for a party, 403
+/// for someone not on the panel.
+pub(super) fn require_panel_member(
+    conn: &mut PgConnection,
+    case: &CaseRow,
+    caller: &Caller,
+) -> Result<(), ApiError> {
+    let parties = parties_of(conn, case.id)?;
+    if party_users(conn, &parties)?.contains(&caller.user_id) {
+        return Err(ApiError::Forbidden(format!(
+            "you are a party to case {}: nobody decides a case they are a party to",
+            case.id
+        )));
+    }
+    let on_panel = panel_of(conn, case.id)?
+        .iter()
+        .any(|m| m.user_id == caller.user_id);
+    if !on_panel {
+        return Err(ApiError::Forbidden(format!(
+            "you are not on the deciding panel of case {}",
+            case.id
+        )));
+    }
+    Ok(())
+}
+
+/// The tournament and the case (locked) for a member of its deciding panel about to act on
+/// it: an open case stays hidden (404) from anyone outside it; 403 for a party or someone not
+/// on the panel.
+pub(super) fn case_for_panel(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    tid: i64,
+    cid: i64,
+) -> Result<(Tournament, CaseRow, MaybeCaller), ApiError> {
+    let t = load_tournament(conn, caller, tid)?;
+    let case = load_case(conn, tid, cid, true)?;
+    let me = MaybeCaller(Some(caller.clone()));
+    if case.status == "open" && !is_insider(conn, &me, &case)? {
+        return Err(ApiError::NotFound(format!(
+            "no case {cid} in tournament {tid}"
+        )));
+    }
+    require_panel_member(conn, &case, caller)?;
+    Ok((t, case, me))
+}
+
+pub(super) fn require_open(case: &CaseRow) -> Result<(), ApiError> {
+    if case.status != "open" {
+        return Err(ApiError::Conflict(format!(
+            "case {} is already decided ({})",
+            case.id,
+            case.outcome.as_deref().unwrap_or(&case.status)
+        )));
+    }
+    Ok(())
+}
+
+pub(super) fn load_tournament(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    tid: i64,
+) -> Result<Tournament, ApiError> {
+    load_visible(conn, &MaybeCaller(Some(caller.clone())), tid)
+}
+
+// ---------------------------------------------------------------------------------------
+// Handlers

@@ -1,0 +1,260 @@
+//! Deciding: the referee's ruling, committee votes and appeals.
+
+use super::*;
+
+/// Decides a case (the referee, or a single-member panel); remedies are applied with the decision.
+pub fn decide_case(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    tid: i64,
+    cid: i64,
+    input: Decide,
+) -> Result<CaseOut, ApiError> {
+    let mut check = Check::new();
+    let reason = check.text("reason", &input.reason, REASON_MAX);
+    let remedies = verdict_remedies(&mut check, input.verdict, input.remedies);
+    check.finish()?;
+    conn.transaction(|conn| {
+        let (t, case, me) = case_for_panel(conn, &caller, tid, cid)?;
+        require_open(&case)?;
+        if case.panel_mode != "referee" {
+            return Err(ApiError::Conflict(format!(
+                "case {cid} is decided by the votes of its panel: POST /tournaments/{tid}/cases/{cid}/votes"
+            )));
+        }
+        decide(conn, &t, &case, input.verdict, remedies, reason, caller.user_id)?;
+        render_for(conn, &t, &me, cid)
+    })
+}
+
+/// Casts a committee member's vote; the majority decides.
+pub fn vote(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    tid: i64,
+    cid: i64,
+    input: CastVote,
+) -> Result<CaseOut, ApiError> {
+    let mut check = Check::new();
+    let reason = check.text("reason", &input.reason, REASON_MAX);
+    let remedies = verdict_remedies(&mut check, input.vote, input.remedies);
+    check.finish()?;
+    conn.transaction(|conn| {
+        let (t, case, me) = case_for_panel(conn, &caller, tid, cid)?;
+        let cast = votes_of(conn, cid)?;
+        if cast.iter().any(|v| v.member_id == caller.user_id) {
+            return Err(ApiError::Conflict(format!(
+                "you have already voted on case {cid}; each member votes once"
+            )));
+        }
+        require_open(&case)?;
+        if case.panel_mode != "vote" {
+            return Err(ApiError::Conflict(format!(
+                "case {cid} is ruled on by a referee alone: POST /tournaments/{tid}/cases/{cid}/decision"
+            )));
+        }
+        let remedy_json = match input.vote {
+            Verdict::Remedy => Some(to_json(&remedies)?),
+            _ => None,
+        };
+        diesel::insert_into(votes::table)
+            .values(NewVote {
+                case_id: cid,
+                member_id: caller.user_id,
+                vote: input.vote.as_str().into(),
+                remedy: remedy_json.clone(),
+                reason: reason.clone(),
+            })
+            .execute(conn)
+            .map_err(|e| match e {
+                diesel::result::Error::DatabaseError(
+                    diesel::result::DatabaseErrorKind::UniqueViolation,
+                    _,
+                ) => ApiError::Conflict(format!("you have already voted on case {cid}")),
+                other => other.into(),
+            })?;
+        log(
+            conn,
+            cid,
+            caller.user_id,
+            "voted",
+            serde_json::json!({"vote": input.vote.as_str(), "remedies": remedy_json, "reason": reason}),
+        )?;
+        // Tally: a choice is the verdict together with the remedies it orders.
+        let all = votes_of(conn, cid)?;
+        let keys: Vec<String> = all
+            .iter()
+            .map(|v| match &v.remedy {
+                Some(r) => format!("{}:{r}", v.vote),
+                None => v.vote.clone(),
+            })
+            .collect();
+        let size = panel_of(conn, cid)?.len();
+        match rules::tally(size, &keys) {
+            Tally::Pending => {}
+            Tally::Majority(key) => {
+                let winner = all
+                    .iter()
+                    .zip(&keys)
+                    .find(|(_, k)| **k == key)
+                    .map(|(v, _)| v)
+                    .ok_or_else(|| ApiError::Internal("majority without a vote".into()))?;
+                let verdict = Verdict::parse(&winner.vote)
+                    .ok_or_else(|| ApiError::Internal("stored vote".into()))?;
+                let ordered = match &winner.remedy {
+                    Some(r) => remedies_of(r)?,
+                    None => Vec::new(),
+                };
+                let count = keys.iter().filter(|k| **k == key).count();
+                let why = format!(
+                    "{count} of {size} panel members voted to {} ({} votes cast)",
+                    winner.vote,
+                    all.len()
+                );
+                decide(conn, &t, &case, verdict, ordered, why, caller.user_id)?;
+            }
+            Tally::Deadlock => {
+                let why = format!(
+                    "no majority among the {size} panel members: nothing changes, the case is dismissed"
+                );
+                decide(conn, &t, &case, Verdict::Dismiss, Vec::new(), why, caller.user_id)?;
+            }
+        }
+        render_for(conn, &t, &me, cid)
+    })
+}
+
+/// Appeals a referee's ruling to the committee within the tournament's appeal window.
+pub fn appeal(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    tid: i64,
+    cid: i64,
+    input: Appeal,
+) -> Result<CaseOut, ApiError> {
+    let mut check = Check::new();
+    let statement = check.text("statement", &input.statement, STATEMENT_MAX);
+    let evidence = input
+        .evidence
+        .as_ref()
+        .map(|e| check_evidence(&mut check, "evidence", e))
+        .unwrap_or_default();
+    let requested = input.remedies.clone().unwrap_or_default();
+    check_remedies(&mut check, "remedies", &requested);
+    check.finish()?;
+    conn.transaction(|conn| {
+        let t = load_tournament(conn, &caller, tid)?;
+        let case = load_case(conn, tid, cid, true)?;
+        let parties = parties_of(conn, cid)?;
+        if !party_users(conn, &parties)?.contains(&caller.user_id) {
+            let me = MaybeCaller(Some(caller.clone()));
+            if case.status == "open" && !is_insider(conn, &me, &case)? {
+                return Err(ApiError::NotFound(format!(
+                    "no case {cid} in tournament {tid}"
+                )));
+            }
+            return Err(ApiError::Forbidden(format!(
+                "only a party to case {cid} may appeal its decision"
+            )));
+        }
+        let appealed: bool = diesel::select(diesel::dsl::exists(
+            cases::table.filter(cases::appeal_of.eq(cid)),
+        ))
+        .get_result(conn)?;
+        let decided = rules::Decided {
+            kind: kind_of(&case),
+            mode: if case.panel_mode == "referee" {
+                PanelMode::Referee
+            } else {
+                PanelMode::Vote
+            },
+            decided_at: case.decided_at,
+            appealed,
+        };
+        rules::may_appeal(&decided, Utc::now(), t.appeal_window_minutes.into())
+            .map_err(|e| ApiError::Conflict(e.to_string()))?;
+        let row: CaseRow = diesel::insert_into(cases::table)
+            .values(NewCase {
+                tournament_id: tid,
+                kind: "appeal".into(),
+                subject: case.subject.clone(),
+                round_number: case.round_number,
+                table_number: case.table_number,
+                penalty_id: case.penalty_id,
+                statement,
+                evidence_text: evidence.text.clone(),
+                evidence_links: to_json(&evidence.links.clone().unwrap_or_default())?,
+                requested_remedies: to_json(&requested)?,
+                panel_mode: "vote".into(),
+                panel_rule: String::new(),
+                opened_by: caller.user_id,
+                appeal_of: Some(cid),
+            })
+            .returning(CaseRow::as_returning())
+            .get_result(conn)
+            .map_err(|e| match e {
+                diesel::result::Error::DatabaseError(
+                    diesel::result::DatabaseErrorKind::UniqueViolation,
+                    _,
+                ) => ApiError::Conflict("this decision has already been appealed".into()),
+                other => other.into(),
+            })?;
+        let aid = row.id;
+        log(
+            conn,
+            aid,
+            caller.user_id,
+            "opened",
+            serde_json::json!({"appeal_of": cid}),
+        )?;
+        // The appellant first, then the other parties, then the referee who ruled.
+        let mine: HashSet<i64> = parties
+            .iter()
+            .filter(|p| p.user_id == Some(caller.user_id))
+            .map(|p| p.id)
+            .collect();
+        let own_player = registered_player_of(conn, tid, caller.user_id)?;
+        add_party(
+            conn,
+            aid,
+            Some(caller.user_id),
+            own_player,
+            "complainant",
+            caller.user_id,
+        )?;
+        for p in parties.iter().filter(|p| !mine.contains(&p.id)) {
+            add_party(conn, aid, p.user_id, p.player_id, &p.role, caller.user_id)?;
+        }
+        if let Some(referee) = case.decided_by {
+            add_party(
+                conn,
+                aid,
+                Some(referee),
+                None,
+                "official_appealed",
+                caller.user_id,
+            )?;
+        }
+        recompute_panel(conn, tid, aid, CaseKind::Appeal, caller.user_id)?;
+        diesel::update(cases::table.find(cid))
+            .set((
+                cases::status.eq("appealed"),
+                cases::version.eq(cases::version + 1),
+            ))
+            .execute(conn)?;
+        log(
+            conn,
+            cid,
+            caller.user_id,
+            "appealed",
+            serde_json::json!({"appeal": aid}),
+        )?;
+        crate::db::events::record(
+            conn,
+            tid,
+            "case_appealed",
+            serde_json::json!({"case_id": cid, "appeal_id": aid}),
+        )?;
+        render_for(conn, &t, &MaybeCaller(Some(caller.clone())), aid)
+    })
+}

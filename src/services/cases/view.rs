@@ -1,0 +1,141 @@
+//! A case as the caller may see it.
+
+use super::*;
+
+pub(super) fn render(
+    conn: &mut PgConnection,
+    t: &Tournament,
+    case: CaseRow,
+    insider: bool,
+) -> Result<CaseOut, ApiError> {
+    let appealed_by: Option<i64> = cases::table
+        .filter(cases::appeal_of.eq(case.id))
+        .select(cases::id)
+        .first(conn)
+        .optional()?;
+    let decided = rules::Decided {
+        kind: kind_of(&case),
+        mode: if case.panel_mode == "referee" {
+            PanelMode::Referee
+        } else {
+            PanelMode::Vote
+        },
+        decided_at: case.decided_at,
+        appealed: appealed_by.is_some(),
+    };
+    let window = i64::from(t.appeal_window_minutes);
+    let appealable = rules::may_appeal(&decided, Utc::now(), window).is_ok();
+    let appeal_until = case
+        .decided_at
+        .filter(|_| appealable)
+        .map(|d| d + Duration::minutes(window));
+    let is_final = case.status == "decided" && !appealable;
+    let mut out = CaseOut {
+        id: case.id,
+        tournament_id: case.tournament_id,
+        kind: case.kind.clone(),
+        subject: case.subject.clone(),
+        round: case.round_number,
+        table: case.table_number,
+        penalty_id: case.penalty_id,
+        status: case.status.clone(),
+        opened_at: case.opened_at,
+        decided_at: case.decided_at,
+        outcome: case.outcome.clone(),
+        remedies: case.remedy.clone(),
+        appeal_of: case.appeal_of,
+        appealed_by,
+        appeal_until,
+        is_final,
+        statement: None,
+        evidence: None,
+        requested_remedies: None,
+        opened_by: None,
+        decided_by: None,
+        decision_reason: None,
+        parties: None,
+        panel: None,
+        votes: None,
+        history: None,
+    };
+    if !insider {
+        return Ok(out);
+    }
+    let links: Vec<String> =
+        serde_json::from_value(case.evidence_links.clone()).unwrap_or_default();
+    out.statement = Some(case.statement.clone());
+    out.evidence = Some(Evidence {
+        text: case.evidence_text.clone(),
+        links: Some(links),
+    });
+    out.requested_remedies = Some(case.requested_remedies.clone());
+    out.opened_by = Some(case.opened_by);
+    out.decided_by = case.decided_by;
+    out.decision_reason = case.decision_reason.clone();
+    out.parties = Some(
+        parties_of(conn, case.id)?
+            .into_iter()
+            .map(|p| PartyOut {
+                user_id: p.user_id,
+                player_id: p.player_id,
+                role: p.role,
+                added_by: p.added_by,
+                added_at: p.added_at,
+            })
+            .collect(),
+    );
+    out.panel = Some(PanelOut {
+        mode: case.panel_mode.clone(),
+        rule: case.panel_rule.clone(),
+        members: panel_of(conn, case.id)?
+            .into_iter()
+            .map(|m| PanelMember {
+                user_id: m.user_id,
+                seat: m.seat,
+            })
+            .collect(),
+    });
+    out.votes = Some(
+        votes_of(conn, case.id)?
+            .into_iter()
+            .map(|v| VoteOut {
+                member_id: v.member_id,
+                vote: v.vote,
+                remedies: v.remedy,
+                reason: v.reason,
+                at: v.at,
+            })
+            .collect(),
+    );
+    let events: Vec<CaseEventRow> = case_events::table
+        .filter(case_events::case_id.eq(case.id))
+        .order(case_events::id)
+        .select(CaseEventRow::as_select())
+        .load(conn)?;
+    out.history = Some(
+        events
+            .into_iter()
+            .map(|e| CaseEventOut {
+                author: e.author,
+                at: e.at,
+                what: e.what,
+                detail: e.detail,
+            })
+            .collect(),
+    );
+    Ok(out)
+}
+
+pub(super) fn render_for(
+    conn: &mut PgConnection,
+    t: &Tournament,
+    caller: &MaybeCaller,
+    cid: i64,
+) -> Result<CaseOut, ApiError> {
+    let case = load_case(conn, t.id, cid, false)?;
+    let insider = is_insider(conn, caller, &case)?;
+    render(conn, t, case, insider)
+}
+
+// ---------------------------------------------------------------------------------------
+// Decisions and remedies
