@@ -402,7 +402,7 @@ pub fn record_withdrawal(
         if own_opt_out {
             load_visible(conn, &MaybeCaller(Some(caller.clone())), tid)?;
         } else {
-            load_for_staff(conn, &caller, tid, &[StaffRole::Organiser, StaffRole::Referee])?;
+            load_for_staff(conn, caller, tid, &[StaffRole::Organiser, StaffRole::Referee])?;
         }
         ensure_confirmed(conn, tid, input.player_id)?;
         let drawn = rounds_drawn(conn, tid)?;
@@ -443,7 +443,7 @@ pub fn list_withdrawals(
     caller: &MaybeCaller,
     tid: i64,
 ) -> Result<Vec<WithdrawalOut>, ApiError> {
-    load_visible(conn, &caller, tid)?;
+    load_visible(conn, caller, tid)?;
     let rows: Vec<WithdrawalRow> = withdrawals::table
         .filter(withdrawals::tournament_id.eq(tid))
         .order(withdrawals::id)
@@ -474,7 +474,7 @@ pub fn penalise(
     conn.transaction(|conn| {
         let t = load_for_staff(
             conn,
-            &caller,
+            caller,
             tid,
             &[StaffRole::Referee, StaffRole::Organiser],
         )?;
@@ -489,7 +489,7 @@ pub fn list_penalties(
     caller: &MaybeCaller,
     tid: i64,
 ) -> Result<Vec<PenaltyOut>, ApiError> {
-    load_visible(conn, &caller, tid)?;
+    load_visible(conn, caller, tid)?;
     let rows: Vec<PenaltyRow> = penalties::table
         .filter(penalties::tournament_id.eq(tid))
         .order(penalties::id)
@@ -512,7 +512,7 @@ pub fn annul(
     conn.transaction(|conn| {
         load_for_staff(
             conn,
-            &caller,
+            caller,
             tid,
             &[StaffRole::Referee, StaffRole::Organiser],
         )?;

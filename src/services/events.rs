@@ -17,7 +17,7 @@ pub fn feed_start(
     tid: i64,
     after: Option<i64>,
 ) -> Result<i64, ApiError> {
-    load_visible(conn, &caller, tid)?;
+    load_visible(conn, caller, tid)?;
     match after {
         Some(a) => Ok(a),
         None => Ok(tournament_events::table

@@ -227,8 +227,8 @@ pub fn list_registrations(
     caller: &MaybeCaller,
     id: i64,
 ) -> Result<(bool, Vec<RegistrationOut>), ApiError> {
-    let t = load_visible(conn, &caller, id)?;
-    let vis = if t.status == "draft" { false } else { true };
+    let t = load_visible(conn, caller, id)?;
+    let vis = t.status != "draft";
     Ok((vis, list_out(conn, id)?))
 }
 
@@ -246,7 +246,7 @@ pub fn register(
         let t = load_visible(conn, &MaybeCaller(Some(caller.clone())), id)?;
         let organiser = caller.has_any_role(conn, id, &[StaffRole::Organiser])?;
         if !organiser {
-            if !is_own_player(conn, &caller, input.player_id)? {
+            if !is_own_player(conn, caller, input.player_id)? {
                 return Err(ApiError::Forbidden(
                     "players register themselves; organisers register anyone".into(),
                 ));
@@ -307,7 +307,7 @@ pub fn update_registration(
     check_seeding(&mut check, input.seeding_rating, input.seeding_rated_games);
     check.finish()?;
     conn.transaction(|conn| {
-        load_for_staff(conn, &caller, id, &[StaffRole::Organiser])?;
+        load_for_staff(conn, caller, id, &[StaffRole::Organiser])?;
         let target = registrations::table
             .filter(registrations::tournament_id.eq(id))
             .filter(registrations::player_id.eq(player_id))
@@ -337,7 +337,7 @@ pub fn cancel_registration(
     conn.transaction(|conn| {
         let t = load_visible(conn, &MaybeCaller(Some(caller.clone())), id)?;
         let organiser = caller.has_any_role(conn, id, &[StaffRole::Organiser])?;
-        if !organiser && !is_own_player(conn, &caller, player_id)? {
+        if !organiser && !is_own_player(conn, caller, player_id)? {
             return Err(ApiError::Forbidden(
                 "only the player or an organiser may cancel".into(),
             ));
@@ -382,7 +382,7 @@ pub fn list_teams(
     caller: &MaybeCaller,
     id: i64,
 ) -> Result<Vec<TeamOut>, ApiError> {
-    load_visible(conn, &caller, id)?;
+    load_visible(conn, caller, id)?;
     let rows: Vec<TeamRow> = teams::table
         .filter(teams::tournament_id.eq(id))
         .order(teams::number)
@@ -414,7 +414,7 @@ pub fn create_team(
     );
     check.finish()?;
     conn.transaction(|conn| {
-        let t = load_for_staff(conn, &caller, id, &[StaffRole::Organiser])?;
+        let t = load_for_staff(conn, caller, id, &[StaffRole::Organiser])?;
         if t.ruleset != "team_duplicate_2v2" {
             return Err(ApiError::Conflict(
                 "teams belong to team_duplicate_2v2 tournaments".into(),

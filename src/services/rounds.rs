@@ -360,7 +360,7 @@ pub fn create_round(
         }
     }
     conn.transaction(|conn| {
-        let t = load_for_staff(conn, &caller, tid, &[StaffRole::Organiser])?;
+        let t = load_for_staff(conn, caller, tid, &[StaffRole::Organiser])?;
         // One draw at a time per tournament.
         tournaments::table
             .find(tid)
@@ -404,7 +404,7 @@ pub fn create_round(
             kind,
             input.method,
             options.clone(),
-            &caller,
+            caller,
         )?;
         let (input_json, draw_json, seed, commitment) = make_draw(&draw_in)?;
         let row: RoundRow = diesel::insert_into(rounds::table)
@@ -458,7 +458,7 @@ pub fn redraw(
     number: i32,
 ) -> Result<RoundOut, ApiError> {
     conn.transaction(|conn| {
-        load_for_staff(conn, &caller, tid, &[StaffRole::Organiser])?;
+        load_for_staff(conn, caller, tid, &[StaffRole::Organiser])?;
         let round: RoundRow = rounds::table
             .filter(rounds::tournament_id.eq(tid))
             .filter(rounds::number.eq(number))
@@ -511,7 +511,7 @@ pub fn publish(
     number: i32,
 ) -> Result<RoundOut, ApiError> {
     conn.transaction(|conn| {
-        load_for_staff(conn, &caller, tid, &[StaffRole::Organiser])?;
+        load_for_staff(conn, caller, tid, &[StaffRole::Organiser])?;
         let round: RoundRow = rounds::table
             .filter(rounds::tournament_id.eq(tid))
             .filter(rounds::number.eq(number))
@@ -549,8 +549,8 @@ pub fn list_rounds(
     caller: &MaybeCaller,
     tid: i64,
 ) -> Result<(bool, Vec<RoundOut>), ApiError> {
-    load_visible(conn, &caller, tid)?;
-    let staff = is_staff(conn, &caller, tid)?;
+    load_visible(conn, caller, tid)?;
+    let staff = is_staff(conn, caller, tid)?;
     let rows: Vec<RoundRow> = rounds::table
         .filter(rounds::tournament_id.eq(tid))
         .order(rounds::number)
@@ -564,7 +564,7 @@ pub fn list_rounds(
         let done = tables_with_results(conn, r.id)?;
         out.push(round_out(r, done));
     }
-    let vis = if staff { false } else { true };
+    let vis = !staff;
     Ok((vis, out))
 }
 
@@ -575,8 +575,8 @@ pub fn read_round(
     tid: i64,
     number: i32,
 ) -> Result<(bool, RoundOut), ApiError> {
-    let (_, r) = load_round(conn, &caller, tid, number)?;
-    let vis = if r.status == "draft" { false } else { true };
+    let (_, r) = load_round(conn, caller, tid, number)?;
+    let vis = r.status != "draft";
     let done = tables_with_results(conn, r.id)?;
     Ok((vis, round_out(r, done)))
 }
@@ -588,7 +588,7 @@ pub fn draw_records(
     tid: i64,
     number: i32,
 ) -> Result<Vec<DrawRecord>, ApiError> {
-    let (_, r) = load_round(conn, &caller, tid, number)?;
+    let (_, r) = load_round(conn, caller, tid, number)?;
     let revealed = r.status != "draft";
     let rows: Vec<RoundDraw> = round_draws::table
         .filter(round_draws::round_id.eq(r.id))
@@ -615,8 +615,8 @@ pub fn team_matches(
     tid: i64,
     number: i32,
 ) -> Result<(bool, Vec<TeamMatchResult>), ApiError> {
-    let (t, r) = load_round(conn, &caller, tid, number)?;
-    let vis = if r.status == "draft" { false } else { true };
+    let (t, r) = load_round(conn, caller, tid, number)?;
+    let vis = r.status != "draft";
     let snap = Snapshot::load(conn, t)?;
     Ok((vis, snap.team_matches(&r)?))
 }

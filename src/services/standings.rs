@@ -190,7 +190,7 @@ pub fn standings(
     after_round: Option<u32>,
     purpose: Purpose,
 ) -> Result<StandingsTable, ApiError> {
-    let t = load_visible(conn, &caller, tid)?;
+    let t = load_visible(conn, caller, tid)?;
     let public = t.status != TournamentStatus::Draft.as_str();
     let snap = Snapshot::load(conn, t)?;
     let s = snap.standings(after_round, purpose)?;

@@ -375,7 +375,7 @@ pub fn update_tournament(
         .map(|v| check.optional_text("venue", Some(v), 200));
     check.finish()?;
     conn.transaction(|conn| {
-        let current = load_for_staff(conn, &caller, id, &[StaffRole::Organiser])?;
+        let current = load_for_staff(conn, caller, id, &[StaffRole::Organiser])?;
         if expected.is_some_and(|v| v != current.version) {
             return Err(ApiError::PreconditionFailed(format!(
                 "the tournament is at version {}; read it again",
@@ -462,7 +462,7 @@ pub fn list_staff(
     caller: &MaybeCaller,
     id: i64,
 ) -> Result<(bool, Vec<StaffOut>), ApiError> {
-    let t = load_visible(conn, &caller, id)?;
+    let t = load_visible(conn, caller, id)?;
     Ok((
         t.status != TournamentStatus::Draft.as_str(),
         staff_of(conn, id)?,
@@ -477,7 +477,7 @@ pub fn appoint(
     input: AppointStaff,
 ) -> Result<Vec<StaffOut>, ApiError> {
     conn.transaction(|conn| {
-        load_for_staff(conn, &caller, id, &[StaffRole::Organiser])?;
+        load_for_staff(conn, caller, id, &[StaffRole::Organiser])?;
         let exists: bool = diesel::select(diesel::dsl::exists(users::table.find(input.user_id)))
             .get_result(conn)?;
         if !exists {
@@ -540,7 +540,7 @@ pub fn dismiss(
     role: StaffRole,
 ) -> Result<(), ApiError> {
     conn.transaction(|conn| {
-        load_for_staff(conn, &caller, id, &[StaffRole::Organiser])?;
+        load_for_staff(conn, caller, id, &[StaffRole::Organiser])?;
         let current = staff_of(conn, id)?;
         if !current
             .iter()

@@ -44,7 +44,7 @@ pub fn open_case(
     }
     check.finish()?;
     conn.transaction(|conn| {
-        let t = load_tournament(conn, &caller, tid)?;
+        let t = load_tournament(conn, caller, tid)?;
         let staff = caller.has_any_role(
             conn,
             tid,
@@ -146,7 +146,7 @@ pub fn list_cases(
     caller: &MaybeCaller,
     tid: i64,
 ) -> Result<Vec<CaseOut>, ApiError> {
-    let t = load_visible(conn, &caller, tid)?;
+    let t = load_visible(conn, caller, tid)?;
     let rows: Vec<CaseRow> = cases::table
         .filter(cases::tournament_id.eq(tid))
         .order(cases::id)
@@ -154,7 +154,7 @@ pub fn list_cases(
         .load(conn)?;
     let mut out = Vec::new();
     for row in rows {
-        let insider = is_insider(conn, &caller, &row)?;
+        let insider = is_insider(conn, caller, &row)?;
         if insider || row.status != "open" {
             out.push(render(conn, &t, row, insider)?);
         }
@@ -169,9 +169,9 @@ pub fn read_case(
     tid: i64,
     cid: i64,
 ) -> Result<CaseOut, ApiError> {
-    let t = load_visible(conn, &caller, tid)?;
+    let t = load_visible(conn, caller, tid)?;
     let case = load_case(conn, tid, cid, false)?;
-    let insider = is_insider(conn, &caller, &case)?;
+    let insider = is_insider(conn, caller, &case)?;
     if !insider && case.status == "open" {
         return Err(ApiError::NotFound(format!(
             "no case {cid} in tournament {tid}"
@@ -189,7 +189,7 @@ pub fn add_parties(
     input: AddParty,
 ) -> Result<CaseOut, ApiError> {
     conn.transaction(|conn| {
-        let t = load_tournament(conn, &caller, tid)?;
+        let t = load_tournament(conn, caller, tid)?;
         let case = load_case(conn, tid, cid, true)?;
         let staff = caller.has_any_role(conn, tid, &[StaffRole::Referee, StaffRole::Organiser])?;
         let parties = parties_of(conn, cid)?;

@@ -15,7 +15,7 @@ pub fn decide_case(
     let remedies = verdict_remedies(&mut check, input.verdict, input.remedies);
     check.finish()?;
     conn.transaction(|conn| {
-        let (t, case, me) = case_for_panel(conn, &caller, tid, cid)?;
+        let (t, case, me) = case_for_panel(conn, caller, tid, cid)?;
         require_open(&case)?;
         if case.panel_mode != "referee" {
             return Err(ApiError::Conflict(format!(
@@ -40,7 +40,7 @@ pub fn vote(
     let remedies = verdict_remedies(&mut check, input.vote, input.remedies);
     check.finish()?;
     conn.transaction(|conn| {
-        let (t, case, me) = case_for_panel(conn, &caller, tid, cid)?;
+        let (t, case, me) = case_for_panel(conn, caller, tid, cid)?;
         let cast = votes_of(conn, cid)?;
         if cast.iter().any(|v| v.member_id == caller.user_id) {
             return Err(ApiError::Conflict(format!(
@@ -143,7 +143,7 @@ pub fn appeal(
     check_remedies(&mut check, "remedies", &requested);
     check.finish()?;
     conn.transaction(|conn| {
-        let t = load_tournament(conn, &caller, tid)?;
+        let t = load_tournament(conn, caller, tid)?;
         let case = load_case(conn, tid, cid, true)?;
         let parties = parties_of(conn, cid)?;
         if !party_users(conn, &parties)?.contains(&caller.user_id) {

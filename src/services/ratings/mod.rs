@@ -38,6 +38,9 @@ use crate::domain::scoring::team::{compare_match, MatchOutcome, MemberResult, Te
 use crate::domain::scoring::{score_table, Format, Points, Ruleset, SeatResult, TableResult};
 use crate::error::ApiError;
 
+mod pools;
+pub use pools::*;
+
 /// A season as stored on the pool: local dates in the pool's time zone.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StoredSeason {
