@@ -1,0 +1,298 @@
+//! What feeds the pool: changed results, a changed pool link, a rebuild.
+
+use super::*;
+
+/// Brings the ratings of the tournament's pool up to date after its results changed: a round
+/// was completed, or a result of a completed round was corrected (by the referee or an appeal),
+/// or the tournament's league facts changed (national rank, announcement, day of play). Call it
+/// inside the transaction that made the change. Recomputes incrementally from the earliest of:
+/// the first game of the tournament whose rated result differs from the stored log, and the
+/// first national-rank bonus of the pool that differs from the stored one (a tournament's
+/// player count can move the bonus of another tournament of the same organiser and season).
+/// Does nothing if the tournament feeds no pool or nothing rated changed.
+pub fn results_changed(conn: &mut PgConnection, tournament_id: i64) -> Result<(), ApiError> {
+    let pool_id: Option<i64> = tournaments::table
+        .find(tournament_id)
+        .select(tournaments::rating_pool_id)
+        .first(conn)
+        .optional()?
+        .ok_or_else(|| ApiError::NotFound(format!("no tournament {tournament_id}")))?;
+    let Some(pool_id) = pool_id else {
+        return Ok(());
+    };
+    sync_pool_in(conn, pool_id, Some(tournament_id), None)
+}
+
+/// [`results_changed`] when the change is known to lie in one round of the tournament (a
+/// result stored, corrected or completing its round): only that round's tables are compared
+/// with the log, instead of the whole tournament's.
+pub fn round_results_changed(
+    conn: &mut PgConnection,
+    tournament_id: i64,
+    round_id: i64,
+) -> Result<(), ApiError> {
+    let pool_id: Option<i64> = tournaments::table
+        .find(tournament_id)
+        .select(tournaments::rating_pool_id)
+        .first(conn)
+        .optional()?
+        .ok_or_else(|| ApiError::NotFound(format!("no tournament {tournament_id}")))?;
+    let Some(pool_id) = pool_id else {
+        return Ok(());
+    };
+    sync_pool_in(conn, pool_id, Some(tournament_id), Some(round_id))
+}
+
+/// The earliest order key where two lists of rated items differ (`None`: they are equal).
+pub(super) fn first_difference<T: PartialEq>(
+    now: &[(OrderKey, T)],
+    stored: &[(OrderKey, T)],
+) -> Option<OrderKey> {
+    let i = now
+        .iter()
+        .zip(stored)
+        .position(|(a, b)| a != b)
+        .unwrap_or(now.len().min(stored.len()));
+    match (now.get(i), stored.get(i)) {
+        (None, None) => None,
+        (Some(a), None) => Some(a.0),
+        (None, Some(b)) => Some(b.0),
+        (Some(a), Some(b)) => Some(a.0.min(b.0)),
+    }
+}
+
+/// Whether the tournament plays team duplicate matches (rated per match of two tables).
+pub(super) fn is_team_duplicate(
+    conn: &mut PgConnection,
+    tournament_id: i64,
+) -> Result<bool, ApiError> {
+    let (preset, overrides): (String, serde_json::Value) = tournaments::table
+        .find(tournament_id)
+        .select((tournaments::ruleset, tournaments::ruleset_overrides))
+        .first(conn)?;
+    let ruleset = Ruleset::for_tournament(&preset, &overrides)
+        .map_err(|e| ApiError::Internal(format!("tournament {tournament_id}: {e}")))?;
+    Ok(ruleset.format == Format::TeamDuplicate)
+}
+
+#[derive(QueryableByName)]
+pub(super) struct ChangedTable {
+    #[diesel(sql_type = diesel::sql_types::Bool)]
+    pub(super) logged: bool,
+    #[diesel(sql_type = diesel::sql_types::Int8)]
+    pub(super) round_id: i64,
+    #[diesel(sql_type = diesel::sql_types::Int4)]
+    pub(super) table_number: i32,
+    #[diesel(sql_type = diesel::sql_types::Timestamptz)]
+    pub(super) at: DateTime<Utc>,
+}
+
+/// The first order key where a (not team duplicate) tournament's rated games differ from the
+/// pool's log, as [`first_difference`] over all its games would find, without loading them
+/// all: SQL lists the tables whose result in force (version, round completion time) has no
+/// identical log entry, and the log entries without an identical result in force. A log entry
+/// of that kind differs at its key; a table of the first kind differs if it is rated (byes,
+/// excluded forfeits and ignored draws never are), which only those tables are scored for.
+pub(super) fn first_changed_table(
+    conn: &mut PgConnection,
+    pool_id: i64,
+    params: &RatingPoolParams,
+    tournament_id: i64,
+    only_round: Option<i64>,
+) -> Result<Option<OrderKey>, ApiError> {
+    use diesel::sql_types::{Int8, Nullable};
+    let changed: Vec<ChangedTable> = diesel::sql_query(
+        "WITH cur AS (
+             SELECT DISTINCT ON (r.round_id, r.table_number)
+                    r.round_id, r.table_number, r.version, ro.completed_at
+             FROM results r JOIN rounds ro ON ro.id = r.round_id
+             WHERE ro.tournament_id = $2 AND ro.status = 'completed'
+               AND ro.completed_at IS NOT NULL AND ($3::int8 IS NULL OR ro.id = $3)
+             ORDER BY r.round_id, r.table_number, r.version DESC
+         ), logged AS (
+             SELECT DISTINCT round_id, table_number, result_version, rated_at
+             FROM rating_changes
+             WHERE pool_id = $1 AND tournament_id = $2 AND kind = 'game'
+               AND ($3::int8 IS NULL OR round_id = $3)
+         )
+         SELECT false AS logged, round_id, table_number, completed_at AS at FROM (
+             SELECT round_id, table_number, version, completed_at FROM cur
+             EXCEPT SELECT round_id, table_number, result_version, rated_at FROM logged) n
+         UNION ALL
+         SELECT true, round_id, table_number, rated_at FROM (
+             SELECT round_id, table_number, result_version, rated_at FROM logged
+             EXCEPT SELECT round_id, table_number, version, completed_at FROM cur) g",
+    )
+    .bind::<Int8, _>(pool_id)
+    .bind::<Int8, _>(tournament_id)
+    .bind::<Nullable<Int8>, _>(only_round)
+    .load(conn)?;
+    let mut first: Option<OrderKey> = changed
+        .iter()
+        .filter(|c| c.logged)
+        .map(|c| (c.at, c.round_id, c.table_number))
+        .min();
+    let unlogged: BTreeSet<(i64, i32)> = changed
+        .iter()
+        .filter(|c| !c.logged)
+        .map(|c| (c.round_id, c.table_number))
+        .collect();
+    if !unlogged.is_empty() {
+        let rated = load_games(conn, pool_id, None, Some(tournament_id), Some(&unlogged))?
+            .into_iter()
+            .filter(|g| g.is_rated(params))
+            .map(|g| g.key)
+            .min();
+        first = match (first, rated) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+    }
+    Ok(first)
+}
+
+/// Compares the log with the results in force (the games of `tournament`, if given, and the
+/// pool's national-rank bonuses) and recomputes from the first difference.
+pub(super) fn sync_pool(
+    conn: &mut PgConnection,
+    pool_id: i64,
+    tournament: Option<i64>,
+) -> Result<(), ApiError> {
+    sync_pool_in(conn, pool_id, tournament, None)
+}
+
+/// [`sync_pool`], optionally knowing that only one round of `tournament` changed.
+pub(super) fn sync_pool_in(
+    conn: &mut PgConnection,
+    pool_id: i64,
+    tournament: Option<i64>,
+    only_round: Option<i64>,
+) -> Result<(), ApiError> {
+    let pool = lock_pool(conn, pool_id)?;
+    let params = pool_params(&pool)?;
+    let mut from: Option<OrderKey> = None;
+    let mut earliest = |k: Option<OrderKey>| {
+        if let Some(k) = k {
+            from = Some(from.map_or(k, |f: OrderKey| f.min(k)));
+        }
+    };
+    let league_bonus = pool.league && params.event_bonus > 0.0;
+    let mut games = Vec::new();
+    if let Some(t) = tournament {
+        if !league_bonus && !is_team_duplicate(conn, t)? {
+            // Only the tables that differ from the log are loaded and scored.
+            earliest(first_changed_table(conn, pool_id, &params, t, only_round)?);
+        } else {
+            // The bonus needs every game of the tournament (its participants), and a team
+            // match's log version is the sum of two tables': compare everything.
+            games = load_games(conn, pool_id, None, Some(t), None)?;
+            let now: Vec<StoredGame> = games
+                .iter()
+                .filter(|g| g.is_rated(&params))
+                .map(|g| (g.key, g.result_version))
+                .collect();
+            let stored = stored_games(conn, pool_id, Some(t))?;
+            earliest(first_difference(&now, &stored));
+        }
+    }
+    let now_bonus: Vec<(OrderKey, i64)> = if league_bonus {
+        let mut participation = logged_participation(conn, pool_id, None, tournament)?;
+        add_games(&mut participation, &params, &games);
+        let facts = tournament_facts(conn, pool_id)?;
+        bonus_games(&pool, &params, &facts, &participation)?
+            .into_iter()
+            .map(|g| (g.key, g.tournament_id))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let stored_bonus = stored_bonuses(conn, pool_id)?;
+    earliest(first_difference(&now_bonus, &stored_bonus));
+    if let Some(from) = from {
+        recompute_from(conn, &pool, &params, Some(from))?;
+    }
+    Ok(())
+}
+
+/// The bonus items in the log, in order: (order key, tournament).
+pub(super) fn stored_bonuses(
+    conn: &mut PgConnection,
+    pool_id: i64,
+) -> Result<Vec<(OrderKey, i64)>, ApiError> {
+    use rating_changes::dsl as rc;
+    let rows: Vec<(i64, DateTime<Utc>, i64, i32, i64)> = rc::rating_changes
+        .filter(rc::pool_id.eq(pool_id))
+        .filter(rc::kind.eq("bonus"))
+        .select((
+            rc::sequence,
+            rc::rated_at,
+            rc::round_id,
+            rc::table_number,
+            rc::tournament_id,
+        ))
+        .distinct()
+        .order(rc::sequence)
+        .load(conn)?;
+    Ok(rows
+        .into_iter()
+        .map(|(_, t, r, n, tid)| ((t, r, n), tid))
+        .collect())
+}
+
+/// The rated games in the log, in order (of one tournament, or all).
+pub(super) fn stored_games(
+    conn: &mut PgConnection,
+    pool_id: i64,
+    tournament_id: Option<i64>,
+) -> Result<Vec<StoredGame>, ApiError> {
+    use rating_changes::dsl as rc;
+    let mut q = rc::rating_changes
+        .filter(rc::pool_id.eq(pool_id))
+        .filter(rc::kind.eq("game"))
+        .select((
+            rc::sequence,
+            rc::rated_at,
+            rc::round_id,
+            rc::table_number,
+            rc::result_version,
+        ))
+        .distinct()
+        .order(rc::sequence)
+        .into_boxed();
+    if let Some(tid) = tournament_id {
+        q = q.filter(rc::tournament_id.eq(tid));
+    }
+    let rows: Vec<(i64, DateTime<Utc>, i64, i32, i32)> = q.load(conn)?;
+    Ok(rows
+        .into_iter()
+        .map(|(_, t, r, n, v)| ((t, r, n), v))
+        .collect())
+}
+
+/// Moves a tournament's games between pools after its `rating_pool_id` changed from
+/// `old_pool`: the old pool is recomputed from the tournament's first stored game on (without
+/// them), the new one (if any) takes them in via [`results_changed`].
+pub fn tournament_pool_changed(
+    conn: &mut PgConnection,
+    tournament_id: i64,
+    old_pool: Option<i64>,
+) -> Result<(), ApiError> {
+    if let Some(old) = old_pool {
+        let pool = lock_pool(conn, old)?;
+        let params = pool_params(&pool)?;
+        if let Some(first) = stored_games(conn, old, Some(tournament_id))?.first() {
+            recompute_from(conn, &pool, &params, Some(first.0))?;
+        }
+        // Without the tournament, another one of its organiser may now hold the bonus.
+        sync_pool(conn, old, None)?;
+    }
+    results_changed(conn, tournament_id)
+}
+
+/// Rebuilds a pool's ratings from scratch (the admin command); the incremental recomputes of
+/// [`results_changed`] agree with it exactly.
+pub fn rebuild_pool(conn: &mut PgConnection, pool_id: i64) -> Result<RecomputeSummary, ApiError> {
+    let pool = lock_pool(conn, pool_id)?;
+    let params = pool_params(&pool)?;
+    recompute_from(conn, &pool, &params, None)
+}

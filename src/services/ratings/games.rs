@@ -1,0 +1,368 @@
+//! The pool's games: what each tournament's results feed into the pool, in time order.
+
+use super::*;
+
+/// Where a game sits in the pool's time order: round completion time, round id, table number.
+pub(super) type OrderKey = (DateTime<Utc>, i64, i32);
+
+/// A game's result with player ids (mapped to engine indices just before the replay).
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum GameById {
+    Duel(i64, i64, DuelOutcome),
+    Table(Vec<(i64, f64)>),
+    Teams(Vec<i64>, Vec<i64>, DuelOutcome),
+    /// The national-rank bonus of a tournament: its participants, by id, sorted.
+    Bonus(Vec<i64>),
+}
+
+/// The table number a bonus item carries in the log: after every table of the tournament's
+/// last rated round.
+pub const BONUS_TABLE: i32 = i32::MAX;
+
+/// One game of the pool, as the results in force say.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct PoolGame {
+    pub(super) key: OrderKey,
+    pub(super) tournament_id: i64,
+    pub(super) result_version: i32,
+    pub(super) exclusion: Option<Exclusion>,
+    pub(super) result: GameById,
+}
+
+impl PoolGame {
+    /// Whether the pool rates it (produces changes): not excluded, and not a draw the pool
+    /// ignores in a duel or team match. Unrated games leave no trace in the log.
+    pub(super) fn is_rated(&self, params: &RatingPoolParams) -> bool {
+        if self.exclusion.is_some_and(|m| params.excludes(m)) {
+            return false;
+        }
+        match &self.result {
+            GameById::Duel(_, _, o) | GameById::Teams(_, _, o) => {
+                o.first_score(params.draws).is_some()
+            }
+            GameById::Table(seats) => seats.len() >= 2,
+            GameById::Bonus(players) => params.event_bonus > 0.0 && !players.is_empty(),
+        }
+    }
+
+    /// The players of a played game (none for a bonus item).
+    pub(super) fn players(&self) -> Vec<i64> {
+        match &self.result {
+            GameById::Duel(a, b, _) => vec![*a, *b],
+            GameById::Table(seats) => seats.iter().map(|s| s.0).collect(),
+            GameById::Teams(a, b, _) => a.iter().chain(b).copied().collect(),
+            GameById::Bonus(_) => Vec::new(),
+        }
+    }
+}
+
+#[derive(Queryable)]
+pub(super) struct RoundRow {
+    pub(super) id: i64,
+    pub(super) tournament_id: i64,
+    pub(super) completed_at: Option<DateTime<Utc>>,
+    pub(super) draw: serde_json::Value,
+    pub(super) ruleset: String,
+    pub(super) ruleset_overrides: serde_json::Value,
+}
+
+#[derive(Queryable)]
+pub(super) struct ResultRow {
+    pub(super) round_id: i64,
+    pub(super) table_number: i32,
+    pub(super) version: i32,
+    pub(super) seats: serde_json::Value,
+    pub(super) double_crash: bool,
+}
+
+pub(super) fn duel_outcome(win_share_first: Points) -> DuelOutcome {
+    if win_share_first == Points::ONE {
+        DuelOutcome::FirstWins
+    } else if win_share_first == Points::ZERO {
+        DuelOutcome::SecondWins
+    } else {
+        DuelOutcome::Draw
+    }
+}
+
+/// The games of a table result under the tournament's ruleset (none for a bye).
+pub(super) fn table_game(
+    ruleset: &Ruleset,
+    round: &RoundRow,
+    completed_at: DateTime<Utc>,
+    r: &ResultRow,
+) -> Result<Option<PoolGame>, ApiError> {
+    let seats: Vec<SeatResult> = serde_json::from_value(r.seats.clone()).map_err(|e| {
+        ApiError::Internal(format!(
+            "round {} table {}: bad seats: {e}",
+            r.round_id, r.table_number
+        ))
+    })?;
+    if seats.len() < 2 {
+        // A bye: nothing was played (seed 004, point 6); never rated.
+        return Ok(None);
+    }
+    let table = TableResult {
+        seats,
+        clarification: None,
+        double_crash: r.double_crash,
+    };
+    let score = score_table(ruleset, &table, Points::ONE, 0).map_err(|e| {
+        ApiError::Internal(format!(
+            "round {} table {}: cannot score: {e}",
+            r.round_id, r.table_number
+        ))
+    })?;
+    let exclusion = if score.seats.iter().any(|s| s.forfeit) {
+        Some(Exclusion::Forfeit)
+    } else if score.seats.iter().any(|s| s.bye) {
+        Some(Exclusion::Bye)
+    } else {
+        None
+    };
+    let result = if score.seats.len() == 2 {
+        let (a, b) = (&score.seats[0], &score.seats[1]);
+        GameById::Duel(a.player.0, b.player.0, duel_outcome(a.win_share))
+    } else {
+        // Places decide the pairs: a shared place is a draw between the two (seed 000).
+        GameById::Table(
+            score
+                .seats
+                .iter()
+                .map(|s| (s.player.0, -f64::from(s.place)))
+                .collect(),
+        )
+    };
+    Ok(Some(PoolGame {
+        key: (completed_at, round.id, r.table_number),
+        tournament_id: round.tournament_id,
+        result_version: r.version,
+        exclusion,
+        result,
+    }))
+}
+
+#[derive(Deserialize)]
+pub(super) struct DrawTable {
+    pub(super) number: i32,
+    pub(super) seats: Vec<i64>,
+}
+
+#[derive(Deserialize)]
+pub(super) struct DrawTeamMatch {
+    pub(super) table_a: i32,
+    pub(super) table_b: i32,
+}
+
+#[derive(Deserialize)]
+pub(super) struct TeamDraw {
+    #[serde(default)]
+    pub(super) tables: Vec<DrawTable>,
+    #[serde(default)]
+    pub(super) team_matches: Vec<DrawTeamMatch>,
+}
+
+/// The team matches of a team duplicate round (seed 002): tables A and B of each match, the
+/// six-step comparison of the scoring engine, every member rated against the other team's
+/// average. Table A seats home A1, away A1, home A2, away A2; table B seats away B1, home B1,
+/// away B2, home B2 (`domain::seating::team`).
+pub(super) fn team_games(
+    round: &RoundRow,
+    completed_at: DateTime<Utc>,
+    tables: &BTreeMap<i32, &ResultRow>,
+) -> Result<Vec<PoolGame>, ApiError> {
+    let draw: TeamDraw = serde_json::from_value(round.draw.clone())
+        .map_err(|e| ApiError::Internal(format!("round {}: bad draw: {e}", round.id)))?;
+    let mut out = Vec::new();
+    for m in &draw.team_matches {
+        let (Some(ta), Some(tb)) = (
+            draw.tables.iter().find(|t| t.number == m.table_a),
+            draw.tables.iter().find(|t| t.number == m.table_b),
+        ) else {
+            continue;
+        };
+        let (Some(ra), Some(rb)) = (tables.get(&m.table_a), tables.get(&m.table_b)) else {
+            continue;
+        };
+        if ta.seats.len() != 4 || tb.seats.len() != 4 {
+            continue;
+        }
+        let parse = |r: &ResultRow| -> Result<Vec<SeatResult>, ApiError> {
+            serde_json::from_value(r.seats.clone()).map_err(|e| {
+                ApiError::Internal(format!(
+                    "round {} table {}: bad seats: {e}",
+                    r.round_id, r.table_number
+                ))
+            })
+        };
+        let (sa, sb) = (parse(ra)?, parse(rb)?);
+        let member = |seats: &[SeatResult], player: i64| -> Option<(MemberResult, bool)> {
+            seats.iter().find(|s| s.player.0 == player).map(|s| {
+                (
+                    MemberResult {
+                        player: s.player,
+                        score: s.total(),
+                        violations: 0,
+                    },
+                    s.forfeit,
+                )
+            })
+        };
+        let get = |seats: &[SeatResult], p: i64| member(seats, p);
+        let (Some(ha1), Some(aa1), Some(ha2), Some(aa2)) = (
+            get(&sa, ta.seats[0]),
+            get(&sa, ta.seats[1]),
+            get(&sa, ta.seats[2]),
+            get(&sa, ta.seats[3]),
+        ) else {
+            continue;
+        };
+        let (Some(ab1), Some(hb1), Some(ab2), Some(hb2)) = (
+            get(&sb, tb.seats[0]),
+            get(&sb, tb.seats[1]),
+            get(&sb, tb.seats[2]),
+            get(&sb, tb.seats[3]),
+        ) else {
+            continue;
+        };
+        let forfeit = [&ha1, &aa1, &ha2, &aa2, &ab1, &hb1, &ab2, &hb2]
+            .iter()
+            .any(|m| m.1);
+        let home = TeamResult {
+            table_a: [ha1.0.clone(), ha2.0.clone()],
+            table_b: [hb1.0.clone(), hb2.0.clone()],
+        };
+        let away = TeamResult {
+            table_a: [aa1.0.clone(), aa2.0.clone()],
+            table_b: [ab1.0.clone(), ab2.0.clone()],
+        };
+        let outcome = match compare_match(&home, &away).outcome {
+            MatchOutcome::FirstWins => DuelOutcome::FirstWins,
+            MatchOutcome::SecondWins => DuelOutcome::SecondWins,
+            // Settled by lot for the tournament; for the rating it stays a draw.
+            MatchOutcome::Draw => DuelOutcome::Draw,
+        };
+        let ids = |t: &TeamResult| -> Vec<i64> {
+            t.table_a
+                .iter()
+                .chain(&t.table_b)
+                .map(|m| m.player.0)
+                .collect()
+        };
+        out.push(PoolGame {
+            key: (completed_at, round.id, m.table_a),
+            tournament_id: round.tournament_id,
+            // Versions only grow, so the sum changes with every correction of either table.
+            result_version: ra.version + rb.version,
+            exclusion: forfeit.then_some(Exclusion::Forfeit),
+            result: GameById::Teams(ids(&home), ids(&away), outcome),
+        });
+    }
+    Ok(out)
+}
+
+/// The pool's games at or after `from` in time order (all of them for `None`), optionally of
+/// one tournament only and of some of its tables `(round id, table number)` only, from the
+/// completed rounds and the results in force.
+pub(super) fn load_games(
+    conn: &mut PgConnection,
+    pool_id: i64,
+    from: Option<OrderKey>,
+    only_tournament: Option<i64>,
+    only_tables: Option<&BTreeSet<(i64, i32)>>,
+) -> Result<Vec<PoolGame>, ApiError> {
+    let mut q = rounds::table
+        .inner_join(tournaments::table)
+        .filter(tournaments::rating_pool_id.eq(pool_id))
+        .filter(rounds::status.eq("completed"))
+        .filter(rounds::completed_at.is_not_null())
+        .select((
+            rounds::id,
+            rounds::tournament_id,
+            rounds::completed_at,
+            rounds::draw,
+            tournaments::ruleset,
+            tournaments::ruleset_overrides,
+        ))
+        .into_boxed();
+    if let Some((t, _, _)) = from {
+        q = q.filter(rounds::completed_at.ge(t));
+    }
+    if let Some(tid) = only_tournament {
+        q = q.filter(rounds::tournament_id.eq(tid));
+    }
+    if let Some(tables) = only_tables {
+        let rounds: BTreeSet<i64> = tables.iter().map(|t| t.0).collect();
+        q = q.filter(rounds::id.eq_any(rounds.into_iter().collect::<Vec<_>>()));
+    }
+    let round_rows: Vec<RoundRow> = q.load(conn)?;
+    if round_rows.is_empty() {
+        return Ok(Vec::new());
+    }
+    let ids: Vec<i64> = round_rows.iter().map(|r| r.id).collect();
+    let mut result_rows: Vec<ResultRow> = results::table
+        .filter(results::round_id.eq_any(&ids))
+        .distinct_on((results::round_id, results::table_number))
+        .order((
+            results::round_id,
+            results::table_number,
+            results::version.desc(),
+        ))
+        .select((
+            results::round_id,
+            results::table_number,
+            results::version,
+            results::seats,
+            results::double_crash,
+        ))
+        .load(conn)?;
+    if let Some(tables) = only_tables {
+        result_rows.retain(|r| tables.contains(&(r.round_id, r.table_number)));
+    }
+    let mut by_round: HashMap<i64, BTreeMap<i32, &ResultRow>> = HashMap::new();
+    for r in &result_rows {
+        by_round
+            .entry(r.round_id)
+            .or_default()
+            .insert(r.table_number, r);
+    }
+    let mut rulesets: HashMap<(String, String), Ruleset> = HashMap::new();
+    let mut games = Vec::new();
+    for round in &round_rows {
+        let Some(completed_at) = round.completed_at else {
+            continue;
+        };
+        let Some(tables) = by_round.get(&round.id) else {
+            continue;
+        };
+        let cache_key = (round.ruleset.clone(), round.ruleset_overrides.to_string());
+        if !rulesets.contains_key(&cache_key) {
+            let r =
+                Ruleset::for_tournament(&round.ruleset, &round.ruleset_overrides).map_err(|e| {
+                    ApiError::Internal(format!("tournament {}: {e}", round.tournament_id))
+                })?;
+            rulesets.insert(cache_key.clone(), r);
+        }
+        let ruleset = &rulesets[&cache_key];
+        if ruleset.format == Format::TeamDuplicate {
+            games.extend(team_games(round, completed_at, tables)?);
+        } else {
+            for r in tables.values() {
+                if let Some(g) = table_game(ruleset, round, completed_at, r)? {
+                    games.push(g);
+                }
+            }
+        }
+    }
+    if let Some(from) = from {
+        games.retain(|g| g.key >= from);
+    }
+    games.sort_by_key(|g| g.key);
+    Ok(games)
+}
+
+// --- the league and the national-rank bonus ----------------------------------------------------
+
+/// What the league needs to know about one tournament of the pool:
+/// `(id, organiser = created_by, starts_on, announced_at, national_rank)`.
+pub type TournamentFacts = (i64, i64, NaiveDate, Option<DateTime<Utc>>, bool);

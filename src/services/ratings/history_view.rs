@@ -1,0 +1,157 @@
+//! A player's rating history.
+
+use super::*;
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+use crate::db::schema::{players, rating_changes, rating_pools, rounds, tournaments};
+use crate::error::ApiError;
+use crate::services::validate::Page;
+use diesel::PgConnection;
+
+/// Filters for a player's rating history.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct HistoryQuery {
+    /// Only this pool.
+    #[param(minimum = 1)]
+    pub pool: Option<i64>,
+    /// How many items (1-200, default 50).
+    #[param(minimum = 1, maximum = 200)]
+    pub limit: Option<i64>,
+    /// How many items to skip (default 0).
+    #[param(minimum = 0, maximum = 1000000000)]
+    pub offset: Option<i64>,
+}
+
+/// What changed a rating.
+#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ChangeKindOut {
+    /// A rated game.
+    Game,
+    /// An event bonus.
+    Bonus,
+}
+
+/// One rating change and the game that caused it.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RatingChangeOut {
+    pub pool_id: i64,
+    pub pool_name: String,
+    pub kind: ChangeKindOut,
+    pub tournament_id: i64,
+    pub tournament_name: String,
+    pub round_id: i64,
+    pub round_number: i32,
+    /// The table (team duplicate: table A of the match).
+    pub table_number: i32,
+    /// The version of the result that was rated.
+    pub result_version: i32,
+    /// When the round was completed.
+    pub rated_at: DateTime<Utc>,
+    /// Ratings and change, one decimal.
+    #[schema(example = 1000)]
+    pub rating_before: f64,
+    #[schema(example = 1012.5)]
+    pub rating_after: f64,
+    #[schema(example = 12.5)]
+    pub delta: f64,
+}
+
+/// A player's rating history, newest first.
+pub fn player_ratings(
+    conn: &mut PgConnection,
+    id: i64,
+    pool: Option<i64>,
+    limit: i64,
+    offset: i64,
+) -> Result<Page<RatingChangeOut>, ApiError> {
+    let exists: bool =
+        diesel::select(diesel::dsl::exists(players::table.find(id))).get_result(conn)?;
+    if !exists {
+        return Err(ApiError::NotFound(format!("no player {id}")));
+    }
+    let build = || {
+        let mut b = rating_changes::table
+            .inner_join(rating_pools::table)
+            .inner_join(tournaments::table.on(tournaments::id.eq(rating_changes::tournament_id)))
+            .inner_join(rounds::table.on(rounds::id.eq(rating_changes::round_id)))
+            .filter(rating_changes::player_id.eq(id))
+            .into_boxed();
+        if let Some(p) = pool {
+            b = b.filter(rating_changes::pool_id.eq(p));
+        }
+        b
+    };
+    let total: i64 = build().count().get_result(conn)?;
+    #[allow(clippy::type_complexity)]
+    let rows: Vec<(
+        i64,
+        String,
+        String,
+        i64,
+        String,
+        i64,
+        i32,
+        i32,
+        i32,
+        DateTime<Utc>,
+        (f64, f64, f64),
+    )> = build()
+        .order((
+            rating_changes::rated_at,
+            rating_changes::pool_id,
+            rating_changes::sequence,
+        ))
+        .limit(limit)
+        .offset(offset)
+        .select((
+            rating_changes::pool_id,
+            rating_pools::name,
+            rating_changes::kind,
+            rating_changes::tournament_id,
+            tournaments::name,
+            rating_changes::round_id,
+            rounds::number,
+            rating_changes::table_number,
+            rating_changes::result_version,
+            rating_changes::rated_at,
+            (
+                rating_changes::rating_before,
+                rating_changes::rating_after,
+                rating_changes::delta,
+            ),
+        ))
+        .load(conn)?;
+    let items = rows
+        .into_iter()
+        .map(|r| RatingChangeOut {
+            pool_id: r.0,
+            pool_name: r.1,
+            kind: if r.2 == "bonus" {
+                ChangeKindOut::Bonus
+            } else {
+                ChangeKindOut::Game
+            },
+            tournament_id: r.3,
+            tournament_name: r.4,
+            round_id: r.5,
+            round_number: r.6,
+            table_number: r.7,
+            result_version: r.8,
+            rated_at: r.9,
+            rating_before: round1(r.10 .0),
+            rating_after: round1(r.10 .1),
+            delta: round1(r.10 .2),
+        })
+        .collect::<Vec<_>>();
+    Ok(Page {
+        items,
+        total,
+        limit,
+        offset,
+    })
+}

@@ -1,0 +1,310 @@
+//! A season's standings: ratings at the season's cut-off and who is classified.
+
+use super::*;
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use std::collections::HashMap;
+use utoipa::ToSchema;
+
+use crate::db::models::RatingPoolRow;
+use crate::db::schema::{players, rating_changes};
+use crate::domain::ids::PlayerId;
+use crate::domain::rating::{
+    self, season_standings, Attendance, ClassifiedBy, PlayerDirectory, RatingPoolParams,
+    RatingState,
+};
+use crate::error::ApiError;
+use crate::services::ratings::{self as service, StoredSeason};
+use crate::services::validate::Page;
+use diesel::PgConnection;
+
+pub(super) fn season_cutoff(pool: &RatingPoolRow, season: i64) -> Result<DateTime<Utc>, ApiError> {
+    let stored = service::stored_seasons(pool)?;
+    let engine = service::engine_seasons(&pool.time_zone, &stored).map_err(ApiError::Internal)?;
+    let s = usize::try_from(season - 1)
+        .ok()
+        .and_then(|i| engine.get(i))
+        .ok_or_else(|| ApiError::NotFound(format!("the pool has no season {season}")))?;
+    s.cutoff().map_err(|e| ApiError::Internal(e.to_string()))
+}
+
+/// A page of the leaderboard at a season's standings time: every player's state at `at` from
+/// the log, ranked by the engine.
+pub(super) fn season_page(
+    conn: &mut PgConnection,
+    id: i64,
+    params: &RatingPoolParams,
+    at: DateTime<Utc>,
+    sel: &LeaderboardSelection,
+) -> Result<Page<LeaderboardRowOut>, ApiError> {
+    let (limit, offset) = (sel.limit, sel.offset);
+    let sums = summaries(conn, id, at)?;
+    let mut dir = PlayerDirectory::new();
+    let mut state = RatingState::new(params, sums.len());
+    for s in &sums {
+        let i = dir.intern(PlayerId(s.player_id)) as usize;
+        state.ratings[i] = s.rating;
+        state.games[i] = s.games as u32;
+    }
+    let ranked = rating::leaderboard(params, &state, sel.filter);
+    let ids: Vec<i64> = ranked
+        .iter()
+        .filter_map(|r| dir.id(r.player).map(|p| p.0))
+        .collect();
+    let mut people: HashMap<i64, (String, Option<String>, Option<String>)> = HashMap::new();
+    for chunk in ids.chunks(10000) {
+        let rows: Vec<(i64, String, Option<String>, Option<String>)> = players::table
+            .filter(players::id.eq_any(chunk))
+            .select((players::id, players::name, players::club, players::country))
+            .load(conn)?;
+        people.extend(rows.into_iter().map(|(i, n, c, k)| (i, (n, c, k))));
+    }
+    let club_lower = sel.club.as_ref().map(|c| c.to_lowercase());
+    let rows: Vec<LeaderboardRowOut> = ranked
+        .iter()
+        .filter_map(|r| {
+            let pid = dir.id(r.player)?.0;
+            let (name, pclub, pcountry) = people.get(&pid)?.clone();
+            if sel
+                .country
+                .as_ref()
+                .is_some_and(|c| pcountry.as_ref() != Some(c))
+            {
+                return None;
+            }
+            if club_lower
+                .as_ref()
+                .is_some_and(|c| pclub.as_ref().map(|x| x.to_lowercase()) != Some(c.clone()))
+            {
+                return None;
+            }
+            let s = &sums[r.player as usize];
+            Some(LeaderboardRowOut {
+                rank: r.rank,
+                player_id: pid,
+                name,
+                club: pclub,
+                country: pcountry,
+                rating: round1(r.rating),
+                games: r.games,
+                provisional: r.provisional,
+                last_played: s.last_played,
+                trend: trend_out(s.trend_games, s.trend_delta, s.last_delta),
+            })
+        })
+        .collect();
+    let total = rows.len() as i64;
+    let items: Vec<LeaderboardRowOut> = rows
+        .into_iter()
+        .skip(offset as usize)
+        .take(limit as usize)
+        .collect();
+    Ok(Page {
+        items,
+        total,
+        limit,
+        offset,
+    })
+}
+
+/// How a player is classified for a season.
+#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ClassifiedByOut {
+    /// A tournament in every month of the season.
+    EveryMonth,
+    /// At least five tournaments in the season.
+    FiveTournaments,
+    /// Both.
+    Both,
+}
+
+/// One line of a season's standings.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SeasonRowOut {
+    /// Rank among classified players; `null` if not classified.
+    pub rank: Option<u32>,
+    pub player_id: i64,
+    pub name: String,
+    /// Rating at the standings time, one decimal.
+    pub rating: f64,
+    /// Whether the player is classified (and so may win the season).
+    pub classified: bool,
+    pub classified_by: Option<ClassifiedByOut>,
+    /// Counting tournaments played in the season.
+    pub tournaments: u32,
+    /// Months of the season without a tournament (`YYYY-MM`).
+    pub months_missing: Vec<String>,
+}
+
+/// A season's standings.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SeasonStandingsOut {
+    pub season: SeasonOut,
+    /// Classified players first, by rating; then the others.
+    pub rows: Vec<SeasonRowOut>,
+    /// The season winner(s): the highest rating among classified players.
+    pub winners: Vec<i64>,
+    /// The tournaments that count for the season.
+    pub tournaments: Vec<i64>,
+}
+
+/// Everything the season and league tables of a pool are computed from.
+pub(super) struct SeasonData {
+    pub(super) params: RatingPoolParams,
+    pub(super) stored: Vec<StoredSeason>,
+    pub(super) engine: Vec<rating::Season>,
+    pub(super) facts: Vec<service::TournamentFacts>,
+    pub(super) participants: HashMap<i64, Vec<i64>>,
+    /// Tournaments that count (in a league pool: the league's decision; otherwise all).
+    pub(super) counting: Vec<i64>,
+    pub(super) dir: PlayerDirectory,
+    pub(super) history: Vec<rating::RatingChange>,
+}
+
+pub(super) fn season_data(conn: &mut PgConnection, id: i64) -> Result<SeasonData, ApiError> {
+    let pool = service::load_pool(conn, id)?;
+    let params = service::pool_params(&pool)?;
+    let stored = service::stored_seasons(&pool)?;
+    let engine = service::engine_seasons(&pool.time_zone, &stored).map_err(ApiError::Internal)?;
+    // The pool's tournaments and who played rated games in them.
+    let facts = service::tournament_facts(conn, id)?;
+    let played: Vec<(i64, i64)> = rating_changes::table
+        .filter(rating_changes::pool_id.eq(id))
+        .filter(rating_changes::kind.eq("game"))
+        .select((rating_changes::tournament_id, rating_changes::player_id))
+        .distinct()
+        .load(conn)?;
+    let mut participants: HashMap<i64, Vec<i64>> = HashMap::new();
+    for (t, p) in played {
+        participants.entry(t).or_default().push(p);
+    }
+    let counting: Vec<i64> = if pool.league {
+        service::league_decisions(&pool, &params, &facts, |t| {
+            participants.get(&t).map_or(0, |v| v.len() as u32)
+        })?
+        .into_iter()
+        .filter(|d| d.counts)
+        .map(|d| d.tournament_id)
+        .collect()
+    } else {
+        facts.iter().map(|f| f.0).collect()
+    };
+    let rows = service::history_rows(conn, id, None)?;
+    let mut dir = PlayerDirectory::new();
+    let history = service::to_history(&mut dir, &rows);
+    Ok(SeasonData {
+        params,
+        stored,
+        engine,
+        facts,
+        participants,
+        counting,
+        dir,
+        history,
+    })
+}
+
+/// The engine's standings of season `idx` (0-based) and the tournaments that count for it.
+pub(super) fn season_of(
+    data: &mut SeasonData,
+    idx: usize,
+) -> Result<(rating::SeasonStandings, Vec<i64>), ApiError> {
+    let season_def = &data.engine[idx];
+    let mut attendances = Vec::new();
+    let mut counted: Vec<i64> = Vec::new();
+    for (tid, _, starts_on, _, _) in &data.facts {
+        if !data.counting.contains(tid) || !season_def.contains(*starts_on) {
+            continue;
+        }
+        counted.push(*tid);
+        for p in data.participants.get(tid).into_iter().flatten() {
+            attendances.push(Attendance {
+                player: data.dir.intern(PlayerId(*p)),
+                tournament_id: *tid,
+                played_on: *starts_on,
+            });
+        }
+    }
+    counted.sort_unstable();
+    // Ratings at the cutoff: `season_standings` ignores the changes after it.
+    let standings = season_standings(
+        &data.params,
+        season_def,
+        data.dir.len(),
+        &data.history,
+        &attendances,
+    )
+    .map_err(|e| ApiError::Internal(e.to_string()))?;
+    Ok((standings, counted))
+}
+
+pub(super) fn player_names(
+    conn: &mut PgConnection,
+    ids: &[i64],
+) -> Result<HashMap<i64, String>, ApiError> {
+    let mut out = HashMap::new();
+    for chunk in ids.chunks(10000) {
+        out.extend(
+            players::table
+                .filter(players::id.eq_any(chunk))
+                .select((players::id, players::name))
+                .load::<(i64, String)>(conn)?,
+        );
+    }
+    Ok(out)
+}
+
+pub fn season_standings_of(
+    conn: &mut PgConnection,
+    id: i64,
+    number: i64,
+) -> Result<SeasonStandingsOut, ApiError> {
+    let mut data = season_data(conn, id)?;
+    let idx = usize::try_from(number - 1)
+        .ok()
+        .filter(|&i| i < data.engine.len())
+        .ok_or_else(|| ApiError::NotFound(format!("the pool has no season {number}")))?;
+    let (standings, counted) = season_of(&mut data, idx)?;
+    let cutoff = standings.cutoff;
+    let dir = &data.dir;
+    let ids: Vec<i64> = dir.ids().iter().map(|p| p.0).collect();
+    let names = player_names(conn, &ids)?;
+    let pid = |i| dir.id(i).map_or(0, |p| p.0);
+    let out_rows = standings
+        .rows
+        .iter()
+        .map(|r| SeasonRowOut {
+            rank: r.rank,
+            player_id: pid(r.player),
+            name: names.get(&pid(r.player)).cloned().unwrap_or_default(),
+            rating: round1(r.rating),
+            classified: r.classification.classified_by.is_some(),
+            classified_by: r.classification.classified_by.map(|c| match c {
+                ClassifiedBy::EveryMonth => ClassifiedByOut::EveryMonth,
+                ClassifiedBy::FiveTournaments => ClassifiedByOut::FiveTournaments,
+                ClassifiedBy::Both => ClassifiedByOut::Both,
+            }),
+            tournaments: r.classification.tournaments,
+            months_missing: r
+                .classification
+                .months_missing
+                .iter()
+                .map(|m| format!("{:04}-{:02}", m.year, m.month))
+                .collect(),
+        })
+        .collect();
+    let s = &data.stored[idx];
+    Ok(SeasonStandingsOut {
+        season: SeasonOut {
+            number: number as u32,
+            name: s.name.clone(),
+            first_day: s.first_day,
+            last_day: s.last_day,
+            standings_at: Some(cutoff),
+        },
+        rows: out_rows,
+        winners: standings.winners.iter().map(|&i| pid(i)).collect(),
+        tournaments: counted,
+    })
+}
