@@ -142,20 +142,15 @@ pub fn penalty_out(p: PenaltyRow) -> PenaltyOut {
     }
 }
 
-/// Records a penalty inside the caller's transaction (also used by case decisions). A removal
-/// also withdraws the player from the next round not yet drawn.
-#[allow(clippy::too_many_arguments)]
-pub fn record_penalty(
+/// The kind a penalty is stored under: a `sanction` takes the next step of the Ashes
+/// escalation (seed 004: a warning, then a game loss, then removal) from the player's earlier
+/// sanctions in force.
+fn stored_kind(
     conn: &mut PgConnection,
     tid: i64,
-    ruleset: &str,
     input: &RecordPenalty,
-    reason: String,
-    case_id: Option<i64>,
-    issued_by: i64,
-) -> Result<PenaltyRow, ApiError> {
-    ensure_confirmed(conn, tid, input.player_id)?;
-    let kind = match input.kind {
+) -> Result<&'static str, ApiError> {
+    Ok(match input.kind {
         PenaltyKind::Sanction => {
             let earlier: i64 = penalties::table
                 .filter(penalties::tournament_id.eq(tid))
@@ -174,7 +169,23 @@ pub fn record_penalty(
         PenaltyKind::Warning => "warning",
         PenaltyKind::GameLoss => "game_loss",
         PenaltyKind::Removal => "removal",
-    };
+    })
+}
+
+/// Records a penalty inside the caller's transaction (also used by case decisions). A removal
+/// also withdraws the player from the next round not yet drawn.
+#[allow(clippy::too_many_arguments)]
+pub fn record_penalty(
+    conn: &mut PgConnection,
+    tid: i64,
+    ruleset: &str,
+    input: &RecordPenalty,
+    reason: String,
+    case_id: Option<i64>,
+    issued_by: i64,
+) -> Result<PenaltyRow, ApiError> {
+    ensure_confirmed(conn, tid, input.player_id)?;
+    let kind = stored_kind(conn, tid, input)?;
     let needs_game = matches!(kind, "point_penalty" | "game_loss");
     let (round, table) = match (input.round, input.table) {
         (Some(r), Some(t)) => (Some(r), Some(t)),

@@ -137,6 +137,46 @@ fn fresh_seed() -> ([u8; 32], String, String) {
     (seed, DrawRng::seed_to_hex(&seed), commitment)
 }
 
+/// The players of a draw with their seeding strength: the organiser's seeding rating, else
+/// the rating in the tournament's pool at the registration deadline (or now, without one).
+fn player_entries(
+    conn: &mut PgConnection,
+    snap: &Snapshot,
+    active: &[&crate::db::running::Registration],
+) -> Result<Vec<PlayerEntry>, ApiError> {
+    let pool_ratings = match snap.tournament.rating_pool_id {
+        Some(pool) => {
+            let ids: Vec<i64> = active.iter().map(|r| r.player_id).collect();
+            let at = snap
+                .tournament
+                .registration_deadline
+                .unwrap_or_else(Utc::now);
+            crate::services::ratings::ratings_at(conn, pool, &ids, at)?
+        }
+        None => HashMap::new(),
+    };
+    Ok(active
+        .iter()
+        .map(|r| {
+            let pooled = pool_ratings
+                .get(&r.player_id)
+                .filter(|(_, games)| *games > 0);
+            (r, pooled)
+        })
+        .map(|(r, pooled)| PlayerEntry {
+            id: PlayerId(r.player_id),
+            rating: r.seeding_rating.or(pooled.map(|(rating, _)| *rating)),
+            rated_games: if r.seeding_rating.is_some() {
+                r.seeding_rated_games.max(0) as u32
+            } else {
+                pooled.map(|(_, g)| *g).unwrap_or(0)
+            },
+            seeding_group: None,
+            seed: None,
+        })
+        .collect())
+}
+
 /// The seating engine's input for round `number`, from the stored tournament. For a
 /// voluntary round, the players who stop (opted out, or not among the best multiple of the
 /// table size who continue) are recorded as opt-outs here.
@@ -204,39 +244,7 @@ fn draw_input(
                 .execute(conn)?;
         }
     }
-    // Seeding strength: the organiser's seeding rating, else the rating in the tournament's
-    // pool at the registration deadline (or now, without one).
-    let pool_ratings = match snap.tournament.rating_pool_id {
-        Some(pool) => {
-            let ids: Vec<i64> = active.iter().map(|r| r.player_id).collect();
-            let at = snap
-                .tournament
-                .registration_deadline
-                .unwrap_or_else(Utc::now);
-            crate::services::ratings::ratings_at(conn, pool, &ids, at)?
-        }
-        None => HashMap::new(),
-    };
-    let players: Vec<PlayerEntry> = active
-        .iter()
-        .map(|r| {
-            let pooled = pool_ratings
-                .get(&r.player_id)
-                .filter(|(_, games)| *games > 0);
-            (r, pooled)
-        })
-        .map(|(r, pooled)| PlayerEntry {
-            id: PlayerId(r.player_id),
-            rating: r.seeding_rating.or(pooled.map(|(rating, _)| *rating)),
-            rated_games: if r.seeding_rating.is_some() {
-                r.seeding_rated_games.max(0) as u32
-            } else {
-                pooled.map(|(_, g)| *g).unwrap_or(0)
-            },
-            seeding_group: None,
-            seed: None,
-        })
-        .collect();
+    let players = player_entries(conn, snap, &active)?;
     let active_ids: std::collections::HashSet<PlayerId> = players.iter().map(|p| p.id).collect();
     let previous = number
         .checked_sub(1)

@@ -408,6 +408,7 @@ impl Ruleset {
     }
 
     /// The ruleset of a rule document.
+    // layout: long: a table of data, one entry per rule document, each read against its seed.
     pub fn preset(preset: Preset) -> Ruleset {
         use TieBreakKey::*;
         let unit = RoundWeights {
@@ -646,6 +647,16 @@ impl Ruleset {
                 }
             }
         }
+        self.validate_sections(&mut err);
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(RulesetError { errors })
+        }
+    }
+
+    /// The format-specific sections: each is required by its format and refused by others.
+    fn validate_sections(&self, err: &mut impl FnMut(String, &str)) {
         match (self.format, &self.bridge) {
             (Format::BridgeAgricola, None) => {
                 err("bridge".into(), "required for the bridge_agricola format")
@@ -654,7 +665,7 @@ impl Ruleset {
                 if b.group_tp_by_place.is_empty() {
                     err("bridge.group_tp_by_place".into(), "must not be empty");
                 }
-                check_table(&b.group_tp_by_place, "bridge.group_tp_by_place", &mut err);
+                check_table(&b.group_tp_by_place, "bridge.group_tp_by_place", err);
             }
             (_, Some(_)) => err(
                 "bridge".into(),
@@ -692,11 +703,6 @@ impl Ruleset {
             }
             (_, Some(_)) => err("ashes".into(), "only allowed for the ashes format"),
             _ => {}
-        }
-        if errors.is_empty() {
-            Ok(())
-        } else {
-            Err(RulesetError { errors })
         }
     }
 }

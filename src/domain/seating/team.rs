@@ -27,15 +27,10 @@ use crate::domain::ids::PlayerId;
 use crate::domain::rng::DrawRng;
 use std::collections::BTreeSet;
 
-pub(crate) fn draw(input: &DrawInput, rng: &mut DrawRng) -> Result<Draw, SeatingError> {
-    let teams = &input.teams;
-    if teams.len() < 2 {
-        return Err(SeatingError::InvalidTeams(format!(
-            "at least 2 teams are needed, {} given",
-            teams.len()
-        )));
-    }
-    let active: BTreeSet<PlayerId> = input.players.iter().map(|p| p.id).collect();
+/// Every player belongs to exactly one team, every team member is among the players, and
+/// team numbers are distinct and not zero.
+fn check_teams(teams: &[Team], players: &[super::PlayerEntry]) -> Result<(), SeatingError> {
+    let active: BTreeSet<PlayerId> = players.iter().map(|p| p.id).collect();
     let mut seen = BTreeSet::new();
     let mut numbers = BTreeSet::new();
     for t in teams {
@@ -64,6 +59,18 @@ pub(crate) fn draw(input: &DrawInput, rng: &mut DrawRng) -> Result<Draw, Seating
             "every player must belong to exactly one team".into(),
         ));
     }
+    Ok(())
+}
+
+pub(crate) fn draw(input: &DrawInput, rng: &mut DrawRng) -> Result<Draw, SeatingError> {
+    let teams = &input.teams;
+    if teams.len() < 2 {
+        return Err(SeatingError::InvalidTeams(format!(
+            "at least 2 teams are needed, {} given",
+            teams.len()
+        )));
+    }
+    check_teams(teams, &input.players)?;
     let default_format = if teams.len() == 2 {
         "best_of_3"
     } else {

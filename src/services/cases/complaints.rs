@@ -2,13 +2,11 @@
 
 use super::*;
 
-/// Opens a case: a complaint about a table, a result, a penalty or conduct.
-pub fn open_case(
-    conn: &mut PgConnection,
-    caller: &Caller,
-    tid: i64,
-    input: OpenCase,
-) -> Result<CaseOut, ApiError> {
+/// The checks of a new case that need no database: texts, evidence, the round and table or
+/// penalty its subject needs, at most 10 respondents, the remedies asked for.
+fn check_open_case(
+    input: &OpenCase,
+) -> Result<(String, Evidence, Vec<PartyIn>, Vec<Remedy>), ApiError> {
     let mut check = Check::new();
     let statement = check.text("statement", &input.statement, STATEMENT_MAX);
     let evidence = input
@@ -43,6 +41,17 @@ pub fn open_case(
         CaseSubject::Conduct => {}
     }
     check.finish()?;
+    Ok((statement, evidence, respondents, requested))
+}
+
+/// Opens a case: a complaint about a table, a result, a penalty or conduct.
+pub fn open_case(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    tid: i64,
+    input: OpenCase,
+) -> Result<CaseOut, ApiError> {
+    let (statement, evidence, respondents, requested) = check_open_case(&input)?;
     conn.transaction(|conn| {
         let t = load_tournament(conn, caller, tid)?;
         let staff = caller.has_any_role(

@@ -124,14 +124,8 @@ pub fn vote(
     })
 }
 
-/// Appeals a referee's ruling to the committee within the tournament's appeal window.
-pub fn appeal(
-    conn: &mut PgConnection,
-    caller: &Caller,
-    tid: i64,
-    cid: i64,
-    input: Appeal,
-) -> Result<CaseOut, ApiError> {
+/// The checks of an appeal that need no database: its statement, evidence and remedies.
+fn check_appeal(input: &Appeal) -> Result<(String, Evidence, Vec<Remedy>), ApiError> {
     let mut check = Check::new();
     let statement = check.text("statement", &input.statement, STATEMENT_MAX);
     let evidence = input
@@ -142,6 +136,18 @@ pub fn appeal(
     let requested = input.remedies.clone().unwrap_or_default();
     check_remedies(&mut check, "remedies", &requested);
     check.finish()?;
+    Ok((statement, evidence, requested))
+}
+
+/// Appeals a referee's ruling to the committee within the tournament's appeal window.
+pub fn appeal(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    tid: i64,
+    cid: i64,
+    input: Appeal,
+) -> Result<CaseOut, ApiError> {
+    let (statement, evidence, requested) = check_appeal(&input)?;
     conn.transaction(|conn| {
         let t = load_tournament(conn, caller, tid)?;
         let case = load_case(conn, tid, cid, true)?;

@@ -105,6 +105,7 @@ fn league_tournament_requirements_and_national_bonus() {
 ///   count.
 /// - Player 2 plays four tournaments in season 1, missing April: not classified there.
 /// - Player 3 plays only in season 3, every month.
+// layout: long: one worked example (a whole league of seasons) kept in one piece.
 #[test]
 fn seasons_with_classified_and_unclassified_players_and_league_winner() {
     let p = RatingPoolParams::ashes_poland();
