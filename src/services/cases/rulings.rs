@@ -139,6 +139,47 @@ fn check_appeal(input: &Appeal) -> Result<(String, Evidence, Vec<Remedy>), ApiEr
     Ok((statement, evidence, requested))
 }
 
+/// The parties of an appeal: the appellant first, then the other parties of the appealed
+/// case, then the referee who ruled (domain.md section 1: the official whose decision is
+/// appealed is a party).
+fn add_appeal_parties(
+    conn: &mut PgConnection,
+    tid: i64,
+    aid: i64,
+    case: &CaseRow,
+    parties: &[PartyRow],
+    caller: &Caller,
+) -> Result<(), ApiError> {
+    let mine: HashSet<i64> = parties
+        .iter()
+        .filter(|p| p.user_id == Some(caller.user_id))
+        .map(|p| p.id)
+        .collect();
+    let own_player = registered_player_of(conn, tid, caller.user_id)?;
+    add_party(
+        conn,
+        aid,
+        Some(caller.user_id),
+        own_player,
+        "complainant",
+        caller.user_id,
+    )?;
+    for p in parties.iter().filter(|p| !mine.contains(&p.id)) {
+        add_party(conn, aid, p.user_id, p.player_id, &p.role, caller.user_id)?;
+    }
+    if let Some(referee) = case.decided_by {
+        add_party(
+            conn,
+            aid,
+            Some(referee),
+            None,
+            "official_appealed",
+            caller.user_id,
+        )?;
+    }
+    Ok(())
+}
+
 /// Appeals a referee's ruling to the committee within the tournament's appeal window.
 pub fn appeal(
     conn: &mut PgConnection,
@@ -213,34 +254,7 @@ pub fn appeal(
             "opened",
             serde_json::json!({"appeal_of": cid}),
         )?;
-        // The appellant first, then the other parties, then the referee who ruled.
-        let mine: HashSet<i64> = parties
-            .iter()
-            .filter(|p| p.user_id == Some(caller.user_id))
-            .map(|p| p.id)
-            .collect();
-        let own_player = registered_player_of(conn, tid, caller.user_id)?;
-        add_party(
-            conn,
-            aid,
-            Some(caller.user_id),
-            own_player,
-            "complainant",
-            caller.user_id,
-        )?;
-        for p in parties.iter().filter(|p| !mine.contains(&p.id)) {
-            add_party(conn, aid, p.user_id, p.player_id, &p.role, caller.user_id)?;
-        }
-        if let Some(referee) = case.decided_by {
-            add_party(
-                conn,
-                aid,
-                Some(referee),
-                None,
-                "official_appealed",
-                caller.user_id,
-            )?;
-        }
+        add_appeal_parties(conn, tid, aid, &case, &parties, caller)?;
         recompute_panel(conn, tid, aid, CaseKind::Appeal, caller.user_id)?;
         diesel::update(cases::table.find(cid))
             .set((
