@@ -274,3 +274,25 @@ fn rules_catch_violations() {
     let short = "fn small() {\n    x();\n}\n";
     assert!(long_functions(short).is_empty());
 }
+
+/// utoipa takes only a string literal for a schema `pattern`, so the text pattern is written
+/// out in the schema attributes; every copy must equal `TEXT_PATTERN`, the one the checks use.
+#[test]
+fn every_text_pattern_in_the_schemas_is_the_checked_one() {
+    let mut files = Vec::new();
+    rust_files(&src(""), &mut files);
+    let want = format!("r\"{}\"", tourney::services::validate::TEXT_PATTERN);
+    let mut copies = 0;
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap();
+        for (i, _) in text.match_indices("pattern = r\"^[^\\u0000") {
+            let literal = text[i + "pattern = ".len()..].split_whitespace().next().unwrap();
+            let literal = literal.trim_end_matches([',', ')', ']']);
+            if literal.contains("[^\\s") {
+                assert_eq!(literal, want, "{} drifts from TEXT_PATTERN", f.display());
+                copies += 1;
+            }
+        }
+    }
+    assert!(copies > 0, "no schema carries the text pattern");
+}
