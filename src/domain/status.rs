@@ -77,6 +77,62 @@ impl RoundStatus {
     }
 }
 
+macro_rules! stored_names {
+    ($name:ident { $($variant:ident => $text:literal),+ $(,)? }) => {
+        impl $name {
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(Self::$variant => $text,)+
+                }
+            }
+
+            pub fn parse(s: &str) -> Option<Self> {
+                match s {
+                    $($text => Some(Self::$variant),)+
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+/// Where a registration stands (domain.md section 2: confirmed in multiples of the table
+/// size in registration order, the rest waitlisted).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RegistrationStatus {
+    /// Plays: among the first full tables in registration order.
+    Confirmed,
+    /// Registered, waiting for a place.
+    Waitlisted,
+    /// Cancelled before the first round (kept for the record).
+    Cancelled,
+}
+
+stored_names!(RegistrationStatus {
+    Confirmed => "confirmed",
+    Waitlisted => "waitlisted",
+    Cancelled => "cancelled",
+});
+
+/// Where a case stands (domain.md section 1; `docs/cases.md` has the state machine).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CaseStatus {
+    /// Filed; the panel has not decided.
+    Open,
+    /// Decided.
+    Decided,
+    /// Decided, and an appeal against the decision was lodged.
+    Appealed,
+}
+
+stored_names!(CaseStatus {
+    Open => "open",
+    Decided => "decided",
+    Appealed => "appealed",
+});
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -99,6 +155,17 @@ mod tests {
             assert_eq!(RoundStatus::parse(s.as_str()), Some(s));
         }
         assert_eq!(RoundStatus::parse("finished"), None);
+        for s in [
+            RegistrationStatus::Confirmed,
+            RegistrationStatus::Waitlisted,
+            RegistrationStatus::Cancelled,
+        ] {
+            assert_eq!(RegistrationStatus::parse(s.as_str()), Some(s));
+        }
+        for s in [CaseStatus::Open, CaseStatus::Decided, CaseStatus::Appealed] {
+            assert_eq!(CaseStatus::parse(s.as_str()), Some(s));
+        }
+        assert_eq!(CaseStatus::parse("closed"), None);
     }
 
     #[test]

@@ -9,6 +9,8 @@ use utoipa::ToSchema;
 use crate::auth::{Caller, MaybeCaller, StaffRole};
 use crate::db::running::{NewPenalty, NewWithdrawal, PenaltyRow, WithdrawalRow};
 use crate::db::schema::{penalties, players, registrations, rounds, withdrawals};
+use crate::domain::scoring::Preset;
+use crate::domain::status::RegistrationStatus;
 use crate::error::ApiError;
 use crate::services::access::{load_for_staff, load_visible};
 use crate::services::validate::Check;
@@ -25,7 +27,7 @@ pub fn ensure_confirmed(conn: &mut PgConnection, tid: i64, player_id: i64) -> Re
         registrations::table
             .filter(registrations::tournament_id.eq(tid))
             .filter(registrations::player_id.eq(player_id))
-            .filter(registrations::status.eq("confirmed")),
+            .filter(registrations::status.eq(RegistrationStatus::Confirmed.as_str())),
     ))
     .get_result(conn)?;
     if ok {
@@ -224,11 +226,15 @@ pub fn record_penalty(
         }
     }
     let points = match kind {
-        "point_penalty" => input.points.unwrap_or(if ruleset == "team_duplicate_2v2" {
-            5
-        } else {
-            0
-        }),
+        "point_penalty" => {
+            input
+                .points
+                .unwrap_or(if ruleset == Preset::TeamDuplicate2v2.as_str() {
+                    5
+                } else {
+                    0
+                })
+        }
         _ => 0,
     };
     if kind == "point_penalty" && points < 1 {

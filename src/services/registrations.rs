@@ -12,6 +12,9 @@ use crate::auth::{Caller, MaybeCaller, StaffRole};
 use crate::db::models::Tournament;
 use crate::db::running::{NewRegistration, Registration, TeamRow};
 use crate::db::schema::{players, registrations, rounds, teams};
+use crate::domain::scoring::Preset;
+use crate::domain::status::RegistrationStatus;
+use crate::domain::status::TournamentStatus;
 use crate::error::ApiError;
 use crate::services::access::{load_for_staff, load_visible};
 use crate::services::validate::Check;
@@ -21,8 +24,8 @@ use crate::services::validate::Check;
 /// (Ashes: a bye scores as a win, seed 004; Tantrix round robin: a bye per round for odd
 /// fields, seed 003). See docs/decisions/registration.md.
 pub fn confirmation_block(t: &Tournament) -> i32 {
-    match t.ruleset.as_str() {
-        "tantrix" | "ashes_league" => 1,
+    match Preset::parse(&t.ruleset) {
+        Some(Preset::Tantrix | Preset::AshesLeague) => 1,
         _ => t.table_size.max(1),
     }
 }
@@ -38,7 +41,7 @@ pub fn rebalance_registrations(
 ) -> Result<(), ApiError> {
     let live: Vec<(i64, String)> = registrations::table
         .filter(registrations::tournament_id.eq(tournament_id))
-        .filter(registrations::status.ne("cancelled"))
+        .filter(registrations::status.ne(RegistrationStatus::Cancelled.as_str()))
         .order(registrations::id)
         .select((registrations::id, registrations::status))
         .load(conn)?;
@@ -47,9 +50,9 @@ pub fn rebalance_registrations(
     let mut by_status: BTreeMap<&str, Vec<i64>> = BTreeMap::new();
     for (i, (id, status)) in live.iter().enumerate() {
         let want = if i < confirmed {
-            "confirmed"
+            RegistrationStatus::Confirmed.as_str()
         } else {
-            "waitlisted"
+            RegistrationStatus::Waitlisted.as_str()
         };
         if status != want {
             by_status.entry(want).or_default().push(*id);
@@ -122,7 +125,7 @@ fn list_out(conn: &mut PgConnection, tid: i64) -> Result<Vec<RegistrationOut>, A
     let rows: Vec<(Registration, String)> = registrations::table
         .inner_join(players::table)
         .filter(registrations::tournament_id.eq(tid))
-        .filter(registrations::status.ne("cancelled"))
+        .filter(registrations::status.ne(RegistrationStatus::Cancelled.as_str()))
         .order(registrations::id)
         .select((Registration::as_select(), players::name))
         .load(conn)?;
@@ -157,7 +160,8 @@ fn ensure_open(
                 .into(),
         ));
     }
-    let open = t.status == "registration_open" || (is_organiser && t.status == "draft");
+    let open = t.status == TournamentStatus::RegistrationOpen.as_str()
+        || (is_organiser && t.status == TournamentStatus::Draft.as_str());
     if !open {
         return Err(ApiError::Conflict(format!(
             "the tournament is {} and takes no registrations",
@@ -228,7 +232,7 @@ pub fn list_registrations(
     id: i64,
 ) -> Result<(bool, Vec<RegistrationOut>), ApiError> {
     let t = load_visible(conn, caller, id)?;
-    let vis = t.status != "draft";
+    let vis = t.status != TournamentStatus::Draft.as_str();
     Ok((vis, list_out(conn, id)?))
 }
 
@@ -271,7 +275,7 @@ pub fn register(
             .values(NewRegistration {
                 tournament_id: id,
                 player_id: input.player_id,
-                status: "waitlisted".into(),
+                status: RegistrationStatus::Waitlisted.as_str().into(),
                 seeding_rating: input.seeding_rating,
                 seeding_rated_games: input.seeding_rated_games.unwrap_or(0),
                 registered_by: caller.user_id,
@@ -311,7 +315,7 @@ pub fn update_registration(
         let target = registrations::table
             .filter(registrations::tournament_id.eq(id))
             .filter(registrations::player_id.eq(player_id))
-            .filter(registrations::status.ne("cancelled"));
+            .filter(registrations::status.ne(RegistrationStatus::Cancelled.as_str()));
         let n = diesel::update(target)
             .set((
                 registrations::seeding_rating.eq(input.seeding_rating),
@@ -355,10 +359,10 @@ pub fn cancel_registration(
             registrations::table
                 .filter(registrations::tournament_id.eq(id))
                 .filter(registrations::player_id.eq(player_id))
-                .filter(registrations::status.ne("cancelled")),
+                .filter(registrations::status.ne(RegistrationStatus::Cancelled.as_str())),
         )
         .set((
-            registrations::status.eq("cancelled"),
+            registrations::status.eq(RegistrationStatus::Cancelled.as_str()),
             registrations::cancelled_at.eq(Utc::now()),
         ))
         .execute(conn)?;
@@ -415,7 +419,7 @@ pub fn create_team(
     check.finish()?;
     conn.transaction(|conn| {
         let t = load_for_staff(conn, caller, id, &[StaffRole::Organiser])?;
-        if t.ruleset != "team_duplicate_2v2" {
+        if t.ruleset != Preset::TeamDuplicate2v2.as_str() {
             return Err(ApiError::Conflict(
                 "teams belong to team_duplicate_2v2 tournaments".into(),
             ));
@@ -459,7 +463,7 @@ pub fn create_team(
                 registrations::table
                     .filter(registrations::tournament_id.eq(id))
                     .filter(registrations::player_id.eq(p))
-                    .filter(registrations::status.ne("cancelled")),
+                    .filter(registrations::status.ne(RegistrationStatus::Cancelled.as_str())),
             ))
             .get_result(conn)?;
             if !live {
@@ -467,7 +471,7 @@ pub fn create_team(
                     .values(NewRegistration {
                         tournament_id: id,
                         player_id: p,
-                        status: "waitlisted".into(),
+                        status: RegistrationStatus::Waitlisted.as_str().into(),
                         seeding_rating: None,
                         seeding_rated_games: 0,
                         registered_by: caller.user_id,

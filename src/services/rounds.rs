@@ -13,8 +13,9 @@ use crate::auth::{Caller, MaybeCaller, StaffRole};
 use crate::db::models::Tournament;
 use crate::db::running::{NewRound, NewWithdrawal, RoundDraw, RoundRow};
 use crate::db::schema::{round_draws, rounds, tournaments, withdrawals};
-use crate::domain::scoring::{Format, Points, Purpose, RoundKind};
+use crate::domain::scoring::{Format, Points, Preset, Purpose, RoundKind};
 use crate::domain::seating::{draw_round, DrawInput, PlayerEntry, SeatingMethod, Standing, Team};
+use crate::domain::status::{RoundStatus, TournamentStatus};
 use crate::domain::{DrawRng, PlayerId};
 use crate::error::ApiError;
 use crate::services::access::{load_for_staff, load_visible};
@@ -95,7 +96,7 @@ pub struct DrawRecord {
 }
 
 fn round_out(r: RoundRow, tables_with_results: Vec<i32>) -> RoundOut {
-    let revealed = r.status != "draft";
+    let revealed = r.status != RoundStatus::Draft.as_str();
     RoundOut {
         number: r.number,
         kind: r.kind,
@@ -330,7 +331,7 @@ fn load_round(
         .first(conn)
         .optional()?
         .ok_or_else(|| ApiError::NotFound(format!("no round {number}")))?;
-    if r.status == "draft" && !is_staff(conn, caller, tid)? {
+    if r.status == RoundStatus::Draft.as_str() && !is_staff(conn, caller, tid)? {
         return Err(ApiError::NotFound(format!("no round {number}")));
     }
     Ok((t, r))
@@ -375,21 +376,27 @@ pub fn create_round(
             .select(tournaments::id)
             .for_update()
             .first::<i64>(conn)?;
-        if t.status != "registration_open" && t.status != "running" {
+        if t.status != TournamentStatus::RegistrationOpen.as_str()
+            && t.status != TournamentStatus::Running.as_str()
+        {
             return Err(ApiError::Conflict(format!(
                 "rounds are drawn when registration is open or the tournament runs; it is {}",
                 t.status
             )));
         }
         let snap = Snapshot::load(conn, t)?;
-        if let Some(open) = snap.rounds.iter().find(|r| r.status != "completed") {
+        if let Some(open) = snap
+            .rounds
+            .iter()
+            .find(|r| r.status != RoundStatus::Completed.as_str())
+        {
             return Err(ApiError::Conflict(format!(
                 "round {} is not completed yet: every table needs a result first",
                 open.number
             )));
         }
         let number = snap.rounds.len() as i32 + 1;
-        if snap.tournament.ruleset == "ashes_league" {
+        if snap.tournament.ruleset == Preset::AshesLeague.as_str() {
             // Seed 004: at least 4 players, and a number of rounds that fits the field.
             let players = snap.confirmed().len();
             let planned = snap.tournament.planned_rounds.max(0) as u32;
@@ -445,10 +452,10 @@ pub fn create_round(
                 drawn_at: Utc::now(),
             })
             .execute(conn)?;
-        if snap.tournament.status == "registration_open" {
+        if snap.tournament.status == TournamentStatus::RegistrationOpen.as_str() {
             diesel::update(tournaments::table.find(tid))
                 .set((
-                    tournaments::status.eq("running"),
+                    tournaments::status.eq(TournamentStatus::Running.as_str()),
                     tournaments::version.eq(tournaments::version + 1),
                     tournaments::updated_at.eq(Utc::now()),
                 ))
@@ -475,7 +482,7 @@ pub fn redraw(
             .first(conn)
             .optional()?
             .ok_or_else(|| ApiError::NotFound(format!("no round {number}")))?;
-        if round.status != "draft" {
+        if round.status != RoundStatus::Draft.as_str() {
             return Err(ApiError::Conflict(
                 "a published round cannot be redrawn".into(),
             ));
@@ -528,14 +535,14 @@ pub fn publish(
             .first(conn)
             .optional()?
             .ok_or_else(|| ApiError::NotFound(format!("no round {number}")))?;
-        if round.status != "draft" {
+        if round.status != RoundStatus::Draft.as_str() {
             return Err(ApiError::Conflict(format!(
                 "round {number} is already published"
             )));
         }
         let row: RoundRow = diesel::update(rounds::table.find(round.id))
             .set((
-                rounds::status.eq("published"),
+                rounds::status.eq(RoundStatus::Published.as_str()),
                 rounds::published_at.eq(Utc::now()),
                 rounds::version.eq(rounds::version + 1),
             ))
@@ -566,7 +573,7 @@ pub fn list_rounds(
         .load(conn)?;
     let mut out = Vec::new();
     for r in rows {
-        if r.status == "draft" && !staff {
+        if r.status == RoundStatus::Draft.as_str() && !staff {
             continue;
         }
         let done = tables_with_results(conn, r.id)?;
@@ -584,7 +591,7 @@ pub fn read_round(
     number: i32,
 ) -> Result<(bool, RoundOut), ApiError> {
     let (_, r) = load_round(conn, caller, tid, number)?;
-    let vis = r.status != "draft";
+    let vis = r.status != RoundStatus::Draft.as_str();
     let done = tables_with_results(conn, r.id)?;
     Ok((vis, round_out(r, done)))
 }
@@ -597,7 +604,7 @@ pub fn draw_records(
     number: i32,
 ) -> Result<Vec<DrawRecord>, ApiError> {
     let (_, r) = load_round(conn, caller, tid, number)?;
-    let revealed = r.status != "draft";
+    let revealed = r.status != RoundStatus::Draft.as_str();
     let rows: Vec<RoundDraw> = round_draws::table
         .filter(round_draws::round_id.eq(r.id))
         .order(round_draws::attempt)
@@ -624,7 +631,7 @@ pub fn team_matches(
     number: i32,
 ) -> Result<(bool, Vec<TeamMatchResult>), ApiError> {
     let (t, r) = load_round(conn, caller, tid, number)?;
-    let vis = r.status != "draft";
+    let vis = r.status != RoundStatus::Draft.as_str();
     let snap = Snapshot::load(conn, t)?;
     Ok((vis, snap.team_matches(&r)?))
 }

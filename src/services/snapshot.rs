@@ -20,6 +20,8 @@ use crate::domain::scoring::{
     Format, Outcome, Purpose, RoundInput, RoundKind, Ruleset, SeatResult, TableResult,
 };
 use crate::domain::seating::{Draw, History};
+use crate::domain::status::RegistrationStatus;
+use crate::domain::status::RoundStatus;
 use crate::domain::PlayerId;
 use crate::error::ApiError;
 
@@ -73,7 +75,7 @@ impl Snapshot {
         let ruleset = ruleset_of(&tournament)?;
         let registrations = registrations::table
             .filter(registrations::tournament_id.eq(tid))
-            .filter(registrations::status.ne("cancelled"))
+            .filter(registrations::status.ne(RegistrationStatus::Cancelled.as_str()))
             .order(registrations::id)
             .select(Registration::as_select())
             .load(conn)?;
@@ -124,7 +126,7 @@ impl Snapshot {
     pub fn confirmed(&self) -> Vec<&Registration> {
         self.registrations
             .iter()
-            .filter(|r| r.status == "confirmed")
+            .filter(|r| r.status == RegistrationStatus::Confirmed.as_str())
             .collect()
     }
 
@@ -242,14 +244,14 @@ impl Snapshot {
         let last_completed = self
             .rounds
             .iter()
-            .filter(|r| r.status == "completed")
+            .filter(|r| r.status == RoundStatus::Completed.as_str())
             .map(|r| r.number as u32)
             .max()
             .unwrap_or(0);
         let after = after_round.unwrap_or(last_completed);
         let mut rounds = Vec::new();
         for r in &self.rounds {
-            if r.status == "completed" && (r.number as u32) <= after {
+            if r.status == RoundStatus::Completed.as_str() && (r.number as u32) <= after {
                 rounds.push(self.round_input(r)?);
             }
         }

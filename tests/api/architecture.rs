@@ -286,7 +286,10 @@ fn every_text_pattern_in_the_schemas_is_the_checked_one() {
     for f in files {
         let text = std::fs::read_to_string(&f).unwrap();
         for (i, _) in text.match_indices("pattern = r\"^[^\\u0000") {
-            let literal = text[i + "pattern = ".len()..].split_whitespace().next().unwrap();
+            let literal = text[i + "pattern = ".len()..]
+                .split_whitespace()
+                .next()
+                .unwrap();
             let literal = literal.trim_end_matches([',', ')', ']']);
             if literal.contains("[^\\s") {
                 assert_eq!(literal, want, "{} drifts from TEXT_PATTERN", f.display());

@@ -1,6 +1,7 @@
 //! Opening, listing, reading cases and adding parties.
 
 use super::*;
+use crate::domain::status::CaseStatus;
 
 /// The checks of a new case that need no database: texts, evidence, the round and table or
 /// penalty its subject needs, at most 10 respondents, the remedies asked for.
@@ -164,7 +165,7 @@ pub fn list_cases(
     let mut out = Vec::new();
     for row in rows {
         let insider = is_insider(conn, caller, &row)?;
-        if insider || row.status != "open" {
+        if insider || row.status != CaseStatus::Open.as_str() {
             out.push(render(conn, &t, row, insider)?);
         }
     }
@@ -181,7 +182,7 @@ pub fn read_case(
     let t = load_visible(conn, caller, tid)?;
     let case = load_case(conn, tid, cid, false)?;
     let insider = is_insider(conn, caller, &case)?;
-    if !insider && case.status == "open" {
+    if !insider && case.status == CaseStatus::Open.as_str() {
         return Err(ApiError::NotFound(format!(
             "no case {cid} in tournament {tid}"
         )));

@@ -12,6 +12,7 @@ use crate::db::schema::{
     tournament_staff, users, votes,
 };
 use crate::domain::cases::{self as rules, CaseKind, PanelMode, Seat, Tally};
+use crate::domain::status::RoundStatus;
 use crate::error::ApiError;
 use crate::services::access::load_visible;
 use crate::services::conduct::{annul_penalty, record_penalty, PenaltyKind, RecordPenalty};

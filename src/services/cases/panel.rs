@@ -1,6 +1,7 @@
 //! Queries about a case: its parties, panel and votes, who sat where, who is an insider.
 
 use super::*;
+use crate::domain::status::RegistrationStatus;
 
 pub(super) fn load_case(
     conn: &mut PgConnection,
@@ -182,7 +183,7 @@ pub(super) fn registered_player_of(
         .inner_join(registrations::table.on(registrations::player_id.eq(players::id)))
         .filter(players::user_id.eq(user_id))
         .filter(registrations::tournament_id.eq(tid))
-        .filter(registrations::status.ne("cancelled"))
+        .filter(registrations::status.ne(RegistrationStatus::Cancelled.as_str()))
         .select(players::id)
         .first(conn)
         .optional()?)
@@ -197,7 +198,7 @@ pub(super) fn is_registered(
         registrations::table
             .filter(registrations::tournament_id.eq(tid))
             .filter(registrations::player_id.eq(player_id))
-            .filter(registrations::status.ne("cancelled")),
+            .filter(registrations::status.ne(RegistrationStatus::Cancelled.as_str())),
     ))
     .get_result(conn)?)
 }
@@ -290,7 +291,7 @@ pub(super) fn seated_at(
         .first(conn)
         .optional()?;
     let (draw, status) = draw.ok_or_else(|| ApiError::field(field, format!("no round {round}")))?;
-    if status == "draft" {
+    if status == RoundStatus::Draft.as_str() {
         return Err(ApiError::field(
             field,
             format!("round {round} is not published"),

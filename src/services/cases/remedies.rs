@@ -1,6 +1,7 @@
 //! Applying a decision: remedies through the result and penalty paths, and the panel checks before it.
 
 use super::*;
+use crate::domain::status::CaseStatus;
 
 pub(super) fn reason_for_records(cid: i64, reason: &str) -> String {
     format!("case {cid}: {reason}")
@@ -109,7 +110,7 @@ pub(super) fn decide(
     }
     diesel::update(cases::table.find(case.id))
         .set((
-            cases::status.eq("decided"),
+            cases::status.eq(CaseStatus::Decided.as_str()),
             cases::decided_by.eq(Some(by)),
             cases::decided_at.eq(Some(Utc::now())),
             cases::outcome.eq(Some(verdict.outcome())),
@@ -195,7 +196,7 @@ pub(super) fn case_for_panel(
     let t = load_tournament(conn, caller, tid)?;
     let case = load_case(conn, tid, cid, true)?;
     let me = MaybeCaller(Some(caller.clone()));
-    if case.status == "open" && !is_insider(conn, &me, &case)? {
+    if case.status == CaseStatus::Open.as_str() && !is_insider(conn, &me, &case)? {
         return Err(ApiError::NotFound(format!(
             "no case {cid} in tournament {tid}"
         )));
@@ -205,7 +206,7 @@ pub(super) fn case_for_panel(
 }
 
 pub(super) fn require_open(case: &CaseRow) -> Result<(), ApiError> {
-    if case.status != "open" {
+    if case.status != CaseStatus::Open.as_str() {
         return Err(ApiError::Conflict(format!(
             "case {} is already decided ({})",
             case.id,

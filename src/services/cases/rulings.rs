@@ -1,6 +1,7 @@
 //! Deciding: the referee's ruling, committee votes and appeals.
 
 use super::*;
+use crate::domain::status::CaseStatus;
 
 /// Decides a case (the referee, or a single-member panel); remedies are applied with the decision.
 pub fn decide_case(
@@ -195,7 +196,7 @@ pub fn appeal(
         let parties = parties_of(conn, cid)?;
         if !party_users(conn, &parties)?.contains(&caller.user_id) {
             let me = MaybeCaller(Some(caller.clone()));
-            if case.status == "open" && !is_insider(conn, &me, &case)? {
+            if case.status == CaseStatus::Open.as_str() && !is_insider(conn, &me, &case)? {
                 return Err(ApiError::NotFound(format!(
                     "no case {cid} in tournament {tid}"
                 )));
@@ -258,7 +259,7 @@ pub fn appeal(
         recompute_panel(conn, tid, aid, CaseKind::Appeal, caller.user_id)?;
         diesel::update(cases::table.find(cid))
             .set((
-                cases::status.eq("appealed"),
+                cases::status.eq(CaseStatus::Appealed.as_str()),
                 cases::version.eq(cases::version + 1),
             ))
             .execute(conn)?;

@@ -1,6 +1,7 @@
 //! A case as the caller may see it.
 
 use super::*;
+use crate::domain::status::CaseStatus;
 
 pub(super) fn render(
     conn: &mut PgConnection,
@@ -29,7 +30,7 @@ pub(super) fn render(
         .decided_at
         .filter(|_| appealable)
         .map(|d| d + Duration::minutes(window));
-    let is_final = case.status == "decided" && !appealable;
+    let is_final = case.status == CaseStatus::Decided.as_str() && !appealable;
     let mut out = CaseOut {
         id: case.id,
         tournament_id: case.tournament_id,

@@ -1,6 +1,7 @@
 //! The pool's games: what each tournament's results feed into the pool, in time order.
 
 use super::*;
+use crate::domain::status::RoundStatus;
 
 /// Where a game sits in the pool's time order: round completion time, round id, table number.
 pub(super) type OrderKey = (DateTime<Utc>, i64, i32);
@@ -274,7 +275,7 @@ pub(super) fn load_games(
     let mut q = rounds::table
         .inner_join(tournaments::table)
         .filter(tournaments::rating_pool_id.eq(pool_id))
-        .filter(rounds::status.eq("completed"))
+        .filter(rounds::status.eq(RoundStatus::Completed.as_str()))
         .filter(rounds::completed_at.is_not_null())
         .select((
             rounds::id,
