@@ -3,6 +3,7 @@
 use actix_web::{get, post, web, HttpResponse};
 
 use crate::api::extract::Json;
+use crate::api::problem::BodyErrors;
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult, Problem};
 use crate::services::auth::{self, Me, TokenRequest, TokenResponse};
@@ -15,12 +16,9 @@ use crate::state::AppState;
     tag = "auth",
     request_body = TokenRequest,
     responses(
+        BodyErrors,
         (status = 200, description = "A fresh token", body = TokenResponse),
-        (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "Wrong username or password", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "Invalid fields", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/auth/token")]

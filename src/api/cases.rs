@@ -12,6 +12,7 @@
 use actix_web::{get, post, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::Json;
+use crate::api::problem::BodyErrors;
 use crate::api::support::{cached_json, Visibility};
 use crate::auth::{Caller, MaybeCaller};
 use crate::error::{ApiResult, Problem};
@@ -27,15 +28,11 @@ use crate::state::AppState;
     params(("id" = i64, Path, description = "Tournament id")),
     request_body = OpenCase,
     responses(
+        BodyErrors,
         (status = 201, description = "Opened; the case with its parties and panel", body = CaseOut),
-        (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Not signed in", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "Neither a registered player nor a referee or organiser", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "Nobody who is not a party can decide the case", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "Invalid fields", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/tournaments/{id}/cases")]
@@ -119,15 +116,11 @@ pub async fn read(
     ),
     request_body = AddParty,
     responses(
+        BodyErrors,
         (status = 200, description = "Added; the case with its new panel", body = CaseOut),
-        (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Not signed in", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "Not a referee, an organiser or the complainant", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such tournament or case", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "Decided, votes cast, already a party, or nobody left to decide", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "Invalid fields", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/tournaments/{id}/cases/{cid}/parties")]
@@ -156,14 +149,11 @@ pub async fn add_parties(
     ),
     request_body = Decide,
     responses(
+        BodyErrors,
         (status = 200, description = "Decided; the case", body = CaseOut),
-        (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Not signed in", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "A party to the case, or not on its panel", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such tournament or case", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "Already decided, or a committee panel that votes", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "Invalid fields or a remedy that cannot be applied", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -193,14 +183,11 @@ pub async fn decision(
     ),
     request_body = CastVote,
     responses(
+        BodyErrors,
         (status = 201, description = "Vote recorded; the case (decided if this vote made a majority)", body = CaseOut),
-        (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Not signed in", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "A party to the case, or not on its panel", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such tournament or case", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "Already voted, already decided, or a case the referee rules on alone", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "Invalid fields or a remedy that cannot be applied", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -231,15 +218,11 @@ pub async fn vote(
     ),
     request_body = Appeal,
     responses(
+        BodyErrors,
         (status = 201, description = "The appeal, a new case", body = CaseOut),
-        (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Not signed in", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "Not a party to the case", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such tournament or case", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "Not appealable: not decided, an appeal itself, decided by a committee panel, already appealed, or the appeal window has closed", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "Invalid fields", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/tournaments/{id}/cases/{cid}/appeal")]

@@ -4,6 +4,7 @@
 use actix_web::{get, post, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::Json;
+use crate::api::problem::BodyErrors;
 use crate::api::support::{cached_json, Visibility};
 use crate::auth::{Caller, MaybeCaller};
 use crate::error::{ApiResult, Problem};
@@ -20,15 +21,11 @@ use crate::state::AppState;
     params(("id" = i64, Path, description = "Tournament id")),
     request_body = RecordWithdrawal,
     responses(
+        BodyErrors,
         (status = 201, description = "Recorded", body = WithdrawalOut),
-        (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Not signed in", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "Not an organiser or referee", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "Already withdrawn", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "Invalid fields", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/tournaments/{id}/withdrawals")]
@@ -77,15 +74,11 @@ pub async fn list_withdrawals(
     params(("id" = i64, Path, description = "Tournament id")),
     request_body = RecordPenalty,
     responses(
+        BodyErrors,
         (status = 201, description = "Recorded", body = PenaltyOut),
-        (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Not signed in", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "Not a referee or organiser", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "The player has already withdrawn", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "Invalid fields", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/tournaments/{id}/penalties")]
@@ -138,15 +131,11 @@ pub async fn list_penalties(
     ),
     request_body = AnnulPenalty,
     responses(
+        BodyErrors,
         (status = 200, description = "Annulled", body = PenaltyOut),
-        (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Not signed in", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "Not a referee or organiser", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such tournament or penalty", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "Already annulled, or the removal has taken effect", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "Invalid fields", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/tournaments/{id}/penalties/{pid}/annul")]

@@ -3,6 +3,7 @@
 use actix_web::{get, patch, post, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::{Json, Query};
+use crate::api::problem::BodyErrors;
 use crate::api::support::{cached_json, Page, Visibility};
 use crate::auth::{Caller, MaybeCaller};
 use crate::error::{ApiResult, Problem};
@@ -15,14 +16,10 @@ use crate::state::AppState;
     security(("bearer" = [])),
     request_body = CreatePlayer,
     responses(
+        BodyErrors,
         (status = 201, description = "Created", body = PlayerOut),
-        (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Not signed in", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "Not an organiser", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "The user account is linked to another player", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "Invalid fields", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/players")]
@@ -95,14 +92,10 @@ pub async fn read(
     params(("id" = i64, Path, description = "Player id")),
     request_body = UpdatePlayer,
     responses(
+        BodyErrors,
         (status = 200, description = "The changed player", body = PlayerOut),
-        (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Not signed in", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "Not yours to change", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such player", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "Invalid fields", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[patch("/players/{id}")]

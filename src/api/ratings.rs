@@ -5,6 +5,7 @@ use actix_web::http::header;
 use actix_web::{get, patch, post, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::{Json, Query};
+use crate::api::problem::BodyErrors;
 use crate::api::support::{
     cached_body, cached_json, etag_matches, etag_of_key, if_match_version, if_none_match,
     not_modified_answer, tagged_body, Page, PageParams, Visibility,
@@ -24,14 +25,10 @@ use crate::state::AppState;
     security(("bearer" = [])),
     request_body = CreatePool,
     responses(
+        BodyErrors,
         (status = 201, description = "Created", body = PoolOut),
-        (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Not signed in", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "Not an admin", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "A pool of that name exists", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "Invalid fields", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/rating-pools")]
@@ -108,16 +105,12 @@ pub async fn read_pool(
     ),
     request_body = UpdatePool,
     responses(
+        BodyErrors,
         (status = 200, description = "The changed pool", body = PoolOut),
-        (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Not signed in", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "Not an admin", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such pool", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "A pool of that name exists", body = Problem, content_type = "application/problem+json"),
         (status = 412, description = "Changed since you read it", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "Invalid fields", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[patch("/rating-pools/{id}")]

@@ -7,6 +7,7 @@
 use actix_web::{delete, get, patch, post, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::Json;
+use crate::api::problem::BodyErrors;
 use crate::api::support::{cached_json, Visibility};
 use crate::auth::{Caller, MaybeCaller};
 use crate::error::{ApiResult, Problem};
@@ -53,15 +54,11 @@ pub async fn list(
     params(("id" = i64, Path, description = "Tournament id")),
     request_body = Register,
     responses(
+        BodyErrors,
         (status = 201, description = "Registered; the live registrations", body = Vec<RegistrationOut>),
-        (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Not signed in", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "Neither an organiser nor the player", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "Already registered or registration closed", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "Invalid fields", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/tournaments/{id}/registrations")]
@@ -88,14 +85,10 @@ pub async fn register(
     ),
     request_body = UpdateRegistration,
     responses(
+        BodyErrors,
         (status = 200, description = "The live registrations", body = Vec<RegistrationOut>),
-        (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Not signed in", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "Not an organiser", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such tournament or registration", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "Invalid fields", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[patch("/tournaments/{id}/registrations/{player_id}")]
@@ -174,15 +167,11 @@ pub async fn list_teams(
     params(("id" = i64, Path, description = "Tournament id")),
     request_body = CreateTeam,
     responses(
+        BodyErrors,
         (status = 201, description = "Registered", body = TeamOut),
-        (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Not signed in", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "Not an organiser", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "Not a team tournament, a player already in a team, or registration closed", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "Invalid fields", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/tournaments/{id}/teams")]

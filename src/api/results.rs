@@ -8,6 +8,7 @@
 use actix_web::{get, http::StatusCode, put, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::{idempotency_key, Json, TablePath};
+use crate::api::problem::BodyErrors;
 use crate::api::support::{cached_json, if_match_version, Visibility};
 use crate::auth::{Caller, MaybeCaller};
 use crate::error::{ApiResult, Problem};
@@ -25,15 +26,12 @@ use crate::state::AppState;
     ),
     request_body = EnterResult,
     responses(
+        BodyErrors,
         (status = 200, description = "Stored; the result with its history", body = ResultWithHistory),
-        (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Not signed in", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "Not a referee or organiser", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such tournament, round or table", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "The round is still a draft", body = Problem, content_type = "application/problem+json"),
         (status = 412, description = "If-Match names a version that is not current", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "Invalid result", body = Problem, content_type = "application/problem+json"),
         (status = 428, description = "A result exists: name its version in If-Match", body = Problem, content_type = "application/problem+json"),
     )

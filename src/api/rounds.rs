@@ -9,6 +9,7 @@
 use actix_web::{get, post, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::Json;
+use crate::api::problem::BodyErrors;
 use crate::api::support::{cached_json, Visibility};
 use crate::auth::{Caller, MaybeCaller};
 use crate::error::{ApiResult, Problem};
@@ -23,14 +24,11 @@ use crate::state::AppState;
     params(("id" = i64, Path, description = "Tournament id")),
     request_body = CreateRound,
     responses(
+        BodyErrors,
         (status = 201, description = "Drawn, as a draft", body = RoundOut),
-        (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Not signed in", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "Not an organiser", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "The tournament is not open or running, or the previous round is not completed", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "Invalid fields, or the method cannot seat these players", body = Problem, content_type = "application/problem+json"),
     )
 )]

@@ -3,6 +3,7 @@
 use actix_web::{delete, get, patch, post, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::{Json, Query};
+use crate::api::problem::BodyErrors;
 use crate::api::support::{cached_json, if_match_version, Page, Visibility};
 use crate::auth::{Caller, MaybeCaller, StaffRole};
 use crate::domain::status::TournamentStatus;
@@ -20,12 +21,8 @@ use crate::state::AppState;
     security(("bearer" = [])),
     request_body = CreateTournament,
     responses(
+        BodyErrors,
         (status = 201, description = "Created, in status draft", body = TournamentOut),
-        (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Not signed in", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "Invalid fields", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/tournaments")]
@@ -112,16 +109,12 @@ pub async fn read(
     ),
     request_body = UpdateTournament,
     responses(
+        BodyErrors,
         (status = 200, description = "The changed tournament", body = TournamentOut),
-        (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Not signed in", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "Not an organiser of this tournament", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "A status change the tournament's state does not allow", body = Problem, content_type = "application/problem+json"),
         (status = 412, description = "Changed since you read it", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "Invalid fields", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[patch("/tournaments/{id}")]
@@ -178,15 +171,11 @@ pub async fn list_staff(
     params(("id" = i64, Path, description = "Tournament id")),
     request_body = AppointStaff,
     responses(
+        BodyErrors,
         (status = 201, description = "Appointed", body = Vec<StaffOut>),
-        (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Not signed in", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "Not an organiser of this tournament", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "Already appointed, committee full, or a conflict of roles", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "Invalid fields", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/tournaments/{id}/staff")]

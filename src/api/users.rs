@@ -3,6 +3,7 @@
 use actix_web::{get, post, web, HttpResponse};
 
 use crate::api::extract::{Json, Query};
+use crate::api::problem::{AuthErrors, BodyErrors};
 use crate::api::support::{Page, PageParams};
 use crate::auth::Caller;
 use crate::error::{ApiResult, Problem};
@@ -15,14 +16,10 @@ use crate::state::AppState;
     security(("bearer" = [])),
     request_body = CreateUser,
     responses(
+        BodyErrors,
         (status = 201, description = "Created", body = UserOut),
-        (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Not signed in", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "Not an admin", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "Username taken", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "Invalid fields", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/users")]
@@ -45,10 +42,9 @@ pub async fn create(
     security(("bearer" = [])),
     params(PageParams),
     responses(
+        AuthErrors,
         (status = 200, description = "A page of accounts", body = Page<UserOut>),
-        (status = 401, description = "Not signed in", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "Not an admin", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "Invalid parameters", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[get("/users")]

@@ -337,14 +337,9 @@ fn load_round(
     Ok((t, r))
 }
 
-/// Draws the next round (organisers): the draw comes from a fresh seed whose SHA-256 commitment is published with it.
-pub fn create_round(
-    conn: &mut PgConnection,
-    caller: &Caller,
-    tid: i64,
-    input: CreateRound,
-) -> Result<RoundOut, ApiError> {
-    let kind = input.kind.unwrap_or(RoundKind::Preliminary);
+/// The checks of a new round that need no database: its weight (a number or fraction from 0
+/// to 100, stored exactly) and options the seating method knows. Returns the weight.
+fn check_round_input(input: &CreateRound) -> Result<Option<String>, ApiError> {
     let weight = match &input.weight {
         Some(w) if w.chars().count() > 20 => {
             return Err(ApiError::field("weight", "must be at most 20 characters"))
@@ -368,6 +363,18 @@ pub fn create_round(
             ));
         }
     }
+    Ok(weight)
+}
+
+/// Draws the next round (organisers): the draw comes from a fresh seed whose SHA-256 commitment is published with it.
+pub fn create_round(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    tid: i64,
+    input: CreateRound,
+) -> Result<RoundOut, ApiError> {
+    let kind = input.kind.unwrap_or(RoundKind::Preliminary);
+    let weight = check_round_input(&input)?;
     conn.transaction(|conn| {
         let t = load_for_staff(conn, caller, tid, &[StaffRole::Organiser])?;
         // One draw at a time per tournament.
