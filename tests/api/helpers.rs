@@ -125,6 +125,46 @@ impl TestApp {
             .expect("request")
     }
 
+    pub async fn put(&self, path: &str, token: Option<&str>, body: Value) -> Response {
+        self.req(Method::PUT, path, token)
+            .json(&body)
+            .send()
+            .await
+            .expect("request")
+    }
+
+    /// A PATCH that names the version it replaces (`If-Match: "<version>"`).
+    pub async fn patch_if_match(
+        &self,
+        path: &str,
+        token: Option<&str>,
+        version: impl std::fmt::Display,
+        body: Value,
+    ) -> Response {
+        self.req(Method::PATCH, path, token)
+            .header("if-match", version_tag(version))
+            .json(&body)
+            .send()
+            .await
+            .expect("request")
+    }
+
+    /// A PUT that names the version it replaces (`If-Match: "<version>"`).
+    pub async fn put_if_match(
+        &self,
+        path: &str,
+        token: Option<&str>,
+        version: impl std::fmt::Display,
+        body: Value,
+    ) -> Response {
+        self.req(Method::PUT, path, token)
+            .header("if-match", version_tag(version))
+            .json(&body)
+            .send()
+            .await
+            .expect("request")
+    }
+
     pub async fn token(&self, username: &str, password: &str) -> String {
         let r = self
             .post(
@@ -182,6 +222,11 @@ impl TestApp {
 }
 
 /// Asserts a problem+json answer with `status` and returns its body.
+/// The `If-Match` / `ETag` form of a version: `"3"`.
+pub fn version_tag(version: impl std::fmt::Display) -> String {
+    format!("\"{version}\"")
+}
+
 pub async fn problem(r: Response, status: u16) -> Value {
     assert_eq!(r.status().as_u16(), status, "status");
     let ct = r

@@ -3,12 +3,20 @@
 
 mod architecture;
 mod auth;
+mod case_fixtures;
 mod cases;
+mod cases_appeals;
 mod errors;
+mod event_fixtures;
 mod helpers;
 mod openapi;
 mod players;
+mod rating_fixtures;
 mod ratings;
+mod ratings_leaderboard;
+mod ratings_seasons;
 mod restart;
 mod running;
+mod running_formats;
+mod running_ties;
 mod tournaments;

@@ -84,21 +84,13 @@ async fn stale_if_match_is_412_and_bad_status_steps_409() {
     let id = app.tournament(&org, "tantrix").await;
     let path = format!("/api/v1/tournaments/{id}");
     let r = app
-        .req(Method::PATCH, &path, Some(&org))
-        .header("if-match", "\"1\"")
-        .json(&json!({"name": "Renamed"}))
-        .send()
-        .await
-        .unwrap();
+        .patch_if_match(&path, Some(&org), 1, json!({"name": "Renamed"}))
+        .await;
     assert_eq!(r.status(), 200);
     assert_eq!(r.headers().get("etag").unwrap(), "\"2\"");
     let r = app
-        .req(Method::PATCH, &path, Some(&org))
-        .header("if-match", "\"1\"")
-        .json(&json!({"name": "Lost update"}))
-        .send()
-        .await
-        .unwrap();
+        .patch_if_match(&path, Some(&org), 1, json!({"name": "Lost update"}))
+        .await;
     problem(r, 412).await;
     problem(
         app.patch(&path, Some(&org), json!({"status": "finished"}))

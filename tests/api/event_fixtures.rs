@@ -1,0 +1,201 @@
+//! Shared builders for the HTTP tests of running events: an organiser's tournament with registered players, rounds drawn and published, results entered.
+
+#![allow(dead_code)]
+
+use reqwest::Method;
+use serde_json::{json, Value};
+
+use crate::helpers::TestApp;
+
+/// An organiser's tournament of `ruleset` with `n` registered players, open for registration;
+/// returns (tournament id, organiser token, referee token, player ids).
+pub(crate) async fn event(
+    app: &TestApp,
+    ruleset: &str,
+    n: usize,
+) -> (i64, String, String, Vec<i64>) {
+    let admin = app.admin_token().await;
+    let (_, org) = app.user("organiser").await;
+    let (referee_id, referee) = app.user("referee").await;
+    let tid = app.tournament(&org, ruleset).await;
+    let r = app
+        .post(
+            &format!("/api/v1/tournaments/{tid}/staff"),
+            Some(&org),
+            json!({"user_id": referee_id, "role": "referee"}),
+        )
+        .await;
+    assert_eq!(r.status(), 201);
+    let r = app
+        .patch_if_match(
+            &format!("/api/v1/tournaments/{tid}"),
+            Some(&org),
+            1,
+            json!({"status": "registration_open"}),
+        )
+        .await;
+    assert_eq!(r.status(), 200);
+    let mut ids = Vec::new();
+    for i in 0..n {
+        let r = app
+            .post(
+                "/api/v1/players",
+                Some(&admin),
+                json!({"name": format!("Player {:02}", i + 1), "country": "NO"}),
+            )
+            .await;
+        assert_eq!(r.status(), 201);
+        let pid = r.json::<Value>().await.unwrap()["id"].as_i64().unwrap();
+        let r = app
+            .post(
+                &format!("/api/v1/tournaments/{tid}/registrations"),
+                Some(&org),
+                json!({"player_id": pid, "seeding_rating": 1500.0 + 10.0 * i as f64, "seeding_rated_games": 10}),
+            )
+            .await;
+        assert_eq!(r.status(), 201);
+        ids.push(pid);
+    }
+    (tid, org, referee, ids)
+}
+
+pub(crate) async fn new_round(app: &TestApp, tid: i64, org: &str, body: Value) -> Value {
+    let r = app
+        .post(
+            &format!("/api/v1/tournaments/{tid}/rounds"),
+            Some(org),
+            body,
+        )
+        .await;
+    let status = r.status();
+    let v: Value = r.json().await.unwrap();
+    assert_eq!(status, 201, "{v}");
+    let n = v["number"].as_i64().unwrap();
+    let r = app
+        .post(
+            &format!("/api/v1/tournaments/{tid}/rounds/{n}/publish"),
+            Some(org),
+            json!({}),
+        )
+        .await;
+    assert_eq!(r.status(), 200);
+    r.json().await.unwrap()
+}
+
+/// Enters a result for every table: the score of a player is `score(player)`.
+pub(crate) async fn play_round(
+    app: &TestApp,
+    tid: i64,
+    referee: &str,
+    round: &Value,
+    score: impl Fn(i64) -> i64,
+) {
+    let n = round["number"].as_i64().unwrap();
+    for t in round["draw"]["tables"].as_array().unwrap() {
+        let seats: Vec<Value> = t["seats"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| json!({"player_id": p, "score": score(p.as_i64().unwrap())}))
+            .collect();
+        let path = format!(
+            "/api/v1/tournaments/{tid}/rounds/{n}/tables/{}/result",
+            t["number"]
+        );
+        let r = app.put(&path, Some(referee), json!({"seats": seats})).await;
+        let status = r.status();
+        let body: Value = r.json().await.unwrap();
+        assert_eq!(status, 200, "{body}");
+    }
+}
+
+pub(crate) fn table_sizes(round: &Value) -> Vec<usize> {
+    let mut s: Vec<usize> = round["draw"]["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["seats"].as_array().unwrap().len())
+        .collect();
+    s.sort();
+    s
+}
+
+/// Enters a 2-player round: the first seat wins 10-4, except the tables in `draws` (1:1).
+pub(crate) async fn play_duels(
+    app: &TestApp,
+    tid: i64,
+    referee: &str,
+    round: &Value,
+    draws: &[i64],
+) {
+    let n = round["number"].as_i64().unwrap();
+    for t in round["draw"]["tables"].as_array().unwrap() {
+        let s = t["seats"].as_array().unwrap();
+        let seats = if draws.contains(&t["number"].as_i64().unwrap()) {
+            json!([{"player_id": s[0], "score": 6, "outcome": "draw"},
+                   {"player_id": s[1], "score": 6, "outcome": "draw"}])
+        } else {
+            json!([{"player_id": s[0], "score": 10, "outcome": "win"},
+                   {"player_id": s[1], "score": 4, "outcome": "loss"}])
+        };
+        let r = app
+            .req(
+                Method::PUT,
+                &format!(
+                    "/api/v1/tournaments/{tid}/rounds/{n}/tables/{}/result",
+                    t["number"]
+                ),
+                Some(referee),
+            )
+            .json(&json!({ "seats": seats }))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
+    }
+}
+
+/// A team tournament with `teams` teams of four; returns (tid, org, referee, team members).
+pub(crate) async fn team_event(
+    app: &TestApp,
+    teams: usize,
+) -> (i64, String, String, Vec<[i64; 4]>) {
+    let (tid, org, referee, _) = event(app, "team_duplicate_2v2", 0).await;
+    let admin = app.admin_token().await;
+    let mut out = Vec::new();
+    for t in 0..teams {
+        let mut members = [0i64; 4];
+        for (i, m) in members.iter_mut().enumerate() {
+            let r = app
+                .post(
+                    "/api/v1/players",
+                    Some(&admin),
+                    json!({"name": format!("Team {t} member {i}")}),
+                )
+                .await;
+            *m = r.json::<Value>().await.unwrap()["id"].as_i64().unwrap();
+        }
+        let r = app
+            .post(
+                &format!("/api/v1/tournaments/{tid}/teams"),
+                Some(&org),
+                json!({"name": format!("Team {t}"), "pair_a": [members[0], members[1]],
+                       "pair_b": [members[2], members[3]]}),
+            )
+            .await;
+        assert_eq!(r.status(), 201, "{}", r.text().await.unwrap());
+        out.push(members);
+    }
+    (tid, org, referee, out)
+}
+
+pub(crate) async fn matches(app: &TestApp, tid: i64, n: i64) -> Value {
+    app.get(
+        &format!("/api/v1/tournaments/{tid}/rounds/{n}/matches"),
+        None,
+    )
+    .await
+    .json()
+    .await
+    .unwrap()
+}
