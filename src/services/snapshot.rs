@@ -12,12 +12,13 @@ use diesel::PgConnection;
 use crate::db::models::Tournament;
 use crate::db::running::{PenaltyRow, Registration, ResultRow, RoundRow, TeamRow, WithdrawalRow};
 use crate::db::schema::{penalties, registrations, results, rounds, teams, withdrawals};
+use crate::domain::scoring::penalty::{self, TablePenalty};
 use crate::domain::scoring::standings::{
     compute_standings, OptOut, Standings, StandingsInput, Withdrawal,
 };
 use crate::domain::scoring::Points;
 use crate::domain::scoring::{
-    Format, Outcome, Purpose, RoundInput, RoundKind, Ruleset, SeatResult, TableResult,
+    Format, Purpose, RoundInput, RoundKind, Ruleset, SeatResult, TableResult,
 };
 use crate::domain::seating::{Draw, History};
 use crate::domain::status::RegistrationStatus;
@@ -148,39 +149,22 @@ impl Snapshot {
         };
         let mut seats: Vec<SeatResult> = serde_json::from_value(row.seats.clone())
             .map_err(|e| ApiError::Internal(format!("stored result: {e}")))?;
-        for p in &self.penalties {
-            if p.round_number != Some(round.number) || p.table_number != Some(table) {
-                continue;
-            }
-            let two_player = seats.len() == 2;
-            match p.kind.as_str() {
-                "point_penalty" => {
-                    if let Some(s) = seats.iter_mut().find(|s| s.player.0 == p.player_id) {
-                        s.penalty += i64::from(p.points);
-                    }
-                }
-                "game_loss" => {
-                    let min_other = seats
-                        .iter()
-                        .filter(|s| s.player.0 != p.player_id)
-                        .map(SeatResult::total)
-                        .min()
-                        .unwrap_or(0);
-                    for s in seats.iter_mut() {
-                        if s.player.0 == p.player_id {
-                            // Below everyone else at the table.
-                            s.penalty += s.total() - min_other + 1;
-                            if two_player || s.outcome.is_some() {
-                                s.outcome = Some(Outcome::Loss);
-                            }
-                        } else if two_player {
-                            s.outcome = Some(Outcome::Win);
-                        }
-                    }
-                }
-                _ => {}
-            }
-        }
+        let in_force: Vec<TablePenalty> = self
+            .penalties
+            .iter()
+            .filter(|p| p.round_number == Some(round.number) && p.table_number == Some(table))
+            .filter_map(|p| match p.kind.as_str() {
+                "point_penalty" => Some(TablePenalty::Points {
+                    player: PlayerId(p.player_id),
+                    points: i64::from(p.points),
+                }),
+                "game_loss" => Some(TablePenalty::GameLoss {
+                    player: PlayerId(p.player_id),
+                }),
+                _ => None,
+            })
+            .collect();
+        penalty::apply(&mut seats, &in_force);
         Ok(Some(TableResult {
             seats,
             clarification: None,

@@ -13,6 +13,7 @@
 pub mod agricola;
 pub mod ashes;
 pub mod bridge;
+pub mod penalty;
 pub mod points;
 pub mod ruleset;
 pub mod standings;
