@@ -11,10 +11,11 @@
 
 use actix_web::{get, post, web, HttpRequest, HttpResponse};
 
-use crate::api::extract::Json;
+use crate::api::extract::{CasePath, Json, TournamentPath};
 use crate::api::problem::BodyErrors;
 use crate::api::support::{cached_json, Visibility};
 use crate::auth::{Caller, MaybeCaller};
+use crate::domain::{CaseId, TournamentId};
 use crate::error::{ApiResult, Problem};
 use crate::services::cases::{self, AddParty, Appeal, CaseOut, CastVote, Decide, OpenCase};
 use crate::state::AppState;
@@ -25,7 +26,7 @@ use crate::state::AppState;
 #[utoipa::path(
     tag = "cases",
     security(("bearer" = [])),
-    params(("id" = i64, Path, description = "Tournament id")),
+    params(TournamentPath),
     request_body = OpenCase,
     responses(
         BodyErrors,
@@ -39,12 +40,12 @@ use crate::state::AppState;
 pub async fn open(
     state: web::Data<AppState>,
     caller: Caller,
-    id: web::Path<i64>,
+    path: web::Path<TournamentPath>,
     body: Json<OpenCase>,
 ) -> ApiResult<HttpResponse> {
-    let tid = id.into_inner();
+    let tid = path.into_inner().id;
     let out = state
-        .run(move |conn| cases::open_case(conn, &caller, tid, body.0))
+        .run(move |conn| cases::open_case(conn, &caller, TournamentId(tid), body.0))
         .await?;
     Ok(HttpResponse::Created().json(out))
 }
@@ -54,7 +55,7 @@ pub async fn open(
 /// only, unless the caller is one of those).
 #[utoipa::path(
     tag = "cases",
-    params(("id" = i64, Path, description = "Tournament id")),
+    params(TournamentPath),
     responses(
         (status = 200, description = "Cases, oldest first", body = Vec<CaseOut>),
         (status = 304, description = "Not modified"),
@@ -67,11 +68,11 @@ pub async fn list(
     req: HttpRequest,
     state: web::Data<AppState>,
     caller: MaybeCaller,
-    id: web::Path<i64>,
+    path: web::Path<TournamentPath>,
 ) -> ApiResult<HttpResponse> {
-    let tid = id.into_inner();
+    let tid = path.into_inner().id;
     let out = state
-        .run(move |conn| cases::list_cases(conn, &caller, tid))
+        .run(move |conn| cases::list_cases(conn, &caller, TournamentId(tid)))
         .await?;
     cached_json(&req, &out, Visibility::Private)
 }
@@ -81,8 +82,7 @@ pub async fn list(
 #[utoipa::path(
     tag = "cases",
     params(
-        ("id" = i64, Path, description = "Tournament id"),
-        ("cid" = i64, Path, description = "Case id"),
+        CasePath,
     ),
     responses(
         (status = 200, description = "The case", body = CaseOut),
@@ -96,11 +96,11 @@ pub async fn read(
     req: HttpRequest,
     state: web::Data<AppState>,
     caller: MaybeCaller,
-    path: web::Path<(i64, i64)>,
+    path: web::Path<CasePath>,
 ) -> ApiResult<HttpResponse> {
-    let (tid, cid) = path.into_inner();
+    let CasePath { id: tid, cid } = path.into_inner();
     let out = state
-        .run(move |conn| cases::read_case(conn, &caller, tid, cid))
+        .run(move |conn| cases::read_case(conn, &caller, TournamentId(tid), CaseId(cid)))
         .await?;
     cached_json(&req, &out, Visibility::Private)
 }
@@ -111,8 +111,7 @@ pub async fn read(
     tag = "cases",
     security(("bearer" = [])),
     params(
-        ("id" = i64, Path, description = "Tournament id"),
-        ("cid" = i64, Path, description = "Case id"),
+        CasePath,
     ),
     request_body = AddParty,
     responses(
@@ -127,12 +126,12 @@ pub async fn read(
 pub async fn add_parties(
     state: web::Data<AppState>,
     caller: Caller,
-    path: web::Path<(i64, i64)>,
+    path: web::Path<CasePath>,
     body: Json<AddParty>,
 ) -> ApiResult<HttpResponse> {
-    let (tid, cid) = path.into_inner();
+    let CasePath { id: tid, cid } = path.into_inner();
     let out = state
-        .run(move |conn| cases::add_parties(conn, &caller, tid, cid, body.0))
+        .run(move |conn| cases::add_parties(conn, &caller, TournamentId(tid), CaseId(cid), body.0))
         .await?;
     Ok(HttpResponse::Ok().json(out))
 }
@@ -144,8 +143,7 @@ pub async fn add_parties(
     tag = "cases",
     security(("bearer" = [])),
     params(
-        ("id" = i64, Path, description = "Tournament id"),
-        ("cid" = i64, Path, description = "Case id"),
+        CasePath,
     ),
     request_body = Decide,
     responses(
@@ -161,12 +159,12 @@ pub async fn add_parties(
 pub async fn decision(
     state: web::Data<AppState>,
     caller: Caller,
-    path: web::Path<(i64, i64)>,
+    path: web::Path<CasePath>,
     body: Json<Decide>,
 ) -> ApiResult<HttpResponse> {
-    let (tid, cid) = path.into_inner();
+    let CasePath { id: tid, cid } = path.into_inner();
     let out = state
-        .run(move |conn| cases::decide_case(conn, &caller, tid, cid, body.0))
+        .run(move |conn| cases::decide_case(conn, &caller, TournamentId(tid), CaseId(cid), body.0))
         .await?;
     Ok(HttpResponse::Ok().json(out))
 }
@@ -178,8 +176,7 @@ pub async fn decision(
     tag = "cases",
     security(("bearer" = [])),
     params(
-        ("id" = i64, Path, description = "Tournament id"),
-        ("cid" = i64, Path, description = "Case id"),
+        CasePath,
     ),
     request_body = CastVote,
     responses(
@@ -195,12 +192,12 @@ pub async fn decision(
 pub async fn vote(
     state: web::Data<AppState>,
     caller: Caller,
-    path: web::Path<(i64, i64)>,
+    path: web::Path<CasePath>,
     body: Json<CastVote>,
 ) -> ApiResult<HttpResponse> {
-    let (tid, cid) = path.into_inner();
+    let CasePath { id: tid, cid } = path.into_inner();
     let out = state
-        .run(move |conn| cases::vote(conn, &caller, tid, cid, body.0))
+        .run(move |conn| cases::vote(conn, &caller, TournamentId(tid), CaseId(cid), body.0))
         .await?;
     Ok(HttpResponse::Created().json(out))
 }
@@ -234,7 +231,7 @@ pub async fn appeal(
 ) -> ApiResult<HttpResponse> {
     let (tid, cid) = path.into_inner();
     let out = state
-        .run(move |conn| cases::appeal(conn, &caller, tid, cid, body.0))
+        .run(move |conn| cases::appeal(conn, &caller, TournamentId(tid), CaseId(cid), body.0))
         .await?;
     Ok(HttpResponse::Created().json(out))
 }

@@ -3,7 +3,7 @@
 
 use actix_web::{get, post, web, HttpRequest, HttpResponse};
 
-use crate::api::extract::Json;
+use crate::api::extract::{Json, TournamentPath};
 use crate::api::problem::BodyErrors;
 use crate::api::support::{cached_json, Visibility};
 use crate::auth::{Caller, MaybeCaller};
@@ -18,7 +18,7 @@ use crate::state::AppState;
 #[utoipa::path(
     tag = "conduct",
     security(("bearer" = [])),
-    params(("id" = i64, Path, description = "Tournament id")),
+    params(TournamentPath),
     request_body = RecordWithdrawal,
     responses(
         BodyErrors,
@@ -32,10 +32,10 @@ use crate::state::AppState;
 pub async fn withdraw(
     state: web::Data<AppState>,
     caller: Caller,
-    id: web::Path<i64>,
+    path: web::Path<TournamentPath>,
     body: Json<RecordWithdrawal>,
 ) -> ApiResult<HttpResponse> {
-    let tid = id.into_inner();
+    let tid = path.into_inner().id;
     let out = state
         .run(move |conn| conduct::record_withdrawal(conn, &caller, tid, body.0))
         .await?;
@@ -45,7 +45,7 @@ pub async fn withdraw(
 /// Withdrawals and opt-outs of a tournament.
 #[utoipa::path(
     tag = "conduct",
-    params(("id" = i64, Path, description = "Tournament id")),
+    params(TournamentPath),
     responses(
         (status = 200, description = "In the order recorded", body = Vec<WithdrawalOut>),
         (status = 304, description = "Not modified"),
@@ -58,9 +58,9 @@ pub async fn list_withdrawals(
     req: HttpRequest,
     state: web::Data<AppState>,
     caller: MaybeCaller,
-    id: web::Path<i64>,
+    path: web::Path<TournamentPath>,
 ) -> ApiResult<HttpResponse> {
-    let tid = id.into_inner();
+    let tid = path.into_inner().id;
     let out = state
         .run(move |conn| conduct::list_withdrawals(conn, &caller, tid))
         .await?;
@@ -71,7 +71,7 @@ pub async fn list_withdrawals(
 #[utoipa::path(
     tag = "conduct",
     security(("bearer" = [])),
-    params(("id" = i64, Path, description = "Tournament id")),
+    params(TournamentPath),
     request_body = RecordPenalty,
     responses(
         BodyErrors,
@@ -85,10 +85,10 @@ pub async fn list_withdrawals(
 pub async fn penalise(
     state: web::Data<AppState>,
     caller: Caller,
-    id: web::Path<i64>,
+    path: web::Path<TournamentPath>,
     body: Json<RecordPenalty>,
 ) -> ApiResult<HttpResponse> {
-    let tid = id.into_inner();
+    let tid = path.into_inner().id;
     let out = state
         .run(move |conn| conduct::penalise(conn, &caller, tid, body.0))
         .await?;
@@ -98,7 +98,7 @@ pub async fn penalise(
 /// Penalties and sanctions of a tournament (annulled ones included, marked).
 #[utoipa::path(
     tag = "conduct",
-    params(("id" = i64, Path, description = "Tournament id")),
+    params(TournamentPath),
     responses(
         (status = 200, description = "In the order recorded", body = Vec<PenaltyOut>),
         (status = 304, description = "Not modified"),
@@ -111,9 +111,9 @@ pub async fn list_penalties(
     req: HttpRequest,
     state: web::Data<AppState>,
     caller: MaybeCaller,
-    id: web::Path<i64>,
+    path: web::Path<TournamentPath>,
 ) -> ApiResult<HttpResponse> {
-    let tid = id.into_inner();
+    let tid = path.into_inner().id;
     let out = state
         .run(move |conn| conduct::list_penalties(conn, &caller, tid))
         .await?;

@@ -12,7 +12,7 @@ use actix_web::{get, http::header, web, HttpRequest, HttpResponse};
 use serde::Deserialize;
 use utoipa::IntoParams;
 
-use crate::api::extract::Query;
+use crate::api::extract::{Query, TournamentPath};
 use crate::auth::MaybeCaller;
 use crate::error::{ApiError, ApiResult, Problem};
 use crate::services::events::{self as feed, EventRow};
@@ -42,7 +42,7 @@ fn frame(e: &EventRow) -> String {
 /// `penalty_annulled`.
 #[utoipa::path(
     tag = "standings",
-    params(("id" = i64, Path, description = "Tournament id"), EventsQuery,
+    params(TournamentPath, EventsQuery,
         ("Last-Event-ID" = Option<String>, Header, nullable = false, pattern = "^[0-9]{1,18}$", description = "Resume after this event")),
     responses(
         (status = 200, description = "Server-Sent Events", content_type = "text/event-stream", body = String),
@@ -56,10 +56,10 @@ pub async fn events(
     req: HttpRequest,
     state: web::Data<AppState>,
     caller: MaybeCaller,
-    id: web::Path<i64>,
+    path: web::Path<TournamentPath>,
     query: Query<EventsQuery>,
 ) -> ApiResult<HttpResponse> {
-    let tid = id.into_inner();
+    let tid = path.into_inner().id;
     let from_header = match req.headers().get("last-event-id") {
         None => None,
         Some(v) => Some(

@@ -6,10 +6,11 @@
 
 use actix_web::{delete, get, patch, post, web, HttpRequest, HttpResponse};
 
-use crate::api::extract::Json;
+use crate::api::extract::{Json, TournamentPath};
 use crate::api::problem::BodyErrors;
 use crate::api::support::{cached_json, Visibility};
 use crate::auth::{Caller, MaybeCaller};
+use crate::domain::{PlayerId, TournamentId};
 use crate::error::{ApiResult, Problem};
 use crate::services::registrations::{
     self, CreateTeam, Register, RegistrationOut, TeamOut, UpdateRegistration,
@@ -19,7 +20,7 @@ use crate::state::AppState;
 /// The registrations of a tournament, in registration order.
 #[utoipa::path(
     tag = "registrations",
-    params(("id" = i64, Path, description = "Tournament id")),
+    params(TournamentPath),
     responses(
         (status = 200, description = "Live registrations", body = Vec<RegistrationOut>),
         (status = 304, description = "Not modified"),
@@ -32,9 +33,9 @@ pub async fn list(
     req: HttpRequest,
     state: web::Data<AppState>,
     caller: MaybeCaller,
-    id: web::Path<i64>,
+    path: web::Path<TournamentPath>,
 ) -> ApiResult<HttpResponse> {
-    let id = id.into_inner();
+    let id = path.into_inner().id;
     let (public, out) = state
         .run(move |conn| registrations::list_registrations(conn, &caller, id))
         .await?;
@@ -51,7 +52,7 @@ pub async fn list(
 #[utoipa::path(
     tag = "registrations",
     security(("bearer" = [])),
-    params(("id" = i64, Path, description = "Tournament id")),
+    params(TournamentPath),
     request_body = Register,
     responses(
         BodyErrors,
@@ -65,10 +66,10 @@ pub async fn list(
 pub async fn register(
     state: web::Data<AppState>,
     caller: Caller,
-    id: web::Path<i64>,
+    path: web::Path<TournamentPath>,
     body: Json<Register>,
 ) -> ApiResult<HttpResponse> {
-    let id = id.into_inner();
+    let id = path.into_inner().id;
     let out = state
         .run(move |conn| registrations::register(conn, &caller, id, body.0))
         .await?;
@@ -100,7 +101,15 @@ pub async fn update(
 ) -> ApiResult<HttpResponse> {
     let (id, player_id) = path.into_inner();
     let out = state
-        .run(move |conn| registrations::update_registration(conn, &caller, id, player_id, body.0))
+        .run(move |conn| {
+            registrations::update_registration(
+                conn,
+                &caller,
+                TournamentId(id),
+                PlayerId(player_id),
+                body.0,
+            )
+        })
         .await?;
     Ok(HttpResponse::Ok().json(out))
 }
@@ -130,7 +139,9 @@ pub async fn cancel(
 ) -> ApiResult<HttpResponse> {
     let (id, player_id) = path.into_inner();
     let out = state
-        .run(move |conn| registrations::cancel_registration(conn, &caller, id, player_id))
+        .run(move |conn| {
+            registrations::cancel_registration(conn, &caller, TournamentId(id), PlayerId(player_id))
+        })
         .await?;
     Ok(HttpResponse::Ok().json(out))
 }
@@ -138,7 +149,7 @@ pub async fn cancel(
 /// The teams of a tournament.
 #[utoipa::path(
     tag = "registrations",
-    params(("id" = i64, Path, description = "Tournament id")),
+    params(TournamentPath),
     responses(
         (status = 200, description = "Teams in number order", body = Vec<TeamOut>),
         (status = 304, description = "Not modified"),
@@ -151,9 +162,9 @@ pub async fn list_teams(
     req: HttpRequest,
     state: web::Data<AppState>,
     caller: MaybeCaller,
-    id: web::Path<i64>,
+    path: web::Path<TournamentPath>,
 ) -> ApiResult<HttpResponse> {
-    let id = id.into_inner();
+    let id = path.into_inner().id;
     let out = state
         .run(move |conn| registrations::list_teams(conn, &caller, id))
         .await?;
@@ -164,7 +175,7 @@ pub async fn list_teams(
 #[utoipa::path(
     tag = "registrations",
     security(("bearer" = [])),
-    params(("id" = i64, Path, description = "Tournament id")),
+    params(TournamentPath),
     request_body = CreateTeam,
     responses(
         BodyErrors,
@@ -178,10 +189,10 @@ pub async fn list_teams(
 pub async fn create_team(
     state: web::Data<AppState>,
     caller: Caller,
-    id: web::Path<i64>,
+    path: web::Path<TournamentPath>,
     body: Json<CreateTeam>,
 ) -> ApiResult<HttpResponse> {
-    let id = id.into_inner();
+    let id = path.into_inner().id;
     let out = state
         .run(move |conn| registrations::create_team(conn, &caller, id, body.0))
         .await?;

@@ -8,7 +8,7 @@
 
 use actix_web::{get, post, web, HttpRequest, HttpResponse};
 
-use crate::api::extract::Json;
+use crate::api::extract::{Json, RoundPath, TournamentPath};
 use crate::api::problem::BodyErrors;
 use crate::api::support::{cached_json, Visibility};
 use crate::auth::{Caller, MaybeCaller};
@@ -21,7 +21,7 @@ use crate::state::AppState;
 #[utoipa::path(
     tag = "rounds",
     security(("bearer" = [])),
-    params(("id" = i64, Path, description = "Tournament id")),
+    params(TournamentPath),
     request_body = CreateRound,
     responses(
         BodyErrors,
@@ -36,10 +36,10 @@ use crate::state::AppState;
 pub async fn create(
     state: web::Data<AppState>,
     caller: Caller,
-    id: web::Path<i64>,
+    path: web::Path<TournamentPath>,
     body: Json<CreateRound>,
 ) -> ApiResult<HttpResponse> {
-    let tid = id.into_inner();
+    let tid = path.into_inner().id;
     let out = state
         .run(move |conn| rounds::create_round(conn, &caller, tid, body.0))
         .await?;
@@ -51,8 +51,7 @@ pub async fn create(
     tag = "rounds",
     security(("bearer" = [])),
     params(
-        ("id" = i64, Path, description = "Tournament id"),
-        ("n" = i32, Path, description = "Round number"),
+        RoundPath,
     ),
     responses(
         (status = 200, description = "Redrawn", body = RoundOut),
@@ -67,9 +66,9 @@ pub async fn create(
 pub async fn redraw(
     state: web::Data<AppState>,
     caller: Caller,
-    path: web::Path<(i64, i32)>,
+    path: web::Path<RoundPath>,
 ) -> ApiResult<HttpResponse> {
-    let (tid, number) = path.into_inner();
+    let RoundPath { id: tid, n: number } = path.into_inner();
     let out = state
         .run(move |conn| rounds::redraw(conn, &caller, tid, number))
         .await?;
@@ -81,8 +80,7 @@ pub async fn redraw(
     tag = "rounds",
     security(("bearer" = [])),
     params(
-        ("id" = i64, Path, description = "Tournament id"),
-        ("n" = i32, Path, description = "Round number"),
+        RoundPath,
     ),
     responses(
         (status = 200, description = "Published", body = RoundOut),
@@ -96,9 +94,9 @@ pub async fn redraw(
 pub async fn publish(
     state: web::Data<AppState>,
     caller: Caller,
-    path: web::Path<(i64, i32)>,
+    path: web::Path<RoundPath>,
 ) -> ApiResult<HttpResponse> {
-    let (tid, number) = path.into_inner();
+    let RoundPath { id: tid, n: number } = path.into_inner();
     let out = state
         .run(move |conn| rounds::publish(conn, &caller, tid, number))
         .await?;
@@ -108,7 +106,7 @@ pub async fn publish(
 /// The rounds of a tournament (drafts only for its staff).
 #[utoipa::path(
     tag = "rounds",
-    params(("id" = i64, Path, description = "Tournament id")),
+    params(TournamentPath),
     responses(
         (status = 200, description = "Rounds in number order", body = Vec<RoundOut>),
         (status = 304, description = "Not modified"),
@@ -121,9 +119,9 @@ pub async fn list(
     req: HttpRequest,
     state: web::Data<AppState>,
     caller: MaybeCaller,
-    id: web::Path<i64>,
+    path: web::Path<TournamentPath>,
 ) -> ApiResult<HttpResponse> {
-    let tid = id.into_inner();
+    let tid = path.into_inner().id;
     let (public, out) = state
         .run(move |conn| rounds::list_rounds(conn, &caller, tid))
         .await?;
@@ -134,8 +132,7 @@ pub async fn list(
 #[utoipa::path(
     tag = "rounds",
     params(
-        ("id" = i64, Path, description = "Tournament id"),
-        ("n" = i32, Path, description = "Round number"),
+        RoundPath,
     ),
     responses(
         (status = 200, description = "The round", body = RoundOut),
@@ -149,9 +146,9 @@ pub async fn read(
     req: HttpRequest,
     state: web::Data<AppState>,
     caller: MaybeCaller,
-    path: web::Path<(i64, i32)>,
+    path: web::Path<RoundPath>,
 ) -> ApiResult<HttpResponse> {
-    let (tid, number) = path.into_inner();
+    let RoundPath { id: tid, n: number } = path.into_inner();
     let (public, out) = state
         .run(move |conn| rounds::read_round(conn, &caller, tid, number))
         .await?;
@@ -163,8 +160,7 @@ pub async fn read(
 #[utoipa::path(
     tag = "rounds",
     params(
-        ("id" = i64, Path, description = "Tournament id"),
-        ("n" = i32, Path, description = "Round number"),
+        RoundPath,
     ),
     responses(
         (status = 200, description = "The draws, first first", body = Vec<DrawRecord>),
@@ -178,9 +174,9 @@ pub async fn draws(
     req: HttpRequest,
     state: web::Data<AppState>,
     caller: MaybeCaller,
-    path: web::Path<(i64, i32)>,
+    path: web::Path<RoundPath>,
 ) -> ApiResult<HttpResponse> {
-    let (tid, number) = path.into_inner();
+    let RoundPath { id: tid, n: number } = path.into_inner();
     let out = state
         .run(move |conn| rounds::draw_records(conn, &caller, tid, number))
         .await?;
@@ -192,8 +188,7 @@ pub async fn draws(
 #[utoipa::path(
     tag = "rounds",
     params(
-        ("id" = i64, Path, description = "Tournament id"),
-        ("n" = i32, Path, description = "Round number"),
+        RoundPath,
     ),
     responses(
         (status = 200, description = "The matches of the round", body = Vec<TeamMatchResult>),
@@ -207,9 +202,9 @@ pub async fn matches(
     req: HttpRequest,
     state: web::Data<AppState>,
     caller: MaybeCaller,
-    path: web::Path<(i64, i32)>,
+    path: web::Path<RoundPath>,
 ) -> ApiResult<HttpResponse> {
-    let (tid, number) = path.into_inner();
+    let RoundPath { id: tid, n: number } = path.into_inner();
     let (public, out) = state
         .run(move |conn| rounds::team_matches(conn, &caller, tid, number))
         .await?;

@@ -3,7 +3,7 @@
 
 use actix_web::{get, http::header, web, HttpRequest, HttpResponse};
 
-use crate::api::extract::Query;
+use crate::api::extract::{Query, TournamentPath};
 use crate::api::support::{cached_body, cached_json, Visibility};
 use crate::auth::MaybeCaller;
 use crate::domain::scoring::Purpose;
@@ -16,7 +16,7 @@ use crate::state::AppState;
 /// The standings after a round, with every tie-break value and the TP per round (public).
 #[utoipa::path(
     tag = "standings",
-    params(("id" = i64, Path, description = "Tournament id"), StandingsQuery),
+    params(TournamentPath, StandingsQuery),
     responses(
         (status = 200, description = "The standings, best first (JSON, or CSV with format=csv or Accept: text/csv)",
             content((StandingsOut = "application/json"), (String = "text/csv"))),
@@ -32,10 +32,10 @@ pub async fn standings(
     req: HttpRequest,
     state: web::Data<AppState>,
     caller: MaybeCaller,
-    id: web::Path<i64>,
+    path: web::Path<TournamentPath>,
     query: Query<StandingsQuery>,
 ) -> ApiResult<HttpResponse> {
-    let tid = id.into_inner();
+    let tid = path.into_inner().id;
     let q = query.0;
     if q.after_round.is_some_and(|n| n > 1000) {
         return Err(ApiError::field("after_round", "must be at most 1000"));

@@ -2,7 +2,7 @@
 
 use actix_web::{delete, get, patch, post, web, HttpRequest, HttpResponse};
 
-use crate::api::extract::{Json, Query};
+use crate::api::extract::{Json, Query, TournamentPath};
 use crate::api::problem::BodyErrors;
 use crate::api::support::{cached_json, if_match_version, Page, Visibility};
 use crate::auth::{Caller, MaybeCaller, StaffRole};
@@ -74,7 +74,7 @@ pub async fn list(
 /// Read a tournament (public once published).
 #[utoipa::path(
     tag = "tournaments",
-    params(("id" = i64, Path, description = "Tournament id")),
+    params(TournamentPath),
     responses(
         (status = 200, description = "The tournament; `ETag` carries its version", body = TournamentOut),
         (status = 304, description = "Not modified"),
@@ -87,9 +87,9 @@ pub async fn read(
     req: HttpRequest,
     state: web::Data<AppState>,
     caller: MaybeCaller,
-    id: web::Path<i64>,
+    path: web::Path<TournamentPath>,
 ) -> ApiResult<HttpResponse> {
-    let id = id.into_inner();
+    let id = path.into_inner().id;
     let t = state
         .run(move |conn| load_visible(conn, &caller, id))
         .await?;
@@ -104,7 +104,7 @@ pub async fn read(
     tag = "tournaments",
     security(("bearer" = [])),
     params(
-        ("id" = i64, Path, description = "Tournament id"),
+        TournamentPath,
         ("If-Match" = Option<String>, Header, nullable = false, pattern = r#"^(W/)?"[0-9]{1,9}"$"#, description = "The version you read, e.g. \"3\""),
     ),
     request_body = UpdateTournament,
@@ -122,10 +122,10 @@ pub async fn update(
     req: HttpRequest,
     state: web::Data<AppState>,
     caller: Caller,
-    id: web::Path<i64>,
+    path: web::Path<TournamentPath>,
     body: Json<UpdateTournament>,
 ) -> ApiResult<HttpResponse> {
-    let id = id.into_inner();
+    let id = path.into_inner().id;
     let expected = if_match_version(&req)?;
     let t = state
         .run(move |conn| tournaments::update_tournament(conn, &caller, id, expected, body.0))
@@ -140,7 +140,7 @@ pub async fn update(
 /// published).
 #[utoipa::path(
     tag = "tournaments",
-    params(("id" = i64, Path, description = "Tournament id")),
+    params(TournamentPath),
     responses(
         (status = 200, description = "The staff", body = Vec<StaffOut>),
         (status = 304, description = "Not modified"),
@@ -153,9 +153,9 @@ pub async fn list_staff(
     req: HttpRequest,
     state: web::Data<AppState>,
     caller: MaybeCaller,
-    id: web::Path<i64>,
+    path: web::Path<TournamentPath>,
 ) -> ApiResult<HttpResponse> {
-    let id = id.into_inner();
+    let id = path.into_inner().id;
     let (public, staff) = state
         .run(move |conn| tournaments::list_staff(conn, &caller, id))
         .await?;
@@ -168,7 +168,7 @@ pub async fn list_staff(
 #[utoipa::path(
     tag = "tournaments",
     security(("bearer" = [])),
-    params(("id" = i64, Path, description = "Tournament id")),
+    params(TournamentPath),
     request_body = AppointStaff,
     responses(
         BodyErrors,
@@ -182,10 +182,10 @@ pub async fn list_staff(
 pub async fn appoint(
     state: web::Data<AppState>,
     caller: Caller,
-    id: web::Path<i64>,
+    path: web::Path<TournamentPath>,
     body: Json<AppointStaff>,
 ) -> ApiResult<HttpResponse> {
-    let id = id.into_inner();
+    let id = path.into_inner().id;
     let staff = state
         .run(move |conn| tournaments::appoint(conn, &caller, id, body.0))
         .await?;

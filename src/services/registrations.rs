@@ -15,6 +15,7 @@ use crate::db::schema::{players, registrations, rounds, teams};
 use crate::domain::scoring::Preset;
 use crate::domain::status::RegistrationStatus;
 use crate::domain::status::TournamentStatus;
+use crate::domain::{PlayerId, TournamentId};
 use crate::error::ApiError;
 use crate::services::access::{load_for_staff, load_visible};
 use crate::services::validate::Check;
@@ -303,10 +304,11 @@ pub fn register(
 pub fn update_registration(
     conn: &mut PgConnection,
     caller: &Caller,
-    id: i64,
-    player_id: i64,
+    id: TournamentId,
+    player_id: PlayerId,
     input: UpdateRegistration,
 ) -> Result<Vec<RegistrationOut>, ApiError> {
+    let (id, player_id) = (id.0, player_id.0);
     let mut check = Check::new();
     check_seeding(&mut check, input.seeding_rating, input.seeding_rated_games);
     check.finish()?;
@@ -335,9 +337,10 @@ pub fn update_registration(
 pub fn cancel_registration(
     conn: &mut PgConnection,
     caller: &Caller,
-    id: i64,
-    player_id: i64,
+    id: TournamentId,
+    player_id: PlayerId,
 ) -> Result<Vec<RegistrationOut>, ApiError> {
+    let (id, player_id) = (id.0, player_id.0);
     conn.transaction(|conn| {
         let t = load_visible(conn, &MaybeCaller(Some(caller.clone())), id)?;
         let organiser = caller.has_any_role(conn, id, &[StaffRole::Organiser])?;

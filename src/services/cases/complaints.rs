@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::domain::status::CaseStatus;
+use crate::domain::{CaseId, TournamentId};
 
 /// The checks of a new case that need no database: texts, evidence, the round and table or
 /// penalty its subject needs, at most 10 respondents, the remedies asked for.
@@ -49,9 +50,10 @@ fn check_open_case(
 pub fn open_case(
     conn: &mut PgConnection,
     caller: &Caller,
-    tid: i64,
+    tid: TournamentId,
     input: OpenCase,
 ) -> Result<CaseOut, ApiError> {
+    let tid = tid.0;
     let (statement, evidence, respondents, requested) = check_open_case(&input)?;
     conn.transaction(|conn| {
         let t = load_tournament(conn, caller, tid)?;
@@ -154,8 +156,9 @@ pub fn open_case(
 pub fn list_cases(
     conn: &mut PgConnection,
     caller: &MaybeCaller,
-    tid: i64,
+    tid: TournamentId,
 ) -> Result<Vec<CaseOut>, ApiError> {
+    let tid = tid.0;
     let t = load_visible(conn, caller, tid)?;
     let rows: Vec<CaseRow> = cases::table
         .filter(cases::tournament_id.eq(tid))
@@ -176,9 +179,11 @@ pub fn list_cases(
 pub fn read_case(
     conn: &mut PgConnection,
     caller: &MaybeCaller,
-    tid: i64,
-    cid: i64,
+    tid: TournamentId,
+    cid: CaseId,
 ) -> Result<CaseOut, ApiError> {
+    let tid = tid.0;
+    let cid = cid.0;
     let t = load_visible(conn, caller, tid)?;
     let case = load_case(conn, tid, cid, false)?;
     let insider = is_insider(conn, caller, &case)?;
@@ -194,10 +199,12 @@ pub fn read_case(
 pub fn add_parties(
     conn: &mut PgConnection,
     caller: &Caller,
-    tid: i64,
-    cid: i64,
+    tid: TournamentId,
+    cid: CaseId,
     input: AddParty,
 ) -> Result<CaseOut, ApiError> {
+    let tid = tid.0;
+    let cid = cid.0;
     conn.transaction(|conn| {
         let t = load_tournament(conn, caller, tid)?;
         let case = load_case(conn, tid, cid, true)?;

@@ -2,15 +2,18 @@
 
 use super::*;
 use crate::domain::status::CaseStatus;
+use crate::domain::{CaseId, TournamentId};
 
 /// Decides a case (the referee, or a single-member panel); remedies are applied with the decision.
 pub fn decide_case(
     conn: &mut PgConnection,
     caller: &Caller,
-    tid: i64,
-    cid: i64,
+    tid: TournamentId,
+    cid: CaseId,
     input: Decide,
 ) -> Result<CaseOut, ApiError> {
+    let tid = tid.0;
+    let cid = cid.0;
     let mut check = Check::new();
     let reason = check.text("reason", &input.reason, REASON_MAX);
     let remedies = verdict_remedies(&mut check, input.verdict, input.remedies);
@@ -32,10 +35,12 @@ pub fn decide_case(
 pub fn vote(
     conn: &mut PgConnection,
     caller: &Caller,
-    tid: i64,
-    cid: i64,
+    tid: TournamentId,
+    cid: CaseId,
     input: CastVote,
 ) -> Result<CaseOut, ApiError> {
+    let tid = tid.0;
+    let cid = cid.0;
     let mut check = Check::new();
     let reason = check.text("reason", &input.reason, REASON_MAX);
     let remedies = verdict_remedies(&mut check, input.vote, input.remedies);
@@ -185,10 +190,12 @@ fn add_appeal_parties(
 pub fn appeal(
     conn: &mut PgConnection,
     caller: &Caller,
-    tid: i64,
-    cid: i64,
+    tid: TournamentId,
+    cid: CaseId,
     input: Appeal,
 ) -> Result<CaseOut, ApiError> {
+    let tid = tid.0;
+    let cid = cid.0;
     let (statement, evidence, requested) = check_appeal(&input)?;
     conn.transaction(|conn| {
         let t = load_tournament(conn, caller, tid)?;
