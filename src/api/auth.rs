@@ -13,6 +13,7 @@ use crate::state::AppState;
 ///
 /// Wrong credentials get 401 without saying whether the username or the password was wrong.
 #[utoipa::path(
+    operation_id = "issue_token",
     tag = "auth",
     request_body = TokenRequest,
     responses(
@@ -51,6 +52,7 @@ pub async fn issue_token(
 
 /// Who am I: my account, my global role and my tournament roles.
 #[utoipa::path(
+    operation_id = "read_me",
     tag = "auth",
     security(("bearer" = [])),
     responses(

@@ -24,6 +24,7 @@ use crate::state::AppState;
 /// complainant, the people named as respondents and, for a table or a result, the players
 /// seated there become parties; the deciding panel is computed and shown.
 #[utoipa::path(
+    operation_id = "open_case",
     tag = "cases",
     security(("bearer" = [])),
     params(TournamentPath),
@@ -54,6 +55,7 @@ pub async fn open(
 /// referees, the organisers and the panel; decided cases for everyone (outcome and remedies
 /// only, unless the caller is one of those).
 #[utoipa::path(
+    operation_id = "list_cases",
     tag = "cases",
     params(TournamentPath),
     responses(
@@ -80,6 +82,7 @@ pub async fn list(
 /// One case (an open case is 404 for anyone but its parties, the referees, the organisers
 /// and the panel).
 #[utoipa::path(
+    operation_id = "read_case",
     tag = "cases",
     params(
         CasePath,
@@ -108,6 +111,7 @@ pub async fn read(
 /// Add a party to an open case (a referee, an organiser or the complainant) before any vote
 /// is cast; the deciding panel is recomputed (409 if nobody would be left to decide).
 #[utoipa::path(
+    operation_id = "add_case_parties",
     tag = "cases",
     security(("bearer" = [])),
     params(
@@ -140,6 +144,7 @@ pub async fn add_parties(
 /// (apply the remedies asked for), dismiss, or order remedies. The remedies are applied in
 /// the same transaction.
 #[utoipa::path(
+    operation_id = "decide_case",
     tag = "cases",
     security(("bearer" = [])),
     params(
@@ -173,6 +178,7 @@ pub async fn decision(
 /// majority of the panel the case is decided and its remedies applied in the same
 /// transaction; when every member has voted without a majority the case is dismissed.
 #[utoipa::path(
+    operation_id = "vote_on_case",
     tag = "cases",
     security(("bearer" = [])),
     params(
@@ -207,6 +213,7 @@ pub async fn vote(
 /// referee who ruled becomes a party (`official_appealed`), and the appeal's panel is
 /// computed; its decision is final.
 #[utoipa::path(
+    operation_id = "appeal_case",
     tag = "cases",
     security(("bearer" = [])),
     params(

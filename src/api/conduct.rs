@@ -16,6 +16,7 @@ use crate::state::AppState;
 /// Record a withdrawal or a voluntary-round opt-out (organisers and referees; a player may
 /// opt out of a voluntary round themselves).
 #[utoipa::path(
+    operation_id = "record_withdrawal",
     tag = "conduct",
     security(("bearer" = [])),
     params(TournamentPath),
@@ -44,6 +45,7 @@ pub async fn withdraw(
 
 /// Withdrawals and opt-outs of a tournament.
 #[utoipa::path(
+    operation_id = "list_withdrawals",
     tag = "conduct",
     params(TournamentPath),
     responses(
@@ -69,6 +71,7 @@ pub async fn list_withdrawals(
 
 /// Record a penalty or sanction (referees and organisers).
 #[utoipa::path(
+    operation_id = "record_penalty",
     tag = "conduct",
     security(("bearer" = [])),
     params(TournamentPath),
@@ -97,6 +100,7 @@ pub async fn penalise(
 
 /// Penalties and sanctions of a tournament (annulled ones included, marked).
 #[utoipa::path(
+    operation_id = "list_penalties",
     tag = "conduct",
     params(TournamentPath),
     responses(
@@ -123,6 +127,7 @@ pub async fn list_penalties(
 /// Annul a penalty (referees and organisers); the penalty stays listed with who annulled it,
 /// when and why. Annulling a removal lifts the withdrawal if its round is not drawn yet.
 #[utoipa::path(
+    operation_id = "annul_penalty",
     tag = "conduct",
     security(("bearer" = [])),
     params(

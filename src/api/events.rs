@@ -41,6 +41,7 @@ fn frame(e: &EventRow) -> String {
 /// `result_corrected`, `round_completed`, `standings_changed`, `withdrawal`, `penalty`,
 /// `penalty_annulled`.
 #[utoipa::path(
+    operation_id = "stream_events",
     tag = "standings",
     params(TournamentPath, EventsQuery,
         ("Last-Event-ID" = Option<String>, Header, nullable = false, pattern = "^[0-9]{1,18}$", description = "Resume after this event")),

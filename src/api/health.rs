@@ -15,7 +15,11 @@ pub struct Health {
 }
 
 /// Liveness: the process is up and answering.
-#[utoipa::path(tag = "operations", responses((status = 200, description = "Up", body = Health)))]
+#[utoipa::path(
+    operation_id = "check_liveness",
+    tag = "operations",
+    responses((status = 200, description = "Up", body = Health))
+)]
 #[get("/healthz")]
 pub async fn healthz() -> HttpResponse {
     HttpResponse::Ok()
@@ -27,6 +31,7 @@ pub async fn healthz() -> HttpResponse {
 
 /// Readiness: the database answers a query.
 #[utoipa::path(
+    operation_id = "check_readiness",
     tag = "operations",
     responses(
         (status = 200, description = "Ready", body = Health),

@@ -86,6 +86,7 @@ impl Metrics {
 
 /// Prometheus metrics of this instance.
 #[utoipa::path(
+    operation_id = "read_metrics",
     tag = "operations",
     responses((status = 200, description = "Prometheus text format", content_type = "text/plain", body = String))
 )]

@@ -48,7 +48,15 @@ use utoipa_actix_web::service_config::ServiceConfig;
         (name = "operations", description = "Health and readiness"),
     ),
     modifiers(&BearerAuth),
-    components(schemas(crate::error::Problem, crate::error::FieldError))
+    components(schemas(
+        crate::error::Problem,
+        crate::error::FieldError,
+        // Enums used only by query parameters: IntoParams refers to them, so they must be in
+        // the components for the references to resolve.
+        crate::services::ratings::ListFormat,
+        crate::services::standings::PurposeParam,
+        crate::services::standings::FormatParam,
+    ))
 )]
 pub struct ApiDoc;
 

@@ -12,6 +12,7 @@ use crate::state::AppState;
 
 /// Create a player (an admin, or anyone who organises a tournament).
 #[utoipa::path(
+    operation_id = "create_player",
     tag = "players",
     security(("bearer" = [])),
     request_body = CreatePlayer,
@@ -38,6 +39,7 @@ pub async fn create(
 
 /// List players (public).
 #[utoipa::path(
+    operation_id = "list_players",
     tag = "players",
     params(PlayerFilter),
     responses(
@@ -62,6 +64,7 @@ pub async fn list(
 
 /// Read a player (public).
 #[utoipa::path(
+    operation_id = "read_player",
     tag = "players",
     params(("id" = i64, Path, description = "Player id")),
     responses(
@@ -87,6 +90,7 @@ pub async fn read(
 
 /// Change a player (an admin, or whoever created it).
 #[utoipa::path(
+    operation_id = "update_player",
     tag = "players",
     security(("bearer" = [])),
     params(("id" = i64, Path, description = "Player id")),

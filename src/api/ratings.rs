@@ -21,6 +21,7 @@ use crate::state::AppState;
 
 /// Create a rating pool (admins).
 #[utoipa::path(
+    operation_id = "create_rating_pool",
     tag = "ratings",
     security(("bearer" = [])),
     request_body = CreatePool,
@@ -49,6 +50,7 @@ pub async fn create_pool(
 
 /// List rating pools (public).
 #[utoipa::path(
+    operation_id = "list_rating_pools",
     tag = "ratings",
     params(PageParams),
     responses(
@@ -73,6 +75,7 @@ pub async fn list_pools(
 
 /// Read a rating pool (public).
 #[utoipa::path(
+    operation_id = "read_rating_pool",
     tag = "ratings",
     params(("id" = i64, Path, description = "Rating pool id")),
     responses(
@@ -97,6 +100,7 @@ pub async fn read_pool(
 /// Change a rating pool (admins). New parameters recompute every rating of the pool in the
 /// same transaction.
 #[utoipa::path(
+    operation_id = "update_rating_pool",
     tag = "ratings",
     security(("bearer" = [])),
     params(
@@ -135,6 +139,7 @@ pub async fn update_pool(
 /// Rebuild a pool's ratings from scratch (admins). Ratings are kept up to date incrementally as
 /// results change; this is the full recompute, for repairs and checks.
 #[utoipa::path(
+    operation_id = "rebuild_rating_pool",
     tag = "ratings",
     security(("bearer" = [])),
     params(("id" = i64, Path, description = "Rating pool id")),
@@ -162,6 +167,7 @@ pub async fn rebuild(
 /// default only established players (at least the pool's `min_games_listed` rated games);
 /// `include_provisional` adds the others, flagged. Also as CSV.
 #[utoipa::path(
+    operation_id = "read_leaderboard",
     tag = "ratings",
     params(("id" = i64, Path, description = "Rating pool id"), LeaderboardQuery),
     responses(
@@ -253,6 +259,7 @@ pub async fn leaderboard(
 
 /// The pool's seasons (public).
 #[utoipa::path(
+    operation_id = "list_seasons",
     tag = "ratings",
     params(("id" = i64, Path, description = "Rating pool id")),
     responses(
@@ -281,6 +288,7 @@ pub async fn list_seasons(
 /// least five in it (seed 004 section 7). In a league pool only tournaments that count for the
 /// league (announced 7 days ahead, at least 4 players) count.
 #[utoipa::path(
+    operation_id = "read_season_standings",
     tag = "ratings",
     params(
         ("id" = i64, Path, description = "Rating pool id"),
@@ -313,6 +321,7 @@ pub async fn read_season(
 /// are listed apart, in `others`, without a rank. A pool without seasons has an empty table.
 /// Also as CSV (`rank` empty for the others).
 #[utoipa::path(
+    operation_id = "read_league_table",
     tag = "ratings",
     params(("id" = i64, Path, description = "Rating pool id"), LeagueQuery),
     responses(
@@ -376,6 +385,7 @@ pub async fn league(
 /// A player's rating history (public): every change in every pool (or one), oldest first, with
 /// the game that caused it.
 #[utoipa::path(
+    operation_id = "list_player_rating_changes",
     tag = "ratings",
     params(("id" = i64, Path, description = "Player id"), HistoryQuery),
     responses(

@@ -19,6 +19,7 @@ use crate::state::AppState;
 
 /// The registrations of a tournament, in registration order.
 #[utoipa::path(
+    operation_id = "list_registrations",
     tag = "registrations",
     params(TournamentPath),
     responses(
@@ -50,6 +51,7 @@ pub async fn list(
 /// Register a player. Confirmed when the count reaches a multiple of the table size, else
 /// waitlisted; answers the full list.
 #[utoipa::path(
+    operation_id = "register_player",
     tag = "registrations",
     security(("bearer" = [])),
     params(TournamentPath),
@@ -78,6 +80,7 @@ pub async fn register(
 
 /// Change a registration's seeding rating (organisers).
 #[utoipa::path(
+    operation_id = "update_registration",
     tag = "registrations",
     security(("bearer" = [])),
     params(
@@ -117,6 +120,7 @@ pub async fn update(
 /// Cancel a registration (the player or an organiser) before the first round; the waitlist
 /// moves up.
 #[utoipa::path(
+    operation_id = "cancel_registration",
     tag = "registrations",
     security(("bearer" = [])),
     params(
@@ -148,6 +152,7 @@ pub async fn cancel(
 
 /// The teams of a tournament.
 #[utoipa::path(
+    operation_id = "list_teams",
     tag = "registrations",
     params(TournamentPath),
     responses(
@@ -173,6 +178,7 @@ pub async fn list_teams(
 
 /// Register a team (organisers of a team-format tournament).
 #[utoipa::path(
+    operation_id = "create_team",
     tag = "registrations",
     security(("bearer" = [])),
     params(TournamentPath),

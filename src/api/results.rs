@@ -17,6 +17,7 @@ use crate::state::AppState;
 
 /// Enter or correct a table's result (referees and organisers).
 #[utoipa::path(
+    operation_id = "enter_result",
     tag = "results",
     security(("bearer" = [])),
     params(
@@ -62,6 +63,7 @@ pub async fn enter(
 /// completed are shown only to the tournament's staff (players at other tables hold the same
 /// cards).
 #[utoipa::path(
+    operation_id = "read_result",
     tag = "results",
     params(TablePath),
     responses(

@@ -19,6 +19,7 @@ use crate::state::AppState;
 
 /// Create and draw the next round (organisers). The previous round must be completed.
 #[utoipa::path(
+    operation_id = "create_round",
     tag = "rounds",
     security(("bearer" = [])),
     params(TournamentPath),
@@ -48,6 +49,7 @@ pub async fn create(
 
 /// Redraw a draft round with a new seed (organisers). The earlier draw stays in the history.
 #[utoipa::path(
+    operation_id = "redraw_round",
     tag = "rounds",
     security(("bearer" = [])),
     params(
@@ -77,6 +79,7 @@ pub async fn redraw(
 
 /// Publish a draft round (organisers): players see their tables and the seed is revealed.
 #[utoipa::path(
+    operation_id = "publish_round",
     tag = "rounds",
     security(("bearer" = [])),
     params(
@@ -105,6 +108,7 @@ pub async fn publish(
 
 /// The rounds of a tournament (drafts only for its staff).
 #[utoipa::path(
+    operation_id = "list_rounds",
     tag = "rounds",
     params(TournamentPath),
     responses(
@@ -130,6 +134,7 @@ pub async fn list(
 
 /// A round: its draw, report and seed commitment (drafts only for the tournament's staff).
 #[utoipa::path(
+    operation_id = "read_round",
     tag = "rounds",
     params(
         RoundPath,
@@ -158,6 +163,7 @@ pub async fn read(
 /// Every draw made for a round, with its input and seed once the round is published, so the
 /// draw can be recomputed and checked against the commitment.
 #[utoipa::path(
+    operation_id = "list_round_draws",
     tag = "rounds",
     params(
         RoundPath,
@@ -186,6 +192,7 @@ pub async fn draws(
 /// The team matches of a round (2v2 duplicate) with their outcomes: the six compared values,
 /// the step that decided, or the lot for a full tie.
 #[utoipa::path(
+    operation_id = "list_round_matches",
     tag = "rounds",
     params(
         RoundPath,

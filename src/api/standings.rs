@@ -15,6 +15,7 @@ use crate::state::AppState;
 
 /// The standings after a round, with every tie-break value and the TP per round (public).
 #[utoipa::path(
+    operation_id = "read_standings",
     tag = "standings",
     params(TournamentPath, StandingsQuery),
     responses(

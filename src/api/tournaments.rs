@@ -17,6 +17,7 @@ use crate::state::AppState;
 
 /// Create a tournament (any signed-in user; the caller becomes its organiser).
 #[utoipa::path(
+    operation_id = "create_tournament",
     tag = "tournaments",
     security(("bearer" = [])),
     request_body = CreateTournament,
@@ -43,6 +44,7 @@ pub async fn create(
 
 /// List tournaments: published ones for everyone, plus your own drafts when signed in.
 #[utoipa::path(
+    operation_id = "list_tournaments",
     tag = "tournaments",
     params(TournamentFilter),
     responses(
@@ -73,6 +75,7 @@ pub async fn list(
 
 /// Read a tournament (public once published).
 #[utoipa::path(
+    operation_id = "read_tournament",
     tag = "tournaments",
     params(TournamentPath),
     responses(
@@ -101,6 +104,7 @@ pub async fn read(
 /// Change a tournament (its organisers and admins). Send `If-Match: "<version>"` to make sure
 /// nobody changed it in between (412 otherwise).
 #[utoipa::path(
+    operation_id = "update_tournament",
     tag = "tournaments",
     security(("bearer" = [])),
     params(
@@ -139,6 +143,7 @@ pub async fn update(
 /// The tournament's staff: organisers, referees and the appeals committee (public once
 /// published).
 #[utoipa::path(
+    operation_id = "list_staff",
     tag = "tournaments",
     params(TournamentPath),
     responses(
@@ -166,6 +171,7 @@ pub async fn list_staff(
 /// has at most three members, and a referee cannot sit on the committee of the same tournament
 /// (the committee hears appeals against the referee).
 #[utoipa::path(
+    operation_id = "appoint_staff",
     tag = "tournaments",
     security(("bearer" = [])),
     params(TournamentPath),
@@ -194,6 +200,7 @@ pub async fn appoint(
 
 /// Remove an appointment (organisers). The last organiser cannot be removed.
 #[utoipa::path(
+    operation_id = "dismiss_staff",
     tag = "tournaments",
     security(("bearer" = [])),
     params(

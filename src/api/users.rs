@@ -12,6 +12,7 @@ use crate::state::AppState;
 
 /// Create an account (admin).
 #[utoipa::path(
+    operation_id = "create_user",
     tag = "users",
     security(("bearer" = [])),
     request_body = CreateUser,
@@ -38,6 +39,7 @@ pub async fn create(
 
 /// List accounts (admin).
 #[utoipa::path(
+    operation_id = "list_users",
     tag = "users",
     security(("bearer" = [])),
     params(PageParams),

@@ -34,3 +34,49 @@ async fn the_service_serves_the_same_document_and_the_docs_page() {
         "Swagger UI's script is served locally, not from a CDN"
     );
 }
+
+fn refs(v: &serde_json::Value, out: &mut Vec<String>) {
+    match v {
+        serde_json::Value::Object(map) => {
+            for (k, x) in map {
+                match (k.as_str(), x) {
+                    ("$ref", serde_json::Value::String(r)) => out.push(r.clone()),
+                    _ => refs(x, out),
+                }
+            }
+        }
+        serde_json::Value::Array(items) => items.iter().for_each(|x| refs(x, out)),
+        _ => {}
+    }
+}
+
+/// A generated client needs every reference to resolve and one name per operation.
+#[test]
+fn every_reference_resolves_and_operation_ids_are_unique() {
+    let doc = serde_json::to_value(tourney::app::openapi()).unwrap();
+    let mut found = Vec::new();
+    refs(&doc, &mut found);
+    assert!(!found.is_empty());
+    for r in &found {
+        let name = r
+            .strip_prefix("#/components/schemas/")
+            .unwrap_or_else(|| panic!("{r} is not a schema reference"));
+        assert!(
+            doc["components"]["schemas"].get(name).is_some(),
+            "{r} does not resolve"
+        );
+    }
+    let mut ids = Vec::new();
+    for item in doc["paths"].as_object().unwrap().values() {
+        for op in item.as_object().unwrap().values() {
+            if let Some(id) = op.get("operationId").and_then(|i| i.as_str()) {
+                ids.push(id.to_string());
+            }
+        }
+    }
+    let mut unique = ids.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(ids.len(), unique.len(), "operation ids repeat: {ids:?}");
+    assert!(ids.len() >= 57, "every operation has an id");
+}
