@@ -5,8 +5,10 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use actix_cors::Cors;
+use actix_web::body::BoxBody;
 use actix_web::dev::{Server, Service};
 use actix_web::http::header::{HeaderName, HeaderValue};
+use actix_web::http::Method;
 use actix_web::{web, App, HttpRequest, HttpServer};
 use utoipa::OpenApi;
 use utoipa_actix_web::AppExt;
@@ -24,6 +26,7 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
         .service(api::health::healthz)
         .service(api::health::readyz)
         .service(api::metrics::metrics)
+        .service(api::problem::explain)
         .service(utoipa_actix_web::scope("/api/v1").configure(api::routes))
         .split_for_parts();
     doc
@@ -128,6 +131,7 @@ pub fn serve(
             .service(api::health::healthz)
             .service(api::health::readyz)
             .service(api::metrics::metrics)
+            .service(api::problem::explain)
             .service(utoipa_actix_web::scope("/api/v1").configure(api::routes))
             .split_for_parts();
         let counters = metrics.clone();
@@ -147,6 +151,9 @@ pub fn serve(
             )
             .service(SwaggerUi::new("/docs/{_:.*}").url("/openapi.json", (*doc).clone()))
             .default_service(web::to(fallback))
+            // gzip for JSON, CSV and the document when the client accepts it; the live feed
+            // opts out (`Content-Encoding: identity`) so events are not held in a buffer.
+            .wrap(actix_web::middleware::Compress::default())
             .wrap(
                 Cors::default()
                     .allow_any_origin()
@@ -155,8 +162,13 @@ pub fn serve(
                     .expose_headers(["etag", "location", "x-request-id"])
                     .max_age(3600),
             )
-            .wrap_fn(move |req, srv| {
+            .wrap_fn(move |mut req, srv| {
                 let start = Instant::now();
+                // HEAD is answered by every GET route: routed as GET, sent without the body.
+                let head = req.method() == Method::HEAD;
+                if head {
+                    req.head_mut().method = Method::GET;
+                }
                 let counters = counters.clone();
                 let method = req.method().to_string();
                 let path = req.path().to_string();
@@ -185,7 +197,11 @@ pub fn serve(
                         %request_id,
                         "request"
                     );
-                    Ok(res)
+                    Ok(if head {
+                        res.map_body(|_, _| BoxBody::new(()))
+                    } else {
+                        res.map_into_boxed_body()
+                    })
                 }
             })
     })

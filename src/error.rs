@@ -60,6 +60,24 @@ pub struct Problem {
     pub errors: Vec<FieldError>,
 }
 
+/// Every problem `type` the service sends, with its title, status and what to do about it:
+/// `GET /problems/{kind}` serves this as the page the `type` URI names.
+pub const PROBLEM_KINDS: &[(&str, &str, u16, &str)] = &[
+    ("bad-request", "Malformed request", 400, "The request could not be read: the body is not valid JSON, or a header or path is malformed. Fix the syntax and send it again."),
+    ("validation", "Invalid request", 422, "The request was read but some fields are invalid. `errors` lists each field at fault (a JSON path such as `seats[2].score`, or a query or header name) with what is wrong. Nothing was written."),
+    ("unsupported-media-type", "Unsupported media type", 415, "Send the body as JSON with `Content-Type: application/json`."),
+    ("payload-too-large", "Request body too large", 413, "The body is over 256 KiB."),
+    ("unauthorized", "Authentication required", 401, "Sign in with `POST /api/v1/auth/token` and send `Authorization: Bearer <token>`; a token that is invalid or expired is refused too."),
+    ("forbidden", "Not allowed", 403, "You are signed in but your role does not allow this (admin, or organiser, referee or appeals committee of the tournament)."),
+    ("not-found", "Not found", 404, "No such resource, or one you may not see (a draft tournament is visible to its staff only)."),
+    ("method-not-allowed", "Method not allowed", 405, "The resource exists but not with this method; `Allow` lists the methods it takes."),
+    ("conflict", "Conflict", 409, "The resource's state does not allow this step (for example a round that is still a draft), or it already exists. Read it again and decide."),
+    ("precondition-failed", "Precondition failed", 412, "`If-Match` names a version that is no longer current: someone changed the resource since you read it. Read it again, reapply your change, and send the new version."),
+    ("precondition-required", "Precondition required", 428, "This resource is versioned: send `If-Match` with the version you read (its `ETag`)."),
+    ("unavailable", "Service unavailable", 503, "The database cannot be reached right now. Retry after the `Retry-After` seconds."),
+    ("internal", "Internal server error", 500, "Our fault. It has been logged with the request id (`X-Request-Id`); retrying may help."),
+];
+
 /// Everything a handler can answer instead of success.
 #[derive(Debug, thiserror::Error)]
 pub enum ApiError {
@@ -192,7 +210,9 @@ impl From<diesel::result::Error> for ApiError {
 
 impl From<r2d2::Error> for ApiError {
     fn from(e: r2d2::Error) -> Self {
-        Self::Unavailable(format!("the database is not reachable: {e}"))
+        // The detail (socket paths, host names) goes to the log, not to the caller.
+        tracing::warn!(error = %e, "database pool");
+        Self::Unavailable("the database is not reachable; retry shortly".into())
     }
 }
 

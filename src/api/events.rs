@@ -114,5 +114,7 @@ pub async fn events(
         .insert_header((header::CONTENT_TYPE, "text/event-stream"))
         .insert_header((header::CACHE_CONTROL, "no-cache"))
         .insert_header(("X-Accel-Buffering", "no"))
+        // Never compressed: a compressor would buffer the events.
+        .insert_header((header::CONTENT_ENCODING, "identity"))
         .streaming(stream))
 }

@@ -130,8 +130,12 @@ fn strip_position(msg: &str) -> String {
 }
 
 /// Error handler for `web::Path`: a path that does not parse names no resource (404).
-pub fn path_error(err: actix_web::error::PathError, _req: &HttpRequest) -> actix_web::Error {
-    ApiError::NotFound(format!("no such resource ({err})")).into()
+pub fn path_error(_err: actix_web::error::PathError, req: &HttpRequest) -> actix_web::Error {
+    ApiError::NotFound(format!(
+        "no resource at {}: ids and numbers in the path are whole numbers",
+        req.path()
+    ))
+    .into()
 }
 
 /// Error handler for `web::Query`: 422 naming the parameter when serde says which.

@@ -2,7 +2,7 @@
 //! response sets the OpenAPI document shares between operations.
 
 use actix_web::http::{header, StatusCode};
-use actix_web::{HttpResponse, ResponseError};
+use actix_web::{get, HttpResponse, ResponseError};
 use utoipa::openapi::{ContentBuilder, Ref, RefOr, Response, ResponseBuilder};
 
 use crate::error::ApiError;
@@ -24,6 +24,9 @@ impl ResponseError for ApiError {
             }
             Self::MethodNotAllowed { allow, .. } => {
                 resp.insert_header((header::ALLOW, allow.as_str()));
+            }
+            Self::Unavailable(_) => {
+                resp.insert_header((header::RETRY_AFTER, "5"));
             }
             _ => {}
         }
@@ -82,4 +85,71 @@ impl utoipa::IntoResponses for AuthErrors {
     fn responses() -> std::collections::BTreeMap<String, RefOr<Response>> {
         responses(&[("401", "Not signed in"), ("422", "Invalid parameters")])
     }
+}
+
+/// The explanation of a problem type (the page its `type` URI names), as HTML for browsers or
+/// as JSON (`Accept: application/json`).
+#[utoipa::path(
+    operation_id = "explain_problem_type",
+    tag = "operations",
+    params(("kind" = String, Path, description = "The problem type, e.g. `validation`")),
+    responses(
+        (status = 200, description = "What the problem means and what to do", content(
+            (ProblemType = "application/json"),
+            (String = "text/html"),
+        )),
+        (status = 404, description = "No such problem type", body = crate::error::Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/problems/{kind}")]
+pub async fn explain(
+    req: actix_web::HttpRequest,
+    kind: actix_web::web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let kind = kind.into_inner();
+    let (name, title, status, detail) = crate::error::PROBLEM_KINDS
+        .iter()
+        .find(|k| k.0 == kind)
+        .copied()
+        .ok_or_else(|| ApiError::NotFound(format!("no problem type {kind}")))?;
+    let wants_json = req
+        .headers()
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|a| a.contains("json"));
+    let mut resp = HttpResponse::Ok();
+    resp.insert_header((header::CACHE_CONTROL, "public, max-age=86400"));
+    if wants_json {
+        return Ok(resp.json(ProblemType {
+            kind: format!("/problems/{name}"),
+            title: title.into(),
+            status,
+            detail: detail.into(),
+        }));
+    }
+    let page = format!(
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{title}</title></head>\
+         <body><h1>{title} ({status})</h1><p><code>/problems/{name}</code></p><p>{detail}</p>\
+         <p>Errors are RFC 9457 problem details; see <a href=\"/docs/\">the API documentation</a>.</p></body></html>",
+        detail = html_escape(detail),
+    );
+    Ok(resp.content_type("text/html; charset=utf-8").body(page))
+}
+
+/// A problem type explained.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+pub struct ProblemType {
+    /// The `type` URI problems of this kind carry.
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub title: String,
+    pub status: u16,
+    /// What it means and what to do.
+    pub detail: String,
+}
+
+fn html_escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
 }

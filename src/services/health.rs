@@ -9,5 +9,8 @@ pub fn database_answers(conn: &mut PgConnection) -> Result<(), ApiError> {
     diesel::sql_query("SELECT 1")
         .execute(conn)
         .map(|_| ())
-        .map_err(|e| ApiError::Unavailable(format!("the database does not answer: {e}")))
+        .map_err(|e| {
+            tracing::warn!(error = %e, "readiness query");
+            ApiError::Unavailable("the database does not answer".into())
+        })
 }

@@ -6,6 +6,7 @@ mod auth;
 mod case_fixtures;
 mod cases;
 mod cases_appeals;
+mod contract;
 mod errors;
 mod event_fixtures;
 mod helpers;
