@@ -7,8 +7,8 @@ use actix_web::{get, patch, post, web, HttpRequest, HttpResponse};
 use crate::api::extract::{Json, Query};
 use crate::api::problem::BodyErrors;
 use crate::api::support::{
-    cached_body, cached_json, etag_matches, etag_of_key, if_match_version, if_none_match,
-    not_modified_answer, tagged_body, Page, PageParams, Visibility,
+    cached_body, cached_json, etag_matches, etag_of_key, if_none_match, not_modified_answer,
+    required_if_match, tagged_body, versioned_json, Page, PageParams, Visibility,
 };
 use crate::auth::{Caller, MaybeCaller};
 use crate::error::{ApiError, ApiResult, FieldError, Problem};
@@ -94,7 +94,7 @@ pub async fn read_pool(
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
     let pool = state.run(move |conn| ratings::read_pool(conn, id)).await?;
-    cached_json(&req, &pool, Visibility::Public)
+    versioned_json(&req, &pool, pool.version, Visibility::Public)
 }
 
 /// Change a rating pool (admins). New parameters recompute every rating of the pool in the
@@ -105,7 +105,7 @@ pub async fn read_pool(
     security(("bearer" = [])),
     params(
         ("id" = i64, Path, description = "Rating pool id"),
-        ("If-Match" = Option<String>, Header, pattern = r#"^(W/)?"[0-9]{1,9}"$"#, description = "The version you read, e.g. \"3\""),
+        ("If-Match" = String, Header, pattern = r#"^(\*|(W/)?"[0-9]{1,9}")$"#, description = "The version you read (its ETag), e.g. \"3\"; * overwrites whatever is current"),
     ),
     request_body = UpdatePool,
     responses(
@@ -126,7 +126,7 @@ pub async fn update_pool(
     body: Json<UpdatePool>,
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
-    let expected = if_match_version(&req)?;
+    let expected = required_if_match(&req, "rating pool")?;
     let pool = state
         .run(move |conn| ratings::update_pool(conn, &caller, id, expected, body.0))
         .await?;

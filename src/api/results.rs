@@ -9,10 +9,10 @@ use actix_web::{get, http::StatusCode, put, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::{idempotency_key, Json, TablePath};
 use crate::api::problem::BodyErrors;
-use crate::api::support::{cached_json, if_match_version, Visibility};
+use crate::api::support::{cached_json, if_match, IfMatch, Visibility};
 use crate::auth::{Caller, MaybeCaller};
 use crate::error::{ApiResult, Problem};
-use crate::services::results::{self, EnterResult, ResultWithHistory, TableRef};
+use crate::services::results::{self, EnterResult, Precondition, ResultWithHistory, TableRef};
 use crate::state::AppState;
 
 /// Enter or correct a table's result (referees and organisers).
@@ -22,7 +22,7 @@ use crate::state::AppState;
     security(("bearer" = [])),
     params(
         TablePath,
-        ("If-Match" = Option<String>, Header, nullable = false, pattern = r#"^(W/)?"[0-9]{1,9}"$"#, description = "The version being corrected, e.g. \"1\"; required once a result exists"),
+        ("If-Match" = Option<String>, Header, nullable = false, pattern = r#"^(\*|(W/)?"[0-9]{1,9}")$"#, description = "The version being corrected, e.g. \"1\" (* for whatever is current); required once a result exists"),
         ("Idempotency-Key" = Option<String>, Header, nullable = false, pattern = "^[!-~]{1,200}$", description = "Makes a retry safe: the same key and request get the first answer again"),
     ),
     request_body = EnterResult,
@@ -45,11 +45,18 @@ pub async fn enter(
     path: web::Path<TablePath>,
     body: Json<EnterResult>,
 ) -> ApiResult<HttpResponse> {
-    let expected = if_match_version(&req)?;
+    let expected = if_match(&req)?;
     let key = idempotency_key(&req, &body.0)?;
     let at = TableRef::from(path.into_inner());
     let (status, out) = state
-        .transaction(move |conn| results::enter(conn, &caller, at, &body.0, expected, key))
+        .transaction(move |conn| {
+            let precondition = match expected {
+                IfMatch::Absent => Precondition::IfMatch(None),
+                IfMatch::Any => Precondition::AnyVersion,
+                IfMatch::Version(v) => Precondition::IfMatch(Some(v)),
+            };
+            results::enter(conn, &caller, at, &body.0, precondition, key)
+        })
         .await?;
     let version = out["current"]["version"].as_i64().unwrap_or(0);
     Ok(

@@ -113,19 +113,33 @@ pub fn cached_json<T: Serialize>(
     Ok(cached_body(req, "application/json", body, vis))
 }
 
-/// The version an `If-Match` header names (`"3"` or `W/"3"`), if any; 412 when it names
-/// something that is not a version of ours.
-pub fn if_match_version(req: &HttpRequest) -> Result<Option<i32>, ApiError> {
+/// What an `If-Match` header asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IfMatch {
+    /// No header.
+    Absent,
+    /// `*`: whatever version is current (RFC 9110: the resource exists).
+    Any,
+    /// `"3"` (or `W/"3"`): that version, as served in `ETag`.
+    Version(i32),
+}
+
+/// The request's `If-Match`: absent, `*`, or a version in quotes; 422 naming the header when it
+/// is something else.
+pub fn if_match(req: &HttpRequest) -> Result<IfMatch, ApiError> {
     let Some(v) = req.headers().get(header::IF_MATCH) else {
-        return Ok(None);
+        return Ok(IfMatch::Absent);
     };
     let malformed = || {
         ApiError::Validation(vec![FieldError::new(
             "If-Match",
-            r#"must be a version in quotes, such as "3" (or W/"3")"#,
+            r#"must be * or a version in quotes, such as "3" (or W/"3")"#,
         )])
     };
-    let s = v.to_str().map_err(|_| malformed())?;
+    let s = v.to_str().map_err(|_| malformed())?.trim();
+    if s == "*" {
+        return Ok(IfMatch::Any);
+    }
     let digits = s
         .strip_prefix("W/")
         .unwrap_or(s)
@@ -133,8 +147,39 @@ pub fn if_match_version(req: &HttpRequest) -> Result<Option<i32>, ApiError> {
         .and_then(|r| r.strip_suffix('"'))
         .filter(|d| (1..=9).contains(&d.len()) && d.bytes().all(|b| b.is_ascii_digit()))
         .ok_or_else(malformed)?;
-    digits.parse::<i32>().map(Some).map_err(|_| malformed())
+    digits
+        .parse::<i32>()
+        .map(IfMatch::Version)
+        .map_err(|_| malformed())
 }
 
-/// The JSON Schema pattern of an `If-Match` header: one version, as sent in `ETag`.
-pub const IF_MATCH_PATTERN: &str = r#"^(W/)?"[0-9]{1,9}"$"#;
+/// The version an update of a versioned resource must match: `If-Match` is required (428
+/// without it); `*` matches any current version (`None`).
+pub fn required_if_match(req: &HttpRequest, what: &str) -> Result<Option<i32>, ApiError> {
+    match if_match(req)? {
+        IfMatch::Absent => Err(ApiError::PreconditionRequired(format!(
+            "send If-Match with the version of the {what} you read (its ETag), or * to overwrite"
+        ))),
+        IfMatch::Any => Ok(None),
+        IfMatch::Version(v) => Ok(Some(v)),
+    }
+}
+
+/// The JSON Schema pattern of an `If-Match` header: `*`, or one version as sent in `ETag`.
+pub const IF_MATCH_PATTERN: &str = r#"^(\*|(W/)?"[0-9]{1,9}")$"#;
+
+/// A read of a versioned resource: its strong `ETag` is the version, the same value `If-Match`
+/// takes on its update; 304 when `If-None-Match` names it.
+pub fn versioned_json<T: Serialize>(
+    req: &HttpRequest,
+    value: &T,
+    version: i32,
+    vis: Visibility,
+) -> Result<HttpResponse, ApiError> {
+    let etag = format!("\"{version}\"");
+    if let Some(answer) = not_modified(req, &etag, vis) {
+        return Ok(answer);
+    }
+    let body = serde_json::to_vec(value).map_err(|e| ApiError::Internal(e.to_string()))?;
+    Ok(tagged_body(&etag, "application/json", body, vis))
+}

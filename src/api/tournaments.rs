@@ -4,7 +4,7 @@ use actix_web::{delete, get, patch, post, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::{Json, Query, TournamentPath};
 use crate::api::problem::BodyErrors;
-use crate::api::support::{cached_json, if_match_version, Page, Visibility};
+use crate::api::support::{cached_json, required_if_match, versioned_json, Page, Visibility};
 use crate::auth::{Caller, MaybeCaller, StaffRole};
 use crate::domain::status::TournamentStatus;
 use crate::error::{ApiResult, Problem};
@@ -98,7 +98,7 @@ pub async fn read(
         .await?;
     let t = TournamentOut::try_from(t)?;
     let vis = Visibility::public_if(t.status != TournamentStatus::Draft);
-    cached_json(&req, &t, vis)
+    versioned_json(&req, &t, t.version, vis)
 }
 
 /// Change a tournament (its organisers and admins). Send `If-Match: "<version>"` to make sure
@@ -109,7 +109,7 @@ pub async fn read(
     security(("bearer" = [])),
     params(
         TournamentPath,
-        ("If-Match" = Option<String>, Header, nullable = false, pattern = r#"^(W/)?"[0-9]{1,9}"$"#, description = "The version you read, e.g. \"3\""),
+        ("If-Match" = String, Header, pattern = r#"^(\*|(W/)?"[0-9]{1,9}")$"#, description = "The version you read (its ETag), e.g. \"3\"; * overwrites whatever is current"),
     ),
     request_body = UpdateTournament,
     responses(
@@ -130,7 +130,7 @@ pub async fn update(
     body: Json<UpdateTournament>,
 ) -> ApiResult<HttpResponse> {
     let id = path.into_inner().id;
-    let expected = if_match_version(&req)?;
+    let expected = required_if_match(&req, "tournament")?;
     let t = state
         .run(move |conn| tournaments::update_tournament(conn, &caller, id, expected, body.0))
         .await?;

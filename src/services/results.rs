@@ -246,6 +246,8 @@ fn check_result(
 pub enum Precondition {
     /// A referee's write: the `If-Match` version (required once a result exists).
     IfMatch(Option<i32>),
+    /// A referee's write with `If-Match: *`: replaces whatever version is in force.
+    AnyVersion,
     /// A case decision's remedy: replaces whatever version is in force and links the new
     /// version to the case.
     Case(i64),
@@ -289,7 +291,7 @@ pub fn store_result(
                 "table {table} already has a result (version {current}); send If-Match: \"{current}\" to correct it"
             )))
         }
-        Precondition::IfMatch(_) => None,
+        Precondition::IfMatch(_) | Precondition::AnyVersion => None,
         Precondition::Case(id) => Some(id),
     };
     let reason = input.reason.as_deref().map(str::trim).map(String::from);
@@ -386,7 +388,7 @@ pub fn enter(
     caller: &Caller,
     at: TableRef,
     input: &EnterResult,
-    expected: Option<i32>,
+    precondition: Precondition,
     key: Option<idempotency::Key>,
 ) -> Result<(u16, serde_json::Value), ApiError> {
     let t = load_for_staff(
@@ -406,7 +408,7 @@ pub fn enter(
         at.round,
         at.table,
         input,
-        Precondition::IfMatch(expected),
+        precondition,
         caller.user_id,
     )?;
     let json = serde_json::to_value(&out).map_err(|e| ApiError::Internal(e.to_string()))?;

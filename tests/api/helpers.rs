@@ -149,6 +149,16 @@ impl TestApp {
             .expect("request")
     }
 
+    /// A PATCH that overwrites whatever version is current (`If-Match: *`).
+    pub async fn patch_any(&self, path: &str, token: Option<&str>, body: Value) -> Response {
+        self.req(Method::PATCH, path, token)
+            .header("if-match", "*")
+            .json(&body)
+            .send()
+            .await
+            .expect("request")
+    }
+
     /// A PUT that names the version it replaces (`If-Match: "<version>"`).
     pub async fn put_if_match(
         &self,

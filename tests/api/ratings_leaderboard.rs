@@ -480,7 +480,7 @@ async fn the_cached_leaderboard_shows_every_change_at_once() {
 
     // The pool's threshold: A has 2 games, B and D 1, C 2.
     let r = app
-        .patch(
+        .patch_any(
             &format!("/api/v1/rating-pools/{pool_id}"),
             Some(&admin),
             json!({"params": {"min_games_listed": 2}}),

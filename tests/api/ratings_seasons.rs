@@ -118,7 +118,7 @@ async fn only_admins_write_pools_and_bad_params_name_the_field() {
     .await;
     let id = pool(&app, &admin, body.clone()).await;
     problem(
-        app.patch(
+        app.patch_any(
             &format!("/api/v1/rating-pools/{id}"),
             Some(&user),
             json!({"name": "Mine"}),
@@ -257,7 +257,7 @@ async fn moving_a_tournament_to_another_pool_moves_its_ratings() {
     feed(&mut conn, t);
     assert_eq!(log(&mut conn, first).len(), 2);
     let r = app
-        .patch(
+        .patch_any(
             &format!("/api/v1/tournaments/{t}"),
             Some(&admin),
             json!({"rating_pool_id": second}),
@@ -267,7 +267,7 @@ async fn moving_a_tournament_to_another_pool_moves_its_ratings() {
     assert_eq!(log(&mut conn, first).len(), 0);
     assert_eq!(log(&mut conn, second).len(), 2);
     let r = app
-        .patch(
+        .patch_any(
             &format!("/api/v1/tournaments/{t}"),
             Some(&admin),
             json!({"rating_pool_id": null, "status": "registration_open"}),
