@@ -12,6 +12,7 @@ use crate::api::support::{
 };
 use crate::auth::{Caller, MaybeCaller};
 use crate::error::{ApiError, ApiResult, FieldError, Problem};
+use crate::services::csv;
 use crate::services::ratings::{
     self, CreatePool, HistoryQuery, LeaderboardQuery, LeaderboardRowOut, LeaderboardSelection,
     LeagueOut, LeagueQuery, ListFormat, PoolOut, RatingChangeOut, RebuildOut, SeasonOut,
@@ -231,8 +232,8 @@ pub async fn leaderboard(
                 "{},{},{},{},{},{:.1},{},{},{},{:.1}\n",
                 r.rank,
                 r.player_id,
-                csv_field(&r.name),
-                csv_field(r.club.as_deref().unwrap_or("")),
+                csv::field(&r.name),
+                csv::field(r.club.as_deref().unwrap_or("")),
                 r.country.as_deref().unwrap_or(""),
                 r.rating,
                 r.games,
@@ -360,7 +361,7 @@ pub async fn league(
                 "{},{},{},{}",
                 r.rank.map(|k| k.to_string()).unwrap_or_default(),
                 r.player_id,
-                csv_field(&r.name),
+                csv::field(&r.name),
                 r.average.map(|a| format!("{a:.1}")).unwrap_or_default(),
             ));
             for (rating, classified) in r.season_ratings.iter().zip(&r.classified) {
@@ -432,13 +433,5 @@ fn wants_csv(req: &HttpRequest, format: Option<ListFormat>) -> bool {
             .get(header::ACCEPT)
             .and_then(|v| v.to_str().ok())
             .is_some_and(|a| a.contains("text/csv")),
-    }
-}
-
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
     }
 }

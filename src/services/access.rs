@@ -70,3 +70,17 @@ pub fn require_pool(conn: &mut PgConnection, pool_id: i64) -> Result<(), ApiErro
         ))
     }
 }
+
+/// Takes the tournament's row lock (`FOR UPDATE`) until the transaction ends: the writes that
+/// check a tournament-wide rule before they insert (the confirmed registrations, the staff
+/// limits) run one at a time per tournament, so two at once cannot both pass the check.
+pub fn lock_tournament(conn: &mut PgConnection, id: i64) -> Result<(), ApiError> {
+    tournaments::table
+        .find(id)
+        .select(tournaments::id)
+        .for_update()
+        .first::<i64>(conn)
+        .optional()?
+        .map(|_| ())
+        .ok_or_else(|| ApiError::NotFound(format!("no tournament {id}")))
+}

@@ -6,6 +6,7 @@ pub mod access;
 pub mod auth;
 pub mod cases;
 pub mod conduct;
+pub mod csv;
 pub mod events;
 pub mod health;
 pub mod idempotency;

@@ -17,7 +17,7 @@ use crate::domain::status::RegistrationStatus;
 use crate::domain::status::TournamentStatus;
 use crate::domain::{PlayerId, TournamentId};
 use crate::error::ApiError;
-use crate::services::access::{load_for_staff, load_visible};
+use crate::services::access::{load_for_staff, load_visible, lock_tournament};
 use crate::services::validate::Check;
 
 /// How many registrations make a confirmable block: the table size for table games (domain.md
@@ -249,6 +249,8 @@ pub fn register(
     check.finish()?;
     conn.transaction(|conn| {
         let t = load_visible(conn, &MaybeCaller(Some(caller.clone())), id)?;
+        // Confirmation depends on every live registration: one change at a time.
+        lock_tournament(conn, id)?;
         let organiser = caller.has_any_role(conn, id, &[StaffRole::Organiser])?;
         if !organiser {
             if !is_own_player(conn, caller, input.player_id)? {
@@ -343,6 +345,8 @@ pub fn cancel_registration(
     let (id, player_id) = (id.0, player_id.0);
     conn.transaction(|conn| {
         let t = load_visible(conn, &MaybeCaller(Some(caller.clone())), id)?;
+        // Confirmation depends on every live registration: one change at a time.
+        lock_tournament(conn, id)?;
         let organiser = caller.has_any_role(conn, id, &[StaffRole::Organiser])?;
         if !organiser && !is_own_player(conn, caller, player_id)? {
             return Err(ApiError::Forbidden(
@@ -422,6 +426,7 @@ pub fn create_team(
     check.finish()?;
     conn.transaction(|conn| {
         let t = load_for_staff(conn, caller, id, &[StaffRole::Organiser])?;
+        lock_tournament(conn, id)?;
         if t.ruleset != Preset::TeamDuplicate2v2.as_str() {
             return Err(ApiError::Conflict(
                 "teams belong to team_duplicate_2v2 tournaments".into(),

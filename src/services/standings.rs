@@ -116,14 +116,6 @@ fn csv_value(v: &serde_json::Value) -> String {
     }
 }
 
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
-}
-
 fn to_csv(s: &StandingsOut, keys: &[String]) -> String {
     let mut out = String::from("place,player_id,player,tp");
     for r in &s.rounds {
@@ -139,7 +131,7 @@ fn to_csv(s: &StandingsOut, keys: &[String]) -> String {
             "{},{},{},{:.2}",
             row.place,
             row.player_id,
-            csv_field(&row.player_name),
+            crate::services::csv::field(&row.player_name),
             row.tp
         ));
         for tp in &row.tp_by_round {
@@ -151,7 +143,8 @@ fn to_csv(s: &StandingsOut, keys: &[String]) -> String {
         for k in keys {
             out.push(',');
             if let Some(v) = row.tie_breaks.get(k) {
-                out.push_str(&csv_field(&csv_value(v)));
+                // Numbers, or numbers separated by spaces: nothing to quote or neutralise.
+                out.push_str(&csv_value(v));
             }
         }
         out.push_str(&format!(

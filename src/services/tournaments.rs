@@ -6,7 +6,7 @@ use crate::db::schema::{tournament_staff, tournaments, users};
 use crate::domain::scoring::Preset;
 use crate::domain::status::TournamentStatus;
 use crate::error::ApiError;
-use crate::services::access::{load_for_staff, load_visible};
+use crate::services::access::{load_for_staff, load_visible, lock_tournament};
 use crate::services::validate::{Check, Page, PageParams};
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::prelude::*;
@@ -478,6 +478,8 @@ pub fn appoint(
 ) -> Result<Vec<StaffOut>, ApiError> {
     conn.transaction(|conn| {
         load_for_staff(conn, caller, id, &[StaffRole::Organiser])?;
+        // The limits below are checked, then inserted: one appointment at a time.
+        lock_tournament(conn, id)?;
         let exists: bool = diesel::select(diesel::dsl::exists(users::table.find(input.user_id)))
             .get_result(conn)?;
         if !exists {

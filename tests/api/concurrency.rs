@@ -1,0 +1,135 @@
+//! Races: many clients at once against one tournament. Each race is run repeatedly, because
+//! before the tournament lock it was lost in most trials, not all.
+
+use futures_util::future::join_all;
+use serde_json::{json, Value};
+
+use crate::helpers::{spawn_app, TestApp};
+
+/// `n` players created by the admin.
+async fn players(app: &TestApp, admin: &str, n: usize) -> Vec<i64> {
+    let mut ids = Vec::new();
+    for i in 0..n {
+        let r = app
+            .post(
+                "/api/v1/players",
+                Some(admin),
+                json!({"name": format!("Racer {i:03}")}),
+            )
+            .await;
+        assert_eq!(r.status(), 201);
+        ids.push(r.json::<Value>().await.unwrap()["id"].as_i64().unwrap());
+    }
+    ids
+}
+
+/// An open Agricola tournament (tables of 4).
+async fn open_tournament(app: &TestApp, admin: &str) -> i64 {
+    let tid = app.tournament(admin, "agricola_norway").await;
+    let r = app
+        .patch_if_match(
+            &format!("/api/v1/tournaments/{tid}"),
+            Some(admin),
+            1,
+            json!({"status": "registration_open"}),
+        )
+        .await;
+    assert_eq!(r.status(), 200);
+    tid
+}
+
+async fn register_all(app: &TestApp, admin: &str, tid: i64, ids: &[i64]) {
+    let path = format!("/api/v1/tournaments/{tid}/registrations");
+    let answers = join_all(
+        ids.iter()
+            .map(|p| app.post(&path, Some(admin), json!({"player_id": p}))),
+    )
+    .await;
+    for r in answers {
+        assert_eq!(r.status(), 201);
+    }
+}
+
+/// The confirmed registrations are always the first floor(n / 4) x 4 in registration order.
+async fn assert_confirmed_prefix(app: &TestApp, admin: &str, tid: i64, n: usize) {
+    let list: Value = app
+        .get(
+            &format!("/api/v1/tournaments/{tid}/registrations"),
+            Some(admin),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    let rows = list.as_array().unwrap();
+    assert_eq!(rows.len(), n);
+    let want = n / 4 * 4;
+    let statuses: Vec<&str> = rows.iter().map(|r| r["status"].as_str().unwrap()).collect();
+    let confirmed = statuses.iter().filter(|s| **s == "confirmed").count();
+    assert_eq!(confirmed, want, "{statuses:?}");
+    assert!(
+        statuses[..want].iter().all(|s| *s == "confirmed"),
+        "confirmed out of registration order: {statuses:?}"
+    );
+}
+
+#[actix_web::test]
+async fn two_registrations_at_once_never_confirm_a_partial_table() {
+    let app = spawn_app().await;
+    let admin = app.admin_token().await;
+    for _ in 0..10 {
+        let tid = open_tournament(&app, &admin).await;
+        let ids = players(&app, &admin, 5).await;
+        register_all(&app, &admin, tid, &ids[..3]).await;
+        register_all(&app, &admin, tid, &ids[3..]).await;
+        assert_confirmed_prefix(&app, &admin, tid, 5).await;
+    }
+}
+
+#[actix_web::test]
+async fn a_hundred_registrations_at_once_confirm_all_in_order() {
+    let app = spawn_app().await;
+    let admin = app.admin_token().await;
+    let tid = open_tournament(&app, &admin).await;
+    let ids = players(&app, &admin, 100).await;
+    register_all(&app, &admin, tid, &ids).await;
+    assert_confirmed_prefix(&app, &admin, tid, 100).await;
+}
+
+#[actix_web::test]
+async fn ten_committee_appointments_at_once_seat_three() {
+    let app = spawn_app().await;
+    let admin = app.admin_token().await;
+    let mut users = Vec::new();
+    for i in 0..10 {
+        users.push(app.user(&format!("member{i}")).await.0);
+    }
+    for _ in 0..3 {
+        let tid = app.tournament(&admin, "agricola_norway").await;
+        let path = format!("/api/v1/tournaments/{tid}/staff");
+        let answers = join_all(users.iter().map(|u| {
+            app.post(
+                &path,
+                Some(&admin),
+                json!({"user_id": u, "role": "appeals_committee"}),
+            )
+        }))
+        .await;
+        let created = answers.iter().filter(|r| r.status() == 201).count();
+        assert_eq!(created, 3);
+        assert!(answers
+            .iter()
+            .all(|r| [201, 409].contains(&r.status().as_u16())));
+        // One user cannot become referee and committee member at once either.
+        let u = users[9];
+        let both = join_all(
+            ["referee", "appeals_committee"]
+                .map(|role| app.post(&path, Some(&admin), json!({"user_id": u, "role": role}))),
+        )
+        .await;
+        assert!(
+            both.iter().filter(|r| r.status() == 201).count() <= 1,
+            "user {u} holds both roles"
+        );
+    }
+}

@@ -1,0 +1,58 @@
+//! Attacks that must not work.
+
+use serde_json::{json, Value};
+
+use crate::helpers::spawn_app;
+
+/// A name that a spreadsheet would run as a formula is exported as text (OWASP CSV
+/// injection). The standings, leaderboard and league exports share `services::csv::field`,
+/// whose unit tests cover every dangerous lead character.
+#[actix_web::test]
+async fn csv_exports_neutralise_formulas() {
+    let app = spawn_app().await;
+    let admin = app.admin_token().await;
+    let evil = "=HYPERLINK(\"http://evil.example\",\"click\")";
+    let r = app
+        .post("/api/v1/players", Some(&admin), json!({"name": evil}))
+        .await;
+    assert_eq!(r.status(), 201);
+    let player = r.json::<Value>().await.unwrap()["id"].clone();
+    let tid = app.tournament(&admin, "agricola_norway").await;
+    // A full table, so the player is confirmed and listed.
+    let mut table = vec![player];
+    for name in ["Kari", "Ola", "Per"] {
+        let r = app
+            .post("/api/v1/players", Some(&admin), json!({"name": name}))
+            .await;
+        table.push(r.json::<Value>().await.unwrap()["id"].clone());
+    }
+    for p in table {
+        let r = app
+            .post(
+                &format!("/api/v1/tournaments/{tid}/registrations"),
+                Some(&admin),
+                json!({"player_id": p}),
+            )
+            .await;
+        assert_eq!(r.status(), 201);
+    }
+    let csv = app
+        .get(
+            &format!("/api/v1/tournaments/{tid}/standings?format=csv"),
+            Some(&admin),
+        )
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(csv.contains("HYPERLINK"), "the player is listed: {csv}");
+    for line in csv.lines() {
+        for cell in line.split(',') {
+            let cell = cell.trim_start_matches('"');
+            assert!(
+                !cell.starts_with(['=', '+', '@']),
+                "a live formula in the standings CSV: {line}"
+            );
+        }
+    }
+}
