@@ -110,8 +110,20 @@ fn load(conn: &mut PgConnection, id: i64) -> Result<Player, ApiError> {
         .ok_or_else(|| ApiError::NotFound(format!("no player {id}")))
 }
 
-fn check_user_link(conn: &mut PgConnection, user_id: Option<i64>) -> Result<(), ApiError> {
+/// A player may be linked to an account only with that account's consent: by its owner (an
+/// organiser creating their own player) or by an admin (who links a claimed account). Anyone
+/// else could make a stranger's `/me` show their player and make them a party in cases.
+fn check_user_link(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    user_id: Option<i64>,
+) -> Result<(), ApiError> {
     if let Some(uid) = user_id {
+        if !caller.is_admin && uid != caller.user_id {
+            return Err(ApiError::Forbidden(
+                "only an admin, or the account's owner, may link an account to a player".into(),
+            ));
+        }
         let exists: bool =
             diesel::select(diesel::dsl::exists(users::table.find(uid))).get_result(conn)?;
         if !exists {
@@ -141,7 +153,7 @@ pub fn create_player(
         ));
     }
     conn.transaction(|conn| {
-        check_user_link(conn, input.user_id)?;
+        check_user_link(conn, caller, input.user_id)?;
         Ok(diesel::insert_into(players::table)
             .values(NewPlayer {
                 name,

@@ -56,3 +56,53 @@ async fn csv_exports_neutralise_formulas() {
         }
     }
 }
+
+/// Linking an account to a player needs the account's consent: an organiser cannot link a
+/// stranger's account (their `/me` would show the organiser's player); the owner or an admin
+/// can.
+#[actix_web::test]
+async fn an_organiser_cannot_link_another_persons_account() {
+    let app = spawn_app().await;
+    let (_, org) = app.user("organiser").await;
+    app.tournament(&org, "agricola_norway").await; // an organiser may create players
+    let (victim, victim_token) = app.user("victim").await;
+    let r = app
+        .post(
+            "/api/v1/players",
+            Some(&org),
+            json!({"name": "Not the victim", "user_id": victim}),
+        )
+        .await;
+    assert_eq!(r.status(), 403);
+    let me: Value = app
+        .get("/api/v1/me", Some(&victim_token))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert!(me["player_id"].is_null());
+    // The organiser links their own account; an admin links the victim's on their behalf.
+    let own: Value = app
+        .get("/api/v1/me", Some(&org))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let r = app
+        .post(
+            "/api/v1/players",
+            Some(&org),
+            json!({"name": "Organiser", "user_id": own["id"]}),
+        )
+        .await;
+    assert_eq!(r.status(), 201);
+    let admin = app.admin_token().await;
+    let r = app
+        .post(
+            "/api/v1/players",
+            Some(&admin),
+            json!({"name": "Victim", "user_id": victim}),
+        )
+        .await;
+    assert_eq!(r.status(), 201);
+}
