@@ -106,7 +106,10 @@ impl EmbeddedPostgres {
                 "--auth=trust",
                 "-E",
                 "UTF8",
-                "--no-locale",
+                // Byte-order sorting (C) but Unicode case rules (C.UTF-8), so name search
+                // folds case for every alphabet (ø/Ø, ł/Ł), as a server PostgreSQL does.
+                "--locale=C",
+                "--lc-ctype=C.UTF-8",
                 "--no-sync",
             ]);
             run(initdb, "initdb")?;

@@ -115,3 +115,42 @@ async fn player_updates_are_validated_and_limited_to_the_creator() {
     assert_eq!(p["club"], "Bergen");
     assert_eq!(p["country"], Value::Null);
 }
+
+/// Name search ignores case in every alphabet, not only ASCII (Norwegian and Polish names).
+#[actix_web::test]
+async fn name_search_ignores_case_for_every_alphabet() {
+    let app = spawn_app().await;
+    let admin = app.admin_token().await;
+    for name in ["Øyvind Ås", "Łukasz Żółć", "Kari Nordmann"] {
+        let r = app
+            .post(
+                "/api/v1/players",
+                Some(&admin),
+                serde_json::json!({"name": name}),
+            )
+            .await;
+        assert_eq!(r.status(), 201);
+    }
+    for (q, want) in [
+        ("øyvind", "Øyvind Ås"),
+        ("ØYVIND", "Øyvind Ås"),
+        ("ås", "Øyvind Ås"),
+        ("łukasz", "Łukasz Żółć"),
+        ("ŻÓŁĆ", "Łukasz Żółć"),
+        ("KARI", "Kari Nordmann"),
+    ] {
+        let page: serde_json::Value = app
+            .get(&format!("/api/v1/players?q={q}"), None)
+            .await
+            .json()
+            .await
+            .unwrap();
+        let names: Vec<&str> = page["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, vec![want], "q={q}");
+    }
+}
