@@ -192,6 +192,7 @@ fn main() {
             Duration::from_secs(3600),
         ),
         leaderboards: Default::default(),
+        login_throttle: Default::default(),
     };
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
     let addr = listener.local_addr().expect("addr").to_string();

@@ -74,6 +74,7 @@ pub const PROBLEM_KINDS: &[(&str, &str, u16, &str)] = &[
     ("conflict", "Conflict", 409, "The resource's state does not allow this step (for example a round that is still a draft), or it already exists. Read it again and decide."),
     ("precondition-failed", "Precondition failed", 412, "`If-Match` names a version that is no longer current: someone changed the resource since you read it. Read it again, reapply your change, and send the new version."),
     ("precondition-required", "Precondition required", 428, "This resource is versioned: send `If-Match` with the version you read (its `ETag`)."),
+    ("too-many-requests", "Too many requests", 429, "Too many failed sign-ins for this account or from this address. Wait the `Retry-After` seconds."),
     ("unavailable", "Service unavailable", 503, "The database cannot be reached right now. Retry after the `Retry-After` seconds."),
     ("internal", "Internal server error", 500, "Our fault. It has been logged with the request id (`X-Request-Id`); retrying may help."),
 ];
@@ -103,6 +104,8 @@ pub enum ApiError {
     PreconditionFailed(String),
     #[error("{0}")]
     PreconditionRequired(String),
+    #[error("{detail}")]
+    TooManyRequests { detail: String, retry_after: u64 },
     #[error("{0}")]
     Unavailable(String),
     #[error("internal error")]
@@ -136,6 +139,7 @@ impl ApiError {
             Self::Conflict(_) => ("conflict", "Conflict"),
             Self::PreconditionFailed(_) => ("precondition-failed", "Precondition failed"),
             Self::PreconditionRequired(_) => ("precondition-required", "Precondition required"),
+            Self::TooManyRequests { .. } => ("too-many-requests", "Too many requests"),
             Self::Unavailable(_) => ("unavailable", "Service unavailable"),
             Self::Internal(_) => ("internal", "Internal server error"),
         }
@@ -155,6 +159,7 @@ impl ApiError {
             Self::Conflict(_) => 409,
             Self::PreconditionFailed(_) => 412,
             Self::PreconditionRequired(_) => 428,
+            Self::TooManyRequests { .. } => 429,
             Self::Unavailable(_) => 503,
             Self::Internal(_) => 500,
         }

@@ -130,6 +130,7 @@ fn serve(cfg: Config) -> Result<(), String> {
             pool,
             jwt: JwtKeys::new(secret.as_bytes(), cfg.jwt_ttl),
             leaderboards: Default::default(),
+            login_throttle: Default::default(),
         };
         let listener = TcpListener::bind(&cfg.bind_addr)
             .map_err(|e| format!("cannot listen on {} (BIND_ADDR): {e}", cfg.bind_addr))?;

@@ -6,6 +6,7 @@ use diesel::PgConnection;
 use crate::db::{DbConn, DbPool};
 use crate::error::ApiError;
 use crate::services::leaderboard::LeaderboardCache;
+use crate::services::throttle::LoginThrottle;
 
 /// Shared application state, cloned into every worker.
 #[derive(Clone)]
@@ -15,6 +16,8 @@ pub struct AppState {
     /// The current leaderboards of the most recently read rating pools (shared by every
     /// worker; checked against the database's versions on every request).
     pub leaderboards: LeaderboardCache,
+    /// Failed sign-ins per account and client address (this instance's).
+    pub login_throttle: LoginThrottle,
 }
 
 impl AppState {

@@ -1,6 +1,6 @@
 //! `POST /auth/token` and `GET /me`.
 
-use actix_web::{get, post, web, HttpResponse};
+use actix_web::{get, post, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::Json;
 use crate::api::problem::BodyErrors;
@@ -20,22 +20,38 @@ use crate::state::AppState;
         BodyErrors,
         (status = 200, description = "A fresh token", body = TokenResponse),
         (status = 401, description = "Wrong username or password", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "Too many failed sign-ins for the account or from the address; wait Retry-After seconds", body = Problem, content_type = "application/problem+json",
+            headers(("Retry-After" = u64, description = "Seconds until sign-ins are taken again"))),
     )
 )]
 #[post("/auth/token")]
 pub async fn issue_token(
+    req: HttpRequest,
     state: web::Data<AppState>,
     body: Json<TokenRequest>,
 ) -> ApiResult<HttpResponse> {
     let TokenRequest { username, password } = body.0;
+    let address = req
+        .peer_addr()
+        .map(|a| a.ip().to_string())
+        .unwrap_or_default();
+    let throttle = state.login_throttle.clone();
+    throttle.check(&username, &address)?;
+    let wrong = || ApiError::Unauthorized("wrong username or password".into());
     if username.len() > 64 || password.len() > 256 {
-        return Err(ApiError::Unauthorized("wrong username or password".into()));
+        throttle.failed(&username, &address);
+        return Err(wrong());
     }
     let st = state.clone();
+    let name = username.clone();
     let user = state
-        .run(move |conn| auth::authenticate(conn, &username, &password))
-        .await?
-        .ok_or_else(|| ApiError::Unauthorized("wrong username or password".into()))?;
+        .run(move |conn| auth::authenticate(conn, &name, &password))
+        .await?;
+    let Some(user) = user else {
+        throttle.failed(&username, &address);
+        return Err(wrong());
+    };
+    throttle.succeeded(&username);
     let (token, expires_at) = st
         .jwt
         .issue(user.id, &user.username, user.is_admin)

@@ -28,6 +28,9 @@ impl ResponseError for ApiError {
             Self::Unavailable(_) => {
                 resp.insert_header((header::RETRY_AFTER, "5"));
             }
+            Self::TooManyRequests { retry_after, .. } => {
+                resp.insert_header((header::RETRY_AFTER, retry_after.to_string()));
+            }
             _ => {}
         }
         resp.body(serde_json::to_string(&self.problem()).unwrap_or_default())

@@ -18,6 +18,7 @@ pub mod results;
 pub mod rounds;
 pub mod snapshot;
 pub mod standings;
+pub mod throttle;
 pub mod tournaments;
 pub mod users;
 pub mod validate;

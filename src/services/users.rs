@@ -33,7 +33,97 @@ pub fn check_credentials(username: &str, password: &str) -> Result<(), ApiError>
         "password",
         "must be 8-256 characters",
     );
+    check.ensure(
+        !password.eq_ignore_ascii_case(username),
+        "password",
+        "must not be the username",
+    );
+    check.ensure(
+        !is_common_password(password),
+        "password",
+        "is one of the most common passwords; choose another",
+    );
     check.finish()
+}
+
+/// Passwords at the top of the breached-password lists (8 characters or more, the only ones
+/// the length rule lets through), compared without case.
+// layout: long: a table of data.
+const COMMON_PASSWORDS: &[&str] = &[
+    "password",
+    "password1",
+    "password12",
+    "password123",
+    "passw0rd",
+    "p@ssw0rd",
+    "p@ssword",
+    "12345678",
+    "123456789",
+    "1234567890",
+    "12345678910",
+    "0123456789",
+    "87654321",
+    "11111111",
+    "00000000",
+    "88888888",
+    "12341234",
+    "11223344",
+    "12121212",
+    "qwertyui",
+    "qwerty12",
+    "qwerty123",
+    "qwertyuiop",
+    "1q2w3e4r",
+    "1q2w3e4r5t",
+    "1qaz2wsx",
+    "zaq12wsx",
+    "q1w2e3r4",
+    "asdfghjk",
+    "asdfghjkl",
+    "zxcvbnm1",
+    "iloveyou",
+    "iloveyou1",
+    "sunshine",
+    "princess",
+    "football",
+    "baseball",
+    "welcome1",
+    "welcome123",
+    "letmein1",
+    "trustno1",
+    "superman",
+    "starwars",
+    "whatever",
+    "computer",
+    "internet",
+    "michelle",
+    "jennifer",
+    "charlie1",
+    "dragon12",
+    "monkey12",
+    "abcd1234",
+    "abc12345",
+    "a1b2c3d4",
+    "aa123456",
+    "admin123",
+    "administrator",
+    "changeme",
+    "secret123",
+    "qazwsxedc",
+    "passpass",
+    "test1234",
+    "hello123",
+    "lovely12",
+    "freedom1",
+    "shadow12",
+    "master12",
+    "mustang1",
+    "access14",
+];
+
+fn is_common_password(password: &str) -> bool {
+    let p = password.to_lowercase();
+    COMMON_PASSWORDS.contains(&p.as_str())
 }
 
 /// Creates an account in one transaction; 409 if the username is taken.

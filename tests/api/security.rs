@@ -106,3 +106,62 @@ async fn an_organiser_cannot_link_another_persons_account() {
         .await;
     assert_eq!(r.status(), 201);
 }
+
+/// Guessing is throttled per account (and per address): after the allowed failures even the
+/// right password waits, with 429 and Retry-After; another account is unaffected.
+#[actix_web::test]
+async fn repeated_wrong_passwords_are_throttled_with_retry_after() {
+    let app = spawn_app().await;
+    let (_, _) = app.user("kari").await;
+    let attempt = |password: &'static str| {
+        app.post(
+            "/api/v1/auth/token",
+            None,
+            json!({"username": "kari", "password": password}),
+        )
+    };
+    for _ in 0..tourney::services::throttle::PER_ACCOUNT {
+        assert_eq!(attempt("wrong password").await.status(), 401);
+    }
+    let r = attempt(crate::helpers::PASSWORD).await;
+    assert_eq!(r.status(), 429);
+    let wait: u64 = r.headers()["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(wait > 0 && wait <= 300);
+    let p: Value = r.json().await.unwrap();
+    assert_eq!(p["type"], "/problems/too-many-requests");
+    // Another account signs in as usual.
+    let admin = app
+        .post(
+            "/api/v1/auth/token",
+            None,
+            json!({"username": crate::helpers::ADMIN, "password": crate::helpers::PASSWORD}),
+        )
+        .await;
+    assert_eq!(admin.status(), 200);
+}
+
+/// The most common passwords and the username itself are refused as passwords.
+#[actix_web::test]
+async fn common_passwords_and_the_username_are_refused() {
+    let app = spawn_app().await;
+    let admin = app.admin_token().await;
+    for (username, password) in [
+        ("kari", "password123"),
+        ("ola", "QWERTY123"),
+        ("nordmann", "Nordmann"),
+    ] {
+        let r = app
+            .post(
+                "/api/v1/users",
+                Some(&admin),
+                json!({"username": username, "password": password}),
+            )
+            .await;
+        let p = crate::helpers::problem(r, 422).await;
+        assert_eq!(crate::helpers::fields(&p), vec!["password"], "{password}");
+    }
+}
