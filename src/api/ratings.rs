@@ -116,6 +116,7 @@ pub async fn read_pool(
         (status = 404, description = "No such pool", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "A pool of that name exists", body = Problem, content_type = "application/problem+json"),
         (status = 412, description = "Changed since you read it", body = Problem, content_type = "application/problem+json"),
+        (status = 428, description = "No If-Match: send the version you read, or *", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[patch("/rating-pools/{id}")]

@@ -119,6 +119,7 @@ pub async fn read(
         (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "A status change the tournament's state does not allow", body = Problem, content_type = "application/problem+json"),
         (status = 412, description = "Changed since you read it", body = Problem, content_type = "application/problem+json"),
+        (status = 428, description = "No If-Match: send the version you read, or *", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[patch("/tournaments/{id}")]
