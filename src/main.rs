@@ -131,6 +131,7 @@ fn serve(cfg: Config) -> Result<(), String> {
             jwt: JwtKeys::new(secret.as_bytes(), cfg.jwt_ttl),
             leaderboards: Default::default(),
             login_throttle: Default::default(),
+            accounts: Default::default(),
         };
         let listener = TcpListener::bind(&cfg.bind_addr)
             .map_err(|e| format!("cannot listen on {} (BIND_ADDR): {e}", cfg.bind_addr))?;

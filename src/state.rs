@@ -5,6 +5,7 @@ use diesel::PgConnection;
 
 use crate::db::{DbConn, DbPool};
 use crate::error::ApiError;
+use crate::services::auth::AccountCache;
 use crate::services::leaderboard::LeaderboardCache;
 use crate::services::throttle::LoginThrottle;
 
@@ -18,6 +19,8 @@ pub struct AppState {
     pub leaderboards: LeaderboardCache,
     /// Failed sign-ins per account and client address (this instance's).
     pub login_throttle: LoginThrottle,
+    /// The accounts behind recently used tokens (role and existence, re-read every 2 s).
+    pub accounts: AccountCache,
 }
 
 impl AppState {

@@ -10,6 +10,7 @@ use serde::de::DeserializeOwned;
 
 use crate::auth::{Caller, MaybeCaller};
 use crate::error::{ApiError, FieldError};
+use crate::services::auth;
 use crate::services::idempotency::Key;
 use crate::state::AppState;
 
@@ -213,8 +214,10 @@ pub fn idempotency_key(
     Ok(Some(Key::new(key, &fingerprint)))
 }
 
-/// The caller a bearer token names, if the request carries one; 401 for a bad token.
-fn caller_from_header(req: &HttpRequest) -> Result<Option<Caller>, ApiError> {
+/// The caller a bearer token names, if the request carries one; 401 for a bad token. The token
+/// says who; the account as stored says what they may do (a demoted admin or a deleted account
+/// loses its power within `services::auth::ACCOUNT_TTL`, not when the token expires).
+async fn caller_from_header(req: HttpRequest) -> Result<Option<Caller>, ApiError> {
     let Some(value) = req.headers().get(header::AUTHORIZATION) else {
         return Ok(None);
     };
@@ -227,41 +230,56 @@ fn caller_from_header(req: &HttpRequest) -> Result<Option<Caller>, ApiError> {
         .ok_or_else(|| ApiError::Unauthorized("send `Authorization: Bearer <token>`".into()))?;
     let state = req
         .app_data::<web::Data<AppState>>()
-        .ok_or_else(|| ApiError::Internal("application state missing".into()))?;
+        .ok_or_else(|| ApiError::Internal("application state missing".into()))?
+        .clone();
     let claims = state
         .jwt
         .verify(token.trim())
         .map_err(|_| ApiError::Unauthorized("the token is invalid or has expired".into()))?;
-    let user_id = claims
+    let user_id: i64 = claims
         .sub
         .parse()
         .map_err(|_| ApiError::Unauthorized("the token is invalid or has expired".into()))?;
+    let account = match state.accounts.fresh(user_id) {
+        Some(account) => account,
+        None => {
+            let account = state
+                .run(move |conn| auth::account_of(conn, user_id))
+                .await?;
+            state.accounts.store(user_id, account.clone());
+            account
+        }
+    };
+    let account =
+        account.ok_or_else(|| ApiError::Unauthorized("this account no longer exists".into()))?;
     Ok(Some(Caller {
         user_id,
-        username: claims.name,
-        is_admin: claims.adm,
+        username: account.username,
+        is_admin: account.is_admin,
     }))
 }
 
 impl FromRequest for Caller {
     type Error = ApiError;
-    type Future = std::future::Ready<Result<Self, ApiError>>;
+    type Future = Pin<Box<dyn Future<Output = Result<Self, ApiError>>>>;
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        std::future::ready(caller_from_header(req).and_then(|c| {
-            c.ok_or_else(|| {
+        let req = req.clone();
+        Box::pin(async move {
+            caller_from_header(req).await?.ok_or_else(|| {
                 ApiError::Unauthorized("sign in first: send `Authorization: Bearer <token>`".into())
             })
-        }))
+        })
     }
 }
 
 impl FromRequest for MaybeCaller {
     type Error = ApiError;
-    type Future = std::future::Ready<Result<Self, ApiError>>;
+    type Future = Pin<Box<dyn Future<Output = Result<Self, ApiError>>>>;
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        std::future::ready(caller_from_header(req).map(MaybeCaller))
+        let req = req.clone();
+        Box::pin(async move { caller_from_header(req).await.map(MaybeCaller) })
     }
 }
 

@@ -116,3 +116,54 @@ pub fn me(conn: &mut PgConnection, caller: &Caller) -> Result<Me, ApiError> {
             .collect(),
     })
 }
+
+/// How long a looked-up account is trusted before it is read again: a role change or a deletion
+/// takes effect on every token within this time.
+pub const ACCOUNT_TTL: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// What a token's holder is now: the account's name and global role as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Account {
+    pub username: String,
+    pub is_admin: bool,
+}
+
+/// The accounts behind recently used tokens (this instance's; `None`: deleted), so most
+/// requests need no query and a change still shows within [`ACCOUNT_TTL`].
+#[derive(Debug, Clone, Default)]
+pub struct AccountCache {
+    entries: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<i64, CachedAccount>>>,
+}
+
+/// When an account was read, and what was read (`None`: deleted).
+type CachedAccount = (std::time::Instant, Option<Account>);
+
+impl AccountCache {
+    /// The cached account, if it was read within [`ACCOUNT_TTL`].
+    pub fn fresh(&self, user_id: i64) -> Option<Option<Account>> {
+        let entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        entries
+            .get(&user_id)
+            .filter(|(at, _)| at.elapsed() < ACCOUNT_TTL)
+            .map(|(_, a)| a.clone())
+    }
+
+    /// Remembers what was read.
+    pub fn store(&self, user_id: i64, account: Option<Account>) {
+        let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        if entries.len() > 100_000 {
+            entries.retain(|_, (at, _)| at.elapsed() < ACCOUNT_TTL);
+        }
+        entries.insert(user_id, (std::time::Instant::now(), account));
+    }
+}
+
+/// The account a token names, as stored now (`None` when it was deleted).
+pub fn account_of(conn: &mut PgConnection, user_id: i64) -> Result<Option<Account>, ApiError> {
+    Ok(users::table
+        .find(user_id)
+        .select((users::username, users::is_admin))
+        .first::<(String, bool)>(conn)
+        .optional()?
+        .map(|(username, is_admin)| Account { username, is_admin }))
+}

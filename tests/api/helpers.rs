@@ -77,6 +77,7 @@ pub async fn spawn_app() -> TestApp {
         jwt: JwtKeys::new(secret.as_bytes(), std::time::Duration::from_secs(600)),
         leaderboards: Default::default(),
         login_throttle: Default::default(),
+        accounts: Default::default(),
     };
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
     let port = listener.local_addr().expect("addr").port();

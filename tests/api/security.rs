@@ -165,3 +165,49 @@ async fn common_passwords_and_the_username_are_refused() {
         assert_eq!(crate::helpers::fields(&p), vec!["password"], "{password}");
     }
 }
+
+/// A token's power follows the account as stored: a demoted admin loses admin power and a
+/// deleted account its access within seconds, not when the token expires.
+#[actix_web::test]
+async fn a_demoted_or_deleted_account_loses_its_power_within_seconds() {
+    use diesel::{Connection, PgConnection, RunQueryDsl};
+    let app = spawn_app().await;
+    let admin = app.admin_token().await;
+    let r = app
+        .post(
+            "/api/v1/users",
+            Some(&admin),
+            json!({"username": "second.admin", "password": crate::helpers::PASSWORD, "is_admin": true}),
+        )
+        .await;
+    assert_eq!(r.status(), 201);
+    let second = app.token("second.admin", crate::helpers::PASSWORD).await;
+    let (_, gone) = app.user("leaving").await;
+    let new_admin = |name: &'static str| {
+        app.post(
+            "/api/v1/users",
+            Some(&second),
+            json!({"username": name, "password": crate::helpers::PASSWORD, "is_admin": true}),
+        )
+    };
+    assert_eq!(new_admin("made.by.second").await.status(), 201);
+    assert_eq!(app.get("/api/v1/me", Some(&gone)).await.status(), 200);
+    let mut conn = PgConnection::establish(&app.database_url).unwrap();
+    diesel::sql_query("UPDATE users SET is_admin = false WHERE username = 'second.admin'")
+        .execute(&mut conn)
+        .unwrap();
+    diesel::sql_query("DELETE FROM users WHERE username = 'leaving'")
+        .execute(&mut conn)
+        .unwrap();
+    tokio::time::sleep(
+        tourney::services::auth::ACCOUNT_TTL + std::time::Duration::from_millis(200),
+    )
+    .await;
+    assert_eq!(new_admin("after.demotion").await.status(), 403);
+    assert_eq!(app.get("/api/v1/me", Some(&gone)).await.status(), 401);
+    assert_eq!(
+        app.get("/api/v1/tournaments", Some(&gone)).await.status(),
+        401,
+        "a deleted account's token does not even read"
+    );
+}
