@@ -35,11 +35,20 @@ impl Key {
 
 /// The stored answer to an earlier request with this key, if any; 422 when the key was used
 /// for a different request.
+///
+/// Takes a transaction-scoped advisory lock on (user, key) first: a retry sent while the first
+/// request is still in flight waits for it to commit and then gets its answer, instead of
+/// racing it and failing on the version it has just written (IETF Idempotency-Key draft:
+/// never a false failure).
 pub fn replay(
     conn: &mut PgConnection,
     user_id: i64,
     key: &Key,
 ) -> Result<Option<(u16, serde_json::Value)>, ApiError> {
+    diesel::sql_query("SELECT pg_advisory_xact_lock(hashtextextended($1, $2))")
+        .bind::<diesel::sql_types::Text, _>(&key.key)
+        .bind::<diesel::sql_types::BigInt, _>(user_id)
+        .execute(conn)?;
     let row: Option<IdempotencyRow> = idempotency_keys::table
         .find((user_id, &key.key))
         .select(IdempotencyRow::as_select())

@@ -133,3 +133,44 @@ async fn ten_committee_appointments_at_once_seat_three() {
         );
     }
 }
+
+/// Retries of one request with one Idempotency-Key sent while the first is in flight get the
+/// first request's answer, never a false failure (412/428), and the result is stored once.
+#[actix_web::test]
+async fn parallel_retries_with_one_idempotency_key_all_get_the_first_answer() {
+    for trial in 0..5 {
+        let app = spawn_app().await;
+        let (tid, org, referee, _) = crate::event_fixtures::event(&app, "agricola_norway", 4).await;
+        let r1 =
+            crate::event_fixtures::new_round(&app, tid, &org, json!({"method": "random"})).await;
+        let t = &r1["draw"]["tables"][0];
+        let path = format!(
+            "/api/v1/tournaments/{tid}/rounds/1/tables/{}/result",
+            t["number"]
+        );
+        let seats: Vec<Value> = t["seats"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| json!({"player_id": p, "score": 44}))
+            .collect();
+        let body = json!({"seats": seats});
+        let key = format!("retry-{trial}");
+        let answers = join_all((0..8).map(|_| {
+            app.req(reqwest::Method::PUT, &path, Some(&referee))
+                .header("idempotency-key", &key)
+                .json(&body)
+                .send()
+        }))
+        .await;
+        let mut bodies = Vec::new();
+        for r in answers {
+            let r = r.unwrap();
+            assert_eq!(r.status(), 200, "a retry failed");
+            bodies.push(r.json::<Value>().await.unwrap());
+        }
+        assert!(bodies.windows(2).all(|w| w[0] == w[1]));
+        let v: Value = app.get(&path, Some(&referee)).await.json().await.unwrap();
+        assert_eq!(v["versions"].as_array().unwrap().len(), 1);
+    }
+}
