@@ -9,15 +9,17 @@
 //! penalty, a replayed table) are applied in the decision's transaction through the same
 //! functions a referee uses, linked to the case. Every step is kept with its author and time.
 
+use actix_web::http::StatusCode;
 use actix_web::{get, post, web, HttpRequest, HttpResponse};
 
-use crate::api::extract::{CasePath, Json, TournamentPath};
+use crate::api::extract::{idempotency_key, CasePath, Json, TournamentPath};
 use crate::api::problem::BodyErrors;
 use crate::api::support::{cached_json, Visibility};
 use crate::auth::{Caller, MaybeCaller};
 use crate::domain::{CaseId, TournamentId};
 use crate::error::{ApiResult, Problem};
 use crate::services::cases::{self, AddParty, Appeal, CaseOut, CastVote, Decide, OpenCase};
+use crate::services::idempotency;
 use crate::state::AppState;
 
 /// Open a complaint (a player registered in the tournament, a referee or an organiser). The
@@ -27,7 +29,10 @@ use crate::state::AppState;
     operation_id = "open_case",
     tag = "cases",
     security(("bearer" = [])),
-    params(TournamentPath),
+    params(
+        TournamentPath,
+        ("Idempotency-Key" = Option<String>, Header, nullable = false, pattern = "^[!-~]{1,200}$", description = "Makes a retry safe: the same key and request get the first answer again"),
+    ),
     request_body = OpenCase,
     responses(
         BodyErrors,
@@ -39,16 +44,24 @@ use crate::state::AppState;
 )]
 #[post("/tournaments/{id}/cases")]
 pub async fn open(
+    req: HttpRequest,
     state: web::Data<AppState>,
     caller: Caller,
     path: web::Path<TournamentPath>,
     body: Json<OpenCase>,
 ) -> ApiResult<HttpResponse> {
     let tid = path.into_inner().id;
-    let out = state
-        .run(move |conn| cases::open_case(conn, &caller, TournamentId(tid), body.0))
+    let key = idempotency_key(&req, &body.0)?;
+    let (status, out) = state
+        .transaction(move |conn| {
+            idempotency::once(conn, caller.user_id, key.as_ref(), 201, |conn| {
+                cases::open_case(conn, &caller, TournamentId(tid), body.0)
+            })
+        })
         .await?;
-    Ok(HttpResponse::Created().json(out))
+    let mut answer =
+        HttpResponse::build(StatusCode::from_u16(status).unwrap_or(StatusCode::CREATED));
+    Ok(answer.json(out))
 }
 
 /// The tournament's cases the caller may see: open cases only for their parties, the

@@ -1,9 +1,10 @@
 //! Withdrawals, voluntary-round opt-outs, penalties and sanctions:
 //! `/tournaments/{id}/withdrawals`, `/tournaments/{id}/penalties`.
 
+use actix_web::http::StatusCode;
 use actix_web::{get, post, web, HttpRequest, HttpResponse};
 
-use crate::api::extract::{Json, TournamentPath};
+use crate::api::extract::{idempotency_key, Json, TournamentPath};
 use crate::api::problem::BodyErrors;
 use crate::api::support::{cached_json, Visibility};
 use crate::auth::{Caller, MaybeCaller};
@@ -11,6 +12,7 @@ use crate::error::{ApiResult, Problem};
 use crate::services::conduct::{
     self, AnnulPenalty, PenaltyOut, RecordPenalty, RecordWithdrawal, WithdrawalOut,
 };
+use crate::services::idempotency;
 use crate::state::AppState;
 
 /// Record a withdrawal or a voluntary-round opt-out (organisers and referees; a player may
@@ -74,7 +76,10 @@ pub async fn list_withdrawals(
     operation_id = "record_penalty",
     tag = "conduct",
     security(("bearer" = [])),
-    params(TournamentPath),
+    params(
+        TournamentPath,
+        ("Idempotency-Key" = Option<String>, Header, nullable = false, pattern = "^[!-~]{1,200}$", description = "Makes a retry safe: the same key and request get the first answer again"),
+    ),
     request_body = RecordPenalty,
     responses(
         BodyErrors,
@@ -86,16 +91,24 @@ pub async fn list_withdrawals(
 )]
 #[post("/tournaments/{id}/penalties")]
 pub async fn penalise(
+    req: HttpRequest,
     state: web::Data<AppState>,
     caller: Caller,
     path: web::Path<TournamentPath>,
     body: Json<RecordPenalty>,
 ) -> ApiResult<HttpResponse> {
     let tid = path.into_inner().id;
-    let out = state
-        .run(move |conn| conduct::penalise(conn, &caller, tid, body.0))
+    let key = idempotency_key(&req, &body.0)?;
+    let (status, out) = state
+        .transaction(move |conn| {
+            idempotency::once(conn, caller.user_id, key.as_ref(), 201, |conn| {
+                conduct::penalise(conn, &caller, tid, body.0)
+            })
+        })
         .await?;
-    Ok(HttpResponse::Created().json(out))
+    let mut answer =
+        HttpResponse::build(StatusCode::from_u16(status).unwrap_or(StatusCode::CREATED));
+    Ok(answer.json(out))
 }
 
 /// Penalties and sanctions of a tournament (annulled ones included, marked).

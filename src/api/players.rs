@@ -1,12 +1,14 @@
 //! `/players`: player identities shared across tournaments.
 
+use actix_web::http::StatusCode;
 use actix_web::{get, patch, post, web, HttpRequest, HttpResponse};
 
-use crate::api::extract::{Json, Query};
+use crate::api::extract::{idempotency_key, Json, Query};
 use crate::api::problem::BodyErrors;
 use crate::api::support::{cached_json, Page, Visibility};
 use crate::auth::{Caller, MaybeCaller};
 use crate::error::{ApiResult, Problem};
+use crate::services::idempotency;
 use crate::services::players::{self, CreatePlayer, PlayerFilter, PlayerOut, UpdatePlayer};
 use crate::state::AppState;
 
@@ -15,6 +17,9 @@ use crate::state::AppState;
     operation_id = "create_player",
     tag = "players",
     security(("bearer" = [])),
+    params(
+        ("Idempotency-Key" = Option<String>, Header, nullable = false, pattern = "^[!-~]{1,200}$", description = "Makes a retry safe: the same key and request get the first answer again"),
+    ),
     request_body = CreatePlayer,
     responses(
         BodyErrors,
@@ -25,16 +30,25 @@ use crate::state::AppState;
 )]
 #[post("/players")]
 pub async fn create(
+    req: HttpRequest,
     state: web::Data<AppState>,
     caller: Caller,
     body: Json<CreatePlayer>,
 ) -> ApiResult<HttpResponse> {
-    let player = state
-        .run(move |conn| players::create_player(conn, &caller, body.0))
+    let key = idempotency_key(&req, &body.0)?;
+    let (status, out) = state
+        .transaction(move |conn| {
+            idempotency::once(conn, caller.user_id, key.as_ref(), 201, |conn| {
+                players::create_player(conn, &caller, body.0)
+            })
+        })
         .await?;
-    Ok(HttpResponse::Created()
-        .insert_header(("Location", format!("/api/v1/players/{}", player.id)))
-        .json(player))
+    let mut answer =
+        HttpResponse::build(StatusCode::from_u16(status).unwrap_or(StatusCode::CREATED));
+    if let Some(id) = out["id"].as_i64() {
+        answer.insert_header(("Location", format!("/api/v1/players/{id}")));
+    }
+    Ok(answer.json(out))
 }
 
 /// List players (public).

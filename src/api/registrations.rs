@@ -4,14 +4,16 @@
 //! wait and move up automatically (domain.md section 2). Registration closes at the deadline
 //! or when the first round is drawn.
 
+use actix_web::http::StatusCode;
 use actix_web::{delete, get, patch, post, web, HttpRequest, HttpResponse};
 
-use crate::api::extract::{Json, TournamentPath};
+use crate::api::extract::{idempotency_key, Json, TournamentPath};
 use crate::api::problem::BodyErrors;
 use crate::api::support::{cached_json, Visibility};
 use crate::auth::{Caller, MaybeCaller};
 use crate::domain::{PlayerId, TournamentId};
 use crate::error::{ApiResult, Problem};
+use crate::services::idempotency;
 use crate::services::registrations::{
     self, CreateTeam, Register, RegistrationOut, TeamOut, UpdateRegistration,
 };
@@ -54,7 +56,10 @@ pub async fn list(
     operation_id = "register_player",
     tag = "registrations",
     security(("bearer" = [])),
-    params(TournamentPath),
+    params(
+        TournamentPath,
+        ("Idempotency-Key" = Option<String>, Header, nullable = false, pattern = "^[!-~]{1,200}$", description = "Makes a retry safe: the same key and request get the first answer again"),
+    ),
     request_body = Register,
     responses(
         BodyErrors,
@@ -66,16 +71,24 @@ pub async fn list(
 )]
 #[post("/tournaments/{id}/registrations")]
 pub async fn register(
+    req: HttpRequest,
     state: web::Data<AppState>,
     caller: Caller,
     path: web::Path<TournamentPath>,
     body: Json<Register>,
 ) -> ApiResult<HttpResponse> {
     let id = path.into_inner().id;
-    let out = state
-        .run(move |conn| registrations::register(conn, &caller, id, body.0))
+    let key = idempotency_key(&req, &body.0)?;
+    let (status, out) = state
+        .transaction(move |conn| {
+            idempotency::once(conn, caller.user_id, key.as_ref(), 201, |conn| {
+                registrations::register(conn, &caller, id, body.0)
+            })
+        })
         .await?;
-    Ok(HttpResponse::Created().json(out))
+    let mut answer =
+        HttpResponse::build(StatusCode::from_u16(status).unwrap_or(StatusCode::CREATED));
+    Ok(answer.json(out))
 }
 
 /// Change a registration's seeding rating (organisers).

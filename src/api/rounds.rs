@@ -6,13 +6,15 @@
 //! `GET .../draws` gives each draw's input, seed and output so anyone can recompute it with the
 //! same engine.
 
+use actix_web::http::StatusCode;
 use actix_web::{get, post, web, HttpRequest, HttpResponse};
 
-use crate::api::extract::{Json, RoundPath, TournamentPath};
+use crate::api::extract::{idempotency_key, Json, RoundPath, TournamentPath};
 use crate::api::problem::BodyErrors;
 use crate::api::support::{cached_json, Visibility};
 use crate::auth::{Caller, MaybeCaller};
 use crate::error::{ApiResult, Problem};
+use crate::services::idempotency;
 use crate::services::rounds::{self, CreateRound, DrawRecord, RoundOut};
 use crate::services::snapshot::TeamMatchResult;
 use crate::state::AppState;
@@ -22,7 +24,10 @@ use crate::state::AppState;
     operation_id = "create_round",
     tag = "rounds",
     security(("bearer" = [])),
-    params(TournamentPath),
+    params(
+        TournamentPath,
+        ("Idempotency-Key" = Option<String>, Header, nullable = false, pattern = "^[!-~]{1,200}$", description = "Makes a retry safe: the same key and request get the first answer again"),
+    ),
     request_body = CreateRound,
     responses(
         BodyErrors,
@@ -35,16 +40,24 @@ use crate::state::AppState;
 )]
 #[post("/tournaments/{id}/rounds")]
 pub async fn create(
+    req: HttpRequest,
     state: web::Data<AppState>,
     caller: Caller,
     path: web::Path<TournamentPath>,
     body: Json<CreateRound>,
 ) -> ApiResult<HttpResponse> {
     let tid = path.into_inner().id;
-    let out = state
-        .run(move |conn| rounds::create_round(conn, &caller, tid, body.0))
+    let key = idempotency_key(&req, &body.0)?;
+    let (status, out) = state
+        .transaction(move |conn| {
+            idempotency::once(conn, caller.user_id, key.as_ref(), 201, |conn| {
+                rounds::create_round(conn, &caller, tid, body.0)
+            })
+        })
         .await?;
-    Ok(HttpResponse::Created().json(out))
+    let mut answer =
+        HttpResponse::build(StatusCode::from_u16(status).unwrap_or(StatusCode::CREATED));
+    Ok(answer.json(out))
 }
 
 /// Redraw a draft round with a new seed (organisers). The earlier draw stays in the history.

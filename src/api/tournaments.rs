@@ -1,14 +1,16 @@
 //! `/tournaments`: create, configure, publish and staff a tournament.
 
+use actix_web::http::StatusCode;
 use actix_web::{delete, get, patch, post, web, HttpRequest, HttpResponse};
 
-use crate::api::extract::{Json, Query, TournamentPath};
+use crate::api::extract::{idempotency_key, Json, Query, TournamentPath};
 use crate::api::problem::BodyErrors;
 use crate::api::support::{cached_json, required_if_match, versioned_json, Page, Visibility};
 use crate::auth::{Caller, MaybeCaller, StaffRole};
 use crate::domain::status::TournamentStatus;
 use crate::error::{ApiResult, Problem};
 use crate::services::access::load_visible;
+use crate::services::idempotency;
 use crate::services::tournaments::{
     self, AppointStaff, CreateTournament, StaffOut, TournamentFilter, TournamentOut,
     UpdateTournament,
@@ -20,6 +22,9 @@ use crate::state::AppState;
     operation_id = "create_tournament",
     tag = "tournaments",
     security(("bearer" = [])),
+    params(
+        ("Idempotency-Key" = Option<String>, Header, nullable = false, pattern = "^[!-~]{1,200}$", description = "Makes a retry safe: the same key and request get the first answer again"),
+    ),
     request_body = CreateTournament,
     responses(
         BodyErrors,
@@ -28,18 +33,29 @@ use crate::state::AppState;
 )]
 #[post("/tournaments")]
 pub async fn create(
+    req: HttpRequest,
     state: web::Data<AppState>,
     caller: Caller,
     body: Json<CreateTournament>,
 ) -> ApiResult<HttpResponse> {
-    let t = state
-        .run(move |conn| tournaments::create_tournament(conn, &caller, body.0))
+    let key = idempotency_key(&req, &body.0)?;
+    let (status, out) = state
+        .transaction(move |conn| {
+            idempotency::once(conn, caller.user_id, key.as_ref(), 201, |conn| {
+                tournaments::create_tournament(conn, &caller, body.0)
+                    .and_then(TournamentOut::try_from)
+            })
+        })
         .await?;
-    let version = t.version;
-    Ok(HttpResponse::Created()
-        .insert_header(("Location", format!("/api/v1/tournaments/{}", t.id)))
-        .insert_header(("ETag", format!("\"{version}\"")))
-        .json(TournamentOut::try_from(t)?))
+    let mut answer =
+        HttpResponse::build(StatusCode::from_u16(status).unwrap_or(StatusCode::CREATED));
+    if let Some(id) = out["id"].as_i64() {
+        answer.insert_header(("Location", format!("/api/v1/tournaments/{id}")));
+    }
+    if let Some(v) = out["version"].as_i64() {
+        answer.insert_header(("ETag", format!("\"{v}\"")));
+    }
+    Ok(answer.json(out))
 }
 
 /// List tournaments: published ones for everyone, plus your own drafts when signed in.

@@ -71,7 +71,7 @@ pub enum PenaltyKind {
 }
 
 /// Record a penalty or sanction.
-#[derive(Debug, Deserialize, ToSchema)]
+#[derive(Debug, Deserialize, Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RecordPenalty {
     pub player_id: i64,

@@ -89,3 +89,26 @@ pub fn store(
         .execute(conn)?;
     Ok(())
 }
+
+/// Runs a creating write once per `Idempotency-Key`: a retry (or a parallel copy) of the same
+/// request gets the first answer, stored in the same transaction as the write; without a key
+/// the write simply runs. Returns the status and the body as JSON.
+pub fn once<T: serde::Serialize>(
+    conn: &mut PgConnection,
+    user_id: i64,
+    key: Option<&Key>,
+    status: u16,
+    write: impl FnOnce(&mut PgConnection) -> Result<T, ApiError>,
+) -> Result<(u16, serde_json::Value), ApiError> {
+    if let Some(k) = key {
+        if let Some(answer) = replay(conn, user_id, k)? {
+            return Ok(answer);
+        }
+    }
+    let out = write(conn)?;
+    let json = serde_json::to_value(&out).map_err(|e| ApiError::Internal(e.to_string()))?;
+    if let Some(k) = key {
+        store(conn, user_id, k, status, &json)?;
+    }
+    Ok((status, json))
+}

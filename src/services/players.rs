@@ -44,7 +44,7 @@ impl From<Player> for PlayerOut {
 }
 
 /// A new player.
-#[derive(Debug, Deserialize, ToSchema)]
+#[derive(Debug, Deserialize, Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreatePlayer {
     #[schema(

@@ -85,7 +85,7 @@ pub struct RegistrationOut {
 }
 
 /// Register a player.
-#[derive(Debug, Deserialize, ToSchema)]
+#[derive(Debug, Deserialize, Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Register {
     /// The player to register. Players register themselves (their account is linked to the

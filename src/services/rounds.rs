@@ -60,7 +60,7 @@ pub struct RoundOut {
 }
 
 /// Create the next round.
-#[derive(Debug, Deserialize, ToSchema)]
+#[derive(Debug, Deserialize, Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateRound {
     /// `preliminary` (default), `final`, `voluntary` or `playoff`.

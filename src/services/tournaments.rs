@@ -89,7 +89,7 @@ impl TryFrom<Tournament> for TournamentOut {
 }
 
 /// A new tournament. The caller becomes its organiser.
-#[derive(Debug, Deserialize, ToSchema)]
+#[derive(Debug, Deserialize, Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateTournament {
     #[schema(

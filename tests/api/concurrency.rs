@@ -174,3 +174,55 @@ async fn parallel_retries_with_one_idempotency_key_all_get_the_first_answer() {
         assert_eq!(v["versions"].as_array().unwrap().len(), 1);
     }
 }
+
+/// Every creating POST takes an Idempotency-Key: retries, in a row or at once, create one
+/// resource and all get the first answer (a player and a tournament here).
+#[actix_web::test]
+async fn retried_creating_posts_with_one_key_create_once() {
+    let app = spawn_app().await;
+    let admin = app.admin_token().await;
+    for (path, body) in [
+        ("/api/v1/players", json!({"name": "Once Only"})),
+        (
+            "/api/v1/tournaments",
+            json!({"name": "Once Open", "game": "Agricola", "ruleset": "agricola_norway",
+                   "planned_rounds": 4, "starts_on": "2026-12-05", "time_zone": "Europe/Oslo"}),
+        ),
+    ] {
+        let send = || {
+            app.req(reqwest::Method::POST, path, Some(&admin))
+                .header(
+                    "idempotency-key",
+                    format!("create-once{}", path.replace('/', "-")),
+                )
+                .json(&body)
+                .send()
+        };
+        let first = send().await.unwrap();
+        let status = first.status();
+        let location = first.headers().get("location").cloned();
+        let first: Value = first.json().await.unwrap();
+        assert_eq!(status, 201, "{path}: {first}");
+        let location = location.unwrap();
+        for r in join_all((0..4).map(|_| send())).await {
+            let r = r.unwrap();
+            assert_eq!(r.status(), 201);
+            assert_eq!(r.headers()["location"], location);
+            assert_eq!(r.json::<Value>().await.unwrap(), first);
+        }
+    }
+    let players: Value = app
+        .get("/api/v1/players?q=once", None)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(players["total"], 1);
+    let tournaments: Value = app
+        .get("/api/v1/tournaments", Some(&admin))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(tournaments["total"], 1);
+}

@@ -129,7 +129,7 @@ pub struct Evidence {
 }
 
 /// A person the case concerns: an account or a player (exactly one of the two).
-#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Deserialize, Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PartyIn {
     pub user_id: Option<i64>,
@@ -137,7 +137,7 @@ pub struct PartyIn {
 }
 
 /// Open a complaint.
-#[derive(Debug, Deserialize, ToSchema)]
+#[derive(Debug, Deserialize, Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct OpenCase {
     pub subject: CaseSubject,
