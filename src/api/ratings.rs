@@ -106,7 +106,7 @@ pub async fn read_pool(
     security(("bearer" = [])),
     params(
         ("id" = i64, Path, description = "Rating pool id"),
-        ("If-Match" = String, Header, pattern = r#"^(\*|(W/)?"[0-9]{1,9}")$"#, description = "The version you read (its ETag), e.g. \"3\"; * overwrites whatever is current"),
+        ("If-Match" = Option<String>, Header, nullable = false, pattern = r#"^(\*|(W/)?"[0-9]{1,9}")$"#, description = "Required (428 without it): the version you read (its ETag), e.g. \"3\"; * overwrites whatever is current"),
     ),
     request_body = UpdatePool,
     responses(

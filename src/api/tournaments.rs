@@ -125,7 +125,7 @@ pub async fn read(
     security(("bearer" = [])),
     params(
         TournamentPath,
-        ("If-Match" = String, Header, pattern = r#"^(\*|(W/)?"[0-9]{1,9}")$"#, description = "The version you read (its ETag), e.g. \"3\"; * overwrites whatever is current"),
+        ("If-Match" = Option<String>, Header, nullable = false, pattern = r#"^(\*|(W/)?"[0-9]{1,9}")$"#, description = "Required (428 without it): the version you read (its ETag), e.g. \"3\"; * overwrites whatever is current"),
     ),
     request_body = UpdateTournament,
     responses(
