@@ -29,7 +29,7 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
         .service(api::problem::explain)
         .service(utoipa_actix_web::scope("/api/v1").configure(api::routes))
         .split_for_parts();
-    doc
+    api::document::finish(doc)
 }
 
 /// The routes the service knows, as path templates with their methods, to tell 404 from 405.

@@ -67,6 +67,10 @@ pub async fn issue_token(
 }
 
 /// Who am I: my account, my global role and my tournament roles.
+///
+/// Answers the account behind the bearer token: its id, username, whether it is an admin (as stored
+/// now, not as the token says), its linked player if any, and every tournament where it holds a
+/// staff role.
 #[utoipa::path(
     operation_id = "read_me",
     tag = "auth",

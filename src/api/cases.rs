@@ -12,9 +12,9 @@
 use actix_web::http::StatusCode;
 use actix_web::{get, post, web, HttpRequest, HttpResponse};
 
-use crate::api::extract::{idempotency_key, CasePath, Json, TournamentPath};
+use crate::api::extract::{idempotency_key, CasePath, Json, Query, TournamentPath};
 use crate::api::problem::BodyErrors;
-use crate::api::support::{cached_json, Visibility};
+use crate::api::support::{cached_json, page_json, Page, PageParams, Visibility};
 use crate::auth::{Caller, MaybeCaller};
 use crate::domain::{CaseId, TournamentId};
 use crate::error::{ApiResult, Problem};
@@ -22,8 +22,9 @@ use crate::services::cases::{self, AddParty, Appeal, CaseOut, CastVote, Decide, 
 use crate::services::idempotency;
 use crate::state::AppState;
 
-/// Open a complaint (a player registered in the tournament, a referee or an organiser). The
-/// complainant, the people named as respondents and, for a table or a result, the players
+/// Open a complaint (a player registered in the tournament, a referee or an organiser).
+///
+/// The complainant, the people named as respondents and, for a table or a result, the players
 /// seated there become parties; the deciding panel is computed and shown.
 #[utoipa::path(
     operation_id = "open_case",
@@ -67,12 +68,15 @@ pub async fn open(
 /// The tournament's cases the caller may see: open cases only for their parties, the
 /// referees, the organisers and the panel; decided cases for everyone (outcome and remedies
 /// only, unless the caller is one of those).
+///
+/// Oldest first. Anonymous callers see decided cases only, without the complaint's text or
+/// evidence.
 #[utoipa::path(
     operation_id = "list_cases",
     tag = "cases",
-    params(TournamentPath),
+    params(TournamentPath, PageParams),
     responses(
-        (status = 200, description = "Cases, oldest first", body = Vec<CaseOut>),
+        (status = 200, description = "Cases, oldest first", body = Page<CaseOut>),
         (status = 304, description = "Not modified"),
         (status = 401, description = "Invalid token", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
@@ -84,16 +88,21 @@ pub async fn list(
     state: web::Data<AppState>,
     caller: MaybeCaller,
     path: web::Path<TournamentPath>,
+    page: Query<PageParams>,
 ) -> ApiResult<HttpResponse> {
     let tid = path.into_inner().id;
     let out = state
         .run(move |conn| cases::list_cases(conn, &caller, TournamentId(tid)))
         .await?;
-    cached_json(&req, &out, Visibility::Private)
+    page_json(&req, &Page::window(out, &page.0)?, Visibility::Private)
 }
 
 /// One case (an open case is 404 for anyone but its parties, the referees, the organisers
 /// and the panel).
+///
+/// The case with its complaint, evidence, parties, the deciding panel (referee or the three-member
+/// appeals committee after conflict-of-interest exclusions), votes once cast, the decision,
+/// remedies and the appeal.
 #[utoipa::path(
     operation_id = "read_case",
     tag = "cases",
@@ -123,6 +132,9 @@ pub async fn read(
 
 /// Add a party to an open case (a referee, an organiser or the complainant) before any vote
 /// is cast; the deciding panel is recomputed (409 if nobody would be left to decide).
+///
+/// Parties cannot sit on the panel that decides the case (domain.md, appeals): adding one may
+/// change who decides.
 #[utoipa::path(
     operation_id = "add_case_parties",
     tag = "cases",
@@ -153,9 +165,9 @@ pub async fn add_parties(
     Ok(HttpResponse::Ok().json(out))
 }
 
-/// A referee's ruling on a case with a referee panel (any referee on the panel): uphold
-/// (apply the remedies asked for), dismiss, or order remedies. The remedies are applied in
-/// the same transaction.
+/// A referee's ruling on a case with a referee panel (any referee on the panel): uphold (apply the remedies asked for), dismiss, or order remedies.
+///
+/// The remedies are applied in the same transaction.
 #[utoipa::path(
     operation_id = "decide_case",
     tag = "cases",
@@ -187,9 +199,10 @@ pub async fn decision(
     Ok(HttpResponse::Ok().json(out))
 }
 
-/// A committee panel member's vote (each member once, with a reason). When a choice has a
-/// majority of the panel the case is decided and its remedies applied in the same
-/// transaction; when every member has voted without a majority the case is dismissed.
+/// A committee panel member's vote (each member once, with a reason).
+///
+/// When a choice has a majority of the panel the case is decided and its remedies applied in the
+/// same transaction; when every member has voted without a majority the case is dismissed.
 #[utoipa::path(
     operation_id = "vote_on_case",
     tag = "cases",
@@ -221,10 +234,10 @@ pub async fn vote(
     Ok(HttpResponse::Created().json(out))
 }
 
-/// Appeal a referee's ruling to the appeals committee (a party of the case, within the
-/// tournament's `appeal_window_minutes` after the decision). The parties carry over, the
-/// referee who ruled becomes a party (`official_appealed`), and the appeal's panel is
-/// computed; its decision is final.
+/// Appeal a referee's ruling to the appeals committee (a party of the case, within the tournament's `appeal_window_minutes` after the decision).
+///
+/// The parties carry over, the referee who ruled becomes a party (`official_appealed`), and the
+/// appeal's panel is computed; its decision is final.
 #[utoipa::path(
     operation_id = "appeal_case",
     tag = "cases",

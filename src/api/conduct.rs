@@ -4,9 +4,9 @@
 use actix_web::http::StatusCode;
 use actix_web::{get, post, web, HttpRequest, HttpResponse};
 
-use crate::api::extract::{idempotency_key, Json, TournamentPath};
+use crate::api::extract::{idempotency_key, Json, Query, TournamentPath};
 use crate::api::problem::BodyErrors;
-use crate::api::support::{cached_json, Visibility};
+use crate::api::support::{page_json, Page, PageParams, Visibility};
 use crate::auth::{Caller, MaybeCaller};
 use crate::error::{ApiResult, Problem};
 use crate::services::conduct::{
@@ -17,6 +17,10 @@ use crate::state::AppState;
 
 /// Record a withdrawal or a voluntary-round opt-out (organisers and referees; a player may
 /// opt out of a voluntary round themselves).
+///
+/// A withdrawal takes effect from the given round: the player is left out of later draws, keeps the
+/// results already played and is shown as withdrawn in the standings. An opt-out skips one
+/// voluntary round only (domain.md section 3). Send an `Idempotency-Key` to retry safely.
 #[utoipa::path(
     operation_id = "record_withdrawal",
     tag = "conduct",
@@ -46,12 +50,15 @@ pub async fn withdraw(
 }
 
 /// Withdrawals and opt-outs of a tournament.
+///
+/// In the order they were recorded, with the round each takes effect from. Public once the
+/// tournament is published.
 #[utoipa::path(
     operation_id = "list_withdrawals",
     tag = "conduct",
-    params(TournamentPath),
+    params(TournamentPath, PageParams),
     responses(
-        (status = 200, description = "In the order recorded", body = Vec<WithdrawalOut>),
+        (status = 200, description = "In the order recorded", body = Page<WithdrawalOut>),
         (status = 304, description = "Not modified"),
         (status = 401, description = "Invalid token", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
@@ -63,15 +70,20 @@ pub async fn list_withdrawals(
     state: web::Data<AppState>,
     caller: MaybeCaller,
     path: web::Path<TournamentPath>,
+    page: Query<PageParams>,
 ) -> ApiResult<HttpResponse> {
     let tid = path.into_inner().id;
     let out = state
         .run(move |conn| conduct::list_withdrawals(conn, &caller, tid))
         .await?;
-    cached_json(&req, &out, Visibility::Private)
+    page_json(&req, &Page::window(out, &page.0)?, Visibility::Private)
 }
 
 /// Record a penalty or sanction (referees and organisers).
+///
+/// Points penalties are subtracted from the player's game total at that table; warnings,
+/// disqualifications and other sanctions are recorded and shown. The standings change at once. Send
+/// an `Idempotency-Key` to retry safely.
 #[utoipa::path(
     operation_id = "record_penalty",
     tag = "conduct",
@@ -112,12 +124,14 @@ pub async fn penalise(
 }
 
 /// Penalties and sanctions of a tournament (annulled ones included, marked).
+///
+/// In the order they were recorded. Public once the tournament is published.
 #[utoipa::path(
     operation_id = "list_penalties",
     tag = "conduct",
-    params(TournamentPath),
+    params(TournamentPath, PageParams),
     responses(
-        (status = 200, description = "In the order recorded", body = Vec<PenaltyOut>),
+        (status = 200, description = "In the order recorded", body = Page<PenaltyOut>),
         (status = 304, description = "Not modified"),
         (status = 401, description = "Invalid token", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
@@ -129,16 +143,18 @@ pub async fn list_penalties(
     state: web::Data<AppState>,
     caller: MaybeCaller,
     path: web::Path<TournamentPath>,
+    page: Query<PageParams>,
 ) -> ApiResult<HttpResponse> {
     let tid = path.into_inner().id;
     let out = state
         .run(move |conn| conduct::list_penalties(conn, &caller, tid))
         .await?;
-    cached_json(&req, &out, Visibility::Private)
+    page_json(&req, &Page::window(out, &page.0)?, Visibility::Private)
 }
 
-/// Annul a penalty (referees and organisers); the penalty stays listed with who annulled it,
-/// when and why. Annulling a removal lifts the withdrawal if its round is not drawn yet.
+/// Annul a penalty (referees and organisers); the penalty stays listed with who annulled it, when and why.
+///
+/// Annulling a removal lifts the withdrawal if its round is not drawn yet.
 #[utoipa::path(
     operation_id = "annul_penalty",
     tag = "conduct",

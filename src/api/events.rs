@@ -40,6 +40,9 @@ fn frame(e: &EventRow) -> String {
 /// A live stream of the tournament's events (public): `round_published`, `result_entered`,
 /// `result_corrected`, `round_completed`, `standings_changed`, `withdrawal`, `penalty`,
 /// `penalty_annulled`.
+///
+/// Server-sent events (`text/event-stream`), never compressed. Each event has an `id`; reconnect
+/// with `Last-Event-ID` to receive what was missed. Try it with `curl -sN`.
 #[utoipa::path(
     operation_id = "stream_events",
     tag = "standings",

@@ -15,6 +15,8 @@ pub struct Health {
 }
 
 /// Liveness: the process is up and answering.
+///
+/// Answers 200 without touching the database; for load balancers and process supervisors.
 #[utoipa::path(
     operation_id = "check_liveness",
     tag = "operations",
@@ -30,6 +32,9 @@ pub async fn healthz() -> HttpResponse {
 }
 
 /// Readiness: the database answers a query.
+///
+/// Answers 200 when a database connection could be checked out and answered, 503 with `Retry-After`
+/// otherwise.
 #[utoipa::path(
     operation_id = "check_readiness",
     tag = "operations",

@@ -85,6 +85,8 @@ impl Metrics {
 }
 
 /// Prometheus metrics of this instance.
+///
+/// Request counts and latencies by route and status, in the Prometheus text format.
 #[utoipa::path(
     operation_id = "read_metrics",
     tag = "operations",

@@ -5,6 +5,7 @@
 pub mod auth;
 pub mod cases;
 pub mod conduct;
+pub mod document;
 pub mod events;
 pub mod extract;
 pub mod health;
@@ -54,8 +55,7 @@ use utoipa_actix_web::service_config::ServiceConfig;
         // Enums used only by query parameters: IntoParams refers to them, so they must be in
         // the components for the references to resolve.
         crate::services::ratings::ListFormat,
-        crate::services::standings::PurposeParam,
-        crate::services::standings::FormatParam,
+        crate::services::standings::StandingsPurpose,
     ))
 )]
 pub struct ApiDoc;

@@ -5,7 +5,7 @@ use actix_web::{get, patch, post, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::{idempotency_key, Json, Query};
 use crate::api::problem::BodyErrors;
-use crate::api::support::{cached_json, Page, Visibility};
+use crate::api::support::{cached_json, page_json, Page, Visibility};
 use crate::auth::{Caller, MaybeCaller};
 use crate::error::{ApiResult, Problem};
 use crate::services::idempotency;
@@ -13,6 +13,10 @@ use crate::services::players::{self, CreatePlayer, PlayerFilter, PlayerOut, Upda
 use crate::state::AppState;
 
 /// Create a player (an admin, or anyone who organises a tournament).
+///
+/// Players are identities shared across tournaments and rating pools. Linking an account
+/// (`user_id`) needs that account's consent: only an admin or the account itself may link it.
+/// Answers 201 with `Location`; send an `Idempotency-Key` to retry safely.
 #[utoipa::path(
     operation_id = "create_player",
     tag = "players",
@@ -52,6 +56,9 @@ pub async fn create(
 }
 
 /// List players (public).
+///
+/// Ordered by name, then id; `q` searches names case-insensitively in every alphabet. A page in the
+/// list envelope with a `Link` header.
 #[utoipa::path(
     operation_id = "list_players",
     tag = "players",
@@ -73,10 +80,12 @@ pub async fn list(
     let page = state
         .run(move |conn| players::list_players(conn, filter.0))
         .await?;
-    cached_json(&req, &page, Visibility::Public)
+    page_json(&req, &page, Visibility::Public)
 }
 
 /// Read a player (public).
+///
+/// The player's identity, club, country and linked account.
 #[utoipa::path(
     operation_id = "read_player",
     tag = "players",
@@ -103,6 +112,9 @@ pub async fn read(
 }
 
 /// Change a player (an admin, or whoever created it).
+///
+/// A partial update: absent fields stay, `null` clears an optional field. Rating pools that list
+/// the player show the new name, club and country at once.
 #[utoipa::path(
     operation_id = "update_player",
     tag = "players",

@@ -92,6 +92,8 @@ impl utoipa::IntoResponses for AuthErrors {
 
 /// The explanation of a problem type (the page its `type` URI names), as HTML for browsers or
 /// as JSON (`Accept: application/json`).
+///
+/// Every `type` URI of a problem answer resolves here: what it means and what to do about it.
 #[utoipa::path(
     operation_id = "explain_problem_type",
     tag = "operations",

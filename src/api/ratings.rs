@@ -8,7 +8,8 @@ use crate::api::extract::{Json, Query};
 use crate::api::problem::BodyErrors;
 use crate::api::support::{
     cached_body, cached_json, etag_matches, etag_of_key, if_none_match, not_modified_answer,
-    required_if_match, tagged_body, versioned_json, Page, PageParams, Visibility,
+    page_json, required_if_match, tagged_body, versioned_json, with_links, Page, PageParams,
+    Visibility,
 };
 use crate::auth::{Caller, MaybeCaller};
 use crate::error::{ApiError, ApiResult, FieldError, Problem};
@@ -21,6 +22,9 @@ use crate::services::ratings::{
 use crate::state::AppState;
 
 /// Create a rating pool (admins).
+///
+/// A pool holds one Elo rating list (for example the national Ashes list) fed by the tournaments
+/// that name it. Answers 201 with `Location`; send an `Idempotency-Key` to retry safely.
 #[utoipa::path(
     operation_id = "create_rating_pool",
     tag = "ratings",
@@ -50,6 +54,8 @@ pub async fn create_pool(
 }
 
 /// List rating pools (public).
+///
+/// In creation order. A page in the list envelope with a `Link` header.
 #[utoipa::path(
     operation_id = "list_rating_pools",
     tag = "ratings",
@@ -71,10 +77,13 @@ pub async fn list_pools(
     let page = state
         .run(move |conn| ratings::list_pools(conn, &page.0))
         .await?;
-    cached_json(&req, &page, Visibility::Public)
+    page_json(&req, &page, Visibility::Public)
 }
 
 /// Read a rating pool (public).
+///
+/// The pool's parameters (K-factor table, initial rating, listing threshold), time zone and
+/// seasons, with its `version` as a strong `ETag` (send it in `If-Match` to update).
 #[utoipa::path(
     operation_id = "read_rating_pool",
     tag = "ratings",
@@ -98,8 +107,9 @@ pub async fn read_pool(
     versioned_json(&req, &pool, pool.version, Visibility::Public)
 }
 
-/// Change a rating pool (admins). New parameters recompute every rating of the pool in the
-/// same transaction.
+/// Change a rating pool (admins).
+///
+/// New parameters recompute every rating of the pool in the same transaction.
 #[utoipa::path(
     operation_id = "update_rating_pool",
     tag = "ratings",
@@ -138,8 +148,10 @@ pub async fn update_pool(
         .json(ratings::pool_out(pool)?))
 }
 
-/// Rebuild a pool's ratings from scratch (admins). Ratings are kept up to date incrementally as
-/// results change; this is the full recompute, for repairs and checks.
+/// Rebuild a pool's ratings from scratch (admins).
+///
+/// Ratings are kept up to date incrementally as results change; this is the full recompute, for
+/// repairs and checks.
 #[utoipa::path(
     operation_id = "rebuild_rating_pool",
     tag = "ratings",
@@ -165,8 +177,9 @@ pub async fn rebuild(
     Ok(HttpResponse::Ok().json(out))
 }
 
-/// The pool's leaderboard (public): rank, player, rating, games, last played and trend. By
-/// default only established players (at least the pool's `min_games_listed` rated games);
+/// The pool's leaderboard (public): rank, player, rating, games, last played and trend.
+///
+/// By default only established players (at least the pool's `min_games_listed` rated games);
 /// `include_provisional` adds the others, flagged. Also as CSV.
 #[utoipa::path(
     operation_id = "read_leaderboard",
@@ -194,8 +207,8 @@ pub async fn leaderboard(
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
     let q = query.0;
-    let sel = ratings::leaderboard_selection(&q)?;
     let csv = wants_csv(&req, q.format);
+    let sel = ratings::leaderboard_selection(&q, csv)?;
     let season = q.season;
     let if_none_match = if_none_match(&req);
     let boards = state.leaderboards.clone();
@@ -226,14 +239,14 @@ pub async fn leaderboard(
     };
     if csv {
         let mut out = String::from(
-            "rank,player_id,name,club,country,rating,games,provisional,last_played,trend_delta\n",
+            "rank,player_id,player_name,club,country,rating,games,provisional,last_played,trend_delta\n",
         );
         for r in &page.items {
             out.push_str(&format!(
                 "{},{},{},{},{},{:.1},{},{},{},{:.1}\n",
                 r.rank,
                 r.player_id,
-                csv::field(&r.name),
+                csv::field(&r.player_name),
                 csv::field(r.club.as_deref().unwrap_or("")),
                 r.country.as_deref().unwrap_or(""),
                 r.rating,
@@ -251,21 +264,21 @@ pub async fn leaderboard(
         ));
     }
     let body = serde_json::to_vec(&page).map_err(|e| ApiError::Internal(e.to_string()))?;
-    Ok(tagged_body(
-        &etag,
-        "application/json",
-        body,
-        Visibility::Public,
-    ))
+    let mut answer = tagged_body(&etag, "application/json", body, Visibility::Public);
+    with_links(&req, &page, &mut answer);
+    Ok(answer)
 }
 
 /// The pool's seasons (public).
+///
+/// In date order; each season's standings are read at 22:00 local time on its last day (seed 004
+/// section 7).
 #[utoipa::path(
     operation_id = "list_seasons",
     tag = "ratings",
-    params(("id" = i64, Path, description = "Rating pool id")),
+    params(("id" = i64, Path, description = "Rating pool id"), PageParams),
     responses(
-        (status = 200, description = "The seasons in date order", body = Vec<SeasonOut>),
+        (status = 200, description = "The seasons in date order", body = Page<SeasonOut>),
         (status = 304, description = "Not modified"),
         (status = 401, description = "Invalid token", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such pool", body = Problem, content_type = "application/problem+json"),
@@ -277,18 +290,19 @@ pub async fn list_seasons(
     state: web::Data<AppState>,
     _caller: MaybeCaller,
     id: web::Path<i64>,
+    page: Query<PageParams>,
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
     let seasons = state
         .run(move |conn| ratings::pool_seasons(conn, id))
         .await?;
-    cached_json(&req, &seasons, Visibility::Public)
+    page_json(&req, &Page::window(seasons, &page.0)?, Visibility::Public)
 }
 
-/// A season's standings with every player's classification (public): ratings at 22:00 local
-/// time on the season's last day; classified = a tournament in every month of the season or at
-/// least five in it (seed 004 section 7). In a league pool only tournaments that count for the
-/// league (announced 7 days ahead, at least 4 players) count.
+/// A season's standings with every player's classification (public): ratings at 22:00 local time on the season's last day; classified = a tournament in every month of the season or at least five in it (seed 004 section 7).
+///
+/// In a league pool only tournaments that count for the league (announced 7 days ahead, at least 4
+/// players) count.
 #[utoipa::path(
     operation_id = "read_season_standings",
     tag = "ratings",
@@ -317,11 +331,10 @@ pub async fn read_season(
     cached_json(&req, &out, Visibility::Public)
 }
 
-/// The league table (public): for every player classified in every season of the pool, the
-/// average of their season ratings (each taken at 22:00 local time on the season's last day),
-/// ranked; the league winner first (seed 004 section 7). Players not classified in every season
-/// are listed apart, in `others`, without a rank. A pool without seasons has an empty table.
-/// Also as CSV (`rank` empty for the others).
+/// The league table (public): for every player classified in every season of the pool, the average of their season ratings (each taken at 22:00 local time on the season's last day), ranked; the league winner first (seed 004 section 7).
+///
+/// Players not classified in every season are listed apart, in `others`, without a rank. A pool
+/// without seasons has an empty table. Also as CSV (`rank` empty for the others).
 #[utoipa::path(
     operation_id = "read_league_table",
     tag = "ratings",
@@ -351,7 +364,7 @@ pub async fn league(
     let out = state.run(move |conn| ratings::league_of(conn, id)).await?;
     if csv {
         let n = out.seasons.len();
-        let mut head = String::from("rank,player_id,name,average");
+        let mut head = String::from("rank,player_id,player_name,average");
         for s in 1..=n {
             head.push_str(&format!(",season_{s}_rating,season_{s}_classified"));
         }
@@ -362,7 +375,7 @@ pub async fn league(
                 "{},{},{},{}",
                 r.rank.map(|k| k.to_string()).unwrap_or_default(),
                 r.player_id,
-                csv::field(&r.name),
+                csv::field(&r.player_name),
                 r.average.map(|a| format!("{a:.1}")).unwrap_or_default(),
             ));
             for (rating, classified) in r.season_ratings.iter().zip(&r.classified) {
@@ -386,6 +399,9 @@ pub async fn league(
 
 /// A player's rating history (public): every change in every pool (or one), oldest first, with
 /// the game that caused it.
+///
+/// Each change names its pool, tournament, round, opponent, expected score and K. A page in the
+/// list envelope with a `Link` header.
 #[utoipa::path(
     operation_id = "list_player_rating_changes",
     tag = "ratings",
@@ -423,7 +439,7 @@ pub async fn player_ratings(
     let page = state
         .run(move |conn| ratings::player_ratings(conn, id, pool, limit, offset))
         .await?;
-    cached_json(&req, &page, Visibility::Public)
+    page_json(&req, &page, Visibility::Public)
 }
 
 fn wants_csv(req: &HttpRequest, format: Option<ListFormat>) -> bool {

@@ -7,9 +7,9 @@
 use actix_web::http::StatusCode;
 use actix_web::{delete, get, patch, post, web, HttpRequest, HttpResponse};
 
-use crate::api::extract::{idempotency_key, Json, TournamentPath};
+use crate::api::extract::{idempotency_key, Json, Query, TournamentPath};
 use crate::api::problem::BodyErrors;
-use crate::api::support::{cached_json, Visibility};
+use crate::api::support::{page_json, Page, PageParams, Visibility};
 use crate::auth::{Caller, MaybeCaller};
 use crate::domain::{PlayerId, TournamentId};
 use crate::error::{ApiResult, Problem};
@@ -20,12 +20,15 @@ use crate::services::registrations::{
 use crate::state::AppState;
 
 /// The registrations of a tournament, in registration order.
+///
+/// Confirmed registrations fill whole tables (a multiple of the table size) in registration order;
+/// the rest wait. Public once the tournament is published.
 #[utoipa::path(
     operation_id = "list_registrations",
     tag = "registrations",
-    params(TournamentPath),
+    params(TournamentPath, PageParams),
     responses(
-        (status = 200, description = "Live registrations", body = Vec<RegistrationOut>),
+        (status = 200, description = "Live registrations", body = Page<RegistrationOut>),
         (status = 304, description = "Not modified"),
         (status = 401, description = "Invalid token", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
@@ -37,6 +40,7 @@ pub async fn list(
     state: web::Data<AppState>,
     caller: MaybeCaller,
     path: web::Path<TournamentPath>,
+    page: Query<PageParams>,
 ) -> ApiResult<HttpResponse> {
     let id = path.into_inner().id;
     let (public, out) = state
@@ -47,11 +51,13 @@ pub async fn list(
     } else {
         Visibility::Private
     };
-    cached_json(&req, &out, vis)
+    page_json(&req, &Page::window(out, &page.0)?, vis)
 }
 
-/// Register a player. Confirmed when the count reaches a multiple of the table size, else
-/// waitlisted; answers the full list.
+/// Register a player.
+///
+/// Confirmed when the count reaches a multiple of the table size, else waitlisted; answers the full
+/// list.
 #[utoipa::path(
     operation_id = "register_player",
     tag = "registrations",
@@ -63,7 +69,7 @@ pub async fn list(
     request_body = Register,
     responses(
         BodyErrors,
-        (status = 201, description = "Registered; the live registrations", body = Vec<RegistrationOut>),
+        (status = 201, description = "Registered; the live registrations", body = Page<RegistrationOut>),
         (status = 403, description = "Neither an organiser nor the player", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "Already registered or registration closed", body = Problem, content_type = "application/problem+json"),
@@ -82,7 +88,7 @@ pub async fn register(
     let (status, out) = state
         .transaction(move |conn| {
             idempotency::once(conn, caller.user_id, key.as_ref(), 201, |conn| {
-                registrations::register(conn, &caller, id, body.0)
+                registrations::register(conn, &caller, id, body.0).map(Page::whole)
             })
         })
         .await?;
@@ -92,6 +98,8 @@ pub async fn register(
 }
 
 /// Change a registration's seeding rating (organisers).
+///
+/// Answers the tournament's registrations after the change, in the list envelope.
 #[utoipa::path(
     operation_id = "update_registration",
     tag = "registrations",
@@ -103,7 +111,7 @@ pub async fn register(
     request_body = UpdateRegistration,
     responses(
         BodyErrors,
-        (status = 200, description = "The live registrations", body = Vec<RegistrationOut>),
+        (status = 200, description = "The live registrations", body = Page<RegistrationOut>),
         (status = 403, description = "Not an organiser", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such tournament or registration", body = Problem, content_type = "application/problem+json"),
     )
@@ -127,11 +135,14 @@ pub async fn update(
             )
         })
         .await?;
-    Ok(HttpResponse::Ok().json(out))
+    Ok(HttpResponse::Ok().json(Page::whole(out)))
 }
 
 /// Cancel a registration (the player or an organiser) before the first round; the waitlist
 /// moves up.
+///
+/// Answers the tournament's registrations after the change, in the list envelope: the first waiting
+/// player may now be confirmed.
 #[utoipa::path(
     operation_id = "cancel_registration",
     tag = "registrations",
@@ -141,7 +152,7 @@ pub async fn update(
         ("player_id" = i64, Path, description = "Player id"),
     ),
     responses(
-        (status = 200, description = "The live registrations", body = Vec<RegistrationOut>),
+        (status = 200, description = "The live registrations", body = Page<RegistrationOut>),
         (status = 401, description = "Not signed in", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "Neither an organiser nor the player", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such tournament or registration", body = Problem, content_type = "application/problem+json"),
@@ -160,16 +171,19 @@ pub async fn cancel(
             registrations::cancel_registration(conn, &caller, TournamentId(id), PlayerId(player_id))
         })
         .await?;
-    Ok(HttpResponse::Ok().json(out))
+    Ok(HttpResponse::Ok().json(Page::whole(out)))
 }
 
 /// The teams of a tournament.
+///
+/// Each team with its pairs A and B (team duplicate, seed 002). Public once the tournament is
+/// published.
 #[utoipa::path(
     operation_id = "list_teams",
     tag = "registrations",
-    params(TournamentPath),
+    params(TournamentPath, PageParams),
     responses(
-        (status = 200, description = "Teams in number order", body = Vec<TeamOut>),
+        (status = 200, description = "Teams in number order", body = Page<TeamOut>),
         (status = 304, description = "Not modified"),
         (status = 401, description = "Invalid token", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
@@ -181,15 +195,18 @@ pub async fn list_teams(
     state: web::Data<AppState>,
     caller: MaybeCaller,
     path: web::Path<TournamentPath>,
+    page: Query<PageParams>,
 ) -> ApiResult<HttpResponse> {
     let id = path.into_inner().id;
     let out = state
         .run(move |conn| registrations::list_teams(conn, &caller, id))
         .await?;
-    cached_json(&req, &out, Visibility::Private)
+    page_json(&req, &Page::window(out, &page.0)?, Visibility::Private)
 }
 
 /// Register a team (organisers of a team-format tournament).
+///
+/// Every member must be a confirmed registration of the tournament and in no other team.
 #[utoipa::path(
     operation_id = "create_team",
     tag = "registrations",

@@ -9,13 +9,17 @@ use actix_web::{get, http::StatusCode, put, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::{idempotency_key, Json, TablePath};
 use crate::api::problem::BodyErrors;
-use crate::api::support::{cached_json, if_match, IfMatch, Visibility};
+use crate::api::support::{if_match, versioned_json, IfMatch, Visibility};
 use crate::auth::{Caller, MaybeCaller};
 use crate::error::{ApiResult, Problem};
 use crate::services::results::{self, EnterResult, Precondition, ResultWithHistory, TableRef};
 use crate::state::AppState;
 
 /// Enter or correct a table's result (referees and organisers).
+///
+/// The first entry needs no precondition; a correction needs `If-Match` with the version in force
+/// (the `ETag` of the result) and a `reason`, and keeps every earlier version. Standings and the
+/// ratings fed by the tournament follow at once.
 #[utoipa::path(
     operation_id = "enter_result",
     tag = "results",
@@ -66,15 +70,16 @@ pub async fn enter(
     )
 }
 
-/// A table's result with every version. In Bridge-Agricola, results of a round that is not
-/// completed are shown only to the tournament's staff (players at other tables hold the same
-/// cards).
+/// A table's result with every version.
+///
+/// In Bridge-Agricola, results of a round that is not completed are shown only to the tournament's
+/// staff (players at other tables hold the same cards).
 #[utoipa::path(
     operation_id = "read_result",
     tag = "results",
     params(TablePath),
     responses(
-        (status = 200, description = "The result and its versions", body = ResultWithHistory),
+        (status = 200, description = "The result and its versions; the `ETag` is the version in force, as `If-Match` takes it", body = ResultWithHistory),
         (status = 304, description = "Not modified"),
         (status = 401, description = "Invalid token", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such tournament, round, table or result", body = Problem, content_type = "application/problem+json"),
@@ -91,5 +96,7 @@ pub async fn read(
     let out = state
         .run(move |conn| results::read(conn, &caller, at))
         .await?;
-    cached_json(&req, &out, Visibility::Private)
+    // The version is the ETag, as the write answers it and `If-Match` takes it.
+    let version = out.current.version;
+    versioned_json(&req, &out, version, Visibility::Private)
 }

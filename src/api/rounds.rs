@@ -9,9 +9,9 @@
 use actix_web::http::StatusCode;
 use actix_web::{get, post, web, HttpRequest, HttpResponse};
 
-use crate::api::extract::{idempotency_key, Json, RoundPath, TournamentPath};
+use crate::api::extract::{idempotency_key, Json, Query, RoundPath, TournamentPath};
 use crate::api::problem::BodyErrors;
-use crate::api::support::{cached_json, Visibility};
+use crate::api::support::{cached_json, page_json, Page, PageParams, Visibility};
 use crate::auth::{Caller, MaybeCaller};
 use crate::error::{ApiResult, Problem};
 use crate::services::idempotency;
@@ -19,7 +19,9 @@ use crate::services::rounds::{self, CreateRound, DrawRecord, RoundOut};
 use crate::services::snapshot::TeamMatchResult;
 use crate::state::AppState;
 
-/// Create and draw the next round (organisers). The previous round must be completed.
+/// Create and draw the next round (organisers).
+///
+/// The previous round must be completed.
 #[utoipa::path(
     operation_id = "create_round",
     tag = "rounds",
@@ -60,7 +62,9 @@ pub async fn create(
     Ok(answer.json(out))
 }
 
-/// Redraw a draft round with a new seed (organisers). The earlier draw stays in the history.
+/// Redraw a draft round with a new seed (organisers).
+///
+/// The earlier draw stays in the history.
 #[utoipa::path(
     operation_id = "redraw_round",
     tag = "rounds",
@@ -91,6 +95,9 @@ pub async fn redraw(
 }
 
 /// Publish a draft round (organisers): players see their tables and the seed is revealed.
+///
+/// After publishing, the draw cannot be redrawn and results may be entered; anyone can check the
+/// revealed seed against the commitment.
 #[utoipa::path(
     operation_id = "publish_round",
     tag = "rounds",
@@ -120,12 +127,14 @@ pub async fn publish(
 }
 
 /// The rounds of a tournament (drafts only for its staff).
+///
+/// In round order, each with its draw, effective weight and seed commitment, in the list envelope.
 #[utoipa::path(
     operation_id = "list_rounds",
     tag = "rounds",
-    params(TournamentPath),
+    params(TournamentPath, PageParams),
     responses(
-        (status = 200, description = "Rounds in number order", body = Vec<RoundOut>),
+        (status = 200, description = "Rounds in number order", body = Page<RoundOut>),
         (status = 304, description = "Not modified"),
         (status = 401, description = "Invalid token", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
@@ -137,15 +146,23 @@ pub async fn list(
     state: web::Data<AppState>,
     caller: MaybeCaller,
     path: web::Path<TournamentPath>,
+    page: Query<PageParams>,
 ) -> ApiResult<HttpResponse> {
     let tid = path.into_inner().id;
     let (public, out) = state
         .run(move |conn| rounds::list_rounds(conn, &caller, tid))
         .await?;
-    cached_json(&req, &out, Visibility::public_if(public))
+    page_json(
+        &req,
+        &Page::window(out, &page.0)?,
+        Visibility::public_if(public),
+    )
 }
 
 /// A round: its draw, report and seed commitment (drafts only for the tournament's staff).
+///
+/// The draw shows every table's seats (seat 1 first), starting players, bridge groups, byes,
+/// placement groups and team matches, and the report of what the method could not satisfy.
 #[utoipa::path(
     operation_id = "read_round",
     tag = "rounds",
@@ -175,14 +192,18 @@ pub async fn read(
 
 /// Every draw made for a round, with its input and seed once the round is published, so the
 /// draw can be recomputed and checked against the commitment.
+///
+/// In attempt order, in the list envelope. The seeds of drafts stay hidden until the round is
+/// published.
 #[utoipa::path(
     operation_id = "list_round_draws",
     tag = "rounds",
     params(
         RoundPath,
+        PageParams,
     ),
     responses(
-        (status = 200, description = "The draws, first first", body = Vec<DrawRecord>),
+        (status = 200, description = "The draws, first first", body = Page<DrawRecord>),
         (status = 304, description = "Not modified"),
         (status = 401, description = "Invalid token", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such tournament or round", body = Problem, content_type = "application/problem+json"),
@@ -194,24 +215,28 @@ pub async fn draws(
     state: web::Data<AppState>,
     caller: MaybeCaller,
     path: web::Path<RoundPath>,
+    page: Query<PageParams>,
 ) -> ApiResult<HttpResponse> {
     let RoundPath { id: tid, n: number } = path.into_inner();
     let out = state
         .run(move |conn| rounds::draw_records(conn, &caller, tid, number))
         .await?;
-    cached_json(&req, &out, Visibility::Private)
+    page_json(&req, &Page::window(out, &page.0)?, Visibility::Private)
 }
 
 /// The team matches of a round (2v2 duplicate) with their outcomes: the six compared values,
 /// the step that decided, or the lot for a full tie.
+///
+/// In match order, in the list envelope (seed 002; domain.md section 7).
 #[utoipa::path(
     operation_id = "list_round_matches",
     tag = "rounds",
     params(
         RoundPath,
+        PageParams,
     ),
     responses(
-        (status = 200, description = "The matches of the round", body = Vec<TeamMatchResult>),
+        (status = 200, description = "The matches of the round", body = Page<TeamMatchResult>),
         (status = 304, description = "Not modified"),
         (status = 401, description = "Invalid token", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such tournament or round", body = Problem, content_type = "application/problem+json"),
@@ -223,10 +248,15 @@ pub async fn matches(
     state: web::Data<AppState>,
     caller: MaybeCaller,
     path: web::Path<RoundPath>,
+    page: Query<PageParams>,
 ) -> ApiResult<HttpResponse> {
     let RoundPath { id: tid, n: number } = path.into_inner();
     let (public, out) = state
         .run(move |conn| rounds::team_matches(conn, &caller, tid, number))
         .await?;
-    cached_json(&req, &out, Visibility::public_if(public))
+    page_json(
+        &req,
+        &Page::window(out, &page.0)?,
+        Visibility::public_if(public),
+    )
 }

@@ -8,12 +8,14 @@ use crate::api::support::{cached_body, cached_json, Visibility};
 use crate::auth::MaybeCaller;
 use crate::domain::scoring::Purpose;
 use crate::error::{ApiError, ApiResult, Problem};
-use crate::services::standings::{
-    self as table, FormatParam, PurposeParam, StandingsOut, StandingsQuery,
-};
+use crate::services::ratings::ListFormat;
+use crate::services::standings::{self as table, StandingsOut, StandingsPurpose, StandingsQuery};
 use crate::state::AppState;
 
 /// The standings after a round, with every tie-break value and the TP per round (public).
+///
+/// Ranked by the purpose's tie-break order (final, qualification or seeding; seed 000). JSON or CSV
+/// (`format=csv` or `Accept: text/csv`): the CSV holds every row.
 #[utoipa::path(
     operation_id = "read_standings",
     tag = "standings",
@@ -41,12 +43,8 @@ pub async fn standings(
     if q.after_round.is_some_and(|n| n > 1000) {
         return Err(ApiError::field("after_round", "must be at most 1000"));
     }
-    let purpose = match q.purpose.unwrap_or(PurposeParam::Final) {
-        PurposeParam::Seeding => Purpose::Seeding,
-        PurposeParam::Qualification => Purpose::Qualification,
-        PurposeParam::Final => Purpose::Final,
-    };
-    let wants_csv = matches!(q.format, Some(FormatParam::Csv))
+    let purpose = Purpose::from(q.purpose.unwrap_or(StandingsPurpose::Final));
+    let wants_csv = matches!(q.format, Some(ListFormat::Csv))
         || (q.format.is_none()
             && req
                 .headers()

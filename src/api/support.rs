@@ -183,3 +183,46 @@ pub fn versioned_json<T: Serialize>(
     let body = serde_json::to_vec(value).map_err(|e| ApiError::Internal(e.to_string()))?;
     Ok(tagged_body(&etag, "application/json", body, vis))
 }
+
+/// The RFC 8288 `Link` header of a page: `next` and `prev` (where they exist), with the
+/// request's other query parameters kept.
+pub fn page_links<T>(req: &HttpRequest, page: &Page<T>) -> Option<String> {
+    let (next, prev) = page.neighbours();
+    let kept: Vec<String> = req
+        .query_string()
+        .split('&')
+        .filter(|p| !p.is_empty() && !p.starts_with("limit=") && !p.starts_with("offset="))
+        .map(str::to_string)
+        .collect();
+    let link = |(offset, limit): (i64, i64), rel: &str| {
+        let mut query = kept.clone();
+        query.push(format!("limit={limit}"));
+        query.push(format!("offset={offset}"));
+        format!("<{}?{}>; rel=\"{rel}\"", req.path(), query.join("&"))
+    };
+    let links: Vec<String> = [next.map(|n| link(n, "next")), prev.map(|p| link(p, "prev"))]
+        .into_iter()
+        .flatten()
+        .collect();
+    (!links.is_empty()).then(|| links.join(", "))
+}
+
+/// A page of a list as JSON ([`cached_json`]) with its `Link` header.
+pub fn page_json<T: Serialize>(
+    req: &HttpRequest,
+    page: &Page<T>,
+    vis: Visibility,
+) -> Result<HttpResponse, ApiError> {
+    let mut answer = cached_json(req, page, vis)?;
+    with_links(req, page, &mut answer);
+    Ok(answer)
+}
+
+/// Adds a page's `Link` header to an answer.
+pub fn with_links<T>(req: &HttpRequest, page: &Page<T>, answer: &mut HttpResponse) {
+    if let Some(links) = page_links(req, page) {
+        if let Ok(v) = header::HeaderValue::from_str(&links) {
+            answer.headers_mut().insert(header::LINK, v);
+        }
+    }
+}

@@ -5,7 +5,9 @@ use actix_web::{delete, get, patch, post, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::{idempotency_key, Json, Query, TournamentPath};
 use crate::api::problem::BodyErrors;
-use crate::api::support::{cached_json, required_if_match, versioned_json, Page, Visibility};
+use crate::api::support::{
+    page_json, required_if_match, versioned_json, Page, PageParams, Visibility,
+};
 use crate::auth::{Caller, MaybeCaller, StaffRole};
 use crate::domain::status::TournamentStatus;
 use crate::error::{ApiResult, Problem};
@@ -18,6 +20,9 @@ use crate::services::tournaments::{
 use crate::state::AppState;
 
 /// Create a tournament (any signed-in user; the caller becomes its organiser).
+///
+/// The tournament starts as a draft seen only by its staff. Answers 201 with `Location`; send an
+/// `Idempotency-Key` to retry safely.
 #[utoipa::path(
     operation_id = "create_tournament",
     tag = "tournaments",
@@ -59,6 +64,9 @@ pub async fn create(
 }
 
 /// List tournaments: published ones for everyone, plus your own drafts when signed in.
+///
+/// Newest first, in the list envelope with a `Link` header; filter by `status` and search names
+/// with `q`.
 #[utoipa::path(
     operation_id = "list_tournaments",
     tag = "tournaments",
@@ -86,10 +94,12 @@ pub async fn list(
     } else {
         Visibility::Public
     };
-    cached_json(&req, &page, vis)
+    page_json(&req, &page, vis)
 }
 
 /// Read a tournament (public once published).
+///
+/// With its `version` as a strong `ETag`; send it in `If-Match` to update the tournament.
 #[utoipa::path(
     operation_id = "read_tournament",
     tag = "tournaments",
@@ -117,8 +127,9 @@ pub async fn read(
     versioned_json(&req, &t, t.version, vis)
 }
 
-/// Change a tournament (its organisers and admins). Send `If-Match: "<version>"` to make sure
-/// nobody changed it in between (412 otherwise).
+/// Change a tournament (its organisers and admins).
+///
+/// Send `If-Match: "<version>"` to make sure nobody changed it in between (412 otherwise).
 #[utoipa::path(
     operation_id = "update_tournament",
     tag = "tournaments",
@@ -159,12 +170,15 @@ pub async fn update(
 
 /// The tournament's staff: organisers, referees and the appeals committee (public once
 /// published).
+///
+/// Organisers, referees and appeals committee members with the account each role belongs to, in the
+/// list envelope.
 #[utoipa::path(
     operation_id = "list_staff",
     tag = "tournaments",
-    params(TournamentPath),
+    params(TournamentPath, PageParams),
     responses(
-        (status = 200, description = "The staff", body = Vec<StaffOut>),
+        (status = 200, description = "The staff", body = Page<StaffOut>),
         (status = 304, description = "Not modified"),
         (status = 401, description = "Invalid token", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
@@ -176,17 +190,23 @@ pub async fn list_staff(
     state: web::Data<AppState>,
     caller: MaybeCaller,
     path: web::Path<TournamentPath>,
+    page: Query<PageParams>,
 ) -> ApiResult<HttpResponse> {
     let id = path.into_inner().id;
     let (public, staff) = state
         .run(move |conn| tournaments::list_staff(conn, &caller, id))
         .await?;
-    cached_json(&req, &staff, Visibility::public_if(public))
+    page_json(
+        &req,
+        &Page::window(staff, &page.0)?,
+        Visibility::public_if(public),
+    )
 }
 
-/// Appoint an organiser, a referee or an appeals committee member (organisers). The committee
-/// has at most three members, and a referee cannot sit on the committee of the same tournament
-/// (the committee hears appeals against the referee).
+/// Appoint an organiser, a referee or an appeals committee member (organisers).
+///
+/// The committee has at most three members, and a referee cannot sit on the committee of the same
+/// tournament (the committee hears appeals against the referee).
 #[utoipa::path(
     operation_id = "appoint_staff",
     tag = "tournaments",
@@ -195,7 +215,7 @@ pub async fn list_staff(
     request_body = AppointStaff,
     responses(
         BodyErrors,
-        (status = 201, description = "Appointed", body = Vec<StaffOut>),
+        (status = 201, description = "Appointed", body = Page<StaffOut>),
         (status = 403, description = "Not an organiser of this tournament", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "Already appointed, committee full, or a conflict of roles", body = Problem, content_type = "application/problem+json"),
@@ -212,10 +232,12 @@ pub async fn appoint(
     let staff = state
         .run(move |conn| tournaments::appoint(conn, &caller, id, body.0))
         .await?;
-    Ok(HttpResponse::Created().json(staff))
+    Ok(HttpResponse::Created().json(Page::whole(staff)))
 }
 
-/// Remove an appointment (organisers). The last organiser cannot be removed.
+/// Remove an appointment (organisers).
+///
+/// The last organiser cannot be removed.
 #[utoipa::path(
     operation_id = "dismiss_staff",
     tag = "tournaments",

@@ -1,16 +1,19 @@
 //! `/users`: accounts, managed by admins.
 
-use actix_web::{get, post, web, HttpResponse};
+use actix_web::{get, post, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::{Json, Query};
 use crate::api::problem::{AuthErrors, BodyErrors};
-use crate::api::support::{Page, PageParams};
+use crate::api::support::{with_links, Page, PageParams};
 use crate::auth::Caller;
 use crate::error::{ApiResult, Problem};
 use crate::services::users::{self, CreateUser, UserOut};
 use crate::state::AppState;
 
 /// Create an account (admin).
+///
+/// Passwords need at least 10 characters, must not equal the username and must not be one of the
+/// most common passwords. Answers 201 with `Location`.
 #[utoipa::path(
     operation_id = "create_user",
     tag = "users",
@@ -38,6 +41,8 @@ pub async fn create(
 }
 
 /// List accounts (admin).
+///
+/// In creation order, in the list envelope with a `Link` header.
 #[utoipa::path(
     operation_id = "list_users",
     tag = "users",
@@ -51,6 +56,7 @@ pub async fn create(
 )]
 #[get("/users")]
 pub async fn list(
+    req: HttpRequest,
     state: web::Data<AppState>,
     caller: Caller,
     page: Query<PageParams>,
@@ -58,5 +64,7 @@ pub async fn list(
     let page = state
         .run(move |conn| users::list_users(conn, &caller, &page.0))
         .await?;
-    Ok(HttpResponse::Ok().json(page))
+    let mut answer = HttpResponse::Ok().json(&page);
+    with_links(&req, &page, &mut answer);
+    Ok(answer)
 }

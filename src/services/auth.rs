@@ -14,6 +14,7 @@ use crate::error::ApiError;
 /// Credentials to exchange for a token.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"username": "kari", "password": "a long passphrase"}))]
 pub struct TokenRequest {
     #[schema(example = "admin", max_length = 64)]
     pub username: String,

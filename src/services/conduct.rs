@@ -73,6 +73,7 @@ pub enum PenaltyKind {
 /// Record a penalty or sanction.
 #[derive(Debug, Deserialize, Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"player_id": 17, "kind": "point_penalty", "points": 5, "round": 2, "table": 3, "reason": "Late to the table after the break."}))]
 pub struct RecordPenalty {
     pub player_id: i64,
     pub kind: PenaltyKind,
@@ -97,6 +98,7 @@ pub struct RecordPenalty {
 /// Annul a penalty: the decision and its reason are kept.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"reason": "Given to the wrong player."}))]
 pub struct AnnulPenalty {
     #[schema(
         min_length = 1,
@@ -111,8 +113,7 @@ pub struct AnnulPenalty {
 pub struct PenaltyOut {
     pub id: i64,
     pub player_id: i64,
-    /// `point_penalty`, `warning`, `game_loss` or `removal`.
-    #[schema(example = "warning")]
+    #[schema(value_type = PenaltyKind, example = "warning")]
     pub kind: String,
     pub round: Option<i32>,
     pub table: Option<i32>,
@@ -357,6 +358,7 @@ pub enum WithdrawalKind {
 /// Record a withdrawal or an opt-out.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"player_id": 17, "from_round": 4, "kind": "withdrawal", "reason": "Ill."}))]
 pub struct RecordWithdrawal {
     pub player_id: i64,
     /// The first round the player does not play; not drawn yet.
@@ -375,7 +377,7 @@ pub struct RecordWithdrawal {
 #[derive(Debug, Serialize, ToSchema)]
 pub struct WithdrawalOut {
     pub player_id: i64,
-    #[schema(example = "withdrawal")]
+    #[schema(value_type = WithdrawalKind, example = "withdrawal")]
     pub kind: String,
     pub from_round: i32,
     pub reason: Option<String>,

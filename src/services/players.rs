@@ -46,6 +46,7 @@ impl From<Player> for PlayerOut {
 /// A new player.
 #[derive(Debug, Deserialize, Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"name": "Kari Nordmann", "club": "Oslo Brettspillklubb", "country": "NO"}))]
 pub struct CreatePlayer {
     #[schema(
         example = "Kari Nordmann",
@@ -68,6 +69,7 @@ pub struct CreatePlayer {
 /// Changes to a player; absent fields stay as they are, `null` clears an optional field.
 #[derive(Debug, Deserialize, ToSchema, Default)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"club": "Bergen Brettspillklubb"}))]
 pub struct UpdatePlayer {
     #[schema(
         max_length = 100,

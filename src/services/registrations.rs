@@ -73,7 +73,7 @@ pub struct RegistrationOut {
     pub player_id: i64,
     pub player_name: String,
     /// `confirmed` or `waitlisted` (cancelled registrations are not listed).
-    #[schema(example = "confirmed")]
+    #[schema(value_type = crate::domain::status::RegistrationStatus, example = "confirmed")]
     pub status: String,
     /// 1-based place in registration order among the live registrations.
     pub position: i64,
@@ -87,6 +87,7 @@ pub struct RegistrationOut {
 /// Register a player.
 #[derive(Debug, Deserialize, Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"player_id": 17, "seeding_rating": 1612.5, "seeding_rated_games": 12}))]
 pub struct Register {
     /// The player to register. Players register themselves (their account is linked to the
     /// player); organisers may register anyone.
@@ -102,6 +103,7 @@ pub struct Register {
 /// Change a registration's seeding (organisers).
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"seeding_rating": 1650.0, "seeding_rated_games": 14}))]
 pub struct UpdateRegistration {
     #[schema(minimum = 0, maximum = 10000)]
     pub seeding_rating: Option<f64>,
@@ -206,6 +208,7 @@ pub struct TeamOut {
 /// too.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"name": "Trondheim 1", "pair_a": [11, 12], "pair_b": [13, 14]}))]
 pub struct CreateTeam {
     #[schema(
         min_length = 1,

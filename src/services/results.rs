@@ -33,10 +33,11 @@ pub enum SeatOutcome {
     Loss,
 }
 
-/// One seated player's result.
+/// One seated player's result, the same shape in and out: a result read can be edited and sent
+/// back as a correction.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-pub struct SeatIn {
+pub struct ResultSeat {
     pub player_id: i64,
     /// Agricola VP without bonus points; Tantrix tiles; Ashes wounds dealt.
     #[schema(minimum = -1000, maximum = 10000)]
@@ -59,10 +60,11 @@ pub struct SeatIn {
 /// A table's result.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"seats": [{"player_id": 11, "score": 42, "bonus": 3}, {"player_id": 12, "score": 38}, {"player_id": 13, "score": 35}, {"player_id": 14, "score": 29}]}))]
 pub struct EnterResult {
     /// Every seated player exactly once.
     #[schema(min_items = 1, max_items = 8)]
-    pub seats: Vec<SeatIn>,
+    pub seats: Vec<ResultSeat>,
     /// Tantrix: both players crashed and the game vanished.
     pub double_crash: Option<bool>,
     /// Why: required when correcting an existing result.
@@ -80,8 +82,8 @@ pub struct ResultOut {
     pub table: i32,
     /// 1 for the first entry, +1 per correction; send it in `If-Match` to correct.
     pub version: i32,
-    #[schema(value_type = Vec<Object>)]
-    pub seats: serde_json::Value,
+    /// Every seated player, in seat order, as entered.
+    pub seats: Vec<ResultSeat>,
     pub double_crash: bool,
     pub reason: Option<String>,
     /// The case whose decision made this version, if any.
@@ -101,12 +103,33 @@ pub struct ResultWithHistory {
     pub round_status: String,
 }
 
+/// The stored seats (the engine's `SeatResult`) in the shape they are entered in.
+fn seats_out(stored: &serde_json::Value) -> Vec<ResultSeat> {
+    let seats: Vec<SeatResult> = serde_json::from_value(stored.clone()).unwrap_or_default();
+    seats
+        .into_iter()
+        .map(|s| ResultSeat {
+            player_id: s.player.0,
+            score: s.score,
+            bonus: Some(s.bonus),
+            penalty: Some(s.penalty),
+            time_used_secs: s.time_used_secs.map(i64::from),
+            forfeit: Some(s.forfeit),
+            outcome: s.outcome.map(|o| match o {
+                Outcome::Win => SeatOutcome::Win,
+                Outcome::Draw => SeatOutcome::Draw,
+                Outcome::Loss => SeatOutcome::Loss,
+            }),
+        })
+        .collect()
+}
+
 pub fn result_out(round: i32, r: ResultRow) -> ResultOut {
     ResultOut {
         round,
         table: r.table_number,
         version: r.version,
-        seats: r.seats,
+        seats: seats_out(&r.seats),
         double_crash: r.double_crash,
         reason: r.reason,
         case_id: r.case_id,

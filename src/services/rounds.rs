@@ -13,8 +13,10 @@ use crate::auth::{Caller, MaybeCaller, StaffRole};
 use crate::db::models::Tournament;
 use crate::db::running::{NewRound, NewWithdrawal, RoundDraw, RoundRow};
 use crate::db::schema::{round_draws, rounds, tournaments, withdrawals};
-use crate::domain::scoring::{Format, Points, Preset, Purpose, RoundKind};
-use crate::domain::seating::{draw_round, DrawInput, PlayerEntry, SeatingMethod, Standing, Team};
+use crate::domain::scoring::{Format, Points, Preset, Purpose, RoundKind, Ruleset};
+use crate::domain::seating::{
+    draw_round, Draw, DrawInput, PlayerEntry, SeatingMethod, Standing, Team,
+};
 use crate::domain::status::{RoundStatus, TournamentStatus};
 use crate::domain::{DrawRng, PlayerId};
 use crate::error::ApiError;
@@ -25,23 +27,22 @@ use crate::services::snapshot::{self as play, Snapshot, TeamMatchResult};
 #[derive(Debug, Serialize, ToSchema)]
 pub struct RoundOut {
     pub number: i32,
-    /// `preliminary`, `final`, `voluntary` or `playoff`.
-    #[schema(example = "preliminary")]
-    pub kind: String,
-    /// The seating method, e.g. `random_seeded`.
-    #[schema(example = "random_seeded")]
-    pub method: String,
-    #[schema(value_type = Object)]
-    pub options: serde_json::Value,
-    /// The weight as an exact decimal or fraction; absent = the ruleset's default for the kind.
-    #[schema(example = "1.25")]
+    pub kind: RoundKind,
+    pub method: SeatingMethod,
+    /// The method options the round was drawn with (only the current method's names appear).
+    pub options: RoundOptions,
+    /// The weight set on the round as an exact decimal or fraction; absent = the ruleset's
+    /// default for the kind (see `effective_weight`).
+    #[schema(example = "5/4")]
     pub weight: Option<String>,
-    /// Draft variant, card pool, time limit, ...
+    /// The weight the round's TP are multiplied by: `weight` if set, else the ruleset's default
+    /// for the kind (Agricola Norway: 1 for preliminary rounds, 5/4 for the final), exact.
+    #[schema(example = "5/4")]
+    pub effective_weight: String,
+    /// Draft variant, card pool, time limit, ... as the organiser entered them.
     #[schema(value_type = Object)]
     pub metadata: serde_json::Value,
-    /// `draft`, `published` or `completed`.
-    #[schema(example = "published")]
-    pub status: String,
+    pub status: RoundStatus,
     /// SHA-256 (hex) of the seed of the current draw, published from the moment of the draw.
     pub seed_commitment: String,
     /// The seed (hex), revealed once the round is published.
@@ -50,7 +51,7 @@ pub struct RoundOut {
     pub draws_made: i32,
     /// The draw: tables with seats (seat 1 first), starting players, bridge groups, byes,
     /// placement groups, team matches, and the draw report.
-    #[schema(value_type = Object)]
+    #[schema(value_type = Draw)]
     pub draw: serde_json::Value,
     /// Tables that have a result.
     pub tables_with_results: Vec<i32>,
@@ -59,24 +60,55 @@ pub struct RoundOut {
     pub completed_at: Option<DateTime<Utc>>,
 }
 
-/// Create the next round.
-#[derive(Debug, Deserialize, Serialize, ToSchema)]
+/// The options of the seating methods; each method accepts only its own (see `CreateRound`).
+#[derive(Debug, Default, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RoundOptions {
+    /// `random`, `bridge`: plan this many rounds (this one included) so that players meet as
+    /// many different opponents as possible; default: the rounds left of `planned_rounds`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(minimum = 1, maximum = 100)]
+    pub rounds_remaining: Option<u32>,
+    /// `random_seeded`, `fixed_seeded`: rated games a rating needs to count (default 5, seed 000).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(minimum = 0, maximum = 1000)]
+    pub min_rated_games: Option<u32>,
+    /// `bridge`: draw the final (placement groups spread over bridge groups, seed 001).
+    #[serde(rename = "final", skip_serializing_if = "Option::is_none")]
+    pub final_round: Option<bool>,
+    /// `team_duplicate`: `best_of_3` (two teams) or `knockout` (default by the number of teams).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub format: Option<TeamFormat>,
+    /// `team_duplicate` best of 3: which game (1-3; default the round number).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(minimum = 1, maximum = 3)]
+    pub game: Option<u32>,
+}
+
+/// How a team duplicate event is played (seed 002).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TeamFormat {
+    /// Two teams play three games; pairs swap tables in game 2.
+    BestOf3,
+    /// A knockout between more than two teams.
+    Knockout,
+}
+
+/// Create the next round. The `options` a method accepts are listed under each method in the
+/// document's `CreateRound` variants; unknown names are refused with 422.
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct CreateRound {
     /// `preliminary` (default), `final`, `voluntary` or `playoff`.
-    #[schema(value_type = Option<String>, example = "preliminary")]
     pub kind: Option<RoundKind>,
     /// The seating method.
-    #[schema(value_type = String, example = "random")]
     pub method: SeatingMethod,
-    /// Method options (see the seating methods in the docs); unknown names are refused.
-    #[schema(value_type = Option<Object>)]
+    /// Method options; unknown names are refused.
     pub options: Option<BTreeMap<String, serde_json::Value>>,
     /// The round's weight, e.g. `"1.25"` or `"5/4"`; absent = the ruleset's default.
-    #[schema(example = "1.25", max_length = 20)]
     pub weight: Option<String>,
     /// Free metadata: draft variant, card pool, time limit.
-    #[schema(value_type = Option<Object>)]
     pub metadata: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
@@ -87,24 +119,36 @@ pub struct DrawRecord {
     pub seed_commitment: String,
     /// Revealed once the round is published.
     pub seed: Option<String>,
-    /// The seating engine's input (`DrawInput`), revealed with the seed.
-    #[schema(value_type = Option<Object>)]
+    /// The seating engine's input, revealed with the seed: with the seed it recomputes `draw`.
+    #[schema(value_type = Option<DrawInput>)]
     pub input: Option<serde_json::Value>,
-    #[schema(value_type = Object)]
+    #[schema(value_type = Draw)]
     pub draw: serde_json::Value,
     pub drawn_at: DateTime<Utc>,
 }
 
-fn round_out(r: RoundRow, tables_with_results: Vec<i32>) -> RoundOut {
+/// The weight a round's TP are multiplied by: its own, or the ruleset's default for its kind.
+fn effective_weight(t: &Tournament, r: &RoundRow) -> String {
+    if let Some(w) = r.weight.as_deref().and_then(|w| w.parse::<Points>().ok()) {
+        return w.exact();
+    }
+    let kind = RoundKind::parse(&r.kind).unwrap_or(RoundKind::Preliminary);
+    Ruleset::for_tournament(&t.ruleset, &t.ruleset_overrides)
+        .map(|rs| rs.round_weights.for_kind(kind).exact())
+        .unwrap_or_else(|_| "1".into())
+}
+
+fn round_out(t: &Tournament, r: RoundRow, tables_with_results: Vec<i32>) -> RoundOut {
     let revealed = r.status != RoundStatus::Draft.as_str();
     RoundOut {
         number: r.number,
-        kind: r.kind,
-        method: r.method,
-        options: r.options,
+        kind: RoundKind::parse(&r.kind).unwrap_or(RoundKind::Preliminary),
+        method: SeatingMethod::parse(&r.method).unwrap_or(SeatingMethod::Random),
+        options: serde_json::from_value(r.options.clone()).unwrap_or_default(),
+        effective_weight: effective_weight(t, &r),
         weight: r.weight,
         metadata: r.metadata,
-        status: r.status,
+        status: RoundStatus::parse(&r.status).unwrap_or(RoundStatus::Draft),
         seed_commitment: r.seed_commitment,
         seed: revealed.then_some(r.seed),
         draws_made: r.draw_count,
@@ -468,7 +512,7 @@ pub fn create_round(
                 ))
                 .execute(conn)?;
         }
-        Ok(round_out(row, Vec::new()))
+        Ok(round_out(&snap.tournament, row, Vec::new()))
     })
 }
 
@@ -480,7 +524,7 @@ pub fn redraw(
     number: i32,
 ) -> Result<RoundOut, ApiError> {
     conn.transaction(|conn| {
-        load_for_staff(conn, caller, tid, &[StaffRole::Organiser])?;
+        let t = load_for_staff(conn, caller, tid, &[StaffRole::Organiser])?;
         let round: RoundRow = rounds::table
             .filter(rounds::tournament_id.eq(tid))
             .filter(rounds::number.eq(number))
@@ -521,7 +565,7 @@ pub fn redraw(
             ))
             .returning(RoundRow::as_returning())
             .get_result(conn)?;
-        Ok(round_out(row, Vec::new()))
+        Ok(round_out(&t, row, Vec::new()))
     })
 }
 
@@ -533,7 +577,7 @@ pub fn publish(
     number: i32,
 ) -> Result<RoundOut, ApiError> {
     conn.transaction(|conn| {
-        load_for_staff(conn, caller, tid, &[StaffRole::Organiser])?;
+        let t = load_for_staff(conn, caller, tid, &[StaffRole::Organiser])?;
         let round: RoundRow = rounds::table
             .filter(rounds::tournament_id.eq(tid))
             .filter(rounds::number.eq(number))
@@ -561,7 +605,7 @@ pub fn publish(
             "round_published",
             serde_json::json!({"round": number, "seed_commitment": row.seed_commitment}),
         )?;
-        Ok(round_out(row, Vec::new()))
+        Ok(round_out(&t, row, Vec::new()))
     })
 }
 
@@ -571,7 +615,7 @@ pub fn list_rounds(
     caller: &MaybeCaller,
     tid: i64,
 ) -> Result<(bool, Vec<RoundOut>), ApiError> {
-    load_visible(conn, caller, tid)?;
+    let t = load_visible(conn, caller, tid)?;
     let staff = is_staff(conn, caller, tid)?;
     let rows: Vec<RoundRow> = rounds::table
         .filter(rounds::tournament_id.eq(tid))
@@ -584,7 +628,7 @@ pub fn list_rounds(
             continue;
         }
         let done = tables_with_results(conn, r.id)?;
-        out.push(round_out(r, done));
+        out.push(round_out(&t, r, done));
     }
     let vis = !staff;
     Ok((vis, out))
@@ -597,10 +641,10 @@ pub fn read_round(
     tid: i64,
     number: i32,
 ) -> Result<(bool, RoundOut), ApiError> {
-    let (_, r) = load_round(conn, caller, tid, number)?;
+    let (t, r) = load_round(conn, caller, tid, number)?;
     let vis = r.status != RoundStatus::Draft.as_str();
     let done = tables_with_results(conn, r.id)?;
-    Ok((vis, round_out(r, done)))
+    Ok((vis, round_out(&t, r, done)))
 }
 
 /// Every draw attempt of a round with its seed commitment (seeds revealed once published).

@@ -33,8 +33,7 @@ pub fn ruleset_of(t: &Tournament) -> Result<Ruleset, ApiError> {
 
 /// A round kind as stored.
 pub fn parse_kind(kind: &str) -> Result<RoundKind, ApiError> {
-    serde_json::from_value(serde_json::Value::String(kind.to_string()))
-        .map_err(|_| ApiError::Internal(format!("unknown round kind {kind}")))
+    RoundKind::parse(kind).ok_or_else(|| ApiError::Internal(format!("unknown round kind {kind}")))
 }
 
 /// The stored name of a round kind.
@@ -333,9 +332,9 @@ pub struct TeamMatchResult {
     /// All six values were equal and a lot decided (drawn from the round's revealed seed).
     pub decided_by_lot: bool,
     /// The six compared values (L, H, lowest, highest, second lowest, second highest).
-    #[schema(value_type = Option<Object>)]
+    #[schema(value_type = Option<crate::domain::scoring::team::TeamValues>)]
     pub home_values: Option<serde_json::Value>,
-    #[schema(value_type = Option<Object>)]
+    #[schema(value_type = Option<crate::domain::scoring::team::TeamValues>)]
     pub away_values: Option<serde_json::Value>,
 }
 

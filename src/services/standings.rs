@@ -1,6 +1,8 @@
 //! A tournament's standings after a round, recomputed from the stored results (so a correction
 //! shows at once), as rows for JSON and CSV.
 
+use std::collections::BTreeMap;
+
 use diesel::prelude::*;
 use diesel::PgConnection;
 use serde::{Deserialize, Serialize};
@@ -13,23 +15,49 @@ use crate::domain::scoring::Purpose;
 use crate::domain::status::TournamentStatus;
 use crate::error::ApiError;
 use crate::services::access::load_visible;
+use crate::services::ratings::ListFormat;
 use crate::services::snapshot::Snapshot;
 
-/// What the ranking is for (each has its own tie-break order).
-#[derive(Debug, Clone, Copy, Deserialize, Serialize, ToSchema)]
+/// What the ranking is for; each has its own tie-break order (seed 000, tie-breaks).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum PurposeParam {
+pub enum StandingsPurpose {
+    /// To seat the next round: (c) the previous game's points, then lot.
     Seeding,
+    /// To qualify for the final: (b) most high placements.
     Qualification,
+    /// The final ranking: (b) the placement in the final round(s).
     Final,
 }
 
-/// JSON (default) or CSV.
-#[derive(Debug, Clone, Copy, Deserialize, ToSchema)]
+impl From<StandingsPurpose> for Purpose {
+    fn from(p: StandingsPurpose) -> Purpose {
+        match p {
+            StandingsPurpose::Seeding => Purpose::Seeding,
+            StandingsPurpose::Qualification => Purpose::Qualification,
+            StandingsPurpose::Final => Purpose::Final,
+        }
+    }
+}
+
+/// How a tie was left or broken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum FormatParam {
-    Json,
-    Csv,
+pub enum TieFlag {
+    /// Tied on every key; only a lot separates them (the place is shared).
+    Lot,
+    /// Tied on every key and separated by a lot drawn from the committed seed.
+    DecidedByLot,
+    /// Tied where the rules call for a play-off game.
+    PlayoffNeeded,
+}
+
+/// One tie-break value: a number, or a sequence compared element by element (placements).
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+#[serde(untagged)]
+pub enum TieBreakValueOut {
+    Number(f64),
+    Sequence(Vec<f64>),
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -40,9 +68,9 @@ pub struct StandingsQuery {
     #[param(minimum = 0, maximum = 1000)]
     pub after_round: Option<u32>,
     /// `final` (default), `qualification` or `seeding`.
-    pub purpose: Option<PurposeParam>,
+    pub purpose: Option<StandingsPurpose>,
     /// `json` (default) or `csv`; `Accept: text/csv` also gives CSV.
-    pub format: Option<FormatParam>,
+    pub format: Option<ListFormat>,
 }
 
 /// One line of the standings.
@@ -58,66 +86,66 @@ pub struct StandingOut {
     pub tp_exact: String,
     /// TP per counted round; null where the player did not play.
     pub tp_by_round: Vec<Option<f64>>,
-    /// Every tie-break value of the purpose's order, by key.
-    #[schema(value_type = Object)]
-    pub tie_breaks: serde_json::Value,
+    /// Every tie-break value of the purpose's order, by key (`tp`, `high_placements`, ...).
+    pub tie_breaks: BTreeMap<String, TieBreakValueOut>,
     pub placement_group: Option<u32>,
     pub withdrawn: bool,
     pub stopped_before_round: Option<u32>,
     /// All results voided (Tantrix: more than two forfeits).
     pub voided: bool,
-    /// `lot` (tied, only a lot separates), `decided_by_lot` or `playoff_needed`.
-    pub tie: Option<String>,
+    /// Set where a tie was left or broken by lot, or needs a play-off.
+    pub tie: Option<TieFlag>,
 }
 
 /// The standings after a round.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct StandingsOut {
     pub after_round: u32,
-    #[schema(example = "final")]
-    pub purpose: String,
+    pub purpose: StandingsPurpose,
     /// The rounds counted, in order.
     pub rounds: Vec<u32>,
     pub rows: Vec<StandingOut>,
 }
 
-fn purpose_name(p: Purpose) -> &'static str {
+fn purpose_out(p: Purpose) -> StandingsPurpose {
     match p {
-        Purpose::Seeding => "seeding",
-        Purpose::Qualification => "qualification",
-        Purpose::Final => "final",
+        Purpose::Seeding => StandingsPurpose::Seeding,
+        Purpose::Qualification => StandingsPurpose::Qualification,
+        Purpose::Final => StandingsPurpose::Final,
     }
 }
 
-fn tie_name(t: TieStatus) -> &'static str {
+fn tie_out(t: TieStatus) -> TieFlag {
     match t {
-        TieStatus::Lot => "lot",
-        TieStatus::DecidedByLot => "decided_by_lot",
-        TieStatus::PlayoffNeeded => "playoff_needed",
+        TieStatus::Lot => TieFlag::Lot,
+        TieStatus::DecidedByLot => TieFlag::DecidedByLot,
+        TieStatus::PlayoffNeeded => TieFlag::PlayoffNeeded,
     }
 }
 
-fn tie_break_json(v: &TieBreakValue) -> serde_json::Value {
+fn tie_break_out(v: &TieBreakValue) -> TieBreakValueOut {
     match v {
-        TieBreakValue::Number(p) => serde_json::json!(p.rounded()),
-        TieBreakValue::Sequence(s) => s.iter().map(|p| p.rounded()).collect(),
+        TieBreakValue::Number(p) => TieBreakValueOut::Number(p.rounded()),
+        TieBreakValue::Sequence(s) => {
+            TieBreakValueOut::Sequence(s.iter().map(|p| p.rounded()).collect())
+        }
     }
 }
 
 /// A tie-break value in a CSV cell: a number, or a sequence separated by spaces.
-fn csv_value(v: &serde_json::Value) -> String {
+fn csv_value(v: &TieBreakValueOut) -> String {
     match v {
-        serde_json::Value::Array(items) => items
+        TieBreakValueOut::Sequence(items) => items
             .iter()
             .map(|i| i.to_string())
             .collect::<Vec<_>>()
             .join(" "),
-        other => other.to_string(),
+        TieBreakValueOut::Number(n) => n.to_string(),
     }
 }
 
 fn to_csv(s: &StandingsOut, keys: &[String]) -> String {
-    let mut out = String::from("place,player_id,player,tp");
+    let mut out = String::from("place,player_id,player_name,tp");
     for r in &s.rounds {
         out.push_str(&format!(",round_{r}"));
     }
@@ -154,7 +182,10 @@ fn to_csv(s: &StandingsOut, keys: &[String]) -> String {
                 .map(|r| r.to_string())
                 .unwrap_or_default(),
             row.voided,
-            row.tie.as_deref().unwrap_or("")
+            row.tie
+                .and_then(|t| serde_json::to_value(t).ok())
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default()
         ));
     }
     out
@@ -208,7 +239,7 @@ pub fn standings(
         .unwrap_or_default();
     let out = StandingsOut {
         after_round: s.after_round,
-        purpose: purpose_name(s.purpose).into(),
+        purpose: purpose_out(s.purpose),
         rounds: s.rounds.clone(),
         rows: s
             .rows
@@ -224,17 +255,16 @@ pub fn standings(
                     .iter()
                     .map(|p| p.map(|p| p.rounded()))
                     .collect(),
-                tie_breaks: serde_json::Value::Object(
-                    r.tie_breaks
-                        .iter()
-                        .map(|(k, v)| (k.clone(), tie_break_json(v)))
-                        .collect(),
-                ),
+                tie_breaks: r
+                    .tie_breaks
+                    .iter()
+                    .map(|(k, v)| (k.clone(), tie_break_out(v)))
+                    .collect(),
                 placement_group: r.placement_group,
                 withdrawn: r.withdrawn,
                 stopped_before_round: r.stopped_before_round,
                 voided: r.voided,
-                tie: r.tie.map(|t| tie_name(t).to_string()),
+                tie: r.tie.map(tie_out),
             })
             .collect(),
     };

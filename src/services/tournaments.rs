@@ -91,6 +91,7 @@ impl TryFrom<Tournament> for TournamentOut {
 /// A new tournament. The caller becomes its organiser.
 #[derive(Debug, Deserialize, Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"name": "Oslo Open 2027", "game": "agricola", "ruleset": "agricola_norway", "planned_rounds": 5, "starts_on": "2027-03-06", "time_zone": "Europe/Oslo", "venue": "Oslo Brettspillklubb"}))]
 pub struct CreateTournament {
     #[schema(
         example = "NM i Agricola 2026",
@@ -134,6 +135,7 @@ pub struct CreateTournament {
 /// Changes to a tournament; absent fields stay as they are.
 #[derive(Debug, Deserialize, ToSchema, Default)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"status": "registration_open"}))]
 pub struct UpdateTournament {
     #[schema(
         max_length = 200,
@@ -214,6 +216,7 @@ pub struct StaffOut {
 /// Appoint someone.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"user_id": 5, "role": "referee"}))]
 pub struct AppointStaff {
     pub user_id: i64,
     pub role: StaffRole,

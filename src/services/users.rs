@@ -148,6 +148,7 @@ pub fn create_user(
 /// A new account.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"username": "referee.oslo", "password": "correct horse battery staple", "is_admin": false}))]
 pub struct CreateUser {
     /// 3-64 characters: letters, digits, `.`, `_`, `-`.
     #[schema(example = "kari.referee", pattern = "^[A-Za-z0-9._-]{3,64}$")]

@@ -56,6 +56,7 @@ async fn a_complaint_is_decided_by_the_referee_and_its_remedy_applied() {
         200,
     )
     .await;
+    let listed = listed["items"].clone();
     assert_eq!(listed.as_array().unwrap().len(), 0);
 
     // A committee member who is not on the panel does not even see the open case.
@@ -116,6 +117,7 @@ async fn a_complaint_is_decided_by_the_referee_and_its_remedy_applied() {
         .json()
         .await
         .unwrap();
+    let penalties = penalties["items"].clone();
     assert_eq!(penalties[0]["player_id"], winner);
     assert_eq!(penalties[0]["kind"], "warning");
     assert_eq!(penalties[0]["case_id"], cid);

@@ -224,6 +224,7 @@ async fn an_appeal_upheld_two_to_one_corrects_the_result_standings_and_ratings()
         200,
     )
     .await;
+    let listed = listed["items"].clone();
     let listed = listed.as_array().unwrap();
     assert_eq!(listed.len(), 2);
     assert!(listed.iter().all(|c| c["statement"].is_null()));

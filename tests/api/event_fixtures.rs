@@ -195,7 +195,8 @@ pub(crate) async fn matches(app: &TestApp, tid: i64, n: i64) -> Value {
         None,
     )
     .await
-    .json()
+    .json::<Value>()
     .await
-    .unwrap()
+    .unwrap()["items"]
+        .clone()
 }

@@ -8,6 +8,7 @@ mod cases;
 mod cases_appeals;
 mod concurrency;
 mod contract;
+mod contract_shapes;
 mod errors;
 mod event_fixtures;
 mod helpers;

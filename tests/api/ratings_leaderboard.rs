@@ -167,7 +167,7 @@ async fn leaderboard_summary_follows_corrections_and_rebuilds() {
         .as_array()
         .unwrap()
         .iter()
-        .any(|r| r["name"] == "Anna"));
+        .any(|r| r["player_name"] == "Anna"));
 
     // Past the end: an empty page that still counts.
     let body: Value = app
@@ -312,7 +312,7 @@ async fn leaderboard_filters_pages_csv_and_etags() {
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(
         lines[0],
-        "rank,player_id,name,club,country,rating,games,provisional,last_played,trend_delta"
+        "rank,player_id,player_name,club,country,rating,games,provisional,last_played,trend_delta"
     );
     assert_eq!(lines.len(), 5);
     assert!(lines[1].starts_with(&format!("1,{a},Ania,Kraków,PL,")));
@@ -468,8 +468,8 @@ async fn the_cached_leaderboard_shows_every_change_at_once() {
         .await;
     assert_eq!(r.status(), 200);
     let (items, _) = board(&app, &path).await;
-    assert!(items.iter().any(|r| r["name"] == "Bartosz"));
-    assert!(!items.iter().any(|r| r["name"] == "Bartek"));
+    assert!(items.iter().any(|r| r["player_name"] == "Bartosz"));
+    assert!(!items.iter().any(|r| r["player_name"] == "Bartek"));
     let csv = app
         .get(&format!("{path}?format=csv"), None)
         .await
@@ -589,7 +589,7 @@ async fn leaderboard_ranks_ties_thresholds_and_filters_as_the_sql_did() {
                         .map(|r| {
                             json!({
                                 "rank": r["rank"], "player_id": r["player_id"],
-                                "name": r["name"], "club": r["club"], "country": r["country"],
+                                "name": r["player_name"], "club": r["club"], "country": r["country"],
                                 "rating": r["rating"], "games": r["games"],
                                 "provisional": r["provisional"],
                             })

@@ -53,6 +53,7 @@ async fn season_standings_show_who_is_classified() {
         .json()
         .await
         .unwrap();
+    let seasons = seasons["items"].clone();
     assert_eq!(seasons[0]["number"], 1);
     // 22:00 in Warsaw (CET, +01:00) is 21:00 UTC.
     assert_eq!(seasons[0]["standings_at"], "2026-02-28T21:00:00Z");
@@ -634,7 +635,7 @@ async fn league_table_averages_the_2017_season_ratings_of_players_classified_in_
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(
         lines[0],
-        "rank,player_id,name,average,season_1_rating,season_1_classified,\
+        "rank,player_id,player_name,average,season_1_rating,season_1_classified,\
          season_2_rating,season_2_classified,season_3_rating,season_3_classified"
     );
     assert_eq!(lines.len(), 6);

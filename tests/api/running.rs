@@ -20,6 +20,7 @@ async fn registrations_are_confirmed_in_multiples_of_the_table_size() {
         .json()
         .await
         .unwrap();
+    let regs = regs["items"].clone();
     let statuses: Vec<&str> = regs
         .as_array()
         .unwrap()
@@ -40,6 +41,7 @@ async fn registrations_are_confirmed_in_multiples_of_the_table_size() {
         .unwrap();
     assert_eq!(r.status(), 200);
     let regs: Value = r.json().await.unwrap();
+    let regs = regs["items"].clone();
     assert_eq!(regs.as_array().unwrap().len(), 16);
     assert!(regs
         .as_array()
@@ -92,6 +94,7 @@ async fn agricola_norway_event_end_to_end() {
         .json()
         .await
         .unwrap();
+    let draws = draws["items"].clone();
     let input: tourney::domain::seating::DrawInput =
         serde_json::from_value(draws[0]["input"].clone()).unwrap();
     let mut rng =
@@ -191,7 +194,9 @@ async fn agricola_norway_event_end_to_end() {
         .unwrap()
         .starts_with("text/csv"));
     let csv = r.text().await.unwrap();
-    assert!(csv.starts_with("place,player_id,player,tp,round_1,round_2,round_3,round_4,round_5"));
+    assert!(
+        csv.starts_with("place,player_id,player_name,tp,round_1,round_2,round_3,round_4,round_5")
+    );
     assert_eq!(csv.lines().count(), 17);
     let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
     assert_eq!(
@@ -479,6 +484,7 @@ async fn drafts_are_private_redraws_are_kept_and_the_seed_stays_secret_until_pub
         .json()
         .await
         .unwrap();
+    let draws = draws["items"].clone();
     assert_eq!(draws.as_array().unwrap().len(), 2);
     for d in draws.as_array().unwrap() {
         let seed = hex::decode(d["seed"].as_str().unwrap()).unwrap();

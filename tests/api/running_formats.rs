@@ -19,6 +19,7 @@ async fn ashes_nine_players_four_swiss_rounds_with_byes_a_draw_and_a_removal() {
         .json()
         .await
         .unwrap();
+    let regs = regs["items"].clone();
     assert!(regs
         .as_array()
         .unwrap()

@@ -226,6 +226,7 @@ async fn relative_score_breaks_ties_and_a_voluntary_round_keeps_the_best_multipl
         .json()
         .await
         .unwrap();
+    let w = w["items"].clone();
     assert_eq!(w.as_array().unwrap().len(), 4);
 }
 

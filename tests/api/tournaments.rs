@@ -201,6 +201,7 @@ async fn staff_appointments_follow_the_committee_rules() {
     .await;
     assert!(p["detail"].as_str().unwrap().contains("three"));
     let list: Value = app.get(&staff, Some(&org)).await.json().await.unwrap();
+    let list = list["items"].clone();
     assert_eq!(list.as_array().unwrap().len(), 5);
 
     let me: Value = app

@@ -81,7 +81,19 @@ impl Preset {
 }
 
 /// The kind of a round (domain.md section 3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    utoipa::ToSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum RoundKind {
     /// An ordinary (mandatory) game.
@@ -92,6 +104,13 @@ pub enum RoundKind {
     Voluntary,
     /// A tie-break / play-off game. Does not count towards TP totals.
     Playoff,
+}
+
+impl RoundKind {
+    /// The kind of a stored or sent name (`"preliminary"`).
+    pub fn parse(name: &str) -> Option<Self> {
+        serde_json::from_value(serde_json::Value::String(name.to_string())).ok()
+    }
 }
 
 /// What a ranking is for; each purpose has its own tie-break order (seed 000, "Turneringspoeng

@@ -42,7 +42,7 @@ pub struct TeamResult {
 }
 
 /// The six compared values of a team, in comparison order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct TeamValues {
     /// (1) The lower product.
     pub l: i128,

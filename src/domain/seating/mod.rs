@@ -22,6 +22,7 @@ use crate::domain::rng::DrawRng;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
+use utoipa::ToSchema;
 
 pub mod bridge;
 pub mod four_player;
@@ -34,7 +35,9 @@ pub use schedule::{plan_random_schedule, schedule_repeats};
 pub use two_player::{ashes_round_range, check_ashes_rounds, knockout_bracket};
 
 /// The seating method of a round. Serialized in snake_case (e.g. `"random_seeded"`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, ToSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum SeatingMethod {
     /// Random tables planned so players meet as many different opponents as possible over the
@@ -89,6 +92,11 @@ impl SeatingMethod {
         }
     }
 
+    /// The method of a stored or sent name (`"random_seeded"`).
+    pub fn parse(name: &str) -> Option<Self> {
+        serde_json::from_value(serde_json::Value::String(name.to_string())).ok()
+    }
+
     fn name(self) -> &'static str {
         use SeatingMethod::*;
         match self {
@@ -117,7 +125,7 @@ impl fmt::Display for SeatingMethod {
 }
 
 /// A player who takes part in the round (withdrawn players are simply left out).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct PlayerEntry {
     /// The player.
     pub id: PlayerId,
@@ -151,7 +159,7 @@ impl PlayerEntry {
 }
 
 /// One line of the standings after the previous round.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct Standing {
     /// The player.
     pub player: PlayerId,
@@ -164,7 +172,7 @@ pub struct Standing {
 }
 
 /// Everything that happened before this round (all rounds of the tournament so far).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct History {
     /// Past tables, each the list of its players in seat order (seat 1 first).
     #[serde(default)]
@@ -181,7 +189,7 @@ pub struct History {
 }
 
 /// A team of the duplicate 2v2 format (seed 002; domain.md 7): pair A and pair B.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct Team {
     /// The team's number within the tournament (its seed in a knockout).
     pub number: u32,
@@ -192,7 +200,7 @@ pub struct Team {
 }
 
 /// One planned round of a schedule: its tables (unordered seats) and, for bridge, its groups.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct PlannedRound {
     /// The tables, each a list of players (seat order is drawn when the round is drawn).
     pub tables: Vec<Vec<PlayerId>>,
@@ -204,14 +212,14 @@ pub struct PlannedRound {
 /// A plan for the remaining rounds, made by [`plan_random_schedule`] or
 /// [`plan_bridge_schedule`]. The HTTP layer stores [`Draw::plan`] and passes it back as
 /// [`DrawInput::plan`] for the next round; a plan that no longer matches the field is re-planned.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct Schedule {
     /// The planned rounds, next round first.
     pub rounds: Vec<PlannedRound>,
 }
 
 /// Everything a draw needs.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct DrawInput {
     /// The round being drawn (1-based).
     pub round: u32,
@@ -227,6 +235,7 @@ pub struct DrawInput {
     pub history: History,
     /// Method options (see [`SeatingMethod::accepted_options`]); unknown names are rejected.
     #[serde(default)]
+    #[schema(value_type = Object)]
     pub options: BTreeMap<String, serde_json::Value>,
     /// A stored plan from an earlier draw (`random`, `bridge`); its first round is used when it
     /// seats exactly the active players.
@@ -238,7 +247,7 @@ pub struct DrawInput {
 }
 
 /// One table of the draw.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct Table {
     /// Table number, 1-based.
     pub number: u32,
@@ -253,7 +262,7 @@ pub struct Table {
 }
 
 /// A bridge group (seed 001): one player from each table, all on the same seat position.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct BridgeGroup {
     /// Group number, 1-based.
     pub number: u32,
@@ -265,7 +274,7 @@ pub struct BridgeGroup {
 
 /// The shared deal of a bridge round (seed 001): one seat-position draw and one starting-position
 /// draw for all tables.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct SharedDeal {
     /// The seat drawn for each bridge group, by group number order.
     pub group_seats: Vec<u32>,
@@ -274,7 +283,7 @@ pub struct SharedDeal {
 }
 
 /// A team match of the duplicate format: two tables A and B.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct TeamMatch {
     /// Match number, 1-based.
     pub number: u32,
@@ -289,7 +298,7 @@ pub struct TeamMatch {
 }
 
 /// A pair that meets again.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct RepeatMeeting {
     /// The two players (lower id first).
     pub players: [PlayerId; 2],
@@ -298,7 +307,7 @@ pub struct RepeatMeeting {
 }
 
 /// The rating spread of one table.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct TableRatingSpread {
     /// Table number.
     pub table: u32,
@@ -311,7 +320,7 @@ pub struct TableRatingSpread {
 }
 
 /// How one seeding group is spread over the tables.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct SeedingGroupSpread {
     /// Group number (1 = strongest; the rest group has the highest number).
     pub group: u32,
@@ -324,7 +333,7 @@ pub struct SeedingGroupSpread {
 }
 
 /// What the draw did (seed 000: every method must say what it did).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct DrawReport {
     /// Pairs at a table this round who met before (at a table or in a 2-player pairing).
     pub repeat_meetings: Vec<RepeatMeeting>,
@@ -343,7 +352,7 @@ pub struct DrawReport {
 }
 
 /// The result of a draw.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct Draw {
     /// The round drawn.
     pub round: u32,
@@ -363,6 +372,7 @@ pub struct Draw {
     pub team_matches: Vec<TeamMatch>,
     /// Knockout seeds (knockout round 1): `(player, seed)`; pass them back as
     /// [`PlayerEntry::seed`] in later rounds.
+    #[schema(value_type = Vec<Vec<i64>>)]
     pub seeds: Vec<(PlayerId, u32)>,
     /// The plan for the rounds after this one (`random`, `bridge`), to store and pass back.
     pub plan: Option<Schedule>,

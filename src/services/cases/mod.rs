@@ -16,7 +16,7 @@ use crate::domain::status::RoundStatus;
 use crate::error::ApiError;
 use crate::services::access::load_visible;
 use crate::services::conduct::{annul_penalty, record_penalty, PenaltyKind, RecordPenalty};
-use crate::services::results::{store_result, EnterResult, Precondition, SeatIn};
+use crate::services::results::{store_result, EnterResult, Precondition, ResultSeat};
 use crate::services::validate::Check;
 use chrono::{DateTime, Duration, Utc};
 use diesel::prelude::*;
@@ -68,7 +68,7 @@ pub enum Remedy {
         table: i32,
         /// Every seated player exactly once.
         #[schema(min_items = 1, max_items = 8)]
-        seats: Vec<SeatIn>,
+        seats: Vec<ResultSeat>,
         double_crash: Option<bool>,
     },
     /// Annul a penalty (kept, marked annulled with the case's reason).
@@ -139,6 +139,7 @@ pub struct PartyIn {
 /// Open a complaint.
 #[derive(Debug, Deserialize, Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"subject": "result", "round": 2, "table": 3, "statement": "Table 3 was scored with the wrong bonus points."}))]
 pub struct OpenCase {
     pub subject: CaseSubject,
     /// The round and table concerned (required for `table` and `result`): the players seated
@@ -180,6 +181,7 @@ pub enum AddedPartyRole {
 /// Add a party to an open case (the panel is recomputed).
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"role": "player_at_table", "player_id": 17}))]
 pub struct AddParty {
     pub user_id: Option<i64>,
     pub player_id: Option<i64>,
@@ -226,6 +228,7 @@ impl Verdict {
 /// A referee's ruling on a case with a referee panel.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"verdict": "dismiss", "reason": "The score sheet was signed by all four players."}))]
 pub struct Decide {
     pub verdict: Verdict,
     /// The remedies ordered (with `remedy` only).
@@ -243,6 +246,7 @@ pub struct Decide {
 /// the same remedies.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"vote": "uphold", "reason": "The referee applied the rule as written."}))]
 pub struct CastVote {
     pub vote: Verdict,
     /// The remedies voted for (with `remedy` only).
@@ -260,6 +264,7 @@ pub struct CastVote {
 /// tournament's appeal window).
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"statement": "The referee did not hear the player at table 3."}))]
 pub struct Appeal {
     #[schema(
         min_length = 1,
@@ -273,13 +278,74 @@ pub struct Appeal {
     pub remedies: Option<Vec<Remedy>>,
 }
 
+/// The role of a party in a case.
+#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PartyRole {
+    /// Filed the complaint or the appeal.
+    Complainant,
+    /// The complaint is against them.
+    Respondent,
+    /// Played at the table the case is about.
+    PlayerAtTable,
+    /// The official whose ruling is appealed.
+    OfficialAppealed,
+}
+
+/// The seat a member holds on a panel.
+#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PanelSeat {
+    Referee,
+    Committee,
+}
+
+/// How a panel decides.
+#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PanelModeName {
+    /// One referee on the panel rules.
+    Referee,
+    /// The members vote; the majority decides.
+    Vote,
+}
+
+/// A complaint (first instance) or an appeal against a decided complaint.
+#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CaseKindName {
+    Complaint,
+    Appeal,
+}
+
+/// How a case was decided.
+#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CaseOutcome {
+    Upheld,
+    Dismissed,
+    Remedied,
+}
+
+/// A step in a case's history.
+#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CaseEventKind {
+    Opened,
+    PartyAdded,
+    PanelComputed,
+    Voted,
+    Decided,
+    RemedyApplied,
+    Appealed,
+}
+
 /// A party of a case.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct PartyOut {
     pub user_id: Option<i64>,
     pub player_id: Option<i64>,
-    /// `complainant`, `respondent`, `player_at_table` or `official_appealed`.
-    #[schema(example = "respondent")]
+    #[schema(value_type = PartyRole, example = "respondent")]
     pub role: String,
     pub added_by: i64,
     pub added_at: DateTime<Utc>,
@@ -289,16 +355,14 @@ pub struct PartyOut {
 #[derive(Debug, Serialize, ToSchema)]
 pub struct PanelMember {
     pub user_id: i64,
-    /// `referee` or `committee`.
-    #[schema(example = "committee")]
+    #[schema(value_type = PanelSeat, example = "committee")]
     pub seat: String,
 }
 
 /// The deciding panel as computed from the officials and the parties.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct PanelOut {
-    /// `referee`: one referee on the panel rules; `vote`: the members vote, majority decides.
-    #[schema(example = "vote")]
+    #[schema(value_type = PanelModeName, example = "vote")]
     pub mode: String,
     /// Which conflict-of-interest rule made this panel.
     pub rule: String,
@@ -309,7 +373,7 @@ pub struct PanelOut {
 #[derive(Debug, Serialize, ToSchema)]
 pub struct VoteOut {
     pub member_id: i64,
-    #[schema(example = "uphold")]
+    #[schema(value_type = Verdict, example = "uphold")]
     pub vote: String,
     #[schema(value_type = Option<Vec<Object>>)]
     pub remedies: Option<serde_json::Value>,
@@ -322,10 +386,9 @@ pub struct VoteOut {
 pub struct CaseEventOut {
     pub author: i64,
     pub at: DateTime<Utc>,
-    /// `opened`, `party_added`, `panel_computed`, `voted`, `decided`, `remedy_applied`,
-    /// `appealed`.
-    #[schema(example = "opened")]
+    #[schema(value_type = CaseEventKind, example = "opened")]
     pub what: String,
+    /// What the step recorded; its fields depend on `what`.
     #[schema(value_type = Object)]
     pub detail: serde_json::Value,
 }
@@ -337,21 +400,19 @@ pub struct CaseEventOut {
 pub struct CaseOut {
     pub id: i64,
     pub tournament_id: i64,
-    /// `complaint` or `appeal`.
-    #[schema(example = "complaint")]
+    #[schema(value_type = CaseKindName, example = "complaint")]
     pub kind: String,
-    #[schema(example = "result")]
+    #[schema(value_type = CaseSubject, example = "result")]
     pub subject: String,
     pub round: Option<i32>,
     pub table: Option<i32>,
     pub penalty_id: Option<i64>,
-    /// `open`, `decided` or `appealed` (decided, and an appeal was lodged: see `appealed_by`).
-    #[schema(example = "open")]
+    /// `appealed`: decided, and an appeal was lodged (see `appealed_by`).
+    #[schema(value_type = crate::domain::status::CaseStatus, example = "open")]
     pub status: String,
     pub opened_at: DateTime<Utc>,
     pub decided_at: Option<DateTime<Utc>>,
-    /// `upheld`, `dismissed` or `remedied`.
-    #[schema(example = "upheld")]
+    #[schema(value_type = Option<CaseOutcome>, example = "upheld")]
     pub outcome: Option<String>,
     /// The remedies applied with the decision: each `order` and its `effect`.
     #[schema(value_type = Option<Vec<Object>>)]

@@ -46,9 +46,10 @@ pub struct LeaderboardQuery {
     /// Ratings at the standings time of this season (1-based) instead of now.
     #[param(minimum = 1, maximum = 24)]
     pub season: Option<i64>,
-    /// `csv` for CSV (or send `Accept: text/csv`).
+    /// `csv` for CSV (or send `Accept: text/csv`): the whole list, every row, whatever
+    /// `limit` and `offset` say.
     pub format: Option<ListFormat>,
-    /// How many items (1-200, default 50).
+    /// How many items (1-200, default 50); JSON only.
     #[param(minimum = 1, maximum = 200)]
     pub limit: Option<i64>,
     /// How many items to skip (default 0).
@@ -84,7 +85,7 @@ pub struct LeaderboardRowOut {
     pub rank: u32,
     pub player_id: i64,
     #[schema(example = "Kari Nordmann")]
-    pub name: String,
+    pub player_name: String,
     pub club: Option<String>,
     pub country: Option<String>,
     /// Rating, one decimal.
@@ -187,7 +188,7 @@ pub(super) fn current_page(
         .map(|(rank, r)| LeaderboardRowOut {
             rank,
             player_id: r.player_id,
-            name: r.name.clone(),
+            player_name: r.name.clone(),
             club: r.club.clone(),
             country: r.country.clone(),
             rating: round1(r.rating),
@@ -209,13 +210,20 @@ pub(super) fn round1(x: f64) -> f64 {
     (x * 10.0).round() / 10.0
 }
 
-/// The leaderboard query checked, as the selection of rows it asks for.
-pub fn leaderboard_selection(q: &LeaderboardQuery) -> Result<LeaderboardSelection, ApiError> {
-    let (limit, offset) = PageParams {
+/// The leaderboard query checked, as the selection of rows it asks for. A CSV export
+/// (`whole`) holds every row: `limit` and `offset` are checked but do not cut it.
+pub fn leaderboard_selection(
+    q: &LeaderboardQuery,
+    whole: bool,
+) -> Result<LeaderboardSelection, ApiError> {
+    let (mut limit, mut offset) = PageParams {
         limit: q.limit,
         offset: q.offset,
     }
     .resolve()?;
+    if whole {
+        (limit, offset) = (i64::from(i32::MAX), 0);
+    }
     let mut check = Check::new();
     if let Some(g) = q.min_games {
         check.range("min_games", g, 0, 100000);

@@ -25,7 +25,7 @@ pub struct LeagueRowOut {
     /// `null` in `others`.
     pub rank: Option<u32>,
     pub player_id: i64,
-    pub name: String,
+    pub player_name: String,
     /// Average of the season ratings, one decimal; `null` in `others`.
     #[schema(example = 1043.2)]
     pub average: Option<f64>,
@@ -79,7 +79,7 @@ pub fn league_of(conn: &mut PgConnection, id: i64) -> Result<LeagueOut, ApiError
         let out = LeagueRowOut {
             rank: r.rank,
             player_id,
-            name: names.get(&player_id).cloned().unwrap_or_default(),
+            player_name: names.get(&player_id).cloned().unwrap_or_default(),
             average: r.average.map(round1),
             season_ratings: r.season_ratings.iter().map(|x| x.map(round1)).collect(),
             classified: r.classified.clone(),

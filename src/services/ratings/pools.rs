@@ -183,6 +183,7 @@ pub struct SeasonOut {
 /// A new rating pool.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"name": "Agricola Norway national list", "preset": "agricola_norway", "time_zone": "Europe/Oslo"}))]
 pub struct CreatePool {
     #[schema(
         example = "Ashes Poland",
@@ -207,6 +208,7 @@ pub struct CreatePool {
 /// Changes to a pool; absent fields stay. Changing `params` recomputes every rating.
 #[derive(Debug, Deserialize, ToSchema, Default)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"name": "Agricola Norway national list 2027"}))]
 pub struct UpdatePool {
     #[schema(
         max_length = 100,

@@ -82,7 +82,7 @@ pub(super) fn season_page(
             Some(LeaderboardRowOut {
                 rank: r.rank,
                 player_id: pid,
-                name,
+                player_name: name,
                 club: pclub,
                 country: pcountry,
                 rating: round1(r.rating),
@@ -125,7 +125,7 @@ pub struct SeasonRowOut {
     /// Rank among classified players; `null` if not classified.
     pub rank: Option<u32>,
     pub player_id: i64,
-    pub name: String,
+    pub player_name: String,
     /// Rating at the standings time, one decimal.
     pub rating: f64,
     /// Whether the player is classified (and so may win the season).
@@ -277,7 +277,7 @@ pub fn season_standings_of(
         .map(|r| SeasonRowOut {
             rank: r.rank,
             player_id: pid(r.player),
-            name: names.get(&pid(r.player)).cloned().unwrap_or_default(),
+            player_name: names.get(&pid(r.player)).cloned().unwrap_or_default(),
             rating: round1(r.rating),
             classified: r.classification.classified_by.is_some(),
             classified_by: r.classification.classified_by.map(|c| match c {

@@ -1,0 +1,234 @@
+//! The last touches on the generated OpenAPI document, applied to every path at once so that
+//! no handler can forget them: list items as references to their entity schemas, the response
+//! headers the service sends (`ETag`, `Cache-Control`, `Link`, `Location`, `Retry-After`,
+//! `Allow`), and each schema's example copied onto the media types that carry it.
+
+use serde_json::{json, Map, Value};
+
+/// Operations whose 200 answer carries no `ETag`/`Cache-Control` (probes, metrics, the live
+/// stream, answers computed per caller and never cached).
+const UNCACHED: [&str; 6] = [
+    "check_liveness",
+    "check_readiness",
+    "read_metrics",
+    "stream_events",
+    "read_me",
+    "list_users",
+];
+
+/// Applies every touch to the document.
+pub fn finish(doc: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi {
+    let mut value = serde_json::to_value(&doc).expect("the document serialises");
+    pages_refer_to_entities(&mut value);
+    document_headers(&mut value);
+    examples_on_media_types(&mut value);
+    serde_json::from_value(value).expect("the finished document is a document")
+}
+
+/// `Page_PlayerOut.items` is an array of `PlayerOut` by reference, not an inline copy.
+fn pages_refer_to_entities(doc: &mut Value) {
+    let Some(schemas) = doc
+        .pointer_mut("/components/schemas")
+        .and_then(Value::as_object_mut)
+    else {
+        return;
+    };
+    let names: Vec<String> = schemas.keys().cloned().collect();
+    for (name, schema) in schemas.iter_mut() {
+        let Some(entity) = name.strip_prefix("Page_") else {
+            continue;
+        };
+        if names.iter().any(|n| n == entity) {
+            if let Some(items) = schema.pointer_mut("/properties/items/items") {
+                *items = json!({ "$ref": format!("#/components/schemas/{entity}") });
+            }
+        }
+    }
+}
+
+fn header(description: &str, example: &str) -> Value {
+    json!({
+        "description": description,
+        "schema": { "type": "string" },
+        "example": example,
+    })
+}
+
+fn add_headers(response: &mut Value, headers: &[(&str, Value)]) {
+    let Some(obj) = response.as_object_mut() else {
+        return;
+    };
+    let map = obj
+        .entry("headers")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if let Some(map) = map.as_object_mut() {
+        for (name, h) in headers {
+            map.entry(name.to_string()).or_insert_with(|| h.clone());
+        }
+    }
+}
+
+/// Documents the headers the service sends, by status and method.
+fn document_headers(doc: &mut Value) {
+    let etag = header(
+        "The representation's strong validator: for versioned resources (tournaments, rating \
+         pools, results) the version, as `If-Match` takes it; send it in `If-None-Match` to get \
+         304 when nothing changed",
+        "\"3\"",
+    );
+    let cache = header(
+        "`public, max-age=5, must-revalidate` for public reads (shared caches may serve them \
+         for up to 5 seconds), `private, no-cache` for reads only the caller may see",
+        "public, max-age=5, must-revalidate",
+    );
+    let link = header(
+        "RFC 8288 links to the `next` and `prev` pages, where they exist",
+        "</api/v1/players?limit=50&offset=50>; rel=\"next\"",
+    );
+    let location = header("The URL of the created resource", "/api/v1/players/42");
+    let retry = header("Seconds to wait before trying again", "30");
+    let allow = header("The methods the resource allows", "GET, HEAD, PATCH");
+    let Some(paths) = doc.get_mut("paths").and_then(Value::as_object_mut) else {
+        return;
+    };
+    for item in paths.values_mut() {
+        let Some(item) = item.as_object_mut() else {
+            continue;
+        };
+        for (method, op) in item.iter_mut() {
+            let id = op
+                .get("operationId")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string();
+            let Some(responses) = op.get_mut("responses").and_then(Value::as_object_mut) else {
+                continue;
+            };
+            let is_page = |r: &Value| {
+                r.pointer("/content/application~1json/schema/$ref")
+                    .and_then(Value::as_str)
+                    .is_some_and(|s| s.contains("/Page_"))
+            };
+            for (status, response) in responses.iter_mut() {
+                match (method.as_str(), status.as_str()) {
+                    ("get", "200") if !UNCACHED.contains(&id.as_str()) => {
+                        let mut hs = vec![("ETag", etag.clone()), ("Cache-Control", cache.clone())];
+                        if is_page(response) {
+                            hs.push(("Link", link.clone()));
+                        }
+                        add_headers(response, &hs);
+                    }
+                    ("get", "200") if is_page(response) => {
+                        add_headers(response, &[("Link", link.clone())]);
+                    }
+                    ("get", "304") => add_headers(
+                        response,
+                        &[("ETag", etag.clone()), ("Cache-Control", cache.clone())],
+                    ),
+                    ("post", "201") if response_has_location(&id) => {
+                        add_headers(response, &[("Location", location.clone())])
+                    }
+                    ("put" | "patch", "200") if versioned_write(&id) => {
+                        add_headers(response, &[("ETag", etag.clone())])
+                    }
+                    (_, "429") | (_, "503") => {
+                        add_headers(response, &[("Retry-After", retry.clone())])
+                    }
+                    (_, "405") => add_headers(response, &[("Allow", allow.clone())]),
+                    _ => {}
+                }
+            }
+        }
+    }
+}
+
+/// The creating POSTs that answer `Location`.
+fn response_has_location(id: &str) -> bool {
+    matches!(
+        id,
+        "create_player" | "create_tournament" | "create_rating_pool" | "create_user"
+    )
+}
+
+/// The writes of versioned resources, which answer the new version as `ETag`.
+fn versioned_write(id: &str) -> bool {
+    matches!(
+        id,
+        "update_tournament" | "update_rating_pool" | "enter_result"
+    )
+}
+
+/// Resolves a `$ref` to a component schema.
+fn component<'a>(doc: &'a Value, schema: &Value) -> Option<&'a Value> {
+    let name = schema
+        .get("$ref")?
+        .as_str()?
+        .strip_prefix("#/components/schemas/")?;
+    doc.pointer(&format!("/components/schemas/{name}"))
+}
+
+/// Every media type whose schema (or referenced component) has an example shows it.
+fn examples_on_media_types(doc: &mut Value) {
+    let snapshot = doc.clone();
+    let Some(paths) = doc.get_mut("paths").and_then(Value::as_object_mut) else {
+        return;
+    };
+    for item in paths.values_mut() {
+        let Some(item) = item.as_object_mut() else {
+            continue;
+        };
+        for op in item.values_mut() {
+            let mut media: Vec<&mut Value> = Vec::new();
+            if let Some(content) = op
+                .pointer_mut("/requestBody/content")
+                .and_then(Value::as_object_mut)
+            {
+                media.extend(content.values_mut());
+            }
+            for m in media {
+                let Some(schema) = m.get("schema") else {
+                    continue;
+                };
+                let example = schema
+                    .get("example")
+                    .or_else(|| component(&snapshot, schema).and_then(|c| c.get("example")))
+                    .cloned();
+                if let (Some(example), Some(obj)) = (example, m.as_object_mut()) {
+                    obj.entry("example").or_insert(example);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pages_refer_to_their_entity() {
+        let mut doc = json!({"components": {"schemas": {
+            "PlayerOut": {"type": "object"},
+            "Page_PlayerOut": {"properties": {"items": {"type": "array", "items": {"type": "object"}}}}
+        }}});
+        pages_refer_to_entities(&mut doc);
+        assert_eq!(
+            doc.pointer("/components/schemas/Page_PlayerOut/properties/items/items/$ref"),
+            Some(&json!("#/components/schemas/PlayerOut"))
+        );
+    }
+
+    #[test]
+    fn request_examples_come_from_the_component() {
+        let mut doc = json!({
+            "paths": {"/x": {"post": {"requestBody": {"content": {"application/json": {
+                "schema": {"$ref": "#/components/schemas/In"}}}}}}},
+            "components": {"schemas": {"In": {"example": {"a": 1}}}}
+        });
+        examples_on_media_types(&mut doc);
+        assert_eq!(
+            doc.pointer("/paths/~1x/post/requestBody/content/application~1json/example"),
+            Some(&json!({"a": 1}))
+        );
+    }
+}
