@@ -19,7 +19,7 @@ use crate::error::ApiError;
 use crate::state::AppState;
 
 /// The OpenAPI document, exactly as the running service serves it at `/openapi.json`.
-pub fn openapi() -> utoipa::openapi::OpenApi {
+pub fn openapi() -> serde_json::Value {
     let (_, doc) = App::new()
         .into_utoipa_app()
         .openapi(api::ApiDoc::openapi())
@@ -39,13 +39,12 @@ pub struct RouteTable {
 }
 
 impl RouteTable {
-    fn from_openapi(doc: &utoipa::openapi::OpenApi) -> Self {
-        let mut routes: Vec<(Vec<String>, Vec<String>)> = doc
-            .paths
-            .paths
+    fn from_openapi(doc: &serde_json::Value) -> Self {
+        let empty = serde_json::Map::new();
+        let paths = doc["paths"].as_object().unwrap_or(&empty);
+        let mut routes: Vec<(Vec<String>, Vec<String>)> = paths
             .iter()
-            .map(|(path, item)| {
-                let value = serde_json::to_value(item).unwrap_or_default();
+            .map(|(path, value)| {
                 let methods = [
                     "get", "put", "post", "delete", "options", "head", "patch", "trace",
                 ]
@@ -149,7 +148,10 @@ pub fn serve(
                         .finish()
                 }),
             )
-            .service(SwaggerUi::new("/docs/{_:.*}").url("/openapi.json", (*doc).clone()))
+            .service(
+                SwaggerUi::new("/docs/{_:.*}")
+                    .external_urls_from_iter_unchecked([("/openapi.json", (*doc).clone())]),
+            )
             .default_service(web::to(fallback))
             // gzip for JSON, CSV and the document when the client accepts it; the live feed
             // opts out (`Content-Encoding: identity`) so events are not held in a buffer.

@@ -37,7 +37,10 @@ fn main() -> ExitCode {
         Some("create-admin") => create_admin(&cfg, &args[1..]),
         Some("rebuild-ratings") => rebuild_ratings(&cfg, &args[1..]),
         Some("openapi") => {
-            println!("{}", app::openapi().to_pretty_json().unwrap_or_default());
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&app::openapi()).unwrap_or_default()
+            );
             Ok(())
         }
         Some("-h" | "--help" | "help") => {

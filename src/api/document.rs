@@ -16,13 +16,17 @@ const UNCACHED: [&str; 6] = [
     "list_users",
 ];
 
-/// Applies every touch to the document.
-pub fn finish(doc: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi {
+/// Applies every touch to the document. The result stays JSON: utoipa's own types would drop
+/// or misspell some of it (its `Link` serialises `operation_id`, not `operationId`).
+pub fn finish(doc: utoipa::openapi::OpenApi) -> Value {
     let mut value = serde_json::to_value(&doc).expect("the document serialises");
     pages_refer_to_entities(&mut value);
+    live_feed_frames(&mut value);
+    links_from_creations(&mut value);
+    query_errors_documented(&mut value);
     document_headers(&mut value);
     examples_on_media_types(&mut value);
-    serde_json::from_value(value).expect("the finished document is a document")
+    value
 }
 
 /// `Page_PlayerOut.items` is an array of `PlayerOut` by reference, not an inline copy.
@@ -41,6 +45,122 @@ fn pages_refer_to_entities(doc: &mut Value) {
         if names.iter().any(|n| n == entity) {
             if let Some(items) = schema.pointer_mut("/properties/items/items") {
                 *items = json!({ "$ref": format!("#/components/schemas/{entity}") });
+            }
+        }
+    }
+}
+
+/// The live feed's media type names its frames: `id`, `event` and `data` (a `LiveEvent` as
+/// JSON), so that a client (and schemathesis) can check every event it receives.
+fn live_feed_frames(doc: &mut Value) {
+    let frame = json!({
+        "type": "object",
+        "description": "One Server-Sent Events frame.",
+        "required": ["data"],
+        "properties": {
+            "id": { "type": "string", "pattern": "^[0-9]+$",
+                    "description": "The event id; send it as `Last-Event-ID` to resume" },
+            "event": { "$ref": "#/components/schemas/LiveEventKind" },
+            "data": { "type": "string", "contentMediaType": "application/json",
+                      "contentSchema": { "$ref": "#/components/schemas/LiveEvent" } },
+            "retry": { "type": "integer" }
+        }
+    });
+    let Some(paths) = doc.get_mut("paths").and_then(Value::as_object_mut) else {
+        return;
+    };
+    for item in paths.values_mut() {
+        let Some(responses) = item.pointer_mut("/get/responses/200/content") else {
+            continue;
+        };
+        if let Some(media) = responses.get_mut("text/event-stream") {
+            media["schema"] = frame.clone();
+        }
+    }
+}
+
+/// OpenAPI links from each creating POST to the operations on what it created, by the `id` of
+/// the answer: `POST /api/v1/tournaments` -> `GET /api/v1/tournaments/{id}`, its rounds, ...
+/// (operations that need more than that id are left out). Clients and schemathesis' stateful
+/// phase follow them.
+fn links_from_creations(doc: &mut Value) {
+    let Some(paths) = doc.get("paths").and_then(Value::as_object) else {
+        return;
+    };
+    let mut links: Vec<(String, String, Map<String, Value>)> = Vec::new();
+    for (collection, item) in paths {
+        let Some(post) = item.get("post") else {
+            continue;
+        };
+        let has_id = post
+            .pointer("/responses/201/content/application~1json/schema/$ref")
+            .is_some();
+        if !has_id || collection.contains('{') {
+            continue;
+        }
+        let mut map = Map::new();
+        let prefix = format!("{collection}/{{id}}");
+        for (path, target) in paths {
+            let rest = path.strip_prefix(&prefix);
+            let only_id = rest.is_some_and(|r| !r.contains('{'));
+            if !only_id {
+                continue;
+            }
+            for (method, op) in target.as_object().into_iter().flatten() {
+                let Some(id) = op.get("operationId").and_then(Value::as_str) else {
+                    continue;
+                };
+                if method == "head" {
+                    continue;
+                }
+                map.insert(
+                    id.to_string(),
+                    json!({
+                        "operationId": id,
+                        "parameters": { "id": "$response.body#/id" },
+                        "description": format!("{method} {path} of what was created"),
+                    }),
+                );
+            }
+        }
+        if !map.is_empty() {
+            links.push((collection.clone(), "post".into(), map));
+        }
+    }
+    for (path, method, map) in links {
+        let pointer = format!("/paths/{}/{method}/responses/201", path.replace('/', "~1"));
+        if let Some(response) = doc.pointer_mut(&pointer).and_then(Value::as_object_mut) {
+            response.insert("links".into(), Value::Object(map));
+        }
+    }
+}
+
+/// Every operation that takes query parameters documents the 422 its checks answer.
+fn query_errors_documented(doc: &mut Value) {
+    let Some(paths) = doc.get_mut("paths").and_then(Value::as_object_mut) else {
+        return;
+    };
+    for item in paths.values_mut() {
+        let Some(item) = item.as_object_mut() else {
+            continue;
+        };
+        for op in item.values_mut() {
+            let has_query = op
+                .get("parameters")
+                .and_then(Value::as_array)
+                .is_some_and(|ps| ps.iter().any(|p| p["in"] == "query"));
+            let Some(responses) = op.get_mut("responses").and_then(Value::as_object_mut) else {
+                continue;
+            };
+            if has_query && !responses.contains_key("422") {
+                responses.insert(
+                    "422".into(),
+                    json!({
+                        "description": "Invalid query parameters: the problem names each one",
+                        "content": { "application/problem+json": {
+                            "schema": { "$ref": "#/components/schemas/Problem" } } }
+                    }),
+                );
             }
         }
     }

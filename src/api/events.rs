@@ -15,7 +15,7 @@ use utoipa::IntoParams;
 use crate::api::extract::{Query, TournamentPath};
 use crate::auth::MaybeCaller;
 use crate::error::{ApiError, ApiResult, Problem};
-use crate::services::events::{self as feed, EventRow};
+use crate::services::events::{self as feed, EventRow, LiveEvent};
 use crate::state::AppState;
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -28,12 +28,7 @@ pub struct EventsQuery {
 }
 
 fn frame(e: &EventRow) -> String {
-    let data = serde_json::json!({
-        "id": e.id,
-        "kind": e.kind,
-        "at": e.created_at,
-        "payload": e.payload,
-    });
+    let data = serde_json::to_string(&LiveEvent::from(e)).unwrap_or_default();
     format!("id: {}\nevent: {}\ndata: {}\n\n", e.id, e.kind, data)
 }
 
@@ -49,7 +44,7 @@ fn frame(e: &EventRow) -> String {
     params(TournamentPath, EventsQuery,
         ("Last-Event-ID" = Option<String>, Header, nullable = false, pattern = "^[0-9]{1,18}$", description = "Resume after this event")),
     responses(
-        (status = 200, description = "Server-Sent Events", content_type = "text/event-stream", body = String),
+        (status = 200, description = "Server-Sent Events: one frame per event, its `data` a `LiveEvent` as JSON", content_type = "text/event-stream", body = String),
         (status = 401, description = "Invalid token", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "Invalid parameters", body = Problem, content_type = "application/problem+json"),

@@ -52,6 +52,7 @@ use utoipa_actix_web::service_config::ServiceConfig;
     components(schemas(
         crate::error::Problem,
         crate::error::FieldError,
+        crate::services::events::LiveEvent,
         // Enums used only by query parameters: IntoParams refers to them, so they must be in
         // the components for the references to resolve.
         crate::services::ratings::ListFormat,

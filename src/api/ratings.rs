@@ -24,7 +24,7 @@ use crate::state::AppState;
 /// Create a rating pool (admins).
 ///
 /// A pool holds one Elo rating list (for example the national Ashes list) fed by the tournaments
-/// that name it. Answers 201 with `Location`; send an `Idempotency-Key` to retry safely.
+/// that name it. Answers 201 with `Location`.
 #[utoipa::path(
     operation_id = "create_rating_pool",
     tag = "ratings",

@@ -1,13 +1,57 @@
 //! The live feed's reads: where a stream starts and the events after an id.
 
+use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel::PgConnection;
+use serde::Serialize;
+use utoipa::ToSchema;
 
 use crate::auth::MaybeCaller;
 pub use crate::db::running::EventRow;
 use crate::db::schema::tournament_events;
 use crate::error::ApiError;
 use crate::services::access::load_visible;
+
+/// What an event announces.
+#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LiveEventKind {
+    RoundPublished,
+    ResultEntered,
+    ResultCorrected,
+    RoundCompleted,
+    StandingsChanged,
+    Withdrawal,
+    Penalty,
+    PenaltyAnnulled,
+    CaseDecided,
+    CaseAppealed,
+    ReplayOrdered,
+}
+
+/// One event of the live feed: the JSON in an SSE frame's `data` line.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct LiveEvent {
+    /// The event's id, also the frame's `id` (send it as `Last-Event-ID` to resume).
+    pub id: i64,
+    #[schema(value_type = LiveEventKind)]
+    pub kind: String,
+    pub at: DateTime<Utc>,
+    /// What changed: the round, table and version of a result, the player of a withdrawal, ...
+    #[schema(value_type = Object)]
+    pub payload: serde_json::Value,
+}
+
+impl From<&EventRow> for LiveEvent {
+    fn from(e: &EventRow) -> Self {
+        Self {
+            id: e.id,
+            kind: e.kind.clone(),
+            at: e.created_at,
+            payload: e.payload.clone(),
+        }
+    }
+}
 
 /// The id after which a stream starts: `after` when given, else the newest event's id (only
 /// new events); 404 when the caller may not see the tournament.

@@ -6,6 +6,7 @@
 use serde_json::{json, Value};
 use utoipa::openapi::{RefOr, Schema};
 
+use crate::domain::scoring::RoundKind;
 use crate::domain::seating::SeatingMethod;
 use crate::services::rounds::CreateRound;
 
@@ -135,8 +136,7 @@ fn variant(method: SeatingMethod, about: &str) -> Value {
         "properties": {
             "method": { "type": "string", "enum": [name] },
             "kind": {
-                "type": ["string", "null"],
-                "enum": ["preliminary", "final", "voluntary", "playoff", null],
+                "oneOf": [{ "type": "null" }, { "$ref": "#/components/schemas/RoundKind" }],
                 "description": "`preliminary` (default), `final`, `voluntary` or `playoff`."
             },
             "options": options_schema,
@@ -195,6 +195,8 @@ impl utoipa::PartialSchema for CreateRound {
 
 impl utoipa::ToSchema for CreateRound {
     fn schemas(schemas: &mut Vec<(String, RefOr<Schema>)>) {
+        use utoipa::PartialSchema;
+        schemas.push(("RoundKind".into(), RoundKind::schema()));
         for (m, about) in METHODS {
             let schema = serde_json::from_value(variant(m, about)).expect("a valid variant");
             schemas.push((variant_name(m), schema));
