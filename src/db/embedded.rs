@@ -11,6 +11,11 @@
 //!
 //! A watchdog (a tiny `sh` loop) stops the cluster when the process that started it ends, even
 //! if it is killed, so neither the service nor the test suite leaves a server running.
+//!
+//! The process that starts the cluster writes its pid and executable to `postgres.owner` beside
+//! it. A second process on the same data folder (`tourney create-admin` or `tourney migrate` next
+//! to the running service) finds the owner alive and uses the running cluster through its socket
+//! without ever stopping it; only a cluster whose owner is gone is stopped and started afresh.
 
 use std::fs;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
@@ -45,6 +50,8 @@ pub struct EmbeddedPostgres {
     bin_dir: PathBuf,
     run_as_postgres: bool,
     stopped: bool,
+    /// Another live process started the cluster: it is used, never stopped, by this one.
+    attached: bool,
 }
 
 const DB_USER: &str = "tourney";
@@ -133,10 +140,28 @@ impl EmbeddedPostgres {
             bin_dir,
             run_as_postgres,
             stopped: false,
+            attached: false,
         };
-        // A server left behind by a killed process is stopped before we start ours.
         if this.pg_ctl_status_running() {
-            tracing::warn!("an earlier embedded PostgreSQL was still running; stopping it");
+            if let (Some(owner), Some(socket)) = (
+                live_owner(&this.cluster_dir),
+                running_socket_dir(&this.cluster_dir),
+            ) {
+                // The running service's cluster: use it, leave it running.
+                tracing::info!(
+                    owner,
+                    "the embedded PostgreSQL is running for process {owner}; using it"
+                );
+                let _ = fs::remove_dir_all(&this.socket_dir);
+                this.socket_dir = socket;
+                this.attached = true;
+                return Ok(this);
+            }
+            // A server left behind by a process that is gone is stopped before we start ours.
+            tracing::warn!(
+                "an embedded PostgreSQL left by a process that is gone was still running; \
+                 stopping it"
+            );
             this.pg_ctl_stop("fast");
         }
         let mut options = format!(
@@ -162,7 +187,13 @@ impl EmbeddedPostgres {
             )));
         }
         this.spawn_watchdog(durability);
+        write_owner(&this.cluster_dir);
         Ok(this)
+    }
+
+    /// True when another live process started the cluster and this one only uses it.
+    pub fn is_attached(&self) -> bool {
+        self.attached
     }
 
     /// The connection URL for database `db` on this cluster.
@@ -181,12 +212,16 @@ impl EmbeddedPostgres {
             .map_err(|e| err(format!("cannot create database {name}: {e}")))
     }
 
-    /// Stops the cluster (fast shutdown) and removes its socket folder.
+    /// Stops the cluster (fast shutdown) and removes its socket folder; a cluster this process
+    /// only attached to is left running for its owner.
     pub fn stop(&mut self) {
         if self.stopped {
             return;
         }
         self.stopped = true;
+        if self.attached {
+            return;
+        }
         self.pg_ctl_stop("fast");
         let _ = fs::remove_dir_all(&self.socket_dir);
     }
@@ -265,6 +300,47 @@ impl Drop for EmbeddedPostgres {
     fn drop(&mut self) {
         self.stop();
     }
+}
+
+/// Where the owner record of a cluster lives: beside it, in the data folder.
+fn owner_file(cluster_dir: &Path) -> PathBuf {
+    cluster_dir
+        .parent()
+        .unwrap_or(cluster_dir)
+        .join("postgres.owner")
+}
+
+/// This process's executable, as `/proc` names it.
+fn exe_of(pid: u32) -> Option<PathBuf> {
+    fs::read_link(format!("/proc/{pid}/exe")).ok()
+}
+
+/// Records this process as the one that started the cluster (its pid and executable, so a
+/// reused pid is not mistaken for it).
+fn write_owner(cluster_dir: &Path) {
+    let pid = std::process::id();
+    let exe = exe_of(pid).unwrap_or_default();
+    let record = format!("{pid}\n{}\n", exe.display());
+    if let Err(e) = fs::write(owner_file(cluster_dir), record) {
+        tracing::warn!(error = %e, "cannot record the embedded PostgreSQL's owner");
+    }
+}
+
+/// The pid of the live process that started the running cluster, if it is alive and is still
+/// the program that wrote the record.
+fn live_owner(cluster_dir: &Path) -> Option<u32> {
+    let record = fs::read_to_string(owner_file(cluster_dir)).ok()?;
+    let mut lines = record.lines();
+    let pid: u32 = lines.next()?.trim().parse().ok()?;
+    let exe = PathBuf::from(lines.next()?.trim());
+    (pid != std::process::id() && exe_of(pid).as_deref() == Some(exe.as_path())).then_some(pid)
+}
+
+/// The socket folder of the running postmaster (line 5 of `postmaster.pid`).
+fn running_socket_dir(cluster_dir: &Path) -> Option<PathBuf> {
+    let pidfile = fs::read_to_string(cluster_dir.join("postmaster.pid")).ok()?;
+    let dir = pidfile.lines().nth(4)?.trim();
+    (!dir.is_empty() && Path::new(dir).is_dir()).then(|| PathBuf::from(dir))
 }
 
 /// `CREATE DATABASE name [TEMPLATE template]` unless a database of that name exists.

@@ -117,6 +117,89 @@ async fn data_survives_a_restart_of_the_service() {
     let _ = std::fs::remove_dir_all(&data);
 }
 
+async fn login(client: &reqwest::Client, base: &str, user: &str, password: &str) -> u16 {
+    client
+        .post(format!("{base}/api/v1/auth/token"))
+        .json(&json!({"username": user, "password": password}))
+        .send()
+        .await
+        .unwrap()
+        .status()
+        .as_u16()
+}
+
+/// `tourney create-admin` and `tourney migrate` next to the running service on the same data
+/// folder use the service's embedded PostgreSQL and leave it running (they used to stop it,
+/// after which the service answered 503 forever).
+#[actix_web::test]
+async fn admin_commands_next_to_the_running_service_leave_its_database_running() {
+    let data = temp_data_dir();
+    let client = reqwest::Client::new();
+    let port = free_port();
+    let base = format!("http://127.0.0.1:{port}");
+    let child = start(&data, port);
+    wait_ready(&client, &base).await;
+
+    for (i, command) in [
+        vec!["create-admin", "--username", "second-admin"],
+        vec!["migrate"],
+        vec!["create-admin", "--username", "third-admin"],
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let out = Command::new(env!("CARGO_BIN_EXE_tourney"))
+            .args(&command)
+            .env_remove("DATABASE_URL")
+            .env("TOURNEY_DATA_DIR", &data)
+            .env("TOURNEY_ADMIN_PASSWORD", "a long admin password")
+            .output()
+            .expect("run an admin command");
+        assert!(
+            out.status.success(),
+            "{command:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        // The service still answers from its database, right after the command ended.
+        let ready = client.get(format!("{base}/readyz")).send().await.unwrap();
+        assert_eq!(ready.status(), 200, "after command {i}: {command:?}");
+    }
+    // The admins were created in the service's own database.
+    assert_eq!(
+        login(&client, &base, "second-admin", "a long admin password").await,
+        200
+    );
+    assert_eq!(
+        login(&client, &base, "third-admin", "a long admin password").await,
+        200
+    );
+    stop(child);
+
+    // Without a running service the command starts the cluster itself and stops it again.
+    let out = Command::new(env!("CARGO_BIN_EXE_tourney"))
+        .args(["create-admin", "--username", "fourth-admin"])
+        .env_remove("DATABASE_URL")
+        .env("TOURNEY_DATA_DIR", &data)
+        .env("TOURNEY_ADMIN_PASSWORD", "a long admin password")
+        .output()
+        .expect("create-admin alone");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let port = free_port();
+    let base = format!("http://127.0.0.1:{port}");
+    let child = start(&data, port);
+    wait_ready(&client, &base).await;
+    assert_eq!(
+        login(&client, &base, "fourth-admin", "a long admin password").await,
+        200
+    );
+    stop(child);
+    let _ = std::fs::remove_dir_all(&data);
+}
+
 #[test]
 fn without_database_url_or_binaries_it_says_what_to_install() {
     let out = Command::new(env!("CARGO_BIN_EXE_tourney"))
