@@ -88,50 +88,7 @@ impl EmbeddedPostgres {
             check_traversable(&cluster_dir, uid, gid)?;
         }
 
-        let fresh = !cluster_dir.join("PG_VERSION").exists();
-        if fresh {
-            fs::create_dir_all(&cluster_dir)
-                .map_err(|e| err(format!("cannot create {}: {e}", cluster_dir.display())))?;
-            fs::set_permissions(&cluster_dir, fs::Permissions::from_mode(0o700)).map_err(|e| {
-                err(format!(
-                    "cannot set permissions on {}: {e}",
-                    cluster_dir.display()
-                ))
-            })?;
-            if let Some((uid, gid)) = owner {
-                std::os::unix::fs::chown(&cluster_dir, Some(uid), Some(gid)).map_err(|e| {
-                    err(format!(
-                        "cannot hand {} to the postgres user: {e}",
-                        cluster_dir.display()
-                    ))
-                })?;
-            }
-            let mut initdb = pg_command(&bin_dir, "initdb", run_as_postgres);
-            initdb.arg("-D").arg(&cluster_dir).args([
-                "-U",
-                DB_USER,
-                "--auth=trust",
-                "-E",
-                "UTF8",
-                // Byte-order sorting (C) but Unicode case rules (C.UTF-8), so name search
-                // folds case for every alphabet (ø/Ø, ł/Ł), as a server PostgreSQL does.
-                "--locale=C",
-                "--lc-ctype=C.UTF-8",
-                "--no-sync",
-            ]);
-            run(initdb, "initdb")?;
-        } else if let Some((uid, _)) = owner {
-            let meta = fs::metadata(&cluster_dir)
-                .map_err(|e| err(format!("cannot read {}: {e}", cluster_dir.display())))?;
-            if meta.uid() != uid {
-                return Err(err(format!(
-                    "{} belongs to uid {}, but the service runs PostgreSQL as the postgres user (uid {uid}) because it runs as root. Run `chown -R postgres {}` or run the service as the folder's owner.",
-                    cluster_dir.display(),
-                    meta.uid(),
-                    cluster_dir.display()
-                )));
-            }
-        }
+        prepare_cluster(&cluster_dir, &bin_dir, owner, run_as_postgres)?;
 
         let socket_dir = make_socket_dir(owner)?;
         let mut this = Self {
@@ -300,6 +257,61 @@ impl Drop for EmbeddedPostgres {
     fn drop(&mut self) {
         self.stop();
     }
+}
+
+/// Creates the cluster with `initdb` when it does not exist yet; checks an existing one belongs
+/// to the user PostgreSQL runs as.
+fn prepare_cluster(
+    cluster_dir: &Path,
+    bin_dir: &Path,
+    owner: Option<(u32, u32)>,
+    run_as_postgres: bool,
+) -> Result<(), EmbeddedError> {
+    let fresh = !cluster_dir.join("PG_VERSION").exists();
+    if fresh {
+        fs::create_dir_all(cluster_dir)
+            .map_err(|e| err(format!("cannot create {}: {e}", cluster_dir.display())))?;
+        fs::set_permissions(cluster_dir, fs::Permissions::from_mode(0o700)).map_err(|e| {
+            err(format!(
+                "cannot set permissions on {}: {e}",
+                cluster_dir.display()
+            ))
+        })?;
+        if let Some((uid, gid)) = owner {
+            std::os::unix::fs::chown(cluster_dir, Some(uid), Some(gid)).map_err(|e| {
+                err(format!(
+                    "cannot hand {} to the postgres user: {e}",
+                    cluster_dir.display()
+                ))
+            })?;
+        }
+        let mut initdb = pg_command(bin_dir, "initdb", run_as_postgres);
+        initdb.arg("-D").arg(cluster_dir).args([
+            "-U",
+            DB_USER,
+            "--auth=trust",
+            "-E",
+            "UTF8",
+            // Byte-order sorting (C) but Unicode case rules (C.UTF-8), so name search
+            // folds case for every alphabet (ø/Ø, ł/Ł), as a server PostgreSQL does.
+            "--locale=C",
+            "--lc-ctype=C.UTF-8",
+            "--no-sync",
+        ]);
+        run(initdb, "initdb")?;
+    } else if let Some((uid, _)) = owner {
+        let meta = fs::metadata(cluster_dir)
+            .map_err(|e| err(format!("cannot read {}: {e}", cluster_dir.display())))?;
+        if meta.uid() != uid {
+            return Err(err(format!(
+                "{} belongs to uid {}, but the service runs PostgreSQL as the postgres user (uid {uid}) because it runs as root. Run `chown -R postgres {}` or run the service as the folder's owner.",
+                cluster_dir.display(),
+                meta.uid(),
+                cluster_dir.display()
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Where the owner record of a cluster lives: beside it, in the data folder.
