@@ -249,9 +249,16 @@ fn draw_input(
         .into_iter()
         .filter(|r| !out.contains(&r.player_id))
         .collect();
-    // Team matches are seated from the teams, not from a standings table.
+    // Team matches are seated from the teams, not from a standings table. The final's
+    // placement groups follow the qualification order ("(b) most high placements"); every other
+    // round is seated by the seeding order ("(c) the previous game's points"), seed 000.
+    let purpose = if method == SeatingMethod::FinalGroups || kind == RoundKind::Final {
+        Purpose::Qualification
+    } else {
+        Purpose::Seeding
+    };
     let standings = if number > 1 && snap.ruleset.format != Format::TeamDuplicate {
-        let s = snap.standings(Some(number as u32 - 1), Purpose::Seeding)?;
+        let s = snap.standings(Some(number as u32 - 1), purpose)?;
         s.rows
             .iter()
             .map(|row| Standing {
@@ -309,6 +316,7 @@ fn draw_input(
             p.seed = seeds.get(&p.id).copied();
         }
     }
+    let options = plan_length(snap, number, method, players.len(), options);
     Ok(DrawInput {
         round: number as u32,
         method,
@@ -331,6 +339,39 @@ fn draw_input(
             })
             .collect(),
     })
+}
+
+/// The default length of the plan that `random` and `bridge` rounds follow: the rest of the
+/// event, so that players meet as many different opponents as possible over all of it (seed
+/// 000 (1): 16 players over 5 games meet everyone once; seed 001: once at a table and once in a
+/// bridge group). The rest is the planned rounds left, without a bridge final, and never more
+/// rounds than can be played without a repeat meeting (`(n - 1) / 3` with tables of four); a
+/// plan a withdrawal breaks is made again for what is left. An explicit `rounds_remaining` wins.
+fn plan_length(
+    snap: &Snapshot,
+    number: i32,
+    method: SeatingMethod,
+    players: usize,
+    mut options: BTreeMap<String, serde_json::Value>,
+) -> BTreeMap<String, serde_json::Value> {
+    let planned = matches!(method, SeatingMethod::Random | SeatingMethod::Bridge)
+        && !options.contains_key("rounds_remaining")
+        && options.get("final") != Some(&serde_json::Value::Bool(true));
+    if !planned {
+        return options;
+    }
+    let mut left = (snap.tournament.planned_rounds - number + 1).max(1) as usize;
+    if method == SeatingMethod::Bridge && snap.tournament.ruleset == Preset::BridgeAgricola.as_str()
+    {
+        // The last planned round of Bridge-Agricola is the final (seed 001).
+        left = (snap.tournament.planned_rounds - number).max(1) as usize;
+    }
+    let without_repeats = (players.saturating_sub(1) / 3).max(1);
+    options.insert(
+        "rounds_remaining".into(),
+        serde_json::json!(left.min(without_repeats)),
+    );
+    options
 }
 
 /// Draws with a fresh seed: (input JSON, draw JSON, seed hex, commitment).
@@ -379,6 +420,38 @@ fn load_round(
         return Err(ApiError::NotFound(format!("no round {number}")));
     }
     Ok((t, r))
+}
+
+/// A bridge round of kind `final` is the bridge final (seed 001: placement groups spread over
+/// bridge groups), whether or not the option says so; `final: true` on another kind, or
+/// `final: false` on the final, is refused rather than drawn as something standings would then
+/// misread.
+fn bridge_final_option(
+    method: SeatingMethod,
+    kind: RoundKind,
+    mut options: BTreeMap<String, serde_json::Value>,
+) -> Result<BTreeMap<String, serde_json::Value>, ApiError> {
+    if method != SeatingMethod::Bridge {
+        return Ok(options);
+    }
+    match (
+        kind == RoundKind::Final,
+        options.get("final").and_then(|v| v.as_bool()),
+    ) {
+        (true, Some(false)) => Err(ApiError::field(
+            "options.final",
+            "a round of kind final is the bridge final; leave the option out or send true",
+        )),
+        (false, Some(true)) => Err(ApiError::field(
+            "options.final",
+            "the bridge final is a round of kind final; send \"kind\": \"final\"",
+        )),
+        (true, _) => {
+            options.insert("final".into(), serde_json::Value::Bool(true));
+            Ok(options)
+        }
+        (false, _) => Ok(options),
+    }
 }
 
 /// The checks of a new round that need no database: its weight (a number or fraction from 0
@@ -462,16 +535,8 @@ pub fn create_round(
                 )));
             }
         }
-        let options = input.options.unwrap_or_default();
-        let draw_in = draw_input(
-            conn,
-            &snap,
-            number,
-            kind,
-            input.method,
-            options.clone(),
-            caller,
-        )?;
+        let options = bridge_final_option(input.method, kind, input.options.unwrap_or_default())?;
+        let draw_in = draw_input(conn, &snap, number, kind, input.method, options, caller)?;
         let (input_json, draw_json, seed, commitment) = make_draw(&draw_in)?;
         let row: RoundRow = diesel::insert_into(rounds::table)
             .values(NewRound {
@@ -479,7 +544,8 @@ pub fn create_round(
                 number,
                 kind: play::kind_name(kind).into(),
                 method: input.method.to_string(),
-                options: serde_json::to_value(&options)
+                // The options the draw used, defaults included (the plan's length).
+                options: serde_json::to_value(&draw_in.options)
                     .map_err(|e| ApiError::Internal(e.to_string()))?,
                 weight,
                 metadata: serde_json::Value::Object(input.metadata.unwrap_or_default()),

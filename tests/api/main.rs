@@ -19,6 +19,7 @@ mod ratings;
 mod ratings_leaderboard;
 mod ratings_seasons;
 mod restart;
+mod rules_agricola;
 mod running;
 mod running_formats;
 mod running_ties;

@@ -16,9 +16,9 @@
 //! the tests below. Players are relabelled at random, and the round order is drawn by lot.
 
 use super::{
-    four_player, opt_bool, opt_u32, ranked_players, schedule, table_sizes, BridgeGroup, Draw,
-    DrawInput, DrawReport, History, Meetings, PlannedRound, Schedule, SeatingError, SharedDeal,
-    Table,
+    four_player, opt_bool, opt_u32, ranked_players_by_lot, schedule, table_sizes, BridgeGroup,
+    Draw, DrawInput, DrawReport, History, Meetings, PlannedRound, Schedule, SeatingError,
+    SharedDeal, Table,
 };
 use crate::domain::ids::PlayerId;
 use crate::domain::rng::DrawRng;
@@ -255,7 +255,7 @@ pub(crate) fn draw(input: &DrawInput, rng: &mut DrawRng) -> Result<Draw, Seating
     let mut plan_out = None;
     let mut report = DrawReport::default();
     let (tables, groups_out): (Vec<Vec<PlayerId>>, Vec<Vec<PlayerId>>) = if is_final {
-        let ranked = ranked_players(input, true)?;
+        let ranked = ranked_players_by_lot(input, true, rng)?;
         let sizes = table_sizes(ranked.len())?;
         let placement = four_player::in_order(&ranked, &sizes);
         (final_bridge_seats(&placement, rng), placement)

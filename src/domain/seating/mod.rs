@@ -719,6 +719,36 @@ pub(crate) fn ranked_players(
         .collect())
 }
 
+/// [`ranked_players`] with players level on every key of the standings (a shared place) put in
+/// order by lot, drawn from the round's seed before anything else (seed 000, tie-breaks:
+/// "Dersom også dette er likt, avgjøres den foreløpige plasseringen ved loddtrekning"). The lot
+/// is as verifiable as the draw: the same input and seed give the same order.
+pub(crate) fn ranked_players_by_lot(
+    input: &DrawInput,
+    required: bool,
+    rng: &mut DrawRng,
+) -> Result<Vec<PlayerId>, SeatingError> {
+    let mut ranked = ranked_players(input, required)?;
+    let place: HashMap<PlayerId, u32> = input
+        .standings
+        .iter()
+        .map(|s| (s.player, s.place))
+        .collect();
+    let mut start = 0;
+    while start < ranked.len() {
+        let here = place.get(&ranked[start]).copied();
+        let mut end = start + 1;
+        while here.is_some() && end < ranked.len() && place.get(&ranked[end]).copied() == here {
+            end += 1;
+        }
+        if end - start > 1 {
+            rng.shuffle(&mut ranked[start..end]);
+        }
+        start = end;
+    }
+    Ok(ranked)
+}
+
 /// Table sizes for `n` players at tables of 4, with 3-player tables where the count requires
 /// (domain.md section 3): `Y = ceil(n/4)` tables, `4Y - n` of them with 3 players. The returned
 /// vector has the 3-player tables last; methods move them where their rule says.

@@ -9,8 +9,9 @@
 //! placement-even the withdrawn players count as the last places of the snake layout.
 
 use super::{
-    opt_u32, ranked_players, schedule, table_sizes, tables_with_lots, Draw, DrawInput, DrawReport,
-    Meetings, PlayerEntry, Schedule, SeatingError, SeatingMethod, SeedingGroupSpread, Table,
+    opt_u32, ranked_players_by_lot, schedule, table_sizes, tables_with_lots, Draw, DrawInput,
+    DrawReport, Meetings, PlayerEntry, Schedule, SeatingError, SeatingMethod, SeedingGroupSpread,
+    Table,
 };
 use crate::domain::ids::PlayerId;
 use crate::domain::rng::DrawRng;
@@ -40,7 +41,7 @@ pub(crate) fn draw(input: &DrawInput, rng: &mut DrawRng) -> Result<Draw, Seating
             tables_with_lots(t, rng)
         }
         PlacementEven => {
-            let ranked = ranked_players(input, true)?;
+            let ranked = ranked_players_by_lot(input, true, rng)?;
             let (t, spread) = placement_even(&ranked, &input.history, rng);
             if spread > 0 {
                 report.unsatisfied.push(format!(
@@ -50,27 +51,33 @@ pub(crate) fn draw(input: &DrawInput, rng: &mut DrawRng) -> Result<Draw, Seating
             tables_with_lots(t, rng)
         }
         Swiss => {
-            let ranked = ranked_players(input, true)?;
+            let ranked = ranked_players_by_lot(input, true, rng)?;
             let t = swiss4(&ranked, &sizes, &Meetings::from_history(&input.history));
             tables_with_lots(t, rng)
         }
         Danish => {
-            let ranked = ranked_players(input, true)?;
+            let ranked = ranked_players_by_lot(input, true, rng)?;
             tables_with_lots(in_order(&ranked, &sizes), rng)
         }
         FinalGroups => {
-            let ranked = ranked_players(input, true)?;
+            let ranked = ranked_players_by_lot(input, true, rng)?;
             let t = in_order(&ranked, &sizes);
             groups_out = t.clone();
             tables_with_lots(t, rng)
         }
         Clarification => {
-            let ranked = ranked_players(input, true)?;
+            let ranked = ranked_players_by_lot(input, true, rng)?;
             tables_with_lots(clarification(&ranked, &sizes), rng)
         }
         ClarificationBonus => {
-            let ranked = ranked_players(input, true)?;
+            let ranked = ranked_players_by_lot(input, true, rng)?;
             let t = clarification(&ranked, &sizes);
+            // Seed 000 (8): "+3 poeng for hver av de to topplasserte de slår" / "-3 poeng for hver
+            // av de to nederste som slår dem": scoring needs who the top two and the bottom two
+            // are, so the draw names them (first group the top two, second the bottom two).
+            if let Some(t1) = t.first().filter(|t1| t1.len() == 4) {
+                groups_out = vec![t1[..2].to_vec(), t1[2..].to_vec()];
+            }
             clarification_bonus_seats(t, rng)
         }
         _ => unreachable!("not a 4-player method"),

@@ -41,6 +41,40 @@ fn clarification_short_table_is_table_one() {
     );
 }
 
+/// Seed 000, tie-breaks: "Dersom også dette er likt, avgjøres den foreløpige plasseringen ved
+/// loddtrekning." Players level on every key are ordered by a lot from the round's seed: the same
+/// seed gives the same order (verifiable), other seeds other orders (not the player ids).
+#[test]
+fn players_level_on_every_key_are_ordered_by_lot_from_the_seed() {
+    let mut inp = input(SeatingMethod::Danish, 8);
+    for s in &mut inp.standings {
+        s.place = 1;
+    }
+    let tables = |seed: u8| sorted_tables(&draw_round(&inp, &mut rng(seed)).unwrap());
+    assert_eq!(tables(5), tables(5));
+    let distinct: std::collections::BTreeSet<Vec<Vec<i64>>> = (0..20).map(tables).collect();
+    assert!(distinct.len() > 5, "{distinct:?}");
+    // Distinct places still decide: 1-4 and 5-8 stay apart.
+    let ordered = input(SeatingMethod::Danish, 8);
+    for seed in 0..5 {
+        let d = draw_round(&ordered, &mut rng(seed)).unwrap();
+        assert_eq!(sorted_tables(&d), vec![vec![1, 2, 3, 4], vec![5, 6, 7, 8]]);
+    }
+}
+
+/// Seed 000, Bordsammensetning (8): "De to topplasserte får +3 poeng for hver av de to nederste
+/// de slår ... de to nederste får +3 for hver av de to topplasserte de slår": the draw must say
+/// who the top two and the bottom two are, or scoring cannot give the bonus.
+#[test]
+fn clarification_bonus_names_the_top_two_and_the_bottom_two() {
+    let inp = input(SeatingMethod::ClarificationBonus, 12);
+    let d = draw_round(&inp, &mut rng(3)).unwrap();
+    assert_eq!(d.groups, vec![ids(&[1, 2]), ids(&[11, 12])]);
+    // Plain clarification has no bonus, and names no groups.
+    let plain = draw_round(&input(SeatingMethod::Clarification, 12), &mut rng(3)).unwrap();
+    assert!(plain.groups.is_empty());
+}
+
 #[test]
 fn clarification_bonus_seats_one_and_two_opposite() {
     for seed in 0..20 {
