@@ -235,6 +235,10 @@ fn draw_input(
     caller: &Caller,
 ) -> Result<DrawInput, ApiError> {
     let mut out = snap.out_of_play(number);
+    // Knockout: only the winners (and byes) of the earlier rounds go on.
+    if method == SeatingMethod::Knockout {
+        out.extend(snap.eliminated_players(number)?);
+    }
     // Team knockout: the teams knocked out so far sit out with their players.
     let knocked_out = snap.eliminated_teams(number)?;
     for t in snap

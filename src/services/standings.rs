@@ -52,12 +52,13 @@ pub enum TieFlag {
     PlayoffNeeded,
 }
 
-/// One tie-break value: a number, or a sequence compared element by element (placements).
+/// One tie-break value: a number, or a sequence compared element by element (placements;
+/// `null` for a final round the player did not play, which ranks after every place).
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 #[serde(untagged)]
 pub enum TieBreakValueOut {
     Number(f64),
-    Sequence(Vec<f64>),
+    Sequence(Vec<Option<f64>>),
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -123,12 +124,20 @@ fn tie_out(t: TieStatus) -> TieFlag {
     }
 }
 
-fn tie_break_out(v: &TieBreakValue) -> TieBreakValueOut {
+/// A tie-break value as shown. Places in final rounds past the table size are the rank given to
+/// a final the player did not play (withdrawn before it): shown as `null`, not as a place.
+fn tie_break_out(key: &str, v: &TieBreakValue, per_table: usize) -> TieBreakValueOut {
     match v {
         TieBreakValue::Number(p) => TieBreakValueOut::Number(p.rounded()),
-        TieBreakValue::Sequence(s) => {
-            TieBreakValueOut::Sequence(s.iter().map(|p| p.rounded()).collect())
-        }
+        TieBreakValue::Sequence(s) => TieBreakValueOut::Sequence(
+            s.iter()
+                .map(|p| p.rounded())
+                .map(|p| {
+                    let not_played = key == "final_round_places" && p > per_table as f64;
+                    (!not_played).then_some(p)
+                })
+                .collect(),
+        ),
     }
 }
 
@@ -137,7 +146,7 @@ fn csv_value(v: &TieBreakValueOut) -> String {
     match v {
         TieBreakValueOut::Sequence(items) => items
             .iter()
-            .map(|i| i.to_string())
+            .map(|i| i.map(|x| x.to_string()).unwrap_or_else(|| "-".into()))
             .collect::<Vec<_>>()
             .join(" "),
         TieBreakValueOut::Number(n) => n.to_string(),
@@ -218,6 +227,7 @@ pub fn standings(
     let public = t.status != TournamentStatus::Draft.as_str();
     let snap = Snapshot::load(conn, t)?;
     let s = snap.standings(after_round, purpose)?;
+    let per_table = snap.ruleset.players_per_table as usize;
     let ids: Vec<i64> = s.rows.iter().map(|r| r.player.0).collect();
     let names: std::collections::HashMap<i64, String> = players::table
         .filter(players::id.eq_any(&ids))
@@ -258,7 +268,7 @@ pub fn standings(
                 tie_breaks: r
                     .tie_breaks
                     .iter()
-                    .map(|(k, v)| (k.clone(), tie_break_out(v)))
+                    .map(|(k, v)| (k.clone(), tie_break_out(k, v, per_table)))
                     .collect(),
                 placement_group: r.placement_group,
                 withdrawn: r.withdrawn,

@@ -20,6 +20,7 @@ mod ratings_leaderboard;
 mod ratings_seasons;
 mod restart;
 mod rules_agricola;
+mod rules_tantrix;
 mod running;
 mod running_formats;
 mod running_ties;

@@ -214,3 +214,54 @@ async fn bridge_agricola_is_balanced_by_default_and_the_final_kind_draws_the_fin
         assert_eq!(from, vec![0, 1, 2, 3], "bridge group {members:?}");
     }
 }
+
+/// Seed 000, tie-breaks of the final standings: "(b) plassering i finalerunden(e)". A player who
+/// withdrew before the final has no place in it: shown as `null`, ranked after every place.
+#[actix_web::test]
+async fn a_player_withdrawn_before_the_final_has_no_final_place() {
+    let app = crate::helpers::spawn_app().await;
+    let (tid, org, referee, players) = event(&app, "agricola_norway", 8).await;
+    let r1 = new_round(&app, tid, &org, json!({"method": "random"})).await;
+    play_round(&app, tid, &referee, &r1, |p| 100 - p).await;
+    let w = app
+        .post(
+            &format!("/api/v1/tournaments/{tid}/withdrawals"),
+            Some(&org),
+            json!({"player_id": players[7], "from_round": 2}),
+        )
+        .await;
+    assert_eq!(w.status(), 201);
+    let fin = new_round(
+        &app,
+        tid,
+        &org,
+        json!({"method": "final_groups", "kind": "final"}),
+    )
+    .await;
+    play_round(&app, tid, &referee, &fin, |p| 100 - p).await;
+    let s = standings(&app, tid, "purpose=final").await;
+    for row in s["rows"].as_array().unwrap() {
+        let places = &row["tie_breaks"]["final_round_places"];
+        if row["player_id"] == players[7] {
+            assert_eq!(places, &json!([null]), "{row}");
+            assert_eq!(row["withdrawn"], true);
+        } else {
+            let p = places[0].as_f64().unwrap();
+            assert!((1.0..=4.0).contains(&p), "{row}");
+        }
+    }
+    let csv = app
+        .get(
+            &format!("/api/v1/tournaments/{tid}/standings?purpose=final&format=csv"),
+            None,
+        )
+        .await
+        .text()
+        .await
+        .unwrap();
+    let line = csv
+        .lines()
+        .find(|l| l.split(',').nth(1) == Some(&players[7].to_string()))
+        .unwrap();
+    assert!(line.contains(",-,"), "{line}");
+}

@@ -370,7 +370,7 @@ pub struct Draw {
     pub groups: Vec<Vec<PlayerId>>,
     /// Team matches (team duplicate only).
     pub team_matches: Vec<TeamMatch>,
-    /// Knockout seeds (knockout round 1): `(player, seed)`; pass them back as
+    /// Seeds fixed in round 1 (knockout bracket, round-robin circle): `(player, seed)`; pass them back as
     /// [`PlayerEntry::seed`] in later rounds.
     #[schema(value_type = Vec<Vec<i64>>)]
     pub seeds: Vec<(PlayerId, u32)>,

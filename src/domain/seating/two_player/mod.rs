@@ -121,18 +121,13 @@ pub(crate) fn draw(input: &DrawInput, rng: &mut DrawRng) -> Result<Draw, Seating
             (pairs, byes)
         }
         SeatingMethod::RoundRobin => {
-            // The circle needs the same order every round: rating (then id), never the
-            // standings, which change between rounds and would make pairs meet twice.
-            let mut fixed: Vec<&PlayerEntry> = input.players.iter().collect();
-            fixed.sort_by(|a, b| {
-                b.rating
-                    .unwrap_or(f64::NEG_INFINITY)
-                    .total_cmp(&a.rating.unwrap_or(f64::NEG_INFINITY))
-                    .then(a.id.cmp(&b.id))
-            });
-            let ranked: Vec<PlayerId> = fixed.into_iter().map(|p| p.id).collect();
-            let (pairs, byes) = round_robin(&ranked, input.round.max(1));
-            (pairs, byes)
+            // Seed 003 (10.2, "jeder gegen jeden"): the circle keeps the order fixed at the first
+            // round (by rating, then id), handed back as seeds in later rounds. Sorting by the
+            // ratings of the moment would change the circle as rated rounds come in, and pairs
+            // would meet twice. A withdrawn player's place stays in the circle, empty: whoever
+            // would have met them has the bye.
+            let slots = round_robin_circle(input, &mut seeds);
+            round_robin_slots(&slots, input.round.max(1))
         }
         SeatingMethod::Knockout => {
             let (pairs, byes, s) = knockout(input, rng)?;
@@ -432,13 +427,60 @@ fn greedy_with_repair(
     pairs
 }
 
+/// The circle of a round robin: in the first round the players by rating (then id), which is
+/// recorded as their seeds; in later rounds the players at their seeds' places, with the places
+/// of players no longer in the event left empty.
+fn round_robin_circle(
+    input: &DrawInput,
+    seeds: &mut Vec<(PlayerId, u32)>,
+) -> Vec<Option<PlayerId>> {
+    let seeded = input.round > 1 && input.players.iter().all(|p| p.seed.is_some());
+    if seeded {
+        let size = input
+            .players
+            .iter()
+            .filter_map(|p| p.seed)
+            .max()
+            .unwrap_or(0) as usize;
+        let mut slots = vec![None; size];
+        for p in &input.players {
+            if let Some(s) = p.seed {
+                slots[s as usize - 1] = Some(p.id);
+            }
+        }
+        return slots;
+    }
+    let mut fixed: Vec<&PlayerEntry> = input.players.iter().collect();
+    fixed.sort_by(|a, b| {
+        b.rating
+            .unwrap_or(f64::NEG_INFINITY)
+            .total_cmp(&a.rating.unwrap_or(f64::NEG_INFINITY))
+            .then(a.id.cmp(&b.id))
+    });
+    *seeds = fixed
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.id, i as u32 + 1))
+        .collect();
+    fixed.into_iter().map(|p| Some(p.id)).collect()
+}
+
 /// Round `round` of a round robin by the circle method (seed 003 "jeder gegen jeden"): player 1
 /// (best ranked) stays fixed and the others rotate one place per round; with an odd field a
 /// virtual player is added and whoever meets it has the bye. The first-listed seat alternates so
 /// each player is listed first about half the time. Rounds beyond `m - 1` (m = even field size)
 /// start a second cycle with the seats swapped.
 pub fn round_robin(ranked: &[PlayerId], round: u32) -> (Vec<[PlayerId; 2]>, Vec<PlayerId>) {
-    let mut slots: Vec<Option<PlayerId>> = ranked.iter().copied().map(Some).collect();
+    let slots: Vec<Option<PlayerId>> = ranked.iter().copied().map(Some).collect();
+    round_robin_slots(&slots, round)
+}
+
+/// [`round_robin`] over a circle whose empty places (`None`) are players no longer in the event.
+pub fn round_robin_slots(
+    circle: &[Option<PlayerId>],
+    round: u32,
+) -> (Vec<[PlayerId; 2]>, Vec<PlayerId>) {
+    let mut slots: Vec<Option<PlayerId>> = circle.to_vec();
     if slots.len() % 2 == 1 {
         slots.push(None);
     }

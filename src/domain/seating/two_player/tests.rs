@@ -148,6 +148,48 @@ fn round_robin_ignores_changing_standings() {
     assert_eq!(met.len(), 15);
 }
 
+/// Seed 003, 10.2: in a round robin "spielt jeder gegen jeden". The circle is fixed at the first
+/// round: ratings that change after every rated round (a pool feeding on the event) must not
+/// reorder it, and a player who withdraws leaves an empty place (their opponent has the bye).
+#[test]
+fn round_robin_keeps_the_first_rounds_circle_while_ratings_change() {
+    let n = 10;
+    let mut met = std::collections::BTreeMap::new();
+    let mut seeds: Vec<(PlayerId, u32)> = Vec::new();
+    for r in 1..=9u32 {
+        let mut inp = input(SeatingMethod::RoundRobin, n);
+        inp.round = r;
+        for p in &mut inp.players {
+            // A rating that moves every round, in a different direction for each player.
+            p.rating = Some(1500.0 + ((p.id.0 * 37 + r as i64 * 91) % 200) as f64);
+            p.seed = seeds.iter().find(|(id, _)| *id == p.id).map(|(_, s)| *s);
+        }
+        // Player 10 withdraws after round 6.
+        if r > 6 {
+            inp.players.retain(|p| p.id != PlayerId(10));
+        }
+        let d = draw_round(&inp, &mut rng(r as u8)).unwrap();
+        if r == 1 {
+            seeds = d.seeds.clone();
+            assert_eq!(seeds.len(), n);
+        }
+        for t in &d.tables {
+            let pair = crate::domain::seating::ordered(t.seats[0], t.seats[1]);
+            *met.entry(pair).or_insert(0) += 1;
+        }
+        if r > 6 {
+            assert_eq!(
+                d.byes.len(),
+                1,
+                "round {r}: the withdrawn player's opponent rests"
+            );
+        }
+    }
+    assert!(met.values().all(|c| *c == 1), "a pair met twice: {met:?}");
+    // 45 pairs, less the three games player 10 would have played in rounds 7-9.
+    assert_eq!(met.len(), 42);
+}
+
 #[test]
 fn swiss_2p_bye_to_lowest_without_one() {
     let mut inp = input(SeatingMethod::Swiss2p, 7);

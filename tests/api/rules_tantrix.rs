@@ -1,0 +1,109 @@
+//! Issue 14, Tantrix (seed 003): the branches of the rules that whole events found wrong,
+//! each played over HTTP.
+
+use std::collections::HashSet;
+
+use serde_json::{json, Value};
+
+use crate::event_fixtures::{event, new_round};
+use crate::helpers::TestApp;
+
+fn seats(table: &Value) -> Vec<i64> {
+    table["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_i64().unwrap())
+        .collect()
+}
+
+/// Enters every table of a 2-player round: `winner(a, b)` wins 30-12.
+async fn play(
+    app: &TestApp,
+    tid: i64,
+    referee: &str,
+    round: &Value,
+    winner: impl Fn(i64, i64) -> i64,
+) {
+    let n = round["number"].as_i64().unwrap();
+    for t in round["draw"]["tables"].as_array().unwrap() {
+        let s = seats(t);
+        let w = winner(s[0], s[1]);
+        let body = json!({"seats": s.iter().map(|p| json!({
+            "player_id": p, "score": if *p == w { 30 } else { 12 }
+        })).collect::<Vec<_>>()});
+        let r = app
+            .put(
+                &format!(
+                    "/api/v1/tournaments/{tid}/rounds/{n}/tables/{}/result",
+                    t["number"]
+                ),
+                Some(referee),
+                body,
+            )
+            .await;
+        assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
+    }
+}
+
+/// Seed 003 (cup, 10.1): in a knockout only the winners go on. Round 2 of an 8-player cup pairs
+/// the four winners of round 1, whoever they are (here the lower seed wins every match), and
+/// round 3 the two winners of round 2.
+#[actix_web::test]
+async fn a_knockout_sends_only_the_winners_to_the_next_round() {
+    let app = crate::helpers::spawn_app().await;
+    let (tid, org, referee, _) = event(&app, "tantrix", 8).await;
+    let mut still_in: HashSet<i64> = HashSet::new();
+    for (n, matches) in [(1, 4), (2, 2), (3, 1)] {
+        let round = new_round(&app, tid, &org, json!({"method": "knockout"})).await;
+        let tables = round["draw"]["tables"].as_array().unwrap();
+        assert_eq!(tables.len(), matches, "round {n}: {}", round["draw"]);
+        assert!(
+            round["draw"]["byes"].as_array().unwrap().is_empty(),
+            "round {n}"
+        );
+        let players: HashSet<i64> = tables.iter().flat_map(seats).collect();
+        if n > 1 {
+            assert_eq!(players, still_in, "round {n} seats exactly the winners");
+        }
+        // The higher player id (the lower seed: ratings rise with the id) wins.
+        play(&app, tid, &referee, &round, |a, b| a.max(b)).await;
+        still_in = tables
+            .iter()
+            .map(|t| seats(t).into_iter().max().unwrap())
+            .collect();
+    }
+    assert_eq!(still_in.len(), 1);
+}
+
+/// Seed 003, 10.2: a round robin is "jeder gegen jeden", each pair once. Ratings that change
+/// between rounds (as a rating pool's do after every rated round, or an organiser's seeding
+/// change) must not reorder the circle fixed at the first round.
+#[actix_web::test]
+async fn a_round_robin_meets_every_pair_once_while_ratings_change() {
+    let app = crate::helpers::spawn_app().await;
+    let (tid, org, referee, ids) = event(&app, "tantrix", 6).await;
+    let mut met = std::collections::HashMap::new();
+    for n in 1..=5 {
+        let round = new_round(&app, tid, &org, json!({"method": "round_robin"})).await;
+        for t in round["draw"]["tables"].as_array().unwrap() {
+            let s = seats(t);
+            *met.entry((s[0].min(s[1]), s[0].max(s[1]))).or_insert(0) += 1;
+        }
+        play(&app, tid, &referee, &round, |a, b| a.max(b)).await;
+        // New ratings for everyone before the next round, in a new order each time.
+        for (i, p) in ids.iter().enumerate() {
+            let rating = 1500.0 + ((i as i64 * 37 + n * 53) % 97) as f64;
+            let r = app
+                .patch(
+                    &format!("/api/v1/tournaments/{tid}/registrations/{p}"),
+                    Some(&org),
+                    json!({"seeding_rating": rating}),
+                )
+                .await;
+            assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
+        }
+    }
+    assert_eq!(met.len(), 15, "{met:?}");
+    assert!(met.values().all(|c| *c == 1), "{met:?}");
+}
