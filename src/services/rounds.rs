@@ -321,6 +321,7 @@ fn draw_input(
         }
     }
     let options = plan_length(snap, number, method, players.len(), options);
+    let options = team_format(snap, method, options);
     Ok(DrawInput {
         round: number as u32,
         method,
@@ -375,6 +376,26 @@ fn plan_length(
         "rounds_remaining".into(),
         serde_json::json!(left.min(without_repeats)),
     );
+    options
+}
+
+/// The format of a team duplicate event when the organiser does not name it: decided by the
+/// tournament's teams, not by the teams still in (seed 002: two teams play a best of 3, more
+/// play a knockout). A knockout's final has two teams left and must not turn into a best of 3
+/// whose game 2 swaps the pairs (六.1): in a knockout the A pairs meet at table A.
+fn team_format(
+    snap: &Snapshot,
+    method: SeatingMethod,
+    mut options: BTreeMap<String, serde_json::Value>,
+) -> BTreeMap<String, serde_json::Value> {
+    if method == SeatingMethod::TeamDuplicate && !options.contains_key("format") {
+        let format = if snap.teams.len() > 2 {
+            "knockout"
+        } else {
+            "best_of_3"
+        };
+        options.insert("format".into(), serde_json::json!(format));
+    }
     options
 }
 

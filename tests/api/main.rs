@@ -21,6 +21,7 @@ mod ratings_seasons;
 mod restart;
 mod rules_agricola;
 mod rules_tantrix;
+mod rules_team;
 mod running;
 mod running_formats;
 mod running_ties;
