@@ -278,8 +278,8 @@ pub fn record_penalty(
         "penalty",
         serde_json::json!({"player_id": row.player_id, "kind": row.kind, "round": row.round_number, "table": row.table_number}),
     )?;
-    if needs_game {
-        crate::services::ratings::results_changed(conn, tid)?;
+    if let (true, Some(r), Some(t)) = (needs_game, round, table) {
+        crate::services::ratings::game_adjudicated(conn, tid, r, t)?;
         crate::db::events::record(
             conn,
             tid,
@@ -334,8 +334,12 @@ pub fn annul_penalty(
         ))
         .returning(PenaltyRow::as_returning())
         .get_result(conn)?;
-    if matches!(p.kind.as_str(), "point_penalty" | "game_loss") {
-        crate::services::ratings::results_changed(conn, tid)?;
+    if let (true, Some(r), Some(t)) = (
+        matches!(p.kind.as_str(), "point_penalty" | "game_loss"),
+        p.round_number,
+        p.table_number,
+    ) {
+        crate::services::ratings::game_adjudicated(conn, tid, r, t)?;
     }
     crate::db::events::record(
         conn,

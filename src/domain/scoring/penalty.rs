@@ -35,8 +35,24 @@ pub fn apply(seats: &mut [SeatResult], penalties: &[TablePenalty]) {
     }
 }
 
+/// A game loss: the player ends below everyone else at the table. Where the result is told by
+/// outcomes (Ashes, seed 004: the score is wounds dealt and does not decide the game), the
+/// outcomes change and the scores stay as played: small points remain the wounds dealt
+/// (`docs/decisions/rules-branches.md`). Where scores decide (Agricola, Tantrix), the player's
+/// total is put one below the lowest other total.
 fn game_loss(seats: &mut [SeatResult], player: PlayerId) {
     let two_player = seats.len() == 2;
+    let by_outcome = seats.iter().any(|s| s.outcome.is_some());
+    if by_outcome {
+        for s in seats.iter_mut() {
+            s.outcome = Some(if s.player == player {
+                Outcome::Loss
+            } else {
+                Outcome::Win
+            });
+        }
+        return;
+    }
     let min_other = seats
         .iter()
         .filter(|s| s.player != player)
@@ -98,6 +114,24 @@ mod tests {
         assert!(seats[0].total() < seats[1].total());
         assert_eq!(seats[0].outcome, Some(Outcome::Loss));
         assert_eq!(seats[1].outcome, Some(Outcome::Win));
+    }
+
+    /// Seed 004, point 10: a game loss is a sanction on the game's result; small points are
+    /// "wounds dealt" (point 5) and the rule is silent on sanctions: they stay as played.
+    #[test]
+    fn an_ashes_game_loss_flips_the_outcome_and_keeps_the_wounds() {
+        let mut seats = vec![seat(1, 9), seat(2, 3)];
+        seats[0].outcome = Some(Outcome::Win);
+        seats[1].outcome = Some(Outcome::Loss);
+        apply(
+            &mut seats,
+            &[TablePenalty::GameLoss {
+                player: PlayerId(1),
+            }],
+        );
+        assert_eq!(seats[0].outcome, Some(Outcome::Loss));
+        assert_eq!(seats[1].outcome, Some(Outcome::Win));
+        assert_eq!((seats[0].total(), seats[1].total()), (9, 3));
     }
 
     #[test]

@@ -23,6 +23,40 @@ pub fn results_changed(conn: &mut PgConnection, tournament_id: i64) -> Result<()
     sync_pool_in(conn, pool_id, Some(tournament_id), None)
 }
 
+/// A penalty or game loss on one game was recorded or annulled: the result's version did not
+/// change, but the adjudicated result did, so the pool is recomputed from that game on
+/// (domain.md section 10: ratings follow the adjudicated results). A game of a round not yet
+/// completed is not rated yet; nothing to do.
+pub fn game_adjudicated(
+    conn: &mut PgConnection,
+    tournament_id: i64,
+    round: i32,
+    table: i32,
+) -> Result<(), ApiError> {
+    let pool_id: Option<i64> = tournaments::table
+        .find(tournament_id)
+        .select(tournaments::rating_pool_id)
+        .first(conn)
+        .optional()?
+        .flatten();
+    let Some(pool_id) = pool_id else {
+        return Ok(());
+    };
+    let played: Option<(i64, Option<DateTime<Utc>>)> = rounds::table
+        .filter(rounds::tournament_id.eq(tournament_id))
+        .filter(rounds::number.eq(round))
+        .select((rounds::id, rounds::completed_at))
+        .first(conn)
+        .optional()?;
+    let Some((round_id, Some(completed_at))) = played else {
+        return Ok(());
+    };
+    let pool = lock_pool(conn, pool_id)?;
+    let params = pool_params(&pool)?;
+    recompute_from(conn, &pool, &params, Some((completed_at, round_id, table)))?;
+    Ok(())
+}
+
 /// [`results_changed`] when the change is known to lie in one round of the tournament (a
 /// result stored, corrected or completing its round): only that round's tables are compared
 /// with the log, instead of the whole tournament's.

@@ -1,6 +1,8 @@
 //! The pool's games: what each tournament's results feed into the pool, in time order.
 
 use super::*;
+use crate::db::schema::penalties;
+use crate::domain::scoring::penalty::{self, TablePenalty};
 use crate::domain::status::RoundStatus;
 
 /// Where a game sits in the pool's time order: round completion time, round id, table number.
@@ -61,6 +63,7 @@ impl PoolGame {
 pub(super) struct RoundRow {
     pub(super) id: i64,
     pub(super) tournament_id: i64,
+    pub(super) number: i32,
     pub(super) completed_at: Option<DateTime<Utc>>,
     pub(super) draw: serde_json::Value,
     pub(super) ruleset: String,
@@ -92,8 +95,9 @@ pub(super) fn table_game(
     round: &RoundRow,
     completed_at: DateTime<Utc>,
     r: &ResultRow,
+    in_force: &[TablePenalty],
 ) -> Result<Option<PoolGame>, ApiError> {
-    let seats: Vec<SeatResult> = serde_json::from_value(r.seats.clone()).map_err(|e| {
+    let mut seats: Vec<SeatResult> = serde_json::from_value(r.seats.clone()).map_err(|e| {
         ApiError::Internal(format!(
             "round {} table {}: bad seats: {e}",
             r.round_id, r.table_number
@@ -103,6 +107,9 @@ pub(super) fn table_game(
         // A bye: nothing was played (seed 004, point 6); never rated.
         return Ok(None);
     }
+    // Ratings follow the adjudicated result (domain.md section 10): point penalties and game
+    // losses in force at the table apply as they do in the standings.
+    penalty::apply(&mut seats, in_force);
     let table = TableResult {
         seats,
         clarification: None,
@@ -280,6 +287,7 @@ pub(super) fn load_games(
         .select((
             rounds::id,
             rounds::tournament_id,
+            rounds::number,
             rounds::completed_at,
             rounds::draw,
             tournaments::ruleset,
@@ -327,6 +335,7 @@ pub(super) fn load_games(
             .or_default()
             .insert(r.table_number, r);
     }
+    let in_force = penalties_in_force(conn, &round_rows)?;
     let mut rulesets: HashMap<(String, String), Ruleset> = HashMap::new();
     let mut games = Vec::new();
     for round in &round_rows {
@@ -349,7 +358,9 @@ pub(super) fn load_games(
             games.extend(team_games(round, completed_at, tables)?);
         } else {
             for r in tables.values() {
-                if let Some(g) = table_game(ruleset, round, completed_at, r)? {
+                let at = (round.tournament_id, round.number, r.table_number);
+                let here = in_force.get(&at).map(Vec::as_slice).unwrap_or_default();
+                if let Some(g) = table_game(ruleset, round, completed_at, r, here)? {
                     games.push(g);
                 }
             }
@@ -360,6 +371,52 @@ pub(super) fn load_games(
     }
     games.sort_by_key(|g| g.key);
     Ok(games)
+}
+
+/// Where a game was played: `(tournament, round number, table)`.
+type GameAt = (i64, i32, i32);
+
+/// A penalty row as read: `(tournament, player, kind, round, table, points)`.
+type PenaltyAt = (i64, i64, String, Option<i32>, Option<i32>, i32);
+
+/// The point penalties and game losses in force on the games of `rounds`, by
+/// `(tournament, round number, table)`, in the order they were issued.
+fn penalties_in_force(
+    conn: &mut PgConnection,
+    rounds: &[RoundRow],
+) -> Result<HashMap<GameAt, Vec<TablePenalty>>, ApiError> {
+    let tids: BTreeSet<i64> = rounds.iter().map(|r| r.tournament_id).collect();
+    let rows: Vec<PenaltyAt> = penalties::table
+        .filter(penalties::tournament_id.eq_any(tids.into_iter().collect::<Vec<_>>()))
+        .filter(penalties::annulled_at.is_null())
+        .filter(penalties::kind.eq_any(["point_penalty", "game_loss"]))
+        .order(penalties::id)
+        .select((
+            penalties::tournament_id,
+            penalties::player_id,
+            penalties::kind,
+            penalties::round_number,
+            penalties::table_number,
+            penalties::points,
+        ))
+        .load(conn)?;
+    let mut out: HashMap<GameAt, Vec<TablePenalty>> = HashMap::new();
+    for (tid, player, kind, round, table, points) in rows {
+        let (Some(round), Some(table)) = (round, table) else {
+            continue;
+        };
+        let player = PlayerId(player);
+        let p = if kind == "game_loss" {
+            TablePenalty::GameLoss { player }
+        } else {
+            TablePenalty::Points {
+                player,
+                points: i64::from(points),
+            }
+        };
+        out.entry((tid, round, table)).or_default().push(p);
+    }
+    Ok(out)
 }
 
 // --- the league and the national-rank bonus ----------------------------------------------------
