@@ -15,6 +15,7 @@ pub mod players;
 pub mod ratings;
 pub mod registrations;
 pub mod results;
+pub mod round_input;
 pub mod round_methods;
 pub mod rounds;
 pub mod snapshot;

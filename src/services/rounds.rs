@@ -1,6 +1,6 @@
 //! Rounds: drawing them from a committed seed, redrawing drafts, publishing, and reading them.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
@@ -11,16 +11,15 @@ use utoipa::ToSchema;
 
 use crate::auth::{Caller, MaybeCaller, StaffRole};
 use crate::db::models::Tournament;
-use crate::db::running::{NewRound, NewWithdrawal, RoundDraw, RoundRow};
-use crate::db::schema::{round_draws, rounds, tournaments, withdrawals};
-use crate::domain::scoring::{Format, Points, Preset, Purpose, RoundKind, Ruleset};
-use crate::domain::seating::{
-    draw_round, Draw, DrawInput, PlayerEntry, SeatingMethod, Standing, Team,
-};
+use crate::db::running::{NewRound, RoundDraw, RoundRow};
+use crate::db::schema::{round_draws, rounds, tournaments};
+use crate::domain::scoring::{Points, Preset, RoundKind, Ruleset};
+use crate::domain::seating::{draw_round, Draw, DrawInput, SeatingMethod};
 use crate::domain::status::{RoundStatus, TournamentStatus};
-use crate::domain::{DrawRng, PlayerId};
+use crate::domain::DrawRng;
 use crate::error::ApiError;
 use crate::services::access::{load_for_staff, load_visible};
+use crate::services::round_input::{bridge_final_option, draw_input};
 use crate::services::snapshot::{self as play, Snapshot, TeamMatchResult};
 
 /// A round as shown.
@@ -182,223 +181,6 @@ fn fresh_seed() -> ([u8; 32], String, String) {
     (seed, DrawRng::seed_to_hex(&seed), commitment)
 }
 
-/// The players of a draw with their seeding strength: the organiser's seeding rating, else
-/// the rating in the tournament's pool at the registration deadline (or now, without one).
-fn player_entries(
-    conn: &mut PgConnection,
-    snap: &Snapshot,
-    active: &[&crate::db::running::Registration],
-) -> Result<Vec<PlayerEntry>, ApiError> {
-    let pool_ratings = match snap.tournament.rating_pool_id {
-        Some(pool) => {
-            let ids: Vec<i64> = active.iter().map(|r| r.player_id).collect();
-            let at = snap
-                .tournament
-                .registration_deadline
-                .unwrap_or_else(Utc::now);
-            crate::services::ratings::ratings_at(conn, pool, &ids, at)?
-        }
-        None => HashMap::new(),
-    };
-    Ok(active
-        .iter()
-        .map(|r| {
-            let pooled = pool_ratings
-                .get(&r.player_id)
-                .filter(|(_, games)| *games > 0);
-            (r, pooled)
-        })
-        .map(|(r, pooled)| PlayerEntry {
-            id: PlayerId(r.player_id),
-            rating: r.seeding_rating.or(pooled.map(|(rating, _)| *rating)),
-            rated_games: if r.seeding_rating.is_some() {
-                r.seeding_rated_games.max(0) as u32
-            } else {
-                pooled.map(|(_, g)| *g).unwrap_or(0)
-            },
-            seeding_group: None,
-            seed: None,
-        })
-        .collect())
-}
-
-/// The seating engine's input for round `number`, from the stored tournament. For a
-/// voluntary round, the players who stop (opted out, or not among the best multiple of the
-/// table size who continue) are recorded as opt-outs here.
-fn draw_input(
-    conn: &mut PgConnection,
-    snap: &Snapshot,
-    number: i32,
-    kind: RoundKind,
-    method: SeatingMethod,
-    options: BTreeMap<String, serde_json::Value>,
-    caller: &Caller,
-) -> Result<DrawInput, ApiError> {
-    let mut out = snap.out_of_play(number);
-    // Knockout: only the winners (and byes) of the earlier rounds go on.
-    if method == SeatingMethod::Knockout {
-        out.extend(snap.eliminated_players(number)?);
-    }
-    // Team knockout: the teams knocked out so far sit out with their players.
-    let knocked_out = snap.eliminated_teams(number)?;
-    for t in snap
-        .teams
-        .iter()
-        .filter(|t| knocked_out.contains(&(t.number as u32)))
-    {
-        out.extend([t.pair_a1, t.pair_a2, t.pair_b1, t.pair_b2]);
-    }
-    let mut active: Vec<&crate::db::running::Registration> = snap
-        .confirmed()
-        .into_iter()
-        .filter(|r| !out.contains(&r.player_id))
-        .collect();
-    // Team matches are seated from the teams, not from a standings table. The final's
-    // placement groups follow the qualification order ("(b) most high placements"); every other
-    // round is seated by the seeding order ("(c) the previous game's points"), seed 000.
-    let purpose = if method == SeatingMethod::FinalGroups || kind == RoundKind::Final {
-        Purpose::Qualification
-    } else {
-        Purpose::Seeding
-    };
-    let standings = if number > 1 && snap.ruleset.format != Format::TeamDuplicate {
-        let s = snap.standings(Some(number as u32 - 1), purpose)?;
-        s.rows
-            .iter()
-            .map(|row| Standing {
-                player: row.player,
-                place: row.place,
-                score: Some(row.tp.to_f64()),
-            })
-            .collect::<Vec<_>>()
-    } else {
-        Vec::new()
-    };
-    let place: HashMap<PlayerId, u32> = standings.iter().map(|s| (s.player, s.place)).collect();
-    if kind == RoundKind::Voluntary {
-        // The best multiple of the table size continue (domain.md section 3).
-        active.sort_by_key(|r| {
-            place
-                .get(&PlayerId(r.player_id))
-                .copied()
-                .unwrap_or(u32::MAX)
-        });
-        let size = snap.tournament.table_size.max(1) as usize;
-        let keep = active.len() / size * size;
-        for r in active.split_off(keep) {
-            diesel::insert_into(withdrawals::table)
-                .values(NewWithdrawal {
-                    tournament_id: snap.tournament.id,
-                    player_id: r.player_id,
-                    kind: "opt_out".into(),
-                    from_round: number,
-                    reason: Some(format!(
-                        "not among the best multiple of {size} who continue"
-                    )),
-                    recorded_by: caller.user_id,
-                })
-                .execute(conn)?;
-        }
-    }
-    let players = player_entries(conn, snap, &active)?;
-    let active_ids: std::collections::HashSet<PlayerId> = players.iter().map(|p| p.id).collect();
-    let previous = number
-        .checked_sub(1)
-        .and_then(|n| snap.round(n))
-        .map(play::draw_of)
-        .transpose()?;
-    let mut players = players;
-    if previous.is_some() {
-        // Knockout seeds carry over from the first round's draw.
-        let seeds: HashMap<PlayerId, u32> = snap
-            .round(1)
-            .map(play::draw_of)
-            .transpose()?
-            .map(|d| d.seeds.into_iter().collect())
-            .unwrap_or_default();
-        for p in &mut players {
-            p.seed = seeds.get(&p.id).copied();
-        }
-    }
-    let options = plan_length(snap, number, method, players.len(), options);
-    let options = team_format(snap, method, options);
-    Ok(DrawInput {
-        round: number as u32,
-        method,
-        players,
-        standings: standings
-            .into_iter()
-            .filter(|s| active_ids.contains(&s.player))
-            .collect(),
-        history: snap.history(number)?,
-        options,
-        plan: previous.and_then(|d| d.plan),
-        teams: snap
-            .teams
-            .iter()
-            .filter(|t| !knocked_out.contains(&(t.number as u32)))
-            .map(|t| Team {
-                number: t.number as u32,
-                pair_a: [PlayerId(t.pair_a1), PlayerId(t.pair_a2)],
-                pair_b: [PlayerId(t.pair_b1), PlayerId(t.pair_b2)],
-            })
-            .collect(),
-    })
-}
-
-/// The default length of the plan that `random` and `bridge` rounds follow: the rest of the
-/// event, so that players meet as many different opponents as possible over all of it (seed
-/// 000 (1): 16 players over 5 games meet everyone once; seed 001: once at a table and once in a
-/// bridge group). The rest is the planned rounds left, without a bridge final, and never more
-/// rounds than can be played without a repeat meeting (`(n - 1) / 3` with tables of four); a
-/// plan a withdrawal breaks is made again for what is left. An explicit `rounds_remaining` wins.
-fn plan_length(
-    snap: &Snapshot,
-    number: i32,
-    method: SeatingMethod,
-    players: usize,
-    mut options: BTreeMap<String, serde_json::Value>,
-) -> BTreeMap<String, serde_json::Value> {
-    let planned = matches!(method, SeatingMethod::Random | SeatingMethod::Bridge)
-        && !options.contains_key("rounds_remaining")
-        && options.get("final") != Some(&serde_json::Value::Bool(true));
-    if !planned {
-        return options;
-    }
-    let mut left = (snap.tournament.planned_rounds - number + 1).max(1) as usize;
-    if method == SeatingMethod::Bridge && snap.tournament.ruleset == Preset::BridgeAgricola.as_str()
-    {
-        // The last planned round of Bridge-Agricola is the final (seed 001).
-        left = (snap.tournament.planned_rounds - number).max(1) as usize;
-    }
-    let without_repeats = (players.saturating_sub(1) / 3).max(1);
-    options.insert(
-        "rounds_remaining".into(),
-        serde_json::json!(left.min(without_repeats)),
-    );
-    options
-}
-
-/// The format of a team duplicate event when the organiser does not name it: decided by the
-/// tournament's teams, not by the teams still in (seed 002: two teams play a best of 3, more
-/// play a knockout). A knockout's final has two teams left and must not turn into a best of 3
-/// whose game 2 swaps the pairs (六.1): in a knockout the A pairs meet at table A.
-fn team_format(
-    snap: &Snapshot,
-    method: SeatingMethod,
-    mut options: BTreeMap<String, serde_json::Value>,
-) -> BTreeMap<String, serde_json::Value> {
-    if method == SeatingMethod::TeamDuplicate && !options.contains_key("format") {
-        let format = if snap.teams.len() > 2 {
-            "knockout"
-        } else {
-            "best_of_3"
-        };
-        options.insert("format".into(), serde_json::json!(format));
-    }
-    options
-}
-
 /// Draws with a fresh seed: (input JSON, draw JSON, seed hex, commitment).
 fn make_draw(
     input: &DrawInput,
@@ -445,38 +227,6 @@ fn load_round(
         return Err(ApiError::NotFound(format!("no round {number}")));
     }
     Ok((t, r))
-}
-
-/// A bridge round of kind `final` is the bridge final (seed 001: placement groups spread over
-/// bridge groups), whether or not the option says so; `final: true` on another kind, or
-/// `final: false` on the final, is refused rather than drawn as something standings would then
-/// misread.
-fn bridge_final_option(
-    method: SeatingMethod,
-    kind: RoundKind,
-    mut options: BTreeMap<String, serde_json::Value>,
-) -> Result<BTreeMap<String, serde_json::Value>, ApiError> {
-    if method != SeatingMethod::Bridge {
-        return Ok(options);
-    }
-    match (
-        kind == RoundKind::Final,
-        options.get("final").and_then(|v| v.as_bool()),
-    ) {
-        (true, Some(false)) => Err(ApiError::field(
-            "options.final",
-            "a round of kind final is the bridge final; leave the option out or send true",
-        )),
-        (false, Some(true)) => Err(ApiError::field(
-            "options.final",
-            "the bridge final is a round of kind final; send \"kind\": \"final\"",
-        )),
-        (true, _) => {
-            options.insert("final".into(), serde_json::Value::Bool(true));
-            Ok(options)
-        }
-        (false, _) => Ok(options),
-    }
 }
 
 /// The checks of a new round that need no database: its weight (a number or fraction from 0

@@ -265,3 +265,54 @@ async fn a_player_withdrawn_before_the_final_has_no_final_place() {
         .unwrap();
     assert!(line.contains(",-,"), "{line}");
 }
+
+/// Seed 000, Bordsammensetning (3): "Spillerne plasseres etter en forhåndsbestemt plan der
+/// seedinggruppene beholdes". The groups of the first seeded round hold for the event: a rating
+/// that changes afterwards (a new rated game, an organiser's correction) moves nobody.
+#[actix_web::test]
+async fn seeding_groups_are_fixed_at_the_first_seeded_round() {
+    let app = crate::helpers::spawn_app().await;
+    let (tid, org, referee, players) = event(&app, "agricola_norway", 12).await;
+    let r1 = new_round(&app, tid, &org, json!({"method": "fixed_seeded"})).await;
+    let groups1 = r1["draw"]["groups"].clone();
+    assert_eq!(groups1.as_array().unwrap().len(), 4, "{groups1}");
+    play_round(&app, tid, &referee, &r1, |p| p % 7).await;
+    // The weakest player's rating jumps above everyone's.
+    let r = app
+        .patch(
+            &format!("/api/v1/tournaments/{tid}/registrations/{}", players[0]),
+            Some(&org),
+            json!({"seeding_rating": 2400.0, "seeding_rated_games": 40}),
+        )
+        .await;
+    assert_eq!(r.status(), 200);
+    let r2 = new_round(&app, tid, &org, json!({"method": "fixed_seeded"})).await;
+    let as_sets = |g: &Value| -> Vec<Vec<i64>> {
+        g.as_array()
+            .unwrap()
+            .iter()
+            .map(|x| {
+                let mut v = ids(x);
+                v.sort();
+                v
+            })
+            .collect()
+    };
+    assert_eq!(as_sets(&r2["draw"]["groups"]), as_sets(&groups1));
+    // One player of each group per table, in round 2 as in round 1.
+    for t in r2["draw"]["tables"].as_array().unwrap() {
+        let mut from: Vec<usize> = ids(&t["seats"])
+            .iter()
+            .map(|p| {
+                groups1
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .position(|g| ids(g).contains(p))
+                    .unwrap()
+            })
+            .collect();
+        from.sort();
+        assert_eq!(from, vec![0, 1, 2, 3], "{t}");
+    }
+}
