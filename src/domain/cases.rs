@@ -51,6 +51,22 @@ pub enum PanelRule {
     Committee,
     /// The case involves a committee member: the referee together with the remaining members.
     RefereeWithRemainingCommittee,
+    /// Where the leader's decision is final (seed 003 rule 15), a complaint involving a referee
+    /// (the leader playing) goes to another referee, a deputy.
+    Deputy,
+}
+
+/// Who hears what after a referee's ruling: a property of the ruleset.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Appeals {
+    /// Seed 000 section (4): the referee rules; the ruling may be appealed to a committee of
+    /// three, which also hears complaints involving the referee.
+    #[default]
+    Committee,
+    /// Seed 003 rule 15: "Die Entscheidung des Turnierleiters ist in allen Angelegenheiten
+    /// maßgebend": no appeal; a dispute involving the leader goes to a deputy referee.
+    LeaderFinal,
 }
 
 impl PanelRule {
@@ -63,6 +79,9 @@ impl PanelRule {
             }
             (Self::Committee, CaseKind::Appeal) => {
                 "an appeal: the appeals committee decides it by majority"
+            }
+            (Self::Deputy, _) => {
+                "the complaint involves the leader: another referee (a deputy) decides it, finally"
             }
             (Self::RefereeWithRemainingCommittee, _) => {
                 "the case involves an appeals committee member: the referee and the remaining committee members decide it by majority"
@@ -92,6 +111,8 @@ impl Panel {
 pub enum PanelError {
     /// Every official who could decide the case is a party to it (or none is appointed).
     NobodyEligible(PanelRule),
+    /// The ruleset has no appeals (seed 003 rule 15).
+    NoAppeal,
 }
 
 impl std::fmt::Display for PanelError {
@@ -103,6 +124,14 @@ impl std::fmt::Display for PanelError {
             Self::NobodyEligible(PanelRule::Committee) => write!(
                 f,
                 "no appeals committee member who is not a party can decide this case; appoint the committee"
+            ),
+            Self::NobodyEligible(PanelRule::Deputy) => write!(
+                f,
+                "the complaint involves the leader and no other referee is appointed; appoint a deputy referee"
+            ),
+            Self::NoAppeal => write!(
+                f,
+                "the leader's decision is final in this ruleset (seed 003 rule 15): there is no appeal"
             ),
             Self::NobodyEligible(PanelRule::RefereeWithRemainingCommittee) => write!(
                 f,
@@ -139,6 +168,39 @@ pub fn deciding_panel(
     committee: &[UserId],
     parties: &[UserId],
 ) -> Result<Panel, PanelError> {
+    deciding_panel_under(Appeals::Committee, kind, referees, committee, parties)
+}
+
+/// [`deciding_panel`] under the ruleset's appeals: with [`Appeals::LeaderFinal`] (seed 003 rule
+/// 15) there is no appeal and no committee; a complaint goes to a referee who is not a party (a
+/// deputy when the leader is involved).
+pub fn deciding_panel_under(
+    appeals: Appeals,
+    kind: CaseKind,
+    referees: &[UserId],
+    committee: &[UserId],
+    parties: &[UserId],
+) -> Result<Panel, PanelError> {
+    if appeals == Appeals::LeaderFinal {
+        if kind == CaseKind::Appeal {
+            return Err(PanelError::NoAppeal);
+        }
+        let members = free(referees, parties, Seat::Referee);
+        let involved = referees.iter().any(|r| parties.contains(r));
+        let rule = if involved {
+            PanelRule::Deputy
+        } else {
+            PanelRule::Referee
+        };
+        if members.is_empty() {
+            return Err(PanelError::NobodyEligible(rule));
+        }
+        return Ok(Panel {
+            members,
+            mode: PanelMode::Referee,
+            rule,
+        });
+    }
     let free_referees = free(referees, parties, Seat::Referee);
     let free_committee: Vec<(UserId, Seat)> = free(committee, parties, Seat::Committee)
         .into_iter()
@@ -224,6 +286,8 @@ pub enum AppealRefusal {
     /// The committee (or the referee with the committee) decided: there is no higher instance.
     DecidedByCommittee,
     AlreadyAppealed,
+    /// The ruleset has no appeals: the leader's decision is final (seed 003 rule 15).
+    LeaderFinal,
     /// The tournament's appeal window closed at this time.
     WindowClosed {
         closed_at: DateTime<Utc>,
@@ -241,6 +305,10 @@ impl std::fmt::Display for AppealRefusal {
                 "this case was decided by a committee panel, not by a referee alone: the decision is final"
             ),
             Self::AlreadyAppealed => write!(f, "this decision has already been appealed"),
+            Self::LeaderFinal => write!(
+                f,
+                "the leader's decision is final in this ruleset (seed 003 rule 15): there is no appeal"
+            ),
             Self::WindowClosed {
                 closed_at,
                 window_minutes,
@@ -263,6 +331,19 @@ pub fn may_appeal(
     now: DateTime<Utc>,
     window_minutes: i64,
 ) -> Result<(), AppealRefusal> {
+    may_appeal_under(Appeals::Committee, case, now, window_minutes)
+}
+
+/// [`may_appeal`] under the ruleset's appeals: never where the leader's decision is final.
+pub fn may_appeal_under(
+    appeals: Appeals,
+    case: &Decided,
+    now: DateTime<Utc>,
+    window_minutes: i64,
+) -> Result<(), AppealRefusal> {
+    if appeals == Appeals::LeaderFinal {
+        return Err(AppealRefusal::LeaderFinal);
+    }
     if case.kind == CaseKind::Appeal {
         return Err(AppealRefusal::AppealIsFinal);
     }
@@ -288,6 +369,58 @@ pub fn may_appeal(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Seed 003 rule 15: "Die Entscheidung des Turnierleiters ist in allen Angelegenheiten
+    /// maßgebend": no appeal, and a dispute involving the leader goes to a deputy.
+    #[test]
+    fn where_the_leader_decides_there_is_no_appeal_and_a_deputy_hears_the_leader() {
+        let (leader, deputy, member) = (1, 2, 9);
+        let referees = [leader, deputy];
+        let committee = [member];
+        let p = deciding_panel_under(
+            Appeals::LeaderFinal,
+            CaseKind::Complaint,
+            &referees,
+            &committee,
+            &[leader, 5],
+        )
+        .unwrap();
+        assert_eq!(p.members, vec![(deputy, Seat::Referee)]);
+        assert_eq!((p.mode, p.rule), (PanelMode::Referee, PanelRule::Deputy));
+        // No deputy: nobody else may decide (the committee does not exist in this ruleset).
+        assert_eq!(
+            deciding_panel_under(
+                Appeals::LeaderFinal,
+                CaseKind::Complaint,
+                &[leader],
+                &committee,
+                &[leader]
+            ),
+            Err(PanelError::NobodyEligible(PanelRule::Deputy))
+        );
+        assert_eq!(
+            deciding_panel_under(
+                Appeals::LeaderFinal,
+                CaseKind::Appeal,
+                &referees,
+                &committee,
+                &[5]
+            ),
+            Err(PanelError::NoAppeal)
+        );
+        let decided = Decided {
+            kind: CaseKind::Complaint,
+            mode: PanelMode::Referee,
+            decided_at: Some(Utc::now()),
+            appealed: false,
+        };
+        assert_eq!(
+            may_appeal_under(Appeals::LeaderFinal, &decided, Utc::now(), 30),
+            Err(AppealRefusal::LeaderFinal)
+        );
+        // Seed 000 keeps its committee.
+        assert!(may_appeal_under(Appeals::Committee, &decided, Utc::now(), 30).is_ok());
+    }
 
     const REF: UserId = 1;
     const REF2: UserId = 2;

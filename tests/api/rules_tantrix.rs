@@ -107,3 +107,67 @@ async fn a_round_robin_meets_every_pair_once_while_ratings_change() {
     assert_eq!(met.len(), 15, "{met:?}");
     assert!(met.values().all(|c| *c == 1), "{met:?}");
 }
+
+/// Seed 003 rule 15: "Die Entscheidung des Turnierleiters ist in allen Angelegenheiten
+/// maßgebend". A Tantrix ruling cannot be appealed (no appeal window is shown, an appeal is
+/// refused), and a complaint involving the leader goes to another referee, a deputy: without
+/// one the organiser is told to appoint one (it used to ask for an appeals committee).
+#[actix_web::test]
+async fn the_leaders_decision_is_final_and_a_deputy_hears_complaints_about_the_leader() {
+    let app = crate::helpers::spawn_app().await;
+    let (tid, org, referee, ids) = event(&app, "tantrix", 4).await;
+    let me: Value = app
+        .get("/api/v1/me", Some(&referee))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let leader_id = me["id"].as_i64().unwrap();
+    let complaint = json!({
+        "subject": "conduct",
+        "statement": "The leader, playing at the next table, commented on our game.",
+        "respondents": [{"user_id": leader_id}],
+        "complainant_player_id": ids[0],
+    });
+    let cases = format!("/api/v1/tournaments/{tid}/cases");
+    let p =
+        crate::helpers::problem(app.post(&cases, Some(&org), complaint.clone()).await, 409).await;
+    assert!(p["detail"].as_str().unwrap().contains("deputy"), "{p}");
+
+    let (deputy_id, deputy) = app.user("deputy").await;
+    let r = app
+        .post(
+            &format!("/api/v1/tournaments/{tid}/staff"),
+            Some(&org),
+            json!({"user_id": deputy_id, "role": "referee"}),
+        )
+        .await;
+    assert_eq!(r.status(), 201);
+    let r = app.post(&cases, Some(&org), complaint).await;
+    let case: Value = r.json().await.unwrap();
+    let cid = case["id"].as_i64().unwrap();
+    assert_eq!(case["panel"]["members"][0]["user_id"], deputy_id, "{case}");
+    assert_eq!(case["panel"]["members"].as_array().unwrap().len(), 1);
+    let r = app
+        .post(
+            &format!("{cases}/{cid}/decision"),
+            Some(&deputy),
+            json!({"verdict": "dismiss", "reason": "Nothing was said about the game."}),
+        )
+        .await;
+    let decided: Value = r.json().await.unwrap();
+    assert_eq!(decided["status"], "decided", "{decided}");
+    assert_eq!(decided["appeal_until"], Value::Null);
+    assert_eq!(decided["is_final"], true);
+    let p = crate::helpers::problem(
+        app.post(
+            &format!("{cases}/{cid}/appeal"),
+            Some(&referee),
+            json!({"statement": "I want the committee to hear it."}),
+        )
+        .await,
+        409,
+    )
+    .await;
+    assert!(p["detail"].as_str().unwrap().contains("final"), "{p}");
+}

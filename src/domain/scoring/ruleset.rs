@@ -341,6 +341,9 @@ pub struct Ruleset {
     /// Ashes points, for [`Format::Ashes`].
     #[serde(default)]
     pub ashes: Option<AshesRules>,
+    /// Who hears what after a referee's ruling (seed 000: a committee; seed 003: nobody).
+    #[serde(default)]
+    pub appeals: crate::domain::cases::Appeals,
 }
 
 /// Parts of a ruleset a tournament overrides; absent fields keep the preset's value.
@@ -429,6 +432,7 @@ impl Ruleset {
     /// The ruleset of a rule document.
     // layout: long: a table of data, one entry per rule document, each read against its seed.
     pub fn preset(preset: Preset) -> Ruleset {
+        use crate::domain::cases::Appeals;
         use TieBreakKey::*;
         let unit = RoundWeights {
             preliminary: Points::ONE,
@@ -461,6 +465,7 @@ impl Ruleset {
                 bridge: None,
                 tantrix: None,
                 ashes: None,
+                appeals: Appeals::Committee,
             },
             // Seed 001, "Poengberegning": tie-breaker relative score. The final weight is not
             // stated there; we keep seed 000's default 1.25 (docs/decisions/scoring-rules.md).
@@ -483,6 +488,7 @@ impl Ruleset {
                 }),
                 tantrix: None,
                 ashes: None,
+                appeals: Appeals::Committee,
             },
             // Seed 002: matches are decided by the six-step comparison (see team.rs).
             Preset::TeamDuplicate2v2 => Ruleset {
@@ -499,6 +505,7 @@ impl Ruleset {
                 bridge: None,
                 tantrix: None,
                 ashes: None,
+                appeals: Appeals::Committee,
             },
             // Seed 003, rule 10: head-to-head, then a play-off for qualification places; lesser
             // ties by wins, margins, points.
@@ -526,6 +533,9 @@ impl Ruleset {
                     free_minutes: 14,
                 }),
                 ashes: None,
+                // Rule 15: "Die Entscheidung des Turnierleiters ist in allen Angelegenheiten
+                // maßgebend" - no appeal.
+                appeals: Appeals::LeaderFinal,
             },
             // Seed 004, Standard format and Regulamin 6; Swiss tie-breaks after small points
             // are our choice (docs/decisions/scoring-ashes-tiebreaks.md).
@@ -555,6 +565,7 @@ impl Ruleset {
                         draw: p(1, 1),
                         loss: p(0, 1),
                     }),
+                    appeals: Appeals::Committee,
                 }
             }
         }

@@ -106,7 +106,8 @@ pub(super) fn recompute_panel(
     let parties = parties_of(conn, cid)?;
     let party_ids = party_users(conn, &parties)?;
     let (referees, committee) = officials(conn, tid)?;
-    let panel = rules::deciding_panel(kind, &referees, &committee, &party_ids)
+    let appeals = appeals_in(conn, tid)?;
+    let panel = rules::deciding_panel_under(appeals, kind, &referees, &committee, &party_ids)
         .map_err(|e| ApiError::Conflict(e.to_string()))?;
     diesel::delete(case_panel::table.filter(case_panel::case_id.eq(cid))).execute(conn)?;
     let rows: Vec<PanelRow> = panel
@@ -344,4 +345,21 @@ pub(super) fn is_insider(
     }
     let parties = parties_of(conn, case.id)?;
     Ok(party_users(conn, &parties)?.contains(&c.user_id))
+}
+
+/// Who hears what after a ruling in tournament `tid`: its ruleset's appeals.
+pub(super) fn appeals_in(conn: &mut PgConnection, tid: i64) -> Result<rules::Appeals, ApiError> {
+    use crate::db::schema::tournaments;
+    let (preset, overrides): (String, serde_json::Value) = tournaments::table
+        .find(tid)
+        .select((tournaments::ruleset, tournaments::ruleset_overrides))
+        .first(conn)?;
+    Ok(appeals_of(&preset, &overrides))
+}
+
+/// The appeals of a ruleset preset with its overrides.
+pub(super) fn appeals_of(preset: &str, overrides: &serde_json::Value) -> rules::Appeals {
+    crate::domain::scoring::Ruleset::for_tournament(preset, overrides)
+        .map(|r| r.appeals)
+        .unwrap_or_default()
 }

@@ -226,8 +226,14 @@ pub fn appeal(
             decided_at: case.decided_at,
             appealed,
         };
-        rules::may_appeal(&decided, Utc::now(), t.appeal_window_minutes.into())
-            .map_err(|e| ApiError::Conflict(e.to_string()))?;
+        let appeals = super::panel::appeals_of(&t.ruleset, &t.ruleset_overrides);
+        rules::may_appeal_under(
+            appeals,
+            &decided,
+            Utc::now(),
+            t.appeal_window_minutes.into(),
+        )
+        .map_err(|e| ApiError::Conflict(e.to_string()))?;
         let row: CaseRow = diesel::insert_into(cases::table)
             .values(NewCase {
                 tournament_id: tid,
