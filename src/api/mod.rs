@@ -112,6 +112,7 @@ pub fn routes(cfg: &mut ServiceConfig) {
         .service(results::enter)
         .service(results::read)
         .service(standings::standings)
+        .service(standings::team_standings)
         .service(conduct::withdraw)
         .service(conduct::list_withdrawals)
         .service(conduct::penalise)

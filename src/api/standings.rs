@@ -9,7 +9,9 @@ use crate::auth::MaybeCaller;
 use crate::domain::scoring::Purpose;
 use crate::error::{ApiError, ApiResult, Problem};
 use crate::services::ratings::ListFormat;
-use crate::services::standings::{self as table, StandingsOut, StandingsPurpose, StandingsQuery};
+use crate::services::standings::{
+    self as table, StandingsOut, StandingsPurpose, StandingsQuery, TeamStandingsOut,
+};
 use crate::state::AppState;
 
 /// The standings after a round, with every tie-break value and the TP per round (public).
@@ -69,4 +71,35 @@ pub async fn standings(
     } else {
         cached_json(&req, &table.out, vis)
     }
+}
+
+/// The team standings of a 2v2 team duplicate event (public once published).
+///
+/// Seed 002: two teams play a best of three (two wins take it; a game 3 only at 1-1), more teams a
+/// knockout, ranked by the round a team went out in (the semi-final losers share third). `decided`
+/// says the event is over. Other formats rank players: see the standings.
+#[utoipa::path(
+    operation_id = "read_team_standings",
+    tag = "standings",
+    params(TournamentPath),
+    responses(
+        (status = 200, description = "The teams, best first", body = TeamStandingsOut),
+        (status = 304, description = "Not modified"),
+        (status = 401, description = "Invalid token", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "Not a team event", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/tournaments/{id}/team-standings")]
+pub async fn team_standings(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    caller: MaybeCaller,
+    path: web::Path<TournamentPath>,
+) -> ApiResult<HttpResponse> {
+    let tid = path.into_inner().id;
+    let (public, out) = state
+        .run(move |conn| table::team_standings(conn, &caller, tid))
+        .await?;
+    cached_json(&req, &out, Visibility::public_if(public))
 }

@@ -69,6 +69,18 @@ pub(super) fn draw_input(
     options: BTreeMap<String, serde_json::Value>,
     caller: &Caller,
 ) -> Result<DrawInput, ApiError> {
+    if method == SeatingMethod::TeamDuplicate {
+        // Seed 002: a best of three ends at two wins (a game 3 only at 1-1); a knockout ends
+        // with its champion.
+        let (_, table) = snap.team_table()?;
+        if table.decided {
+            return Err(ApiError::Conflict(
+                "the team event is decided (two wins in a best of three, or one team left in \
+                 the knockout): no further round"
+                    .into(),
+            ));
+        }
+    }
     let mut out = snap.out_of_play(number);
     // Knockout: only the winners (and byes) of the earlier rounds go on.
     if method == SeatingMethod::Knockout {

@@ -89,6 +89,7 @@ pub struct RoundOptions {
 #[serde(rename_all = "snake_case")]
 pub enum TeamFormat {
     /// Two teams play three games; pairs swap tables in game 2.
+    #[serde(rename = "best_of_3")]
     BestOf3,
     /// A knockout between more than two teams.
     Knockout,

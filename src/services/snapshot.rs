@@ -300,6 +300,12 @@ impl Snapshot {
     }
 }
 
+/// A team event's format and its standings.
+pub type TeamEvent = (
+    crate::domain::scoring::team_standings::TeamEventFormat,
+    crate::domain::scoring::team_standings::TeamTable,
+);
+
 /// The clarification-with-bonus table: the two top and the two lowest of the standings the
 /// draw used, read off the draw's groups (first group = top two, second = bottom two).
 fn clarification_of(draw: &Draw) -> Option<crate::domain::scoring::Clarification> {
@@ -447,6 +453,47 @@ impl Snapshot {
             }
         }
         Ok(out)
+    }
+
+    /// How the team event is played: as its first team round was drawn, else by the number of
+    /// teams (seed 002: two teams play a best of 3, more a knockout).
+    pub fn team_format(&self) -> crate::domain::scoring::team_standings::TeamEventFormat {
+        use crate::domain::scoring::team_standings::TeamEventFormat;
+        let stored = self
+            .rounds
+            .iter()
+            .find(|r| r.method == "team_duplicate")
+            .and_then(|r| {
+                r.options
+                    .get("format")
+                    .and_then(|f| f.as_str())
+                    .map(str::to_string)
+            });
+        match stored.as_deref() {
+            Some("knockout") => TeamEventFormat::Knockout,
+            Some(_) => TeamEventFormat::BestOf3,
+            None if self.teams.len() > 2 => TeamEventFormat::Knockout,
+            None => TeamEventFormat::BestOf3,
+        }
+    }
+
+    /// The team standings over every team round so far (seed 002).
+    pub fn team_table(&self) -> Result<TeamEvent, ApiError> {
+        use crate::domain::scoring::team_standings::{team_table, MatchRecord};
+        let mut records = Vec::new();
+        for r in self.rounds.iter().filter(|r| r.method == "team_duplicate") {
+            for m in self.team_matches(r)? {
+                records.push(MatchRecord {
+                    round: r.number as u32,
+                    home: m.home_team,
+                    away: m.away_team,
+                    winner: m.winner_team,
+                });
+            }
+        }
+        let teams: Vec<u32> = self.teams.iter().map(|t| t.number as u32).collect();
+        let format = self.team_format();
+        Ok((format, team_table(format, &teams, &records)))
     }
 
     pub fn eliminated_teams(&self, number: i32) -> Result<HashSet<u32>, ApiError> {

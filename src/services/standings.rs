@@ -226,6 +226,12 @@ pub fn standings(
     let t = load_visible(conn, caller, tid)?;
     let public = t.status != TournamentStatus::Draft.as_str();
     let snap = Snapshot::load(conn, t)?;
+    if snap.ruleset.format == crate::domain::scoring::Format::TeamDuplicate {
+        return Err(ApiError::Conflict(format!(
+            "a team duplicate event ranks teams by their matches: see \
+             /api/v1/tournaments/{tid}/team-standings"
+        )));
+    }
     let s = snap.standings(after_round, purpose)?;
     let per_table = snap.ruleset.players_per_table as usize;
     let ids: Vec<i64> = s.rows.iter().map(|r| r.player.0).collect();
@@ -279,4 +285,74 @@ pub fn standings(
             .collect(),
     };
     Ok(StandingsTable { public, out, keys })
+}
+
+/// One team's line of a team event.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TeamStandingOut {
+    /// 1 = best; teams out in the same knockout round share a place.
+    pub place: u32,
+    pub team_number: u32,
+    pub team_name: String,
+    /// Matches with a result (both tables entered).
+    pub played: u32,
+    pub won: u32,
+    pub lost: u32,
+    /// Knockout: the round the team went out in; none while still in, and for the champion.
+    pub out_in_round: Option<u32>,
+}
+
+/// The standings of a 2v2 team duplicate event (seed 002): a best of three, or a knockout.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TeamStandingsOut {
+    pub format: crate::domain::scoring::team_standings::TeamEventFormat,
+    /// Best of 3: a team has two wins (no game 3 at 2-0). Knockout: one team is left.
+    pub decided: bool,
+    pub rows: Vec<TeamStandingOut>,
+}
+
+/// The team standings of a team event, and whether anyone may see them (not a draft); 409 for
+/// an event of another format.
+pub fn team_standings(
+    conn: &mut PgConnection,
+    caller: &MaybeCaller,
+    tid: i64,
+) -> Result<(bool, TeamStandingsOut), ApiError> {
+    let t = load_visible(conn, caller, tid)?;
+    let public = t.status != TournamentStatus::Draft.as_str();
+    let snap = Snapshot::load(conn, t)?;
+    if snap.ruleset.format != crate::domain::scoring::Format::TeamDuplicate {
+        return Err(ApiError::Conflict(
+            "team standings are for team duplicate events; this tournament ranks players: see \
+             /standings"
+                .into(),
+        ));
+    }
+    let (format, table) = snap.team_table()?;
+    let rows = table
+        .rows
+        .into_iter()
+        .map(|r| TeamStandingOut {
+            place: r.place,
+            team_number: r.team,
+            team_name: snap
+                .teams
+                .iter()
+                .find(|t| t.number as u32 == r.team)
+                .map(|t| t.name.clone())
+                .unwrap_or_default(),
+            played: r.played,
+            won: r.won,
+            lost: r.lost,
+            out_in_round: r.out_in_round,
+        })
+        .collect();
+    Ok((
+        public,
+        TeamStandingsOut {
+            format,
+            decided: table.decided,
+            rows,
+        },
+    ))
 }

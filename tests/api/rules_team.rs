@@ -48,3 +48,87 @@ async fn a_knockout_final_with_default_options_seats_the_a_pairs_at_table_a() {
     play_round(&app, tid, &referee, &fin, strength).await;
     assert_eq!(matches(&app, tid, 2).await[0]["winner_team"], 1);
 }
+
+/// Seed 002: two teams play the best of three games: two wins take it, and a game 3 is played
+/// only at 1-1. The team standings say who leads and when it is decided.
+#[actix_web::test]
+async fn a_best_of_three_ends_at_two_wins_and_its_standings_say_so() {
+    let app = crate::helpers::spawn_app().await;
+    let (tid, org, referee, teams) = team_event(&app, 2).await;
+    let strength = |p: i64| if teams[0].contains(&p) { 60 } else { 40 };
+    let url = format!("/api/v1/tournaments/{tid}/team-standings");
+    for game in 1..=2 {
+        let round = new_round(&app, tid, &org, json!({"method": "team_duplicate"})).await;
+        assert_eq!(
+            round["options"]["format"], "best_of_3",
+            "{}",
+            round["options"]
+        );
+        play_round(&app, tid, &referee, &round, strength).await;
+        let s: Value = app.get(&url, None).await.json().await.unwrap();
+        assert_eq!(s["format"], "best_of_3", "{s}");
+        assert_eq!(s["rows"][0]["team_number"], 1);
+        assert_eq!(s["rows"][0]["won"], game);
+        assert_eq!(s["decided"], game == 2, "{s}");
+    }
+    let p = crate::helpers::problem(
+        app.post(
+            &format!("/api/v1/tournaments/{tid}/rounds"),
+            Some(&org),
+            json!({"method": "team_duplicate"}),
+        )
+        .await,
+        409,
+    )
+    .await;
+    assert!(p["detail"].as_str().unwrap().contains("decided"), "{p}");
+    // The player standings point to the team standings, in plain words.
+    let p = crate::helpers::problem(
+        app.get(&format!("/api/v1/tournaments/{tid}/standings"), None)
+            .await,
+        409,
+    )
+    .await;
+    let detail = p["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("team-standings") && !detail.contains("UnsupportedFormat"),
+        "{p}"
+    );
+}
+
+/// Seed 002: four teams play single elimination; the champion first, the finalist second, the
+/// semi-final losers share third.
+#[actix_web::test]
+async fn a_knockout_of_four_teams_ranks_by_the_round_each_went_out_in() {
+    let app = crate::helpers::spawn_app().await;
+    let (tid, org, referee, teams) = team_event(&app, 4).await;
+    let strength = |p: i64| {
+        let t = teams.iter().position(|t| t.contains(&p)).unwrap() as i64;
+        60 - 5 * t
+    };
+    for _ in 0..2 {
+        let round = new_round(&app, tid, &org, json!({"method": "team_duplicate"})).await;
+        play_round(&app, tid, &referee, &round, strength).await;
+    }
+    let s: Value = app
+        .get(&format!("/api/v1/tournaments/{tid}/team-standings"), None)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(s["format"], "knockout");
+    assert_eq!(s["decided"], true);
+    let places: Vec<(u64, u64)> = s["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["team_number"].as_u64().unwrap(),
+                r["place"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(places, vec![(1, 1), (2, 2), (3, 3), (4, 3)], "{s}");
+    assert_eq!(s["rows"][1]["out_in_round"], 2);
+}

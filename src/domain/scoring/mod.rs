@@ -19,6 +19,7 @@ pub mod ruleset;
 pub mod standings;
 pub mod tantrix;
 pub mod team;
+pub mod team_standings;
 
 pub use points::Points;
 pub use ruleset::{
