@@ -54,11 +54,39 @@ pub struct TournamentOut {
     pub national_rank: bool,
     /// When it was first published (league pools count it only if announced 7 days ahead).
     pub announced_at: Option<DateTime<Utc>>,
+    /// Tantrix: played in the cup system (seed 003, 7.2: a forfeit scores 20-0 TP, 50-14 tiles,
+    /// instead of 18-2, 35-15). Always false for other rulesets.
+    pub cup: bool,
+}
+
+/// Whether a tournament's ruleset is a Tantrix cup.
+fn is_cup(preset: &str, overrides: &serde_json::Value) -> bool {
+    crate::domain::scoring::Ruleset::for_tournament(preset, overrides)
+        .ok()
+        .and_then(|r| r.tantrix)
+        .is_some_and(|t| t.cup)
+}
+
+/// The overrides that make a preset a cup (Tantrix only); none for a non-cup.
+fn cup_overrides(check: &mut Check, preset: Preset, cup: Option<bool>) -> serde_json::Value {
+    if cup != Some(true) {
+        return serde_json::json!({});
+    }
+    let Some(mut rules) = crate::domain::scoring::Ruleset::preset(preset).tantrix else {
+        check.fail(
+            "cup",
+            "only a Tantrix tournament is played in the cup system",
+        );
+        return serde_json::json!({});
+    };
+    rules.cup = true;
+    serde_json::json!({ "tantrix": rules })
 }
 
 impl TryFrom<Tournament> for TournamentOut {
     type Error = ApiError;
     fn try_from(t: Tournament) -> Result<Self, ApiError> {
+        let cup = is_cup(&t.ruleset, &t.ruleset_overrides);
         Ok(Self {
             id: t.id,
             name: t.name,
@@ -84,6 +112,7 @@ impl TryFrom<Tournament> for TournamentOut {
             rating_pool_id: t.rating_pool_id,
             national_rank: t.national_rank,
             announced_at: t.announced_at,
+            cup,
         })
     }
 }
@@ -130,6 +159,9 @@ pub struct CreateTournament {
     pub rating_pool_id: Option<i64>,
     /// Declared a national-rank tournament (default false).
     pub national_rank: Option<bool>,
+    /// Tantrix only: played in the cup system (seed 003, 7.2: a forfeit scores 20-0 TP, 50-14
+    /// tiles); default false.
+    pub cup: Option<bool>,
 }
 
 /// Changes to a tournament; absent fields stay as they are.
@@ -261,6 +293,7 @@ pub fn create_tournament(
     let venue = check.optional_text("venue", input.venue.as_deref(), 200);
     let appeal_window = input.appeal_window_minutes.unwrap_or(30);
     check.range("appeal_window_minutes", appeal_window.into(), 0, 10080);
+    let ruleset_overrides = cup_overrides(&mut check, input.ruleset, input.cup);
     check.finish()?;
     conn.transaction(|conn| {
         if let Some(pool) = input.rating_pool_id {
@@ -271,7 +304,7 @@ pub fn create_tournament(
                 name,
                 game,
                 ruleset: input.ruleset.as_str().into(),
-                ruleset_overrides: serde_json::json!({}),
+                ruleset_overrides,
                 table_size,
                 planned_rounds: input.planned_rounds,
                 starts_on: input.starts_on,

@@ -171,3 +171,79 @@ async fn the_leaders_decision_is_final_and_a_deputy_hears_complaints_about_the_l
     .await;
     assert!(p["detail"].as_str().unwrap().contains("final"), "{p}");
 }
+
+/// Seed 003, 7.2: in the cup system a forfeit is a 50-14 tile win, 20-0 TP; in other events
+/// 35-15, 18-2. The cup is a tournament setting (Tantrix only).
+#[actix_web::test]
+async fn a_forfeit_in_a_cup_scores_twenty_nil() {
+    let app = crate::helpers::spawn_app().await;
+    let admin = app.admin_token().await;
+    let (_, org) = app.user("leader").await;
+    let body = |cup: bool, ruleset: &str| {
+        json!({"name": "Cup", "game": "Tantrix", "ruleset": ruleset, "planned_rounds": 1,
+               "starts_on": "2027-04-03", "time_zone": "Europe/Berlin", "cup": cup})
+    };
+    // Not for other rulesets.
+    let p = crate::helpers::problem(
+        app.post(
+            "/api/v1/tournaments",
+            Some(&org),
+            body(true, "agricola_norway"),
+        )
+        .await,
+        422,
+    )
+    .await;
+    assert_eq!(p["errors"][0]["field"], "cup", "{p}");
+    for (cup, winner_tp) in [(true, 20.0), (false, 18.0)] {
+        let r = app
+            .post("/api/v1/tournaments", Some(&org), body(cup, "tantrix"))
+            .await;
+        let t: Value = r.json().await.unwrap();
+        assert_eq!(t["cup"], cup, "{t}");
+        let tid = t["id"].as_i64().unwrap();
+        let r = app
+            .patch_if_match(
+                &format!("/api/v1/tournaments/{tid}"),
+                Some(&org),
+                1,
+                json!({"status": "registration_open"}),
+            )
+            .await;
+        assert_eq!(r.status(), 200);
+        for name in ["Ada", "Bo"] {
+            let r = app
+                .post("/api/v1/players", Some(&admin), json!({"name": name}))
+                .await;
+            let pid = r.json::<Value>().await.unwrap()["id"].as_i64().unwrap();
+            let r = app
+                .post(
+                    &format!("/api/v1/tournaments/{tid}/registrations"),
+                    Some(&org),
+                    json!({"player_id": pid}),
+                )
+                .await;
+            assert_eq!(r.status(), 201);
+        }
+        let round = new_round(&app, tid, &org, json!({"method": "round_robin"})).await;
+        let s = seats(&round["draw"]["tables"][0]);
+        let r = app
+            .put(
+                &format!("/api/v1/tournaments/{tid}/rounds/1/tables/1/result"),
+                Some(&org),
+                json!({"seats": [{"player_id": s[0], "score": 0},
+                                 {"player_id": s[1], "score": 0, "forfeit": true}]}),
+            )
+            .await;
+        assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
+        let st: Value = app
+            .get(&format!("/api/v1/tournaments/{tid}/standings"), None)
+            .await
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(st["rows"][0]["player_id"], s[0]);
+        assert_eq!(st["rows"][0]["tp"], winner_tp, "cup {cup}: {st}");
+        assert_eq!(st["rows"][1]["tp"], 20.0 - winner_tp);
+    }
+}
