@@ -68,6 +68,7 @@ fn bench(c: &mut Criterion) {
         after_round: None,
         purpose: Purpose::Final,
         lot_order: None,
+        decisive_places: 1,
     };
     c.bench_function("agricola_1000_players_10_rounds_final", |b| {
         b.iter(|| compute_standings(black_box(&big), None).expect("valid"))
@@ -89,6 +90,7 @@ fn bench(c: &mut Criterion) {
         after_round: None,
         purpose: Purpose::Final,
         lot_order: None,
+        decisive_places: 1,
     };
     c.bench_function("bridge_64_players_6_rounds_final", |b| {
         b.iter(|| compute_standings(black_box(&bridge), None).expect("valid"))

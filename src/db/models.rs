@@ -74,6 +74,10 @@ pub struct Tournament {
     pub national_rank: bool,
     /// When it was first published (league pools: the announcement date).
     pub announced_at: Option<DateTime<Utc>>,
+    /// Places that carry a prize (at least 1: first place).
+    pub prize_places: i32,
+    /// Places that qualify for a later stage (0: none).
+    pub qualification_places: i32,
 }
 
 #[derive(Debug, Insertable)]
@@ -94,6 +98,8 @@ pub struct NewTournament {
     pub created_by: i64,
     pub rating_pool_id: Option<i64>,
     pub national_rank: bool,
+    pub prize_places: i32,
+    pub qualification_places: i32,
 }
 
 #[derive(Debug, Clone, Queryable, Selectable)]

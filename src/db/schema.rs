@@ -47,6 +47,8 @@ diesel::table! {
         rating_pool_id -> Nullable<Int8>,
         national_rank -> Bool,
         announced_at -> Nullable<Timestamptz>,
+        prize_places -> Int4,
+        qualification_places -> Int4,
     }
 }
 

@@ -267,6 +267,11 @@ impl Snapshot {
             after_round: Some(after),
             purpose,
             lot_order: None,
+            decisive_places: self
+                .tournament
+                .prize_places
+                .max(self.tournament.qualification_places)
+                .max(1) as u32,
         };
         compute_standings(&input, None).map_err(|e| ApiError::Conflict(format!("{e:?}")))
     }

@@ -57,6 +57,12 @@ pub struct TournamentOut {
     /// Tantrix: played in the cup system (seed 003, 7.2: a forfeit scores 20-0 TP, 50-14 tiles,
     /// instead of 18-2, 35-15). Always false for other rulesets.
     pub cup: bool,
+    /// Places that carry a prize (1: first place only).
+    pub prize_places: i32,
+    /// Places that qualify for a later stage (0: none). Where the rules call for a play-off
+    /// (Tantrix, seed 003 10.3), a tie for first place, a prize or a qualification place is
+    /// flagged `playoff_needed` in the standings; lesser ties go on to the lesser tie-breaks.
+    pub qualification_places: i32,
 }
 
 /// Whether a tournament's ruleset is a Tantrix cup.
@@ -113,6 +119,8 @@ impl TryFrom<Tournament> for TournamentOut {
             national_rank: t.national_rank,
             announced_at: t.announced_at,
             cup,
+            prize_places: t.prize_places,
+            qualification_places: t.qualification_places,
         })
     }
 }
@@ -162,6 +170,12 @@ pub struct CreateTournament {
     /// Tantrix only: played in the cup system (seed 003, 7.2: a forfeit scores 20-0 TP, 50-14
     /// tiles); default false.
     pub cup: Option<bool>,
+    /// Places that carry a prize (default 1: first place).
+    #[schema(minimum = 1, maximum = 1000)]
+    pub prize_places: Option<i32>,
+    /// Places that qualify for a later stage (default 0).
+    #[schema(minimum = 0, maximum = 1000)]
+    pub qualification_places: Option<i32>,
 }
 
 /// Changes to a tournament; absent fields stay as they are.
@@ -203,6 +217,12 @@ pub struct UpdateTournament {
     pub rating_pool_id: Option<Option<i64>>,
     /// Declared a national-rank tournament.
     pub national_rank: Option<bool>,
+    /// Places that carry a prize (at least 1).
+    #[schema(minimum = 1, maximum = 1000)]
+    pub prize_places: Option<i32>,
+    /// Places that qualify for a later stage.
+    #[schema(minimum = 0, maximum = 1000)]
+    pub qualification_places: Option<i32>,
 }
 
 /// Filters for the tournament list.
@@ -294,6 +314,10 @@ pub fn create_tournament(
     let appeal_window = input.appeal_window_minutes.unwrap_or(30);
     check.range("appeal_window_minutes", appeal_window.into(), 0, 10080);
     let ruleset_overrides = cup_overrides(&mut check, input.ruleset, input.cup);
+    let prize_places = input.prize_places.unwrap_or(1);
+    check.range("prize_places", prize_places.into(), 1, 1000);
+    let qualification_places = input.qualification_places.unwrap_or(0);
+    check.range("qualification_places", qualification_places.into(), 0, 1000);
     check.finish()?;
     conn.transaction(|conn| {
         if let Some(pool) = input.rating_pool_id {
@@ -316,6 +340,8 @@ pub fn create_tournament(
                 created_by: caller.user_id,
                 rating_pool_id: input.rating_pool_id,
                 national_rank: input.national_rank.unwrap_or(false),
+                prize_places,
+                qualification_places,
             })
             .returning(Tournament::as_returning())
             .get_result(conn)?;
@@ -401,6 +427,12 @@ pub fn update_tournament(
     if let Some(w) = input.appeal_window_minutes {
         check.range("appeal_window_minutes", w.into(), 0, 10080);
     }
+    if let Some(p) = input.prize_places {
+        check.range("prize_places", p.into(), 1, 1000);
+    }
+    if let Some(q) = input.qualification_places {
+        check.range("qualification_places", q.into(), 0, 1000);
+    }
     let time_zone = input
         .time_zone
         .as_deref()
@@ -470,6 +502,10 @@ pub fn update_tournament(
             tournaments::rating_pool_id.eq(rating_pool_id),
             tournaments::national_rank.eq(input.national_rank.unwrap_or(current.national_rank)),
             tournaments::announced_at.eq(announced_at),
+            tournaments::prize_places.eq(input.prize_places.unwrap_or(current.prize_places)),
+            tournaments::qualification_places.eq(input
+                .qualification_places
+                .unwrap_or(current.qualification_places)),
         ))
         .returning(Tournament::as_returning())
         .get_result(conn)

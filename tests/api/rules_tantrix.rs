@@ -247,3 +247,48 @@ async fn a_forfeit_in_a_cup_scores_twenty_nil() {
         assert_eq!(st["rows"][1]["tp"], 20.0 - winner_tp);
     }
 }
+
+/// Seed 003, 10.3: the organiser declares which places carry a prize or qualify; ties there are
+/// flagged for a play-off (first place always), lesser ties go on to wins, margins and points.
+#[actix_web::test]
+async fn prize_and_qualification_places_are_tournament_settings() {
+    let app = crate::helpers::spawn_app().await;
+    let (_, org) = app.user("leader").await;
+    let r = app
+        .post(
+            "/api/v1/tournaments",
+            Some(&org),
+            json!({"name": "Open", "game": "Tantrix", "ruleset": "tantrix", "planned_rounds": 5,
+                   "starts_on": "2027-04-03", "time_zone": "Europe/Berlin",
+                   "prize_places": 3, "qualification_places": 4}),
+        )
+        .await;
+    let t: Value = r.json().await.unwrap();
+    assert_eq!(
+        (t["prize_places"].clone(), t["qualification_places"].clone()),
+        (json!(3), json!(4)),
+        "{t}"
+    );
+    let defaults = app.tournament(&org, "tantrix").await;
+    let d: Value = app
+        .get(&format!("/api/v1/tournaments/{defaults}"), Some(&org))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        (d["prize_places"].clone(), d["qualification_places"].clone()),
+        (json!(1), json!(0))
+    );
+    let p = crate::helpers::problem(
+        app.patch_any(
+            &format!("/api/v1/tournaments/{}", t["id"]),
+            Some(&org),
+            json!({"prize_places": 0}),
+        )
+        .await,
+        422,
+    )
+    .await;
+    assert_eq!(p["errors"][0]["field"], "prize_places", "{p}");
+}

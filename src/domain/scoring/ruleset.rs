@@ -233,6 +233,11 @@ pub struct TieBreakOrder {
     pub keys: Vec<TieBreakKey>,
     /// What happens to a tie none of the keys separates.
     pub unresolved: Unresolved,
+    /// A play-off decides ties that the first this-many keys leave for a decisive place (first
+    /// place, a prize or a qualification place); lesser ties go on to the remaining keys (seed
+    /// 003, 10.3). None: every tie goes through every key.
+    #[serde(default)]
+    pub playoff_after: Option<usize>,
 }
 
 /// Tie-break orders per purpose.
@@ -412,6 +417,7 @@ fn order(keys: &[TieBreakKey], unresolved: Unresolved) -> TieBreakOrder {
     TieBreakOrder {
         keys: keys.to_vec(),
         unresolved,
+        playoff_after: None,
     }
 }
 
@@ -519,11 +525,23 @@ impl Ruleset {
                         &[Tp, HeadToHead, Wins, Margins, GamePoints],
                         Unresolved::Lot,
                     ),
-                    qualification: order(&[Tp, HeadToHead], Unresolved::Playoff),
-                    final_standings: order(
-                        &[Tp, HeadToHead, Wins, Margins, GamePoints],
-                        Unresolved::Playoff,
-                    ),
+                    // Rule 10.3: "Sind danach noch Spieler gleich und geht es um einen
+                    // Qualifikationsplatz, den ersten Platz eines Finales oder einen Preis, so
+                    // entscheidet ein Stichkampf"; lesser ties: wins, margins, points.
+                    qualification: TieBreakOrder {
+                        playoff_after: Some(2),
+                        ..order(
+                            &[Tp, HeadToHead, Wins, Margins, GamePoints],
+                            Unresolved::Equal,
+                        )
+                    },
+                    final_standings: TieBreakOrder {
+                        playoff_after: Some(2),
+                        ..order(
+                            &[Tp, HeadToHead, Wins, Margins, GamePoints],
+                            Unresolved::Equal,
+                        )
+                    },
                 },
                 clarification_bonus: Points::ZERO,
                 bridge: None,

@@ -70,6 +70,14 @@ pub struct StandingsInput {
     /// tie-breaks could not separate. Takes precedence over drawing a new lot.
     #[serde(default)]
     pub lot_order: Option<Vec<PlayerId>>,
+    /// The places a tie must not be left on where the rules call for a play-off: first place,
+    /// the prizes, the qualification places (seed 003, 10.3). At least 1.
+    #[serde(default = "first_place_only")]
+    pub decisive_places: u32,
+}
+
+fn first_place_only() -> u32 {
+    1
 }
 
 /// A tie-break value: a number, or a sequence compared element by element.
@@ -177,7 +185,10 @@ pub fn compute_standings(
     let tiers = Tiers::of(input, &rounds, &field, after, voided);
     let order = r.tie_breaks.for_purpose(input.purpose);
     let mut values = Metrics::of(r, &acc, &rounds).values(&order.keys);
-    let blocks = rank(&order.keys, &tiers, &acc, &mut values);
+    let playoff = order
+        .playoff_after
+        .map(|n| (n, input.decisive_places.max(1)));
+    let blocks = rank(&order.keys, playoff, &tiers, &acc, &mut values);
     let (rows, lot_drawn) = place(
         input,
         order.unresolved,
@@ -509,14 +520,20 @@ fn mean_over(of: &[usize], values: &[Points]) -> Points {
     }
 }
 
+/// A block of players the keys could not separate, and whether a play-off must decide it.
+type Block = (Vec<usize>, bool);
+
 /// Steps 1-3: sorts by tier prefix, then refines each block of equal players key by key.
-/// Head-to-head is computed among the players of the block it is applied to (seed 003).
+/// Head-to-head is computed among the players of the block it is applied to (seed 003). With a
+/// play-off rule `(n, decisive)`, a block still tied after the first `n` keys that starts within
+/// the first `decisive` places is left for a play-off instead of the lesser keys.
 fn rank(
     keys: &[TieBreakKey],
+    playoff: Option<(usize, u32)>,
     tiers: &Tiers,
     acc: &[Acc],
     values: &mut [BTreeMap<String, TieBreakValue>],
-) -> Vec<Vec<usize>> {
+) -> Vec<Block> {
     let mut all: Vec<usize> = (0..acc.len()).collect();
     all.sort_by_key(|&i| tiers.prefix(i));
     let mut blocks: Vec<Vec<usize>> = Vec::new();
@@ -526,14 +543,28 @@ fn rank(
             _ => blocks.push(vec![i]),
         }
     }
-    for &k in keys {
+    let mut blocks: Vec<Block> = blocks.into_iter().map(|b| (b, false)).collect();
+    for (ki, &k) in keys.iter().enumerate() {
+        if let Some((_, decisive)) = playoff.filter(|(n, _)| *n == ki) {
+            let mut start = 0u32;
+            for (b, frozen) in blocks.iter_mut() {
+                if b.len() > 1 && start < decisive {
+                    *frozen = true;
+                }
+                start += b.len() as u32;
+            }
+        }
         let mut next = Vec::with_capacity(blocks.len());
-        for b in blocks {
-            if b.len() == 1 {
-                next.push(b);
+        for (b, frozen) in blocks {
+            if b.len() == 1 || frozen {
+                next.push((b, frozen));
                 continue;
             }
-            next.extend(split_block(k, &b, acc, values));
+            next.extend(
+                split_block(k, &b, acc, values)
+                    .into_iter()
+                    .map(|x| (x, false)),
+            );
         }
         blocks = next;
     }
@@ -594,7 +625,7 @@ fn split_block(
 fn place(
     input: &StandingsInput,
     unresolved: Unresolved,
-    blocks: Vec<Vec<usize>>,
+    blocks: Vec<Block>,
     field: &Field,
     acc: &[Acc],
     tiers: &Tiers,
@@ -609,9 +640,11 @@ fn place(
     let mut lot_drawn = Vec::new();
     let mut rows = Vec::with_capacity(ids.len());
     let mut place = 1u32;
-    for b in blocks {
+    for (b, playoff) in blocks {
         let sub = if b.len() == 1 {
             vec![(b, None)]
+        } else if playoff {
+            vec![(b, Some(TieStatus::PlayoffNeeded))]
         } else {
             match unresolved {
                 Unresolved::Equal => vec![(b, None)],

@@ -34,6 +34,7 @@ fn input(preset: Preset, rounds: Vec<RoundInput>, purpose: Purpose) -> Standings
         after_round: None,
         purpose,
         lot_order: None,
+        decisive_places: 1,
     }
 }
 
@@ -291,6 +292,54 @@ fn tantrix_head_to_head_then_playoff() {
     // 3: 5 (lost to 2 by 5) + 16.2 (beat 1 by 10); 2: 20; 1: 18.8.
     assert_eq!(s.rows[0].tp, Points::int(5) + Points::new(162, 10).unwrap());
     assert_eq!(s.rows[1].player, PlayerId(2));
+}
+
+/// Seed 003, 10.3: a tie after head-to-head for a qualification place, first place or a prize is
+/// decided by a play-off; lesser ties by wins, then margins, then points. Players 3 and 4 end
+/// level on TP, head-to-head, wins and margins; 3 has more tiles.
+#[test]
+fn tantrix_play_off_only_where_a_place_decides_something() {
+    let rounds = vec![
+        round(
+            1,
+            RoundKind::Preliminary,
+            vec![tgame(1, 60, 3, 50), tgame(2, 41, 4, 40)],
+        ),
+        round(
+            2,
+            RoundKind::Preliminary,
+            vec![tgame(2, 41, 3, 40), tgame(1, 50, 4, 40)],
+        ),
+    ];
+    // Only first place is decisive: 3 and 4 are separated by points.
+    let s = compute_standings(
+        &input(Preset::Tantrix, rounds.clone(), Purpose::Final),
+        None,
+    )
+    .unwrap();
+    let lines: Vec<(i64, u32, Option<TieStatus>)> = s
+        .rows
+        .iter()
+        .map(|r| (r.player.0, r.place, r.tie))
+        .collect();
+    assert_eq!(lines[2..], [(3, 3, None), (4, 4, None)]);
+    // Third place carries a prize: the tie is left for a play-off.
+    let mut with_prize = input(Preset::Tantrix, rounds, Purpose::Final);
+    with_prize.decisive_places = 3;
+    let s = compute_standings(&with_prize, None).unwrap();
+    let lines: Vec<(i64, u32, Option<TieStatus>)> = s
+        .rows
+        .iter()
+        .map(|r| (r.player.0, r.place, r.tie))
+        .collect();
+    assert_eq!(
+        lines[2..],
+        [
+            (3, 3, Some(TieStatus::PlayoffNeeded)),
+            (4, 3, Some(TieStatus::PlayoffNeeded))
+        ]
+    );
+    assert_eq!(lines[0], (1, 1, None));
 }
 
 #[test]
