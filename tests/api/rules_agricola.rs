@@ -316,3 +316,161 @@ async fn seeding_groups_are_fixed_at_the_first_seeded_round() {
         assert_eq!(from, vec![0, 1, 2, 3], "{t}");
     }
 }
+
+async fn enter(
+    app: &TestApp,
+    tid: i64,
+    referee: &str,
+    n: i64,
+    table: &Value,
+    vp: &HashMap<i64, i64>,
+) {
+    let seats: Vec<Value> = ids(&table["seats"])
+        .iter()
+        .map(|p| json!({"player_id": p, "score": vp[p]}))
+        .collect();
+    let r = app
+        .put(
+            &format!(
+                "/api/v1/tournaments/{tid}/rounds/{n}/tables/{}/result",
+                table["number"]
+            ),
+            Some(referee),
+            json!({ "seats": seats }),
+        )
+        .await;
+    assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
+}
+
+/// Seed 000, tie-breaks: qualification for the final ranks by "(b) flest høye plasseringer";
+/// "(c) poeng i forrige parti" is for seating a round. X and Y end level on TP and relative
+/// score at places 4 and 5: X has a shared first place (more high placements), Y the better
+/// last game. The final's placement groups follow the qualification order: X plays in group 1.
+#[actix_web::test]
+async fn the_finals_placement_groups_follow_the_qualification_order() {
+    let app = crate::helpers::spawn_app().await;
+    let (tid, org, referee, _) = event(&app, "agricola_norway", 8).await;
+    // A one-round plan, so that round 2 is planned afresh (and differently) at every redraw.
+    let r1 = new_round(
+        &app,
+        tid,
+        &org,
+        json!({"method": "random", "options": {"rounds_remaining": 1}}),
+    )
+    .await;
+    let t1 = ids(&r1["draw"]["tables"][0]["seats"]);
+    let t2 = ids(&r1["draw"]["tables"][1]["seats"]);
+    let (x, a, a3, a4) = (t1[0], t1[1], t1[2], t1[3]);
+    let (b1, y, b3, b4) = (t2[0], t2[1], t2[2], t2[3]);
+    // Round 1: X and A share first (8 TP each), Y is second (6 TP) at the other table.
+    let vp1: HashMap<i64, i64> = [
+        (x, 50),
+        (a, 50),
+        (a3, 30),
+        (a4, 10),
+        (b1, 60),
+        (y, 40),
+        (b3, 30),
+        (b4, 10),
+    ]
+    .into_iter()
+    .collect();
+    for t in r1["draw"]["tables"].as_array().unwrap() {
+        enter(&app, tid, &referee, 1, t, &vp1).await;
+    }
+    // Round 2: X fourth, Y third (9 TP each, equal relative scores); A, a3 and b1 end above 9,
+    // the others below. The places each player may take; redrawn until the tables allow it.
+    let allowed: HashMap<i64, Vec<usize>> = [
+        (x, vec![4]),
+        (y, vec![3]),
+        (a3, vec![1]),
+        (a, vec![1, 2, 3]),
+        (b3, vec![3, 4]),
+        (a4, vec![2, 3, 4]),
+        (b4, vec![2, 3, 4]),
+        (b1, vec![1, 2, 3, 4]),
+    ]
+    .into_iter()
+    .collect();
+    let placing = |table: &[i64]| -> Option<Vec<i64>> {
+        // The players of `table` in place order, if the constraints allow one.
+        let mut order: Vec<i64> = Vec::new();
+        for place in 1..=4 {
+            let p = table
+                .iter()
+                .filter(|p| !order.contains(p))
+                .filter(|p| allowed[p].contains(&place))
+                .min_by_key(|p| allowed[p].len())?;
+            order.push(*p);
+        }
+        Some(order)
+    };
+    let url = format!("/api/v1/tournaments/{tid}/rounds");
+    let r = app
+        .post(&url, Some(&org), json!({"method": "random"}))
+        .await;
+    let mut r2: Value = r.json().await.unwrap();
+    let tables = |r: &Value| -> Vec<Vec<i64>> {
+        r["draw"]["tables"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| ids(&t["seats"]))
+            .collect()
+    };
+    let mut tries = 0;
+    while tables(&r2).iter().any(|t| placing(t).is_none()) {
+        tries += 1;
+        assert!(tries < 50, "no draw allowed the scenario");
+        let r = app
+            .post(&format!("{url}/2/redraw"), Some(&org), json!({}))
+            .await;
+        r2 = r.json().await.unwrap();
+    }
+    let r = app
+        .post(&format!("{url}/2/publish"), Some(&org), json!({}))
+        .await;
+    assert_eq!(r.status(), 200);
+    // Game totals by place: X's table [60, 40, 30, 20], Y's [60, 50, 30, 10], one table with
+    // both [60, 50, 30, 20]: relative scores end at -2.5 (apart) or -5 (together) for both.
+    let mut vp2: HashMap<i64, i64> = HashMap::new();
+    for t in tables(&r2) {
+        let order = placing(&t).unwrap();
+        let totals = match (t.contains(&x), t.contains(&y)) {
+            (true, true) => [60, 50, 30, 20],
+            (true, false) => [60, 40, 30, 20],
+            (false, true) => [60, 50, 30, 10],
+            (false, false) => [60, 50, 40, 30],
+        };
+        for (p, v) in order.iter().zip(totals) {
+            vp2.insert(*p, v);
+        }
+    }
+    for t in r2["draw"]["tables"].as_array().unwrap() {
+        enter(&app, tid, &referee, 2, t, &vp2).await;
+    }
+    let place_of = |s: &Value, p: i64| {
+        s["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["player_id"] == p)
+            .unwrap()["place"]
+            .as_u64()
+            .unwrap()
+    };
+    let q = standings(&app, tid, "purpose=qualification").await;
+    assert_eq!((place_of(&q, x), place_of(&q, y)), (4, 5), "{q}");
+    let s = standings(&app, tid, "purpose=seeding").await;
+    assert_eq!((place_of(&s, y), place_of(&s, x)), (4, 5), "{s}");
+    let fin = new_round(
+        &app,
+        tid,
+        &org,
+        json!({"method": "final_groups", "kind": "final"}),
+    )
+    .await;
+    let groups = &fin["draw"]["groups"];
+    assert!(ids(&groups[0]).contains(&x), "{groups}");
+    assert!(ids(&groups[1]).contains(&y), "{groups}");
+}
