@@ -135,35 +135,37 @@ fn links_from_creations(doc: &mut Value) {
     }
 }
 
-/// Every operation that takes query parameters documents the 422 its checks answer.
-fn query_errors_documented(doc: &mut Value) {
+/// Calls `f` with every operation of the document.
+fn each_operation(doc: &mut Value, mut f: impl FnMut(&mut Value)) {
     let Some(paths) = doc.get_mut("paths").and_then(Value::as_object_mut) else {
         return;
     };
-    for item in paths.values_mut() {
-        let Some(item) = item.as_object_mut() else {
-            continue;
-        };
-        for op in item.values_mut() {
-            let has_query = op
-                .get("parameters")
-                .and_then(Value::as_array)
-                .is_some_and(|ps| ps.iter().any(|p| p["in"] == "query"));
-            let Some(responses) = op.get_mut("responses").and_then(Value::as_object_mut) else {
-                continue;
-            };
-            if has_query && !responses.contains_key("422") {
-                responses.insert(
-                    "422".into(),
-                    json!({
-                        "description": "Invalid query parameters: the problem names each one",
-                        "content": { "application/problem+json": {
-                            "schema": { "$ref": "#/components/schemas/Problem" } } }
-                    }),
-                );
-            }
-        }
+    for item in paths.values_mut().filter_map(Value::as_object_mut) {
+        item.values_mut().for_each(&mut f);
     }
+}
+
+/// Every operation that takes query parameters documents the 422 its checks answer.
+fn query_errors_documented(doc: &mut Value) {
+    each_operation(doc, |op| {
+        let has_query = op
+            .get("parameters")
+            .and_then(Value::as_array)
+            .is_some_and(|ps| ps.iter().any(|p| p["in"] == "query"));
+        let Some(responses) = op.get_mut("responses").and_then(Value::as_object_mut) else {
+            return;
+        };
+        if has_query && !responses.contains_key("422") {
+            responses.insert(
+                "422".into(),
+                json!({
+                    "description": "Invalid query parameters: the problem names each one",
+                    "content": { "application/problem+json": {
+                        "schema": { "$ref": "#/components/schemas/Problem" } } }
+                }),
+            );
+        }
+    });
 }
 
 fn header(description: &str, example: &str) -> Value {
@@ -290,35 +292,26 @@ fn component<'a>(doc: &'a Value, schema: &Value) -> Option<&'a Value> {
 /// Every media type whose schema (or referenced component) has an example shows it.
 fn examples_on_media_types(doc: &mut Value) {
     let snapshot = doc.clone();
-    let Some(paths) = doc.get_mut("paths").and_then(Value::as_object_mut) else {
-        return;
-    };
-    for item in paths.values_mut() {
-        let Some(item) = item.as_object_mut() else {
-            continue;
+    each_operation(doc, |op| {
+        let Some(content) = op
+            .pointer_mut("/requestBody/content")
+            .and_then(Value::as_object_mut)
+        else {
+            return;
         };
-        for op in item.values_mut() {
-            let mut media: Vec<&mut Value> = Vec::new();
-            if let Some(content) = op
-                .pointer_mut("/requestBody/content")
-                .and_then(Value::as_object_mut)
-            {
-                media.extend(content.values_mut());
-            }
-            for m in media {
-                let Some(schema) = m.get("schema") else {
-                    continue;
-                };
-                let example = schema
-                    .get("example")
-                    .or_else(|| component(&snapshot, schema).and_then(|c| c.get("example")))
-                    .cloned();
-                if let (Some(example), Some(obj)) = (example, m.as_object_mut()) {
-                    obj.entry("example").or_insert(example);
-                }
+        for m in content.values_mut() {
+            let Some(schema) = m.get("schema") else {
+                continue;
+            };
+            let example = schema
+                .get("example")
+                .or_else(|| component(&snapshot, schema).and_then(|c| c.get("example")))
+                .cloned();
+            if let (Some(example), Some(obj)) = (example, m.as_object_mut()) {
+                obj.entry("example").or_insert(example);
             }
         }
-    }
+    });
 }
 
 #[cfg(test)]

@@ -11,16 +11,20 @@ use super::*;
 /// player count can move the bonus of another tournament of the same organiser and season).
 /// Does nothing if the tournament feeds no pool or nothing rated changed.
 pub fn results_changed(conn: &mut PgConnection, tournament_id: i64) -> Result<(), ApiError> {
-    let pool_id: Option<i64> = tournaments::table
+    let Some(pool_id) = pool_of(conn, tournament_id)? else {
+        return Ok(());
+    };
+    sync_pool_in(conn, pool_id, Some(tournament_id), None)
+}
+
+/// The rating pool a tournament feeds, if any; 404 for no such tournament.
+fn pool_of(conn: &mut PgConnection, tournament_id: i64) -> Result<Option<i64>, ApiError> {
+    tournaments::table
         .find(tournament_id)
         .select(tournaments::rating_pool_id)
         .first(conn)
         .optional()?
-        .ok_or_else(|| ApiError::NotFound(format!("no tournament {tournament_id}")))?;
-    let Some(pool_id) = pool_id else {
-        return Ok(());
-    };
-    sync_pool_in(conn, pool_id, Some(tournament_id), None)
+        .ok_or_else(|| ApiError::NotFound(format!("no tournament {tournament_id}")))
 }
 
 /// A penalty or game loss on one game was recorded or annulled: the result's version did not
@@ -33,13 +37,7 @@ pub fn game_adjudicated(
     round: i32,
     table: i32,
 ) -> Result<(), ApiError> {
-    let pool_id: Option<i64> = tournaments::table
-        .find(tournament_id)
-        .select(tournaments::rating_pool_id)
-        .first(conn)
-        .optional()?
-        .flatten();
-    let Some(pool_id) = pool_id else {
+    let Some(pool_id) = pool_of(conn, tournament_id)? else {
         return Ok(());
     };
     let played: Option<(i64, Option<DateTime<Utc>>)> = rounds::table
@@ -65,13 +63,7 @@ pub fn round_results_changed(
     tournament_id: i64,
     round_id: i64,
 ) -> Result<(), ApiError> {
-    let pool_id: Option<i64> = tournaments::table
-        .find(tournament_id)
-        .select(tournaments::rating_pool_id)
-        .first(conn)
-        .optional()?
-        .ok_or_else(|| ApiError::NotFound(format!("no tournament {tournament_id}")))?;
-    let Some(pool_id) = pool_id else {
+    let Some(pool_id) = pool_of(conn, tournament_id)? else {
         return Ok(());
     };
     sync_pool_in(conn, pool_id, Some(tournament_id), Some(round_id))
