@@ -35,7 +35,11 @@ pub(crate) fn draw(input: &DrawInput, rng: &mut DrawRng) -> Result<Draw, Seating
             let min_games = opt_u32(input, "min_rated_games")?.unwrap_or(5);
             let groups = seeding_groups(&input.players, sizes.len(), min_games);
             let fixed = input.method == FixedSeeded;
-            let t = seeded_tables(&groups, &sizes, &input.history, input.round, fixed, rng);
+            let t = if fixed {
+                seeded_tables(&groups, &sizes, &input.history, input.round, true, rng)
+            } else {
+                best_seeded_tables(&groups, &sizes, &input.history, input.round, rng)
+            };
             report.seeding_groups = group_spread(&groups, &t);
             groups_out = groups;
             tables_with_lots(t, rng)
@@ -189,6 +193,48 @@ pub fn seeding_groups(players: &[PlayerEntry], y: usize, min_games: u32) -> Vec<
 /// capacities allow (one per table for a group of Y), by lot (`fixed = false`) or by the fixed
 /// rotation "member k of group g to table (k + g * (round - 1)) mod Y" (`fixed = true`, seed 000,
 /// Bordsammensetning 3); then swaps within a group between tables reduce repeat meetings.
+/// Attempts of the random seeded draw: each is a fresh lot plus the swap repair, and the one with
+/// the fewest repeat meetings is kept (the first without any ends the search). The repair alone
+/// can stop at 2 repeats where none were needed; fresh lots get past that.
+const SEEDED_ATTEMPTS: usize = 60;
+
+fn best_seeded_tables(
+    groups: &[Vec<PlayerId>],
+    sizes: &[usize],
+    history: &super::History,
+    round: u32,
+    rng: &mut DrawRng,
+) -> Vec<Vec<PlayerId>> {
+    let meetings = Meetings::from_history(history);
+    let repeats = |tables: &[Vec<PlayerId>]| -> u32 {
+        tables
+            .iter()
+            .map(|t| {
+                let mut n = 0;
+                for (i, &a) in t.iter().enumerate() {
+                    for &b in &t[i + 1..] {
+                        n += meetings.count(a, b);
+                    }
+                }
+                n
+            })
+            .sum()
+    };
+    let mut best = seeded_tables(groups, sizes, history, round, false, rng);
+    let mut best_repeats = repeats(&best);
+    for _ in 1..SEEDED_ATTEMPTS {
+        if best_repeats == 0 {
+            break;
+        }
+        let t = seeded_tables(groups, sizes, history, round, false, rng);
+        let r = repeats(&t);
+        if r < best_repeats {
+            (best, best_repeats) = (t, r);
+        }
+    }
+    best
+}
+
 fn seeded_tables(
     groups: &[Vec<PlayerId>],
     sizes: &[usize],
