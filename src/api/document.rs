@@ -26,7 +26,44 @@ pub fn finish(doc: utoipa::openapi::OpenApi) -> Value {
     query_errors_documented(&mut value);
     document_headers(&mut value);
     examples_on_media_types(&mut value);
+    plain_descriptions(&mut value);
     value
+}
+
+/// Descriptions come from Rust doc comments: their intra-doc links (``[`Draw::seeds`]``) are
+/// shown as the plain name (`` `seeds` ``), which is what a reader of the API knows.
+fn plain_descriptions(v: &mut Value) {
+    match v {
+        Value::Object(map) => {
+            for (k, x) in map.iter_mut() {
+                match x {
+                    Value::String(text) if k == "description" => *text = plain_links(text),
+                    _ => plain_descriptions(x),
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(plain_descriptions),
+        _ => {}
+    }
+}
+
+/// ``[`A::b`]`` -> `` `b` ``; other text unchanged.
+fn plain_links(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("[`") {
+        let Some(len) = rest[start + 2..].find("`]") else {
+            break;
+        };
+        let name = &rest[start + 2..start + 2 + len];
+        out.push_str(&rest[..start]);
+        out.push('`');
+        out.push_str(name.rsplit("::").next().unwrap_or(name));
+        out.push('`');
+        rest = &rest[start + 2 + len + 2..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// `Page_PlayerOut.items` is an array of `PlayerOut` by reference, not an inline copy.
@@ -317,6 +354,15 @@ fn examples_on_media_types(doc: &mut Value) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rustdoc_links_read_as_plain_names() {
+        assert_eq!(
+            plain_links("pass them back as [`PlayerEntry::seed`] in [`plan`]; keep `x`"),
+            "pass them back as `seed` in `plan`; keep `x`"
+        );
+        assert_eq!(plain_links("no [`link"), "no [`link");
+    }
 
     #[test]
     fn pages_refer_to_their_entity() {
