@@ -77,22 +77,11 @@ pub struct RoundOptions {
     pub final_round: Option<bool>,
     /// `team_duplicate`: `best_of_3` (two teams) or `knockout` (default by the number of teams).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub format: Option<TeamFormat>,
+    pub format: Option<crate::domain::scoring::team_standings::TeamEventFormat>,
     /// `team_duplicate` best of 3: which game (1-3; default the round number).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(minimum = 1, maximum = 3)]
     pub game: Option<u32>,
-}
-
-/// How a team duplicate event is played (seed 002).
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum TeamFormat {
-    /// Two teams play three games; pairs swap tables in game 2.
-    #[serde(rename = "best_of_3")]
-    BestOf3,
-    /// A knockout between more than two teams.
-    Knockout,
 }
 
 /// Create the next round. The `options` a method accepts are listed under each method in the

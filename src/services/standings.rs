@@ -40,18 +40,6 @@ impl From<StandingsPurpose> for Purpose {
     }
 }
 
-/// How a tie was left or broken.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum TieFlag {
-    /// Tied on every key; only a lot separates them (the place is shared).
-    Lot,
-    /// Tied on every key and separated by a lot drawn from the committed seed.
-    DecidedByLot,
-    /// Tied where the rules call for a play-off game.
-    PlayoffNeeded,
-}
-
 /// One tie-break value: a number, or a sequence compared element by element (placements;
 /// `null` for a final round the player did not play, which ranks after every place).
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
@@ -95,7 +83,7 @@ pub struct StandingOut {
     /// All results voided (Tantrix: more than two forfeits).
     pub voided: bool,
     /// Set where a tie was left or broken by lot, or needs a play-off.
-    pub tie: Option<TieFlag>,
+    pub tie: Option<TieStatus>,
 }
 
 /// The standings after a round.
@@ -113,14 +101,6 @@ fn purpose_out(p: Purpose) -> StandingsPurpose {
         Purpose::Seeding => StandingsPurpose::Seeding,
         Purpose::Qualification => StandingsPurpose::Qualification,
         Purpose::Final => StandingsPurpose::Final,
-    }
-}
-
-fn tie_out(t: TieStatus) -> TieFlag {
-    match t {
-        TieStatus::Lot => TieFlag::Lot,
-        TieStatus::DecidedByLot => TieFlag::DecidedByLot,
-        TieStatus::PlayoffNeeded => TieFlag::PlayoffNeeded,
     }
 }
 
@@ -280,7 +260,7 @@ pub fn standings(
                 withdrawn: r.withdrawn,
                 stopped_before_round: r.stopped_before_round,
                 voided: r.voided,
-                tie: r.tie.map(tie_out),
+                tie: r.tie,
             })
             .collect(),
     };

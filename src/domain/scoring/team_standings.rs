@@ -24,7 +24,7 @@ pub struct MatchRecord {
 }
 
 /// How the event is played.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum TeamEventFormat {
     #[serde(rename = "best_of_3")]

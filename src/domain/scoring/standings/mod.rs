@@ -92,7 +92,7 @@ pub enum TieBreakValue {
 }
 
 /// Why a row's place is shared or was decided by lot.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum TieStatus {
     /// Tied; only a lot can separate them and none was drawn (no random source given).
