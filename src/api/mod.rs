@@ -105,6 +105,7 @@ pub fn routes(cfg: &mut ServiceConfig) {
         .service(rounds::create)
         .service(rounds::list)
         .service(rounds::read)
+        .service(rounds::update)
         .service(rounds::redraw)
         .service(rounds::publish)
         .service(rounds::draws)

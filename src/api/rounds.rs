@@ -7,7 +7,7 @@
 //! same engine.
 
 use actix_web::http::StatusCode;
-use actix_web::{get, post, web, HttpRequest, HttpResponse};
+use actix_web::{get, patch, post, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::{idempotency_key, Json, Query, RoundPath, TournamentPath};
 use crate::api::problem::BodyErrors;
@@ -15,7 +15,7 @@ use crate::api::support::{cached_json, page_json, Page, PageParams, Visibility};
 use crate::auth::{Caller, MaybeCaller};
 use crate::error::{ApiResult, Problem};
 use crate::services::idempotency;
-use crate::services::rounds::{self, CreateRound, DrawRecord, RoundOut};
+use crate::services::rounds::{self, CreateRound, DrawRecord, RoundOut, UpdateRound};
 use crate::services::snapshot::TeamMatchResult;
 use crate::state::AppState;
 
@@ -188,6 +188,42 @@ pub async fn read(
         .run(move |conn| rounds::read_round(conn, &caller, tid, number))
         .await?;
     cached_json(&req, &out, Visibility::public_if(public))
+}
+
+/// Change when a round was played (organisers).
+///
+/// Ratings follow the time each game was played, not when its result was entered: a round's
+/// time is the one stated here (or at creation), else the moment its last result arrived, held
+/// within the tournament's playing days (00:00 on the first day to 22:00 on the last). Moving a
+/// completed round recomputes its rating pool from the earlier of the two times; `null` goes
+/// back to the derived time.
+#[utoipa::path(
+    operation_id = "update_round",
+    tag = "rounds",
+    security(("bearer" = [])),
+    params(
+        RoundPath,
+    ),
+    request_body = UpdateRound,
+    responses(
+        BodyErrors,
+        (status = 200, description = "The changed round", body = RoundOut),
+        (status = 403, description = "Not an organiser of this tournament", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such tournament or round", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[patch("/tournaments/{id}/rounds/{n}")]
+pub async fn update(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<RoundPath>,
+    body: Json<UpdateRound>,
+) -> ApiResult<HttpResponse> {
+    let RoundPath { id: tid, n: number } = path.into_inner();
+    let out = state
+        .run(move |conn| rounds::update_round(conn, &caller, tid, number, body.0))
+        .await?;
+    Ok(HttpResponse::Ok().json(out))
 }
 
 /// Every draw made for a round, with its input and seed once the round is published, so the

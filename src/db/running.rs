@@ -72,6 +72,10 @@ pub struct RoundRow {
     pub published_at: Option<DateTime<Utc>>,
     pub completed_at: Option<DateTime<Utc>>,
     pub version: i32,
+    /// When the round's games were played (set at completion; see `played_at_fixed`).
+    pub played_at: Option<DateTime<Utc>>,
+    /// Whether `played_at` was given by the organiser (else derived from the completion time).
+    pub played_at_fixed: bool,
 }
 
 #[derive(Debug, Insertable)]
@@ -89,6 +93,8 @@ pub struct NewRound {
     pub draw_input: serde_json::Value,
     pub draw: serde_json::Value,
     pub created_by: i64,
+    pub played_at: Option<DateTime<Utc>>,
+    pub played_at_fixed: bool,
 }
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]

@@ -111,6 +111,8 @@ diesel::table! {
         published_at -> Nullable<Timestamptz>,
         completed_at -> Nullable<Timestamptz>,
         version -> Int4,
+        played_at -> Nullable<Timestamptz>,
+        played_at_fixed -> Bool,
     }
 }
 

@@ -21,6 +21,7 @@ pub mod rounds;
 pub mod snapshot;
 pub mod standings;
 pub mod throttle;
+pub mod time_of_play;
 pub mod tournaments;
 pub mod users;
 pub mod validate;

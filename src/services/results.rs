@@ -14,6 +14,7 @@ use crate::db::rounds::Lock;
 use crate::db::running::{ResultRow, RoundRow};
 use crate::db::schema::{results, rounds};
 use crate::db::{self};
+use crate::domain::rating::PlayingDays;
 use crate::domain::scoring::Preset;
 use crate::domain::scoring::{score_table, Format, Outcome, Points, SeatResult, TableResult};
 use crate::domain::status::RoundStatus;
@@ -22,6 +23,7 @@ use crate::error::ApiError;
 use crate::services::access::{load_for_staff, load_visible};
 use crate::services::idempotency;
 use crate::services::snapshot as play;
+use crate::services::time_of_play;
 use crate::services::validate::Check;
 
 /// Win, draw or loss, where the score does not decide it (Ashes).
@@ -297,6 +299,9 @@ pub fn store_result(
             "round {number} is a draft; publish it before entering results"
         )));
     }
+    // No game can have been played before the first day (issue 14, item 20).
+    time_of_play::require_started(&t)?;
+    let days = time_of_play::playing_days(&t)?;
     let snap = play::Snapshot::load(conn, t)?;
     let seats = check_result(&snap, &round, table, input)?;
     let current = history(conn, &round, table)?
@@ -349,7 +354,7 @@ pub fn store_result(
         payload,
     )?;
     // After the result's own event, so the feed reads in the order things happened.
-    let round_status = after_result_change(conn, &round)?;
+    let round_status = after_result_change(conn, &round, days)?;
     let rows = history(conn, &round, table)?;
     with_history(&round, rows, round_status)
         .ok_or_else(|| ApiError::Internal("result vanished".into()))
@@ -358,7 +363,11 @@ pub fn store_result(
 /// After a result was stored: completes the round when every table has a result, and tells
 /// the live feed that the standings changed when a completed round's results did. Returns the
 /// round's status.
-pub fn after_result_change(conn: &mut PgConnection, round: &RoundRow) -> Result<String, ApiError> {
+pub fn after_result_change(
+    conn: &mut PgConnection,
+    round: &RoundRow,
+    days: PlayingDays,
+) -> Result<String, ApiError> {
     let draw = play::draw_of(round)?;
     let done = results::table
         .filter(results::round_id.eq(round.id))
@@ -368,10 +377,18 @@ pub fn after_result_change(conn: &mut PgConnection, round: &RoundRow) -> Result<
         .len();
     let mut status = round.status.clone();
     if status == RoundStatus::Published.as_str() && done >= draw.tables.len() {
+        let now = Utc::now();
+        // When its games were played, the order ratings follow: the stated time, else now
+        // held within the playing days (domain::rating::time_of_play).
+        let played_at = match round.played_at.filter(|_| round.played_at_fixed) {
+            Some(stated) => stated,
+            None => days.default_time_of_play(now),
+        };
         diesel::update(rounds::table.find(round.id))
             .set((
                 rounds::status.eq(RoundStatus::Completed.as_str()),
-                rounds::completed_at.eq(Utc::now()),
+                rounds::completed_at.eq(now),
+                rounds::played_at.eq(played_at),
                 rounds::version.eq(rounds::version + 1),
             ))
             .execute(conn)?;

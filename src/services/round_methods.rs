@@ -149,6 +149,14 @@ fn variant(method: SeatingMethod, about: &str) -> Value {
                 "type": ["object", "null"],
                 "additionalProperties": true,
                 "description": "Free metadata: draft variant, card pool, time limit."
+            },
+            "played_at": {
+                "type": ["string", "null"], "format": "date-time",
+                "example": "2027-03-06T13:00:00Z",
+                "description": "When the round is (or was) played, within the tournament's \
+                    playing days; ratings follow this time. Absent: the time its last result \
+                    arrives, held within the playing days (a round entered after the event \
+                    counts as played at 22:00 on its last day)."
             }
         }
     })

@@ -11,6 +11,7 @@ use utoipa::ToSchema;
 
 use crate::auth::{Caller, MaybeCaller, StaffRole};
 use crate::db::models::Tournament;
+use crate::db::rounds::{self as db_rounds, Lock};
 use crate::db::running::{NewRound, RoundDraw, RoundRow};
 use crate::db::schema::{round_draws, rounds, tournaments};
 use crate::domain::scoring::{Points, Preset, RoundKind, Ruleset};
@@ -21,6 +22,7 @@ use crate::error::ApiError;
 use crate::services::access::{load_for_staff, load_visible};
 use crate::services::round_input::{bridge_final_option, draw_input};
 use crate::services::snapshot::{self as play, Snapshot, TeamMatchResult};
+use crate::services::time_of_play;
 
 /// A round as shown.
 #[derive(Debug, Serialize, ToSchema)]
@@ -57,6 +59,11 @@ pub struct RoundOut {
     pub created_at: DateTime<Utc>,
     pub published_at: Option<DateTime<Utc>>,
     pub completed_at: Option<DateTime<Utc>>,
+    /// When the round's games were played: the organiser's time if stated, else (once
+    /// completed) the completion time held within the playing days. Ratings follow it.
+    pub played_at: Option<DateTime<Utc>>,
+    /// Whether `played_at` was stated by the organiser.
+    pub played_at_stated: bool,
 }
 
 /// The options of the seating methods; each method accepts only its own (see `CreateRound`).
@@ -99,6 +106,22 @@ pub struct CreateRound {
     pub weight: Option<String>,
     /// Free metadata: draft variant, card pool, time limit.
     pub metadata: Option<serde_json::Map<String, serde_json::Value>>,
+    /// When the round is (or was) played, within the tournament's playing days; the order its
+    /// games are rated in. Absent: the time its last result arrives, held within the playing
+    /// days (a round entered after the event counts as played at 22:00 on its last day).
+    pub played_at: Option<DateTime<Utc>>,
+}
+
+/// Changes a round's time of play (organisers); `null` goes back to the derived time.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"played_at": "2027-03-06T13:00:00Z"}))]
+pub struct UpdateRound {
+    /// When the round was played, within the tournament's playing days; `null`: the time its
+    /// last result arrived, held within the playing days. Ratings follow this time.
+    #[serde(default, with = "crate::services::validate::double_option")]
+    #[schema(value_type = Option<DateTime<Utc>>)]
+    pub played_at: Option<Option<DateTime<Utc>>>,
 }
 
 /// One draw made for a round, with everything needed to recompute it.
@@ -146,6 +169,8 @@ fn round_out(t: &Tournament, r: RoundRow, tables_with_results: Vec<i32>) -> Roun
         created_at: r.created_at,
         published_at: r.published_at,
         completed_at: r.completed_at,
+        played_at: r.played_at,
+        played_at_stated: r.played_at_fixed,
     }
 }
 
@@ -273,6 +298,9 @@ pub fn create_round(
                 t.status
             )));
         }
+        if let Some(at) = input.played_at {
+            time_of_play::check_stated(&t, at)?;
+        }
         let snap = Snapshot::load(conn, t)?;
         if let Some(open) = snap
             .rounds
@@ -319,6 +347,8 @@ pub fn create_round(
                 draw_input: input_json.clone(),
                 draw: draw_json.clone(),
                 created_by: caller.user_id,
+                played_at: input.played_at,
+                played_at_fixed: input.played_at.is_some(),
             })
             .returning(RoundRow::as_returning())
             .get_result(conn)?;
@@ -397,6 +427,44 @@ pub fn redraw(
             .returning(RoundRow::as_returning())
             .get_result(conn)?;
         Ok(round_out(&t, row, Vec::new()))
+    })
+}
+
+/// Changes when a round was played (organisers). A completed round's games move to their new
+/// place in the rating pool's time order, and the pool is recomputed from the earlier of the
+/// two places (issue 14, item 20).
+pub fn update_round(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    tid: i64,
+    number: i32,
+    input: UpdateRound,
+) -> Result<RoundOut, ApiError> {
+    conn.transaction(|conn| {
+        let t = load_for_staff(conn, caller, tid, &[StaffRole::Organiser])?;
+        let round = db_rounds::by_number(conn, tid, number, Lock::ForUpdate)?;
+        let Some(stated) = input.played_at else {
+            let done = tables_with_results(conn, round.id)?;
+            return Ok(round_out(&t, round, done));
+        };
+        if let Some(at) = stated {
+            time_of_play::check_stated(&t, at)?;
+        }
+        let days = time_of_play::playing_days(&t)?;
+        let played_at = stated.or_else(|| round.completed_at.map(|c| days.default_time_of_play(c)));
+        let row: RoundRow = diesel::update(rounds::table.find(round.id))
+            .set((
+                rounds::played_at.eq(played_at),
+                rounds::played_at_fixed.eq(stated.is_some()),
+                rounds::version.eq(rounds::version + 1),
+            ))
+            .returning(RoundRow::as_returning())
+            .get_result(conn)?;
+        if row.status == RoundStatus::Completed.as_str() && row.played_at != round.played_at {
+            crate::services::ratings::round_results_changed(conn, tid, row.id)?;
+        }
+        let done = tables_with_results(conn, row.id)?;
+        Ok(round_out(&t, row, done))
     })
 }
 

@@ -483,13 +483,13 @@ pub fn update_tournament(
                 .filter(tournaments::version.eq(current.version)),
         )
         .set((
-            tournaments::name.eq(name.unwrap_or(current.name)),
-            tournaments::game.eq(game.unwrap_or(current.game)),
+            tournaments::name.eq(name.unwrap_or_else(|| current.name.clone())),
+            tournaments::game.eq(game.unwrap_or_else(|| current.game.clone())),
             tournaments::planned_rounds.eq(input.planned_rounds.unwrap_or(current.planned_rounds)),
             tournaments::starts_on.eq(starts_on),
             tournaments::ends_on.eq(ends_on),
-            tournaments::time_zone.eq(time_zone.unwrap_or(current.time_zone)),
-            tournaments::venue.eq(venue.unwrap_or(current.venue)),
+            tournaments::time_zone.eq(time_zone.unwrap_or_else(|| current.time_zone.clone())),
+            tournaments::venue.eq(venue.unwrap_or_else(|| current.venue.clone())),
             tournaments::registration_deadline.eq(input
                 .registration_deadline
                 .or(current.registration_deadline)),
@@ -513,19 +513,38 @@ pub fn update_tournament(
         let updated = updated.ok_or_else(|| {
             ApiError::PreconditionFailed("the tournament changed meanwhile; read it again".into())
         })?;
-        if rating_pool_id != current.rating_pool_id {
-            crate::services::ratings::tournament_pool_changed(conn, id, current.rating_pool_id)?;
-        } else if rating_pool_id.is_some()
-            && (updated.national_rank != current.national_rank
-                || updated.announced_at != current.announced_at
-                || updated.starts_on != current.starts_on)
-        {
-            // The league's decisions (which tournament holds the national-rank bonus)
-            // may have changed.
-            crate::services::ratings::results_changed(conn, id)?;
-        }
+        ratings_after_update(conn, &current, &updated)?;
         Ok(updated)
     })
+}
+
+/// After a tournament changed: rounds played without a stated time follow its playing days
+/// (issue 14, item 20), and its rating pool follows what the ratings depend on (the pool link,
+/// national rank, announcement, day of play).
+fn ratings_after_update(
+    conn: &mut PgConnection,
+    current: &Tournament,
+    updated: &Tournament,
+) -> Result<(), ApiError> {
+    let id = updated.id;
+    let rating_pool_id = updated.rating_pool_id;
+    // Rounds played without a stated time follow the playing days (issue 14, item 20).
+    let days_moved = (updated.starts_on, updated.ends_on, &updated.time_zone)
+        != (current.starts_on, current.ends_on, &current.time_zone)
+        && crate::services::time_of_play::rederive(conn, updated)?;
+    if rating_pool_id != current.rating_pool_id {
+        crate::services::ratings::tournament_pool_changed(conn, id, current.rating_pool_id)?;
+    } else if rating_pool_id.is_some()
+        && (updated.national_rank != current.national_rank
+            || updated.announced_at != current.announced_at
+            || updated.starts_on != current.starts_on
+            || days_moved)
+    {
+        // The league's decisions (which tournament holds the national-rank bonus)
+        // may have changed.
+        crate::services::ratings::results_changed(conn, id)?;
+    }
+    Ok(())
 }
 
 /// A tournament's staff, and whether the tournament is public.

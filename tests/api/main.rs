@@ -23,6 +23,7 @@ mod rules_agricola;
 mod rules_ratings;
 mod rules_tantrix;
 mod rules_team;
+mod rules_time;
 mod running;
 mod running_formats;
 mod running_ties;

@@ -19,7 +19,7 @@ pub(crate) fn db(app: &TestApp) -> PgConnection {
     PgConnection::establish(&app.database_url).expect("connect to the test database")
 }
 
-/// A completed round of `tournament`, completed at `at` (RFC 3339).
+/// A completed round of `tournament`, completed and played at `at` (RFC 3339).
 pub(crate) fn completed_round(
     conn: &mut PgConnection,
     tournament: i64,
@@ -28,9 +28,9 @@ pub(crate) fn completed_round(
 ) -> i64 {
     diesel::sql_query(
         "INSERT INTO rounds (tournament_id, number, kind, method, seed, seed_commitment,
-                             draw_input, draw, created_by, status, completed_at)
+                             draw_input, draw, created_by, status, completed_at, played_at)
          VALUES ($1, $2, 'preliminary', 'random', '00', '00', '{}'::jsonb, '{}'::jsonb,
-                 (SELECT min(id) FROM users), 'completed', $3::timestamptz)
+                 (SELECT min(id) FROM users), 'completed', $3::timestamptz, $3::timestamptz)
          RETURNING id",
     )
     .bind::<Int8, _>(tournament)

@@ -181,7 +181,7 @@ async fn a_forfeit_in_a_cup_scores_twenty_nil() {
     let (_, org) = app.user("leader").await;
     let body = |cup: bool, ruleset: &str| {
         json!({"name": "Cup", "game": "Tantrix", "ruleset": ruleset, "planned_rounds": 1,
-               "starts_on": "2027-04-03", "time_zone": "Europe/Berlin", "cup": cup})
+               "starts_on": "2026-04-03", "time_zone": "Europe/Berlin", "cup": cup})
     };
     // Not for other rulesets.
     let p = crate::helpers::problem(
@@ -259,7 +259,7 @@ async fn prize_and_qualification_places_are_tournament_settings() {
             "/api/v1/tournaments",
             Some(&org),
             json!({"name": "Open", "game": "Tantrix", "ruleset": "tantrix", "planned_rounds": 5,
-                   "starts_on": "2027-04-03", "time_zone": "Europe/Berlin",
+                   "starts_on": "2026-04-03", "time_zone": "Europe/Berlin",
                    "prize_places": 3, "qualification_places": 4}),
         )
         .await;

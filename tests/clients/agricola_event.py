@@ -95,7 +95,7 @@ def main(base: str, username: str, password: str) -> None:
                 game="Agricola",
                 ruleset=RulesetPreset.AGRICOLA_NORWAY,
                 planned_rounds=2,
-                starts_on=datetime.date(2027, 3, 6),
+                starts_on=datetime.date(2026, 3, 6),
                 time_zone="Europe/Oslo",
                 rating_pool_id=pool.id,
             ),

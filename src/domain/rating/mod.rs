@@ -42,6 +42,9 @@
 //! at 22:00 local on the last day, classification, winners); [`league_standings`]`(&[SeasonStandings])
 //! -> LeagueStandings` (average of season ratings among players classified in every season).
 //!
+//! **Time of play** ([`time_of_play`]): [`PlayingDays`] orders a round by when it was played
+//! (the organiser's time, else its completion held within the playing days).
+//!
 //! Decisions: `docs/decisions/rating-*.md`. Performance: `docs/performance.md`.
 
 pub mod elo;
@@ -49,6 +52,7 @@ pub mod leaderboard;
 pub mod pool;
 pub mod replay;
 pub mod season;
+pub mod time_of_play;
 
 pub use elo::{duel_change, expected_score, table_changes, team_member_change};
 pub use leaderboard::{
@@ -68,3 +72,4 @@ pub use season::{
     LeagueRefusal, LeagueRow, LeagueRules, LeagueStandings, LeagueTournament, Season, SeasonError,
     SeasonRow, SeasonStandings, TournamentDecision, YearMonth,
 };
+pub use time_of_play::PlayingDays;

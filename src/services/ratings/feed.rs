@@ -43,15 +43,15 @@ pub fn game_adjudicated(
     let played: Option<(i64, Option<DateTime<Utc>>)> = rounds::table
         .filter(rounds::tournament_id.eq(tournament_id))
         .filter(rounds::number.eq(round))
-        .select((rounds::id, rounds::completed_at))
+        .select((rounds::id, rounds::played_at))
         .first(conn)
         .optional()?;
-    let Some((round_id, Some(completed_at))) = played else {
+    let Some((round_id, Some(played_at))) = played else {
         return Ok(());
     };
     let pool = lock_pool(conn, pool_id)?;
     let params = pool_params(&pool)?;
-    recompute_from(conn, &pool, &params, Some((completed_at, round_id, table)))?;
+    recompute_from(conn, &pool, &params, Some((played_at, round_id, table)))?;
     Ok(())
 }
 
@@ -115,7 +115,7 @@ pub(super) struct ChangedTable {
 
 /// The first order key where a (not team duplicate) tournament's rated games differ from the
 /// pool's log, as [`first_difference`] over all its games would find, without loading them
-/// all: SQL lists the tables whose result in force (version, round completion time) has no
+/// all: SQL lists the tables whose result in force (version, time of play) has no
 /// identical log entry, and the log entries without an identical result in force. A log entry
 /// of that kind differs at its key; a table of the first kind differs if it is rated (byes,
 /// excluded forfeits and ignored draws never are), which only those tables are scored for.
@@ -130,10 +130,10 @@ pub(super) fn first_changed_table(
     let changed: Vec<ChangedTable> = diesel::sql_query(
         "WITH cur AS (
              SELECT DISTINCT ON (r.round_id, r.table_number)
-                    r.round_id, r.table_number, r.version, ro.completed_at
+                    r.round_id, r.table_number, r.version, ro.played_at
              FROM results r JOIN rounds ro ON ro.id = r.round_id
              WHERE ro.tournament_id = $2 AND ro.status = 'completed'
-               AND ro.completed_at IS NOT NULL AND ($3::int8 IS NULL OR ro.id = $3)
+               AND ro.played_at IS NOT NULL AND ($3::int8 IS NULL OR ro.id = $3)
              ORDER BY r.round_id, r.table_number, r.version DESC
          ), logged AS (
              SELECT DISTINCT round_id, table_number, result_version, rated_at
@@ -141,13 +141,13 @@ pub(super) fn first_changed_table(
              WHERE pool_id = $1 AND tournament_id = $2 AND kind = 'game'
                AND ($3::int8 IS NULL OR round_id = $3)
          )
-         SELECT false AS logged, round_id, table_number, completed_at AS at FROM (
-             SELECT round_id, table_number, version, completed_at FROM cur
+         SELECT false AS logged, round_id, table_number, played_at AS at FROM (
+             SELECT round_id, table_number, version, played_at FROM cur
              EXCEPT SELECT round_id, table_number, result_version, rated_at FROM logged) n
          UNION ALL
          SELECT true, round_id, table_number, rated_at FROM (
              SELECT round_id, table_number, result_version, rated_at FROM logged
-             EXCEPT SELECT round_id, table_number, version, completed_at FROM cur) g",
+             EXCEPT SELECT round_id, table_number, version, played_at FROM cur) g",
     )
     .bind::<Int8, _>(pool_id)
     .bind::<Int8, _>(tournament_id)

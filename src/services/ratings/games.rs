@@ -5,7 +5,7 @@ use crate::db::schema::penalties;
 use crate::domain::scoring::penalty::{self, TablePenalty};
 use crate::domain::status::RoundStatus;
 
-/// Where a game sits in the pool's time order: round completion time, round id, table number.
+/// Where a game sits in the pool's time order: when its round was played, round id, table number.
 pub(super) type OrderKey = (DateTime<Utc>, i64, i32);
 
 /// A game's result with player ids (mapped to engine indices just before the replay).
@@ -64,7 +64,8 @@ pub(super) struct RoundRow {
     pub(super) id: i64,
     pub(super) tournament_id: i64,
     pub(super) number: i32,
-    pub(super) completed_at: Option<DateTime<Utc>>,
+    /// When the round was played (the pool's order).
+    pub(super) played_at: Option<DateTime<Utc>>,
     pub(super) draw: serde_json::Value,
     pub(super) ruleset: String,
     pub(super) ruleset_overrides: serde_json::Value,
@@ -93,7 +94,7 @@ pub(super) fn duel_outcome(win_share_first: Points) -> DuelOutcome {
 pub(super) fn table_game(
     ruleset: &Ruleset,
     round: &RoundRow,
-    completed_at: DateTime<Utc>,
+    played_at: DateTime<Utc>,
     r: &ResultRow,
     in_force: &[TablePenalty],
 ) -> Result<Option<PoolGame>, ApiError> {
@@ -142,7 +143,7 @@ pub(super) fn table_game(
         )
     };
     Ok(Some(PoolGame {
-        key: (completed_at, round.id, r.table_number),
+        key: (played_at, round.id, r.table_number),
         tournament_id: round.tournament_id,
         result_version: r.version,
         exclusion,
@@ -176,7 +177,7 @@ pub(super) struct TeamDraw {
 /// away B2, home B2 (`domain::seating::team`).
 pub(super) fn team_games(
     round: &RoundRow,
-    completed_at: DateTime<Utc>,
+    played_at: DateTime<Utc>,
     tables: &BTreeMap<i32, &ResultRow>,
 ) -> Result<Vec<PoolGame>, ApiError> {
     let draw: TeamDraw = serde_json::from_value(round.draw.clone())
@@ -258,7 +259,7 @@ pub(super) fn team_games(
                 .collect()
         };
         out.push(PoolGame {
-            key: (completed_at, round.id, m.table_a),
+            key: (played_at, round.id, m.table_a),
             tournament_id: round.tournament_id,
             // Versions only grow, so the sum changes with every correction of either table.
             result_version: ra.version + rb.version,
@@ -283,19 +284,19 @@ pub(super) fn load_games(
         .inner_join(tournaments::table)
         .filter(tournaments::rating_pool_id.eq(pool_id))
         .filter(rounds::status.eq(RoundStatus::Completed.as_str()))
-        .filter(rounds::completed_at.is_not_null())
+        .filter(rounds::played_at.is_not_null())
         .select((
             rounds::id,
             rounds::tournament_id,
             rounds::number,
-            rounds::completed_at,
+            rounds::played_at,
             rounds::draw,
             tournaments::ruleset,
             tournaments::ruleset_overrides,
         ))
         .into_boxed();
     if let Some((t, _, _)) = from {
-        q = q.filter(rounds::completed_at.ge(t));
+        q = q.filter(rounds::played_at.ge(t));
     }
     if let Some(tid) = only_tournament {
         q = q.filter(rounds::tournament_id.eq(tid));
@@ -339,7 +340,7 @@ pub(super) fn load_games(
     let mut rulesets: HashMap<(String, String), Ruleset> = HashMap::new();
     let mut games = Vec::new();
     for round in &round_rows {
-        let Some(completed_at) = round.completed_at else {
+        let Some(played_at) = round.played_at else {
             continue;
         };
         let Some(tables) = by_round.get(&round.id) else {
@@ -355,12 +356,12 @@ pub(super) fn load_games(
         }
         let ruleset = &rulesets[&cache_key];
         if ruleset.format == Format::TeamDuplicate {
-            games.extend(team_games(round, completed_at, tables)?);
+            games.extend(team_games(round, played_at, tables)?);
         } else {
             for r in tables.values() {
                 let at = (round.tournament_id, round.number, r.table_number);
                 let here = in_force.get(&at).map(Vec::as_slice).unwrap_or_default();
-                if let Some(g) = table_game(ruleset, round, completed_at, r, here)? {
+                if let Some(g) = table_game(ruleset, round, played_at, r, here)? {
                     games.push(g);
                 }
             }

@@ -50,7 +50,7 @@ pub struct RatingChangeOut {
     pub table_number: i32,
     /// The version of the result that was rated.
     pub result_version: i32,
-    /// When the round was completed.
+    /// When the game was played (its round's `played_at`): the pool's order.
     pub rated_at: DateTime<Utc>,
     /// Ratings and change, one decimal.
     #[schema(example = 1000)]
@@ -61,7 +61,7 @@ pub struct RatingChangeOut {
     pub delta: f64,
 }
 
-/// A player's rating history, newest first.
+/// A player's rating history, oldest first (in the order the games were played).
 pub fn player_ratings(
     conn: &mut PgConnection,
     id: i64,
