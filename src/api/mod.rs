@@ -132,6 +132,8 @@ pub fn routes(cfg: &mut ServiceConfig) {
         .service(ratings::read_pool)
         .service(ratings::update_pool)
         .service(ratings::rebuild)
+        .service(ratings::import)
+        .service(ratings::list_imports)
         .service(ratings::leaderboard)
         .service(ratings::list_seasons)
         .service(ratings::read_season)

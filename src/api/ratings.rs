@@ -15,9 +15,9 @@ use crate::auth::{Caller, MaybeCaller};
 use crate::error::{ApiError, ApiResult, FieldError, Problem};
 use crate::services::csv;
 use crate::services::ratings::{
-    self, CreatePool, HistoryQuery, LeaderboardQuery, LeaderboardRowOut, LeaderboardSelection,
-    LeagueOut, LeagueQuery, ListFormat, PoolOut, RatingChangeOut, RebuildOut, SeasonOut,
-    SeasonStandingsOut, UpdatePool,
+    self, CreatePool, HistoryQuery, ImportOut, ImportRatings, LeaderboardQuery, LeaderboardRowOut,
+    LeaderboardSelection, LeagueOut, LeagueQuery, ListFormat, PoolOut, RatingChangeOut, RebuildOut,
+    SeasonOut, SeasonStandingsOut, UpdatePool,
 };
 use crate::state::AppState;
 
@@ -146,6 +146,72 @@ pub async fn update_pool(
     Ok(HttpResponse::Ok()
         .insert_header((header::ETAG, format!("\"{version}\"")))
         .json(ratings::pool_out(pool)?))
+}
+
+/// Import starting ratings into a pool (admins).
+///
+/// A pool that continues an existing list (the Norwegian Agricola list, the Polish Ashes
+/// ranking) starts from it: each listed player's rating is the imported one from 00:00 of
+/// `applies_from` in the pool's time zone, with the games the list credits them with counting
+/// towards the listing threshold. The list takes its place in the pool's time order: games
+/// played later are rated on top of it, earlier games before it, and the pool is recomputed
+/// from that moment (a rebuild gives the same). Send the ratings as JSON entries or as CSV
+/// text (`player_id,rating,games`).
+#[utoipa::path(
+    operation_id = "import_ratings",
+    tag = "ratings",
+    security(("bearer" = [])),
+    params(("id" = i64, Path, description = "Rating pool id")),
+    request_body = ImportRatings,
+    responses(
+        BodyErrors,
+        (status = 201, description = "Imported; the pool is recomputed", body = ImportOut),
+        (status = 403, description = "Not an admin", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such pool", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/rating-pools/{id}/imports")]
+pub async fn import(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<i64>,
+    body: Json<ImportRatings>,
+) -> ApiResult<HttpResponse> {
+    let id = id.into_inner();
+    let out = state
+        .run(move |conn| ratings::import_ratings(conn, &caller, id, body.0))
+        .await?;
+    Ok(HttpResponse::Created().json(out))
+}
+
+/// The lists imported into a pool (public).
+///
+/// Oldest first (by the moment each applies from), in the list envelope.
+#[utoipa::path(
+    operation_id = "list_rating_imports",
+    tag = "ratings",
+    params(("id" = i64, Path, description = "Rating pool id"), PageParams),
+    responses(
+        (status = 200, description = "A page of imports", body = Page<ImportOut>),
+        (status = 304, description = "Not modified"),
+        (status = 401, description = "Invalid token", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such pool", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Invalid parameters", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/rating-pools/{id}/imports")]
+pub async fn list_imports(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    _caller: MaybeCaller,
+    id: web::Path<i64>,
+    page: Query<PageParams>,
+) -> ApiResult<HttpResponse> {
+    let id = id.into_inner();
+    let page = state
+        .run(move |conn| ratings::list_imports(conn, id, &page.0))
+        .await?;
+    page_json(&req, &page, Visibility::Public)
 }
 
 /// Rebuild a pool's ratings from scratch (admins).

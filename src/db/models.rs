@@ -144,4 +144,6 @@ pub struct RatingChangeRow {
     pub rating_before: f64,
     pub rating_after: f64,
     pub delta: f64,
+    /// Rated games the row adds to the player's count (1 game, 0 bonus, n import).
+    pub games: i32,
 }

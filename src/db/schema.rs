@@ -240,6 +240,27 @@ diesel::table! {
         rating_before -> Float8,
         rating_after -> Float8,
         delta -> Float8,
+        games -> Int4,
+    }
+}
+
+diesel::table! {
+    rating_imports (id) {
+        id -> Int8,
+        pool_id -> Int8,
+        applies_at -> Timestamptz,
+        source -> Text,
+        imported_by -> Int8,
+        created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    rating_import_rows (import_id, player_id) {
+        import_id -> Int8,
+        player_id -> Int8,
+        rating -> Float8,
+        games -> Int4,
     }
 }
 
@@ -324,6 +345,9 @@ diesel::joinable!(withdrawals -> players (player_id));
 diesel::joinable!(penalties -> players (player_id));
 diesel::joinable!(rating_changes -> players (player_id));
 diesel::joinable!(rating_changes -> rating_pools (pool_id));
+diesel::joinable!(rating_import_rows -> rating_imports (import_id));
+diesel::joinable!(rating_import_rows -> players (player_id));
+diesel::joinable!(rating_imports -> rating_pools (pool_id));
 diesel::joinable!(rating_standings -> players (player_id));
 diesel::joinable!(rating_standings -> rating_pools (pool_id));
 diesel::joinable!(case_parties -> cases (case_id));
@@ -347,6 +371,8 @@ diesel::allow_tables_to_appear_in_same_query!(
     tournament_events,
     rating_pools,
     rating_changes,
+    rating_imports,
+    rating_import_rows,
     rating_standings,
     cases,
     case_parties,

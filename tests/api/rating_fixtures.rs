@@ -203,8 +203,8 @@ pub(crate) fn standings_vs_log(
         "SELECT p.player_id,
                 (SELECT rating_after FROM rating_changes c WHERE c.pool_id = $1
                    AND c.player_id = p.player_id ORDER BY sequence DESC LIMIT 1) AS rating,
-                (SELECT count(*) FROM rating_changes c WHERE c.pool_id = $1
-                   AND c.player_id = p.player_id AND kind = 'game') AS games,
+                (SELECT coalesce(sum(games), 0)::int8 FROM rating_changes c WHERE c.pool_id = $1
+                   AND c.player_id = p.player_id) AS games,
                 (SELECT max(rated_at)::text FROM rating_changes c WHERE c.pool_id = $1
                    AND c.player_id = p.player_id AND kind = 'game') AS last_played,
                 (SELECT count(*) FROM (SELECT 1 FROM rating_changes c WHERE c.pool_id = $1

@@ -171,9 +171,7 @@ pub fn ratings_at(
         let i = c.player as usize;
         if i < n_players {
             state.ratings[i] = c.after;
-            if c.kind == ChangeKind::Game {
-                state.games[i] += 1;
-            }
+            state.games[i] += c.games;
         }
     }
     state

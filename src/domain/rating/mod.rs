@@ -63,8 +63,8 @@ pub use pool::{
     RatingPoolParams, TeamMethod, PRESET_NAMES,
 };
 pub use replay::{
-    replay, replay_into, ChangeKind, DuelOutcome, GameResult, PlayerDirectory, PlayerIndex,
-    RatedGame, RatingChange, RatingState, ReplayError, Seat,
+    replay, replay_into, ChangeKind, DuelOutcome, GameResult, ImportedRating, PlayerDirectory,
+    PlayerIndex, RatedGame, RatingChange, RatingState, ReplayError, Seat,
 };
 pub use season::{
     ashes_2017_seasons, attendances_of_counting, classify, league_standings, league_tournaments,

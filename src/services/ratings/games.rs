@@ -16,6 +16,8 @@ pub(super) enum GameById {
     Teams(Vec<i64>, Vec<i64>, DuelOutcome),
     /// The national-rank bonus of a tournament: its participants, by id, sorted.
     Bonus(Vec<i64>),
+    /// An imported list: `(player, rating, credited games)`, by player id.
+    Import(Vec<(i64, f64, u32)>),
 }
 
 /// The table number a bonus item carries in the log: after every table of the tournament's
@@ -45,6 +47,7 @@ impl PoolGame {
             }
             GameById::Table(seats) => seats.len() >= 2,
             GameById::Bonus(players) => params.event_bonus > 0.0 && !players.is_empty(),
+            GameById::Import(entries) => !entries.is_empty(),
         }
     }
 
@@ -54,7 +57,7 @@ impl PoolGame {
             GameById::Duel(a, b, _) => vec![*a, *b],
             GameById::Table(seats) => seats.iter().map(|s| s.0).collect(),
             GameById::Teams(a, b, _) => a.iter().chain(b).copied().collect(),
-            GameById::Bonus(_) => Vec::new(),
+            GameById::Bonus(_) | GameById::Import(_) => Vec::new(),
         }
     }
 }

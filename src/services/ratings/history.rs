@@ -27,6 +27,7 @@ pub fn ratings_at(
             rc::rating_before,
             rc::rating_after,
             rc::delta,
+            rc::games,
         ))
         .load(conn)?;
     let mut dir = PlayerDirectory::new();
@@ -44,22 +45,23 @@ pub fn ratings_at(
         .collect())
 }
 
-/// Log rows `(sequence, player, kind, rated_at, before, after, delta)` as engine history.
+/// Log rows `(sequence, player, kind, rated_at, before, after, delta, games)` as engine history.
 pub fn to_history(dir: &mut PlayerDirectory, rows: &[LogRow]) -> Vec<RatingChange> {
     rows.iter()
         .map(
-            |(seq, player, kind, at, before, after, delta)| RatingChange {
+            |(seq, player, kind, at, before, after, delta, games)| RatingChange {
                 game_id: *seq,
                 at: *at,
                 player: dir.intern(PlayerId(*player)),
-                kind: if kind == "bonus" {
-                    ChangeKind::Bonus
-                } else {
-                    ChangeKind::Game
+                kind: match kind.as_str() {
+                    "bonus" => ChangeKind::Bonus,
+                    "import" => ChangeKind::Import,
+                    _ => ChangeKind::Game,
                 },
                 before: *before,
                 after: *after,
                 delta: *delta,
+                games: u32::try_from(*games).unwrap_or(0),
             },
         )
         .collect()
@@ -84,6 +86,7 @@ pub fn history_rows(
             rc::rating_before,
             rc::rating_after,
             rc::delta,
+            rc::games,
         ))
         .into_boxed();
     if let Some(t) = until {

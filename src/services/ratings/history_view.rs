@@ -34,23 +34,29 @@ pub enum ChangeKindOut {
     Game,
     /// An event bonus.
     Bonus,
+    /// A rating taken over from an imported list (`import_id`).
+    Import,
 }
 
-/// One rating change and the game that caused it.
+/// One rating change and the game that caused it (or the bonus, or the imported list).
 #[derive(Debug, Serialize, ToSchema)]
 pub struct RatingChangeOut {
     pub pool_id: i64,
     pub pool_name: String,
     pub kind: ChangeKindOut,
-    pub tournament_id: i64,
-    pub tournament_name: String,
-    pub round_id: i64,
-    pub round_number: i32,
+    /// The tournament of a game or bonus (`null` for an import).
+    pub tournament_id: Option<i64>,
+    pub tournament_name: Option<String>,
+    pub round_id: Option<i64>,
+    pub round_number: Option<i32>,
     /// The table (team duplicate: table A of the match).
-    pub table_number: i32,
+    pub table_number: Option<i32>,
     /// The version of the result that was rated.
-    pub result_version: i32,
-    /// When the game was played (its round's `played_at`): the pool's order.
+    pub result_version: Option<i32>,
+    /// The imported list of an `import` (see `GET /rating-pools/{id}/imports`).
+    pub import_id: Option<i64>,
+    /// When the game was played (its round's `played_at`), or the moment an imported list
+    /// applies from: the pool's order.
     pub rated_at: DateTime<Utc>,
     /// Ratings and change, one decimal.
     #[schema(example = 1000)]
@@ -77,8 +83,8 @@ pub fn player_ratings(
     let build = || {
         let mut b = rating_changes::table
             .inner_join(rating_pools::table)
-            .inner_join(tournaments::table.on(tournaments::id.eq(rating_changes::tournament_id)))
-            .inner_join(rounds::table.on(rounds::id.eq(rating_changes::round_id)))
+            .left_join(tournaments::table.on(tournaments::id.eq(rating_changes::tournament_id)))
+            .left_join(rounds::table.on(rounds::id.eq(rating_changes::round_id)))
             .filter(rating_changes::player_id.eq(id))
             .into_boxed();
         if let Some(p) = pool {
@@ -93,9 +99,9 @@ pub fn player_ratings(
         String,
         String,
         i64,
-        String,
+        Option<String>,
         i64,
-        i32,
+        Option<i32>,
         i32,
         i32,
         DateTime<Utc>,
@@ -113,9 +119,9 @@ pub fn player_ratings(
             rating_pools::name,
             rating_changes::kind,
             rating_changes::tournament_id,
-            tournaments::name,
+            tournaments::name.nullable(),
             rating_changes::round_id,
-            rounds::number,
+            rounds::number.nullable(),
             rating_changes::table_number,
             rating_changes::result_version,
             rating_changes::rated_at,
@@ -128,24 +134,29 @@ pub fn player_ratings(
         .load(conn)?;
     let items = rows
         .into_iter()
-        .map(|r| RatingChangeOut {
-            pool_id: r.0,
-            pool_name: r.1,
-            kind: if r.2 == "bonus" {
-                ChangeKindOut::Bonus
-            } else {
-                ChangeKindOut::Game
-            },
-            tournament_id: r.3,
-            tournament_name: r.4,
-            round_id: r.5,
-            round_number: r.6,
-            table_number: r.7,
-            result_version: r.8,
-            rated_at: r.9,
-            rating_before: round1(r.10 .0),
-            rating_after: round1(r.10 .1),
-            delta: round1(r.10 .2),
+        .map(|r| {
+            let imported = r.2 == "import";
+            let game = |v| (!imported).then_some(v);
+            RatingChangeOut {
+                pool_id: r.0,
+                pool_name: r.1,
+                kind: match r.2.as_str() {
+                    "bonus" => ChangeKindOut::Bonus,
+                    "import" => ChangeKindOut::Import,
+                    _ => ChangeKindOut::Game,
+                },
+                tournament_id: game(r.3),
+                tournament_name: r.4.filter(|_| !imported),
+                round_id: game(r.5),
+                round_number: r.6.filter(|_| !imported),
+                table_number: (!imported).then_some(r.7),
+                result_version: (!imported).then_some(r.8),
+                import_id: imported.then_some(i64::from(r.7)),
+                rated_at: r.9,
+                rating_before: round1(r.10 .0),
+                rating_after: round1(r.10 .1),
+                delta: round1(r.10 .2),
+            }
         })
         .collect::<Vec<_>>();
     Ok(Page {

@@ -120,7 +120,7 @@ pub(super) fn logged_participation(
 /// Adds the rated games among `games` to the participation.
 pub(super) fn add_games(into: &mut Participation, params: &RatingPoolParams, games: &[PoolGame]) {
     for g in games.iter().filter(|g| g.is_rated(params)) {
-        if !matches!(g.result, GameById::Bonus(_)) {
+        if !matches!(g.result, GameById::Bonus(_) | GameById::Import(_)) {
             add_participation(into, g.tournament_id, g.key, &g.players());
         }
     }
@@ -161,5 +161,5 @@ pub(super) fn bonus_games(
 
 // --- recompute ---------------------------------------------------------------------------------
 
-/// A log row as loaded: `(sequence, player, kind, rated_at, before, after, delta)`.
-pub type LogRow = (i64, i64, String, DateTime<Utc>, f64, f64, f64);
+/// A log row as loaded: `(sequence, player, kind, rated_at, before, after, delta, games)`.
+pub type LogRow = (i64, i64, String, DateTime<Utc>, f64, f64, f64, i32);

@@ -31,9 +31,9 @@ use crate::db::schema::{
 };
 use crate::domain::ids::PlayerId;
 use crate::domain::rating::{
-    league_tournaments, replay, ChangeKind, DuelOutcome, Exclusion, GameResult, LeagueRules,
-    LeagueTournament, PlayerDirectory, PlayerIndex, RatedGame, RatingChange, RatingPoolParams,
-    RatingState, Season, Seat, TournamentDecision,
+    league_tournaments, replay, ChangeKind, DuelOutcome, Exclusion, GameResult, ImportedRating,
+    LeagueRules, LeagueTournament, PlayerDirectory, PlayerIndex, RatedGame, RatingChange,
+    RatingPoolParams, RatingState, Season, Seat, TournamentDecision,
 };
 use crate::domain::scoring::team::{compare_match, MatchOutcome, MemberResult, TeamResult};
 use crate::domain::scoring::{score_table, Format, Points, Ruleset, SeatResult, TableResult};
@@ -142,4 +142,6 @@ pub use standings::*;
 mod feed;
 pub use feed::*;
 mod history;
+mod imports;
 pub use history::*;
+pub use imports::*;

@@ -46,11 +46,17 @@ pub(super) fn recompute_from(
     };
     let replaced: Vec<DeletedRow> = old
         .iter()
-        .map(|r| (r.player_id, r.sequence, r.kind.clone(), r.rating_before))
+        .map(|r| (r.player_id, r.sequence, i64::from(r.games), r.rating_before))
         .collect();
     let mut dir = PlayerDirectory::new();
 
     let mut games = load_games(conn, pool_id, from, None, None)?;
+    // Imported lists from `from` on take their place in the time order.
+    let imports = import_items(conn, pool_id, from)?;
+    if !imports.is_empty() {
+        games.extend(imports);
+        games.sort_by_key(|g| g.key);
+    }
     // The national-rank bonuses from `from` on, decided on the whole pool: the log before the
     // affected point plus the games replayed now.
     if pool.league && params.event_bonus > 0.0 {
@@ -90,6 +96,16 @@ pub(super) fn recompute_from(
             },
             GameById::Bonus(players) => GameResult::EventBonus {
                 participants: players.iter().map(|p| idx(&mut dir, *p)).collect(),
+            },
+            GameById::Import(entries) => GameResult::Imported {
+                entries: entries
+                    .iter()
+                    .map(|(p, rating, games)| ImportedRating {
+                        player: idx(&mut dir, *p),
+                        rating: *rating,
+                        games: *games,
+                    })
+                    .collect(),
             },
         };
         rated.push(RatedGame {
@@ -140,6 +156,7 @@ pub(super) fn recompute_from(
                 kind: match c.kind {
                     ChangeKind::Game => "game".into(),
                     ChangeKind::Bonus => "bonus".into(),
+                    ChangeKind::Import => "import".into(),
                 },
                 tournament_id: g.tournament_id,
                 round_id: g.key.1,
@@ -149,6 +166,7 @@ pub(super) fn recompute_from(
                 rating_before: c.before,
                 rating_after: c.after,
                 delta: c.delta,
+                games: i32::try_from(c.games).unwrap_or(i32::MAX),
             }
         })
         .collect();

@@ -9,7 +9,7 @@ use super::*;
 pub fn standings_sql(filter: &str) -> String {
     format!(
         "WITH c AS (
-            SELECT player_id, kind, rating_after, delta, rated_at,
+            SELECT player_id, kind, rating_after, delta, rated_at, games,
                    row_number() OVER (PARTITION BY player_id ORDER BY sequence DESC) AS rn,
                    CASE WHEN kind = 'game' THEN row_number()
                         OVER (PARTITION BY player_id, kind ORDER BY sequence DESC) END AS gn
@@ -18,7 +18,7 @@ pub fn standings_sql(filter: &str) -> String {
         )
         SELECT player_id,
                max(rating_after) FILTER (WHERE rn = 1) AS rating,
-               count(*) FILTER (WHERE kind = 'game') AS games,
+               coalesce(sum(games), 0)::int8 AS games,
                max(rated_at) FILTER (WHERE kind = 'game') AS last_played,
                coalesce(sum(delta) FILTER (WHERE gn <= $2), 0)::float8 AS trend_delta,
                count(*) FILTER (WHERE gn <= $2) AS trend_games,
@@ -27,8 +27,8 @@ pub fn standings_sql(filter: &str) -> String {
     )
 }
 
-/// A deleted log row: `(player, sequence, kind, rating_before)`.
-pub(super) type DeletedRow = (i64, i64, String, f64);
+/// A deleted log row: `(player, sequence, games it counted, rating_before)`.
+pub(super) type DeletedRow = (i64, i64, i64, f64);
 
 /// Each of `players`' rating and rated games just before the `replaced` log rows (those from
 /// the recompute point on): a player with replaced rows had the `rating_before` of the first
@@ -55,11 +55,9 @@ pub(super) fn standings_before(
         .collect();
     // Per player, the first replaced row's rating_before (rows come in any order).
     let mut first: HashMap<i64, (i64, f64)> = HashMap::new();
-    for (player, sequence, kind, rating_before) in replaced {
-        if kind == "game" {
-            if let Some(b) = before.get_mut(player) {
-                b.1 -= 1;
-            }
+    for (player, sequence, games, rating_before) in replaced {
+        if let Some(b) = before.get_mut(player) {
+            b.1 -= games;
         }
         let e = first.entry(*player).or_insert((*sequence, *rating_before));
         if *sequence < e.0 {
@@ -175,8 +173,8 @@ pub(super) fn refresh_standings(
         let mut games = b.games;
         for r in &mine {
             rating = r.rating_after;
+            games += i64::from(r.games);
             if r.kind == "game" {
-                games += 1;
                 recent.insert(0, (r.rated_at, r.delta));
             }
         }
@@ -248,15 +246,15 @@ pub(super) fn standings_of(pool_id: i64, rows: &[RatingChangeRow]) -> Vec<Standi
             });
             out.len() - 1
         });
+        let s = &mut out[i];
+        s.games += i64::from(r.games);
         if r.kind != "game" {
             continue;
         }
-        let s = &mut out[i];
-        if s.games == 0 {
+        if s.last_played.is_none() {
             s.last_played = Some(r.rated_at);
             s.last_delta = Some(r.delta);
         }
-        s.games += 1;
         if s.trend_games < TREND_GAMES {
             s.trend_games += 1;
             s.trend_delta += r.delta;

@@ -130,9 +130,7 @@ impl RatingState {
                 });
             }
             state.ratings[i] = c.after;
-            if c.kind == ChangeKind::Game {
-                state.games[i] += 1;
-            }
+            state.games[i] += c.games;
         }
         Ok(state)
     }
@@ -208,6 +206,25 @@ pub enum GameResult {
         /// The tournament's participants.
         participants: Vec<PlayerIndex>,
     },
+    /// Ratings taken over from an existing list (issue 14, item 15: a pool that starts from
+    /// the Norwegian Agricola list or the Polish Ashes ranking): from this point each listed
+    /// player's rating is the imported one, and the games the list credits them with count
+    /// towards the listing threshold. Not a game; never capped or excluded.
+    Imported {
+        /// One entry per listed player.
+        entries: Vec<ImportedRating>,
+    },
+}
+
+/// One player's rating on an imported list.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ImportedRating {
+    /// The player.
+    pub player: PlayerIndex,
+    /// Their rating on the list.
+    pub rating: f64,
+    /// The rated games the list credits them with.
+    pub games: u32,
 }
 
 /// One item to rate, in the order the caller supplies (round completion time, then table).
@@ -233,6 +250,8 @@ pub enum ChangeKind {
     Game,
     /// An event bonus.
     Bonus,
+    /// A rating taken over from an imported list.
+    Import,
 }
 
 /// One player's rating change from one rated item. Store these: they are the history the
@@ -253,6 +272,9 @@ pub struct RatingChange {
     pub after: f64,
     /// `after - before` as computed (before rounding of `after`).
     pub delta: f64,
+    /// The rated games this change adds to the player's count: 1 for a game, 0 for a bonus,
+    /// the credited games for an import.
+    pub games: u32,
 }
 
 /// A game the engine cannot rate. These are caller bugs in the mapping or the input, reported
@@ -373,6 +395,7 @@ fn participants(game: &RatedGame) -> usize {
         GameResult::Table { seats } => seats.len(),
         GameResult::Teams { first, second, .. } => first.len() + second.len(),
         GameResult::EventBonus { participants } => participants.len(),
+        GameResult::Imported { entries } => entries.len(),
     }
 }
 
@@ -413,13 +436,25 @@ fn push_change(
     kind: ChangeKind,
     delta: f64,
 ) {
+    let games = u32::from(kind == ChangeKind::Game);
+    push_credited(state, out, game, player, kind, delta, games);
+}
+
+#[inline]
+fn push_credited(
+    state: &mut RatingState,
+    out: &mut Vec<RatingChange>,
+    game: &RatedGame,
+    player: PlayerIndex,
+    kind: ChangeKind,
+    delta: f64,
+    games: u32,
+) {
     let i = player as usize;
     let before = state.ratings[i];
     let after = before + delta;
     state.ratings[i] = after;
-    if kind == ChangeKind::Game {
-        state.games[i] += 1;
-    }
+    state.games[i] += games;
     out.push(RatingChange {
         game_id: game.id,
         at: game.at,
@@ -428,6 +463,7 @@ fn push_change(
         before,
         after,
         delta,
+        games,
     });
 }
 
@@ -529,6 +565,22 @@ fn rate_one(
             }
             for &p in participants {
                 push_change(state, out, game, p, ChangeKind::Bonus, params.event_bonus);
+            }
+        }
+        GameResult::Imported { entries } => {
+            let players: Vec<PlayerIndex> = entries.iter().map(|e| e.player).collect();
+            check_players(game.id, &players, n_players)?;
+            for e in entries {
+                let delta = e.rating - state.ratings[e.player as usize];
+                push_credited(
+                    state,
+                    out,
+                    game,
+                    e.player,
+                    ChangeKind::Import,
+                    delta,
+                    e.games,
+                );
             }
         }
     }

@@ -205,6 +205,47 @@ fn bad_input_is_an_error_and_leaves_state_before_the_bad_game() {
     ));
 }
 
+/// Issue 14, item 15: a pool that starts from an existing list. From the import on, a listed
+/// player's rating is the list's (whatever the pool said before), the credited games count,
+/// and the next game is rated from the imported rating; the history replays to the same state.
+#[test]
+fn an_imported_list_sets_ratings_and_credits_games() {
+    let p = RatingPoolParams::ashes_poland();
+    let games = [
+        duel(1, 0, 1, DuelOutcome::FirstWins),
+        RatedGame {
+            id: 2,
+            at: t(2),
+            exclusion: None,
+            result: GameResult::Imported {
+                entries: vec![
+                    ImportedRating {
+                        player: 0,
+                        rating: 1400.0,
+                        games: 30,
+                    },
+                    ImportedRating {
+                        player: 2,
+                        rating: 1000.0,
+                        games: 0,
+                    },
+                ],
+            },
+        },
+        duel(3, 1, 0, DuelOutcome::FirstWins), // 987.5 beats 1400
+    ];
+    let (state, changes) = replay(&p, RatingState::new(&p, 3), &games).unwrap();
+    assert_eq!(changes[2].kind, ChangeKind::Import);
+    assert_eq!((changes[2].before, changes[2].after), (1012.5, 1400.0));
+    assert_eq!(changes[2].games, 30);
+    // 987.5 beats 1400: 25 x (1 - E), E = 1 / (1 + 10^(412.5/400)).
+    let gain = 25.0 * (1.0 - 1.0 / (1.0 + 10f64.powf(412.5 / 400.0)));
+    assert!((state.ratings[1] - (987.5 + gain)).abs() < 1e-9);
+    assert!((state.ratings[0] - (1400.0 - gain)).abs() < 1e-9);
+    assert_eq!(state.games, vec![32, 2, 0]);
+    assert_eq!(RatingState::from_history(&p, 3, &changes).unwrap(), state);
+}
+
 #[test]
 fn directory_maps_both_ways() {
     let mut dir = PlayerDirectory::new();
@@ -270,7 +311,22 @@ fn arb_game(n_players: u32) -> impl Strategy<Value = GameResult> {
         });
     let bonus = prop::sample::subsequence((0..n_players).collect::<Vec<u32>>(), 3)
         .prop_map(|participants| GameResult::EventBonus { participants });
-    prop_oneof![6 => duel, 2 => table, 1 => teams, 1 => bonus]
+    let import = (
+        prop::sample::subsequence((0..n_players).collect::<Vec<u32>>(), 2),
+        800u32..2000,
+        0u32..50,
+    )
+        .prop_map(|(players, rating, games)| GameResult::Imported {
+            entries: players
+                .into_iter()
+                .map(|player| ImportedRating {
+                    player,
+                    rating: f64::from(rating) + 0.5,
+                    games,
+                })
+                .collect(),
+        });
+    prop_oneof![6 => duel, 2 => table, 1 => teams, 1 => bonus, 1 => import]
 }
 
 fn arb_games(n_players: u32) -> impl Strategy<Value = Vec<RatedGame>> {
@@ -307,6 +363,12 @@ fn correct(game: &mut RatedGame, how: u8) {
                 GameResult::Teams { first, second, .. } => std::mem::swap(first, second),
                 GameResult::EventBonus { participants } => {
                     participants.pop();
+                }
+                GameResult::Imported { entries } => {
+                    for e in entries.iter_mut() {
+                        e.rating += 100.0;
+                        e.games += 1;
+                    }
                 }
             }
         }
