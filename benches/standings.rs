@@ -52,6 +52,7 @@ fn rounds(players: i64, count: u32, bridge: bool, rng: &mut DrawRng) -> Vec<Roun
                 weight: None,
                 tables,
                 bridge_groups,
+                games_per_player: 1,
             }
         })
         .collect()

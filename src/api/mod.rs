@@ -110,6 +110,7 @@ pub fn routes(cfg: &mut ServiceConfig) {
         .service(rounds::publish)
         .service(rounds::draws)
         .service(rounds::matches)
+        .service(rounds::cup_matches)
         .service(results::enter)
         .service(results::read)
         .service(standings::standings)

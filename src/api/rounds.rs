@@ -14,6 +14,7 @@ use crate::api::problem::BodyErrors;
 use crate::api::support::{cached_json, page_json, Page, PageParams, Visibility};
 use crate::auth::{Caller, MaybeCaller};
 use crate::error::{ApiResult, Problem};
+use crate::services::cup::{self, CupMatchOut};
 use crate::services::idempotency;
 use crate::services::rounds::{self, CreateRound, DrawRecord, RoundOut, UpdateRound};
 use crate::services::snapshot::TeamMatchResult;
@@ -293,6 +294,48 @@ pub async fn matches(
     page_json(
         &req,
         &Page::window(out, &page.0)?,
+        Visibility::public_if(public),
+    )
+}
+
+/// The cup matches of a knockout round (Tantrix): per match its games' tables, TP, games won
+/// and tiles, the winner and what decided it, or that 5-minute play-off games must.
+///
+/// A knockout round with option `games_per_match` N seats match k at tables (k-1)N+1 to kN.
+/// The match goes to more TP, then more games won, then more tiles, then the winner of the
+/// 5-minute play-off games (recorded as `playoff_winner` on a game's result) (seed 003,
+/// Tie-Breaks 1). Only winners are seated in the next knockout round. In match order, in the
+/// list envelope; empty for a round that is not a knockout.
+#[utoipa::path(
+    operation_id = "list_cup_matches",
+    tag = "rounds",
+    params(
+        RoundPath,
+        PageParams,
+    ),
+    responses(
+        (status = 200, description = "The cup matches of the round", body = Page<CupMatchOut>),
+        (status = 304, description = "Not modified"),
+        (status = 401, description = "Invalid token", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such tournament or round", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Invalid parameters", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/tournaments/{id}/rounds/{n}/cup-matches")]
+pub async fn cup_matches(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    caller: MaybeCaller,
+    path: web::Path<RoundPath>,
+    page: Query<PageParams>,
+) -> ApiResult<HttpResponse> {
+    let RoundPath { id: tid, n: number } = path.into_inner();
+    let (public, all) = state
+        .run(move |conn| cup::read_cup_matches(conn, &caller, tid, number))
+        .await?;
+    page_json(
+        &req,
+        &Page::window(all, &page.0)?,
         Visibility::public_if(public),
     )
 }

@@ -124,6 +124,8 @@ pub struct ResultRow {
     pub entered_by: i64,
     #[diesel(skip_insertion)]
     pub entered_at: DateTime<Utc>,
+    /// A cup match decided by 5-minute play-off games: their winner.
+    pub playoff_winner: Option<i64>,
 }
 
 #[derive(Debug, Clone, Queryable, Selectable)]

@@ -140,6 +140,7 @@ diesel::table! {
         case_id -> Nullable<Int8>,
         entered_by -> Int8,
         entered_at -> Timestamptz,
+        playoff_winner -> Nullable<Int8>,
     }
 }
 

@@ -7,6 +7,7 @@ pub mod auth;
 pub mod cases;
 pub mod conduct;
 pub mod csv;
+pub mod cup;
 pub mod events;
 pub mod health;
 pub mod idempotency;

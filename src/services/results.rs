@@ -75,6 +75,10 @@ pub struct EnterResult {
         pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
     )]
     pub reason: Option<String>,
+    /// Tantrix cup (a knockout round): the player who won the 5-minute play-off games of a
+    /// match level on TP, games won and tiles (seed 003, Tie-Breaks 1). Give it on any game of
+    /// the match; it counts only while the match is level.
+    pub playoff_winner: Option<i64>,
 }
 
 /// One version of a table's result.
@@ -90,6 +94,8 @@ pub struct ResultOut {
     pub reason: Option<String>,
     /// The case whose decision made this version, if any.
     pub case_id: Option<i64>,
+    /// The winner of the cup match's 5-minute play-off games, if recorded on this game.
+    pub playoff_winner: Option<i64>,
     pub entered_by: i64,
     pub entered_at: DateTime<Utc>,
 }
@@ -135,6 +141,7 @@ pub fn result_out(round: i32, r: ResultRow) -> ResultOut {
         double_crash: r.double_crash,
         reason: r.reason,
         case_id: r.case_id,
+        playoff_winner: r.playoff_winner,
         entered_by: r.entered_by,
         entered_at: r.entered_at,
     }
@@ -230,6 +237,19 @@ fn check_result(
     );
     if let Some(r) = &input.reason {
         check.text("reason", r, 500);
+    }
+    if let Some(p) = input.playoff_winner {
+        if round.method != "knockout" {
+            check.fail(
+                "playoff_winner",
+                "only a cup match (a knockout round) is decided by play-off games",
+            );
+        } else if !seated.contains(&p) {
+            check.fail(
+                "playoff_winner",
+                format!("player {p} is not seated at this table"),
+            );
+        }
     }
     check.finish()?;
     let seats: Vec<SeatResult> = input
@@ -337,6 +357,7 @@ pub fn store_result(
             case_id,
             entered_by: by,
             entered_at: Utc::now(),
+            playoff_winner: input.playoff_winner,
         })
         .execute(conn)?;
     let mut payload = serde_json::json!({"round": number, "table": table, "version": current + 1});

@@ -103,6 +103,12 @@ fn option_schema(name: &str) -> Value {
             "description": "Best of 3: which game, 1-3 (default: the round number); pairs swap \
                 tables in game 2."
         }),
+        "games_per_match" => json!({
+            "type": "integer", "minimum": 1, "maximum": 9,
+            "description": "`knockout`: games each cup match plays (default 1); match k sits at \
+                tables (k-1)N+1 to kN and is decided by TP, then games won, then tiles, then \
+                5-minute play-off games (seed 003, Tie-Breaks 1)."
+        }),
         other => json!({ "description": other }),
     }
 }

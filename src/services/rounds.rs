@@ -15,7 +15,7 @@ use crate::db::rounds::{self as db_rounds, Lock};
 use crate::db::running::{NewRound, RoundDraw, RoundRow};
 use crate::db::schema::{round_draws, rounds, tournaments};
 use crate::domain::scoring::{Points, Preset, RoundKind, Ruleset};
-use crate::domain::seating::{draw_round, Draw, DrawInput, SeatingMethod};
+use crate::domain::seating::{draw_round, Draw, DrawInput, SeatingError, SeatingMethod};
 use crate::domain::status::{RoundStatus, TournamentStatus};
 use crate::domain::DrawRng;
 use crate::error::ApiError;
@@ -89,6 +89,10 @@ pub struct RoundOptions {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(minimum = 1, maximum = 3)]
     pub game: Option<u32>,
+    /// `knockout`: games each cup match plays (seed 003, Tie-Breaks 1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(minimum = 1, maximum = 9)]
+    pub games_per_match: Option<u32>,
 }
 
 /// Create the next round. The `options` a method accepts are listed under each method in the
@@ -202,7 +206,12 @@ fn make_draw(
 ) -> Result<(serde_json::Value, serde_json::Value, String, String), ApiError> {
     let (seed, seed_hex, commitment) = fresh_seed();
     let mut rng = DrawRng::from_seed(seed);
-    let draw = draw_round(input, &mut rng).map_err(|e| ApiError::field("method", e.to_string()))?;
+    let draw = draw_round(input, &mut rng).map_err(|e| match &e {
+        SeatingError::InvalidOption { option, .. } => {
+            ApiError::field(format!("options.{option}"), e.to_string())
+        }
+        _ => ApiError::field("method", e.to_string()),
+    })?;
     let to_json =
         |v: serde_json::Result<serde_json::Value>| v.map_err(|e| ApiError::Internal(e.to_string()));
     Ok((
@@ -224,7 +233,7 @@ fn tables_with_results(conn: &mut PgConnection, round_id: i64) -> Result<Vec<i32
 }
 
 /// Loads a round of a tournament the caller may see (drafts only for staff).
-fn load_round(
+pub(crate) fn load_round(
     conn: &mut PgConnection,
     caller: &MaybeCaller,
     tid: i64,

@@ -214,6 +214,7 @@ impl Snapshot {
                 .iter()
                 .map(|g| g.players.clone())
                 .collect(),
+            games_per_player: crate::services::cup::games_per_match(round),
         })
     }
 
@@ -432,32 +433,11 @@ impl Snapshot {
         Ok(out)
     }
 
-    /// Teams knocked out before round `number`: the losers of completed knockout rounds.
     /// Players knocked out of a 2-player knockout before round `number`: the loser of every
-    /// decided match of an earlier knockout round (only winners and byes go on, seed 003).
+    /// decided cup match of an earlier knockout round (only winners and byes go on, seed 003);
+    /// 409 while a match waits for its play-off.
     pub fn eliminated_players(&self, number: i32) -> Result<HashSet<i64>, ApiError> {
-        let mut out = HashSet::new();
-        for r in self.rounds.iter().filter(|r| r.number < number) {
-            if r.method != "knockout" {
-                continue;
-            }
-            let draw = draw_of(r)?;
-            for t in &draw.tables {
-                let Some(result) = self.table_result(r, t.number as i32)? else {
-                    continue;
-                };
-                let score =
-                    crate::domain::scoring::score_table(&self.ruleset, &result, Points::ONE, 0)
-                        .map_err(|e| ApiError::Internal(format!("stored result: {e:?}")))?;
-                if let [a, b] = score.seats.as_slice() {
-                    if a.tp != b.tp {
-                        let loser = if a.tp < b.tp { a.player } else { b.player };
-                        out.insert(loser.0);
-                    }
-                }
-            }
-        }
-        Ok(out)
+        crate::services::cup::eliminated(self, number)
     }
 
     /// How the team event is played: as its first team round was drawn, else by the number of

@@ -20,6 +20,7 @@ mod ratings_leaderboard;
 mod ratings_seasons;
 mod restart;
 mod rules_agricola;
+mod rules_cup;
 mod rules_ratings;
 mod rules_tantrix;
 mod rules_team;

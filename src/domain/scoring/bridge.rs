@@ -167,6 +167,7 @@ mod tests {
             bridge_groups: (0..4)
                 .map(|s| (0..4).map(|t| PlayerId(t * 4 + s + 1)).collect())
                 .collect(),
+            games_per_player: 1,
         };
         let s = score_round(&r, &round).unwrap();
         let total: Points = s.tp.iter().map(|x| x.1).sum();

@@ -273,6 +273,15 @@ pub struct RoundInput {
     /// Bridge groups (Bridge-Agricola): players holding the same hand, one per table.
     #[serde(default)]
     pub bridge_groups: Vec<Vec<PlayerId>>,
+    /// Games each player plays in the round: a Tantrix cup match of several games (seed 003,
+    /// Tie-Breaks 1) seats its two players at that many tables, and their TP add up. 1 (the
+    /// default) everywhere else: a player at two tables is an error.
+    #[serde(default = "one_game")]
+    pub games_per_player: u32,
+}
+
+fn one_game() -> u32 {
+    1
 }
 
 impl RoundInput {
@@ -309,6 +318,7 @@ pub fn score_round(ruleset: &Ruleset, round: &RoundInput) -> Result<RoundScore, 
     }
     let mut tables = Vec::with_capacity(round.tables.len());
     let mut tp: HashMap<PlayerId, Points> = HashMap::new();
+    let mut games: HashMap<PlayerId, u32> = HashMap::new();
     for (i, t) in round.tables.iter().enumerate() {
         let s = score_table(ruleset, t, weight, i).map_err(|e| match e {
             ScoringError::DuplicatePlayer { player, .. } => ScoringError::DuplicatePlayer {
@@ -318,12 +328,15 @@ pub fn score_round(ruleset: &Ruleset, round: &RoundInput) -> Result<RoundScore, 
             e => e,
         })?;
         for seat in &s.seats {
-            if tp.insert(seat.player, seat.tp).is_some() {
+            let played = games.entry(seat.player).or_default();
+            *played += 1;
+            if *played > round.games_per_player.max(1) {
                 return Err(ScoringError::DuplicatePlayer {
                     player: seat.player,
                     round: round.number,
                 });
             }
+            *tp.entry(seat.player).or_default() += seat.tp;
         }
         tables.push(s);
     }

@@ -145,15 +145,24 @@ pub struct CupMatch {
     pub winner: Option<PlayerId>,
     /// What decided it (`tp`, `wins`, `game_points`), or `None` when a play-off is needed.
     pub decided_by: Option<TieBreakKey>,
-    /// True when TP, wins and tiles are all equal: further 5-minute games until one wins
-    /// (seed 003, Tie-Breaks 1).
+    /// True when TP, wins and tiles are all equal and no play-off winner is known yet:
+    /// further 5-minute games until one wins (seed 003, Tie-Breaks 1).
     pub playoff_needed: bool,
+    /// The winner of those 5-minute games, when they decided the match.
+    pub playoff_winner: Option<PlayerId>,
 }
 
-/// Decides a cup match from its scored games: TP, then games won, then total tiles, then a
-/// play-off (seed 003, Tie-Breaks 1). Games not involving exactly these two players are
+/// Decides a cup match from its scored games: TP, then games won, then total tiles, then the
+/// 5-minute play-off games ("Bei Punktgleichheit entscheidet die größere Zahl gewonnener
+/// Spiele, dann die höhere Gesamtpunktzahl, dann weitere 5-Minuten-Spiele", seed 003,
+/// Tie-Breaks 1). `playoff` is the player who won the play-off, if one was played; it counts
+/// only when everything before it is level. Games not involving exactly these two players are
 /// ignored.
-pub fn cup_match(players: [PlayerId; 2], games: &[TableScore]) -> CupMatch {
+pub fn cup_match(
+    players: [PlayerId; 2],
+    games: &[TableScore],
+    playoff: Option<PlayerId>,
+) -> CupMatch {
     let mut tp = [Points::ZERO; 2];
     let mut wins = [Points::ZERO; 2];
     let mut pts = [0i64; 2];
@@ -175,14 +184,18 @@ pub fn cup_match(players: [PlayerId; 2], games: &[TableScore]) -> CupMatch {
         (TieBreakKey::GamePoints, pts[0].cmp(&pts[1])),
     ];
     let decided = steps.iter().find(|(_, o)| o.is_ne());
+    let playoff_winner = playoff.filter(|p| decided.is_none() && players.contains(p));
     CupMatch {
         players,
         tp,
         wins,
         game_points: pts,
-        winner: decided.map(|(_, o)| if o.is_gt() { players[0] } else { players[1] }),
+        winner: decided
+            .map(|(_, o)| if o.is_gt() { players[0] } else { players[1] })
+            .or(playoff_winner),
         decided_by: decided.map(|(k, _)| *k),
-        playoff_needed: decided.is_none(),
+        playoff_needed: decided.is_none() && playoff_winner.is_none(),
+        playoff_winner,
     }
 }
 
@@ -277,12 +290,51 @@ mod tests {
         let r = Ruleset::preset(Preset::Tantrix);
         let g1 = score_game(&r, &game(45, 40), Points::ONE, 0).unwrap(); // 15-5
         let g2 = score_game(&r, &game(40, 45), Points::ONE, 0).unwrap(); // 5-15
-        let m = cup_match([PlayerId(1), PlayerId(2)], &[g1.clone(), g2.clone()]);
+        let m = cup_match([PlayerId(1), PlayerId(2)], &[g1.clone(), g2.clone()], None);
         assert!(m.playoff_needed);
+        assert_eq!(m.winner, None);
+        // The 5-minute games decide a level match, and only a level one.
+        let m = cup_match(
+            [PlayerId(1), PlayerId(2)],
+            &[g1.clone(), g2.clone()],
+            Some(PlayerId(2)),
+        );
+        assert_eq!(
+            (m.winner, m.playoff_winner, m.playoff_needed),
+            (Some(PlayerId(2)), Some(PlayerId(2)), false)
+        );
         let g3 = score_game(&r, &game(41, 40), Points::ONE, 0).unwrap();
-        let m = cup_match([PlayerId(1), PlayerId(2)], &[g1, g2, g3]);
+        let m = cup_match([PlayerId(1), PlayerId(2)], &[g1, g2, g3], Some(PlayerId(2)));
         assert_eq!(m.winner, Some(PlayerId(1)));
         assert_eq!(m.decided_by, Some(TieBreakKey::Tp));
+        assert_eq!(m.playoff_winner, None);
+    }
+
+    /// Seed 003, Tie-Breaks 1, every step: TP equal, more games won decides (even with fewer
+    /// tiles); TP and wins equal, more tiles decide.
+    #[test]
+    fn cup_match_goes_to_games_won_then_tiles() {
+        let r = Ruleset::preset(Preset::Tantrix);
+        let s = |a, b| score_game(&r, &game(a, b), Points::ONE, 0).unwrap();
+        // 13.3 + 13.3 + 3.4 = 30.0 against 6.7 + 6.7 + 16.6 = 30.0; wins 2-1; tiles 62-72.
+        let m = cup_match(
+            [PlayerId(1), PlayerId(2)],
+            &[s(21, 20), s(21, 20), s(20, 32)],
+            None,
+        );
+        assert_eq!(m.tp, [Points::int(30), Points::int(30)]);
+        assert_eq!(
+            (m.winner, m.decided_by),
+            (Some(PlayerId(1)), Some(TieBreakKey::Wins))
+        );
+        // Wins by 40 and by 36 are both 20-0 TP (36 or more); one win each; tiles 60-56.
+        let m = cup_match([PlayerId(1), PlayerId(2)], &[s(50, 10), s(10, 46)], None);
+        assert_eq!(m.tp, [Points::int(20), Points::int(20)]);
+        assert_eq!(m.wins, [Points::ONE, Points::ONE]);
+        assert_eq!(
+            (m.winner, m.decided_by),
+            (Some(PlayerId(1)), Some(TieBreakKey::GamePoints))
+        );
     }
 
     proptest! {

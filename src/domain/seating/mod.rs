@@ -88,6 +88,7 @@ impl SeatingMethod {
             RandomSeeded | FixedSeeded => &["min_rated_games"],
             Bridge => &["rounds_remaining", "final"],
             TeamDuplicate => &["format", "game"],
+            Knockout => &["games_per_match"],
             _ => &[],
         }
     }

@@ -37,6 +37,7 @@ pub(super) fn apply_remedy(
                 seats: seats.clone(),
                 double_crash: *double_crash,
                 reason: Some(reason),
+                playoff_winner: None,
             };
             let out = store_result(
                 conn,

@@ -21,6 +21,7 @@ fn round(number: u32, kind: RoundKind, tables: Vec<TableResult>) -> RoundInput {
         weight: None,
         tables,
         bridge_groups: vec![],
+        games_per_player: 1,
     }
 }
 

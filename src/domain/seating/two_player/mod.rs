@@ -63,7 +63,7 @@ pub fn knockout_bracket(entrants: usize) -> Vec<Option<u32>> {
 
 /// The matches of a knockout round for the entrants still in, given by their bracket seeds
 /// (distinct, 1-based): entrants are placed in their [`knockout_bracket`] slots, the block size
-/// is the smallest power of two holding at most one entrant per block, and entrants in sibling
+/// is the largest power of two holding at most one entrant per block, and entrants in sibling
 /// blocks meet; an entrant whose sibling block is empty has a bye. Returns index pairs (better
 /// slot first) and bye indices, in bracket order.
 pub fn bracket_matches(seeds: &[u32]) -> (Vec<(usize, usize)>, Vec<usize>) {
@@ -80,8 +80,14 @@ pub fn bracket_matches(seeds: &[u32]) -> (Vec<(usize, usize)>, Vec<usize>) {
         .map(|(i, s)| (slot_of[s], i))
         .collect();
     by_slot.sort();
+    // The largest block size that still holds at most one entrant per block: the entrants
+    // are the survivors of blocks of that size, and sibling blocks meet.
     let mut block = 1usize;
-    while by_slot.windows(2).any(|w| w[0].0 / block == w[1].0 / block) {
+    while by_slot.len() > 1
+        && by_slot
+            .windows(2)
+            .all(|w| w[0].0 / (block * 2) != w[1].0 / (block * 2))
+    {
         block *= 2;
     }
     let mut pairs = Vec::new();
@@ -136,14 +142,18 @@ pub(crate) fn draw(input: &DrawInput, rng: &mut DrawRng) -> Result<Draw, Seating
         }
         _ => unreachable!("not a 2-player method"),
     };
+    let per_match = games_per_match(input)?;
     let tables = pairs
         .into_iter()
         .enumerate()
-        .map(|(i, [a, b])| Table {
-            number: i as u32 + 1,
-            seats: vec![a, b],
-            starting_player: None,
-            label: None,
+        .flat_map(|(i, [a, b])| {
+            (0..per_match).map(move |g| Table {
+                number: i as u32 * per_match + g + 1,
+                // The players change seats from game to game.
+                seats: if g % 2 == 0 { vec![a, b] } else { vec![b, a] },
+                starting_player: None,
+                label: (per_match > 1).then(|| format!("match {} game {}", i + 1, g + 1)),
+            })
         })
         .collect();
     Ok(Draw {
@@ -508,6 +518,23 @@ pub fn round_robin_slots(
         }
     }
     (pairs, byes)
+}
+
+/// Games each pairing of the round plays: a knockout's cup matches may have several (option
+/// `games_per_match`, 1-9, default 1; seed 003, Tie-Breaks 1 "Cup-Begegnung über mehrere
+/// Spiele"): match k sits at tables (k-1)N+1 ..= kN. Every other method plays one game.
+pub fn games_per_match(input: &DrawInput) -> Result<u32, SeatingError> {
+    if input.method != SeatingMethod::Knockout {
+        return Ok(1);
+    }
+    match super::opt_u32(input, "games_per_match")? {
+        None => Ok(1),
+        Some(n) if (1..=9).contains(&n) => Ok(n),
+        Some(n) => Err(SeatingError::InvalidOption {
+            option: "games_per_match".into(),
+            reason: format!("must be between 1 and 9, got {n}"),
+        }),
+    }
 }
 
 /// Pairs, byes and (round 1) seeds of a knockout round.

@@ -315,3 +315,32 @@ proptest! {
         prop_assert_eq!(d.byes.len(), n.next_power_of_two() - n);
     }
 }
+
+/// Seed 003 (cup): the winners of a round meet their bracket neighbours, whichever seeds won.
+/// Winners at slots that are not adjacent (seeds 1 and 3 of 4; the lower seeds 5-8 of 8) were
+/// all given byes.
+#[test]
+fn survivors_meet_their_bracket_neighbours() {
+    use super::bracket_matches;
+    // Four entrants: 1 v 4 and 2 v 3; 1 and 3 won.
+    assert_eq!(bracket_matches(&[1, 3]), (vec![(0, 1)], vec![]));
+    assert_eq!(bracket_matches(&[1, 2]), (vec![(0, 1)], vec![]));
+    // Eight: 1 v 8, 4 v 5, 2 v 7, 3 v 6; the lower seeds won: 8 v 5 and 7 v 6.
+    let (pairs, byes) = bracket_matches(&[5, 6, 7, 8]);
+    let seeds = [5, 6, 7, 8];
+    let mut met: Vec<[u32; 2]> = pairs
+        .iter()
+        .map(|&(i, j)| {
+            let mut m = [seeds[i], seeds[j]];
+            m.sort();
+            m
+        })
+        .collect();
+    met.sort();
+    assert_eq!(met, vec![[5, 8], [6, 7]]);
+    assert!(byes.is_empty());
+    // Six entrants in round 1: the top two seeds have byes.
+    let (pairs, byes) = bracket_matches(&[1, 2, 3, 4, 5, 6]);
+    assert_eq!(pairs.len(), 2);
+    assert_eq!(byes, vec![0, 1]);
+}
