@@ -1,7 +1,9 @@
 //! Criterion benchmarks of the seating engine (issue 4 targets):
 //! - a 4-player Swiss round for 1,000 players (250 tables), after 3 random rounds;
 //! - a 2-player Swiss round for 1,000 and for 4,096 entrants after 6 simulated rounds;
-//! - a full random-without-repeats plan for 100 players over 8 rounds.
+//! - a full random-without-repeats plan for 100 players over 8 rounds;
+//! - a seeded round of 64 players in four groups: the first (no history, so the lookahead
+//!   stops at once) as the reference, and the fourth (the lookahead at its limit).
 //!
 //! Run: `cargo bench --bench seating -- --warm-up-time 1 --measurement-time 3`.
 
@@ -131,5 +133,36 @@ fn benches(c: &mut Criterion) {
     });
 }
 
-criterion_group!(seating, benches);
+/// 64 players in four seeding groups, with the seeded rounds before `round` in the history.
+fn seeded_input(round: u32) -> DrawInput {
+    let mut inp = base_input(SeatingMethod::RandomSeeded, 64);
+    for p in &mut inp.players {
+        p.seeding_group = Some(((p.id.0 - 1) / 16) as u32 + 1);
+    }
+    for r in 1..round {
+        inp.round = r;
+        let d = draw_round(&inp, &mut DrawRng::from_seed([r as u8; 32])).expect("draw");
+        inp.history
+            .tables
+            .extend(d.tables.iter().map(|t| t.seats.clone()));
+    }
+    inp.round = round;
+    inp
+}
+
+fn seeded_benches(c: &mut Criterion) {
+    for round in [1u32, 4] {
+        let inp = seeded_input(round);
+        let d = draw_round(&inp, &mut DrawRng::from_seed([6; 32])).expect("draw");
+        eprintln!(
+            "random_seeded 64 round {round}: {} repeat meetings",
+            d.report.repeat_count
+        );
+        c.bench_function(&format!("random_seeded_64_players_round_{round}"), |b| {
+            b.iter(|| draw_round(black_box(&inp), &mut DrawRng::from_seed([6; 32])))
+        });
+    }
+}
+
+criterion_group!(seating, benches, seeded_benches);
 criterion_main!(seating);

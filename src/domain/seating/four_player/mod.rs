@@ -194,9 +194,51 @@ pub fn seeding_groups(players: &[PlayerEntry], y: usize, min_games: u32) -> Vec<
 /// rotation "member k of group g to table (k + g * (round - 1)) mod Y" (`fixed = true`, seed 000,
 /// Bordsammensetning 3); then swaps within a group between tables reduce repeat meetings.
 /// Attempts of the random seeded draw: each is a fresh lot plus the swap repair, and the one with
-/// the fewest repeat meetings is kept (the first without any ends the search). The repair alone
-/// can stop at 2 repeats where none were needed; fresh lots get past that.
+/// the fewest repeat meetings is kept. The repair alone can stop at 2 repeats where none were
+/// needed; fresh lots get past that.
 const SEEDED_ATTEMPTS: usize = 60;
+
+/// Up to this many players, the seeded draw also looks one round ahead: among its draws with
+/// the fewest repeats it keeps one after which the next round can still meet new players
+/// (seed 000 (2)/(3): "flest mulig nye spillere" over the event). Round by round, 16 players in
+/// four groups could draw a repeat-free second round after which no third round is
+/// repeat-free (18 of the 24 repeat-free second rounds are such dead ends); 4 repeat-free
+/// rounds exist.
+const LOOKAHEAD_PLAYERS: usize = 64;
+/// Distinct best draws compared by the lookahead, and fresh lots tried for each next round.
+const LOOKAHEAD_CANDIDATES: usize = 32;
+const LOOKAHEAD_ATTEMPTS: usize = 40;
+
+/// Repeat meetings a set of tables would add to `meetings`.
+fn repeats_of(meetings: &Meetings, tables: &[Vec<PlayerId>]) -> u32 {
+    tables
+        .iter()
+        .map(|t| {
+            let mut n = 0;
+            for (i, &a) in t.iter().enumerate() {
+                for &b in &t[i + 1..] {
+                    n += meetings.count(a, b);
+                }
+            }
+            n
+        })
+        .sum()
+}
+
+/// The tables as a set: each table sorted, tables sorted (two lots that seat alike compare
+/// equal).
+fn normalised(tables: &[Vec<PlayerId>]) -> Vec<Vec<PlayerId>> {
+    let mut t: Vec<Vec<PlayerId>> = tables
+        .iter()
+        .map(|t| {
+            let mut t = t.clone();
+            t.sort();
+            t
+        })
+        .collect();
+    t.sort();
+    t
+}
 
 fn best_seeded_tables(
     groups: &[Vec<PlayerId>],
@@ -206,33 +248,54 @@ fn best_seeded_tables(
     rng: &mut DrawRng,
 ) -> Vec<Vec<PlayerId>> {
     let meetings = Meetings::from_history(history);
-    let repeats = |tables: &[Vec<PlayerId>]| -> u32 {
-        tables
-            .iter()
-            .map(|t| {
-                let mut n = 0;
-                for (i, &a) in t.iter().enumerate() {
-                    for &b in &t[i + 1..] {
-                        n += meetings.count(a, b);
-                    }
-                }
-                n
-            })
-            .sum()
-    };
-    let mut best = seeded_tables(groups, sizes, history, round, false, rng);
-    let mut best_repeats = repeats(&best);
-    for _ in 1..SEEDED_ATTEMPTS {
-        if best_repeats == 0 {
+    let lookahead = groups.iter().map(Vec::len).sum::<usize>() <= LOOKAHEAD_PLAYERS;
+    // The distinct draws with the fewest repeats this round.
+    let mut best: Vec<Vec<Vec<PlayerId>>> = Vec::new();
+    let mut seen: Vec<Vec<Vec<PlayerId>>> = Vec::new();
+    let mut best_repeats = u32::MAX;
+    for _ in 0..SEEDED_ATTEMPTS {
+        if best_repeats == 0 && (!lookahead || best.len() >= LOOKAHEAD_CANDIDATES) {
             break;
         }
         let t = seeded_tables(groups, sizes, history, round, false, rng);
-        let r = repeats(&t);
+        let r = repeats_of(&meetings, &t);
         if r < best_repeats {
-            (best, best_repeats) = (t, r);
+            best_repeats = r;
+            best.clear();
+            seen.clear();
+        }
+        let key = normalised(&t);
+        if r == best_repeats && !seen.contains(&key) {
+            seen.push(key);
+            best.push(t);
         }
     }
-    best
+    if !lookahead || best.len() == 1 {
+        return best.swap_remove(0);
+    }
+    // One round ahead: the fewest repeats a fresh lot of the next round reaches after each.
+    let mut chosen = 0;
+    let mut chosen_next = u32::MAX;
+    for (i, tables) in best.iter().enumerate() {
+        let mut after = history.clone();
+        after.tables.extend(tables.iter().cloned());
+        let next_meetings = Meetings::from_history(&after);
+        let mut next = u32::MAX;
+        for _ in 0..LOOKAHEAD_ATTEMPTS {
+            let t = seeded_tables(groups, sizes, &after, round + 1, false, rng);
+            next = next.min(repeats_of(&next_meetings, &t));
+            if next == 0 {
+                break;
+            }
+        }
+        if next < chosen_next {
+            (chosen, chosen_next) = (i, next);
+            if next == 0 {
+                break;
+            }
+        }
+    }
+    best.swap_remove(chosen)
 }
 
 fn seeded_tables(

@@ -274,7 +274,7 @@ fn golden_random_seeded() {
 }
 
 fn golden_random_seeded_12() -> Vec<Vec<i64>> {
-    vec![vec![6, 10, 9, 3], vec![7, 12, 1, 4], vec![8, 5, 2, 11]]
+    vec![vec![10, 6, 9, 3], vec![12, 7, 4, 1], vec![8, 2, 5, 11]]
 }
 
 fn method_strategy() -> impl Strategy<Value = SeatingMethod> {
@@ -374,16 +374,16 @@ proptest! {
     }
 }
 
-/// Seed 000 (2)/(3): seeded rounds keep one player of each seeding group per table and, over
-/// the event, "møter flest mulig nye spillere". With 16 players in four groups of four, a second
-/// round without a repeat meeting always exists (group g's players move g tables on), so every
-/// seed must find one. (A third depends on how the second was drawn: round by round, it is not
-/// always reachable; see docs/decisions/rules-branches.md.)
+/// Seed 000 (2)/(3): one player of each seeding group per table, and over the event as many new
+/// opponents as possible. 16 players in four groups can play 4 repeat-free seeded rounds, but
+/// drawn round by round 18 of the 24 repeat-free second rounds leave no repeat-free third
+/// round: the draw looks one round ahead. All four rounds meet only new players, for every seed
+/// tried (without the lookahead, the third round repeated for most seeds).
 #[test]
 fn seeded_rounds_meet_new_players_whenever_that_is_possible() {
-    for seed in 0..120u8 {
+    for seed in 0..60u8 {
         let mut history = History::default();
-        for round in 1..=2u32 {
+        for round in 1..=4u32 {
             let mut inp = input(SeatingMethod::RandomSeeded, 16);
             inp.round = round;
             for p in &mut inp.players {
