@@ -194,6 +194,7 @@ fn main() {
         leaderboards: Default::default(),
         login_throttle: Default::default(),
         accounts: Default::default(),
+        circuit: Default::default(),
     };
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
     let addr = listener.local_addr().expect("addr").to_string();

@@ -19,6 +19,9 @@ pub struct Config {
     pub jwt_ttl: Duration,
     /// `DB_POOL_SIZE`: connections in the pool (default 10).
     pub db_pool_size: u32,
+    /// `DB_CHECKOUT_TIMEOUT_MS`: how long a request waits for a pooled connection before its
+    /// 503 (default 2000).
+    pub db_checkout_timeout: Duration,
     /// `WORKERS`: HTTP worker threads (default: one per core).
     pub workers: Option<usize>,
     /// `LOG_FORMAT`: `text` (default) or `json`.
@@ -34,6 +37,7 @@ impl std::fmt::Debug for Config {
             .field("jwt_secret", &self.jwt_secret.as_ref().map(|_| "<set>"))
             .field("jwt_ttl", &self.jwt_ttl)
             .field("db_pool_size", &self.db_pool_size)
+            .field("db_checkout_timeout", &self.db_checkout_timeout)
             .field("workers", &self.workers)
             .field("log_json", &self.log_json)
             .finish()
@@ -78,6 +82,7 @@ impl Config {
             jwt_secret,
             jwt_ttl: Duration::from_secs(ttl),
             db_pool_size: parsed("DB_POOL_SIZE", 10)?,
+            db_checkout_timeout: Duration::from_millis(parsed("DB_CHECKOUT_TIMEOUT_MS", 2000)?),
             workers: var("WORKERS")
                 .map(|w| w.parse())
                 .transpose()

@@ -188,6 +188,11 @@ impl ApiError {
 impl From<diesel::result::Error> for ApiError {
     fn from(e: diesel::result::Error) -> Self {
         use diesel::result::{DatabaseErrorKind, Error};
+        if connection_lost(&e) {
+            // The detail (host names, socket paths) goes to the log, not to the caller.
+            tracing::warn!(error = %e, "database connection lost");
+            return Self::Unavailable("the database connection was lost; retry shortly".into());
+        }
         match e {
             Error::NotFound => Self::NotFound("no such resource".into()),
             Error::DatabaseError(DatabaseErrorKind::UniqueViolation, info) => {
@@ -213,6 +218,37 @@ impl From<diesel::result::Error> for ApiError {
     }
 }
 
+/// Whether a database error says the connection went away under the request (the server
+/// restarted or shut down, an administrator ended the session, the network dropped): the
+/// database is unreachable, not the request wrong, so the answer is 503, not 500.
+pub fn connection_lost(e: &diesel::result::Error) -> bool {
+    use diesel::result::{DatabaseErrorKind, Error};
+    match e {
+        Error::DatabaseError(
+            DatabaseErrorKind::ClosedConnection | DatabaseErrorKind::UnableToSendCommand,
+            _,
+        )
+        | Error::BrokenTransactionManager => true,
+        Error::DatabaseError(_, info) => {
+            let m = info.message();
+            // 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now, and
+            // libpq's own words for a dead socket.
+            [
+                "terminating connection",
+                "server closed the connection",
+                "no connection to the server",
+                "connection to server",
+                "the database system is shutting down",
+                "the database system is starting up",
+                "could not receive data from server",
+            ]
+            .iter()
+            .any(|w| m.contains(w))
+        }
+        _ => false,
+    }
+}
+
 impl From<r2d2::Error> for ApiError {
     fn from(e: r2d2::Error) -> Self {
         // The detail (socket paths, host names) goes to the log, not to the caller.
@@ -223,3 +259,52 @@ impl From<r2d2::Error> for ApiError {
 
 /// The result of a service function or a handler.
 pub type ApiResult<T> = Result<T, ApiError>;
+
+#[cfg(test)]
+mod connection_tests {
+    use super::*;
+    use diesel::result::{DatabaseErrorKind, Error};
+
+    fn db(kind: DatabaseErrorKind, message: &str) -> Error {
+        Error::DatabaseError(kind, Box::new(message.to_string()))
+    }
+
+    /// Issue 15, item 8: a connection lost under a request is 503 (retry), not 500.
+    #[test]
+    fn a_lost_connection_is_unavailable_not_internal() {
+        for e in [
+            db(DatabaseErrorKind::ClosedConnection, "closed"),
+            db(
+                DatabaseErrorKind::UnableToSendCommand,
+                "no connection to the server",
+            ),
+            db(
+                DatabaseErrorKind::Unknown,
+                "terminating connection due to administrator command",
+            ),
+            db(
+                DatabaseErrorKind::Unknown,
+                "server closed the connection unexpectedly",
+            ),
+            Error::BrokenTransactionManager,
+        ] {
+            let text = e.to_string();
+            assert!(
+                matches!(ApiError::from(e), ApiError::Unavailable(_)),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn other_database_errors_keep_their_meaning() {
+        assert!(matches!(
+            ApiError::from(db(DatabaseErrorKind::UniqueViolation, "duplicate key")),
+            ApiError::Conflict(_)
+        ));
+        assert!(matches!(
+            ApiError::from(db(DatabaseErrorKind::Unknown, "division by zero")),
+            ApiError::Internal(_)
+        ));
+    }
+}

@@ -127,7 +127,7 @@ fn serve(cfg: Config) -> Result<(), String> {
         if n > 0 {
             tracing::info!(count = n, "applied migrations");
         }
-        let pool = db::pool(&database.url, cfg.db_pool_size)
+        let pool = db::pool_with(&database.url, cfg.db_pool_size, cfg.db_checkout_timeout)
             .map_err(|e| format!("cannot open the connection pool: {e}"))?;
         let state = AppState {
             pool,
@@ -135,6 +135,7 @@ fn serve(cfg: Config) -> Result<(), String> {
             leaderboards: Default::default(),
             login_throttle: Default::default(),
             accounts: Default::default(),
+            circuit: Default::default(),
         };
         let listener = TcpListener::bind(&cfg.bind_addr)
             .map_err(|e| format!("cannot listen on {} (BIND_ADDR): {e}", cfg.bind_addr))?;

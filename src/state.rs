@@ -1,5 +1,9 @@
 //! What every handler can reach: the database pool, the token keys and the leaderboard cache.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
 use crate::auth::JwtKeys;
 use diesel::PgConnection;
 
@@ -21,12 +25,109 @@ pub struct AppState {
     pub login_throttle: LoginThrottle,
     /// The accounts behind recently used tokens (role and existence, re-read every 2 s).
     pub accounts: AccountCache,
+    /// Open while the database is unreachable: requests get 503 at once instead of each
+    /// waiting the pool's checkout timeout.
+    pub circuit: DbCircuit,
+}
+
+/// A circuit breaker in front of the pool. When a checkout fails or a connection is lost, it
+/// opens for [`DbCircuit::OPEN_FOR`]: every request is answered 503 (`Retry-After: 1`) without
+/// touching the pool. After that, one request at a time probes the database (the others keep
+/// failing fast until the probe succeeds), and the first success closes it.
+#[derive(Clone, Default)]
+pub struct DbCircuit {
+    /// Milliseconds since the Unix epoch until which the circuit stays open (0: closed).
+    open_until: Arc<AtomicU64>,
+}
+
+impl DbCircuit {
+    /// How long the circuit stays open after a failure before the next probe.
+    pub const OPEN_FOR: Duration = Duration::from_secs(1);
+
+    fn now_ms() -> u64 {
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_millis() as u64)
+            .unwrap_or(0)
+    }
+
+    /// Ok when a request may use the database: the circuit is closed, or this request is the
+    /// one probe let through after the open period (it reserves the next period for itself).
+    pub fn admit(&self) -> Result<(), ApiError> {
+        let until = self.open_until.load(Ordering::Acquire);
+        if until == 0 {
+            return Ok(());
+        }
+        let now = Self::now_ms();
+        if now >= until {
+            let next = now + Self::OPEN_FOR.as_millis() as u64;
+            if self
+                .open_until
+                .compare_exchange(until, next, Ordering::AcqRel, Ordering::Acquire)
+                .is_ok()
+            {
+                return Ok(());
+            }
+        }
+        Err(ApiError::Unavailable(
+            "the database is not reachable; retry shortly".into(),
+        ))
+    }
+
+    /// After a failure to reach the database: open (again) for [`Self::OPEN_FOR`].
+    pub fn trip(&self) {
+        let next = Self::now_ms() + Self::OPEN_FOR.as_millis() as u64;
+        self.open_until.store(next, Ordering::Release);
+    }
+
+    /// After the database answered: closed.
+    pub fn reset(&self) {
+        if self.open_until.load(Ordering::Acquire) != 0 {
+            self.open_until.store(0, Ordering::Release);
+        }
+    }
+
+    /// Whether the circuit is open now.
+    pub fn is_open(&self) -> bool {
+        let until = self.open_until.load(Ordering::Acquire);
+        until != 0 && Self::now_ms() < until
+    }
+
+    /// Watches one use of the database: a lost database opens the circuit, anything else
+    /// (success or an ordinary error) closes it.
+    pub fn observe<T>(&self, r: Result<T, ApiError>) -> Result<T, ApiError> {
+        match &r {
+            Err(ApiError::Unavailable(_)) => self.trip(),
+            _ => self.reset(),
+        }
+        r
+    }
 }
 
 impl AppState {
-    /// A pooled connection; 503 when the database cannot be reached.
+    /// A pooled connection; 503 when the database cannot be reached (at once while the
+    /// circuit is open).
     pub fn conn(&self) -> Result<DbConn, ApiError> {
-        Ok(self.pool.get()?)
+        self.circuit.admit()?;
+        self.circuit
+            .observe(self.pool.get().map_err(ApiError::from))
+    }
+
+    /// Readiness: whether the database answers a trivial query, within half a second (a
+    /// health checker must not wait the pool's checkout timeout).
+    pub async fn ready(&self) -> Result<(), ApiError> {
+        self.circuit.admit()?;
+        let pool = self.pool.clone();
+        let circuit = self.circuit.clone();
+        actix_web::web::block(move || {
+            let got = pool
+                .get_timeout(Duration::from_millis(500))
+                .map_err(ApiError::from)
+                .and_then(|mut conn| crate::services::health::database_answers(&mut conn));
+            circuit.observe(got)
+        })
+        .await
+        .map_err(|e| ApiError::Internal(e.to_string()))?
     }
 
     /// Runs `f` inside one database transaction on the blocking thread pool: committed when
@@ -50,12 +151,39 @@ impl AppState {
         T: Send + 'static,
         F: FnOnce(&mut DbConn) -> Result<T, ApiError> + Send + 'static,
     {
+        self.circuit.admit()?;
         let pool = self.pool.clone();
+        let circuit = self.circuit.clone();
         actix_web::web::block(move || {
-            let mut conn = pool.get()?;
-            f(&mut conn)
+            let mut conn = circuit.observe(pool.get().map_err(ApiError::from))?;
+            circuit.observe(f(&mut conn))
         })
         .await
         .map_err(|e| ApiError::Internal(e.to_string()))?
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 15, item 8: while the database is unreachable, requests fail at once; after the
+    /// open period exactly one request probes it; a success closes the circuit.
+    #[test]
+    fn the_circuit_opens_probes_once_and_closes() {
+        let c = DbCircuit::default();
+        assert!(c.admit().is_ok());
+        let lost: Result<(), ApiError> = Err(ApiError::Unavailable("down".into()));
+        assert!(c.observe(lost).is_err());
+        assert!(c.is_open());
+        assert!(matches!(c.admit(), Err(ApiError::Unavailable(_))));
+        std::thread::sleep(DbCircuit::OPEN_FOR + Duration::from_millis(50));
+        assert!(c.admit().is_ok(), "one probe goes through");
+        assert!(c.admit().is_err(), "the others still fail fast");
+        // An ordinary error means the database answered.
+        let answered: Result<(), ApiError> = Err(ApiError::NotFound("no such player".into()));
+        let _ = c.observe(answered);
+        assert!(!c.is_open());
+        assert!(c.admit().is_ok());
     }
 }

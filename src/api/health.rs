@@ -45,9 +45,7 @@ pub async fn healthz() -> HttpResponse {
 )]
 #[get("/readyz")]
 pub async fn readyz(state: web::Data<AppState>) -> ApiResult<HttpResponse> {
-    state
-        .run(|conn| crate::services::health::database_answers(conn))
-        .await?;
+    state.ready().await?;
     Ok(HttpResponse::Ok()
         .insert_header(("Cache-Control", "no-store"))
         .json(Health {

@@ -26,7 +26,8 @@ impl ResponseError for ApiError {
                 resp.insert_header((header::ALLOW, allow.as_str()));
             }
             Self::Unavailable(_) => {
-                resp.insert_header((header::RETRY_AFTER, "5"));
+                // The circuit probes the database again after a second.
+                resp.insert_header((header::RETRY_AFTER, "1"));
             }
             Self::TooManyRequests { retry_after, .. } => {
                 resp.insert_header((header::RETRY_AFTER, retry_after.to_string()));

@@ -78,6 +78,7 @@ pub async fn spawn_app() -> TestApp {
         leaderboards: Default::default(),
         login_throttle: Default::default(),
         accounts: Default::default(),
+        circuit: Default::default(),
     };
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
     let port = listener.local_addr().expect("addr").port();

@@ -13,6 +13,7 @@ mod errors;
 mod event_fixtures;
 mod helpers;
 mod openapi;
+mod outage;
 mod players;
 mod rating_fixtures;
 mod ratings;
