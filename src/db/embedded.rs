@@ -9,8 +9,12 @@
 //! runs as the unprivileged `postgres` user through `runuser`; the cluster folder is handed to
 //! that user, and every folder above it must be traversable by it, which is checked up front.
 //!
-//! A watchdog (a tiny `sh` loop) stops the cluster when the process that started it ends, even
-//! if it is killed, so neither the service nor the test suite leaves a server running.
+//! A watchdog (a tiny `sh` loop in its own process group) stops the cluster when the process
+//! that started it ends, even if it is killed, and even if the cluster was restarted by hand
+//! meanwhile, as long as that process is still the cluster's recorded owner; so neither the
+//! service nor the test suite leaves a server running. If the watchdog is killed too, the next
+//! start stops the server left behind and removes its socket folder, and sweeps socket folders
+//! without a live server that are more than a minute old.
 //!
 //! The process that starts the cluster writes its pid and executable to `postgres.owner` beside
 //! it. A second process on the same data folder (`tourney create-admin` or `tourney migrate` next
@@ -19,6 +23,7 @@
 
 use std::fs;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -114,13 +119,19 @@ impl EmbeddedPostgres {
                 this.attached = true;
                 return Ok(this);
             }
-            // A server left behind by a process that is gone is stopped before we start ours.
+            // A server left behind by a process that is gone is stopped before we start ours,
+            // and its socket folder goes with it.
             tracing::warn!(
                 "an embedded PostgreSQL left by a process that is gone was still running; \
                  stopping it"
             );
+            let left = running_socket_dir(&this.cluster_dir);
             this.pg_ctl_stop("fast");
+            if let Some(dir) = left.filter(|d| *d != this.socket_dir && is_our_socket_dir(d)) {
+                let _ = fs::remove_dir_all(dir);
+            }
         }
+        sweep_socket_dirs();
         let mut options = format!(
             "-c listen_addresses='' -k {} -p 5432 -c max_connections=200",
             this.socket_dir.display()
@@ -128,6 +139,10 @@ impl EmbeddedPostgres {
         if durability == Durability::Throwaway {
             options.push_str(" -c fsync=off -c synchronous_commit=off -c full_page_writes=off");
         }
+        // Claim the cluster before starting it: the watchdog of an earlier owner (a
+        // `create-admin` that just ended) stops the cluster only while it is still the owner,
+        // so it must not see our fresh server as its own.
+        write_owner(&this.cluster_dir);
         let mut start = pg_command(&this.bin_dir, "pg_ctl", this.run_as_postgres);
         start
             .arg("-D")
@@ -144,7 +159,6 @@ impl EmbeddedPostgres {
             )));
         }
         this.spawn_watchdog(durability);
-        write_owner(&this.cluster_dir);
         Ok(this)
     }
 
@@ -224,23 +238,23 @@ impl EmbeddedPostgres {
                 ),
             ),
         };
-        // Only the postmaster this process started is stopped: a later start on the same
-        // cluster (a restart of the service) must not be stopped by an earlier watchdog.
-        let postmaster = fs::read_to_string(self.cluster_dir.join("postmaster.pid"))
-            .ok()
-            .and_then(|s| s.lines().next().map(|l| l.trim().to_string()))
-            .unwrap_or_default();
+        // The cluster is stopped while this process is still its recorded owner: a later
+        // service on the same cluster (which records itself) must not be stopped by an earlier
+        // watchdog, but a postmaster restarted by hand (a new pid, same owner) must be.
         let script = format!(
             "while kill -0 {pid} 2>/dev/null; do sleep 0.3; done; \
-             if [ \"$(head -n 1 {pidfile} 2>/dev/null)\" = '{postmaster}' ]; then {runner}{pg_ctl} -D {dir} -m {mode} -w stop >/dev/null 2>&1; fi; \
+             if [ \"$(head -n 1 {owner} 2>/dev/null)\" = '{pid}' ]; then {runner}{pg_ctl} -D {dir} -m {mode} -w stop >/dev/null 2>&1; fi; \
              rm -rf {sock}{cleanup}",
-            pidfile = shell_quote(&self.cluster_dir.join("postmaster.pid")),
+            owner = shell_quote(&owner_file(&self.cluster_dir)),
             pid = std::process::id(),
             pg_ctl = shell_quote(&pg_ctl),
             dir = shell_quote(&self.cluster_dir),
             sock = shell_quote(&self.socket_dir),
         );
+        // In its own process group, so that killing the service's group (a supervisor's
+        // `kill -- -pgid`) leaves the watchdog to clean up.
         let spawned = Command::new("sh")
+            .process_group(0)
             .arg("-c")
             .arg(script)
             .stdin(Stdio::null())
@@ -497,11 +511,69 @@ fn check_traversable(cluster_dir: &Path, uid: u32, gid: u32) -> Result<(), Embed
     Ok(())
 }
 
+/// The prefix of the socket folders this service makes under the temporary folder.
+const SOCKET_DIR_PREFIX: &str = "tourney-pg-";
+
+fn is_our_socket_dir(dir: &Path) -> bool {
+    dir.parent() == Some(std::env::temp_dir().as_path())
+        && dir
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with(SOCKET_DIR_PREFIX))
+}
+
+/// Removes socket folders left by services that were killed before they could clean up (their
+/// watchdog killed with them): a folder with no live postmaster's lock in it, untouched for a
+/// minute (a folder just made by a starting service has no lock yet, but is young).
+fn sweep_socket_dirs() {
+    let Ok(entries) = fs::read_dir(std::env::temp_dir()) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let dir = entry.path();
+        if !is_our_socket_dir(&dir) {
+            continue;
+        }
+        let young = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_none_or(|age| age < std::time::Duration::from_secs(60));
+        if young || postmaster_alive(&dir) {
+            continue;
+        }
+        if fs::remove_dir_all(&dir).is_ok() {
+            tracing::info!(dir = %dir.display(), "removed a socket folder left by a killed service");
+        }
+    }
+}
+
+/// Whether the lock file of a socket folder names a live postmaster.
+fn postmaster_alive(dir: &Path) -> bool {
+    fs::read_to_string(dir.join(".s.PGSQL.5432.lock"))
+        .ok()
+        .and_then(|l| l.lines().next().and_then(|p| p.trim().parse::<u32>().ok()))
+        .is_some_and(|pid| {
+            // Running, not a zombie left for its parent to reap.
+            fs::read_to_string(format!("/proc/{pid}/stat"))
+                .ok()
+                .and_then(|st| {
+                    st.rsplit_once(')')
+                        .map(|(_, rest)| rest.trim_start().to_string())
+                })
+                .is_some_and(|rest| !rest.starts_with(['Z', 'X']))
+        })
+}
+
 fn make_socket_dir(owner: Option<(u32, u32)>) -> Result<PathBuf, EmbeddedError> {
     let base = std::env::temp_dir();
     for attempt in 0..100u32 {
         let suffix: u64 = rand::random();
-        let dir = base.join(format!("tourney-pg-{:x}", suffix ^ u64::from(attempt)));
+        let dir = base.join(format!(
+            "{SOCKET_DIR_PREFIX}{:x}",
+            suffix ^ u64::from(attempt)
+        ));
         match fs::create_dir(&dir) {
             Ok(()) => {
                 fs::set_permissions(&dir, fs::Permissions::from_mode(0o700)).map_err(|e| {

@@ -226,3 +226,116 @@ fn with_database_url_and_no_secret_it_refuses_to_start() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("JWT_SECRET"), "{stderr}");
 }
+
+/// Line `n` (0-based) of the cluster's `postmaster.pid`: 0 the postmaster's pid, 4 the socket
+/// folder.
+fn postmaster_line(data: &std::path::Path, n: usize) -> Option<String> {
+    std::fs::read_to_string(data.join("postgres/postmaster.pid"))
+        .ok()
+        .and_then(|s| s.lines().nth(n).map(|l| l.trim().to_string()))
+}
+
+/// Whether a process runs (a zombie waiting for its parent to reap it does not).
+fn alive(pid: &str) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| {
+            s.rsplit_once(')')
+                .map(|(_, rest)| rest.trim_start().chars().next())
+        })
+        .flatten()
+        .is_some_and(|state| state != 'Z' && state != 'X')
+}
+
+/// Waits up to 15 s for `done`.
+async fn eventually(mut done: impl FnMut() -> bool) -> bool {
+    for _ in 0..150 {
+        if done() {
+            return true;
+        }
+        actix_web::rt::time::sleep(Duration::from_millis(100)).await;
+    }
+    false
+}
+
+/// Issue 15, item 10. A service killed after its cluster was restarted by hand still takes the
+/// postmaster and its socket folder down with it (the watchdog stopped only the postmaster it
+/// had seen start). And when the watchdog is killed too, the next service stops the postmaster
+/// left behind and removes its socket folder (both used to stay).
+#[actix_web::test]
+async fn a_killed_service_leaves_no_server_and_no_socket_folder() {
+    let data = temp_data_dir();
+    let client = reqwest::Client::new();
+    let port = free_port();
+    let base = format!("http://127.0.0.1:{port}");
+    let mut child = start(&data, port);
+    wait_ready(&client, &base).await;
+    let socket = postmaster_line(&data, 4).expect("socket folder");
+
+    // The cluster restarted by hand (as an operator would, with pg_ctl).
+    let bin = tourney::db::embedded::find_bin_dir().expect("PostgreSQL binaries");
+    let pg_ctl = bin.join("pg_ctl");
+    let as_root = Command::new("id")
+        .arg("-u")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+        .unwrap_or(false);
+    let mut restart = if as_root {
+        let mut c = Command::new("runuser");
+        c.args(["-u", "postgres", "--"]).arg(&pg_ctl);
+        c
+    } else {
+        Command::new(&pg_ctl)
+    };
+    let status = restart
+        .arg("-D")
+        .arg(data.join("postgres"))
+        .args(["-w", "-m", "fast", "restart"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .expect("pg_ctl restart");
+    assert!(status.success());
+    wait_ready(&client, &base).await;
+    let postmaster = postmaster_line(&data, 0).expect("postmaster pid");
+
+    child.kill().expect("SIGKILL the service");
+    let _ = child.wait();
+    assert!(
+        eventually(|| !alive(&postmaster)).await,
+        "the hand-restarted postmaster {postmaster} outlived the killed service"
+    );
+    assert!(
+        eventually(|| !std::path::Path::new(&socket).exists()).await,
+        "the socket folder {socket} stayed"
+    );
+
+    // Now the service and its watchdog are killed together: nothing cleans up at once.
+    let port = free_port();
+    let base = format!("http://127.0.0.1:{port}");
+    let mut child = start(&data, port);
+    wait_ready(&client, &base).await;
+    let socket = postmaster_line(&data, 4).expect("socket folder");
+    let postmaster = postmaster_line(&data, 0).expect("postmaster pid");
+    let _ = Command::new("pkill")
+        .args(["-KILL", "-P", &child.id().to_string()])
+        .status();
+    child.kill().expect("SIGKILL the service");
+    let _ = child.wait();
+    assert!(
+        alive(&postmaster),
+        "left behind, as a killed watchdog leaves it"
+    );
+    // The next service on the data folder stops it and removes its socket folder.
+    let port = free_port();
+    let base = format!("http://127.0.0.1:{port}");
+    let child = start(&data, port);
+    wait_ready(&client, &base).await;
+    assert!(!alive(&postmaster));
+    assert!(
+        !std::path::Path::new(&socket).exists(),
+        "the old socket folder {socket} stayed"
+    );
+    stop(child);
+    let _ = std::fs::remove_dir_all(&data);
+}
