@@ -195,6 +195,7 @@ fn main() {
         login_throttle: Default::default(),
         accounts: Default::default(),
         circuit: Default::default(),
+        live: tourney::services::live::LiveHub::new(&url),
     };
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
     let addr = listener.local_addr().expect("addr").to_string();

@@ -121,6 +121,8 @@ pub fn serve(
 ) -> std::io::Result<Server> {
     let doc = Arc::new(openapi());
     let routes = web::Data::new(RouteTable::from_openapi(&doc));
+    // One LISTEN connection for the instance's live feeds.
+    state.live.start();
     let state = web::Data::new(state);
     let metrics = Arc::new(api::metrics::Metrics::default());
     let mut server = HttpServer::new(move || {

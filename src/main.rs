@@ -136,6 +136,7 @@ fn serve(cfg: Config) -> Result<(), String> {
             login_throttle: Default::default(),
             accounts: Default::default(),
             circuit: Default::default(),
+            live: tourney::services::live::LiveHub::new(&database.url),
         };
         let listener = TcpListener::bind(&cfg.bind_addr)
             .map_err(|e| format!("cannot listen on {} (BIND_ADDR): {e}", cfg.bind_addr))?;

@@ -28,6 +28,8 @@ pub struct AppState {
     /// Open while the database is unreachable: requests get 503 at once instead of each
     /// waiting the pool's checkout timeout.
     pub circuit: DbCircuit,
+    /// The live feed's fan-out: committed events from the instance's one LISTEN connection.
+    pub live: crate::services::live::LiveHub,
 }
 
 /// A circuit breaker in front of the pool. When a checkout fails or a connection is lost, it

@@ -2,11 +2,15 @@
 //!
 //! Events are rows of `tournament_events`, written in the same transaction as the change they
 //! announce (a round published, a result entered or corrected, standings changed, a withdrawal
-//! or penalty). The stream sends every event after `Last-Event-ID` (or `?after=`), then polls
-//! for new ones once a second, with a keep-alive comment every 15 seconds. Any instance can
-//! serve any client: the database is the only shared state.
+//! or penalty). The stream sends every event after `Last-Event-ID` (or `?after=`) from the
+//! table, then each new one as the instance's listener broadcasts it (`services::live`: one
+//! LISTEN connection per instance, no polling per client), with a keep-alive comment after 15
+//! quiet seconds. Any instance can serve any client: the database is the only shared state.
 
+use std::collections::HashSet;
 use std::time::Duration;
+
+use tokio::sync::broadcast;
 
 use actix_web::{get, http::header, web, HttpRequest, HttpResponse};
 use serde::Deserialize;
@@ -26,6 +30,74 @@ pub struct EventsQuery {
     #[param(minimum = 0)]
     pub after: Option<i64>,
 }
+
+/// One client's stream: the events of `tid` after `after`, first from the table, then as the
+/// instance's listener broadcasts them.
+struct Feed {
+    state: std::sync::Arc<AppState>,
+    rx: broadcast::Receiver<std::sync::Arc<EventRow>>,
+    tid: i64,
+    after: i64,
+    /// Ids sent from the table, not to be sent again when their broadcast arrives.
+    sent: HashSet<i64>,
+    first: bool,
+}
+
+impl Feed {
+    /// Reads the table from `after` on (catch-up, or after falling behind the broadcast).
+    async fn read_table(&mut self) -> Option<String> {
+        let mut out = String::new();
+        loop {
+            let (tid, after) = (self.tid, self.after);
+            // The database went away: end the stream; the client resumes with Last-Event-ID.
+            let rows = self
+                .state
+                .run(move |conn| feed::events_after(conn, tid, after))
+                .await
+                .ok()?;
+            for r in &rows {
+                out.push_str(&frame(r));
+                self.sent.insert(r.id);
+                self.after = self.after.max(r.id);
+            }
+            if rows.len() < 500 {
+                return Some(out);
+            }
+        }
+    }
+
+    /// The next chunk to send: the catch-up first, then each broadcast event of the tournament,
+    /// a keep-alive comment after 15 quiet seconds; `None` ends the stream.
+    async fn next_chunk(&mut self) -> Option<String> {
+        if self.first {
+            self.first = false;
+            let caught_up = self.read_table().await?;
+            return Some(format!(": keep-alive\n\n{caught_up}"));
+        }
+        loop {
+            match tokio::time::timeout(KEEP_ALIVE, self.rx.recv()).await {
+                Err(_) => return Some(": keep-alive\n\n".into()),
+                Ok(Ok(e)) => {
+                    if e.tournament_id != self.tid || self.sent.remove(&e.id) {
+                        continue;
+                    }
+                    self.after = self.after.max(e.id);
+                    return Some(frame(&e));
+                }
+                Ok(Err(broadcast::error::RecvError::Lagged(_))) => {
+                    let missed = self.read_table().await?;
+                    if !missed.is_empty() {
+                        return Some(missed);
+                    }
+                }
+                Ok(Err(broadcast::error::RecvError::Closed)) => return None,
+            }
+        }
+    }
+}
+
+/// A comment line after this long without events keeps proxies from closing the stream.
+const KEEP_ALIVE: Duration = Duration::from_secs(15);
 
 fn frame(e: &EventRow) -> String {
     let data = serde_json::to_string(&LiveEvent::from(e)).unwrap_or_default();
@@ -76,36 +148,21 @@ pub async fn events(
     let start = state
         .run(move |conn| feed::feed_start(conn, &caller, tid, after))
         .await?;
-    let state = state.into_inner();
+    // Subscribed before the catch-up read, so nothing committed in between is missed (an
+    // event both read and received is sent once).
+    let rx = state.live.subscribe();
     let stream = futures_util::stream::unfold(
-        (state, start, 0u32, true),
-        move |(state, after, idle, first)| async move {
-            if !first {
-                actix_web::rt::time::sleep(Duration::from_secs(1)).await;
-            }
-            let rows = state
-                .run(move |conn| feed::events_after(conn, tid, after))
-                .await;
-            let rows = match rows {
-                Ok(rows) => rows,
-                // The database went away: end the stream; the client reconnects with
-                // Last-Event-ID.
-                Err(_) => return None,
-            };
-            let (chunk, after, idle) = if rows.is_empty() {
-                if first || idle + 1 >= 15 {
-                    (": keep-alive\n\n".to_string(), after, 0)
-                } else {
-                    (String::new(), after, idle + 1)
-                }
-            } else {
-                let last = rows.last().map(|e| e.id).unwrap_or(after);
-                (rows.iter().map(frame).collect::<String>(), last, 0)
-            };
-            Some((
-                Ok::<_, actix_web::Error>(web::Bytes::from(chunk)),
-                (state, after, idle, false),
-            ))
+        Feed {
+            state: state.into_inner(),
+            rx,
+            tid,
+            after: start,
+            sent: HashSet::new(),
+            first: true,
+        },
+        |mut f| async move {
+            let chunk = f.next_chunk().await?;
+            Some((Ok::<_, actix_web::Error>(web::Bytes::from(chunk)), f))
         },
     );
     Ok(HttpResponse::Ok()

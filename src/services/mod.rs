@@ -12,6 +12,7 @@ pub mod events;
 pub mod health;
 pub mod idempotency;
 pub mod leaderboard;
+pub mod live;
 pub mod players;
 pub mod ratings;
 pub mod registrations;

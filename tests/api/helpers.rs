@@ -67,11 +67,22 @@ pub async fn spawn_app() -> TestApp {
         rand::random::<u128>(),
         rand::random::<u128>()
     );
-    let pool = tourney::db::pool(&db_url, 4).expect("pool");
     {
+        let pool = tourney::db::pool(&db_url, 1).expect("pool");
         let mut conn = pool.get().expect("connection");
         tourney::services::users::create_user(&mut conn, ADMIN, PASSWORD, true).expect("admin");
     }
+    serve_on(&db_url, &secret)
+}
+
+/// A second instance of the service on the same database and token secret as `app` (tokens
+/// from one work on the other).
+pub async fn second_instance(app: &TestApp) -> TestApp {
+    serve_on(&app.database_url, &app.secret)
+}
+
+fn serve_on(db_url: &str, secret: &str) -> TestApp {
+    let pool = tourney::db::pool(db_url, 4).expect("pool");
     let state = AppState {
         pool,
         jwt: JwtKeys::new(secret.as_bytes(), std::time::Duration::from_secs(600)),
@@ -79,6 +90,7 @@ pub async fn spawn_app() -> TestApp {
         login_throttle: Default::default(),
         accounts: Default::default(),
         circuit: Default::default(),
+        live: tourney::services::live::LiveHub::new(db_url),
     };
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
     let port = listener.local_addr().expect("addr").port();
@@ -87,8 +99,8 @@ pub async fn spawn_app() -> TestApp {
     TestApp {
         base: format!("http://127.0.0.1:{port}"),
         client: Client::new(),
-        secret,
-        database_url: db_url,
+        secret: secret.to_string(),
+        database_url: db_url.to_string(),
     }
 }
 

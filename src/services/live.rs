@@ -1,0 +1,173 @@
+//! The live feed's fan-out (issue 16): one listener per instance, many SSE clients.
+//!
+//! Every row of `tournament_events` announces itself with `NOTIFY tourney_events, '<id>'` when
+//! its transaction commits (migration `event_notify`). Each instance keeps one dedicated
+//! connection listening on that channel: it reads the notified events once (one query per batch
+//! of notifications, whatever the number of clients) and broadcasts them on a channel that
+//! every SSE stream of the instance subscribes to. Waiting for notifications reads the socket
+//! (`PQconsumeInput`); it sends no query, so an idle instance with 10,000 subscribers queries
+//! the database as little as one with none. A stream that falls behind the channel (it holds
+//! the last [`CAPACITY`] events) reads what it missed from the table, as a reconnecting client
+//! does with `Last-Event-ID`.
+
+use std::sync::{Arc, Weak};
+use std::time::Duration;
+
+use diesel::prelude::*;
+use diesel::PgConnection;
+use tokio::sync::broadcast;
+
+pub use crate::db::running::EventRow;
+use crate::db::schema::tournament_events;
+
+/// Events the broadcast channel holds for slow streams.
+pub const CAPACITY: usize = 4096;
+/// How often the listener looks for notifications (a socket read, not a query).
+const POLL: Duration = Duration::from_millis(20);
+/// The wait before reconnecting after the database went away.
+const RECONNECT: Duration = Duration::from_secs(1);
+
+struct Hub {
+    tx: broadcast::Sender<Arc<EventRow>>,
+    url: String,
+}
+
+/// The instance's fan-out of committed events (cheap to clone; the listener stops when the
+/// last clone is dropped).
+#[derive(Clone)]
+pub struct LiveHub {
+    hub: Arc<Hub>,
+}
+
+impl LiveHub {
+    /// A hub for the database at `url` (the listener has its own connection, outside the
+    /// pool, so it never takes one from the requests).
+    pub fn new(url: &str) -> Self {
+        let (tx, _) = broadcast::channel(CAPACITY);
+        Self {
+            hub: Arc::new(Hub {
+                tx,
+                url: url.to_string(),
+            }),
+        }
+    }
+
+    /// Every event committed from now on.
+    pub fn subscribe(&self) -> broadcast::Receiver<Arc<EventRow>> {
+        self.hub.tx.subscribe()
+    }
+
+    /// Starts the listener thread.
+    pub fn start(&self) {
+        let weak = Arc::downgrade(&self.hub);
+        let spawned = std::thread::Builder::new()
+            .name("tourney-live".into())
+            .spawn(move || listen(weak));
+        if let Err(e) = spawned {
+            tracing::error!(error = %e, "cannot start the live feed listener");
+        }
+    }
+}
+
+/// The events with these ids, oldest first.
+fn events_by_id(conn: &mut PgConnection, ids: &[i64]) -> QueryResult<Vec<EventRow>> {
+    tournament_events::table
+        .filter(tournament_events::id.eq_any(ids))
+        .order(tournament_events::id)
+        .select(EventRow::as_select())
+        .load(conn)
+}
+
+/// The listener: LISTEN, then forward every notified event to the hub; reconnects when the
+/// database goes away (catching up on the events committed meanwhile); ends with the hub.
+fn listen(weak: Weak<Hub>) {
+    let mut last: Option<i64> = None;
+    loop {
+        let Some(url) = weak.upgrade().map(|h| h.url.clone()) else {
+            return;
+        };
+        let mut conn = match PgConnection::establish(&url) {
+            Ok(c) => c,
+            Err(e) => {
+                tracing::warn!(error = %e, "live feed listener: cannot connect; retrying");
+                std::thread::sleep(RECONNECT);
+                continue;
+            }
+        };
+        if let Err(e) = diesel::sql_query("LISTEN tourney_events").execute(&mut conn) {
+            tracing::warn!(error = %e, "live feed listener: LISTEN failed; retrying");
+            std::thread::sleep(RECONNECT);
+            continue;
+        }
+        // Where the feed stands: after a reconnect, what was committed meanwhile goes out now.
+        let caught_up = match last {
+            None => tournament_events::table
+                .select(diesel::dsl::max(tournament_events::id))
+                .first::<Option<i64>>(&mut conn)
+                .map(|m| {
+                    last = Some(m.unwrap_or(0));
+                }),
+            Some(after) => tournament_events::table
+                .filter(tournament_events::id.gt(after))
+                .order(tournament_events::id)
+                .limit(CAPACITY as i64)
+                .select(EventRow::as_select())
+                .load::<EventRow>(&mut conn)
+                .map(|rows| {
+                    if let Some(hub) = weak.upgrade() {
+                        for r in rows {
+                            last = last.max(Some(r.id));
+                            let _ = hub.tx.send(Arc::new(r));
+                        }
+                    }
+                }),
+        };
+        if caught_up.is_err() {
+            std::thread::sleep(RECONNECT);
+            continue;
+        }
+        if !forward(&mut conn, &weak, &mut last) {
+            return;
+        }
+        std::thread::sleep(RECONNECT);
+    }
+}
+
+/// Forwards notified events until the connection fails (returns true: reconnect) or the hub
+/// is gone (returns false).
+fn forward(conn: &mut PgConnection, weak: &Weak<Hub>, last: &mut Option<i64>) -> bool {
+    loop {
+        let Some(hub) = weak.upgrade() else {
+            let _ = diesel::sql_query("UNLISTEN *").execute(conn);
+            return false;
+        };
+        let mut ids: Vec<i64> = Vec::new();
+        for n in conn.notifications_iter() {
+            match n {
+                Ok(n) => ids.extend(n.payload.parse::<i64>().ok()),
+                Err(e) => {
+                    tracing::warn!(error = %e, "live feed listener: connection lost");
+                    return true;
+                }
+            }
+        }
+        if !ids.is_empty() {
+            // Ids come in commit order, which need not be id order: fetch exactly these.
+            match events_by_id(conn, &ids) {
+                Ok(rows) => {
+                    for r in rows {
+                        *last = (*last).max(Some(r.id));
+                        // No subscriber is not an error.
+                        let _ = hub.tx.send(Arc::new(r));
+                    }
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "live feed listener: reading events failed");
+                    return true;
+                }
+            }
+        }
+        drop(hub);
+        std::thread::sleep(POLL);
+    }
+}
