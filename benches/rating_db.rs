@@ -196,6 +196,7 @@ fn main() {
         accounts: Default::default(),
         circuit: Default::default(),
         live: tourney::services::live::LiveHub::new(&url),
+        standings: Default::default(),
     };
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
     let addr = listener.local_addr().expect("addr").to_string();

@@ -30,6 +30,8 @@ pub struct AppState {
     pub circuit: DbCircuit,
     /// The live feed's fan-out: committed events from the instance's one LISTEN connection.
     pub live: crate::services::live::LiveHub,
+    /// The standings bodies this instance served, kept while their tournament is unchanged.
+    pub standings: crate::services::standings_cache::StandingsCache,
 }
 
 /// A circuit breaker in front of the pool. When a checkout fails or a connection is lost, it

@@ -1,10 +1,14 @@
-//! Standings: `GET /tournaments/{id}/standings`, as JSON or CSV, recomputed from the stored
-//! results (so a correction shows at once).
+//! Standings: `GET /tournaments/{id}/standings`, as JSON or CSV. Each instance keeps the
+//! rendered body while the tournament's inputs are unchanged (`services::standings_cache`), so a
+//! correction shows at once and an unchanged read or a 304 costs one small query.
 
 use actix_web::{get, http::header, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::{Query, TournamentPath};
-use crate::api::support::{cached_body, cached_json, Visibility};
+use crate::api::support::{
+    cached_json, etag_matches, etag_of_key, if_none_match, not_modified_answer, tagged_body,
+    Visibility,
+};
 use crate::auth::MaybeCaller;
 use crate::domain::scoring::Purpose;
 use crate::error::{ApiError, ApiResult, Problem};
@@ -12,6 +16,7 @@ use crate::services::ratings::ListFormat;
 use crate::services::standings::{
     self as table, StandingsOut, StandingsPurpose, StandingsQuery, TeamStandingsOut,
 };
+use crate::services::standings_cache;
 use crate::state::AppState;
 
 /// The standings after a round, with every tie-break value and the TP per round (public).
@@ -53,24 +58,33 @@ pub async fn standings(
                 .get(header::ACCEPT)
                 .and_then(|v| v.to_str().ok())
                 .is_some_and(|a| a.contains("text/csv")));
-    let table = state
-        .run(move |conn| table::standings(conn, &caller, tid, q.after_round, purpose))
+    let if_none_match = if_none_match(&req);
+    let cache = state.standings.clone();
+    let read = state
+        .run(move |conn| {
+            standings_cache::read(
+                conn,
+                &cache,
+                &caller,
+                tid,
+                q.after_round,
+                purpose,
+                wants_csv,
+                etag_of_key,
+                |etag| etag_matches(if_none_match.as_deref(), etag),
+            )
+        })
         .await?;
-    let vis = if table.public {
-        Visibility::Public
-    } else {
-        Visibility::Private
+    let vis = Visibility::public_if(read.public);
+    let Some(body) = read.body else {
+        return Ok(not_modified_answer(&read.etag, vis));
     };
-    if wants_csv {
-        Ok(cached_body(
-            &req,
-            "text/csv; charset=utf-8",
-            table.to_csv().into_bytes(),
-            vis,
-        ))
+    let content_type = if wants_csv {
+        "text/csv; charset=utf-8"
     } else {
-        cached_json(&req, &table.out, vis)
-    }
+        "application/json"
+    };
+    Ok(tagged_body(&read.etag, content_type, body.to_vec(), vis))
 }
 
 /// The team standings of a 2v2 team duplicate event (public once published).

@@ -22,6 +22,7 @@ pub mod round_methods;
 pub mod rounds;
 pub mod snapshot;
 pub mod standings;
+pub mod standings_cache;
 pub mod throttle;
 pub mod time_of_play;
 pub mod tournaments;

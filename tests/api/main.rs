@@ -31,4 +31,5 @@ mod running;
 mod running_formats;
 mod running_ties;
 mod security;
+mod standings_kept;
 mod tournaments;
