@@ -18,7 +18,7 @@ async fn read(app: &TestApp, tid: i64) -> (String, Value) {
     (etag, r.json().await.unwrap())
 }
 
-fn row<'a>(s: &'a Value, player: i64) -> &'a Value {
+fn row(s: &Value, player: i64) -> &Value {
     s["rows"]
         .as_array()
         .unwrap()
