@@ -34,9 +34,26 @@ pub struct AppState {
     pub standings: crate::services::standings_cache::StandingsCache,
 }
 
-/// A circuit breaker in front of the pool. When a checkout fails or a connection is lost, it
-/// opens for [`DbCircuit::OPEN_FOR`]: every request is answered 503 (`Retry-After: 1`) without
-/// touching the pool. After that, one request at a time probes the database (the others keep
+/// A pooled connection: 503 when none comes within the checkout timeout. Only a failure to
+/// reach the database opens the circuit; a pool that is merely busy (every connection in use
+/// for the whole timeout, under load) answers this request 503 and leaves the others alone.
+fn checkout(pool: &DbPool, circuit: &DbCircuit) -> Result<DbConn, ApiError> {
+    let conn = pool.get().map_err(|e| checkout_failed(circuit, e))?;
+    circuit.reset();
+    Ok(conn)
+}
+
+fn checkout_failed(circuit: &DbCircuit, e: r2d2::Error) -> ApiError {
+    // r2d2 appends the last connection error to its timeout message when connecting failed.
+    if e.to_string() != "timed out waiting for connection" {
+        circuit.trip();
+    }
+    ApiError::from(e)
+}
+
+/// A circuit breaker in front of the pool. When the database cannot be reached or a connection
+/// is lost, it opens for [`DbCircuit::OPEN_FOR`]: every request is answered 503
+/// (`Retry-After: 1`) without touching the pool. After that, one request at a time probes the database (the others keep
 /// failing fast until the probe succeeds), and the first success closes it.
 #[derive(Clone, Default)]
 pub struct DbCircuit {
@@ -113,8 +130,7 @@ impl AppState {
     /// circuit is open).
     pub fn conn(&self) -> Result<DbConn, ApiError> {
         self.circuit.admit()?;
-        self.circuit
-            .observe(self.pool.get().map_err(ApiError::from))
+        checkout(&self.pool, &self.circuit)
     }
 
     /// Readiness: whether the database answers a trivial query, within half a second (a
@@ -124,11 +140,10 @@ impl AppState {
         let pool = self.pool.clone();
         let circuit = self.circuit.clone();
         actix_web::web::block(move || {
-            let got = pool
+            let mut conn = pool
                 .get_timeout(Duration::from_millis(500))
-                .map_err(ApiError::from)
-                .and_then(|mut conn| crate::services::health::database_answers(&mut conn));
-            circuit.observe(got)
+                .map_err(|e| checkout_failed(&circuit, e))?;
+            circuit.observe(crate::services::health::database_answers(&mut conn))
         })
         .await
         .map_err(|e| ApiError::Internal(e.to_string()))?
@@ -159,7 +174,7 @@ impl AppState {
         let pool = self.pool.clone();
         let circuit = self.circuit.clone();
         actix_web::web::block(move || {
-            let mut conn = circuit.observe(pool.get().map_err(ApiError::from))?;
+            let mut conn = checkout(&pool, &circuit)?;
             circuit.observe(f(&mut conn))
         })
         .await

@@ -119,3 +119,51 @@ async fn an_outage_is_answered_503_and_the_service_recovers() {
         .unwrap();
     assert_eq!(page["total"], 0, "{page}");
 }
+
+fn state_on(pool: tourney::db::DbPool, url: &str) -> tourney::state::AppState {
+    tourney::state::AppState {
+        pool,
+        jwt: tourney::auth::JwtKeys::new(
+            b"0123456789abcdef0123456789abcdef",
+            Duration::from_secs(60),
+        ),
+        leaderboards: Default::default(),
+        login_throttle: Default::default(),
+        accounts: Default::default(),
+        circuit: Default::default(),
+        live: tourney::services::live::LiveHub::new(url),
+        standings: Default::default(),
+    }
+}
+
+use std::time::Duration;
+
+/// A busy pool is not an outage: when every connection is in use for the whole checkout
+/// timeout, that request gets 503, but the circuit stays closed (it used to open and turn
+/// every other request away for a second); a database that cannot be reached opens it.
+#[actix_web::test]
+async fn a_busy_pool_answers_503_without_opening_the_circuit() {
+    let app = spawn_app().await;
+    let pool = tourney::db::pool_with(&app.database_url, 1, Duration::from_millis(200)).unwrap();
+    let state = state_on(pool.clone(), &app.database_url);
+    let held = pool.get().expect("the only connection");
+    let r = state.run(|_conn| Ok(())).await;
+    assert!(matches!(r, Err(tourney::error::ApiError::Unavailable(_))));
+    assert!(!state.circuit.is_open(), "a busy pool opened the circuit");
+    drop(held);
+    assert!(state.run(|_conn| Ok(())).await.is_ok());
+
+    let gone = "postgresql:///nowhere?host=/nonexistent-socket-dir&port=5432";
+    let unreachable = diesel::r2d2::Pool::builder()
+        .max_size(1)
+        .min_idle(Some(0))
+        .connection_timeout(Duration::from_millis(200))
+        .build_unchecked(diesel::r2d2::ConnectionManager::<PgConnection>::new(gone));
+    let state = state_on(unreachable, gone);
+    let r = state.run(|_conn| Ok(())).await;
+    assert!(matches!(r, Err(tourney::error::ApiError::Unavailable(_))));
+    assert!(
+        state.circuit.is_open(),
+        "an unreachable database keeps the circuit closed"
+    );
+}
