@@ -195,15 +195,15 @@ impl StandingsTable {
     }
 }
 
-/// The standings after `after_round` (default: the last completed round) for `purpose`.
-pub fn standings(
+/// The standings after `after_round` (default: the last completed round) for `purpose`, of a
+/// tournament already loaded and checked visible to the caller.
+pub fn standings_of(
     conn: &mut PgConnection,
-    caller: &MaybeCaller,
-    tid: i64,
+    t: crate::db::models::Tournament,
     after_round: Option<u32>,
     purpose: Purpose,
 ) -> Result<StandingsTable, ApiError> {
-    let t = load_visible(conn, caller, tid)?;
+    let tid = t.id;
     let public = t.status != TournamentStatus::Draft.as_str();
     let snap = Snapshot::load(conn, t)?;
     if snap.ruleset.format == crate::domain::scoring::Format::TeamDuplicate {

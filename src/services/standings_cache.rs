@@ -18,7 +18,7 @@ use crate::domain::scoring::Purpose;
 use crate::domain::status::TournamentStatus;
 use crate::error::ApiError;
 use crate::services::access::load_visible;
-use crate::services::standings::standings;
+use crate::services::standings::standings_of;
 
 /// Bodies kept per instance; when full, the kept bodies are dropped and kept again as read.
 const MAX_KEPT: usize = 512;
@@ -117,7 +117,7 @@ pub fn read(
     let body = match kept {
         Some(body) => body,
         None => {
-            let table = standings(conn, caller, tid, after_round, purpose)?;
+            let table = standings_of(conn, t, after_round, purpose)?;
             let body: Arc<[u8]> = if csv {
                 table.to_csv().into_bytes().into()
             } else {

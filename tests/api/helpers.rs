@@ -290,3 +290,16 @@ pub fn temp_data_dir() -> PathBuf {
     std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).expect("chmod");
     dir
 }
+
+/// A superuser connection to the test cluster (its `postgres` database) and the name of the
+/// database behind `database_url`.
+pub fn cluster_admin(database_url: &str) -> (diesel::PgConnection, String) {
+    use diesel::Connection;
+    let (head, tail) = database_url
+        .split_once("///")
+        .expect("a socket URL postgresql:///<db>?...");
+    let (name, query) = tail.split_once('?').expect("URL parameters");
+    let conn = diesel::PgConnection::establish(&format!("{head}///postgres?{query}"))
+        .expect("connect as the cluster owner");
+    (conn, name.to_string())
+}

@@ -8,7 +8,7 @@ use diesel::sql_types::{BigInt, Text};
 use reqwest::Method;
 use serde_json::json;
 
-use crate::helpers::{second_instance, spawn_app, TestApp};
+use crate::helpers::{cluster_admin, second_instance, spawn_app, TestApp};
 
 /// A public tournament of the admin's, open for registration.
 async fn open_tournament(app: &TestApp, admin: &str) -> i64 {
@@ -23,14 +23,6 @@ async fn open_tournament(app: &TestApp, admin: &str) -> i64 {
         .await;
     assert_eq!(r.status(), 200);
     tid
-}
-
-/// A superuser connection to the cluster and the name of the test's database.
-fn cluster_conn(database_url: &str) -> (PgConnection, String) {
-    let (head, tail) = database_url.split_once("///").expect("socket URL");
-    let (name, query) = tail.split_once('?').expect("parameters");
-    let conn = PgConnection::establish(&format!("{head}///postgres?{query}")).expect("connect");
-    (conn, name.to_string())
 }
 
 #[derive(QueryableByName)]
@@ -74,7 +66,7 @@ async fn idle_subscribers_send_no_queries() {
         s.chunk().await.unwrap().expect("stream open");
         streams.push(s);
     }
-    let (mut su, db) = cluster_conn(&app.database_url);
+    let (mut su, db) = cluster_admin(&app.database_url);
     actix_web::rt::time::sleep(std::time::Duration::from_millis(3500)).await;
     // Twenty streams polling once a second would have queried within the last 2 s.
     assert_eq!(recent_queries(&mut su, &db, 2), 0);

@@ -6,20 +6,7 @@
 use diesel::prelude::*;
 use serde_json::{json, Value};
 
-use crate::helpers::spawn_app;
-
-/// A superuser connection to the cluster (its `postgres` database) and the test database's name.
-fn admin_conn(database_url: &str) -> (PgConnection, String) {
-    let (head, tail) = database_url
-        .split_once("///")
-        .expect("a socket URL postgresql:///<db>?...");
-    let (name, query) = tail.split_once('?').expect("URL parameters");
-    let url = format!("{head}///postgres?{query}");
-    (
-        PgConnection::establish(&url).expect("connect as the cluster owner"),
-        name.to_string(),
-    )
-}
+use crate::helpers::{cluster_admin, spawn_app};
 
 fn set_reachable(conn: &mut PgConnection, db: &str, reachable: bool) {
     diesel::sql_query(format!(
@@ -64,7 +51,7 @@ async fn an_outage_is_answered_503_and_the_service_recovers() {
         .await;
     assert_eq!(r.status(), 201);
     let id = r.json::<Value>().await.unwrap()["id"].as_i64().unwrap();
-    let (mut su, db) = admin_conn(&app.database_url);
+    let (mut su, db) = cluster_admin(&app.database_url);
 
     let checker = reqwest::Client::builder()
         .timeout(std::time::Duration::from_secs(3))

@@ -394,3 +394,41 @@ pub(crate) async fn rebuild_over_http(app: &TestApp, token: &str, pool: i64) {
         .unwrap();
     assert_eq!(r.status(), 200);
 }
+
+/// Every player on a pool's leaderboard (provisional ones included, up to 200):
+/// `player -> (rating, games, provisional)`.
+pub(crate) async fn listed(app: &TestApp, pool: i64) -> HashMap<i64, (f64, u64, bool)> {
+    let page: Value = app
+        .get(
+            &format!("/api/v1/rating-pools/{pool}/leaderboard?include_provisional=true&limit=200"),
+            None,
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    page["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["player_id"].as_i64().unwrap(),
+                (
+                    r["rating"].as_f64().unwrap(),
+                    r["games"].as_u64().unwrap(),
+                    r["provisional"].as_bool().unwrap(),
+                ),
+            )
+        })
+        .collect()
+}
+
+/// The ratings on a pool's leaderboard by player (see [`listed`]).
+pub(crate) async fn ratings(app: &TestApp, pool: i64) -> HashMap<i64, f64> {
+    listed(app, pool)
+        .await
+        .into_iter()
+        .map(|(p, (rating, _, _))| (p, rating))
+        .collect()
+}

@@ -1,36 +1,11 @@
 //! Issue 14, items 12 and 17: ratings follow the adjudicated results (domain.md section 10),
 //! penalties and game losses included, in the incremental feed and in a rebuild alike.
 
-use std::collections::HashMap;
-
 use serde_json::{json, Value};
 
 use crate::event_fixtures::new_round;
 use crate::helpers::{fields, problem, spawn_app, TestApp};
-use crate::rating_fixtures::{player, pool, rebuild_over_http, tournament};
-
-async fn ratings(app: &TestApp, pool: i64) -> HashMap<i64, f64> {
-    let page: Value = app
-        .get(
-            &format!("/api/v1/rating-pools/{pool}/leaderboard?include_provisional=true&limit=200"),
-            None,
-        )
-        .await
-        .json()
-        .await
-        .unwrap();
-    page["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| {
-            (
-                r["player_id"].as_i64().unwrap(),
-                r["rating"].as_f64().unwrap(),
-            )
-        })
-        .collect()
-}
+use crate::rating_fixtures::{listed, player, pool, ratings, rebuild_over_http, tournament};
 
 async fn penalise(app: &TestApp, tid: i64, token: &str, body: Value) -> i64 {
     let r = app
@@ -165,34 +140,6 @@ async fn ratings_follow_game_losses_and_point_penalties() {
     assert_eq!(annulled[&w1], before[&w1]);
 }
 
-/// The leaderboard rows of a pool by player: (rating, games, provisional).
-async fn board(app: &TestApp, pool: i64) -> HashMap<i64, (f64, u64, bool)> {
-    let page: Value = app
-        .get(
-            &format!("/api/v1/rating-pools/{pool}/leaderboard?include_provisional=true&limit=200"),
-            None,
-        )
-        .await
-        .json()
-        .await
-        .unwrap();
-    page["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| {
-            (
-                r["player_id"].as_i64().unwrap(),
-                (
-                    r["rating"].as_f64().unwrap(),
-                    r["games"].as_u64().unwrap(),
-                    r["provisional"].as_bool().unwrap(),
-                ),
-            )
-        })
-        .collect()
-}
-
 /// Issue 14, item 15: a pool starts from an existing list. The imported ratings hold from the
 /// date they apply from (games played later are rated on top of them, from the imported
 /// rating), the credited games count towards the listing threshold, a game played before the
@@ -228,7 +175,7 @@ async fn a_pool_starts_from_an_imported_list() {
     assert_eq!(imported["applies_at"], "2026-01-31T23:00:00Z");
     assert_eq!(imported["entries"], 2);
 
-    let now = board(&app, pool_id).await;
+    let now = listed(&app, pool_id).await;
     assert_eq!(now[&a], (1500.0, 40, false));
     assert_eq!(now[&b], (1400.0, 3, true));
 
@@ -239,7 +186,7 @@ async fn a_pool_starts_from_an_imported_list() {
     result(&mut conn, r, 1, 1, win(a, c));
     feed(&mut conn, t2);
     let gain = 25.0 * (1.0 - 1.0 / (1.0 + 10f64.powf(-500.0 / 400.0)));
-    let now = board(&app, pool_id).await;
+    let now = listed(&app, pool_id).await;
     assert!((now[&a].0 - (1500.0 + gain)).abs() < 0.06, "{now:?}");
     assert_eq!(now[&a].1, 41);
 
@@ -249,7 +196,7 @@ async fn a_pool_starts_from_an_imported_list() {
     let r = completed_round(&mut conn, t1, 1, "2026-01-10T12:00:00Z");
     result(&mut conn, r, 1, 1, win(c, a));
     feed(&mut conn, t1);
-    let later = board(&app, pool_id).await;
+    let later = listed(&app, pool_id).await;
     // C (1012.5 after January) loses to A (1500) in February.
     let gain = 25.0 * (1.0 - 1.0 / (1.0 + 10f64.powf((1012.5 - 1500.0) / 400.0)));
     assert!((later[&a].0 - (1500.0 + gain)).abs() < 0.06, "{later:?}");
@@ -258,7 +205,7 @@ async fn a_pool_starts_from_an_imported_list() {
     let (stored, from_log) = standings_vs_log(&mut conn, pool_id);
     assert_eq!(stored, from_log);
     rebuild_over_http(&app, &admin, pool_id).await;
-    assert_eq!(board(&app, pool_id).await, later);
+    assert_eq!(listed(&app, pool_id).await, later);
 
     // The player's history shows the import in its place.
     let h: Value = app
@@ -334,7 +281,7 @@ async fn an_import_takes_csv_and_names_its_errors() {
     let csv = format!("player_id,rating,games\n{a},1612.5,41\n{b},1488,\n");
     let r = post(json!({"applies_from": "2026-01-01", "source": "NAF", "csv": csv})).await;
     assert_eq!(r.status(), 201, "{}", r.text().await.unwrap());
-    let now = board(&app, pool_id).await;
+    let now = listed(&app, pool_id).await;
     assert_eq!(now.get(&a), Some(&(1612.5, 41, false)), "{now:?}");
     // Without credited games B is not listed (a list shows players with games), but his
     // rating is the list's.

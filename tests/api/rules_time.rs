@@ -3,36 +3,11 @@
 //! season counts "wszystkie turnieje rozegrane w czasie jego trwania"), and no result is taken
 //! for a tournament that has not started.
 
-use std::collections::HashMap;
-
 use serde_json::{json, Value};
 
 use crate::event_fixtures::new_round;
 use crate::helpers::{fields, problem, spawn_app, TestApp};
-use crate::rating_fixtures::{pool, rebuild_over_http};
-
-async fn ratings(app: &TestApp, pool: i64) -> HashMap<i64, f64> {
-    let page: Value = app
-        .get(
-            &format!("/api/v1/rating-pools/{pool}/leaderboard?include_provisional=true"),
-            None,
-        )
-        .await
-        .json()
-        .await
-        .unwrap();
-    page["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| {
-            (
-                r["player_id"].as_i64().unwrap(),
-                r["rating"].as_f64().unwrap(),
-            )
-        })
-        .collect()
-}
+use crate::rating_fixtures::{pool, ratings, rebuild_over_http};
 
 /// A one-day Tantrix tournament of two registered players, open for registration.
 async fn tantrix_event(app: &TestApp, admin: &str, pool: i64, day: &str, players: [i64; 2]) -> i64 {
