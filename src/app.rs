@@ -2,14 +2,18 @@
 
 use std::net::TcpListener;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use actix_cors::Cors;
+use actix_http::{error::DispatchError, HttpService};
+use actix_service::{fn_service, map_config, ServiceFactoryExt};
 use actix_web::body::BoxBody;
+use actix_web::dev::AppConfig;
 use actix_web::dev::{Server, Service};
 use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::http::Method;
-use actix_web::{web, App, HttpRequest, HttpServer};
+use actix_web::rt::net::TcpStream;
+use actix_web::{web, App, HttpRequest};
 use utoipa::OpenApi;
 use utoipa_actix_web::AppExt;
 use utoipa_swagger_ui::SwaggerUi;
@@ -17,6 +21,7 @@ use utoipa_swagger_ui::SwaggerUi;
 use crate::api;
 use crate::error::ApiError;
 use crate::state::AppState;
+use crate::wire::ProblemIo;
 
 /// The OpenAPI document, exactly as the running service serves it at `/openapi.json`.
 pub fn openapi() -> serde_json::Value {
@@ -125,7 +130,7 @@ pub fn serve(
     state.live.start();
     let state = web::Data::new(state);
     let metrics = Arc::new(api::metrics::Metrics::default());
-    let mut server = HttpServer::new(move || {
+    let app = move || {
         let (app, _) = App::new()
             .into_utoipa_app()
             .openapi(api::ApiDoc::openapi())
@@ -208,11 +213,25 @@ pub fn serve(
                     })
                 }
             })
-    })
-    .listen(listener)?
-    .shutdown_timeout(10);
+    };
+    let mut server = actix_server::Server::build().shutdown_timeout(10);
     if let Some(w) = workers {
         server = server.workers(w);
     }
+    // What `HttpServer` does, with each socket wrapped so that the answers the HTTP parser
+    // writes on its own carry a problem+json body too (see `crate::wire`).
+    let server = server.listen("tourney", listener, move || {
+        let app = app.clone();
+        fn_service(|io: TcpStream| async move {
+            let peer = io.peer_addr().ok();
+            Ok::<_, DispatchError>((ProblemIo::new(io), peer))
+        })
+        .and_then(
+            HttpService::build()
+                .client_request_timeout(Duration::from_secs(5))
+                .client_disconnect_timeout(Duration::from_secs(1))
+                .h1(map_config(app(), |_| AppConfig::default())),
+        )
+    })?;
     Ok(server.run())
 }

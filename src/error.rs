@@ -66,6 +66,8 @@ pub const PROBLEM_KINDS: &[(&str, &str, u16, &str)] = &[
     ("bad-request", "Malformed request", 400, "The request could not be read: the body is not valid JSON, or a header or path is malformed. Fix the syntax and send it again."),
     ("validation", "Invalid request", 422, "The request was read but some fields are invalid. `errors` lists each field at fault (a JSON path such as `seats[2].score`, or a query or header name) with what is wrong. Nothing was written."),
     ("unsupported-media-type", "Unsupported media type", 415, "Send the body as JSON with `Content-Type: application/json`."),
+    ("request-timeout", "Request timeout", 408, "The request head did not arrive within the server's time limit (5 s); the connection is closed. Send the whole request at once."),
+    ("header-too-large", "Request head too large", 431, "The request line and headers are over 32 KiB, or there are more than 96 headers. Shorten the path or query, or send fewer or smaller headers (cookies count)."),
     ("payload-too-large", "Request body too large", 413, "The body is over 256 KiB."),
     ("unauthorized", "Authentication required", 401, "Sign in with `POST /api/v1/auth/token` and send `Authorization: Bearer <token>`; a token that is invalid or expired is refused too."),
     ("forbidden", "Not allowed", 403, "You are signed in but your role does not allow this (admin, or organiser, referee or appeals committee of the tournament)."),

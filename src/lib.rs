@@ -15,3 +15,4 @@ pub mod services;
 pub mod startup;
 pub mod state;
 pub mod telemetry;
+pub mod wire;

@@ -275,3 +275,89 @@ async fn metrics_count_answers_by_status_class() {
     assert!(count("4xx") >= 1, "{text}");
     assert!(text.contains("tourney_db_pool_connections"));
 }
+
+/// Sends `request` on a fresh connection and reads until the server closes it.
+async fn raw_exchange(app: &crate::helpers::TestApp, request: Vec<u8>) -> (u16, String, String) {
+    use std::io::{Read, Write};
+    let addr = app.base.trim_start_matches("http://").to_string();
+    let answer = actix_web::rt::task::spawn_blocking(move || {
+        let mut s = std::net::TcpStream::connect(addr).unwrap();
+        s.set_read_timeout(Some(std::time::Duration::from_secs(20)))
+            .unwrap();
+        // The server may answer and close before it has read all of a large head.
+        let _ = s.write_all(&request);
+        let mut out = Vec::new();
+        let _ = s.read_to_end(&mut out);
+        String::from_utf8_lossy(&out).into_owned()
+    })
+    .await
+    .unwrap();
+    let (head, body) = answer.split_once("\r\n\r\n").expect("an HTTP answer");
+    let status = head[9..12].parse().unwrap();
+    (status, head.to_ascii_lowercase(), body.to_string())
+}
+
+fn assert_problem(head: &str, body: &str, status: u16, kind: &str) {
+    assert!(
+        head.contains("content-type: application/problem+json"),
+        "{head}"
+    );
+    assert!(
+        head.contains(&format!("content-length: {}\r\n", body.len())),
+        "{head}"
+    );
+    let p: serde_json::Value = serde_json::from_str(body).expect("a JSON body");
+    assert_eq!(p["status"], status);
+    assert_eq!(p["type"], format!("/problems/{kind}"));
+    assert!(!p["detail"].as_str().unwrap().is_empty());
+}
+
+#[actix_web::test]
+async fn the_http_parsers_own_answers_are_problem_json() {
+    let app = spawn_app().await;
+
+    // More than 96 headers.
+    let mut many = b"GET /healthz HTTP/1.1\r\nhost: x\r\n".to_vec();
+    for i in 0..120 {
+        many.extend_from_slice(format!("x-h{i}: {i}\r\n").as_bytes());
+    }
+    many.extend_from_slice(b"\r\n");
+    let (status, head, body) = raw_exchange(&app, many).await;
+    assert_eq!(status, 431);
+    assert_problem(&head, &body, 431, "header-too-large");
+
+    // A 100 KB path: the parser reads it as a malformed request line.
+    let long = format!(
+        "GET /api/v1/tournaments/{} HTTP/1.1\r\nhost: x\r\n\r\n",
+        "9".repeat(100_000)
+    );
+    let (status, head, body) = raw_exchange(&app, long.into_bytes()).await;
+    assert_eq!(status, 400);
+    assert_problem(&head, &body, 400, "bad-request");
+
+    // A request line that is not HTTP.
+    let (status, head, body) = raw_exchange(&app, b"GET / HTTP/9 9\r\n\r\n".to_vec()).await;
+    assert_eq!(status, 400);
+    assert_problem(&head, &body, 400, "bad-request");
+
+    // A head that never ends: the parser gives up after its 5 s.
+    let (status, head, body) =
+        raw_exchange(&app, b"GET /healthz HTTP/1.1\r\nhost: x\r\n".to_vec()).await;
+    assert_eq!(status, 408);
+    assert_problem(&head, &body, 408, "request-timeout");
+
+    // The service's own answers on the same kind of connection are untouched.
+    let (status, head, body) = raw_exchange(
+        &app,
+        b"GET /healthz HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n".to_vec(),
+    )
+    .await;
+    assert_eq!(status, 200, "{head}{body}");
+    let (status, head, body) = raw_exchange(
+        &app,
+        b"GET /api/v1/tournaments/abc HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n".to_vec(),
+    )
+    .await;
+    assert_eq!(status, 404, "{head}{body}");
+    assert!(head.contains("application/problem+json"), "{head}");
+}
