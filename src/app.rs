@@ -114,8 +114,46 @@ async fn fallback(req: HttpRequest, routes: web::Data<RouteTable>) -> actix_web:
     .error_response()
 }
 
-fn new_request_id() -> String {
-    format!("{:016x}", rand::random::<u64>())
+/// What a request may change of the kept public reads (`services::kept`).
+#[derive(Debug, PartialEq)]
+enum Touch {
+    Nothing,
+    Tournament(i64),
+    Everything,
+}
+
+/// Writes under a tournament change that tournament; a player's change (a new name) may show
+/// in any tournament's reads.
+fn touches(method: &Method, path: &str) -> Touch {
+    if matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS) {
+        return Touch::Nothing;
+    }
+    let mut parts = path.trim_start_matches("/api/v1/").split('/');
+    match (parts.next(), parts.next().map(str::parse::<i64>)) {
+        (Some("tournaments"), Some(Ok(id))) => Touch::Tournament(id),
+        (Some("players"), Some(_)) => Touch::Everything,
+        _ => Touch::Nothing,
+    }
+}
+
+impl Touch {
+    fn apply(self, live: &crate::services::live::LiveHub) {
+        match self {
+            Touch::Tournament(id) => live.touched(id),
+            Touch::Everything => live.touched_all(),
+            Touch::Nothing => {}
+        }
+    }
+}
+
+/// The caller's `X-Request-Id` when it is short and printable, else a new one.
+fn request_id(req: &actix_web::dev::ServiceRequest) -> String {
+    req.headers()
+        .get("x-request-id")
+        .and_then(|v| v.to_str().ok())
+        .filter(|v| !v.is_empty() && v.len() <= 64 && v.bytes().all(|b| b.is_ascii_graphic()))
+        .map(str::to_string)
+        .unwrap_or_else(|| format!("{:016x}", rand::random::<u64>()))
 }
 
 /// Starts the HTTP server on `listener`.
@@ -128,6 +166,7 @@ pub fn serve(
     let routes = web::Data::new(RouteTable::from_openapi(&doc));
     // One LISTEN connection for the instance's live feeds.
     state.live.start();
+    let live = state.live.clone();
     let state = web::Data::new(state);
     let metrics = Arc::new(api::metrics::Metrics::default());
     let app = move || {
@@ -141,6 +180,7 @@ pub fn serve(
             .service(utoipa_actix_web::scope("/api/v1").configure(api::routes))
             .split_for_parts();
         let counters = metrics.clone();
+        let live = live.clone();
         app.app_data(state.clone())
             .app_data(web::Data::new(metrics.clone()))
             .app_data(routes.clone())
@@ -179,20 +219,17 @@ pub fn serve(
                     req.head_mut().method = Method::GET;
                 }
                 let counters = counters.clone();
+                let live = live.clone();
+                let touch = touches(req.method(), req.path());
                 let method = req.method().to_string();
                 let path = req.path().to_string();
-                let request_id = req
-                    .headers()
-                    .get("x-request-id")
-                    .and_then(|v| v.to_str().ok())
-                    .filter(|v| {
-                        !v.is_empty() && v.len() <= 64 && v.bytes().all(|b| b.is_ascii_graphic())
-                    })
-                    .map(str::to_string)
-                    .unwrap_or_else(new_request_id);
+                let request_id = request_id(&req);
                 let fut = srv.call(req);
                 async move {
                     let mut res = fut.await?;
+                    // The write has committed (or failed): this instance's next read of what
+                    // it may have changed is rebuilt, without waiting for the notification.
+                    touch.apply(&live);
                     if let Ok(v) = HeaderValue::from_str(&request_id) {
                         res.headers_mut()
                             .insert(HeaderName::from_static("x-request-id"), v);
@@ -234,4 +271,42 @@ pub fn serve(
         )
     })?;
     Ok(server.run())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn writes_touch_their_tournament_and_player_changes_touch_all() {
+        let t = |m: Method, p: &str| touches(&m, p);
+        assert_eq!(
+            t(
+                Method::PUT,
+                "/api/v1/tournaments/7/rounds/1/tables/2/result"
+            ),
+            Touch::Tournament(7)
+        );
+        assert_eq!(
+            t(Method::POST, "/api/v1/tournaments/12/penalties"),
+            Touch::Tournament(12)
+        );
+        assert_eq!(
+            t(Method::PATCH, "/api/v1/tournaments/3"),
+            Touch::Tournament(3)
+        );
+        assert_eq!(t(Method::PATCH, "/api/v1/players/5"), Touch::Everything);
+        assert_eq!(
+            t(Method::GET, "/api/v1/tournaments/7/standings"),
+            Touch::Nothing
+        );
+        assert_eq!(t(Method::HEAD, "/api/v1/tournaments/7"), Touch::Nothing);
+        assert_eq!(t(Method::POST, "/api/v1/tournaments"), Touch::Nothing);
+        assert_eq!(t(Method::POST, "/api/v1/players"), Touch::Nothing);
+        assert_eq!(t(Method::POST, "/api/v1/auth/token"), Touch::Nothing);
+        assert_eq!(
+            t(Method::POST, "/api/v1/rating-pools/1/rebuild"),
+            Touch::Nothing
+        );
+    }
 }

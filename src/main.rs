@@ -138,6 +138,7 @@ fn serve(cfg: Config) -> Result<(), String> {
             circuit: Default::default(),
             live: tourney::services::live::LiveHub::new(&database.url),
             standings: Default::default(),
+            kept: Default::default(),
         };
         let listener = TcpListener::bind(&cfg.bind_addr)
             .map_err(|e| format!("cannot listen on {} (BIND_ADDR): {e}", cfg.bind_addr))?;

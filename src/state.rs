@@ -10,6 +10,7 @@ use diesel::PgConnection;
 use crate::db::{DbConn, DbPool};
 use crate::error::ApiError;
 use crate::services::auth::AccountCache;
+use crate::services::kept::KeptBody;
 use crate::services::leaderboard::LeaderboardCache;
 use crate::services::throttle::LoginThrottle;
 
@@ -32,6 +33,9 @@ pub struct AppState {
     pub live: crate::services::live::LiveHub,
     /// The standings bodies this instance served, kept while their tournament is unchanged.
     pub standings: crate::services::standings_cache::StandingsCache,
+    /// Public reads kept while no change to their tournament is announced (served without
+    /// the database).
+    pub kept: crate::services::kept::KeptReads,
 }
 
 /// A pooled connection: 503 when none comes within the checkout timeout. Only a failure to
@@ -161,6 +165,42 @@ impl AppState {
             conn.transaction(|c: &mut DbConn| f(c))
         })
         .await
+    }
+
+    /// A read of tournament `tid` that this instance may keep under `key`: for an anonymous
+    /// caller (`anonymous`), the kept body while no change to the tournament has been announced
+    /// since it was kept (no connection is taken); else `f` on a connection, one rebuild per key
+    /// at a time and a few in all (`services::kept`), its answer kept when `f` says it is
+    /// public. Signed-in callers always get `f`'s exact answer. Returns whether the answer is
+    /// public, and the answer.
+    pub async fn run_kept<F>(
+        &self,
+        anonymous: bool,
+        key: String,
+        tid: i64,
+        f: F,
+    ) -> Result<(bool, KeptBody), ApiError>
+    where
+        F: FnOnce(&mut DbConn) -> Result<(bool, KeptBody), ApiError> + Send + 'static,
+    {
+        if !anonymous {
+            return self.run(f).await;
+        }
+        // Only public answers are kept.
+        if let Some(kept) = self.kept.fresh(&key, self.live.generation(tid)) {
+            return Ok((true, kept));
+        }
+        let _flight = self.kept.flight(&key).await;
+        // Whoever held the flight before may have kept it meanwhile.
+        let generation = self.live.generation(tid);
+        if let Some(kept) = self.kept.fresh(&key, generation) {
+            return Ok((true, kept));
+        }
+        let (public, body) = self.run(f).await?;
+        if public {
+            self.kept.keep(key, generation, body.clone());
+        }
+        Ok((public, body))
     }
 
     /// Runs `f` with a connection on the blocking thread pool (diesel is synchronous), outside

@@ -11,7 +11,7 @@ use actix_web::{get, patch, post, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::{idempotency_key, Json, Query, RoundPath, TournamentPath};
 use crate::api::problem::BodyErrors;
-use crate::api::support::{cached_json, page_json, Page, PageParams, Visibility};
+use crate::api::support::{json_body, kept_answer, page_json, Page, PageParams, Visibility};
 use crate::auth::{Caller, MaybeCaller};
 use crate::error::{ApiResult, Problem};
 use crate::services::cup::{self, CupMatchOut};
@@ -185,10 +185,15 @@ pub async fn read(
     path: web::Path<RoundPath>,
 ) -> ApiResult<HttpResponse> {
     let RoundPath { id: tid, n: number } = path.into_inner();
-    let (public, out) = state
-        .run(move |conn| rounds::read_round(conn, &caller, tid, number))
+    let anonymous = caller.0.is_none();
+    let key = format!("round t={tid} n={number}");
+    let (public, body) = state
+        .run_kept(anonymous, key, tid, move |conn| {
+            let (public, out) = rounds::read_round(conn, &caller, tid, number)?;
+            Ok((public, json_body(&out, None)?))
+        })
         .await?;
-    cached_json(&req, &out, Visibility::public_if(public))
+    Ok(kept_answer(&req, &body, Visibility::public_if(public)))
 }
 
 /// Change when a round was played (organisers).

@@ -1,17 +1,19 @@
 //! Standings: `GET /tournaments/{id}/standings`, as JSON or CSV. Each instance keeps the
-//! rendered body while the tournament's inputs are unchanged (`services::standings_cache`), so a
-//! correction shows at once and an unchanged read or a 304 costs one small query.
+//! rendered body: for anonymous readers until a change to the tournament is announced
+//! (`services::kept`, no database work on a hit), for signed-in readers while the stamp of the
+//! tournament's inputs is unchanged (`services::standings_cache`: exact, one small query).
 
 use actix_web::{get, http::header, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::{Query, TournamentPath};
 use crate::api::support::{
-    cached_json, etag_matches, etag_of_key, if_none_match, not_modified_answer, tagged_body,
-    Visibility,
+    cached_json, etag_matches, etag_of_key, if_none_match, kept_answer, not_modified_answer,
+    tagged_body, Visibility,
 };
 use crate::auth::MaybeCaller;
 use crate::domain::scoring::Purpose;
 use crate::error::{ApiError, ApiResult, Problem};
+use crate::services::kept::KeptBody;
 use crate::services::ratings::ListFormat;
 use crate::services::standings::{
     self as table, StandingsOut, StandingsPurpose, StandingsQuery, TeamStandingsOut,
@@ -58,8 +60,48 @@ pub async fn standings(
                 .get(header::ACCEPT)
                 .and_then(|v| v.to_str().ok())
                 .is_some_and(|a| a.contains("text/csv")));
-    let if_none_match = if_none_match(&req);
+    let content_type = if wants_csv {
+        "text/csv; charset=utf-8"
+    } else {
+        "application/json"
+    };
     let cache = state.standings.clone();
+    if caller.0.is_none() {
+        // Anonymous: kept by the instance until a change to the tournament is announced.
+        let key = format!(
+            "standings t={tid} after={:?} purpose={purpose:?} csv={wants_csv}",
+            q.after_round
+        );
+        let (public, body) = state
+            .run_kept(true, key, tid, move |conn| {
+                let read = standings_cache::read(
+                    conn,
+                    &cache,
+                    &caller,
+                    tid,
+                    q.after_round,
+                    purpose,
+                    wants_csv,
+                    etag_of_key,
+                    |_| false,
+                )?;
+                let body = read
+                    .body
+                    .ok_or_else(|| ApiError::Internal("standings read without a body".into()))?;
+                Ok((
+                    read.public,
+                    KeptBody {
+                        etag: read.etag,
+                        content_type,
+                        body,
+                    },
+                ))
+            })
+            .await?;
+        return Ok(kept_answer(&req, &body, Visibility::public_if(public)));
+    }
+    // Signed in: exact, and a revalidation is answered before any body is built.
+    let if_none_match = if_none_match(&req);
     let read = state
         .run(move |conn| {
             standings_cache::read(
@@ -78,11 +120,6 @@ pub async fn standings(
     let vis = Visibility::public_if(read.public);
     let Some(body) = read.body else {
         return Ok(not_modified_answer(&read.etag, vis));
-    };
-    let content_type = if wants_csv {
-        "text/csv; charset=utf-8"
-    } else {
-        "application/json"
     };
     Ok(tagged_body(&read.etag, content_type, body.to_vec(), vis))
 }

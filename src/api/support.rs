@@ -7,6 +7,7 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use crate::error::{ApiError, FieldError};
+use crate::services::kept::KeptBody;
 pub use crate::services::validate::{
     check_country, Check, Page, PageParams, COUNTRY_PATTERN, SEARCH_PATTERN, TEXT_PATTERN,
 };
@@ -69,6 +70,26 @@ fn cache_headers(resp: &mut actix_web::HttpResponseBuilder, etag: &str, vis: Vis
     resp.insert_header((header::ETAG, etag.to_string()))
         .insert_header((header::CACHE_CONTROL, cache))
         .insert_header((header::VARY, "Authorization, Accept"));
+}
+
+/// A JSON body ready to keep, tagged `etag` (or, without one, with its own digest).
+pub fn json_body<T: Serialize>(value: &T, etag: Option<String>) -> Result<KeptBody, ApiError> {
+    let body = serde_json::to_vec(value).map_err(|e| ApiError::Internal(e.to_string()))?;
+    Ok(KeptBody {
+        etag: etag.unwrap_or_else(|| etag_of(&body)),
+        content_type: "application/json",
+        body: body.into(),
+    })
+}
+
+/// The answer for a rendered body: 304 when `If-None-Match` names its ETag.
+pub fn kept_answer(req: &HttpRequest, kept: &KeptBody, vis: Visibility) -> HttpResponse {
+    not_modified(req, &kept.etag, vis).unwrap_or_else(|| {
+        let mut resp = HttpResponse::Ok();
+        cache_headers(&mut resp, &kept.etag, vis);
+        resp.content_type(kept.content_type)
+            .body(actix_web::web::Bytes::from_owner(kept.body.clone()))
+    })
 }
 
 /// The request's `If-None-Match` header, if any (owned, to hand to a database closure).

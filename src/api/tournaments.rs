@@ -6,7 +6,7 @@ use actix_web::{delete, get, patch, post, web, HttpRequest, HttpResponse};
 use crate::api::extract::{idempotency_key, Json, Query, TournamentPath};
 use crate::api::problem::BodyErrors;
 use crate::api::support::{
-    page_json, required_if_match, versioned_json, Page, PageParams, Visibility,
+    json_body, kept_answer, page_json, required_if_match, Page, PageParams, Visibility,
 };
 use crate::auth::{Caller, MaybeCaller, StaffRole};
 use crate::domain::status::TournamentStatus;
@@ -119,12 +119,18 @@ pub async fn read(
     path: web::Path<TournamentPath>,
 ) -> ApiResult<HttpResponse> {
     let id = path.into_inner().id;
-    let t = state
-        .run(move |conn| load_visible(conn, &caller, id))
+    let anonymous = caller.0.is_none();
+    let (public, body) = state
+        .run_kept(anonymous, format!("tournament t={id}"), id, move |conn| {
+            let t = TournamentOut::try_from(load_visible(conn, &caller, id)?)?;
+            let etag = format!("\"{}\"", t.version);
+            Ok((
+                t.status != TournamentStatus::Draft,
+                json_body(&t, Some(etag))?,
+            ))
+        })
         .await?;
-    let t = TournamentOut::try_from(t)?;
-    let vis = Visibility::public_if(t.status != TournamentStatus::Draft);
-    versioned_json(&req, &t, t.version, vis)
+    Ok(kept_answer(&req, &body, Visibility::public_if(public)))
 }
 
 /// Change a tournament (its organisers and admins).

@@ -9,8 +9,15 @@
 //! the database as little as one with none. A stream that falls behind the channel (it holds
 //! the last [`CAPACITY`] events) reads what it missed from the table, as a reconnecting client
 //! does with `Last-Event-ID`.
+//!
+//! The same connection listens on `tourney_changes`, where every committed change to a
+//! tournament's inputs announces the tournament (migration `change_notify`): each announcement
+//! moves that tournament's [`Generation`] on, which is what the instance's kept public reads
+//! are checked against (`services::kept`).
 
-use std::sync::{Arc, Weak};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use diesel::prelude::*;
@@ -23,13 +30,81 @@ use crate::db::schema::tournament_events;
 /// Events the broadcast channel holds for slow streams.
 pub const CAPACITY: usize = 4096;
 /// How often the listener looks for notifications (a socket read, not a query).
-const POLL: Duration = Duration::from_millis(20);
+const POLL: Duration = Duration::from_millis(10);
 /// The wait before reconnecting after the database went away.
 const RECONNECT: Duration = Duration::from_secs(1);
 
 struct Hub {
     tx: broadcast::Sender<Arc<EventRow>>,
     url: String,
+    changes: Changes,
+}
+
+/// Which change of a tournament this instance has seen announced, under which connection of
+/// the listener: kept reads are served only while both are unchanged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Generation {
+    epoch: u64,
+    changes: u64,
+}
+
+impl Generation {
+    pub fn new(epoch: u64, changes: u64) -> Self {
+        Self { epoch, changes }
+    }
+}
+
+/// The announced changes per tournament, and the listener's connection.
+#[derive(Default)]
+struct Changes {
+    /// The listener's current connection (numbered from 1), or 0 while it is not listening: a
+    /// change may then go unannounced, so nothing kept counts as current.
+    epoch: AtomicU64,
+    connections: AtomicU64,
+    per_tournament: Mutex<HashMap<i64, u64>>,
+}
+
+impl Changes {
+    fn generation(&self, tid: i64) -> Option<Generation> {
+        let epoch = self.epoch.load(Ordering::Acquire);
+        if epoch == 0 {
+            return None;
+        }
+        let changes = self.lock().get(&tid).copied().unwrap_or(0);
+        // A reconnect in between: the generation must not mix two connections.
+        (self.epoch.load(Ordering::Acquire) == epoch).then_some(Generation { epoch, changes })
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<i64, u64>> {
+        self.per_tournament
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn changed(&self, tid: i64) {
+        *self.lock().entry(tid).or_insert(0) += 1;
+    }
+
+    /// Every tournament at once: a new epoch, unless the listener is not connected.
+    fn changed_all(&self) {
+        let epoch = self.epoch.load(Ordering::Acquire);
+        if epoch != 0 {
+            let n = self.connections.fetch_add(1, Ordering::AcqRel) + 1;
+            // Not over a lost connection's 0.
+            let _ = self
+                .epoch
+                .compare_exchange(epoch, n, Ordering::AcqRel, Ordering::Acquire);
+        }
+    }
+
+    fn listening(&self) {
+        let n = self.connections.fetch_add(1, Ordering::AcqRel) + 1;
+        self.epoch.store(n, Ordering::Release);
+    }
+
+    fn not_listening(&self) {
+        self.epoch.store(0, Ordering::Release);
+    }
 }
 
 /// The instance's fan-out of committed events (cheap to clone; the listener stops when the
@@ -48,6 +123,7 @@ impl LiveHub {
             hub: Arc::new(Hub {
                 tx,
                 url: url.to_string(),
+                changes: Changes::default(),
             }),
         }
     }
@@ -55,6 +131,25 @@ impl LiveHub {
     /// Every event committed from now on.
     pub fn subscribe(&self) -> broadcast::Receiver<Arc<EventRow>> {
         self.hub.tx.subscribe()
+    }
+
+    /// The generation of tournament `tid`'s public reads: `None` while the listener is not
+    /// connected (changes may go unseen).
+    pub fn generation(&self, tid: i64) -> Option<Generation> {
+        self.hub.changes.generation(tid)
+    }
+
+    /// A write to tournament `tid` through this instance has finished: its kept reads are
+    /// dropped now, without waiting for the notification, so the writer's next read on this
+    /// instance sees the write.
+    pub fn touched(&self, tid: i64) {
+        self.hub.changes.changed(tid);
+    }
+
+    /// A write through this instance may have changed any tournament (a player renamed, a case
+    /// decided): every kept read of the instance is dropped.
+    pub fn touched_all(&self) {
+        self.hub.changes.changed_all();
     }
 
     /// Starts the listener thread.
@@ -94,7 +189,10 @@ fn listen(weak: Weak<Hub>) {
                 continue;
             }
         };
-        if let Err(e) = diesel::sql_query("LISTEN tourney_events").execute(&mut conn) {
+        let listened = diesel::sql_query("LISTEN tourney_events")
+            .execute(&mut conn)
+            .and_then(|_| diesel::sql_query("LISTEN tourney_changes").execute(&mut conn));
+        if let Err(e) = listened {
             tracing::warn!(error = %e, "live feed listener: LISTEN failed; retrying");
             std::thread::sleep(RECONNECT);
             continue;
@@ -126,7 +224,16 @@ fn listen(weak: Weak<Hub>) {
             std::thread::sleep(RECONNECT);
             continue;
         }
-        if !forward(&mut conn, &weak, &mut last) {
+        // From here every committed change is announced on this connection.
+        match weak.upgrade() {
+            Some(hub) => hub.changes.listening(),
+            None => return,
+        }
+        let more = forward(&mut conn, &weak, &mut last);
+        if let Some(hub) = weak.upgrade() {
+            hub.changes.not_listening();
+        }
+        if !more {
             return;
         }
         std::thread::sleep(RECONNECT);
@@ -144,6 +251,11 @@ fn forward(conn: &mut PgConnection, weak: &Weak<Hub>, last: &mut Option<i64>) ->
         let mut ids: Vec<i64> = Vec::new();
         for n in conn.notifications_iter() {
             match n {
+                Ok(n) if n.channel == "tourney_changes" => {
+                    if let Ok(tid) = n.payload.parse::<i64>() {
+                        hub.changes.changed(tid);
+                    }
+                }
                 Ok(n) => ids.extend(n.payload.parse::<i64>().ok()),
                 Err(e) => {
                     tracing::warn!(error = %e, "live feed listener: connection lost");

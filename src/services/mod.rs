@@ -11,6 +11,7 @@ pub mod cup;
 pub mod events;
 pub mod health;
 pub mod idempotency;
+pub mod kept;
 pub mod leaderboard;
 pub mod live;
 pub mod players;

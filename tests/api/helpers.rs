@@ -92,6 +92,7 @@ fn serve_on(db_url: &str, secret: &str) -> TestApp {
         circuit: Default::default(),
         live: tourney::services::live::LiveHub::new(db_url),
         standings: Default::default(),
+        kept: Default::default(),
     };
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
     let port = listener.local_addr().expect("addr").port();

@@ -12,6 +12,7 @@ mod contract_shapes;
 mod errors;
 mod event_fixtures;
 mod helpers;
+mod kept_reads;
 mod live;
 mod openapi;
 mod outage;

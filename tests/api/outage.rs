@@ -120,6 +120,7 @@ fn state_on(pool: tourney::db::DbPool, url: &str) -> tourney::state::AppState {
         circuit: Default::default(),
         live: tourney::services::live::LiveHub::new(url),
         standings: Default::default(),
+        kept: Default::default(),
     }
 }
 

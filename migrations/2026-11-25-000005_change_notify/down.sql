@@ -1,0 +1,11 @@
+DROP TRIGGER players_change_notify ON players;
+DROP TRIGGER results_change_notify ON results;
+DROP TRIGGER round_draws_change_notify ON round_draws;
+DROP TRIGGER penalties_change_notify ON penalties;
+DROP TRIGGER withdrawals_change_notify ON withdrawals;
+DROP TRIGGER rounds_change_notify ON rounds;
+DROP TRIGGER teams_change_notify ON teams;
+DROP TRIGGER registrations_change_notify ON registrations;
+DROP TRIGGER tournament_staff_change_notify ON tournament_staff;
+DROP TRIGGER tournaments_change_notify ON tournaments;
+DROP FUNCTION tourney_change_notify();
