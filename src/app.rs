@@ -20,6 +20,7 @@ use utoipa_swagger_ui::SwaggerUi;
 
 use crate::api;
 use crate::error::ApiError;
+use crate::services::live::{LiveHub, Subject};
 use crate::state::AppState;
 use crate::wire::ProblemIo;
 
@@ -119,11 +120,12 @@ async fn fallback(req: HttpRequest, routes: web::Data<RouteTable>) -> actix_web:
 enum Touch {
     Nothing,
     Tournament(i64),
+    Pool(i64),
     Everything,
 }
 
-/// Writes under a tournament change that tournament; a player's change (a new name) may show
-/// in any tournament's reads.
+/// Writes under a tournament or rating pool change that one; a player's change (a new name)
+/// may show in any tournament's or pool's reads.
 fn touches(method: &Method, path: &str) -> Touch {
     if matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS) {
         return Touch::Nothing;
@@ -131,15 +133,17 @@ fn touches(method: &Method, path: &str) -> Touch {
     let mut parts = path.trim_start_matches("/api/v1/").split('/');
     match (parts.next(), parts.next().map(str::parse::<i64>)) {
         (Some("tournaments"), Some(Ok(id))) => Touch::Tournament(id),
+        (Some("rating-pools"), Some(Ok(id))) => Touch::Pool(id),
         (Some("players"), Some(_)) => Touch::Everything,
         _ => Touch::Nothing,
     }
 }
 
 impl Touch {
-    fn apply(self, live: &crate::services::live::LiveHub) {
+    fn apply(self, live: &LiveHub) {
         match self {
-            Touch::Tournament(id) => live.touched(id),
+            Touch::Tournament(id) => live.touched(Subject::Tournament(id)),
+            Touch::Pool(id) => live.touched(Subject::Pool(id)),
             Touch::Everything => live.touched_all(),
             Touch::Nothing => {}
         }
@@ -306,7 +310,8 @@ mod tests {
         assert_eq!(t(Method::POST, "/api/v1/auth/token"), Touch::Nothing);
         assert_eq!(
             t(Method::POST, "/api/v1/rating-pools/1/rebuild"),
-            Touch::Nothing
+            Touch::Pool(1)
         );
+        assert_eq!(t(Method::POST, "/api/v1/rating-pools"), Touch::Nothing);
     }
 }

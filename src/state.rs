@@ -12,6 +12,7 @@ use crate::error::ApiError;
 use crate::services::auth::AccountCache;
 use crate::services::kept::KeptBody;
 use crate::services::leaderboard::LeaderboardCache;
+use crate::services::live::Subject;
 use crate::services::throttle::LoginThrottle;
 
 /// Shared application state, cloned into every worker.
@@ -167,8 +168,8 @@ impl AppState {
         .await
     }
 
-    /// A read of tournament `tid` that this instance may keep under `key`: for an anonymous
-    /// caller (`anonymous`), the kept body while no change to the tournament has been announced
+    /// A read of `subject` that this instance may keep under `key`: for an anonymous caller
+    /// (`anonymous`), the kept body while no change to the subject has been announced
     /// since it was kept (no connection is taken); else `f` on a connection, one rebuild per key
     /// at a time and a few in all (`services::kept`), its answer kept when `f` says it is
     /// public. Signed-in callers always get `f`'s exact answer. Returns whether the answer is
@@ -177,7 +178,7 @@ impl AppState {
         &self,
         anonymous: bool,
         key: String,
-        tid: i64,
+        subject: Subject,
         f: F,
     ) -> Result<(bool, KeptBody), ApiError>
     where
@@ -187,12 +188,12 @@ impl AppState {
             return self.run(f).await;
         }
         // Only public answers are kept.
-        if let Some(kept) = self.kept.fresh(&key, self.live.generation(tid)) {
+        if let Some(kept) = self.kept.fresh(&key, self.live.generation(subject)) {
             return Ok((true, kept));
         }
         let _flight = self.kept.flight(&key).await;
         // Whoever held the flight before may have kept it meanwhile.
-        let generation = self.live.generation(tid);
+        let generation = self.live.generation(subject);
         if let Some(kept) = self.kept.fresh(&key, generation) {
             return Ok((true, kept));
         }

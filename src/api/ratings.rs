@@ -7,13 +7,15 @@ use actix_web::{get, patch, post, web, HttpRequest, HttpResponse};
 use crate::api::extract::{Json, Query};
 use crate::api::problem::BodyErrors;
 use crate::api::support::{
-    cached_body, cached_json, etag_matches, etag_of_key, if_none_match, not_modified_answer,
-    page_json, required_if_match, tagged_body, versioned_json, with_links, Page, PageParams,
+    cached_body, cached_json, etag_matches, etag_of_key, if_none_match, kept_answer, links_for,
+    not_modified_answer, page_json, required_if_match, versioned_json, Page, PageParams,
     Visibility,
 };
 use crate::auth::{Caller, MaybeCaller};
 use crate::error::{ApiError, ApiResult, FieldError, Problem};
 use crate::services::csv;
+use crate::services::kept::KeptBody;
+use crate::services::live::Subject;
 use crate::services::ratings::{
     self, CreatePool, HistoryQuery, ImportOut, ImportRatings, LeaderboardQuery, LeaderboardRowOut,
     LeaderboardSelection, LeagueOut, LeagueQuery, ListFormat, PoolOut, RatingChangeOut, RebuildOut,
@@ -267,7 +269,7 @@ pub async fn rebuild(
 pub async fn leaderboard(
     req: HttpRequest,
     state: web::Data<AppState>,
-    _caller: MaybeCaller,
+    caller: MaybeCaller,
     id: web::Path<i64>,
     query: Query<LeaderboardQuery>,
 ) -> ApiResult<HttpResponse> {
@@ -293,6 +295,22 @@ pub async fn leaderboard(
             sel.offset,
         ))
     };
+    if caller.0.is_none() {
+        // Anonymous: kept by the instance until a change to the pool is announced.
+        let key = format!("leaderboard pool={id} csv={csv} q={}", req.query_string());
+        let (path, query) = (req.path().to_string(), req.query_string().to_string());
+        let (_, body) = state
+            .run_kept(true, key, Subject::Pool(id), move |conn| {
+                let (etag, page) =
+                    ratings::leaderboard_page(conn, &boards, id, season, &sel, etag_of, |_| false)?;
+                let page =
+                    page.ok_or_else(|| ApiError::Internal("leaderboard without a page".into()))?;
+                Ok((true, render_leaderboard(&page, etag, csv, &path, &query)?))
+            })
+            .await?;
+        return Ok(kept_answer(&req, &body, Visibility::Public));
+    }
+    let (path, query) = (req.path().to_string(), req.query_string().to_string());
     let (etag, page) = state
         .run(move |conn| {
             ratings::leaderboard_page(conn, &boards, id, season, &sel, etag_of, |etag| {
@@ -303,6 +321,18 @@ pub async fn leaderboard(
     let Some(page) = page else {
         return Ok(not_modified_answer(&etag, Visibility::Public));
     };
+    let body = render_leaderboard(&page, etag, csv, &path, &query)?;
+    Ok(kept_answer(&req, &body, Visibility::Public))
+}
+
+/// A leaderboard page as CSV (every row of the page) or JSON with its `Link` header.
+fn render_leaderboard(
+    page: &Page<LeaderboardRowOut>,
+    etag: String,
+    csv: bool,
+    path: &str,
+    query: &str,
+) -> Result<KeptBody, ApiError> {
     if csv {
         let mut out = String::from(
             "rank,player_id,player_name,club,country,rating,games,provisional,last_played,trend_delta\n",
@@ -322,17 +352,20 @@ pub async fn leaderboard(
                 r.trend.delta,
             ));
         }
-        return Ok(tagged_body(
-            &etag,
-            "text/csv; charset=utf-8",
-            out.into_bytes(),
-            Visibility::Public,
-        ));
+        return Ok(KeptBody {
+            etag,
+            content_type: "text/csv; charset=utf-8",
+            body: out.into_bytes().into(),
+            link: None,
+        });
     }
-    let body = serde_json::to_vec(&page).map_err(|e| ApiError::Internal(e.to_string()))?;
-    let mut answer = tagged_body(&etag, "application/json", body, Visibility::Public);
-    with_links(&req, &page, &mut answer);
-    Ok(answer)
+    let body = serde_json::to_vec(page).map_err(|e| ApiError::Internal(e.to_string()))?;
+    Ok(KeptBody {
+        etag,
+        content_type: "application/json",
+        body: body.into(),
+        link: links_for(path, query, page),
+    })
 }
 
 /// The pool's seasons (public).

@@ -16,6 +16,7 @@ use crate::auth::{Caller, MaybeCaller};
 use crate::error::{ApiResult, Problem};
 use crate::services::cup::{self, CupMatchOut};
 use crate::services::idempotency;
+use crate::services::live::Subject;
 use crate::services::rounds::{self, CreateRound, DrawRecord, RoundOut, UpdateRound};
 use crate::services::snapshot::TeamMatchResult;
 use crate::state::AppState;
@@ -188,7 +189,7 @@ pub async fn read(
     let anonymous = caller.0.is_none();
     let key = format!("round t={tid} n={number}");
     let (public, body) = state
-        .run_kept(anonymous, key, tid, move |conn| {
+        .run_kept(anonymous, key, Subject::Tournament(tid), move |conn| {
             let (public, out) = rounds::read_round(conn, &caller, tid, number)?;
             Ok((public, json_body(&out, None)?))
         })

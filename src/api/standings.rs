@@ -14,6 +14,7 @@ use crate::auth::MaybeCaller;
 use crate::domain::scoring::Purpose;
 use crate::error::{ApiError, ApiResult, Problem};
 use crate::services::kept::KeptBody;
+use crate::services::live::Subject;
 use crate::services::ratings::ListFormat;
 use crate::services::standings::{
     self as table, StandingsOut, StandingsPurpose, StandingsQuery, TeamStandingsOut,
@@ -73,7 +74,7 @@ pub async fn standings(
             q.after_round
         );
         let (public, body) = state
-            .run_kept(true, key, tid, move |conn| {
+            .run_kept(true, key, Subject::Tournament(tid), move |conn| {
                 let read = standings_cache::read(
                     conn,
                     &cache,
@@ -94,6 +95,7 @@ pub async fn standings(
                         etag: read.etag,
                         content_type,
                         body,
+                        link: None,
                     },
                 ))
             })

@@ -79,6 +79,7 @@ pub fn json_body<T: Serialize>(value: &T, etag: Option<String>) -> Result<KeptBo
         etag: etag.unwrap_or_else(|| etag_of(&body)),
         content_type: "application/json",
         body: body.into(),
+        link: None,
     })
 }
 
@@ -87,6 +88,9 @@ pub fn kept_answer(req: &HttpRequest, kept: &KeptBody, vis: Visibility) -> HttpR
     not_modified(req, &kept.etag, vis).unwrap_or_else(|| {
         let mut resp = HttpResponse::Ok();
         cache_headers(&mut resp, &kept.etag, vis);
+        if let Some(link) = &kept.link {
+            resp.insert_header((header::LINK, link.as_str()));
+        }
         resp.content_type(kept.content_type)
             .body(actix_web::web::Bytes::from_owner(kept.body.clone()))
     })
@@ -208,9 +212,13 @@ pub fn versioned_json<T: Serialize>(
 /// The RFC 8288 `Link` header of a page: `next` and `prev` (where they exist), with the
 /// request's other query parameters kept.
 pub fn page_links<T>(req: &HttpRequest, page: &Page<T>) -> Option<String> {
+    links_for(req.path(), req.query_string(), page)
+}
+
+/// [`page_links`] for a request's path and query string.
+pub fn links_for<T>(path: &str, query_string: &str, page: &Page<T>) -> Option<String> {
     let (next, prev) = page.neighbours();
-    let kept: Vec<String> = req
-        .query_string()
+    let kept: Vec<String> = query_string
         .split('&')
         .filter(|p| !p.is_empty() && !p.starts_with("limit=") && !p.starts_with("offset="))
         .map(str::to_string)
@@ -219,7 +227,7 @@ pub fn page_links<T>(req: &HttpRequest, page: &Page<T>) -> Option<String> {
         let mut query = kept.clone();
         query.push(format!("limit={limit}"));
         query.push(format!("offset={offset}"));
-        format!("<{}?{}>; rel=\"{rel}\"", req.path(), query.join("&"))
+        format!("<{path}?{}>; rel=\"{rel}\"", query.join("&"))
     };
     let links: Vec<String> = [next.map(|n| link(n, "next")), prev.map(|p| link(p, "prev"))]
         .into_iter()

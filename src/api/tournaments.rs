@@ -13,6 +13,7 @@ use crate::domain::status::TournamentStatus;
 use crate::error::{ApiResult, Problem};
 use crate::services::access::load_visible;
 use crate::services::idempotency;
+use crate::services::live::Subject;
 use crate::services::tournaments::{
     self, AppointStaff, CreateTournament, StaffOut, TournamentFilter, TournamentOut,
     UpdateTournament,
@@ -121,14 +122,19 @@ pub async fn read(
     let id = path.into_inner().id;
     let anonymous = caller.0.is_none();
     let (public, body) = state
-        .run_kept(anonymous, format!("tournament t={id}"), id, move |conn| {
-            let t = TournamentOut::try_from(load_visible(conn, &caller, id)?)?;
-            let etag = format!("\"{}\"", t.version);
-            Ok((
-                t.status != TournamentStatus::Draft,
-                json_body(&t, Some(etag))?,
-            ))
-        })
+        .run_kept(
+            anonymous,
+            format!("tournament t={id}"),
+            Subject::Tournament(id),
+            move |conn| {
+                let t = TournamentOut::try_from(load_visible(conn, &caller, id)?)?;
+                let etag = format!("\"{}\"", t.version);
+                Ok((
+                    t.status != TournamentStatus::Draft,
+                    json_body(&t, Some(etag))?,
+                ))
+            },
+        )
         .await?;
     Ok(kept_answer(&req, &body, Visibility::public_if(public)))
 }

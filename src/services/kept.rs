@@ -35,6 +35,8 @@ pub struct KeptBody {
     pub etag: String,
     pub content_type: &'static str,
     pub body: Arc<[u8]>,
+    /// The `Link` header of a page.
+    pub link: Option<String>,
 }
 
 struct Entry {
@@ -127,6 +129,7 @@ mod tests {
             etag: format!("\"{s}\""),
             content_type: "application/json",
             body: s.as_bytes().into(),
+            link: None,
         }
     }
 

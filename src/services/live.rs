@@ -40,17 +40,40 @@ struct Hub {
     changes: Changes,
 }
 
-/// Which change of a tournament this instance has seen announced, under which connection of
-/// the listener: kept reads are served only while both are unchanged.
+/// What a kept read is made of: one tournament, or one rating pool's leaderboard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Subject {
+    Tournament(i64),
+    Pool(i64),
+}
+
+impl Subject {
+    /// The subject a `tourney_changes` payload names: `<id>` for a tournament, `pool:<id>`.
+    fn parse(payload: &str) -> Option<Self> {
+        match payload.strip_prefix("pool:") {
+            Some(id) => id.parse().ok().map(Self::Pool),
+            None => payload.parse().ok().map(Self::Tournament),
+        }
+    }
+}
+
+/// Which change of a subject this instance has seen announced, under which connection of the
+/// listener (and, for a pool, after how many tournament writes through this instance): kept
+/// reads are served only while all are unchanged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Generation {
     epoch: u64,
     changes: u64,
+    local_writes: u64,
 }
 
 impl Generation {
     pub fn new(epoch: u64, changes: u64) -> Self {
-        Self { epoch, changes }
+        Self {
+            epoch,
+            changes,
+            local_writes: 0,
+        }
     }
 }
 
@@ -61,28 +84,37 @@ struct Changes {
     /// change may then go unannounced, so nothing kept counts as current.
     epoch: AtomicU64,
     connections: AtomicU64,
-    per_tournament: Mutex<HashMap<i64, u64>>,
+    /// Tournament writes through this instance: a result may move a pool's ratings, and the
+    /// instance does not know which pool, so its kept leaderboards follow every such write.
+    local_writes: AtomicU64,
+    per_subject: Mutex<HashMap<Subject, u64>>,
 }
 
 impl Changes {
-    fn generation(&self, tid: i64) -> Option<Generation> {
+    fn generation(&self, subject: Subject) -> Option<Generation> {
         let epoch = self.epoch.load(Ordering::Acquire);
         if epoch == 0 {
             return None;
         }
-        let changes = self.lock().get(&tid).copied().unwrap_or(0);
+        let local_writes = match subject {
+            Subject::Pool(_) => self.local_writes.load(Ordering::Acquire),
+            Subject::Tournament(_) => 0,
+        };
+        let changes = self.lock().get(&subject).copied().unwrap_or(0);
         // A reconnect in between: the generation must not mix two connections.
-        (self.epoch.load(Ordering::Acquire) == epoch).then_some(Generation { epoch, changes })
+        (self.epoch.load(Ordering::Acquire) == epoch).then_some(Generation {
+            epoch,
+            changes,
+            local_writes,
+        })
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<i64, u64>> {
-        self.per_tournament
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Subject, u64>> {
+        self.per_subject.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn changed(&self, tid: i64) {
-        *self.lock().entry(tid).or_insert(0) += 1;
+    fn changed(&self, subject: Subject) {
+        *self.lock().entry(subject).or_insert(0) += 1;
     }
 
     /// Every tournament at once: a new epoch, unless the listener is not connected.
@@ -133,17 +165,20 @@ impl LiveHub {
         self.hub.tx.subscribe()
     }
 
-    /// The generation of tournament `tid`'s public reads: `None` while the listener is not
-    /// connected (changes may go unseen).
-    pub fn generation(&self, tid: i64) -> Option<Generation> {
-        self.hub.changes.generation(tid)
+    /// The generation of a subject's public reads: `None` while the listener is not connected
+    /// (changes may go unseen).
+    pub fn generation(&self, subject: Subject) -> Option<Generation> {
+        self.hub.changes.generation(subject)
     }
 
-    /// A write to tournament `tid` through this instance has finished: its kept reads are
+    /// A write to a subject through this instance has finished: its kept reads are
     /// dropped now, without waiting for the notification, so the writer's next read on this
     /// instance sees the write.
-    pub fn touched(&self, tid: i64) {
-        self.hub.changes.changed(tid);
+    pub fn touched(&self, subject: Subject) {
+        if let Subject::Tournament(_) = subject {
+            self.hub.changes.local_writes.fetch_add(1, Ordering::AcqRel);
+        }
+        self.hub.changes.changed(subject);
     }
 
     /// A write through this instance may have changed any tournament (a player renamed, a case
@@ -252,8 +287,8 @@ fn forward(conn: &mut PgConnection, weak: &Weak<Hub>, last: &mut Option<i64>) ->
         for n in conn.notifications_iter() {
             match n {
                 Ok(n) if n.channel == "tourney_changes" => {
-                    if let Ok(tid) = n.payload.parse::<i64>() {
-                        hub.changes.changed(tid);
+                    if let Some(subject) = Subject::parse(&n.payload) {
+                        hub.changes.changed(subject);
                     }
                 }
                 Ok(n) => ids.extend(n.payload.parse::<i64>().ok()),

@@ -210,3 +210,66 @@ async fn many_clients_missing_at_once_get_one_answer() {
         assert_eq!(r.status(), 404);
     }
 }
+
+#[actix_web::test]
+async fn a_kept_leaderboard_follows_a_corrected_result_at_once() {
+    let app = spawn_app().await;
+    let admin = app.admin_token().await;
+    let (tid, org, referee, _) = event(&app, "agricola_norway", 8).await;
+    let r = app
+        .post(
+            "/api/v1/rating-pools",
+            Some(&admin),
+            json!({"name": "Norway", "time_zone": "Europe/Oslo"}),
+        )
+        .await;
+    let status = r.status();
+    let pool: Value = r.json().await.unwrap();
+    assert_eq!(status, 201, "{pool}");
+    let pool = pool["id"].as_i64().unwrap();
+    crate::case_fixtures::patch_tournament(&app, tid, &org, json!({"rating_pool_id": pool})).await;
+    let round = new_round(&app, tid, &org, json!({"method": "random"})).await;
+    play_round(&app, tid, &referee, &round, |p| 10 + p % 9).await;
+
+    let path = format!("/api/v1/rating-pools/{pool}/leaderboard?include_provisional=true&limit=5");
+    actix_web::rt::time::sleep(std::time::Duration::from_millis(200)).await;
+    let (etag, board) = get(&app, &path, None).await;
+    assert_eq!(board["items"].as_array().unwrap().len(), 5, "{board}");
+    let first = app.get(&path, None).await;
+    assert!(
+        first.headers().contains_key("link"),
+        "a page keeps its Link header"
+    );
+
+    let (mut su, db) = cluster_admin(&app.database_url);
+    actix_web::rt::time::sleep(std::time::Duration::from_millis(1200)).await;
+    for _ in 0..50 {
+        assert_eq!(get(&app, &path, None).await.0, etag);
+    }
+    assert_eq!(recent_statements(&mut su, &db, 1000), 0);
+
+    // A corrected result moves ratings: the next anonymous read on this instance has it.
+    let table = &round["draw"]["tables"][0];
+    let seats: Vec<Value> = table["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+        .map(|(i, p)| json!({"player_id": p, "score": 90 - 20 * i as i64}))
+        .collect();
+    let r = app
+        .put_if_match(
+            &format!(
+                "/api/v1/tournaments/{tid}/rounds/1/tables/{}/result",
+                table["number"]
+            ),
+            Some(&referee),
+            1,
+            json!({"seats": seats, "reason": "recounted"}),
+        )
+        .await;
+    assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
+    let now = get(&app, &path, None).await;
+    assert_ne!(now.0, etag);
+    assert_eq!(now, get(&app, &path, Some(&admin)).await);
+}

@@ -52,6 +52,7 @@ pub(crate) fn result(conn: &mut PgConnection, round: i64, table: i32, version: i
     .bind::<Jsonb, _>(seats)
     .execute(conn)
     .expect("insert result");
+    notified();
 }
 
 /// An Ashes game: `winner` beats `loser`.
@@ -73,6 +74,15 @@ pub(crate) fn draw(a: i64, b: i64) -> Value {
 pub(crate) fn feed(conn: &mut PgConnection, tournament: i64) {
     conn.transaction(|c| tourney::services::ratings::results_changed(c, tournament))
         .expect("results_changed");
+    notified();
+}
+
+/// A change written straight to the database (not through the service) reaches the service's
+/// kept anonymous reads through its notification (`services::kept`): give the instance's
+/// listener, which reads its socket every 10 ms, time to see it. The listener is its own
+/// thread, so blocking this one does not hold it up.
+pub(crate) fn notified() {
+    std::thread::sleep(std::time::Duration::from_millis(60));
 }
 
 /// The pool's log: (sequence, player, before, after, delta).

@@ -543,6 +543,7 @@ async fn leaderboard_ranks_ties_thresholds_and_filters_as_the_sql_did() {
     .bind::<Int8, _>(pool_id)
     .execute(&mut conn)
     .unwrap();
+    crate::rating_fixtures::notified();
 
     let path = format!("/api/v1/rating-pools/{pool_id}/leaderboard");
     let mut checked = 0;
