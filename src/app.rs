@@ -172,6 +172,8 @@ pub fn serve(
     state.live.start();
     let live = state.live.clone();
     let state = web::Data::new(state);
+    // A benchmark's reference body (`api::health::bench_static`); off unless asked for.
+    let bench_routes = std::env::var("TOURNEY_BENCH_ROUTES").is_ok_and(|v| v == "1");
     let metrics = Arc::new(api::metrics::Metrics::default());
     let app = move || {
         let (app, _) = App::new()
@@ -203,6 +205,11 @@ pub fn serve(
                 SwaggerUi::new("/docs/{_:.*}")
                     .external_urls_from_iter_unchecked([("/openapi.json", (*doc).clone())]),
             )
+            .configure(|c| {
+                if bench_routes {
+                    c.route("/bench/static", web::get().to(api::health::bench_static));
+                }
+            })
             .default_service(web::to(fallback))
             // gzip for JSON, CSV and the document when the client accepts it; the live feed
             // opts out (`Content-Encoding: identity`) so events are not held in a buffer.

@@ -52,3 +52,33 @@ pub async fn readyz(state: web::Data<AppState>) -> ApiResult<HttpResponse> {
             status: "ok".into(),
         }))
 }
+
+/// `GET /bench/static?bytes=N` (only with `TOURNEY_BENCH_ROUTES=1`, never in the document): a
+/// JSON body of N bytes built once and served from memory, the "static body of the same size"
+/// that `scripts/standings_load.py` compares the kept reads with.
+pub async fn bench_static(query: web::Query<BenchStatic>) -> HttpResponse {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    static BODIES: OnceLock<Mutex<HashMap<usize, web::Bytes>>> = OnceLock::new();
+    let n = query.bytes.clamp(2, 16 << 20);
+    let body = BODIES
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .entry(n)
+        .or_insert_with(|| {
+            let mut b = vec![b' '; n];
+            b[0] = b'"';
+            b[n - 1] = b'"';
+            web::Bytes::from(b)
+        })
+        .clone();
+    HttpResponse::Ok()
+        .content_type("application/json")
+        .body(body)
+}
+
+#[derive(serde::Deserialize)]
+pub struct BenchStatic {
+    bytes: usize,
+}
