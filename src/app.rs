@@ -115,6 +115,13 @@ async fn fallback(req: HttpRequest, routes: web::Data<RouteTable>) -> actix_web:
     .error_response()
 }
 
+/// A benchmark's reference body (`api::health::bench_static`), with `TOURNEY_BENCH_ROUTES=1`.
+fn bench_routes(c: &mut web::ServiceConfig) {
+    if std::env::var("TOURNEY_BENCH_ROUTES").is_ok_and(|v| v == "1") {
+        c.route("/bench/static", web::get().to(api::health::bench_static));
+    }
+}
+
 /// What a request may change of the kept public reads (`services::kept`).
 #[derive(Debug, PartialEq)]
 enum Touch {
@@ -172,8 +179,6 @@ pub fn serve(
     state.live.start();
     let live = state.live.clone();
     let state = web::Data::new(state);
-    // A benchmark's reference body (`api::health::bench_static`); off unless asked for.
-    let bench_routes = std::env::var("TOURNEY_BENCH_ROUTES").is_ok_and(|v| v == "1");
     let metrics = Arc::new(api::metrics::Metrics::default());
     let app = move || {
         let (app, _) = App::new()
@@ -205,11 +210,7 @@ pub fn serve(
                 SwaggerUi::new("/docs/{_:.*}")
                     .external_urls_from_iter_unchecked([("/openapi.json", (*doc).clone())]),
             )
-            .configure(|c| {
-                if bench_routes {
-                    c.route("/bench/static", web::get().to(api::health::bench_static));
-                }
-            })
+            .configure(bench_routes)
             .default_service(web::to(fallback))
             // gzip for JSON, CSV and the document when the client accepts it; the live feed
             // opts out (`Content-Encoding: identity`) so events are not held in a buffer.

@@ -79,9 +79,17 @@ impl Modify for BearerAuth {
     }
 }
 
-/// Registers every `/api/v1` route.
+/// Registers every `/api/v1` route. actix tries routes in this order, one path pattern after
+/// another, so the public reads that take the most traffic come first (matching the standings
+/// at the 33rd pattern took most of a kept read's time; no two patterns match one path, so the
+/// order changes nothing else).
 pub fn routes(cfg: &mut ServiceConfig) {
-    cfg.service(auth::issue_token)
+    cfg.service(standings::standings)
+        .service(tournaments::read)
+        .service(rounds::read)
+        .service(ratings::leaderboard)
+        .service(events::events)
+        .service(auth::issue_token)
         .service(auth::me)
         .service(users::create)
         .service(users::list)
@@ -91,7 +99,6 @@ pub fn routes(cfg: &mut ServiceConfig) {
         .service(players::update)
         .service(tournaments::create)
         .service(tournaments::list)
-        .service(tournaments::read)
         .service(tournaments::update)
         .service(tournaments::list_staff)
         .service(tournaments::appoint)
@@ -104,7 +111,6 @@ pub fn routes(cfg: &mut ServiceConfig) {
         .service(registrations::create_team)
         .service(rounds::create)
         .service(rounds::list)
-        .service(rounds::read)
         .service(rounds::update)
         .service(rounds::redraw)
         .service(rounds::publish)
@@ -113,7 +119,6 @@ pub fn routes(cfg: &mut ServiceConfig) {
         .service(rounds::cup_matches)
         .service(results::enter)
         .service(results::read)
-        .service(standings::standings)
         .service(standings::team_standings)
         .service(conduct::withdraw)
         .service(conduct::list_withdrawals)
@@ -127,7 +132,6 @@ pub fn routes(cfg: &mut ServiceConfig) {
         .service(cases::decision)
         .service(cases::vote)
         .service(cases::appeal)
-        .service(events::events)
         .service(ratings::create_pool)
         .service(ratings::list_pools)
         .service(ratings::read_pool)
@@ -135,7 +139,6 @@ pub fn routes(cfg: &mut ServiceConfig) {
         .service(ratings::rebuild)
         .service(ratings::import)
         .service(ratings::list_imports)
-        .service(ratings::leaderboard)
         .service(ratings::list_seasons)
         .service(ratings::read_season)
         .service(ratings::league)
