@@ -36,7 +36,7 @@ def seed(base, token, players, rounds):
     """The event's id, its pool's id, and the first table of its last round."""
     api = base + "/api/v1"
     _, _, pool = call("POST", api + "/rating-pools",
-                      {"name": "Load pool", "time_zone": "Europe/Oslo"}, token)
+                      {"name": f"Load pool {time.time():.0f}", "time_zone": "Europe/Oslo"}, token)
     pool = json.loads(pool)["id"]
     _, _, t = call("POST", api + "/tournaments", {
         "name": "Load event", "game": "Agricola", "ruleset": "agricola_norway",
