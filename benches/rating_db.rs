@@ -248,8 +248,8 @@ fn main() {
                 (SELECT min(id) FROM users), {pool_id}
          FROM generate_series(1, {tournaments}) t;
          INSERT INTO rounds (tournament_id, number, kind, method, seed, seed_commitment,
-                             draw_input, draw, created_by, status, completed_at)
-         SELECT t.id, n, 'preliminary', 'random', '00', '00', '{{}}'::jsonb, '{{}}'::jsonb,
+                             draw, created_by, status, completed_at)
+         SELECT t.id, n, 'preliminary', 'random', '00', '00', '{{}}'::jsonb,
                 (SELECT min(id) FROM users), 'completed',
                 (t.starts_on + time '09:00') AT TIME ZONE 'UTC' + n * interval '1 hour'
          FROM tournaments t, generate_series(1, {ROUNDS_PER_TOURNAMENT}) n;

@@ -103,7 +103,6 @@ diesel::table! {
         status -> Text,
         seed -> Text,
         seed_commitment -> Text,
-        draw_input -> Jsonb,
         draw -> Jsonb,
         draw_count -> Int4,
         created_by -> Int8,

@@ -15,8 +15,9 @@ use crate::db::running::{ResultRow, RoundRow};
 use crate::db::schema::{results, rounds};
 use crate::db::{self};
 use crate::domain::rating::PlayingDays;
-use crate::domain::scoring::Preset;
 use crate::domain::scoring::{score_table, Format, Outcome, Points, SeatResult, TableResult};
+use crate::domain::scoring::{Preset, Ruleset};
+use crate::domain::seating::Draw;
 use crate::domain::status::RoundStatus;
 use crate::domain::PlayerId;
 use crate::error::ApiError;
@@ -178,12 +179,12 @@ pub fn with_history(
 
 /// Checks an entered result against the draw and the ruleset; the engine's seats.
 fn check_result(
-    snap: &play::Snapshot,
+    ruleset: &Ruleset,
     round: &RoundRow,
+    draw: &Draw,
     table: i32,
     input: &EnterResult,
 ) -> Result<Vec<SeatResult>, ApiError> {
-    let draw = play::draw_of(round)?;
     let t = draw
         .tables
         .iter()
@@ -269,19 +270,14 @@ fn check_result(
             }),
         })
         .collect();
-    if snap.ruleset.format != Format::TeamDuplicate {
+    if ruleset.format != Format::TeamDuplicate {
         let table_result = TableResult {
             seats: seats.clone(),
             clarification: None,
             double_crash: input.double_crash.unwrap_or(false),
         };
-        score_table(
-            &snap.ruleset,
-            &table_result,
-            Points::ONE,
-            table as usize - 1,
-        )
-        .map_err(|e| ApiError::field("seats", e.to_string()))?;
+        score_table(ruleset, &table_result, Points::ONE, table as usize - 1)
+            .map_err(|e| ApiError::field("seats", e.to_string()))?;
     }
     Ok(seats)
 }
@@ -322,8 +318,11 @@ pub fn store_result(
     // No game can have been played before the first day (issue 14, item 20).
     time_of_play::require_started(&t)?;
     let days = time_of_play::playing_days(&t)?;
-    let snap = play::Snapshot::load(conn, t)?;
-    let seats = check_result(&snap, &round, table, input)?;
+    // What the write reads: the tournament (its ruleset), the round's row with its draw and the
+    // table's versions, never the rest of the event (issue 16).
+    let ruleset = play::ruleset_of(&t)?;
+    let draw = play::draw_of(&round)?;
+    let seats = check_result(&ruleset, &round, &draw, table, input)?;
     let current = history(conn, &round, table)?
         .last()
         .map(|r| r.version)
@@ -375,7 +374,7 @@ pub fn store_result(
         payload,
     )?;
     // After the result's own event, so the feed reads in the order things happened.
-    let round_status = after_result_change(conn, &round, days)?;
+    let round_status = after_result_change(conn, &round, &draw, days)?;
     let rows = history(conn, &round, table)?;
     with_history(&round, rows, round_status)
         .ok_or_else(|| ApiError::Internal("result vanished".into()))
@@ -387,15 +386,15 @@ pub fn store_result(
 pub fn after_result_change(
     conn: &mut PgConnection,
     round: &RoundRow,
+    draw: &Draw,
     days: PlayingDays,
 ) -> Result<String, ApiError> {
-    let draw = play::draw_of(round)?;
     let done = results::table
         .filter(results::round_id.eq(round.id))
-        .select(results::table_number)
-        .distinct()
-        .load::<i32>(conn)?
-        .len();
+        .select(diesel::dsl::sql::<diesel::sql_types::BigInt>(
+            "count(distinct table_number)",
+        ))
+        .first::<i64>(conn)? as usize;
     let mut status = round.status.clone();
     if status == RoundStatus::Published.as_str() && done >= draw.tables.len() {
         let now = Utc::now();

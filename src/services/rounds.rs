@@ -20,7 +20,7 @@ use crate::domain::status::{RoundStatus, TournamentStatus};
 use crate::domain::DrawRng;
 use crate::error::ApiError;
 use crate::services::access::{load_for_staff, load_visible};
-use crate::services::round_input::{bridge_final_option, draw_input};
+use crate::services::round_input::{bridge_final_option, draw_input, restored, stored_form};
 use crate::services::snapshot::{self as play, Snapshot, TeamMatchResult};
 use crate::services::time_of_play;
 
@@ -215,7 +215,7 @@ fn make_draw(
     let to_json =
         |v: serde_json::Result<serde_json::Value>| v.map_err(|e| ApiError::Internal(e.to_string()));
     Ok((
-        to_json(serde_json::to_value(input))?,
+        stored_form(input)?,
         to_json(serde_json::to_value(&draw))?,
         seed_hex,
         commitment,
@@ -353,7 +353,6 @@ pub fn create_round(
                 metadata: serde_json::Value::Object(input.metadata.unwrap_or_default()),
                 seed: seed.clone(),
                 seed_commitment: commitment.clone(),
-                draw_input: input_json.clone(),
                 draw: draw_json.clone(),
                 created_by: caller.user_id,
                 played_at: input.played_at,
@@ -409,8 +408,8 @@ pub fn redraw(
             ));
         }
         // Same input as before (the field has not changed: the round is a draft).
-        let input: DrawInput = serde_json::from_value(round.draw_input.clone())
-            .map_err(|e| ApiError::Internal(e.to_string()))?;
+        let stored = db_rounds::stored_input(conn, &round)?;
+        let input = restored(conn, &t, number, stored)?;
         let (input_json, draw_json, seed, commitment) = make_draw(&input)?;
         let attempt = round.draw_count + 1;
         diesel::insert_into(round_draws::table)
@@ -562,24 +561,31 @@ pub fn draw_records(
     tid: i64,
     number: i32,
 ) -> Result<Vec<DrawRecord>, ApiError> {
-    let (_, r) = load_round(conn, caller, tid, number)?;
+    let (t, r) = load_round(conn, caller, tid, number)?;
     let revealed = r.status != RoundStatus::Draft.as_str();
     let rows: Vec<RoundDraw> = round_draws::table
         .filter(round_draws::round_id.eq(r.id))
         .order(round_draws::attempt)
         .select(RoundDraw::as_select())
         .load(conn)?;
-    Ok(rows
-        .into_iter()
-        .map(|d| DrawRecord {
+    let mut out = Vec::with_capacity(rows.len());
+    for d in rows {
+        let input = if revealed {
+            let full = restored(conn, &t, number, d.draw_input)?;
+            Some(serde_json::to_value(full).map_err(|e| ApiError::Internal(e.to_string()))?)
+        } else {
+            None
+        };
+        out.push(DrawRecord {
             attempt: d.attempt,
             seed_commitment: d.seed_commitment,
             seed: revealed.then_some(d.seed),
-            input: revealed.then_some(d.draw_input),
+            input,
             draw: d.draw,
             drawn_at: d.drawn_at,
-        })
-        .collect::<Vec<_>>())
+        });
+    }
+    Ok(out)
 }
 
 /// A team round's matches, and whether they are public.

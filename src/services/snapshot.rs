@@ -48,8 +48,27 @@ pub fn kind_name(kind: RoundKind) -> &'static str {
 
 /// A round's draw as stored.
 pub fn draw_of(round: &RoundRow) -> Result<Draw, ApiError> {
-    serde_json::from_value(round.draw.clone())
+    use serde::Deserialize;
+    Draw::deserialize(&round.draw)
         .map_err(|e| ApiError::Internal(format!("stored draw of round {}: {e}", round.number)))
+}
+
+/// Who met whom in these draws: every table once, in seat order (the compact form the seating
+/// engine reads; a pair-meeting count would take six entries for a table of four).
+pub fn history_of(ruleset: &Ruleset, draws: &[Draw]) -> History {
+    let mut h = History::default();
+    for draw in draws {
+        for t in &draw.tables {
+            if t.seats.len() == 2 && ruleset.players_per_table == 2 {
+                h.pairings.push([t.seats[0], t.seats[1]]);
+            }
+            h.tables.push(t.seats.clone());
+        }
+        h.bridge_groups
+            .extend(draw.bridge_groups.iter().map(|g| g.players.clone()));
+        h.byes.extend(draw.byes.iter().copied());
+    }
+    h
 }
 
 /// Everything stored about a tournament's play, loaded once.
@@ -90,15 +109,21 @@ impl Snapshot {
             .select(RoundRow::as_select())
             .load(conn)?;
         let round_ids: Vec<i64> = rounds.iter().map(|r| r.id).collect();
-        let all: Vec<ResultRow> = results::table
+        // Only the version in force of each table: corrections do not make this read grow.
+        let in_force: Vec<ResultRow> = results::table
             .filter(results::round_id.eq_any(&round_ids))
-            .order((results::round_id, results::table_number, results::version))
+            .distinct_on((results::round_id, results::table_number))
+            .order((
+                results::round_id,
+                results::table_number,
+                results::version.desc(),
+            ))
             .select(ResultRow::as_select())
             .load(conn)?;
-        let mut latest = HashMap::new();
-        for r in all {
-            latest.insert((r.round_id, r.table_number), r);
-        }
+        let latest = in_force
+            .into_iter()
+            .map(|r| ((r.round_id, r.table_number), r))
+            .collect();
         let withdrawals = withdrawals::table
             .filter(withdrawals::tournament_id.eq(tid))
             .order(withdrawals::id)
@@ -279,20 +304,13 @@ impl Snapshot {
 
     /// Who met whom in the rounds drawn so far (published or completed).
     pub fn history(&self, before_round: i32) -> Result<History, ApiError> {
-        let mut h = History::default();
-        for r in self.rounds.iter().filter(|r| r.number < before_round) {
-            let draw = draw_of(r)?;
-            for t in &draw.tables {
-                if t.seats.len() == 2 && self.ruleset.players_per_table == 2 {
-                    h.pairings.push([t.seats[0], t.seats[1]]);
-                }
-                h.tables.push(t.seats.clone());
-            }
-            h.bridge_groups
-                .extend(draw.bridge_groups.iter().map(|g| g.players.clone()));
-            h.byes.extend(draw.byes.iter().copied());
-        }
-        Ok(h)
+        let draws = self
+            .rounds
+            .iter()
+            .filter(|r| r.number < before_round)
+            .map(draw_of)
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(history_of(&self.ruleset, &draws))
     }
 
     /// Players out of play from round `number` on: withdrawn before it, or opted out of it

@@ -28,8 +28,8 @@ pub(crate) fn completed_round(
 ) -> i64 {
     diesel::sql_query(
         "INSERT INTO rounds (tournament_id, number, kind, method, seed, seed_commitment,
-                             draw_input, draw, created_by, status, completed_at, played_at)
-         VALUES ($1, $2, 'preliminary', 'random', '00', '00', '{}'::jsonb, '{}'::jsonb,
+                             draw, created_by, status, completed_at, played_at)
+         VALUES ($1, $2, 'preliminary', 'random', '00', '00', '{}'::jsonb,
                  (SELECT min(id) FROM users), 'completed', $3::timestamptz, $3::timestamptz)
          RETURNING id",
     )

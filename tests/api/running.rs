@@ -516,3 +516,83 @@ async fn drafts_are_private_redraws_are_kept_and_the_seed_stays_secret_until_pub
     .await;
     assert_eq!(fields(&p), vec!["options.colour"]);
 }
+
+/// The draw record of every attempt of round `n`, each checked: its revealed input and seed
+/// recompute its draw. Returns the inputs.
+async fn recomputed_draws(app: &crate::helpers::TestApp, tid: i64, n: i64) -> Vec<Value> {
+    let records: Value = app
+        .get(&format!("/api/v1/tournaments/{tid}/rounds/{n}/draws"), None)
+        .await
+        .json()
+        .await
+        .unwrap();
+    let mut inputs = Vec::new();
+    for record in records["items"].as_array().unwrap() {
+        let input: tourney::domain::seating::DrawInput =
+            serde_json::from_value(record["input"].clone()).unwrap();
+        let seed = record["seed"].as_str().unwrap();
+        let mut rng = tourney::domain::DrawRng::from_seed(
+            tourney::domain::DrawRng::seed_from_hex(seed).unwrap(),
+        );
+        let again = tourney::domain::seating::draw_round(&input, &mut rng).unwrap();
+        assert_eq!(serde_json::to_value(&again).unwrap(), record["draw"]);
+        inputs.push(record["input"].clone());
+    }
+    inputs
+}
+
+/// A round stores only what is new in its draw input (issue 16): the history and the plan are
+/// rebuilt from the earlier rounds' draws, so the revealed input of a later round, and of each
+/// of its redraws, still recomputes its draw, and a redraw follows the same plan.
+#[actix_web::test]
+async fn a_later_rounds_draw_record_recomputes_from_its_rebuilt_history_and_plan() {
+    let app = spawn_app().await;
+    let (tid, org, referee, _) = event(&app, "agricola_norway", 12).await;
+    let r1 = new_round(
+        &app,
+        tid,
+        &org,
+        json!({"method": "random", "options": {"rounds_remaining": 3}}),
+    )
+    .await;
+    play_round(&app, tid, &referee, &r1, |p| 40 + p).await;
+    let url = format!("/api/v1/tournaments/{tid}/rounds");
+    let r = app
+        .post(&url, Some(&org), json!({"method": "random"}))
+        .await;
+    assert_eq!(r.status(), 201);
+    let r = app
+        .post(&format!("{url}/2/redraw"), Some(&org), json!({}))
+        .await;
+    assert_eq!(r.status(), 200);
+    let r = app
+        .post(&format!("{url}/2/publish"), Some(&org), json!({}))
+        .await;
+    let r2: Value = r.json().await.unwrap();
+    let inputs = recomputed_draws(&app, tid, 2).await;
+    assert_eq!(inputs.len(), 2, "both attempts are kept");
+    for input in &inputs {
+        // Round 1's three tables are the history; round 1's plan is followed.
+        assert_eq!(input["history"]["tables"].as_array().unwrap().len(), 3);
+        assert_eq!(input["plan"], r1["draw"]["plan"]);
+        assert!(input.get("history_and_plan_from_earlier_rounds").is_none());
+    }
+    play_round(&app, tid, &referee, &r2, |p| 40 + p).await;
+    new_round(&app, tid, &org, json!({"method": "random"})).await;
+    let inputs = recomputed_draws(&app, tid, 3).await;
+    assert_eq!(inputs[0]["history"]["tables"].as_array().unwrap().len(), 6);
+    assert_eq!(inputs[0]["plan"], r2["draw"]["plan"]);
+    // Round 1's record is unchanged by the rounds after it.
+    let first = recomputed_draws(&app, tid, 1).await;
+    assert_eq!(first[0]["history"]["tables"].as_array().unwrap().len(), 0);
+    // What is stored per attempt does not repeat the earlier rounds' tables.
+    use diesel::prelude::*;
+    let mut conn = crate::rating_fixtures::db(&app);
+    let stored: Vec<Option<String>> =
+        diesel::dsl::sql::<diesel::sql_types::Nullable<diesel::sql_types::Text>>(
+            "SELECT (draw_input -> 'history')::text FROM round_draws",
+        )
+        .load(&mut conn)
+        .unwrap();
+    assert_eq!(stored, vec![None; 4], "round 1, round 2 twice, round 3");
+}

@@ -298,8 +298,15 @@ pub(super) fn load_games(
             tournaments::ruleset_overrides,
         ))
         .into_boxed();
-    if let Some((t, _, _)) = from {
-        q = q.filter(rounds::played_at.ge(t));
+    if let Some((t, round_id, _)) = from {
+        // The rounds at or after the key's round in time order (played_at, round id): rounds
+        // played at the same instant (an event entered afterwards, every round held to its
+        // last evening) are not loaded again for a change in a later one.
+        q = q.filter(
+            rounds::played_at
+                .gt(t)
+                .or(rounds::played_at.eq(t).and(rounds::id.ge(round_id))),
+        );
     }
     if let Some(tid) = only_tournament {
         q = q.filter(rounds::tournament_id.eq(tid));
