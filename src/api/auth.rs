@@ -1,12 +1,15 @@
-//! `POST /auth/token` and `GET /me`.
+//! Sign-in and sessions: `POST /auth/token`, `/auth/refresh`, `/auth/logout`, `GET /me` and
+//! `POST /me/password`.
 
 use actix_web::{get, post, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::Json;
-use crate::api::problem::BodyErrors;
+use crate::api::problem::{AuthErrors, BodyErrors};
+use crate::auth::jwt::Subject;
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult, Problem};
-use crate::services::auth::{self, Me, TokenRequest, TokenResponse};
+use crate::services::auth::{self, Me, TokenRequest};
+use crate::services::sessions::{self, ChangePassword, Logout, SessionTokens, Started};
 use crate::state::AppState;
 
 /// Exchange a username and password for a short-lived JWT.
@@ -18,7 +21,7 @@ use crate::state::AppState;
     request_body = TokenRequest,
     responses(
         BodyErrors,
-        (status = 200, description = "A fresh token", body = TokenResponse),
+        (status = 200, description = "A fresh access token and the refresh token of a new session", body = SessionTokens),
         (status = 401, description = "Wrong username or password", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "Too many failed sign-ins for the account or from the address; wait Retry-After seconds", body = Problem, content_type = "application/problem+json",
             headers(("Retry-After" = u64, description = "Seconds until sign-ins are taken again"))),
@@ -42,28 +45,127 @@ pub async fn issue_token(
         throttle.failed(&username, &address);
         return Err(wrong());
     }
-    let st = state.clone();
     let name = username.clone();
-    let user = state
-        .run(move |conn| auth::authenticate(conn, &name, &password))
+    let signed_in = state
+        .run(move |conn| sessions::sign_in(conn, &name, &password))
         .await?;
-    let Some(user) = user else {
+    let Some(session) = signed_in else {
         throttle.failed(&username, &address);
         return Err(wrong());
     };
     throttle.succeeded(&username);
-    let (token, expires_at) = st
+    tokens(&state, session)
+}
+
+/// The answer of a sign-in, a refresh or a password change: a fresh access token for the
+/// session, with its refresh token.
+fn tokens(state: &AppState, session: Started) -> ApiResult<HttpResponse> {
+    let (token, expires_at) = state
         .jwt
-        .issue(user.id, &user.username, user.is_admin)
+        .issue(Subject {
+            user_id: session.user_id,
+            username: &session.username,
+            is_admin: session.is_admin,
+            session_epoch: session.session_epoch,
+            session: Some(session.refresh.family_id),
+        })
         .map_err(ApiError::Internal)?;
     Ok(HttpResponse::Ok()
         .insert_header(("Cache-Control", "no-store"))
-        .json(TokenResponse {
+        .json(SessionTokens {
             access_token: token,
             token_type: "Bearer".into(),
-            expires_in: st.jwt.ttl().as_secs(),
+            expires_in: state.jwt.ttl().as_secs(),
             expires_at,
+            refresh_token: session.refresh.token,
+            refresh_expires_at: session.refresh.expires_at,
         }))
+}
+
+/// A refresh token to exchange.
+#[derive(Debug, serde::Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"refresh_token": "rt_3f9c..."}))]
+pub struct RefreshRequest {
+    #[schema(max_length = 100)]
+    pub refresh_token: String,
+}
+
+/// Exchange a refresh token for a new access token and a new refresh token.
+///
+/// Each refresh token works once: the answer carries its successor. Presenting one that was
+/// already exchanged means it leaked, so the whole session is revoked and the answer is 401;
+/// the app must sign in again (RFC 9700, section 4.14.2).
+#[utoipa::path(
+    operation_id = "refresh_token",
+    tag = "auth",
+    request_body = RefreshRequest,
+    responses(
+        BodyErrors,
+        (status = 200, description = "New tokens; the refresh token sent is spent", body = SessionTokens),
+        (status = 401, description = "Unknown, expired, revoked or reused refresh token", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/auth/refresh")]
+pub async fn refresh(
+    state: web::Data<AppState>,
+    body: Json<RefreshRequest>,
+) -> ApiResult<HttpResponse> {
+    let token = body.0.refresh_token;
+    let session = state
+        .run(move |conn| sessions::refresh(conn, &token))
+        .await?;
+    tokens(&state, session)
+}
+
+/// Sign out: revoke the session of a refresh token, or every session of its account.
+///
+/// Needs no access token (an app's may have expired). With `everywhere`, every access token of
+/// the account issued so far is refused within seconds as well. Answers 204 whether or not the
+/// token was known.
+#[utoipa::path(
+    operation_id = "logout",
+    tag = "auth",
+    request_body = Logout,
+    responses(
+        BodyErrors,
+        (status = 204, description = "Signed out"),
+    )
+)]
+#[post("/auth/logout")]
+pub async fn logout(state: web::Data<AppState>, body: Json<Logout>) -> ApiResult<HttpResponse> {
+    state
+        .run(move |conn| sessions::logout(conn, &body.0))
+        .await?;
+    Ok(HttpResponse::NoContent().finish())
+}
+
+/// Change my password.
+///
+/// Needs the current password. Every session of the account ends: refresh tokens are revoked
+/// and access tokens issued before are refused. The answer is a new session for this device.
+/// API keys keep working (revoke them at `/me/api-keys`).
+#[utoipa::path(
+    operation_id = "change_password",
+    tag = "auth",
+    security(("bearer" = [])),
+    request_body = ChangePassword,
+    responses(
+        BodyErrors,
+        AuthErrors,
+        (status = 200, description = "Changed; a new session", body = SessionTokens),
+    )
+)]
+#[post("/me/password")]
+pub async fn change_password(
+    state: web::Data<AppState>,
+    caller: Caller,
+    body: Json<ChangePassword>,
+) -> ApiResult<HttpResponse> {
+    let session = state
+        .run(move |conn| sessions::change_password(conn, &caller, &body.0))
+        .await?;
+    tokens(&state, session)
 }
 
 /// Who am I: my account, my global role and my tournament roles.

@@ -7,13 +7,15 @@ use serde_json::{json, Map, Value};
 
 /// Operations whose 200 answer carries no `ETag`/`Cache-Control` (probes, metrics, the live
 /// stream, answers computed per caller and never cached).
-const UNCACHED: [&str; 6] = [
+const UNCACHED: [&str; 8] = [
     "check_liveness",
     "check_readiness",
     "read_metrics",
     "stream_events",
     "read_me",
     "list_users",
+    "read_user",
+    "list_api_keys",
 ];
 
 /// Applies every touch to the document. The result stays JSON: utoipa's own types would drop

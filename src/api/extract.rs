@@ -232,9 +232,13 @@ async fn caller_from_header(req: HttpRequest) -> Result<Option<Caller>, ApiError
         .app_data::<web::Data<AppState>>()
         .ok_or_else(|| ApiError::Internal("application state missing".into()))?
         .clone();
+    let token = token.trim();
+    if token.starts_with("tk_") {
+        return caller_from_key(&req, &state, token).await.map(Some);
+    }
     let claims = state
         .jwt
-        .verify(token.trim())
+        .verify(token)
         .map_err(|_| ApiError::Unauthorized("the token is invalid or has expired".into()))?;
     let user_id: i64 = claims
         .sub
@@ -252,11 +256,56 @@ async fn caller_from_header(req: HttpRequest) -> Result<Option<Caller>, ApiError
     };
     let account =
         account.ok_or_else(|| ApiError::Unauthorized("this account no longer exists".into()))?;
+    if account.disabled {
+        return Err(ApiError::Unauthorized("this account is disabled".into()));
+    }
+    if claims.sep < account.session_epoch {
+        return Err(ApiError::Unauthorized(
+            "this token was revoked (the password changed or every session was signed out); \
+             sign in again"
+                .into(),
+        ));
+    }
     Ok(Some(Caller {
         user_id,
         username: account.username,
         is_admin: account.is_admin,
+        key: None,
     }))
+}
+
+/// The caller an API key names: its owner, limited to what the key's scopes and tournament or
+/// pool allow for this request (403 otherwise), before any handler runs.
+async fn caller_from_key(
+    req: &HttpRequest,
+    state: &web::Data<AppState>,
+    secret: &str,
+) -> Result<Caller, ApiError> {
+    let hash = crate::services::sessions::secret_hash(secret);
+    let holder = match state.accounts.fresh_key(&hash) {
+        Some(holder) => holder,
+        None => {
+            let owned = secret.to_string();
+            let holder = state
+                .run(move |conn| crate::services::api_keys::holder(conn, &owned))
+                .await?;
+            state.accounts.store_key(hash, holder.clone());
+            holder
+        }
+    };
+    let holder = holder.ok_or_else(|| {
+        ApiError::Unauthorized("the API key is unknown, revoked or expired".into())
+    })?;
+    holder
+        .limits
+        .permits(req.method().as_str(), req.path())
+        .map_err(ApiError::Forbidden)?;
+    Ok(Caller {
+        user_id: holder.user_id,
+        username: holder.username,
+        is_admin: holder.is_admin,
+        key: Some(std::sync::Arc::new(holder.limits)),
+    })
 }
 
 impl FromRequest for Caller {

@@ -9,6 +9,7 @@ pub mod document;
 pub mod events;
 pub mod extract;
 pub mod health;
+pub mod keys;
 pub mod metrics;
 pub mod players;
 pub mod problem;
@@ -31,11 +32,11 @@ use utoipa_actix_web::service_config::ServiceConfig;
 #[openapi(
     info(
         title = "tourney",
-        description = "Board-game tournaments, leagues and ratings: registrations, rounds and draws, results, standings, appeals and Elo leaderboards.\n\nErrors are RFC 9457 problem details (`application/problem+json`). Sign in with `POST /api/v1/auth/token` and send `Authorization: Bearer <token>`; public reads need no token.",
+        description = "Board-game tournaments, leagues and ratings: registrations, rounds and draws, results, standings, appeals and Elo leaderboards.\n\nErrors are RFC 9457 problem details (`application/problem+json`). Sign in with `POST /api/v1/auth/token` and send `Authorization: Bearer <access_token>`; renew it with the refresh token at `POST /api/v1/auth/refresh`. Scripts and websites use an API key (`POST /api/v1/me/api-keys`) the same way. Public reads need no token.",
         license(name = "MIT")
     ),
     tags(
-        (name = "auth", description = "Tokens and the signed-in user"),
+        (name = "auth", description = "Sign-in, sessions (refresh tokens), password, API keys and the signed-in user"),
         (name = "users", description = "Accounts (admin)"),
         (name = "players", description = "Player identities shared across tournaments"),
         (name = "tournaments", description = "Tournaments, their configuration and staff"),
@@ -71,8 +72,10 @@ impl Modify for BearerAuth {
             SecurityScheme::Http(
                 HttpBuilder::new()
                     .scheme(HttpAuthScheme::Bearer)
-                    .bearer_format("JWT")
-                    .description(Some("A token from POST /api/v1/auth/token"))
+                    .description(Some(
+                        "An access token (a JWT) from POST /api/v1/auth/token or /auth/refresh, \
+                         or an API key (`tk_...`) from POST /api/v1/me/api-keys",
+                    ))
                     .build(),
             ),
         );
@@ -90,9 +93,18 @@ pub fn routes(cfg: &mut ServiceConfig) {
         .service(ratings::leaderboard)
         .service(events::events)
         .service(auth::issue_token)
+        .service(auth::refresh)
+        .service(auth::logout)
         .service(auth::me)
+        .service(auth::change_password)
+        .service(keys::create)
+        .service(keys::list)
+        .service(keys::revoke)
         .service(users::create)
         .service(users::list)
+        .service(users::read)
+        .service(users::update)
+        .service(users::delete)
         .service(players::create)
         .service(players::list)
         .service(players::read)

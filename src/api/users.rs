@@ -1,13 +1,13 @@
 //! `/users`: accounts, managed by admins.
 
-use actix_web::{get, post, web, HttpRequest, HttpResponse};
+use actix_web::{delete, get, patch, post, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::{Json, Query};
 use crate::api::problem::{AuthErrors, BodyErrors};
 use crate::api::support::{with_links, Page, PageParams};
 use crate::auth::Caller;
 use crate::error::{ApiResult, Problem};
-use crate::services::users::{self, CreateUser, UserOut};
+use crate::services::users::{self, CreateUser, UpdateUser, UserOut};
 use crate::state::AppState;
 
 /// Create an account (admin).
@@ -67,4 +67,99 @@ pub async fn list(
     let mut answer = HttpResponse::Ok().json(&page);
     with_links(&req, &page, &mut answer);
     Ok(answer)
+}
+
+/// Read an account (admin).
+///
+/// Its name, global role, creation time and whether it is disabled; never its password.
+#[utoipa::path(
+    operation_id = "read_user",
+    tag = "users",
+    security(("bearer" = [])),
+    params(("id" = i64, Path, description = "User id")),
+    responses(
+        AuthErrors,
+        (status = 200, description = "The account", body = UserOut),
+        (status = 403, description = "Not an admin", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such account", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/users/{id}")]
+pub async fn read(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<i64>,
+) -> ApiResult<HttpResponse> {
+    let id = id.into_inner();
+    let user = state
+        .run(move |conn| users::read_user(conn, &caller, id))
+        .await?;
+    Ok(HttpResponse::Ok()
+        .insert_header(("Cache-Control", "private, no-store"))
+        .json(user))
+}
+
+/// Change an account's admin role, or disable or enable it (admin).
+///
+/// Disabling ends every session of the account: its refresh tokens are revoked and its access
+/// tokens and API keys are refused within seconds. The last enabled admin cannot be demoted or
+/// disabled (409).
+#[utoipa::path(
+    operation_id = "update_user",
+    tag = "users",
+    security(("bearer" = [])),
+    params(("id" = i64, Path, description = "User id")),
+    request_body = UpdateUser,
+    responses(
+        BodyErrors,
+        (status = 200, description = "The account as changed", body = UserOut),
+        (status = 403, description = "Not an admin", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such account", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "It is the last enabled admin", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[patch("/users/{id}")]
+pub async fn update(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<i64>,
+    body: Json<UpdateUser>,
+) -> ApiResult<HttpResponse> {
+    let id = id.into_inner();
+    let user = state
+        .run(move |conn| users::update_user(conn, &caller, id, body.0))
+        .await?;
+    Ok(HttpResponse::Ok().json(user))
+}
+
+/// Delete an account (admin).
+///
+/// An account that entered results or holds other records stays as a nameless, disabled
+/// `deleted-<id>` so the history still says who did what; one without records is removed.
+/// Either way its player link, staff roles, sessions and keys are gone. The last enabled admin
+/// cannot be deleted (409).
+#[utoipa::path(
+    operation_id = "delete_user",
+    tag = "users",
+    security(("bearer" = [])),
+    params(("id" = i64, Path, description = "User id")),
+    responses(
+        AuthErrors,
+        (status = 204, description = "Deleted"),
+        (status = 403, description = "Not an admin", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such account", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "It is the last enabled admin", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[delete("/users/{id}")]
+pub async fn delete(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<i64>,
+) -> ApiResult<HttpResponse> {
+    let id = id.into_inner();
+    state
+        .run(move |conn| users::delete_user(conn, &caller, id))
+        .await?;
+    Ok(HttpResponse::NoContent().finish())
 }

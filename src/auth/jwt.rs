@@ -26,6 +26,23 @@ pub struct Claims {
     pub aud: String,
     pub iat: i64,
     pub exp: i64,
+    /// The account's session epoch when the token was issued: a password change, a sign-out
+    /// everywhere or disabling the account moves the epoch on, and older tokens are refused.
+    #[serde(default)]
+    pub sep: i32,
+    /// The session (refresh token family) the token was issued for, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sid: Option<i64>,
+}
+
+/// Who a token is issued to.
+#[derive(Debug, Clone, Copy)]
+pub struct Subject<'a> {
+    pub user_id: i64,
+    pub username: &'a str,
+    pub is_admin: bool,
+    pub session_epoch: i32,
+    pub session: Option<i64>,
 }
 
 /// The signing and checking keys.
@@ -54,22 +71,19 @@ impl JwtKeys {
     }
 
     /// Issues a token for a user; returns it with its expiry.
-    pub fn issue(
-        &self,
-        user_id: i64,
-        username: &str,
-        is_admin: bool,
-    ) -> Result<(String, DateTime<Utc>), String> {
+    pub fn issue(&self, who: Subject<'_>) -> Result<(String, DateTime<Utc>), String> {
         let now = Utc::now();
         let exp = now + chrono::Duration::from_std(self.ttl).map_err(|e| e.to_string())?;
         let claims = Claims {
-            sub: user_id.to_string(),
-            name: username.to_string(),
-            adm: is_admin,
+            sub: who.user_id.to_string(),
+            name: who.username.to_string(),
+            adm: who.is_admin,
             iss: ISSUER.into(),
             aud: AUDIENCE.into(),
             iat: now.timestamp(),
             exp: exp.timestamp(),
+            sep: who.session_epoch,
+            sid: who.session,
         };
         encode(&Header::new(Algorithm::HS256), &claims, &self.encoding)
             .map(|t| (t, exp))

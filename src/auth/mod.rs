@@ -2,6 +2,7 @@
 //! extractors and the role checks handlers call at their top.
 
 pub mod jwt;
+pub mod keys;
 pub mod password;
 pub mod roles;
 

@@ -16,6 +16,9 @@ pub struct Caller {
     pub user_id: i64,
     pub username: String,
     pub is_admin: bool,
+    /// The API key the request was made with (`None`: a signed-in session's access token). Its
+    /// scopes were checked against the request before the handler ran.
+    pub key: Option<std::sync::Arc<crate::auth::keys::KeyLimits>>,
 }
 
 /// A caller who may or may not be signed in. A token that is present but invalid is still

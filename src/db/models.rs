@@ -14,6 +14,8 @@ pub struct User {
     pub password_hash: String,
     pub is_admin: bool,
     pub created_at: DateTime<Utc>,
+    pub session_epoch: i32,
+    pub disabled_at: Option<DateTime<Utc>>,
 }
 
 #[derive(Debug, Insertable)]

@@ -8,6 +8,38 @@ diesel::table! {
         password_hash -> Text,
         is_admin -> Bool,
         created_at -> Timestamptz,
+        session_epoch -> Int4,
+        disabled_at -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::table! {
+    refresh_tokens (id) {
+        id -> Int8,
+        family_id -> Int8,
+        user_id -> Int8,
+        token_hash -> Bytea,
+        created_at -> Timestamptz,
+        expires_at -> Timestamptz,
+        rotated_at -> Nullable<Timestamptz>,
+        revoked_at -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::table! {
+    api_keys (id) {
+        id -> Int8,
+        user_id -> Int8,
+        name -> Text,
+        prefix -> Text,
+        key_hash -> Bytea,
+        scopes -> Array<Text>,
+        tournament_id -> Nullable<Int8>,
+        pool_id -> Nullable<Int8>,
+        created_at -> Timestamptz,
+        expires_at -> Nullable<Timestamptz>,
+        last_used_at -> Nullable<Timestamptz>,
+        revoked_at -> Nullable<Timestamptz>,
     }
 }
 
@@ -335,6 +367,7 @@ diesel::table! {
 }
 
 diesel::joinable!(players -> users (user_id));
+diesel::joinable!(api_keys -> users (user_id));
 diesel::joinable!(tournament_staff -> tournaments (tournament_id));
 
 diesel::joinable!(registrations -> players (player_id));
@@ -379,4 +412,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     case_panel,
     votes,
     case_events,
+    refresh_tokens,
+    api_keys,
 );

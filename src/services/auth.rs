@@ -1,6 +1,5 @@
 //! Signing in and the signed-in user.
 
-use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel::PgConnection;
 use serde::{Deserialize, Serialize};
@@ -20,19 +19,6 @@ pub struct TokenRequest {
     pub username: String,
     #[schema(example = "correct horse battery staple", max_length = 256)]
     pub password: String,
-}
-
-/// A bearer token.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct TokenResponse {
-    /// Send it as `Authorization: Bearer <access_token>`.
-    pub access_token: String,
-    #[schema(example = "Bearer")]
-    pub token_type: String,
-    /// Seconds until it expires.
-    #[schema(example = 3600)]
-    pub expires_in: u64,
-    pub expires_at: DateTime<Utc>,
 }
 
 /// A role held in one tournament.
@@ -127,6 +113,9 @@ pub const ACCOUNT_TTL: std::time::Duration = std::time::Duration::from_secs(2);
 pub struct Account {
     pub username: String,
     pub is_admin: bool,
+    /// Access tokens issued before this epoch are refused.
+    pub session_epoch: i32,
+    pub disabled: bool,
 }
 
 /// The accounts behind recently used tokens (this instance's; `None`: deleted), so most
@@ -134,7 +123,15 @@ pub struct Account {
 #[derive(Debug, Clone, Default)]
 pub struct AccountCache {
     entries: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<i64, CachedAccount>>>,
+    /// API keys by the SHA-256 of their secret, trusted as long as accounts.
+    keys: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<Vec<u8>, CachedKey>>>,
 }
+
+/// When a key was read, and what was read (`None`: no live key).
+type CachedKey = (
+    std::time::Instant,
+    Option<crate::services::api_keys::KeyHolder>,
+);
 
 /// When an account was read, and what was read (`None`: deleted).
 type CachedAccount = (std::time::Instant, Option<Account>);
@@ -157,14 +154,41 @@ impl AccountCache {
         }
         entries.insert(user_id, (std::time::Instant::now(), account));
     }
+
+    /// The cached holder of the key with this hash, if read within [`ACCOUNT_TTL`].
+    pub fn fresh_key(&self, hash: &[u8]) -> Option<Option<crate::services::api_keys::KeyHolder>> {
+        let keys = self.keys.lock().unwrap_or_else(|e| e.into_inner());
+        keys.get(hash)
+            .filter(|(at, _)| at.elapsed() < ACCOUNT_TTL)
+            .map(|(_, k)| k.clone())
+    }
+
+    /// Remembers what was read for a key.
+    pub fn store_key(&self, hash: Vec<u8>, holder: Option<crate::services::api_keys::KeyHolder>) {
+        let mut keys = self.keys.lock().unwrap_or_else(|e| e.into_inner());
+        if keys.len() > 100_000 {
+            keys.retain(|_, (at, _)| at.elapsed() < ACCOUNT_TTL);
+        }
+        keys.insert(hash, (std::time::Instant::now(), holder));
+    }
 }
 
 /// The account a token names, as stored now (`None` when it was deleted).
 pub fn account_of(conn: &mut PgConnection, user_id: i64) -> Result<Option<Account>, ApiError> {
     Ok(users::table
         .find(user_id)
-        .select((users::username, users::is_admin))
-        .first::<(String, bool)>(conn)
+        .select((
+            users::username,
+            users::is_admin,
+            users::session_epoch,
+            users::disabled_at.is_not_null(),
+        ))
+        .first::<(String, bool, i32, bool)>(conn)
         .optional()?
-        .map(|(username, is_admin)| Account { username, is_admin }))
+        .map(|(username, is_admin, session_epoch, disabled)| Account {
+            username,
+            is_admin,
+            session_epoch,
+            disabled,
+        }))
 }

@@ -3,6 +3,7 @@
 //! Access checks and input validation happen here; nothing here knows HTTP.
 
 pub mod access;
+pub mod api_keys;
 pub mod auth;
 pub mod cases;
 pub mod conduct;
@@ -21,6 +22,7 @@ pub mod results;
 pub mod round_input;
 pub mod round_methods;
 pub mod rounds;
+pub mod sessions;
 pub mod snapshot;
 pub mod standings;
 pub mod standings_cache;

@@ -168,6 +168,8 @@ pub struct UserOut {
     pub username: String,
     pub is_admin: bool,
     pub created_at: DateTime<Utc>,
+    /// Disabled accounts cannot sign in; their tokens and keys are refused.
+    pub disabled: bool,
 }
 
 impl From<User> for UserOut {
@@ -177,6 +179,7 @@ impl From<User> for UserOut {
             username: u.username,
             is_admin: u.is_admin,
             created_at: u.created_at,
+            disabled: u.disabled_at.is_some(),
         }
     }
 }
@@ -211,5 +214,144 @@ pub fn list_users(
         total,
         limit,
         offset,
+    })
+}
+
+/// One account (admin only).
+pub fn read_user(conn: &mut PgConnection, caller: &Caller, id: i64) -> Result<UserOut, ApiError> {
+    caller.require_admin()?;
+    find(conn, id).map(UserOut::from)
+}
+
+fn find(conn: &mut PgConnection, id: i64) -> Result<User, ApiError> {
+    users::table
+        .find(id)
+        .select(User::as_select())
+        .first(conn)
+        .optional()?
+        .ok_or_else(|| ApiError::NotFound(format!("no user {id}")))
+}
+
+/// A change to an account (admin): its global role, or disabling it.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"disabled": true}))]
+pub struct UpdateUser {
+    pub is_admin: Option<bool>,
+    /// A disabled account cannot sign in, and every session, token and key of it is refused
+    /// within seconds; enabling it again does not bring old sessions back.
+    pub disabled: Option<bool>,
+}
+
+/// 409 when the change would leave no enabled admin.
+fn keep_an_admin(conn: &mut PgConnection, id: i64) -> Result<(), ApiError> {
+    let others: i64 = users::table
+        .filter(users::is_admin.eq(true))
+        .filter(users::disabled_at.is_null())
+        .filter(users::id.ne(id))
+        .count()
+        .get_result(conn)?;
+    if others == 0 {
+        return Err(ApiError::Conflict(
+            "this is the last enabled admin: make another admin first".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// Changes an account's global role or disables it (admin only). The account's row lock
+/// serialises changes, and the last enabled admin cannot be demoted or disabled.
+pub fn update_user(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    id: i64,
+    input: UpdateUser,
+) -> Result<UserOut, ApiError> {
+    caller.require_admin()?;
+    conn.transaction(|conn| {
+        // Every admin row, locked in id order: two admins demoting each other at once cannot
+        // both see the other still an admin.
+        users::table
+            .filter(users::is_admin.eq(true))
+            .select(users::id)
+            .order(users::id)
+            .for_update()
+            .load::<i64>(conn)?;
+        let user = find(conn, id)?;
+        let demoted = input.is_admin == Some(false) && user.is_admin;
+        let disabling = input.disabled == Some(true) && user.disabled_at.is_none();
+        if user.is_admin && (demoted || disabling) {
+            keep_an_admin(conn, id)?;
+        }
+        if let Some(admin) = input.is_admin {
+            diesel::update(users::table.find(id))
+                .set(users::is_admin.eq(admin))
+                .execute(conn)?;
+        }
+        match input.disabled {
+            Some(true) if user.disabled_at.is_none() => {
+                diesel::update(users::table.find(id))
+                    .set(users::disabled_at.eq(Utc::now()))
+                    .execute(conn)?;
+                crate::services::sessions::end_every_session(conn, id)?;
+            }
+            Some(false) => {
+                diesel::update(users::table.find(id))
+                    .set(users::disabled_at.eq(None::<DateTime<Utc>>))
+                    .execute(conn)?;
+            }
+            _ => {}
+        }
+        find(conn, id).map(UserOut::from)
+    })
+}
+
+/// Deletes an account (admin only). An account that entered results, made draws or holds
+/// other records keeps its id, so the history still names who did what, but loses its name,
+/// password, admin role, player link, staff roles, sessions and keys ("deleted-<id>"); an
+/// account without records is removed.
+pub fn delete_user(conn: &mut PgConnection, caller: &Caller, id: i64) -> Result<(), ApiError> {
+    use crate::db::schema::{api_keys, players, refresh_tokens, tournament_staff};
+    caller.require_admin()?;
+    conn.transaction(|conn| {
+        users::table
+            .filter(users::is_admin.eq(true))
+            .select(users::id)
+            .order(users::id)
+            .for_update()
+            .load::<i64>(conn)?;
+        let user = find(conn, id)?;
+        if user.is_admin && user.disabled_at.is_none() {
+            keep_an_admin(conn, id)?;
+        }
+        diesel::update(players::table.filter(players::user_id.eq(id)))
+            .set(players::user_id.eq(None::<i64>))
+            .execute(conn)?;
+        diesel::delete(tournament_staff::table.filter(tournament_staff::user_id.eq(id)))
+            .execute(conn)?;
+        diesel::delete(api_keys::table.filter(api_keys::user_id.eq(id))).execute(conn)?;
+        diesel::delete(refresh_tokens::table.filter(refresh_tokens::user_id.eq(id)))
+            .execute(conn)?;
+        // Removed outright when nothing refers to it; kept as a nameless tombstone otherwise.
+        let removed = conn.transaction(|conn| diesel::delete(users::table.find(id)).execute(conn));
+        match removed {
+            Ok(_) => Ok(()),
+            Err(diesel::result::Error::DatabaseError(
+                diesel::result::DatabaseErrorKind::ForeignKeyViolation,
+                _,
+            )) => {
+                diesel::update(users::table.find(id))
+                    .set((
+                        users::username.eq(format!("deleted-{id}")),
+                        users::password_hash.eq("!"),
+                        users::is_admin.eq(false),
+                        users::disabled_at.eq(Utc::now()),
+                        users::session_epoch.eq(users::session_epoch + 1),
+                    ))
+                    .execute(conn)?;
+                Ok(())
+            }
+            Err(e) => Err(e.into()),
+        }
     })
 }

@@ -1,6 +1,7 @@
 //! Black-box tests through HTTP against a real PostgreSQL: one throwaway cluster per test run,
 //! a fresh database per test cloned from a migrated template, the real app on port 0.
 
+mod api_keys;
 mod architecture;
 mod auth;
 mod case_fixtures;
@@ -32,5 +33,6 @@ mod running;
 mod running_formats;
 mod running_ties;
 mod security;
+mod sessions;
 mod standings_kept;
 mod tournaments;

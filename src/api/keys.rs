@@ -1,0 +1,92 @@
+//! `/me/api-keys`: the caller's API keys for scripts and club websites.
+
+use actix_web::{delete, get, post, web, HttpResponse};
+
+use crate::api::extract::Json;
+use crate::api::problem::{AuthErrors, BodyErrors};
+use crate::auth::Caller;
+use crate::error::{ApiResult, Problem};
+use crate::services::api_keys::{self, ApiKeyCreated, ApiKeyOut, CreateApiKey};
+use crate::state::AppState;
+
+/// Create an API key.
+///
+/// The key is in this answer only; it is stored as a hash. Send it as
+/// `Authorization: Bearer <key>`. It acts as you, limited to its scopes (`read`,
+/// `results:write`, `tournaments:write` which includes results, `admin` for admins) and, if
+/// given, to one tournament's or one rating pool's paths. A key cannot manage sign-ins,
+/// passwords or keys. At most 50 live keys per account.
+#[utoipa::path(
+    operation_id = "create_api_key",
+    tag = "auth",
+    security(("bearer" = [])),
+    request_body = CreateApiKey,
+    responses(
+        BodyErrors,
+        (status = 201, description = "Created; the key is shown this once", body = ApiKeyCreated),
+        (status = 403, description = "An API key cannot create keys", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "50 live keys already", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/me/api-keys")]
+pub async fn create(
+    state: web::Data<AppState>,
+    caller: Caller,
+    body: Json<CreateApiKey>,
+) -> ApiResult<HttpResponse> {
+    let created = state
+        .run(move |conn| api_keys::create(conn, &caller, body.0))
+        .await?;
+    Ok(HttpResponse::Created()
+        .insert_header(("Cache-Control", "no-store"))
+        .insert_header(("Location", "/api/v1/me/api-keys"))
+        .json(created))
+}
+
+/// List my API keys.
+///
+/// Newest first, revoked ones included, never the secret: the prefix tells them apart.
+#[utoipa::path(
+    operation_id = "list_api_keys",
+    tag = "auth",
+    security(("bearer" = [])),
+    responses(
+        AuthErrors,
+        (status = 200, description = "The keys", body = Vec<ApiKeyOut>),
+    )
+)]
+#[get("/me/api-keys")]
+pub async fn list(state: web::Data<AppState>, caller: Caller) -> ApiResult<HttpResponse> {
+    let keys = state.run(move |conn| api_keys::list(conn, &caller)).await?;
+    Ok(HttpResponse::Ok()
+        .insert_header(("Cache-Control", "private, no-store"))
+        .json(keys))
+}
+
+/// Revoke an API key.
+///
+/// It is refused within seconds. Admins may revoke anyone's key.
+#[utoipa::path(
+    operation_id = "revoke_api_key",
+    tag = "auth",
+    security(("bearer" = [])),
+    params(("id" = i64, Path, description = "Key id")),
+    responses(
+        AuthErrors,
+        (status = 204, description = "Revoked"),
+        (status = 403, description = "An API key cannot revoke keys", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "You have no such key", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[delete("/me/api-keys/{id}")]
+pub async fn revoke(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<i64>,
+) -> ApiResult<HttpResponse> {
+    let id = id.into_inner();
+    state
+        .run(move |conn| api_keys::revoke(conn, &caller, id))
+        .await?;
+    Ok(HttpResponse::NoContent().finish())
+}

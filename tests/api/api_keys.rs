@@ -1,0 +1,307 @@
+//! API keys for scripts and club websites (issue 17): shown once, stored hashed, scoped,
+//! limited to a tournament or a pool, revocable, acting as their owner and no more.
+
+use std::time::Duration;
+
+use reqwest::Method;
+use serde_json::{json, Value};
+
+use crate::event_fixtures::{event, new_round};
+use crate::helpers::{fields, problem, spawn_app, TestApp};
+
+async fn create_key(app: &TestApp, token: &str, body: Value) -> (String, Value) {
+    let r = app.post("/api/v1/me/api-keys", Some(token), body).await;
+    let status = r.status();
+    let v: Value = r.json().await.unwrap();
+    assert_eq!(status, 201, "{v}");
+    (v["key"].as_str().unwrap().to_string(), v["api_key"].clone())
+}
+
+fn result_body(round: &Value) -> (i64, Value) {
+    let table = &round["draw"]["tables"][0];
+    let seats: Vec<Value> = table["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+        .map(|(i, p)| json!({"player_id": p, "score": 50 - i as i64 * 5}))
+        .collect();
+    (table["number"].as_i64().unwrap(), json!({ "seats": seats }))
+}
+
+#[actix_web::test]
+async fn a_results_key_limited_to_one_tournament_is_refused_on_another() {
+    let app = spawn_app().await;
+    let (tid, org, _, _) = event(&app, "agricola_norway", 8).await;
+    let other = app.tournament(&org, "agricola_norway").await;
+    let round = new_round(&app, tid, &org, json!({"method": "random"})).await;
+    let (key, shown) = create_key(
+        &app,
+        &org,
+        json!({"name": "results importer", "scopes": ["read", "results:write"], "tournament_id": tid}),
+    )
+    .await;
+    assert!(key.starts_with("tk_") && key.len() > 60);
+    assert!(key.starts_with(shown["prefix"].as_str().unwrap()));
+    assert_eq!(shown["scopes"], json!(["read", "results:write"]));
+    // Its own tournament: reads and result entry.
+    let (table, body) = result_body(&round);
+    let url = format!("/api/v1/tournaments/{tid}/rounds/1/tables/{table}/result");
+    let r = app.put(&url, Some(&key), body.clone()).await;
+    assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
+    let entered: Value = app.get(&url, Some(&key)).await.json().await.unwrap();
+    let me: Value = app
+        .get("/api/v1/me", Some(&org))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        entered["current"]["entered_by"], me["id"],
+        "the key acts as its owner"
+    );
+    // Not a round (no tournaments:write scope), not another tournament.
+    problem(
+        app.post(
+            &format!("/api/v1/tournaments/{tid}/rounds"),
+            Some(&key),
+            json!({"method": "random"}),
+        )
+        .await,
+        403,
+    )
+    .await;
+    let p = problem(
+        app.get(
+            &format!("/api/v1/tournaments/{other}/standings"),
+            Some(&key),
+        )
+        .await,
+        403,
+    )
+    .await;
+    assert!(p["detail"].as_str().unwrap().contains(&tid.to_string()));
+    problem(app.get("/api/v1/tournaments", Some(&key)).await, 403).await;
+    // The owner may see his keys (never the secret) and the key's last use.
+    let listed: Value = app
+        .get("/api/v1/me/api-keys", Some(&org))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(listed.as_array().unwrap().len(), 1);
+    assert!(!listed.to_string().contains(&key));
+    assert!(listed[0]["last_used_at"].is_string());
+}
+
+#[actix_web::test]
+async fn a_key_acts_as_its_owner_and_no_more() {
+    let app = spawn_app().await;
+    let (tid, org, referee, _) = event(&app, "agricola_norway", 8).await;
+    new_round(&app, tid, &org, json!({"method": "random"})).await;
+    // A referee's key with tournaments:write cannot draw a round: the owner may not.
+    let (key, _) = create_key(
+        &app,
+        &referee,
+        json!({"name": "referee script", "scopes": ["read", "tournaments:write"]}),
+    )
+    .await;
+    problem(
+        app.req(
+            Method::PATCH,
+            &format!("/api/v1/tournaments/{tid}/rounds/1"),
+            Some(&key),
+        )
+        .json(&json!({"played_at": null}))
+        .send()
+        .await
+        .unwrap(),
+        403,
+    )
+    .await;
+    // Admin scope only for admins; unknown scopes and both limits refused.
+    let p = problem(
+        app.post(
+            "/api/v1/me/api-keys",
+            Some(&org),
+            json!({"name": "too much", "scopes": ["admin"]}),
+        )
+        .await,
+        422,
+    )
+    .await;
+    assert_eq!(fields(&p), vec!["scopes"]);
+    let p = problem(
+        app.post(
+            "/api/v1/me/api-keys",
+            Some(&org),
+            json!({"name": "x", "scopes": ["write-everything"]}),
+        )
+        .await,
+        422,
+    )
+    .await;
+    assert!(fields(&p)[0].starts_with("scopes"));
+    let p = problem(
+        app.post(
+            "/api/v1/me/api-keys",
+            Some(&org),
+            json!({"name": "x", "scopes": ["read"], "tournament_id": tid, "pool_id": 1}),
+        )
+        .await,
+        422,
+    )
+    .await;
+    assert_eq!(fields(&p), vec!["pool_id"]);
+    let p = problem(
+        app.post(
+            "/api/v1/me/api-keys",
+            Some(&org),
+            json!({"name": "x", "scopes": ["read"], "tournament_id": 999999}),
+        )
+        .await,
+        422,
+    )
+    .await;
+    assert_eq!(fields(&p), vec!["tournament_id"]);
+    // A key manages no credentials, not even with the admin scope.
+    let admin = app.admin_token().await;
+    let (admin_key, _) =
+        create_key(&app, &admin, json!({"name": "ops", "scopes": ["admin"]})).await;
+    problem(
+        app.post(
+            "/api/v1/me/api-keys",
+            Some(&admin_key),
+            json!({"name": "child", "scopes": ["read"]}),
+        )
+        .await,
+        403,
+    )
+    .await;
+    problem(
+        app.post(
+            "/api/v1/me/password",
+            Some(&admin_key),
+            json!({"current_password": "x", "new_password": "a brand new passphrase"}),
+        )
+        .await,
+        403,
+    )
+    .await;
+    let r = app
+        .post(
+            "/api/v1/users",
+            Some(&admin_key),
+            json!({"username": "made.by.key", "password": "a long passphrase"}),
+        )
+        .await;
+    assert_eq!(r.status(), 201);
+    // A read-only key cannot write anything.
+    let (reader, _) = create_key(&app, &admin, json!({"name": "site", "scopes": ["read"]})).await;
+    assert_eq!(app.get("/api/v1/users", Some(&reader)).await.status(), 200);
+    problem(
+        app.post("/api/v1/players", Some(&reader), json!({"name": "Nobody"}))
+            .await,
+        403,
+    )
+    .await;
+}
+
+#[actix_web::test]
+async fn a_revoked_key_or_a_disabled_owners_key_is_refused_within_seconds() {
+    let app = spawn_app().await;
+    let admin = app.admin_token().await;
+    let (uid, token) = app.user("scripter").await;
+    let (key, shown) = create_key(&app, &token, json!({"name": "cron", "scopes": ["read"]})).await;
+    let (second, _) = create_key(&app, &token, json!({"name": "site", "scopes": ["read"]})).await;
+    assert_eq!(app.get("/api/v1/me", Some(&key)).await.status(), 200);
+    let r = app
+        .req(
+            Method::DELETE,
+            &format!("/api/v1/me/api-keys/{}", shown["id"]),
+            Some(&token),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 204);
+    let refused = |k: String| {
+        let app = &app;
+        async move {
+            for _ in 0..40 {
+                if app.get("/api/v1/me", Some(&k)).await.status() == 401 {
+                    return true;
+                }
+                actix_web::rt::time::sleep(Duration::from_millis(100)).await;
+            }
+            false
+        }
+    };
+    assert!(refused(key.clone()).await);
+    assert_eq!(app.get("/api/v1/me", Some(&second)).await.status(), 200);
+    // Someone else's key is not yours to revoke.
+    let (_, stranger) = app.user("stranger").await;
+    problem(
+        app.req(
+            Method::DELETE,
+            &format!("/api/v1/me/api-keys/{}", shown["id"]),
+            Some(&stranger),
+        )
+        .send()
+        .await
+        .unwrap(),
+        404,
+    )
+    .await;
+    // The owner disabled: every key goes.
+    let r = app
+        .patch(
+            &format!("/api/v1/users/{uid}"),
+            Some(&admin),
+            json!({"disabled": true}),
+        )
+        .await;
+    assert_eq!(r.status(), 200);
+    assert!(refused(second).await);
+    problem(app.get("/api/v1/me", Some("tk_forged")).await, 401).await;
+}
+
+#[actix_web::test]
+async fn a_pool_key_reads_its_pool_only() {
+    let app = spawn_app().await;
+    let admin = app.admin_token().await;
+    let mut pools = Vec::new();
+    for name in ["Norway", "Poland"] {
+        let r = app
+            .post(
+                "/api/v1/rating-pools",
+                Some(&admin),
+                json!({"name": name, "time_zone": "Europe/Oslo"}),
+            )
+            .await;
+        assert_eq!(r.status(), 201);
+        pools.push(r.json::<Value>().await.unwrap()["id"].as_i64().unwrap());
+    }
+    let (key, _) = create_key(
+        &app,
+        &admin,
+        json!({"name": "club list", "scopes": ["read"], "pool_id": pools[0]}),
+    )
+    .await;
+    let ok = app
+        .get(
+            &format!("/api/v1/rating-pools/{}/leaderboard", pools[0]),
+            Some(&key),
+        )
+        .await;
+    assert_eq!(ok.status(), 200);
+    problem(
+        app.get(
+            &format!("/api/v1/rating-pools/{}/leaderboard", pools[1]),
+            Some(&key),
+        )
+        .await,
+        403,
+    )
+    .await;
+}
