@@ -21,6 +21,8 @@ pub struct Registration {
     pub registered_by: i64,
     pub registered_at: DateTime<Utc>,
     pub cancelled_at: Option<DateTime<Utc>>,
+    pub colour_first: Option<String>,
+    pub colour_second: Option<String>,
 }
 
 #[derive(Debug, Insertable)]
@@ -32,6 +34,8 @@ pub struct NewRegistration {
     pub seeding_rating: Option<f64>,
     pub seeding_rated_games: i32,
     pub registered_by: i64,
+    pub colour_first: Option<String>,
+    pub colour_second: Option<String>,
 }
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
@@ -75,6 +79,8 @@ pub struct RoundRow {
     pub played_at: Option<DateTime<Utc>>,
     /// Whether `played_at` was given by the organiser (else derived from the completion time).
     pub played_at_fixed: bool,
+    /// Tantrix: each game's colours as drawn (`[TableColours]`), none in other formats.
+    pub colours: Option<serde_json::Value>,
 }
 
 #[derive(Debug, Insertable)]
@@ -93,6 +99,7 @@ pub struct NewRound {
     pub created_by: i64,
     pub played_at: Option<DateTime<Utc>>,
     pub played_at_fixed: bool,
+    pub colours: Option<serde_json::Value>,
 }
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]

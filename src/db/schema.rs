@@ -105,6 +105,8 @@ diesel::table! {
         registered_by -> Int8,
         registered_at -> Timestamptz,
         cancelled_at -> Nullable<Timestamptz>,
+        colour_first -> Nullable<Text>,
+        colour_second -> Nullable<Text>,
     }
 }
 
@@ -144,6 +146,7 @@ diesel::table! {
         version -> Int4,
         played_at -> Nullable<Timestamptz>,
         played_at_fixed -> Bool,
+        colours -> Nullable<Jsonb>,
     }
 }
 

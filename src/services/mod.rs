@@ -6,6 +6,7 @@ pub mod access;
 pub mod api_keys;
 pub mod auth;
 pub mod cases;
+pub mod colours;
 pub mod conduct;
 pub mod csv;
 pub mod cup;

@@ -12,6 +12,7 @@ use crate::auth::{Caller, MaybeCaller, StaffRole};
 use crate::db::models::Tournament;
 use crate::db::running::{NewRegistration, Registration, TeamRow};
 use crate::db::schema::{players, registrations, rounds, teams};
+use crate::domain::colours::{Choices, Colour};
 use crate::domain::scoring::Preset;
 use crate::domain::status::RegistrationStatus;
 use crate::domain::status::TournamentStatus;
@@ -82,6 +83,27 @@ pub struct RegistrationOut {
     /// Rated games behind `seeding_rating`.
     pub seeding_rated_games: i32,
     pub registered_at: DateTime<Utc>,
+    /// Tantrix: the player's first and second colour choice, if stated.
+    pub colours: Option<Choices>,
+}
+
+/// A registration's stored colour choices.
+pub fn choices_of(r: &crate::db::running::Registration) -> Option<Choices> {
+    Some(Choices {
+        first: Colour::parse(r.colour_first.as_deref()?)?,
+        second: Colour::parse(r.colour_second.as_deref()?)?,
+    })
+}
+
+/// 422 for a first and second choice of the same colour.
+fn check_colours(check: &mut Check, colours: Option<Choices>) {
+    if let Some(c) = colours {
+        check.ensure(
+            c.first != c.second,
+            "colours.second",
+            "the second choice must differ from the first",
+        );
+    }
 }
 
 /// Register a player.
@@ -98,17 +120,22 @@ pub struct Register {
     /// Rated games behind the seeding rating (organisers only).
     #[schema(minimum = 0, maximum = 100000)]
     pub seeding_rated_games: Option<i32>,
+    /// Tantrix: the player's first and second colour choice (seed 003, 5. Farben).
+    pub colours: Option<Choices>,
 }
 
-/// Change a registration's seeding (organisers).
+/// Change a registration's seeding (organisers) or colour choices (the player or organisers).
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"seeding_rating": 1650.0, "seeding_rated_games": 14}))]
 pub struct UpdateRegistration {
+    /// Organisers only; sent together with `seeding_rated_games` (either absent: unchanged).
     #[schema(minimum = 0, maximum = 10000)]
     pub seeding_rating: Option<f64>,
     #[schema(minimum = 0, maximum = 100000)]
     pub seeding_rated_games: Option<i32>,
+    /// Tantrix colour choices (absent: unchanged); they count from the next round drawn.
+    pub colours: Option<Choices>,
 }
 
 fn check_seeding(check: &mut Check, rating: Option<f64>, games: Option<i32>) {
@@ -135,14 +162,18 @@ fn list_out(conn: &mut PgConnection, tid: i64) -> Result<Vec<RegistrationOut>, A
     Ok(rows
         .into_iter()
         .enumerate()
-        .map(|(i, (r, name))| RegistrationOut {
-            player_id: r.player_id,
-            player_name: name,
-            status: r.status,
-            position: i as i64 + 1,
-            seeding_rating: r.seeding_rating,
-            seeding_rated_games: r.seeding_rated_games,
-            registered_at: r.registered_at,
+        .map(|(i, (r, name))| {
+            let colours = choices_of(&r);
+            RegistrationOut {
+                player_id: r.player_id,
+                player_name: name,
+                status: r.status,
+                position: i as i64 + 1,
+                seeding_rating: r.seeding_rating,
+                seeding_rated_games: r.seeding_rated_games,
+                registered_at: r.registered_at,
+                colours,
+            }
         })
         .collect())
 }
@@ -249,6 +280,7 @@ pub fn register(
 ) -> Result<Vec<RegistrationOut>, ApiError> {
     let mut check = Check::new();
     check_seeding(&mut check, input.seeding_rating, input.seeding_rated_games);
+    check_colours(&mut check, input.colours);
     check.finish()?;
     conn.transaction(|conn| {
         let t = load_visible(conn, &MaybeCaller(Some(caller.clone())), id)?;
@@ -285,6 +317,8 @@ pub fn register(
                 seeding_rating: input.seeding_rating,
                 seeding_rated_games: input.seeding_rated_games.unwrap_or(0),
                 registered_by: caller.user_id,
+                colour_first: input.colours.map(|c| c.first.as_str().into()),
+                colour_second: input.colours.map(|c| c.second.as_str().into()),
             })
             .execute(conn)
             .map_err(|e| match e {
@@ -305,7 +339,8 @@ pub fn register(
     })
 }
 
-/// Changes a registration's seeding rating (organisers).
+/// Changes a registration's seeding rating (organisers) or colour choices (the player or
+/// organisers).
 pub fn update_registration(
     conn: &mut PgConnection,
     caller: &Caller,
@@ -316,23 +351,42 @@ pub fn update_registration(
     let (id, player_id) = (id.0, player_id.0);
     let mut check = Check::new();
     check_seeding(&mut check, input.seeding_rating, input.seeding_rated_games);
+    check_colours(&mut check, input.colours);
     check.finish()?;
+    let seeding = input.seeding_rating.is_some() || input.seeding_rated_games.is_some();
     conn.transaction(|conn| {
-        load_for_staff(conn, caller, id, &[StaffRole::Organiser])?;
+        load_visible(conn, &MaybeCaller(Some(caller.clone())), id)?;
+        let organiser = caller.has_any_role(conn, id, &[StaffRole::Organiser])?;
+        if !organiser && (seeding || !is_own_player(conn, caller, player_id)?) {
+            return Err(ApiError::Forbidden(
+                "organisers change registrations; players change their own colour choices".into(),
+            ));
+        }
         let target = registrations::table
             .filter(registrations::tournament_id.eq(id))
             .filter(registrations::player_id.eq(player_id))
             .filter(registrations::status.ne(RegistrationStatus::Cancelled.as_str()));
-        let n = diesel::update(target)
-            .set((
-                registrations::seeding_rating.eq(input.seeding_rating),
-                registrations::seeding_rated_games.eq(input.seeding_rated_games.unwrap_or(0)),
-            ))
-            .execute(conn)?;
-        if n == 0 {
+        let live: i64 = target.count().get_result(conn)?;
+        if live == 0 {
             return Err(ApiError::NotFound(format!(
                 "player {player_id} is not registered"
             )));
+        }
+        if seeding {
+            diesel::update(target)
+                .set((
+                    registrations::seeding_rating.eq(input.seeding_rating),
+                    registrations::seeding_rated_games.eq(input.seeding_rated_games.unwrap_or(0)),
+                ))
+                .execute(conn)?;
+        }
+        if let Some(c) = input.colours {
+            diesel::update(target)
+                .set((
+                    registrations::colour_first.eq(c.first.as_str()),
+                    registrations::colour_second.eq(c.second.as_str()),
+                ))
+                .execute(conn)?;
         }
         list_out(conn, id)
     })
@@ -486,6 +540,8 @@ pub fn create_team(
                         seeding_rating: None,
                         seeding_rated_games: 0,
                         registered_by: caller.user_id,
+                        colour_first: None,
+                        colour_second: None,
                     })
                     .execute(conn)?;
             }

@@ -64,6 +64,10 @@ pub struct RoundOut {
     pub played_at: Option<DateTime<Utc>>,
     /// Whether `played_at` was stated by the organiser.
     pub played_at_stated: bool,
+    /// Tantrix: each game's colours, decided when the round was drawn (seed 003, 5. Farben);
+    /// empty in other formats.
+    #[schema(value_type = Vec<crate::services::colours::TableColours>)]
+    pub colours: serde_json::Value,
 }
 
 /// The options of the seating methods; each method accepts only its own (see `CreateRound`).
@@ -175,6 +179,7 @@ fn round_out(t: &Tournament, r: RoundRow, tables_with_results: Vec<i32>) -> Roun
         completed_at: r.completed_at,
         played_at: r.played_at,
         played_at_stated: r.played_at_fixed,
+        colours: r.colours.unwrap_or_else(|| serde_json::json!([])),
     }
 }
 
@@ -340,6 +345,8 @@ pub fn create_round(
         let options = bridge_final_option(input.method, kind, input.options.unwrap_or_default())?;
         let draw_in = draw_input(conn, &snap, number, kind, input.method, options, caller)?;
         let (input_json, draw_json, seed, commitment) = make_draw(&draw_in)?;
+        let colours =
+            crate::services::colours::for_draw(conn, &snap.tournament, &draw_json, &seed)?;
         let row: RoundRow = diesel::insert_into(rounds::table)
             .values(NewRound {
                 tournament_id: tid,
@@ -357,6 +364,7 @@ pub fn create_round(
                 created_by: caller.user_id,
                 played_at: input.played_at,
                 played_at_fixed: input.played_at.is_some(),
+                colours,
             })
             .returning(RoundRow::as_returning())
             .get_result(conn)?;
@@ -411,6 +419,7 @@ pub fn redraw(
         let stored = db_rounds::stored_input(conn, &round)?;
         let input = restored(conn, &t, number, stored)?;
         let (input_json, draw_json, seed, commitment) = make_draw(&input)?;
+        let colours = crate::services::colours::for_draw(conn, &t, &draw_json, &seed)?;
         let attempt = round.draw_count + 1;
         diesel::insert_into(round_draws::table)
             .values(RoundDraw {
@@ -429,6 +438,7 @@ pub fn redraw(
                 rounds::seed.eq(seed),
                 rounds::seed_commitment.eq(commitment),
                 rounds::draw.eq(draw_json),
+                rounds::colours.eq(colours),
                 rounds::draw_count.eq(attempt),
                 rounds::version.eq(rounds::version + 1),
             ))

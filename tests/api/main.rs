@@ -7,6 +7,7 @@ mod auth;
 mod case_fixtures;
 mod cases;
 mod cases_appeals;
+mod colours;
 mod concurrency;
 mod contract;
 mod contract_shapes;
