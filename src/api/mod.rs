@@ -10,6 +10,7 @@ pub mod events;
 pub mod extract;
 pub mod health;
 pub mod keys;
+pub mod me;
 pub mod metrics;
 pub mod players;
 pub mod problem;
@@ -97,6 +98,8 @@ pub fn routes(cfg: &mut ServiceConfig) {
         .service(auth::logout)
         .service(auth::me)
         .service(auth::change_password)
+        .service(me::games)
+        .service(me::tournaments)
         .service(keys::create)
         .service(keys::list)
         .service(keys::revoke)

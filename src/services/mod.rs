@@ -16,6 +16,7 @@ pub mod idempotency;
 pub mod kept;
 pub mod leaderboard;
 pub mod live;
+pub mod me;
 pub mod players;
 pub mod ratings;
 pub mod registrations;

@@ -194,3 +194,120 @@ async fn every_branch_of_the_colour_rule_over_a_round_robin() {
     }
     assert_eq!(rules_seen.len(), 3, "{rules_seen:?}");
 }
+
+/// Issue 18, item 4: a player's own games (upcoming with opponents and colours, past with the
+/// scores) and tournaments (registration and staff roles).
+#[actix_web::test]
+async fn a_player_sees_their_own_games_and_tournaments() {
+    let app = spawn_app().await;
+    let admin = app.admin_token().await;
+    let (tid, org, referee, _) = event(&app, "tantrix", 3).await;
+    let (kari_user, kari) = app.user("kari").await;
+    let r = app
+        .post(
+            "/api/v1/players",
+            Some(&admin),
+            json!({"name": "Kari", "user_id": kari_user}),
+        )
+        .await;
+    let kari_player = r.json::<Value>().await.unwrap()["id"].as_i64().unwrap();
+    let r = app
+        .post(
+            &format!("/api/v1/tournaments/{tid}/registrations"),
+            Some(&kari),
+            json!({"player_id": kari_player, "colours": {"first": "green", "second": "red"}}),
+        )
+        .await;
+    assert_eq!(r.status(), 201);
+    let empty: Value = app
+        .get("/api/v1/me/games", Some(&kari))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(empty["upcoming"], json!([]));
+    let round = new_round(&app, tid, &org, json!({"method": "round_robin"})).await;
+    let mine = round["draw"]["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["seats"].as_array().unwrap().contains(&json!(kari_player)))
+        .unwrap()
+        .clone();
+    let seats: Vec<i64> = mine["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_i64().unwrap())
+        .collect();
+    let opponent = *seats.iter().find(|p| **p != kari_player).unwrap();
+    let games: Value = app
+        .get("/api/v1/me/games", Some(&kari))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(games["player_id"], kari_player);
+    assert_eq!(games["past"], json!([]));
+    let game = &games["upcoming"][0];
+    assert_eq!(game["tournament_id"], tid);
+    assert_eq!(game["round"], 1);
+    assert_eq!(game["table"], mine["number"]);
+    assert_eq!(game["opponents"][0]["player_id"], opponent);
+    assert!(!game["opponents"][0]["name"].as_str().unwrap().is_empty());
+    // Her first choice differs from the others' (they stated none: the lot keeps hers).
+    assert_eq!(game["colour"], "green");
+    assert_ne!(game["opponents"][0]["colour"], "green");
+    // Once the result is in, the game is past, with the scores.
+    let score = |p: i64| if p == kari_player { 30 } else { 12 };
+    let r = app
+        .put(
+            &format!(
+                "/api/v1/tournaments/{tid}/rounds/1/tables/{}/result",
+                mine["number"]
+            ),
+            Some(&referee),
+            json!({"seats": seats.iter().map(|p| json!({"player_id": p, "score": score(*p)})).collect::<Vec<_>>()}),
+        )
+        .await;
+    assert_eq!(r.status(), 200);
+    let games: Value = app
+        .get("/api/v1/me/games", Some(&kari))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(games["upcoming"], json!([]));
+    assert_eq!(games["past"][0]["score"], 30);
+    assert_eq!(
+        games["past"][0]["scores"],
+        json!(seats.iter().map(|p| score(*p)).collect::<Vec<_>>())
+    );
+    // Tournaments: hers as a player, the organiser's as staff.
+    let hers: Value = app
+        .get("/api/v1/me/tournaments", Some(&kari))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(hers[0]["tournament_id"], tid);
+    assert_eq!(hers[0]["registration"], "confirmed");
+    assert_eq!(hers[0]["roles"], json!([]));
+    let staff: Value = app
+        .get("/api/v1/me/tournaments", Some(&org))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(staff[0]["registration"], Value::Null);
+    assert_eq!(staff[0]["roles"], json!(["organiser"]));
+    // No linked player: no games.
+    let none: Value = app
+        .get("/api/v1/me/games", Some(&org))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(none["player_id"], Value::Null);
+    problem(app.get("/api/v1/me/games", None).await, 401).await;
+}

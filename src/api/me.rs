@@ -1,0 +1,54 @@
+//! `/me/games` and `/me/tournaments`: a player's own view.
+
+use actix_web::{get, web, HttpResponse};
+
+use crate::api::problem::AuthErrors;
+use crate::auth::Caller;
+use crate::error::ApiResult;
+use crate::services::me::{self, MyGames, MyTournament};
+use crate::state::AppState;
+
+/// My games.
+///
+/// The games of the player linked to my account, in every tournament it is registered in:
+/// `upcoming` (published rounds without a result yet, with opponents and, in Tantrix, colours)
+/// and `past` (with the scores in force, newest first). Without a linked player both are empty.
+#[utoipa::path(
+    operation_id = "list_my_games",
+    tag = "auth",
+    security(("bearer" = [])),
+    responses(
+        AuthErrors,
+        (status = 200, description = "My games", body = MyGames),
+    )
+)]
+#[get("/me/games")]
+pub async fn games(state: web::Data<AppState>, caller: Caller) -> ApiResult<HttpResponse> {
+    let games = state.run(move |conn| me::my_games(conn, &caller)).await?;
+    Ok(HttpResponse::Ok()
+        .insert_header(("Cache-Control", "private, no-store"))
+        .json(games))
+}
+
+/// My tournaments.
+///
+/// Where my linked player is registered (with the registration's status) or I hold a staff
+/// role, newest first.
+#[utoipa::path(
+    operation_id = "list_my_tournaments",
+    tag = "auth",
+    security(("bearer" = [])),
+    responses(
+        AuthErrors,
+        (status = 200, description = "My tournaments", body = Vec<MyTournament>),
+    )
+)]
+#[get("/me/tournaments")]
+pub async fn tournaments(state: web::Data<AppState>, caller: Caller) -> ApiResult<HttpResponse> {
+    let list = state
+        .run(move |conn| me::my_tournaments(conn, &caller))
+        .await?;
+    Ok(HttpResponse::Ok()
+        .insert_header(("Cache-Control", "private, no-store"))
+        .json(list))
+}
