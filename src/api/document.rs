@@ -7,7 +7,7 @@ use serde_json::{json, Map, Value};
 
 /// Operations whose 200 answer carries no `ETag`/`Cache-Control` (probes, metrics, the live
 /// stream, answers computed per caller and never cached).
-const UNCACHED: [&str; 10] = [
+const UNCACHED: [&str; 11] = [
     "check_liveness",
     "check_readiness",
     "read_metrics",
@@ -18,6 +18,7 @@ const UNCACHED: [&str; 10] = [
     "list_api_keys",
     "list_my_games",
     "list_my_tournaments",
+    "read_report",
 ];
 
 /// Applies every touch to the document. The result stays JSON: utoipa's own types would drop

@@ -16,6 +16,7 @@ pub mod players;
 pub mod problem;
 pub mod ratings;
 pub mod registrations;
+pub mod reports;
 pub mod results;
 pub mod rounds;
 pub mod standings;
@@ -134,6 +135,10 @@ pub fn routes(cfg: &mut ServiceConfig) {
         .service(rounds::cup_matches)
         .service(results::enter)
         .service(results::read)
+        .service(reports::report)
+        .service(reports::read)
+        .service(reports::confirm)
+        .service(reports::dispute)
         .service(standings::team_standings)
         .service(conduct::withdraw)
         .service(conduct::list_withdrawals)

@@ -27,6 +27,23 @@ diesel::table! {
 }
 
 diesel::table! {
+    result_reports (id) {
+        id -> Int8,
+        round_id -> Int8,
+        table_number -> Int4,
+        reported_by_player -> Int8,
+        reported_by_user -> Int8,
+        body -> Jsonb,
+        status -> Text,
+        created_at -> Timestamptz,
+        answer_by -> Timestamptz,
+        answered_at -> Nullable<Timestamptz>,
+        answered_by_user -> Nullable<Int8>,
+        case_id -> Nullable<Int8>,
+    }
+}
+
+diesel::table! {
     api_keys (id) {
         id -> Int8,
         user_id -> Int8,
@@ -417,4 +434,5 @@ diesel::allow_tables_to_appear_in_same_query!(
     case_events,
     refresh_tokens,
     api_keys,
+    result_reports,
 );

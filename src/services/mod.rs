@@ -20,6 +20,7 @@ pub mod me;
 pub mod players;
 pub mod ratings;
 pub mod registrations;
+pub mod reports;
 pub mod results;
 pub mod round_input;
 pub mod round_methods;

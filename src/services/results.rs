@@ -178,7 +178,7 @@ pub fn with_history(
 }
 
 /// Checks an entered result against the draw and the ruleset; the engine's seats.
-fn check_result(
+pub fn check_result(
     ruleset: &Ruleset,
     round: &RoundRow,
     draw: &Draw,

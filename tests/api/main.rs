@@ -23,6 +23,7 @@ mod rating_fixtures;
 mod ratings;
 mod ratings_leaderboard;
 mod ratings_seasons;
+mod reports;
 mod restart;
 mod rules_agricola;
 mod rules_cup;

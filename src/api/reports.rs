@@ -1,0 +1,145 @@
+//! Results reported by the players: `/tournaments/{id}/rounds/{n}/tables/{t}/report`.
+
+use actix_web::{get, post, web, HttpResponse};
+
+use crate::api::extract::{Json, TablePath};
+use crate::api::problem::BodyErrors;
+use crate::auth::Caller;
+use crate::error::{ApiResult, Problem};
+use crate::services::reports::{self, DisputeReport, ReportOut};
+use crate::services::results::{EnterResult, ResultWithHistory, TableRef};
+use crate::state::AppState;
+
+/// Report my table's result (a player seated there).
+///
+/// The opponent then confirms it (it becomes the result, entered by me) or disputes it (a case
+/// for the referee), within 48 hours; after that the referee decides. A new report replaces a
+/// pending one. Refused once the table has a result. It counts for nothing until confirmed.
+#[utoipa::path(
+    operation_id = "report_result",
+    tag = "results",
+    security(("bearer" = [])),
+    params(TablePath),
+    request_body = EnterResult,
+    responses(
+        BodyErrors,
+        (status = 201, description = "Reported; waiting for the opponent", body = ReportOut),
+        (status = 403, description = "Not a player seated at this table", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such tournament, round or table", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The table already has a result", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/tournaments/{id}/rounds/{n}/tables/{t}/report")]
+pub async fn report(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<TablePath>,
+    body: Json<EnterResult>,
+) -> ApiResult<HttpResponse> {
+    let at = TableRef::from(path.into_inner());
+    let out = state
+        .run(move |conn| reports::report(conn, &caller, at, body.0))
+        .await?;
+    Ok(HttpResponse::Created()
+        .insert_header((
+            "Location",
+            format!(
+                "/api/v1/tournaments/{}/rounds/{}/tables/{}/report",
+                at.tournament, at.round, at.table
+            ),
+        ))
+        .json(out))
+}
+
+/// Read my table's newest report (its seated players and the staff).
+///
+/// Pending, confirmed, disputed (with its case) or superseded; others get 404.
+#[utoipa::path(
+    operation_id = "read_report",
+    tag = "results",
+    security(("bearer" = [])),
+    params(TablePath),
+    responses(
+        (status = 200, description = "The newest report", body = ReportOut),
+        (status = 401, description = "No or invalid token", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No report, or not yours to see", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/tournaments/{id}/rounds/{n}/tables/{t}/report")]
+pub async fn read(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<TablePath>,
+) -> ApiResult<HttpResponse> {
+    let at = TableRef::from(path.into_inner());
+    let out = state
+        .run(move |conn| reports::read(conn, &caller, at))
+        .await?;
+    Ok(HttpResponse::Ok()
+        .insert_header(("Cache-Control", "private, no-store"))
+        .json(out))
+}
+
+/// Confirm the pending report (the opponent, a referee or an organiser).
+///
+/// The report becomes the table's result, entered by the reporting player; standings and
+/// ratings follow as for any result.
+#[utoipa::path(
+    operation_id = "confirm_report",
+    tag = "results",
+    security(("bearer" = [])),
+    params(TablePath),
+    responses(
+        (status = 200, description = "The result with its history", body = ResultWithHistory),
+        (status = 401, description = "No or invalid token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Not the opponent, a referee or an organiser", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No pending report", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The table already has a result", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/tournaments/{id}/rounds/{n}/tables/{t}/report/confirm")]
+pub async fn confirm(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<TablePath>,
+) -> ApiResult<HttpResponse> {
+    let at = TableRef::from(path.into_inner());
+    let out = state
+        .run(move |conn| reports::confirm(conn, &caller, at))
+        .await?;
+    let version = out.current.version;
+    Ok(HttpResponse::Ok()
+        .insert_header(("ETag", format!("\"{version}\"")))
+        .json(out))
+}
+
+/// Dispute the pending report (the opponent).
+///
+/// Opens a case about the table's result for the referee; with `seats`, the case asks for that
+/// result.
+#[utoipa::path(
+    operation_id = "dispute_report",
+    tag = "results",
+    security(("bearer" = [])),
+    params(TablePath),
+    request_body = DisputeReport,
+    responses(
+        BodyErrors,
+        (status = 200, description = "Disputed; the report names the case", body = ReportOut),
+        (status = 403, description = "Not the opponent", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No pending report", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/tournaments/{id}/rounds/{n}/tables/{t}/report/dispute")]
+pub async fn dispute(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<TablePath>,
+    body: Json<DisputeReport>,
+) -> ApiResult<HttpResponse> {
+    let at = TableRef::from(path.into_inner());
+    let out = state
+        .run(move |conn| reports::dispute(conn, &caller, at, body.0))
+        .await?;
+    Ok(HttpResponse::Ok().json(out))
+}

@@ -1,0 +1,199 @@
+//! Results reported by the players (issue 18, item 3): the opponent confirms (the report
+//! becomes the result) or disputes (a case the referee decides); staff may confirm too.
+
+use serde_json::{json, Value};
+
+use crate::event_fixtures::{event, new_round};
+use crate::helpers::{problem, spawn_app, TestApp};
+
+/// A player with an account, registered by herself; (player id, token).
+async fn linked_player(app: &TestApp, tid: i64, name: &str) -> (i64, String) {
+    let admin = app.admin_token().await;
+    let (uid, token) = app.user(name).await;
+    let r = app
+        .post(
+            "/api/v1/players",
+            Some(&admin),
+            json!({"name": name, "user_id": uid}),
+        )
+        .await;
+    let pid = r.json::<Value>().await.unwrap()["id"].as_i64().unwrap();
+    let r = app
+        .post(
+            &format!("/api/v1/tournaments/{tid}/registrations"),
+            Some(&token),
+            json!({"player_id": pid}),
+        )
+        .await;
+    assert_eq!(r.status(), 201);
+    (pid, token)
+}
+
+fn scores(winner: i64, loser: i64) -> Value {
+    json!({"seats": [{"player_id": winner, "score": 30}, {"player_id": loser, "score": 12}]})
+}
+
+#[actix_web::test]
+async fn a_report_is_confirmed_or_disputed_and_the_referee_decides() {
+    let app = spawn_app().await;
+    let (tid, org, referee, _) = event(&app, "tantrix", 0).await;
+    let (kari, kari_token) = linked_player(&app, tid, "kari").await;
+    let (ola, ola_token) = linked_player(&app, tid, "ola").await;
+    let (_, stranger) = app.user("stranger").await;
+    new_round(&app, tid, &org, json!({"method": "round_robin"})).await;
+    let base = format!("/api/v1/tournaments/{tid}/rounds/1/tables/1");
+    let report = format!("{base}/report");
+    // Only a player seated there reports.
+    problem(
+        app.post(&report, Some(&stranger), scores(kari, ola)).await,
+        403,
+    )
+    .await;
+    problem(
+        app.post(&report, Some(&referee), scores(kari, ola)).await,
+        403,
+    )
+    .await;
+    // Kari reports her win: pending, not a result yet.
+    let r = app
+        .post(&report, Some(&kari_token), scores(kari, ola))
+        .await;
+    assert_eq!(r.status(), 201);
+    let first: Value = r.json().await.unwrap();
+    assert_eq!(first["status"], "pending");
+    assert_eq!(first["reported_by_player"], kari);
+    problem(app.get(&format!("{base}/result"), None).await, 404).await;
+    // She cannot confirm her own report; a stranger cannot read it.
+    problem(
+        app.post(&format!("{report}/confirm"), Some(&kari_token), json!({}))
+            .await,
+        403,
+    )
+    .await;
+    problem(app.get(&report, Some(&stranger)).await, 404).await;
+    // Ola disputes it with his own version: a case for the referee.
+    let r = app
+        .post(
+            &format!("{report}/dispute"),
+            Some(&ola_token),
+            json!({"reason": "I won this one", "seats": [
+                {"player_id": kari, "score": 12}, {"player_id": ola, "score": 30}]}),
+        )
+        .await;
+    assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
+    let disputed: Value = r.json().await.unwrap();
+    assert_eq!(disputed["status"], "disputed");
+    let case_id = disputed["case_id"].as_i64().unwrap();
+    let case: Value = app
+        .get(
+            &format!("/api/v1/tournaments/{tid}/cases/{case_id}"),
+            Some(&referee),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(case["subject"], "result");
+    // Nothing pending now: confirming is refused.
+    problem(
+        app.post(&format!("{report}/confirm"), Some(&ola_token), json!({}))
+            .await,
+        404,
+    )
+    .await;
+    // The referee upholds Ola: his version becomes the result.
+    let r = app
+        .post(
+            &format!("/api/v1/tournaments/{tid}/cases/{case_id}/decision"),
+            Some(&referee),
+            json!({"verdict": "uphold", "reason": "the game record shows Ola's win"}),
+        )
+        .await;
+    assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
+    let result: Value = app
+        .get(&format!("{base}/result"), None)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(result["current"]["seats"][1]["score"], 30);
+    assert_eq!(result["current"]["case_id"], case_id);
+    // With a result in force, a report is refused.
+    problem(
+        app.post(&report, Some(&kari_token), scores(kari, ola))
+            .await,
+        409,
+    )
+    .await;
+}
+
+#[actix_web::test]
+async fn the_opponent_or_the_referee_confirms_and_it_counts_as_the_result() {
+    let app = spawn_app().await;
+    let (tid, org, referee, _) = event(&app, "tantrix", 0).await;
+    let (kari, kari_token) = linked_player(&app, tid, "kari").await;
+    let (ola, ola_token) = linked_player(&app, tid, "ola").await;
+    let kari_user = app
+        .get("/api/v1/me", Some(&kari_token))
+        .await
+        .json::<Value>()
+        .await
+        .unwrap()["id"]
+        .clone();
+    for n in 1..=2 {
+        let round = new_round(&app, tid, &org, json!({"method": "round_robin"})).await;
+        let table = round["draw"]["tables"][0]["number"].as_i64().unwrap();
+        let base = format!("/api/v1/tournaments/{tid}/rounds/{n}/tables/{table}");
+        // Kari reports a loss first, then replaces it with the right result.
+        let r = app
+            .post(
+                &format!("{base}/report"),
+                Some(&kari_token),
+                scores(ola, kari),
+            )
+            .await;
+        assert_eq!(r.status(), 201);
+        let r = app
+            .post(
+                &format!("{base}/report"),
+                Some(&kari_token),
+                scores(kari, ola),
+            )
+            .await;
+        assert_eq!(r.status(), 201);
+        // Round 1: Ola confirms; round 2: the referee does (Ola never answered).
+        let confirmer = if n == 1 { &ola_token } else { &referee };
+        let r = app
+            .post(
+                &format!("{base}/report/confirm"),
+                Some(confirmer),
+                json!({}),
+            )
+            .await;
+        assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
+        assert_eq!(r.headers()["etag"], "\"1\"");
+        let result: Value = r.json().await.unwrap();
+        assert_eq!(
+            result["current"]["entered_by"], kari_user,
+            "a version by the reporter"
+        );
+        assert_eq!(result["current"]["seats"][0]["player_id"], kari);
+        assert_eq!(result["round_status"], "completed");
+        let seen: Value = app
+            .get(&format!("{base}/report"), Some(&ola_token))
+            .await
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(seen["status"], "confirmed");
+        assert_eq!(seen["seats"][0]["score"], 30);
+    }
+    // Confirmed reports are results: Kari leads with two wins.
+    let standings: Value = app
+        .get(&format!("/api/v1/tournaments/{tid}/standings"), None)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(standings["rows"][0]["player_id"], kari);
+}
