@@ -198,6 +198,7 @@ fn main() {
         live: tourney::services::live::LiveHub::new(&url),
         standings: Default::default(),
         kept: Default::default(),
+        clock: Default::default(),
     };
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
     let addr = listener.local_addr().expect("addr").to_string();

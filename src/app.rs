@@ -179,6 +179,7 @@ pub fn serve(
     state.live.start();
     let live = state.live.clone();
     let state = web::Data::new(state);
+    crate::jobs::start(state.clone());
     let metrics = Arc::new(api::metrics::Metrics::default());
     let app = move || {
         let (app, _) = App::new()

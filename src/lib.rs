@@ -11,6 +11,7 @@ pub mod config;
 pub mod db;
 pub mod domain;
 pub mod error;
+pub mod jobs;
 pub mod services;
 pub mod startup;
 pub mod state;

@@ -139,6 +139,7 @@ fn serve(cfg: Config) -> Result<(), String> {
             live: tourney::services::live::LiveHub::new(&database.url),
             standings: Default::default(),
             kept: Default::default(),
+            clock: Default::default(),
         };
         let listener = TcpListener::bind(&cfg.bind_addr)
             .map_err(|e| format!("cannot listen on {} (BIND_ADDR): {e}", cfg.bind_addr))?;

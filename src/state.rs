@@ -37,6 +37,8 @@ pub struct AppState {
     /// Public reads kept while no change to their tournament is announced (served without
     /// the database).
     pub kept: crate::services::kept::KeptReads,
+    /// The clock scheduling deadlines run on (the system clock; tests move it forward).
+    pub clock: crate::services::scheduling::Clock,
 }
 
 /// A pooled connection: 503 when none comes within the checkout timeout. Only a failure to

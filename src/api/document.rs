@@ -7,7 +7,7 @@ use serde_json::{json, Map, Value};
 
 /// Operations whose 200 answer carries no `ETag`/`Cache-Control` (probes, metrics, the live
 /// stream, answers computed per caller and never cached).
-const UNCACHED: [&str; 11] = [
+const UNCACHED: [&str; 12] = [
     "check_liveness",
     "check_readiness",
     "read_metrics",
@@ -19,6 +19,7 @@ const UNCACHED: [&str; 11] = [
     "list_my_games",
     "list_my_tournaments",
     "read_report",
+    "read_schedule",
 ];
 
 /// Applies every touch to the document. The result stays JSON: utoipa's own types would drop

@@ -19,6 +19,7 @@ pub mod registrations;
 pub mod reports;
 pub mod results;
 pub mod rounds;
+pub mod scheduling;
 pub mod standings;
 pub mod support;
 pub mod tournaments;
@@ -139,6 +140,11 @@ pub fn routes(cfg: &mut ServiceConfig) {
         .service(reports::read)
         .service(reports::confirm)
         .service(reports::dispute)
+        .service(scheduling::read)
+        .service(scheduling::propose)
+        .service(scheduling::accept)
+        .service(scheduling::missed)
+        .service(scheduling::reinstate)
         .service(standings::team_standings)
         .service(conduct::withdraw)
         .service(conduct::list_withdrawals)

@@ -81,6 +81,8 @@ pub struct RoundRow {
     pub played_at_fixed: bool,
     /// Tantrix: each game's colours as drawn (`[TableColours]`), none in other formats.
     pub colours: Option<serde_json::Value>,
+    /// A self-scheduled round: the players agree their game's time before this deadline.
+    pub self_scheduled_until: Option<DateTime<Utc>>,
 }
 
 #[derive(Debug, Insertable)]
@@ -100,6 +102,7 @@ pub struct NewRound {
     pub played_at: Option<DateTime<Utc>>,
     pub played_at_fixed: bool,
     pub colours: Option<serde_json::Value>,
+    pub self_scheduled_until: Option<DateTime<Utc>>,
 }
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]

@@ -44,6 +44,38 @@ diesel::table! {
 }
 
 diesel::table! {
+    game_schedules (round_id, table_number) {
+        round_id -> Int8,
+        table_number -> Int4,
+        tournament_id -> Int8,
+        state -> Text,
+        waiting_on -> Nullable<Int8>,
+        waiting_since -> Nullable<Timestamptz>,
+        proposed_by -> Nullable<Int8>,
+        proposed_times -> Array<Timestamptz>,
+        agreed_time -> Nullable<Timestamptz>,
+        leader_told_at -> Nullable<Timestamptz>,
+        forfeited_player -> Nullable<Int8>,
+        forfeited_at -> Nullable<Timestamptz>,
+        rescheduled -> Bool,
+    }
+}
+
+diesel::table! {
+    schedule_messages (id) {
+        id -> Int8,
+        round_id -> Int8,
+        table_number -> Int4,
+        player_id -> Nullable<Int8>,
+        kind -> Text,
+        times -> Array<Timestamptz>,
+        note -> Nullable<Text>,
+        by_user -> Nullable<Int8>,
+        at -> Timestamptz,
+    }
+}
+
+diesel::table! {
     api_keys (id) {
         id -> Int8,
         user_id -> Int8,
@@ -164,6 +196,7 @@ diesel::table! {
         played_at -> Nullable<Timestamptz>,
         played_at_fixed -> Bool,
         colours -> Nullable<Jsonb>,
+        self_scheduled_until -> Nullable<Timestamptz>,
     }
 }
 
@@ -435,4 +468,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     refresh_tokens,
     api_keys,
     result_reports,
+    game_schedules,
+    schedule_messages,
 );

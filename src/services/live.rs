@@ -160,6 +160,11 @@ impl LiveHub {
         }
     }
 
+    /// The database the hub listens to (background jobs open their own connection to it).
+    pub fn database_url(&self) -> &str {
+        &self.hub.url
+    }
+
     /// Every event committed from now on.
     pub fn subscribe(&self) -> broadcast::Receiver<Arc<EventRow>> {
         self.hub.tx.subscribe()

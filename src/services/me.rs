@@ -47,6 +47,68 @@ pub struct MyGame {
     pub scores: Option<Vec<i64>>,
     /// When the result in force was entered.
     pub result_entered_at: Option<DateTime<Utc>>,
+    /// A self-scheduled game's scheduling (see `/tables/{t}/schedule` for the thread).
+    pub schedule: Option<MySchedule>,
+}
+
+/// Where the scheduling of a self-scheduled game stands.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct MySchedule {
+    /// `open`, `proposed`, `agreed` or `forfeited`.
+    pub state: String,
+    /// The round's deadline.
+    pub deadline: DateTime<Utc>,
+    pub proposed_by: Option<i64>,
+    pub proposed_times: Vec<DateTime<Utc>>,
+    pub agreed_time: Option<DateTime<Utc>>,
+    /// Whose answer is awaited, and until when before the leader is told.
+    pub waiting_on: Option<i64>,
+    pub answer_by: Option<DateTime<Utc>>,
+}
+
+/// The scheduling of a game of a self-scheduled round, if it has any yet.
+fn schedule_of(
+    conn: &mut PgConnection,
+    round: &RoundRow,
+    table: i32,
+) -> Result<Option<MySchedule>, ApiError> {
+    use crate::db::schema::game_schedules as g;
+    let Some(deadline) = round.self_scheduled_until else {
+        return Ok(None);
+    };
+    type Row = (
+        String,
+        Option<i64>,
+        Vec<DateTime<Utc>>,
+        Option<DateTime<Utc>>,
+        Option<i64>,
+        Option<DateTime<Utc>>,
+    );
+    let row: Option<Row> = g::table
+        .find((round.id, table))
+        .select((
+            g::state,
+            g::proposed_by,
+            g::proposed_times,
+            g::agreed_time,
+            g::waiting_on,
+            g::waiting_since,
+        ))
+        .first(conn)
+        .optional()?;
+    Ok(row.map(
+        |(state, proposed_by, proposed_times, agreed_time, waiting_on, since)| MySchedule {
+            state,
+            deadline,
+            proposed_by,
+            proposed_times,
+            agreed_time,
+            waiting_on,
+            answer_by: since
+                .filter(|_| waiting_on.is_some())
+                .map(|s| s + crate::services::scheduling::ANSWER_WITHIN),
+        },
+    ))
 }
 
 /// My games: those without a result yet, and those with one.
@@ -174,6 +236,7 @@ pub fn my_games(conn: &mut PgConnection, caller: &Caller) -> Result<MyGames, Api
                         .collect()
                 }),
                 result_entered_at: result.as_ref().map(|r| r.entered_at),
+                schedule: schedule_of(conn, &round, table.number as i32)?,
             };
             if result.is_some() {
                 past.push(game);

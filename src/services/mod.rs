@@ -25,6 +25,8 @@ pub mod results;
 pub mod round_input;
 pub mod round_methods;
 pub mod rounds;
+pub mod scheduling;
+pub mod scheduling_deadlines;
 pub mod sessions;
 pub mod snapshot;
 pub mod standings;

@@ -128,8 +128,8 @@ fn latest(
     Ok(q.first(conn).optional()?)
 }
 
-/// The caller's player, if it is seated at the table.
-fn seated_player(
+/// The caller's player, if it is seated at the table (404 for no such table).
+pub fn seated_player(
     conn: &mut PgConnection,
     caller: &Caller,
     t: &Tournament,

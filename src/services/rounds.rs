@@ -68,6 +68,8 @@ pub struct RoundOut {
     /// empty in other formats.
     #[schema(value_type = Vec<crate::services::colours::TableColours>)]
     pub colours: serde_json::Value,
+    /// A self-scheduled round's deadline (see `/tables/{t}/schedule`).
+    pub self_scheduled_until: Option<DateTime<Utc>>,
 }
 
 /// The options of the seating methods; each method accepts only its own (see `CreateRound`).
@@ -118,6 +120,10 @@ pub struct CreateRound {
     /// games are rated in. Absent: the time its last result arrives, held within the playing
     /// days (a round entered after the event counts as played at 22:00 on its last day).
     pub played_at: Option<DateTime<Utc>>,
+    /// Two-player formats: the players schedule their games themselves and must have played by
+    /// this time (seed 003, rule 8); an unanswered player is reported to the leader after 5
+    /// days and forfeits 2 days later.
+    pub self_scheduled_until: Option<DateTime<Utc>>,
 }
 
 /// Changes a round's time of play (organisers); `null` goes back to the derived time.
@@ -180,6 +186,7 @@ fn round_out(t: &Tournament, r: RoundRow, tables_with_results: Vec<i32>) -> Roun
         played_at: r.played_at,
         played_at_stated: r.played_at_fixed,
         colours: r.colours.unwrap_or_else(|| serde_json::json!([])),
+        self_scheduled_until: r.self_scheduled_until,
     }
 }
 
@@ -327,6 +334,7 @@ pub fn create_round(
             )));
         }
         let number = snap.rounds.len() as i32 + 1;
+        check_self_scheduled(&snap.ruleset, input.self_scheduled_until)?;
         if snap.tournament.ruleset == Preset::AshesLeague.as_str() {
             // Seed 004: at least 4 players, and a number of rounds that fits the field.
             let players = snap.confirmed().len();
@@ -365,6 +373,7 @@ pub fn create_round(
                 played_at: input.played_at,
                 played_at_fixed: input.played_at.is_some(),
                 colours,
+                self_scheduled_until: input.self_scheduled_until,
             })
             .returning(RoundRow::as_returning())
             .get_result(conn)?;
@@ -391,6 +400,26 @@ pub fn create_round(
         }
         Ok(round_out(&snap.tournament, row, Vec::new()))
     })
+}
+
+/// A self-scheduled round's deadline: in the future, and only for games of two players.
+fn check_self_scheduled(ruleset: &Ruleset, until: Option<DateTime<Utc>>) -> Result<(), ApiError> {
+    let Some(until) = until else {
+        return Ok(());
+    };
+    if ruleset.players_per_table != 2 {
+        return Err(ApiError::field(
+            "self_scheduled_until",
+            "only games of two players are scheduled by the players",
+        ));
+    }
+    if until <= Utc::now() {
+        return Err(ApiError::field(
+            "self_scheduled_until",
+            "the deadline must be in the future",
+        ));
+    }
+    Ok(())
 }
 
 /// Draws a draft round again from a fresh seed (organisers); every attempt is kept.

@@ -57,6 +57,8 @@ pub struct TestApp {
     pub secret: String,
     /// The test's own database, for tests that write rows directly.
     pub database_url: String,
+    /// The instance's scheduling clock: a test moves it forward to play days in seconds.
+    pub clock: tourney::services::scheduling::Clock,
 }
 
 /// Starts the app against a fresh database with one admin account (`ADMIN` / `PASSWORD`).
@@ -83,6 +85,7 @@ pub async fn second_instance(app: &TestApp) -> TestApp {
 
 fn serve_on(db_url: &str, secret: &str) -> TestApp {
     let pool = tourney::db::pool(db_url, 4).expect("pool");
+    let clock = tourney::services::scheduling::Clock::default();
     let state = AppState {
         pool,
         jwt: JwtKeys::new(secret.as_bytes(), std::time::Duration::from_secs(600)),
@@ -93,6 +96,7 @@ fn serve_on(db_url: &str, secret: &str) -> TestApp {
         live: tourney::services::live::LiveHub::new(db_url),
         standings: Default::default(),
         kept: Default::default(),
+        clock: clock.clone(),
     };
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
     let port = listener.local_addr().expect("addr").port();
@@ -103,6 +107,7 @@ fn serve_on(db_url: &str, secret: &str) -> TestApp {
         client: Client::new(),
         secret: secret.to_string(),
         database_url: db_url.to_string(),
+        clock,
     }
 }
 

@@ -18,11 +18,13 @@ struct Count {
 }
 
 /// Statements the service's connections to `db` started in the last `ms` milliseconds (a
-/// connection counts once, with its latest statement; ours go to the `postgres` database).
+/// connection counts once, with its latest statement; ours go to the `postgres` database; the
+/// scheduling job's own connection, one fixed query a second, is left out).
 fn recent_statements(conn: &mut PgConnection, db: &str, ms: i32) -> i64 {
     diesel::sql_query(
         "SELECT count(*) AS n FROM pg_stat_activity
          WHERE datname = $1 AND backend_type = 'client backend'
+           AND application_name <> 'tourney-jobs'
            AND query_start > now() - make_interval(secs => $2 / 1000.0)",
     )
     .bind::<Text, _>(db)

@@ -35,6 +35,7 @@ mod running;
 mod running_formats;
 mod running_ties;
 mod security;
+mod self_scheduling;
 mod sessions;
 mod standings_kept;
 mod tournaments;

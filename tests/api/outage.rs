@@ -121,6 +121,7 @@ fn state_on(pool: tourney::db::DbPool, url: &str) -> tourney::state::AppState {
         live: tourney::services::live::LiveHub::new(url),
         standings: Default::default(),
         kept: Default::default(),
+        clock: Default::default(),
     }
 }
 

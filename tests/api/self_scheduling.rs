@@ -1,0 +1,380 @@
+//! A whole self-scheduled Tantrix round on a moved clock (issue 18, items 2 and 5; seed 003
+//! rules 8.2 and 8.4): proposals and answers, a missed time rescheduled once, a silent player
+//! reported to the leader after 5 days and forfeited 2 days later, the forfeit reversed by the
+//! leader, and results reported by the players.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use chrono::{DateTime, Duration as Days, Utc};
+use serde_json::{json, Value};
+
+use crate::event_fixtures::{event, new_round};
+use crate::helpers::{fields, problem, spawn_app, TestApp};
+
+async fn linked_player(app: &TestApp, tid: i64, name: &str) -> (i64, String) {
+    let admin = app.admin_token().await;
+    let (uid, token) = app.user(name).await;
+    let r = app
+        .post(
+            "/api/v1/players",
+            Some(&admin),
+            json!({"name": name, "user_id": uid}),
+        )
+        .await;
+    let pid = r.json::<Value>().await.unwrap()["id"].as_i64().unwrap();
+    let r = app
+        .post(
+            &format!("/api/v1/tournaments/{tid}/registrations"),
+            Some(&token),
+            json!({"player_id": pid}),
+        )
+        .await;
+    assert_eq!(r.status(), 201);
+    (pid, token)
+}
+
+fn at(t: DateTime<Utc>) -> Value {
+    json!(t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
+}
+
+/// Polls a read until `done` holds (the deadline job runs once a second).
+async fn eventually(app: &TestApp, url: &str, token: &str, done: impl Fn(&Value) -> bool) -> Value {
+    for _ in 0..60 {
+        let r = app.get(url, Some(token)).await;
+        if r.status() == 200 {
+            let v: Value = r.json().await.unwrap();
+            if done(&v) {
+                return v;
+            }
+        }
+        actix_web::rt::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("{url} never got there");
+}
+
+#[actix_web::test]
+async fn a_self_scheduled_round_with_a_rescheduling_and_a_silent_player() {
+    let app = spawn_app().await;
+    let (tid, org, _, _) = event(&app, "tantrix", 0).await;
+    let mut tokens = HashMap::new();
+    for name in ["kari", "ola", "per", "liv"] {
+        let (pid, token) = linked_player(&app, tid, name).await;
+        tokens.insert(pid, token);
+    }
+    let deadline = Utc::now() + Days::days(30);
+    // Only two-player games, and only a future deadline.
+    let p = problem(
+        app.post(
+            &format!("/api/v1/tournaments/{tid}/rounds"),
+            Some(&org),
+            json!({"method": "round_robin", "self_scheduled_until": at(Utc::now() - Days::days(1))}),
+        )
+        .await,
+        422,
+    )
+    .await;
+    assert_eq!(fields(&p), vec!["self_scheduled_until"]);
+    let round = new_round(
+        &app,
+        tid,
+        &org,
+        json!({"method": "round_robin", "self_scheduled_until": at(deadline)}),
+    )
+    .await;
+    assert!(round["self_scheduled_until"].is_string());
+    let table = |i: usize| {
+        let t = &round["draw"]["tables"][i];
+        let s: Vec<i64> = t["seats"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p.as_i64().unwrap())
+            .collect();
+        (t["number"].as_i64().unwrap(), s[0], s[1])
+    };
+    let (t1, a1, b1) = table(0);
+    let (t2, a2, b2) = table(1);
+    let url = |t: i64| format!("/api/v1/tournaments/{tid}/rounds/1/tables/{t}");
+    let tok = |p: i64| tokens[&p].as_str();
+
+    // Table 1: the first seat is asked to propose; times in the player's chosen zone too.
+    let s: Value = app
+        .get(
+            &format!("{}/schedule?time_zone=America/New_York", url(t1)),
+            Some(tok(b1)),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(s["state"], "open");
+    assert_eq!(s["waiting_on"], a1);
+    assert_eq!(s["time_zone"], "America/New_York");
+    problem(
+        app.get(&format!("{}/schedule", url(t1)), Some(tok(a2)))
+            .await,
+        404,
+    )
+    .await;
+    let now = Utc::now();
+    let (first, second) = (now + Days::days(1), now + Days::days(2));
+    let p = problem(
+        app.post(
+            &format!("{}/schedule/proposals", url(t1)),
+            Some(tok(a1)),
+            json!({"times": [at(deadline + Days::days(1))]}),
+        )
+        .await,
+        422,
+    )
+    .await;
+    assert_eq!(fields(&p), vec!["times[0]"]);
+    let r = app
+        .post(
+            &format!("{}/schedule/proposals", url(t1)),
+            Some(tok(a1)),
+            json!({"times": [at(first), at(second)]}),
+        )
+        .await;
+    assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
+    let s: Value = r.json().await.unwrap();
+    assert_eq!(
+        (s["state"].as_str(), s["waiting_on"].as_i64()),
+        (Some("proposed"), Some(b1))
+    );
+    assert!(s["answer_by"].is_string());
+    // Not her turn; his answer must be one of the times.
+    problem(
+        app.post(
+            &format!("{}/schedule/proposals", url(t1)),
+            Some(tok(a1)),
+            json!({"times": [at(first)]}),
+        )
+        .await,
+        409,
+    )
+    .await;
+    let p = problem(
+        app.post(
+            &format!("{}/schedule/accept", url(t1)),
+            Some(tok(b1)),
+            json!({"time": at(now + Days::days(3))}),
+        )
+        .await,
+        422,
+    )
+    .await;
+    assert_eq!(fields(&p), vec!["time"]);
+    let r = app
+        .post(
+            &format!("{}/schedule/accept", url(t1)),
+            Some(tok(b1)),
+            json!({"time": at(first)}),
+        )
+        .await;
+    let s: Value = r.json().await.unwrap();
+    assert_eq!(s["state"], "agreed");
+    assert_eq!(s["agreed_time"]["utc"], at(first));
+    // Her own view shows the agreed time and the deadline.
+    let mine: Value = app
+        .get("/api/v1/me/games", Some(tok(a1)))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let game = &mine["upcoming"][0];
+    assert_eq!(game["schedule"]["state"], "agreed");
+    assert_eq!(game["schedule"]["agreed_time"], at(first));
+    assert!(game["schedule"]["deadline"].is_string());
+
+    // A day and an hour later: a1 missed it and says so within 24 h (rule 8.4).
+    app.clock.advance(Days::days(1) + Days::hours(1));
+    let r = app
+        .post(
+            &format!("{}/schedule/missed", url(t1)),
+            Some(tok(a1)),
+            json!({"note": "power cut"}),
+        )
+        .await;
+    assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
+    let s: Value = r.json().await.unwrap();
+    assert_eq!(
+        (s["state"].as_str(), s["waiting_on"].as_i64()),
+        (Some("open"), Some(a1))
+    );
+    assert_eq!(s["rescheduled"], true);
+    let now = app_now(&app);
+    let again = now + Days::days(1);
+    app.post(
+        &format!("{}/schedule/proposals", url(t1)),
+        Some(tok(a1)),
+        json!({"times": [at(again)]}),
+    )
+    .await;
+    let r = app
+        .post(
+            &format!("{}/schedule/accept", url(t1)),
+            Some(tok(b1)),
+            json!({"time": at(again)}),
+        )
+        .await;
+    assert_eq!(r.status(), 200);
+    // Missed again: once per match only; and more than 24 h later is too late anyway.
+    app.clock.advance(Days::days(1) + Days::hours(2));
+    let p = problem(
+        app.post(
+            &format!("{}/schedule/missed", url(t1)),
+            Some(tok(b1)),
+            json!({"note": "sorry"}),
+        )
+        .await,
+        409,
+    )
+    .await;
+    assert!(p["detail"].as_str().unwrap().contains("once per match"));
+    // They play; a1 reports, b1 confirms.
+    let r = app
+        .post(
+            &format!("{}/report", url(t1)),
+            Some(tok(a1)),
+            json!({"seats": [{"player_id": a1, "score": 30}, {"player_id": b1, "score": 12}]}),
+        )
+        .await;
+    assert_eq!(r.status(), 201);
+    let r = app
+        .post(
+            &format!("{}/report/confirm", url(t1)),
+            Some(tok(b1)),
+            json!({}),
+        )
+        .await;
+    assert_eq!(r.status(), 200);
+
+    // Table 2: a2 never answers. 5 days after publication the leader is told...
+    app.clock.advance(Days::days(3));
+    let s = eventually(&app, &format!("{}/schedule", url(t2)), &org, |s| {
+        s["thread"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["kind"] == "leader_told")
+    })
+    .await;
+    assert_eq!(s["state"], "open");
+    let mut conn = crate::rating_fixtures::db(&app);
+    use diesel::prelude::*;
+    let told: i64 = diesel::dsl::sql::<diesel::sql_types::BigInt>(
+        "SELECT count(*) FROM tournament_events WHERE kind = 'schedule_overdue'",
+    )
+    .get_result(&mut conn)
+    .unwrap();
+    assert_eq!(told, 1, "one event on the live feed");
+    // ... and 2 days later a2 forfeits: b2 wins.
+    app.clock.advance(Days::days(2));
+    let result = eventually(&app, &format!("{}/result", url(t2)), &org, |_| true).await;
+    let seats = result["current"]["seats"].as_array().unwrap();
+    let forfeit = seats.iter().find(|s| s["player_id"] == a2).unwrap();
+    assert_eq!(forfeit["forfeit"], true);
+    assert!(result["current"]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("8.2"));
+    assert_eq!(result["round_status"], "completed");
+    let s: Value = app
+        .get(&format!("{}/schedule", url(t2)), Some(&org))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        (s["state"].as_str(), s["forfeited_player"].as_i64()),
+        (Some("forfeited"), Some(a2))
+    );
+    // The leader reverses it with a reason; players cannot.
+    problem(
+        app.post(
+            &format!("{}/schedule/reinstate", url(t2)),
+            Some(tok(b2)),
+            json!({"note": "x"}),
+        )
+        .await,
+        403,
+    )
+    .await;
+    let r = app
+        .post(
+            &format!("{}/schedule/reinstate", url(t2)),
+            Some(&org),
+            json!({"note": "a2 was in hospital; the message reached us late"}),
+        )
+        .await;
+    assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
+    let s: Value = r.json().await.unwrap();
+    assert_eq!(
+        (s["state"].as_str(), s["waiting_on"].as_i64()),
+        (Some("open"), Some(a2))
+    );
+    problem(app.get(&format!("{}/result", url(t2)), None).await, 404).await;
+    let round_now: Value = app
+        .get(&format!("/api/v1/tournaments/{tid}/rounds/1"), None)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(round_now["status"], "published", "the round is open again");
+    // Now they schedule and play it.
+    let when = app_now(&app) + Days::days(1);
+    app.post(
+        &format!("{}/schedule/proposals", url(t2)),
+        Some(tok(a2)),
+        json!({"times": [at(when)]}),
+    )
+    .await;
+    let r = app
+        .post(
+            &format!("{}/schedule/accept", url(t2)),
+            Some(tok(b2)),
+            json!({"time": at(when)}),
+        )
+        .await;
+    assert_eq!(r.status(), 200);
+    let r = app
+        .post(
+            &format!("{}/report", url(t2)),
+            Some(tok(b2)),
+            json!({"seats": [{"player_id": a2, "score": 25}, {"player_id": b2, "score": 20}]}),
+        )
+        .await;
+    assert_eq!(r.status(), 201);
+    let r = app
+        .post(
+            &format!("{}/report/confirm", url(t2)),
+            Some(tok(a2)),
+            json!({}),
+        )
+        .await;
+    let done: Value = r.json().await.unwrap();
+    assert_eq!(done["round_status"], "completed");
+    let s: Value = app
+        .get(&format!("{}/schedule", url(t2)), Some(&org))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let kinds: Vec<&str> = s["thread"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        vec!["leader_told", "forfeit", "reinstate", "propose", "accept"]
+    );
+}
+
+/// The instance's clock as the test moved it (the system clock plus the moves).
+fn app_now(app: &TestApp) -> DateTime<Utc> {
+    app.clock.now()
+}
