@@ -1,9 +1,11 @@
 -- Sessions for apps and keys for scripts (issue 17).
 -- session_epoch: every access token names the epoch it was issued in; a password change, a
 -- "log out everywhere" or disabling the account bumps it, and older tokens are refused.
+-- deleted_at: an account deleted while records refer to it stays as a nameless tombstone.
 ALTER TABLE users
     ADD COLUMN session_epoch INTEGER NOT NULL DEFAULT 0,
-    ADD COLUMN disabled_at   TIMESTAMPTZ;
+    ADD COLUMN disabled_at   TIMESTAMPTZ,
+    ADD COLUMN deleted_at    TIMESTAMPTZ;
 
 -- Refresh tokens: opaque, stored as SHA-256, rotated on every use. A family is one sign-in and
 -- every token rotated from it; presenting a token that was already rotated revokes the family

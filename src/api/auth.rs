@@ -87,7 +87,7 @@ fn tokens(state: &AppState, session: Started) -> ApiResult<HttpResponse> {
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"refresh_token": "rt_3f9c..."}))]
 pub struct RefreshRequest {
-    #[schema(max_length = 100)]
+    #[schema(min_length = 1, max_length = 100)]
     pub refresh_token: String,
 }
 

@@ -16,6 +16,8 @@ pub struct User {
     pub created_at: DateTime<Utc>,
     pub session_epoch: i32,
     pub disabled_at: Option<DateTime<Utc>>,
+    /// Deleted while records refer to it: kept without name, password or power.
+    pub deleted_at: Option<DateTime<Utc>>,
 }
 
 #[derive(Debug, Insertable)]

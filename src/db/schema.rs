@@ -10,6 +10,7 @@ diesel::table! {
         created_at -> Timestamptz,
         session_epoch -> Int4,
         disabled_at -> Nullable<Timestamptz>,
+        deleted_at -> Nullable<Timestamptz>,
     }
 }
 

@@ -27,7 +27,11 @@ const MAX_KEYS: i64 = 50;
 #[schema(example = json!({"name": "club website standings", "scopes": ["read"], "tournament_id": 12}))]
 pub struct CreateApiKey {
     /// What the key is for (1-100 characters).
-    #[schema(min_length = 1, max_length = 100)]
+    #[schema(
+        min_length = 1,
+        max_length = 100,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
     pub name: String,
     /// At least one; `admin` only for admins.
     #[schema(min_items = 1, max_items = 4)]
@@ -132,7 +136,11 @@ pub fn create(
     let mut check = Check::new();
     check.text("name", &input.name, 100);
     let scopes: BTreeSet<Scope> = input.scopes.iter().copied().collect();
-    check.ensure(!scopes.is_empty(), "scopes", "name at least one scope");
+    check.ensure(
+        (1..=4).contains(&input.scopes.len()),
+        "scopes",
+        "name 1 to 4 scopes",
+    );
     check.ensure(
         !scopes.contains(&Scope::Admin) || caller.is_admin,
         "scopes",

@@ -177,6 +177,7 @@ impl AccountCache {
 pub fn account_of(conn: &mut PgConnection, user_id: i64) -> Result<Option<Account>, ApiError> {
     Ok(users::table
         .find(user_id)
+        .filter(users::deleted_at.is_null())
         .select((
             users::username,
             users::is_admin,

@@ -60,7 +60,11 @@ pub struct ReportOut {
 #[schema(example = json!({"reason": "I won 32-20, not the other way round", "seats": [{"player_id": 11, "score": 20}, {"player_id": 12, "score": 32}]}))]
 pub struct DisputeReport {
     /// What is wrong with the report (the case's statement).
-    #[schema(min_length = 1, max_length = 4000)]
+    #[schema(
+        min_length = 1,
+        max_length = 4000,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
     pub reason: String,
     /// The result as the disputing player sees it: the remedy the case asks for.
     #[schema(max_items = 8)]

@@ -157,7 +157,11 @@ pub struct Accept {
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"note": "My connection dropped; I told Ola at once"}))]
 pub struct Note {
-    #[schema(min_length = 1, max_length = 500)]
+    #[schema(
+        min_length = 1,
+        max_length = 500,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
     pub note: String,
 }
 

@@ -131,6 +131,7 @@ enum Refreshed {
 /// 401 for an unknown, expired or revoked token; a token used twice revokes its session, and
 /// the answer says so.
 pub fn refresh(conn: &mut PgConnection, token: &str) -> Result<Started, ApiError> {
+    check_token(token)?;
     let outcome = conn.transaction(|conn| {
         let row: Option<TokenRow> = refresh_tokens::table
             .filter(refresh_tokens::token_hash.eq(secret_hash(token)))
@@ -184,6 +185,17 @@ pub fn refresh(conn: &mut PgConnection, token: &str) -> Result<Started, ApiError
     }
 }
 
+/// 422 for what cannot be a refresh token (ours are `rt_` and 64 hex digits).
+fn check_token(token: &str) -> Result<(), ApiError> {
+    if token.is_empty() || token.len() > 100 {
+        return Err(ApiError::field(
+            "refresh_token",
+            "must be 1-100 characters (as answered by a sign-in)",
+        ));
+    }
+    Ok(())
+}
+
 fn unknown() -> ApiError {
     ApiError::Unauthorized("unknown refresh token; sign in again".into())
 }
@@ -221,7 +233,7 @@ pub fn end_every_session(conn: &mut PgConnection, user_id: i64) -> Result<(), Ap
 #[schema(example = json!({"refresh_token": "rt_3f9c...", "everywhere": false}))]
 pub struct Logout {
     /// The session's current refresh token.
-    #[schema(max_length = 100)]
+    #[schema(min_length = 1, max_length = 100)]
     pub refresh_token: String,
     /// Sign out of every session of the account, and refuse every access token issued so far.
     #[serde(default)]
@@ -232,6 +244,7 @@ pub struct Logout {
 /// its account). Needs no access token (an app's may have expired); an unknown or already
 /// revoked token is answered the same way, so nothing is learnt from it.
 pub fn logout(conn: &mut PgConnection, input: &Logout) -> Result<(), ApiError> {
+    check_token(&input.refresh_token)?;
     conn.transaction(|conn| {
         let row: Option<(i64, i64, Option<DateTime<Utc>>)> = refresh_tokens::table
             .filter(refresh_tokens::token_hash.eq(secret_hash(&input.refresh_token)))

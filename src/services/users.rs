@@ -202,8 +202,12 @@ pub fn list_users(
 ) -> Result<Page<UserOut>, ApiError> {
     caller.require_admin()?;
     let (limit, offset) = page.resolve()?;
-    let total = users::table.count().get_result(conn)?;
+    let total = users::table
+        .filter(users::deleted_at.is_null())
+        .count()
+        .get_result(conn)?;
     let items: Vec<User> = users::table
+        .filter(users::deleted_at.is_null())
         .order(users::id)
         .limit(limit)
         .offset(offset)
@@ -226,6 +230,7 @@ pub fn read_user(conn: &mut PgConnection, caller: &Caller, id: i64) -> Result<Us
 fn find(conn: &mut PgConnection, id: i64) -> Result<User, ApiError> {
     users::table
         .find(id)
+        .filter(users::deleted_at.is_null())
         .select(User::as_select())
         .first(conn)
         .optional()?
@@ -308,8 +313,8 @@ pub fn update_user(
 
 /// Deletes an account (admin only). An account that entered results, made draws or holds
 /// other records keeps its id, so the history still names who did what, but loses its name,
-/// password, admin role, player link, staff roles, sessions and keys ("deleted-<id>"); an
-/// account without records is removed.
+/// password, admin role, player link, staff roles, sessions and keys ("deleted-<id>", no longer
+/// listed or readable); an account without records is removed.
 pub fn delete_user(conn: &mut PgConnection, caller: &Caller, id: i64) -> Result<(), ApiError> {
     use crate::db::schema::{api_keys, players, refresh_tokens, tournament_staff};
     caller.require_admin()?;
@@ -346,6 +351,7 @@ pub fn delete_user(conn: &mut PgConnection, caller: &Caller, id: i64) -> Result<
                         users::password_hash.eq("!"),
                         users::is_admin.eq(false),
                         users::disabled_at.eq(Utc::now()),
+                        users::deleted_at.eq(Utc::now()),
                         users::session_epoch.eq(users::session_epoch + 1),
                     ))
                     .execute(conn)?;

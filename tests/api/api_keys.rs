@@ -146,6 +146,17 @@ async fn a_key_acts_as_its_owner_and_no_more() {
         app.post(
             "/api/v1/me/api-keys",
             Some(&org),
+            json!({"name": "x", "scopes": ["read", "read", "read", "read", "read"]}),
+        )
+        .await,
+        422,
+    )
+    .await;
+    assert_eq!(fields(&p), vec!["scopes"]);
+    let p = problem(
+        app.post(
+            "/api/v1/me/api-keys",
+            Some(&org),
             json!({"name": "x", "scopes": ["read"], "tournament_id": tid, "pool_id": 1}),
         )
         .await,

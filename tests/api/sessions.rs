@@ -129,6 +129,18 @@ async fn signing_out_ends_one_session_or_every_session() {
             .await;
         assert_eq!(r.status(), 204);
     }
+    // What cannot be a refresh token is refused as such.
+    let p = problem(
+        app.post(
+            "/api/v1/auth/logout",
+            None,
+            json!({"refresh_token": "x".repeat(101)}),
+        )
+        .await,
+        422,
+    )
+    .await;
+    assert_eq!(fields(&p), vec!["refresh_token"]);
     // Everywhere: every session and every access token issued so far.
     let r = app
         .post(
@@ -360,14 +372,30 @@ async fn deleting_an_account_removes_it_or_keeps_a_nameless_tombstone() {
         .await
         .unwrap();
     assert_eq!(r.status(), 204);
-    let kept: Value = app
-        .get(&format!("/api/v1/users/{busy}"), Some(&admin))
+    // Gone from the API; the row stays, nameless, for the records that name it.
+    problem(
+        app.get(&format!("/api/v1/users/{busy}"), Some(&admin))
+            .await,
+        404,
+    )
+    .await;
+    {
+        use diesel::prelude::*;
+        let mut conn = crate::rating_fixtures::db(&app);
+        let name: String = diesel::dsl::sql::<diesel::sql_types::Text>(&format!(
+            "SELECT username FROM users WHERE id = {busy} AND deleted_at IS NOT NULL"
+        ))
+        .get_result(&mut conn)
+        .unwrap();
+        assert_eq!(name, format!("deleted-{busy}"));
+    }
+    let listed: Value = app
+        .get("/api/v1/users", Some(&admin))
         .await
         .json()
         .await
         .unwrap();
-    assert_eq!(kept["username"], format!("deleted-{busy}"));
-    assert_eq!(kept["disabled"], true);
+    assert!(!listed.to_string().contains("deleted-"));
     assert!(me_settles_at(&app, &json!(busy_token), 401).await);
     problem(
         app.post(
