@@ -378,3 +378,132 @@ async fn a_self_scheduled_round_with_a_rescheduling_and_a_silent_player() {
 fn app_now(app: &TestApp) -> DateTime<Utc> {
     app.clock.now()
 }
+
+/// Rule 8.4: at most three reschedules per player and tournament (the three earlier ones are
+/// written straight into the thread here, as three earlier rounds would have left them).
+#[actix_web::test]
+async fn a_fourth_reschedule_in_a_tournament_is_refused() {
+    let app = spawn_app().await;
+    let (tid, org, _, _) = event(&app, "tantrix", 0).await;
+    let mut tokens = HashMap::new();
+    for name in ["kari", "ola"] {
+        let (pid, token) = linked_player(&app, tid, name).await;
+        tokens.insert(pid, token);
+    }
+    let round = new_round(
+        &app,
+        tid,
+        &org,
+        json!({"method": "round_robin", "self_scheduled_until": at(Utc::now() + Days::days(20))}),
+    )
+    .await;
+    let seats: Vec<i64> = round["draw"]["tables"][0]["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_i64().unwrap())
+        .collect();
+    let (a, b) = (seats[0], seats[1]);
+    let url = format!("/api/v1/tournaments/{tid}/rounds/1/tables/1/schedule");
+    let when = Utc::now() + Days::hours(2);
+    app.post(
+        &format!("{url}/proposals"),
+        Some(&tokens[&a]),
+        json!({"times": [at(when)]}),
+    )
+    .await;
+    let r = app
+        .post(
+            &format!("{url}/accept"),
+            Some(&tokens[&b]),
+            json!({"time": at(when)}),
+        )
+        .await;
+    assert_eq!(r.status(), 200);
+    {
+        use diesel::prelude::*;
+        let mut conn = crate::rating_fixtures::db(&app);
+        let round_id: i64 = diesel::dsl::sql::<diesel::sql_types::BigInt>(&format!(
+            "SELECT id FROM rounds WHERE tournament_id = {tid} AND number = 1"
+        ))
+        .get_result(&mut conn)
+        .unwrap();
+        for _ in 0..3 {
+            diesel::sql_query(format!(
+                "INSERT INTO schedule_messages (round_id, table_number, player_id, kind, at)
+                 VALUES ({round_id}, 1, {a}, 'missed', now())"
+            ))
+            .execute(&mut conn)
+            .unwrap();
+        }
+    }
+    let p = problem(
+        app.post(
+            &format!("{url}/missed"),
+            Some(&tokens[&a]),
+            json!({"note": "again"}),
+        )
+        .await,
+        409,
+    )
+    .await;
+    assert!(p["detail"].as_str().unwrap().contains("three"), "{p}");
+    // The opponent has none used: the game is rescheduled for him.
+    let r = app
+        .post(
+            &format!("{url}/missed"),
+            Some(&tokens[&b]),
+            json!({"note": "my turn"}),
+        )
+        .await;
+    assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
+    let s: Value = r.json().await.unwrap();
+    assert_eq!(s["waiting_on"], b, "he proposes the new times");
+}
+
+/// Rule 8.4: a missed time told more than 24 hours after it is not rescheduled.
+#[actix_web::test]
+async fn a_missed_time_told_after_a_day_is_too_late() {
+    let app = spawn_app().await;
+    let (tid, org, _, _) = event(&app, "tantrix", 0).await;
+    let mut tokens = HashMap::new();
+    for name in ["kari", "ola"] {
+        let (pid, token) = linked_player(&app, tid, name).await;
+        tokens.insert(pid, token);
+    }
+    let round = new_round(
+        &app,
+        tid,
+        &org,
+        json!({"method": "round_robin", "self_scheduled_until": at(Utc::now() + Days::days(20))}),
+    )
+    .await;
+    let a = round["draw"]["tables"][0]["seats"][0].as_i64().unwrap();
+    let b = round["draw"]["tables"][0]["seats"][1].as_i64().unwrap();
+    let url = format!("/api/v1/tournaments/{tid}/rounds/1/tables/1/schedule");
+    let when = Utc::now() + Days::hours(2);
+    app.post(
+        &format!("{url}/proposals"),
+        Some(&tokens[&a]),
+        json!({"times": [at(when)]}),
+    )
+    .await;
+    app.post(
+        &format!("{url}/accept"),
+        Some(&tokens[&b]),
+        json!({"time": at(when)}),
+    )
+    .await;
+    app.clock.advance(Days::hours(27));
+    let p = problem(
+        app.post(
+            &format!("{url}/missed"),
+            Some(&tokens[&a]),
+            json!({"note": "late"}),
+        )
+        .await,
+        409,
+    )
+    .await;
+    assert!(p["detail"].as_str().unwrap().contains("24 hours"), "{p}");
+}
