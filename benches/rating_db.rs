@@ -199,6 +199,7 @@ fn main() {
         standings: Default::default(),
         kept: Default::default(),
         clock: Default::default(),
+        webhooks: Default::default(),
     };
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
     let addr = listener.local_addr().expect("addr").to_string();

@@ -140,6 +140,11 @@ fn serve(cfg: Config) -> Result<(), String> {
             standings: Default::default(),
             kept: Default::default(),
             clock: Default::default(),
+            webhooks: tourney::services::webhooks::WebhookPolicy {
+                allow_private: std::env::var("TOURNEY_WEBHOOK_ALLOW_PRIVATE")
+                    .is_ok_and(|v| v == "1"),
+                ..Default::default()
+            },
         };
         let listener = TcpListener::bind(&cfg.bind_addr)
             .map_err(|e| format!("cannot listen on {} (BIND_ADDR): {e}", cfg.bind_addr))?;

@@ -39,6 +39,8 @@ pub struct AppState {
     pub kept: crate::services::kept::KeptReads,
     /// The clock scheduling deadlines run on (the system clock; tests move it forward).
     pub clock: crate::services::scheduling::Clock,
+    /// How webhook deliveries go out (private targets, retry delays).
+    pub webhooks: crate::services::webhooks::WebhookPolicy,
 }
 
 /// A pooled connection: 503 when none comes within the checkout timeout. Only a failure to

@@ -7,7 +7,7 @@ use serde_json::{json, Map, Value};
 
 /// Operations whose 200 answer carries no `ETag`/`Cache-Control` (probes, metrics, the live
 /// stream, answers computed per caller and never cached).
-const UNCACHED: [&str; 12] = [
+const UNCACHED: [&str; 15] = [
     "check_liveness",
     "check_readiness",
     "read_metrics",
@@ -20,6 +20,9 @@ const UNCACHED: [&str; 12] = [
     "list_my_tournaments",
     "read_report",
     "read_schedule",
+    "list_tournament_webhooks",
+    "list_pool_webhooks",
+    "list_webhook_deliveries",
 ];
 
 /// Applies every touch to the document. The result stays JSON: utoipa's own types would drop

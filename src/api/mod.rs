@@ -24,6 +24,7 @@ pub mod standings;
 pub mod support;
 pub mod tournaments;
 pub mod users;
+pub mod webhooks;
 
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
@@ -50,6 +51,7 @@ use utoipa_actix_web::service_config::ServiceConfig;
         (name = "conduct", description = "Withdrawals, opt-outs, penalties and sanctions"),
         (name = "cases", description = "Complaints, referee rulings, appeals and the committee's votes"),
         (name = "ratings", description = "Rating pools, leaderboards, seasons and rating history"),
+        (name = "webhooks", description = "Signed webhooks (Standard Webhooks) for tournaments and rating pools, with their delivery logs"),
         (name = "operations", description = "Health and readiness"),
     ),
     modifiers(&BearerAuth),
@@ -168,5 +170,12 @@ pub fn routes(cfg: &mut ServiceConfig) {
         .service(ratings::list_seasons)
         .service(ratings::read_season)
         .service(ratings::league)
-        .service(ratings::player_ratings);
+        .service(ratings::player_ratings)
+        .service(webhooks::create_for_tournament)
+        .service(webhooks::list_for_tournament)
+        .service(webhooks::create_for_pool)
+        .service(webhooks::list_for_pool)
+        .service(webhooks::remove)
+        .service(webhooks::deliveries)
+        .service(webhooks::redeliver);
 }

@@ -77,6 +77,47 @@ diesel::table! {
 }
 
 diesel::table! {
+    pool_events (id) {
+        id -> Int8,
+        pool_id -> Int8,
+        kind -> Text,
+        payload -> Jsonb,
+        created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    webhook_endpoints (id) {
+        id -> Int8,
+        tournament_id -> Nullable<Int8>,
+        pool_id -> Nullable<Int8>,
+        url -> Text,
+        kinds -> Array<Text>,
+        secret -> Text,
+        cursor_id -> Int8,
+        created_by -> Int8,
+        created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    webhook_deliveries (id) {
+        id -> Int8,
+        endpoint_id -> Int8,
+        event_id -> Int8,
+        kind -> Text,
+        body -> Jsonb,
+        status -> Text,
+        attempts -> Int4,
+        next_attempt_at -> Timestamptz,
+        last_status -> Nullable<Int4>,
+        last_error -> Nullable<Text>,
+        created_at -> Timestamptz,
+        delivered_at -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::table! {
     api_keys (id) {
         id -> Int8,
         user_id -> Int8,
@@ -471,4 +512,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     result_reports,
     game_schedules,
     schedule_messages,
+    pool_events,
+    webhook_endpoints,
+    webhook_deliveries,
 );

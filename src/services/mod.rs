@@ -36,3 +36,5 @@ pub mod time_of_play;
 pub mod tournaments;
 pub mod users;
 pub mod validate;
+pub mod webhook_queue;
+pub mod webhooks;

@@ -74,16 +74,22 @@ pub async fn spawn_app() -> TestApp {
         let mut conn = pool.get().expect("connection");
         tourney::services::users::create_user(&mut conn, ADMIN, PASSWORD, true).expect("admin");
     }
-    serve_on(&db_url, &secret)
+    serve_on(&db_url, &secret, true)
 }
 
 /// A second instance of the service on the same database and token secret as `app` (tokens
 /// from one work on the other).
 pub async fn second_instance(app: &TestApp) -> TestApp {
-    serve_on(&app.database_url, &app.secret)
+    serve_on(&app.database_url, &app.secret, true)
 }
 
-fn serve_on(db_url: &str, secret: &str) -> TestApp {
+/// An app that refuses private webhook targets, as a default installation does.
+pub async fn spawn_app_refusing_private_targets() -> TestApp {
+    let app = spawn_app().await;
+    serve_on(&app.database_url, &app.secret, false)
+}
+
+fn serve_on(db_url: &str, secret: &str, allow_private: bool) -> TestApp {
     let pool = tourney::db::pool(db_url, 4).expect("pool");
     let clock = tourney::services::scheduling::Clock::default();
     let state = AppState {
@@ -97,6 +103,11 @@ fn serve_on(db_url: &str, secret: &str) -> TestApp {
         standings: Default::default(),
         kept: Default::default(),
         clock: clock.clone(),
+        // Tests receive webhooks on 127.0.0.1 and retry after a second.
+        webhooks: tourney::services::webhooks::WebhookPolicy {
+            allow_private,
+            retry_base_secs: 1,
+        },
     };
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
     let port = listener.local_addr().expect("addr").port();

@@ -39,3 +39,4 @@ mod self_scheduling;
 mod sessions;
 mod standings_kept;
 mod tournaments;
+mod webhooks;

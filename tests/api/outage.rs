@@ -122,6 +122,7 @@ fn state_on(pool: tourney::db::DbPool, url: &str) -> tourney::state::AppState {
         standings: Default::default(),
         kept: Default::default(),
         clock: Default::default(),
+        webhooks: Default::default(),
     }
 }
 
