@@ -167,6 +167,22 @@ fn request_id(req: &actix_web::dev::ServiceRequest) -> String {
         .unwrap_or_else(|| format!("{:016x}", rand::random::<u64>()))
 }
 
+/// Only the embeddable pages may be framed (they send `frame-ancestors *` themselves); every
+/// other answer forbids it.
+fn frame_policy(path: &str, headers: &mut actix_web::http::header::HeaderMap) {
+    use actix_web::http::header::{CONTENT_SECURITY_POLICY, X_FRAME_OPTIONS};
+    if path.starts_with("/embed/") {
+        return;
+    }
+    headers.insert(X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    if !headers.contains_key(CONTENT_SECURITY_POLICY) {
+        headers.insert(
+            CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static("frame-ancestors 'none'"),
+        );
+    }
+}
+
 /// Starts the HTTP server on `listener`.
 pub fn serve(
     listener: TcpListener,
@@ -188,6 +204,7 @@ pub fn serve(
             .service(api::health::healthz)
             .service(api::health::readyz)
             .service(api::metrics::metrics)
+            .configure(api::embed::routes)
             .service(api::problem::explain)
             .service(utoipa_actix_web::scope("/api/v1").configure(api::routes))
             .split_for_parts();
@@ -243,6 +260,7 @@ pub fn serve(
                     // The write has committed (or failed): this instance's next read of what
                     // it may have changed is rebuilt, without waiting for the notification.
                     touch.apply(&live);
+                    frame_policy(&path, res.headers_mut());
                     if let Ok(v) = HeaderValue::from_str(&request_id) {
                         res.headers_mut()
                             .insert(HeaderName::from_static("x-request-id"), v);

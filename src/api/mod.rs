@@ -6,6 +6,7 @@ pub mod auth;
 pub mod cases;
 pub mod conduct;
 pub mod document;
+pub mod embed;
 pub mod events;
 pub mod extract;
 pub mod health;
@@ -52,6 +53,7 @@ use utoipa_actix_web::service_config::ServiceConfig;
         (name = "cases", description = "Complaints, referee rulings, appeals and the committee's votes"),
         (name = "ratings", description = "Rating pools, leaderboards, seasons and rating history"),
         (name = "webhooks", description = "Signed webhooks (Standard Webhooks) for tournaments and rating pools, with their delivery logs"),
+        (name = "embed", description = "HTML pages for club websites and hall screens, which any site may frame"),
         (name = "operations", description = "Health and readiness"),
     ),
     modifiers(&BearerAuth),

@@ -10,6 +10,7 @@ pub mod colours;
 pub mod conduct;
 pub mod csv;
 pub mod cup;
+pub mod embed;
 pub mod events;
 pub mod health;
 pub mod idempotency;

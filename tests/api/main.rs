@@ -11,6 +11,7 @@ mod colours;
 mod concurrency;
 mod contract;
 mod contract_shapes;
+mod embed;
 mod errors;
 mod event_fixtures;
 mod helpers;

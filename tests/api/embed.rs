@@ -1,0 +1,233 @@
+//! Embeddable pages (issue 17, item 4): the HTML shows what the JSON says, in three
+//! languages and themes, escaped, cacheable, and framable only there.
+
+use serde_json::{json, Value};
+
+use crate::event_fixtures::{event, new_round, play_round};
+use crate::helpers::{problem, spawn_app};
+
+/// The text of every cell of every body row, row by row.
+fn rows(html: &str) -> Vec<Vec<String>> {
+    let body = html.split("<tbody>").skip(1).collect::<Vec<_>>().join("");
+    body.split("<tr>")
+        .skip(1)
+        .map(|row| {
+            row.split("<td")
+                .skip(1)
+                .map(|cell| {
+                    let inner = cell.split_once('>').map(|x| x.1).unwrap_or("");
+                    inner.split("</td>").next().unwrap_or("").to_string()
+                })
+                .collect()
+        })
+        .collect()
+}
+
+#[actix_web::test]
+async fn the_standings_page_shows_the_json_standings() {
+    let app = spawn_app().await;
+    let admin = app.admin_token().await;
+    let (tid, org, referee, ids) = event(&app, "agricola_norway", 8).await;
+    // A name that must not become markup.
+    let r = app
+        .patch(
+            &format!("/api/v1/players/{}", ids[0]),
+            Some(&admin),
+            json!({"name": "<script>alert(1)</script> & Co"}),
+        )
+        .await;
+    assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
+    let round = new_round(&app, tid, &org, json!({"method": "random"})).await;
+    play_round(&app, tid, &referee, &round, |p| 40 + p).await;
+    let json: Value = app
+        .get(&format!("/api/v1/tournaments/{tid}/standings"), None)
+        .await
+        .json()
+        .await
+        .unwrap();
+    let url = format!("/embed/tournaments/{tid}/standings");
+    let r = app.get(&url, None).await;
+    assert_eq!(r.status(), 200);
+    assert!(r.headers()["content-type"]
+        .to_str()
+        .unwrap()
+        .starts_with("text/html"));
+    assert_eq!(r.headers()["content-security-policy"], "frame-ancestors *");
+    assert!(r.headers().get("x-frame-options").is_none());
+    let etag = r.headers()["etag"].to_str().unwrap().to_string();
+    let html = r.text().await.unwrap();
+    assert!(html.starts_with("<!DOCTYPE html><html lang=\"en\">"));
+    assert!(html.contains("<th scope=\"col\">Place</th>"));
+    assert!(!html.contains("<script>alert"), "escaped");
+    assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt; &amp; Co"));
+    assert!(!html.contains("<script>"), "no script without live=1");
+    let shown = rows(&html);
+    let expected = json["rows"].as_array().unwrap();
+    assert_eq!(shown.len(), expected.len());
+    for (cells, row) in shown.iter().zip(expected) {
+        assert_eq!(cells[0], row["place"].to_string());
+        let name = row["player_name"].as_str().unwrap();
+        let escaped = name
+            .replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;");
+        assert_eq!(cells[1], escaped);
+        assert_eq!(cells[2].parse::<f64>().unwrap(), row["tp"].as_f64().unwrap());
+    }
+    // Cached like the JSON: a revalidation is a 304.
+    let r = app
+        .req(reqwest::Method::GET, &url, None)
+        .header("if-none-match", &etag)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 304);
+    // Norwegian, Polish, dark, live.
+    let nb = app
+        .get(&format!("{url}?lang=nb&theme=dark&live=true"), None)
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(nb.contains("lang=\"nb\"") && nb.contains("Plass") && nb.contains("class=\"dark\""));
+    assert!(nb.contains("EventSource"));
+    let pl = app
+        .get(&format!("{url}?lang=pl&theme=auto"), None)
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(pl.contains("lang=\"pl\"") && pl.contains("Miejsce") && pl.contains("class=\"auto\""));
+    let p = problem(app.get(&format!("{url}?lang=de"), None).await, 422).await;
+    assert_eq!(crate::helpers::fields(&p), vec!["lang"]);
+    // Every other answer forbids framing.
+    let r = app
+        .get(&format!("/api/v1/tournaments/{tid}/standings"), None)
+        .await;
+    assert_eq!(r.headers()["x-frame-options"], "DENY");
+    assert_eq!(
+        r.headers()["content-security-policy"],
+        "frame-ancestors 'none'"
+    );
+}
+
+#[actix_web::test]
+async fn the_seating_page_shows_every_table_and_stays_small() {
+    let app = spawn_app().await;
+    let (tid, org, _, _) = event(&app, "agricola_norway", 100).await;
+    let r = app
+        .post(
+            &format!("/api/v1/tournaments/{tid}/rounds"),
+            Some(&org),
+            json!({"method": "random"}),
+        )
+        .await;
+    assert_eq!(r.status(), 201);
+    // A draft is not shown.
+    problem(
+        app.get(&format!("/embed/tournaments/{tid}/rounds/1"), None)
+            .await,
+        404,
+    )
+    .await;
+    let round: Value = app
+        .post(
+            &format!("/api/v1/tournaments/{tid}/rounds/1/publish"),
+            Some(&org),
+            json!({}),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    let html = app
+        .get(&format!("/embed/tournaments/{tid}/rounds/1"), None)
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(html.len() < 30_000, "{} bytes", html.len());
+    let tables = round["draw"]["tables"].as_array().unwrap();
+    assert_eq!(html.matches("<caption>").count(), tables.len());
+    let players: Value = app
+        .get("/api/v1/players?limit=200", None)
+        .await
+        .json()
+        .await
+        .unwrap();
+    let name_of = |id: &Value| {
+        players["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["id"] == *id)
+            .unwrap()["name"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let first = &tables[0];
+    let section = html.split("<caption>").nth(1).unwrap();
+    assert!(section.starts_with(&format!("Table {}", first["number"])));
+    for seat in first["seats"].as_array().unwrap() {
+        assert!(section.contains(&name_of(seat)), "{seat}");
+    }
+}
+
+#[actix_web::test]
+async fn the_leaderboard_page_follows_the_json_leaderboard() {
+    let app = spawn_app().await;
+    let admin = app.admin_token().await;
+    let pool: Value = app
+        .post(
+            "/api/v1/rating-pools",
+            Some(&admin),
+            json!({"name": "Norway list", "time_zone": "Europe/Oslo"}),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    let pool = pool["id"].as_i64().unwrap();
+    let mut csv = String::from("player_id,rating,games\n");
+    for (i, name) in ["Ada", "Bo", "Cy"].iter().enumerate() {
+        let p: Value = app
+            .post("/api/v1/players", Some(&admin), json!({"name": name}))
+            .await
+            .json()
+            .await
+            .unwrap();
+        csv.push_str(&format!("{},{},{}\n", p["id"], 1500 + 100 * i, 10));
+    }
+    let r = app
+        .post(
+            &format!("/api/v1/rating-pools/{pool}/imports"),
+            Some(&admin),
+            json!({"applies_from": "2026-01-01", "source": "test", "csv": csv}),
+        )
+        .await;
+    assert_eq!(r.status(), 201, "{}", r.text().await.unwrap());
+    let json: Value = app
+        .get(&format!("/api/v1/rating-pools/{pool}/leaderboard"), None)
+        .await
+        .json()
+        .await
+        .unwrap();
+    let html = app
+        .get(
+            &format!("/embed/rating-pools/{pool}/leaderboard?lang=nb"),
+            None,
+        )
+        .await
+        .text()
+        .await
+        .unwrap();
+    let shown = rows(&html);
+    let items = json["items"].as_array().unwrap();
+    assert_eq!(shown.len(), items.len());
+    for (cells, item) in shown.iter().zip(items) {
+        assert_eq!(cells[0], item["rank"].to_string());
+        assert!(cells[1].starts_with(item["player_name"].as_str().unwrap()));
+    }
+    assert!(html.contains("Klubb"));
+}
