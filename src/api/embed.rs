@@ -256,17 +256,25 @@ pub async fn round(
     let p = state.run(move |conn| embed::round(conn, id, n)).await?;
     let l = labels(q.0.lang.unwrap_or_default());
     let title = format!("{} – {} {}", p.tournament, l.round, p.round);
+    let coloured = p
+        .tables
+        .iter()
+        .any(|(_, seats)| seats.iter().any(|s| s.colour.is_some()));
     let body = html! {
+        h1 style="font-size:1.2em" { (title) }
         @for (number, seats) in &p.tables {
             table {
                 caption { (l.table) " " (number) }
-                thead { tr { th scope="col" { (l.seat) } th scope="col" { (l.player) } th scope="col" { (l.colour) } } }
+                thead { tr {
+                    th scope="col" { (l.seat) } th scope="col" { (l.player) }
+                    @if coloured { th scope="col" { (l.colour) } }
+                } }
                 tbody {
                     @for (i, s) in seats.iter().enumerate() {
                         tr {
                             td.n { (i + 1) }
                             td { (s.name) @if s.starts { " (" (l.starts) ")" } }
-                            td { @if let Some(c) = s.colour { (c.as_str()) } }
+                            @if coloured { td { @if let Some(c) = s.colour { (c.as_str()) } } }
                         }
                     }
                 }

@@ -193,6 +193,17 @@ async fn every_branch_of_the_colour_rule_over_a_round_robin() {
         }
     }
     assert_eq!(rules_seen.len(), 3, "{rules_seen:?}");
+    // The seating page shows them too.
+    let page = app
+        .get(&format!("/embed/tournaments/{tid}/rounds/3"), None)
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(page.contains("<th scope=\"col\">Colour</th>"));
+    assert!(["red", "yellow", "blue", "green"]
+        .iter()
+        .any(|c| page.contains(&format!("<td>{c}</td>"))));
 }
 
 /// Issue 18, item 4: a player's own games (upcoming with opponents and colours, past with the

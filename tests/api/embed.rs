@@ -72,7 +72,10 @@ async fn the_standings_page_shows_the_json_standings() {
             .replace('<', "&lt;")
             .replace('>', "&gt;");
         assert_eq!(cells[1], escaped);
-        assert_eq!(cells[2].parse::<f64>().unwrap(), row["tp"].as_f64().unwrap());
+        assert_eq!(
+            cells[2].parse::<f64>().unwrap(),
+            row["tp"].as_f64().unwrap()
+        );
     }
     // Cached like the JSON: a revalidation is a 304.
     let r = app
