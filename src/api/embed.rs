@@ -197,7 +197,7 @@ fn answer(req: &HttpRequest, body: String) -> HttpResponse {
     responses(
         (status = 200, description = "The page", content_type = "text/html", body = String),
         (status = 304, description = "Not modified"),
-        (status = 422, description = "An unknown language, theme or parameter", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "An unknown language, theme or parameter, or a value out of range", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such public tournament", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "A team event: see the team standings", body = Problem, content_type = "application/problem+json"),
     )
@@ -241,7 +241,7 @@ pub async fn standings(
     responses(
         (status = 200, description = "The page", content_type = "text/html", body = String),
         (status = 304, description = "Not modified"),
-        (status = 422, description = "An unknown language, theme or parameter", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "An unknown language, theme or parameter, or a value out of range", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such published round", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -298,7 +298,7 @@ pub async fn round(
     responses(
         (status = 200, description = "The page", content_type = "text/html", body = String),
         (status = 304, description = "Not modified"),
-        (status = 422, description = "An unknown language, theme or parameter", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "An unknown language, theme or parameter, or a value out of range", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such rating pool", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -310,10 +310,13 @@ pub async fn leaderboard(
     q: Query<EmbedQuery>,
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
-    let (limit, offset) = (
-        q.0.limit.unwrap_or(50).clamp(1, 200),
-        q.0.offset.unwrap_or(0).max(0),
-    );
+    let (limit, offset) = (q.0.limit.unwrap_or(50), q.0.offset.unwrap_or(0));
+    if !(1..=200).contains(&limit) {
+        return Err(crate::error::ApiError::field("limit", "must be 1-200"));
+    }
+    if !(0..=1_000_000).contains(&offset) {
+        return Err(crate::error::ApiError::field("offset", "must be 0-1000000"));
+    }
     let p = state
         .run(move |conn| embed::leaderboard(conn, id, limit, offset))
         .await?;

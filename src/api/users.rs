@@ -103,7 +103,7 @@ pub async fn read(
 ///
 /// Disabling ends every session of the account: its refresh tokens are revoked and its access
 /// tokens and API keys are refused within seconds. The last enabled admin cannot be demoted or
-/// disabled (409).
+/// disabled, nor an admin's own account (409): another admin does it.
 #[utoipa::path(
     operation_id = "update_user",
     tag = "users",
@@ -115,7 +115,7 @@ pub async fn read(
         (status = 200, description = "The account as changed", body = UserOut),
         (status = 403, description = "Not an admin", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such account", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "It is the last enabled admin", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "It is the last enabled admin, or your own account", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[patch("/users/{id}")]
@@ -137,7 +137,7 @@ pub async fn update(
 /// An account that entered results or holds other records stays as a nameless, disabled
 /// `deleted-<id>` so the history still says who did what; one without records is removed.
 /// Either way its player link, staff roles, sessions and keys are gone. The last enabled admin
-/// cannot be deleted (409).
+/// and one's own account cannot be deleted (409).
 #[utoipa::path(
     operation_id = "delete_user",
     tag = "users",
@@ -148,7 +148,7 @@ pub async fn update(
         (status = 204, description = "Deleted"),
         (status = 403, description = "Not an admin", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such account", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "It is the last enabled admin", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "It is the last enabled admin, or your own account", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[delete("/users/{id}")]

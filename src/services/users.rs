@@ -248,6 +248,13 @@ pub struct UpdateUser {
     pub disabled: Option<bool>,
 }
 
+/// An admin does not lock themselves out: another admin demotes, disables or deletes them.
+fn not_yourself() -> ApiError {
+    ApiError::Conflict(
+        "an admin cannot demote, disable or delete their own account; another admin can".into(),
+    )
+}
+
 /// 409 when the change would leave no enabled admin.
 fn keep_an_admin(conn: &mut PgConnection, id: i64) -> Result<(), ApiError> {
     let others: i64 = users::table
@@ -285,6 +292,9 @@ pub fn update_user(
         let user = find(conn, id)?;
         let demoted = input.is_admin == Some(false) && user.is_admin;
         let disabling = input.disabled == Some(true) && user.disabled_at.is_none();
+        if id == caller.user_id && (demoted || disabling) {
+            return Err(not_yourself());
+        }
         if user.is_admin && (demoted || disabling) {
             keep_an_admin(conn, id)?;
         }
@@ -326,6 +336,9 @@ pub fn delete_user(conn: &mut PgConnection, caller: &Caller, id: i64) -> Result<
             .for_update()
             .load::<i64>(conn)?;
         let user = find(conn, id)?;
+        if id == caller.user_id {
+            return Err(not_yourself());
+        }
         if user.is_admin && user.disabled_at.is_none() {
             keep_an_admin(conn, id)?;
         }

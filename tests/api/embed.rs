@@ -233,4 +233,16 @@ async fn the_leaderboard_page_follows_the_json_leaderboard() {
         assert!(cells[1].starts_with(item["player_name"].as_str().unwrap()));
     }
     assert!(html.contains("Klubb"));
+    for bad in ["limit=0", "limit=201", "offset=-1"] {
+        let p = problem(
+            app.get(
+                &format!("/embed/rating-pools/{pool}/leaderboard?{bad}"),
+                None,
+            )
+            .await,
+            422,
+        )
+        .await;
+        assert_eq!(crate::helpers::fields(&p).len(), 1, "{bad}");
+    }
 }

@@ -309,14 +309,29 @@ async fn admins_disable_enable_and_demote_accounts_but_keep_one_admin() {
         )
         .await;
     assert_eq!(r.json::<Value>().await.unwrap()["is_admin"], true);
-    let r = app
-        .patch(
+    // Not by himself: the new admin demotes him.
+    let p = problem(
+        app.patch(
             &format!("/api/v1/users/{admin_id}"),
             Some(&admin),
             json!({"is_admin": false}),
         )
+        .await,
+        409,
+    )
+    .await;
+    assert!(p["detail"].as_str().unwrap().contains("own account"));
+    // (Her account was read as disabled a moment ago: the change shows within 2 seconds.)
+    let member = sign_in(&app, "member", PASSWORD).await;
+    assert!(me_settles_at(&app, &member["access_token"], 200).await);
+    let r = app
+        .patch(
+            &format!("/api/v1/users/{admin_id}"),
+            member["access_token"].as_str(),
+            json!({"is_admin": false}),
+        )
         .await;
-    assert_eq!(r.status(), 200);
+    assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
     // The demoted admin loses admin power within seconds.
     let mut refused = false;
     for _ in 0..40 {
