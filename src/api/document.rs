@@ -138,8 +138,12 @@ fn links_from_creations(doc: &mut Value) {
         let Some(post) = item.get("post") else {
             continue;
         };
+        // Only where the created body names its `id` at the top (the link's expression).
         let has_id = post
             .pointer("/responses/201/content/application~1json/schema/$ref")
+            .and_then(Value::as_str)
+            .and_then(|r| r.strip_prefix("#/components/schemas/"))
+            .and_then(|name| doc.pointer(&format!("/components/schemas/{name}/properties/id")))
             .is_some();
         if !has_id || collection.contains('{') {
             continue;
