@@ -5,6 +5,7 @@ pub mod cases;
 pub mod embedded;
 pub mod events;
 pub mod models;
+pub mod registrations;
 pub mod rounds;
 pub mod running;
 pub mod schema;

@@ -13,10 +13,11 @@ use utoipa::ToSchema;
 
 use crate::auth::{Caller, MaybeCaller, StaffRole};
 use crate::db::models::Tournament;
+use crate::db::registrations::player_of_user;
 use crate::db::rounds::Lock;
 use crate::db::running::RoundRow;
-use crate::db::schema::{players, registrations, result_reports};
-use crate::domain::status::{RegistrationStatus, RoundStatus};
+use crate::db::schema::result_reports;
+use crate::domain::status::RoundStatus;
 use crate::domain::TournamentId;
 use crate::error::ApiError;
 use crate::services::access::load_visible;
@@ -25,7 +26,7 @@ use crate::services::results::{
     check_result, history, store_result, EnterResult, Precondition, ResultSeat, ResultWithHistory,
     TableRef,
 };
-use crate::services::snapshot::{draw_of, ruleset_of};
+use crate::services::snapshot::{draw_of, ruleset_of, seats_at};
 use crate::services::validate::Check;
 
 /// How long the opponent has to confirm or dispute; afterwards the report waits for the
@@ -140,23 +141,8 @@ pub fn seated_player(
     round: &RoundRow,
     table: i32,
 ) -> Result<Option<i64>, ApiError> {
-    let mine: Option<i64> = players::table
-        .inner_join(registrations::table.on(registrations::player_id.eq(players::id)))
-        .filter(players::user_id.eq(caller.user_id))
-        .filter(registrations::tournament_id.eq(t.id))
-        .filter(registrations::status.ne(RegistrationStatus::Cancelled.as_str()))
-        .select(players::id)
-        .first(conn)
-        .optional()?;
-    let draw = draw_of(round)?;
-    let seated = draw
-        .tables
-        .iter()
-        .find(|x| x.number as i32 == table)
-        .ok_or_else(|| {
-            ApiError::NotFound(format!("round {} has no table {table}", round.number))
-        })?;
-    Ok(mine.filter(|p| seated.seats.iter().any(|s| s.0 == *p)))
+    let seats = seats_at(round, table)?;
+    Ok(player_of_user(conn, t.id, caller.user_id)?.filter(|p| seats.contains(p)))
 }
 
 fn open_round(

@@ -21,6 +21,7 @@ use utoipa::ToSchema;
 
 use crate::auth::{Caller, MaybeCaller, StaffRole};
 use crate::db::models::Tournament;
+use crate::db::registrations::player_of_user;
 use crate::db::rounds::Lock;
 use crate::db::running::RoundRow;
 use crate::db::schema::{game_schedules, schedule_messages};
@@ -29,7 +30,7 @@ use crate::error::ApiError;
 use crate::services::access::load_visible;
 use crate::services::reports::seated_player;
 use crate::services::results::TableRef;
-use crate::services::snapshot::draw_of;
+use crate::services::snapshot::{draw_of, seats_at};
 use crate::services::validate::Check;
 
 /// How long a player has to answer (rule 8.2: then the leader is told).
@@ -262,15 +263,6 @@ pub(crate) fn game_for_update(
     Ok((t, round, g))
 }
 
-pub(crate) fn seats_of(round: &RoundRow, table: i32) -> Result<Vec<i64>, ApiError> {
-    Ok(draw_of(round)?
-        .tables
-        .iter()
-        .find(|t| t.number as i32 == table)
-        .map(|t| t.seats.iter().map(|p| p.0).collect())
-        .unwrap_or_default())
-}
-
 fn my_seat(
     conn: &mut PgConnection,
     caller: &Caller,
@@ -278,9 +270,11 @@ fn my_seat(
     round: &RoundRow,
     table: i32,
 ) -> Result<(i64, i64), ApiError> {
-    let me = seated_player(conn, caller, t, round, table)?
+    let seats = seats_at(round, table)?;
+    let me = player_of_user(conn, t.id, caller.user_id)?
+        .filter(|p| seats.contains(p))
         .ok_or_else(|| ApiError::Forbidden("only the game's players schedule it".into()))?;
-    let other = seats_of(round, table)?
+    let other = seats
         .into_iter()
         .find(|p| *p != me)
         .ok_or_else(|| ApiError::Internal("a game without an opponent".into()))?;
@@ -514,7 +508,7 @@ pub(crate) fn view(
     Ok(ScheduleOut {
         round: round.number,
         table,
-        players: seats_of(round, table)?,
+        players: seats_at(round, table)?,
         state: g.state,
         time_zone: tz.name().to_string(),
         waiting_on: g.waiting_on,

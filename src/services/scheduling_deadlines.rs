@@ -13,8 +13,7 @@ use crate::domain::status::RoundStatus;
 use crate::error::ApiError;
 use crate::services::results::{store_result, EnterResult, Precondition, ResultSeat, TableRef};
 use crate::services::scheduling::{
-    game_for_update, message, seats_of, view, GameRow, Note, ScheduleOut, ANSWER_WITHIN,
-    FORFEIT_AFTER,
+    game_for_update, message, view, GameRow, Note, ScheduleOut, ANSWER_WITHIN, FORFEIT_AFTER,
 };
 use crate::services::validate::Check;
 
@@ -140,7 +139,7 @@ fn forfeit(
     now: DateTime<Utc>,
 ) -> Result<(), ApiError> {
     let key = (g.round_id, g.table_number);
-    let seats = seats_of(round, g.table_number)?
+    let seats = crate::services::snapshot::seats_at(round, g.table_number)?
         .into_iter()
         .map(|p| ResultSeat {
             player_id: p,

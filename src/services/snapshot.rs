@@ -53,6 +53,17 @@ pub fn draw_of(round: &RoundRow) -> Result<Draw, ApiError> {
         .map_err(|e| ApiError::Internal(format!("stored draw of round {}: {e}", round.number)))
 }
 
+/// The players seated at `table` of a round's draw, seat 1 first; 404 when the draw has no
+/// such table.
+pub fn seats_at(round: &RoundRow, table: i32) -> Result<Vec<i64>, ApiError> {
+    draw_of(round)?
+        .tables
+        .iter()
+        .find(|t| t.number as i32 == table)
+        .map(|t| t.seats.iter().map(|p| p.0).collect())
+        .ok_or_else(|| ApiError::NotFound(format!("round {} has no table {table}", round.number)))
+}
+
 /// Who met whom in these draws: every table once, in seat order (the compact form the seating
 /// engine reads; a pair-meeting count would take six entries for a table of four).
 pub fn history_of(ruleset: &Ruleset, draws: &[Draw]) -> History {

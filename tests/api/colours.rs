@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use serde_json::{json, Value};
 
-use crate::event_fixtures::{event, new_round};
+use crate::event_fixtures::{account_player, event, linked_player_with, new_round};
 use crate::helpers::{fields, problem, spawn_app};
 
 /// The colours the rule gives two players' choices, when no lot is needed.
@@ -29,19 +29,9 @@ fn expected(a: (&str, &str), b: (&str, &str)) -> Option<([&'static str; 2], &'st
 #[actix_web::test]
 async fn every_branch_of_the_colour_rule_over_a_round_robin() {
     let app = spawn_app().await;
-    let admin = app.admin_token().await;
     let (tid, org, referee, mut ids) = event(&app, "tantrix", 3).await;
     // The fourth player registers herself with her choices.
-    let (kari_user, kari) = app.user("kari").await;
-    let r = app
-        .post(
-            "/api/v1/players",
-            Some(&admin),
-            json!({"name": "Kari", "user_id": kari_user}),
-        )
-        .await;
-    assert_eq!(r.status(), 201);
-    let kari_player = r.json::<Value>().await.unwrap()["id"].as_i64().unwrap();
+    let (kari_player, kari) = account_player(&app, "Kari").await;
     let url = format!("/api/v1/tournaments/{tid}/registrations");
     let p = problem(
         app.post(
@@ -211,25 +201,14 @@ async fn every_branch_of_the_colour_rule_over_a_round_robin() {
 #[actix_web::test]
 async fn a_player_sees_their_own_games_and_tournaments() {
     let app = spawn_app().await;
-    let admin = app.admin_token().await;
     let (tid, org, referee, _) = event(&app, "tantrix", 3).await;
-    let (kari_user, kari) = app.user("kari").await;
-    let r = app
-        .post(
-            "/api/v1/players",
-            Some(&admin),
-            json!({"name": "Kari", "user_id": kari_user}),
-        )
-        .await;
-    let kari_player = r.json::<Value>().await.unwrap()["id"].as_i64().unwrap();
-    let r = app
-        .post(
-            &format!("/api/v1/tournaments/{tid}/registrations"),
-            Some(&kari),
-            json!({"player_id": kari_player, "colours": {"first": "green", "second": "red"}}),
-        )
-        .await;
-    assert_eq!(r.status(), 201);
+    let (kari_player, kari) = linked_player_with(
+        &app,
+        tid,
+        "Kari",
+        json!({"colours": {"first": "green", "second": "red"}}),
+    )
+    .await;
     let empty: Value = app
         .get("/api/v1/me/games", Some(&kari))
         .await

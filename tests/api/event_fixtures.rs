@@ -200,3 +200,50 @@ pub(crate) async fn matches(app: &TestApp, tid: i64, n: i64) -> Value {
     .unwrap()["items"]
         .clone()
 }
+
+/// A player with an account of their own (created by the admin, not registered anywhere);
+/// (player id, the account's token).
+pub(crate) async fn account_player(app: &TestApp, name: &str) -> (i64, String) {
+    let admin = app.admin_token().await;
+    let (uid, token) = app.user(name).await;
+    let r = app
+        .post(
+            "/api/v1/players",
+            Some(&admin),
+            json!({"name": name, "user_id": uid}),
+        )
+        .await;
+    assert_eq!(r.status(), 201);
+    (
+        r.json::<Value>().await.unwrap()["id"].as_i64().unwrap(),
+        token,
+    )
+}
+
+/// An [`account_player`] who registers herself in `tid`; (player id, token).
+pub(crate) async fn linked_player(app: &TestApp, tid: i64, name: &str) -> (i64, String) {
+    linked_player_with(app, tid, name, json!({})).await
+}
+
+/// [`linked_player`] with more fields of the registration (colour choices).
+pub(crate) async fn linked_player_with(
+    app: &TestApp,
+    tid: i64,
+    name: &str,
+    more: Value,
+) -> (i64, String) {
+    let (pid, token) = account_player(app, name).await;
+    let mut body = json!({"player_id": pid});
+    body.as_object_mut()
+        .unwrap()
+        .extend(more.as_object().unwrap().clone());
+    let r = app
+        .post(
+            &format!("/api/v1/tournaments/{tid}/registrations"),
+            Some(&token),
+            body,
+        )
+        .await;
+    assert_eq!(r.status(), 201);
+    (pid, token)
+}

@@ -3,31 +3,8 @@
 
 use serde_json::{json, Value};
 
-use crate::event_fixtures::{event, new_round};
-use crate::helpers::{problem, spawn_app, TestApp};
-
-/// A player with an account, registered by herself; (player id, token).
-async fn linked_player(app: &TestApp, tid: i64, name: &str) -> (i64, String) {
-    let admin = app.admin_token().await;
-    let (uid, token) = app.user(name).await;
-    let r = app
-        .post(
-            "/api/v1/players",
-            Some(&admin),
-            json!({"name": name, "user_id": uid}),
-        )
-        .await;
-    let pid = r.json::<Value>().await.unwrap()["id"].as_i64().unwrap();
-    let r = app
-        .post(
-            &format!("/api/v1/tournaments/{tid}/registrations"),
-            Some(&token),
-            json!({"player_id": pid}),
-        )
-        .await;
-    assert_eq!(r.status(), 201);
-    (pid, token)
-}
+use crate::event_fixtures::{event, linked_player, new_round};
+use crate::helpers::{problem, spawn_app};
 
 fn scores(winner: i64, loser: i64) -> Value {
     json!({"seats": [{"player_id": winner, "score": 30}, {"player_id": loser, "score": 12}]})

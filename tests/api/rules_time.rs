@@ -11,15 +11,25 @@ use crate::rating_fixtures::{pool, ratings, rebuild_over_http};
 
 /// A one-day Tantrix tournament of two registered players, open for registration.
 async fn tantrix_event(app: &TestApp, admin: &str, pool: i64, day: &str, players: [i64; 2]) -> i64 {
-    let r = app
-        .post(
-            "/api/v1/tournaments",
-            Some(admin),
-            json!({"name": format!("Tantrix {day}"), "game": "Tantrix", "ruleset": "tantrix",
-                   "planned_rounds": 1, "starts_on": day, "time_zone": "Europe/Berlin",
-                   "rating_pool_id": pool}),
-        )
-        .await;
+    tantrix_event_with(app, admin, pool, day, players, json!({})).await
+}
+
+/// [`tantrix_event`] with more fields of the tournament (a registration deadline).
+async fn tantrix_event_with(
+    app: &TestApp,
+    admin: &str,
+    pool: i64,
+    day: &str,
+    players: [i64; 2],
+    more: Value,
+) -> i64 {
+    let mut body = json!({"name": format!("Tantrix {day}"), "game": "Tantrix", "ruleset": "tantrix",
+                          "planned_rounds": 1, "starts_on": day, "time_zone": "Europe/Berlin",
+                          "rating_pool_id": pool});
+    body.as_object_mut()
+        .unwrap()
+        .extend(more.as_object().unwrap().clone());
+    let r = app.post("/api/v1/tournaments", Some(admin), body).await;
     let status = r.status();
     let t: Value = r.json().await.unwrap();
     assert_eq!(status, 201, "{t}");
@@ -294,4 +304,111 @@ async fn results_are_refused_before_the_tournament_starts() {
     assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
     let r = app.put(&url, Some(&admin), body).await;
     assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
+}
+
+/// The rating a draw seeds by (seed 003 rule 13: the rating at the registration deadline, or now
+/// without one), read from the revealed draw input: every branch of where it comes from. A time
+/// after the pool's latest game is answered from the pool's standings; an earlier one replays the
+/// log up to it; before any game a player has no rating.
+#[actix_web::test]
+async fn a_draw_seeds_by_the_rating_at_the_deadline_or_now() {
+    let app = spawn_app().await;
+    let admin = app.admin_token().await;
+    let pool_id = pool(
+        &app,
+        &admin,
+        json!({"name": "Tantrix seeding", "preset": "tantrix", "time_zone": "Europe/Berlin"}),
+    )
+    .await;
+    let x = person(&app, &admin, "Xaver").await;
+    let y = person(&app, &admin, "Yvonne").await;
+    let feb = tantrix_event(&app, &admin, pool_id, "2026-02-14", [x, y]).await;
+    play(&app, &admin, feb, x, json!({"method": "round_robin"})).await;
+    let after_feb = ratings(&app, pool_id).await;
+    assert!(after_feb[&x] > after_feb[&y]);
+
+    // No deadline: the rating now, after the February game.
+    let mar = tantrix_event(&app, &admin, pool_id, "2026-03-14", [x, y]).await;
+    new_round(&app, mar, &admin, json!({"method": "round_robin"})).await;
+    assert_eq!(
+        seeded_by(&app, mar).await[&x],
+        (Some(after_feb[&x]), Some(1))
+    );
+    let r = app
+        .put(
+            &format!("/api/v1/tournaments/{mar}/rounds/1/tables/1/result"),
+            Some(&admin),
+            json!({"seats": [{"player_id": y, "score": 30}, {"player_id": x, "score": 12}]}),
+        )
+        .await;
+    assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
+    let after_mar = ratings(&app, pool_id).await;
+    assert_ne!(after_mar[&x], after_feb[&x]);
+
+    for (deadline, day, expected_x, expected_y) in [
+        // Between the two games: the log replayed up to it, the March game left out.
+        (
+            "2026-03-01T00:00:00Z",
+            "2026-04-11",
+            (Some(after_feb[&x]), Some(1)),
+            (Some(after_feb[&y]), Some(1)),
+        ),
+        // After both: the pool's standings.
+        (
+            "2026-03-20T00:00:00Z",
+            "2026-04-18",
+            (Some(after_mar[&x]), Some(2)),
+            (Some(after_mar[&y]), Some(2)),
+        ),
+        // Before any game: no rating.
+        (
+            "2026-02-01T00:00:00Z",
+            "2026-04-25",
+            (None, Some(0)),
+            (None, Some(0)),
+        ),
+    ] {
+        let tid = tantrix_event_with(
+            &app,
+            &admin,
+            pool_id,
+            day,
+            [x, y],
+            json!({"registration_deadline": deadline}),
+        )
+        .await;
+        new_round(&app, tid, &admin, json!({"method": "round_robin"})).await;
+        let seeded = seeded_by(&app, tid).await;
+        assert_eq!(seeded[&x], expected_x, "deadline {deadline}");
+        assert_eq!(seeded[&y], expected_y, "deadline {deadline}");
+    }
+}
+
+/// Each player's rating and rated games in the revealed input of the draw of `tid`'s round 1
+/// (published).
+async fn seeded_by(
+    app: &TestApp,
+    tid: i64,
+) -> std::collections::HashMap<i64, (Option<f64>, Option<u64>)> {
+    let draws: Value = app
+        .get(&format!("/api/v1/tournaments/{tid}/rounds/1/draws"), None)
+        .await
+        .json()
+        .await
+        .unwrap();
+    draws["items"][0]["input"]["players"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{draws}"))
+        .iter()
+        .map(|e| {
+            (
+                e["id"].as_i64().unwrap(),
+                // To the leaderboard's one decimal.
+                (
+                    e["rating"].as_f64().map(|r| (r * 10.0).round() / 10.0),
+                    e["rated_games"].as_u64(),
+                ),
+            )
+        })
+        .collect()
 }

@@ -62,7 +62,7 @@ pub fn open_case(
             tid,
             &[StaffRole::Referee, StaffRole::Organiser],
         )?;
-        let own_player = registered_player_of(conn, tid, caller.user_id)?;
+        let own_player = crate::db::registrations::player_of_user(conn, tid, caller.user_id)?;
         if !staff && own_player.is_none() {
             return Err(ApiError::Forbidden(
                 "only a player registered in this tournament, a referee or an organiser may open a case".into(),

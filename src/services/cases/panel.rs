@@ -174,22 +174,6 @@ pub(super) fn log(
     Ok(())
 }
 
-/// The player of the caller's account registered in the tournament, if any.
-pub(super) fn registered_player_of(
-    conn: &mut PgConnection,
-    tid: i64,
-    user_id: i64,
-) -> Result<Option<i64>, ApiError> {
-    Ok(players::table
-        .inner_join(registrations::table.on(registrations::player_id.eq(players::id)))
-        .filter(players::user_id.eq(user_id))
-        .filter(registrations::tournament_id.eq(tid))
-        .filter(registrations::status.ne(RegistrationStatus::Cancelled.as_str()))
-        .select(players::id)
-        .first(conn)
-        .optional()?)
-}
-
 pub(super) fn is_registered(
     conn: &mut PgConnection,
     tid: i64,

@@ -161,7 +161,7 @@ fn add_appeal_parties(
         .filter(|p| p.user_id == Some(caller.user_id))
         .map(|p| p.id)
         .collect();
-    let own_player = registered_player_of(conn, tid, caller.user_id)?;
+    let own_player = crate::db::registrations::player_of_user(conn, tid, caller.user_id)?;
     add_party(
         conn,
         aid,

@@ -14,6 +14,35 @@ pub fn ratings_at(
     use rating_changes::dsl as rc;
     let pool = load_pool(conn, pool_id)?;
     let params = pool_params(&pool)?;
+    // The log's sequence follows the time order (migration rating_log_without_fk), so its last
+    // row is the pool's latest change. When that is not after `at`, the ratings at `at` are the
+    // pool's current standings: an indexed read of these players' rows instead of a replay of
+    // their whole log (which grows with every round of a rated event drawn from it).
+    let latest: Option<DateTime<Utc>> = rc::rating_changes
+        .filter(rc::pool_id.eq(pool_id))
+        .order(rc::sequence.desc())
+        .select(rc::rated_at)
+        .first(conn)
+        .optional()?;
+    if latest.is_none_or(|latest| latest <= at) {
+        let mut out: HashMap<i64, (f64, u32)> = player_ids
+            .iter()
+            .map(|p| (*p, (params.initial_rating, 0)))
+            .collect();
+        let rows: Vec<(i64, f64, i64)> = rating_standings::table
+            .filter(rating_standings::pool_id.eq(pool_id))
+            .filter(rating_standings::player_id.eq_any(player_ids))
+            .select((
+                rating_standings::player_id,
+                rating_standings::rating,
+                rating_standings::games,
+            ))
+            .load(conn)?;
+        for (player, rating, games) in rows {
+            out.insert(player, (rating, games.clamp(0, u32::MAX as i64) as u32));
+        }
+        return Ok(out);
+    }
     let rows: Vec<LogRow> = rc::rating_changes
         .filter(rc::pool_id.eq(pool_id))
         .filter(rc::player_id.eq_any(player_ids))

@@ -1,0 +1,3 @@
+ALTER TABLE rounds ALTER COLUMN draw SET COMPRESSION default;
+ALTER TABLE round_draws ALTER COLUMN draw SET COMPRESSION default;
+ALTER TABLE round_draws ALTER COLUMN draw_input SET COMPRESSION default;

@@ -1,0 +1,24 @@
+//! Queries on registrations shared by several services.
+
+use diesel::prelude::*;
+use diesel::PgConnection;
+
+use crate::db::schema::{players, registrations};
+use crate::domain::status::RegistrationStatus;
+use crate::error::ApiError;
+
+/// The player a user is, when that player is registered in the tournament (not cancelled).
+pub fn player_of_user(
+    conn: &mut PgConnection,
+    tid: i64,
+    user_id: i64,
+) -> Result<Option<i64>, ApiError> {
+    Ok(players::table
+        .inner_join(registrations::table.on(registrations::player_id.eq(players::id)))
+        .filter(players::user_id.eq(user_id))
+        .filter(registrations::tournament_id.eq(tid))
+        .filter(registrations::status.ne(RegistrationStatus::Cancelled.as_str()))
+        .select(players::id)
+        .first(conn)
+        .optional()?)
+}
