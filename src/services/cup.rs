@@ -17,7 +17,7 @@ use crate::domain::status::RoundStatus;
 use crate::domain::PlayerId;
 use crate::error::ApiError;
 use crate::services::rounds::load_round;
-use crate::services::snapshot::{draw_of, Snapshot};
+use crate::services::snapshot::Snapshot;
 
 /// One cup match of a knockout round.
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -90,7 +90,7 @@ pub fn games_per_match(round: &RoundRow) -> u32 {
 /// The cup matches of a knockout round, in table order.
 pub fn matches_of(snap: &Snapshot, round: &RoundRow) -> Result<Vec<CupMatchOut>, ApiError> {
     let per = games_per_match(round) as usize;
-    let draw = draw_of(round)?;
+    let draw = snap.draw(round)?;
     let mut out = Vec::new();
     for (i, games) in draw.tables.chunks(per).enumerate() {
         let Some(&[a, b]) = games.first().map(|t| t.seats.as_slice()) else {

@@ -152,7 +152,7 @@ pub(super) fn draw_input(
     let previous = number
         .checked_sub(1)
         .and_then(|n| snap.round(n))
-        .map(play::draw_of)
+        .map(|r| snap.draw(r))
         .transpose()?;
     let mut players = players;
     keep_seeding_groups(snap, number, method, &mut players)?;
@@ -160,9 +160,9 @@ pub(super) fn draw_input(
         // Knockout seeds carry over from the first round's draw.
         let seeds: HashMap<PlayerId, u32> = snap
             .round(1)
-            .map(play::draw_of)
+            .map(|r| snap.draw(r))
             .transpose()?
-            .map(|d| d.seeds.into_iter().collect())
+            .map(|d| d.seeds.iter().copied().collect())
             .unwrap_or_default();
         for p in &mut players {
             p.seed = seeds.get(&p.id).copied();
@@ -180,7 +180,7 @@ pub(super) fn draw_input(
             .collect(),
         history: snap.history(number)?,
         options,
-        plan: previous.and_then(|d| d.plan),
+        plan: previous.and_then(|d| d.plan.clone()),
         teams: snap
             .teams
             .iter()
@@ -299,7 +299,7 @@ fn keep_seeding_groups(
         .filter(|r| r.number < number)
         .find(|r| r.method == "random_seeded" || r.method == "fixed_seeded");
     if let Some(r) = first_seeded {
-        let groups = play::draw_of(r)?.groups;
+        let groups = &snap.draw(r)?.groups;
         for p in players.iter_mut() {
             p.seeding_group = groups
                 .iter()

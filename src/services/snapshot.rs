@@ -4,10 +4,12 @@
 //! so standings, the next draw and result validation all see the same data in the same way.
 //! Services load it inside their transactions.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use diesel::prelude::*;
 use diesel::PgConnection;
+use serde::Deserialize;
 
 use crate::db::models::Tournament;
 use crate::db::running::{PenaltyRow, Registration, ResultRow, RoundRow, TeamRow, WithdrawalRow};
@@ -48,7 +50,6 @@ pub fn kind_name(kind: RoundKind) -> &'static str {
 
 /// A round's draw as stored.
 pub fn draw_of(round: &RoundRow) -> Result<Draw, ApiError> {
-    use serde::Deserialize;
     Draw::deserialize(&round.draw)
         .map_err(|e| ApiError::Internal(format!("stored draw of round {}: {e}", round.number)))
 }
@@ -66,7 +67,7 @@ pub fn seats_at(round: &RoundRow, table: i32) -> Result<Vec<i64>, ApiError> {
 
 /// Who met whom in these draws: every table once, in seat order (the compact form the seating
 /// engine reads; a pair-meeting count would take six entries for a table of four).
-pub fn history_of(ruleset: &Ruleset, draws: &[Draw]) -> History {
+pub fn history_of<'a>(ruleset: &Ruleset, draws: impl IntoIterator<Item = &'a Draw>) -> History {
     let mut h = History::default();
     for draw in draws {
         for t in &draw.tables {
@@ -96,6 +97,8 @@ pub struct Snapshot {
     pub withdrawals: Vec<WithdrawalRow>,
     /// Penalties not annulled.
     pub penalties: Vec<PenaltyRow>,
+    /// Each round's draw, read from its stored form once (by round id).
+    draws: HashMap<i64, Draw>,
 }
 
 impl Snapshot {
@@ -146,6 +149,10 @@ impl Snapshot {
             .order(penalties::id)
             .select(PenaltyRow::as_select())
             .load(conn)?;
+        let draws = rounds
+            .iter()
+            .map(|r| Ok((r.id, draw_of(r)?)))
+            .collect::<Result<_, ApiError>>()?;
         Ok(Snapshot {
             tournament,
             ruleset,
@@ -155,7 +162,16 @@ impl Snapshot {
             results: latest,
             withdrawals,
             penalties,
+            draws,
         })
+    }
+
+    /// A round's draw: read once with the snapshot for its own rounds.
+    pub fn draw(&self, round: &RoundRow) -> Result<Cow<'_, Draw>, ApiError> {
+        match self.draws.get(&round.id) {
+            Some(d) => Ok(Cow::Borrowed(d)),
+            None => draw_of(round).map(Cow::Owned),
+        }
     }
 
     /// Confirmed players in registration order.
@@ -182,7 +198,7 @@ impl Snapshot {
         let Some(row) = self.results.get(&(round.id, table)) else {
             return Ok(None);
         };
-        let mut seats: Vec<SeatResult> = serde_json::from_value(row.seats.clone())
+        let mut seats = Vec::<SeatResult>::deserialize(&row.seats)
             .map_err(|e| ApiError::Internal(format!("stored result: {e}")))?;
         let in_force: Vec<TablePenalty> = self
             .penalties
@@ -210,7 +226,7 @@ impl Snapshot {
     /// The engine's input for one round: every table with its result in force, tables in
     /// number order (placement-group order in a final), and the bridge groups.
     pub fn round_input(&self, round: &RoundRow) -> Result<RoundInput, ApiError> {
-        let draw = draw_of(round)?;
+        let draw = self.draw(round)?;
         let mut tables = Vec::with_capacity(draw.tables.len());
         for t in &draw.tables {
             let mut result = self.table_result(round, t.number as i32)?.ok_or_else(|| {
@@ -319,9 +335,9 @@ impl Snapshot {
             .rounds
             .iter()
             .filter(|r| r.number < before_round)
-            .map(draw_of)
+            .map(|r| self.draw(r))
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(history_of(&self.ruleset, &draws))
+        Ok(history_of(&self.ruleset, draws.iter().map(|d| d.as_ref())))
     }
 
     /// Players out of play from round `number` on: withdrawn before it, or opted out of it
@@ -387,7 +403,7 @@ impl Snapshot {
         use crate::domain::scoring::team::{
             compare_match, settle_draw_by_lot, MatchOutcome, MemberResult, TeamResult,
         };
-        let draw = draw_of(round)?;
+        let draw = self.draw(round)?;
         let team_of = |n: u32| self.teams.iter().find(|t| t.number as u32 == n);
         let mut out = Vec::new();
         for m in &draw.team_matches {

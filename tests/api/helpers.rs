@@ -115,7 +115,7 @@ fn serve_on(db_url: &str, secret: &str, allow_private: bool) -> TestApp {
     actix_web::rt::spawn(server);
     TestApp {
         base: format!("http://127.0.0.1:{port}"),
-        client: Client::new(),
+        client: client(),
         secret: secret.to_string(),
         database_url: db_url.to_string(),
         clock,
@@ -319,4 +319,14 @@ pub fn cluster_admin(database_url: &str) -> (diesel::PgConnection, String) {
     let conn = diesel::PgConnection::establish(&format!("{head}///postgres?{query}"))
         .expect("connect as the cluster owner");
     (conn, name.to_string())
+}
+
+/// The tests' HTTP client. It drops an idle connection after 2 s, before the service's keep-alive
+/// (5 s) closes it: a request sent on a connection the server is closing at that moment fails
+/// with an incomplete message (seen once in CI after a test waited about 5 s).
+pub fn client() -> Client {
+    Client::builder()
+        .pool_idle_timeout(std::time::Duration::from_secs(2))
+        .build()
+        .expect("client")
 }

@@ -66,7 +66,7 @@ async fn data_survives_a_restart_of_the_service() {
         String::from_utf8_lossy(&out.stderr)
     );
 
-    let client = reqwest::Client::new();
+    let client = crate::helpers::client();
     let port = free_port();
     let base = format!("http://127.0.0.1:{port}");
     let child = start(&data, port);
@@ -134,7 +134,7 @@ async fn login(client: &reqwest::Client, base: &str, user: &str, password: &str)
 #[actix_web::test]
 async fn admin_commands_next_to_the_running_service_leave_its_database_running() {
     let data = temp_data_dir();
-    let client = reqwest::Client::new();
+    let client = crate::helpers::client();
     let port = free_port();
     let base = format!("http://127.0.0.1:{port}");
     let child = start(&data, port);
@@ -265,7 +265,7 @@ async fn eventually(mut done: impl FnMut() -> bool) -> bool {
 #[actix_web::test]
 async fn a_killed_service_leaves_no_server_and_no_socket_folder() {
     let data = temp_data_dir();
-    let client = reqwest::Client::new();
+    let client = crate::helpers::client();
     let port = free_port();
     let base = format!("http://127.0.0.1:{port}");
     let mut child = start(&data, port);
