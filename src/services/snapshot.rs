@@ -127,9 +127,10 @@ impl Snapshot {
         let in_force: Vec<ResultRow> = results::table
             .filter(results::round_id.eq_any(&round_ids))
             .distinct_on((results::round_id, results::table_number))
+            // All descending: the primary key read backwards, no sort.
             .order((
-                results::round_id,
-                results::table_number,
+                results::round_id.desc(),
+                results::table_number.desc(),
                 results::version.desc(),
             ))
             .select(ResultRow::as_select())

@@ -323,9 +323,10 @@ pub(super) fn load_games(
     let mut result_rows: Vec<ResultRow> = results::table
         .filter(results::round_id.eq_any(&ids))
         .distinct_on((results::round_id, results::table_number))
+        // All descending: the primary key read backwards, no sort.
         .order((
-            results::round_id,
-            results::table_number,
+            results::round_id.desc(),
+            results::table_number.desc(),
             results::version.desc(),
         ))
         .select((
