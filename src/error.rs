@@ -55,7 +55,8 @@ pub struct Problem {
     /// What went wrong in this case, for a human.
     #[schema(example = "name: must be at most 200 characters")]
     pub detail: String,
-    /// The fields at fault, for validation problems.
+    /// The fields at fault: for validation problems, and for a conflict with the state of one
+    /// field (`rating_status`, say).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub errors: Vec<FieldError>,
 }
@@ -102,6 +103,10 @@ pub enum ApiError {
     MethodNotAllowed { detail: String, allow: String },
     #[error("{0}")]
     Conflict(String),
+    /// A conflict with the state of one field of the resource (`rating_status`, say): 409 with
+    /// the field named in `errors` and the state in the message.
+    #[error("{}: {}", .0.field, .0.message)]
+    ConflictAt(FieldError),
     #[error("{0}")]
     PreconditionFailed(String),
     #[error("{0}")]
@@ -128,6 +133,11 @@ impl ApiError {
         Self::Validation(vec![FieldError::new(field, message)])
     }
 
+    /// 409: the state of `field` does not allow the step (`message` says what it is).
+    pub fn conflict_at(field: impl Into<String>, message: impl Into<String>) -> Self {
+        Self::ConflictAt(FieldError::new(field, message))
+    }
+
     fn kind_and_title(&self) -> (&'static str, &'static str) {
         match self {
             Self::BadRequest(_) => ("bad-request", "Malformed request"),
@@ -138,7 +148,7 @@ impl ApiError {
             Self::Forbidden(_) => ("forbidden", "Not allowed"),
             Self::NotFound(_) => ("not-found", "Not found"),
             Self::MethodNotAllowed { .. } => ("method-not-allowed", "Method not allowed"),
-            Self::Conflict(_) => ("conflict", "Conflict"),
+            Self::Conflict(_) | Self::ConflictAt(_) => ("conflict", "Conflict"),
             Self::PreconditionFailed(_) => ("precondition-failed", "Precondition failed"),
             Self::PreconditionRequired(_) => ("precondition-required", "Precondition required"),
             Self::TooManyRequests { .. } => ("too-many-requests", "Too many requests"),
@@ -158,7 +168,7 @@ impl ApiError {
             Self::Forbidden(_) => 403,
             Self::NotFound(_) => 404,
             Self::MethodNotAllowed { .. } => 405,
-            Self::Conflict(_) => 409,
+            Self::Conflict(_) | Self::ConflictAt(_) => 409,
             Self::PreconditionFailed(_) => 412,
             Self::PreconditionRequired(_) => 428,
             Self::TooManyRequests { .. } => 429,
@@ -181,6 +191,7 @@ impl ApiError {
             detail,
             errors: match self {
                 Self::Validation(errors) => errors.clone(),
+                Self::ConflictAt(e) => vec![e.clone()],
                 _ => Vec::new(),
             },
         }

@@ -14,6 +14,7 @@ pub mod keys;
 pub mod me;
 pub mod metrics;
 pub mod players;
+pub mod pool_keepers;
 pub mod problem;
 pub mod ratings;
 pub mod registrations;
@@ -173,6 +174,13 @@ pub fn routes(cfg: &mut ServiceConfig) {
         .service(ratings::read_season)
         .service(ratings::league)
         .service(ratings::player_ratings)
+        .service(pool_keepers::list_keepers)
+        .service(pool_keepers::grant_keeper)
+        .service(pool_keepers::revoke_keeper)
+        .service(pool_keepers::pool_tournaments)
+        .service(pool_keepers::decide)
+        .service(pool_keepers::ask_again)
+        .service(pool_keepers::tournament_decisions)
         .service(webhooks::create_for_tournament)
         .service(webhooks::list_for_tournament)
         .service(webhooks::create_for_pool)

@@ -21,6 +21,10 @@ pub enum Scope {
     /// player identities; includes `results:write`.
     #[serde(rename = "tournaments:write")]
     TournamentsWrite,
+    /// A rating pool's daily work, for its keepers: settings, seasons, imports, webhooks,
+    /// keepers and decisions on tournaments (writes under `/rating-pools/{id}/`).
+    #[serde(rename = "pools:write")]
+    PoolsWrite,
     /// Everything the owner may do, admin operations included (accounts, rating pools).
     #[serde(rename = "admin")]
     Admin,
@@ -32,6 +36,7 @@ impl Scope {
             Self::Read => "read",
             Self::ResultsWrite => "results:write",
             Self::TournamentsWrite => "tournaments:write",
+            Self::PoolsWrite => "pools:write",
             Self::Admin => "admin",
         }
     }
@@ -41,6 +46,7 @@ impl Scope {
             "read" => Some(Self::Read),
             "results:write" => Some(Self::ResultsWrite),
             "tournaments:write" => Some(Self::TournamentsWrite),
+            "pools:write" => Some(Self::PoolsWrite),
             "admin" => Some(Self::Admin),
             _ => None,
         }
@@ -101,6 +107,7 @@ impl KeyLimits {
             }
             ["tournaments", _, "rounds", _, "tables", _, "result"] => Scope::ResultsWrite,
             ["tournaments", ..] | ["players", ..] => Scope::TournamentsWrite,
+            ["rating-pools", _, ..] => Scope::PoolsWrite,
             _ => Scope::Admin,
         };
         let granted = self.has(needed)
@@ -167,6 +174,35 @@ mod tests {
         let admin = key(&[Scope::Admin]);
         assert!(admin.permits("POST", "/api/v1/users").is_ok());
         assert!(admin.permits("PUT", RESULT).is_ok());
+    }
+
+    #[test]
+    fn a_keepers_key_does_the_pools_daily_work_and_nothing_else() {
+        let keeper = key(&[Scope::PoolsWrite]);
+        for (method, path) in [
+            ("PATCH", "/api/v1/rating-pools/2"),
+            ("POST", "/api/v1/rating-pools/2/imports"),
+            ("POST", "/api/v1/rating-pools/2/webhooks"),
+            ("PUT", "/api/v1/rating-pools/2/keepers/5"),
+            ("POST", "/api/v1/rating-pools/2/tournaments/9/decision"),
+        ] {
+            assert!(keeper.permits(method, path).is_ok(), "{method} {path}");
+        }
+        // Creating pools stays an admin's; tournaments and accounts need their own scopes.
+        assert!(keeper.permits("POST", "/api/v1/rating-pools").is_err());
+        assert!(keeper.permits("PATCH", "/api/v1/tournaments/9").is_err());
+        assert!(keeper.permits("POST", "/api/v1/users").is_err());
+        assert!(key(&[Scope::TournamentsWrite])
+            .permits("POST", "/api/v1/rating-pools/2/tournaments/9/decision")
+            .is_err());
+        let mut limited = key(&[Scope::PoolsWrite]);
+        limited.pool_id = Some(2);
+        assert!(limited
+            .permits("POST", "/api/v1/rating-pools/2/tournaments/9/decision")
+            .is_ok());
+        assert!(limited
+            .permits("POST", "/api/v1/rating-pools/3/tournaments/9/decision")
+            .is_err());
     }
 
     #[test]

@@ -82,6 +82,14 @@ pub struct Tournament {
     pub prize_places: i32,
     /// Places that qualify for a later stage (0: none).
     pub qualification_places: i32,
+    /// Where its request to be rated stands (`RatingStatus` names; `None` without a pool).
+    pub rating_status: Option<String>,
+    /// The reason given with the last decision on it.
+    pub rating_reason: Option<String>,
+    /// Who made the last decision (or request) on it.
+    pub rating_decided_by: Option<i64>,
+    /// When.
+    pub rating_decided_at: Option<DateTime<Utc>>,
 }
 
 #[derive(Debug, Insertable)]
@@ -104,6 +112,9 @@ pub struct NewTournament {
     pub national_rank: bool,
     pub prize_places: i32,
     pub qualification_places: i32,
+    pub rating_status: Option<String>,
+    pub rating_decided_by: Option<i64>,
+    pub rating_decided_at: Option<DateTime<Utc>>,
 }
 
 #[derive(Debug, Clone, Queryable, Selectable)]
@@ -129,6 +140,8 @@ pub struct RatingPoolRow {
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
     pub version: i32,
+    /// Every tournament that asks is accepted at once.
+    pub open: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]

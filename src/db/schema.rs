@@ -172,6 +172,10 @@ diesel::table! {
         announced_at -> Nullable<Timestamptz>,
         prize_places -> Int4,
         qualification_places -> Int4,
+        rating_status -> Nullable<Text>,
+        rating_reason -> Nullable<Text>,
+        rating_decided_by -> Nullable<Int8>,
+        rating_decided_at -> Nullable<Timestamptz>,
     }
 }
 
@@ -337,6 +341,29 @@ diesel::table! {
         updated_at -> Timestamptz,
         version -> Int4,
         leaderboard_version -> Int8,
+        open -> Bool,
+    }
+}
+
+diesel::table! {
+    pool_keepers (pool_id, user_id) {
+        pool_id -> Int8,
+        user_id -> Int8,
+        granted_by -> Int8,
+        granted_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    rating_decisions (id) {
+        id -> Int8,
+        tournament_id -> Int8,
+        pool_id -> Int8,
+        rating_status -> Text,
+        reason -> Nullable<Text>,
+        announced_at -> Nullable<Timestamptz>,
+        decided_by -> Int8,
+        decided_at -> Timestamptz,
     }
 }
 
@@ -464,6 +491,7 @@ diesel::table! {
 diesel::joinable!(players -> users (user_id));
 diesel::joinable!(api_keys -> users (user_id));
 diesel::joinable!(tournament_staff -> tournaments (tournament_id));
+diesel::joinable!(pool_keepers -> users (user_id));
 
 diesel::joinable!(registrations -> players (player_id));
 diesel::joinable!(registrations -> tournaments (tournament_id));
@@ -515,4 +543,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     pool_events,
     webhook_endpoints,
     webhook_deliveries,
+    pool_keepers,
+    rating_decisions,
 );

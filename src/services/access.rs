@@ -4,7 +4,7 @@ use diesel::prelude::*;
 use diesel::PgConnection;
 
 use crate::auth::{Caller, MaybeCaller, StaffRole};
-use crate::db::models::Tournament;
+use crate::db::models::{RatingPoolRow, Tournament};
 use crate::db::schema::{rating_pools, tournament_staff, tournaments};
 use crate::domain::status::TournamentStatus;
 use crate::error::ApiError;
@@ -57,18 +57,21 @@ pub fn load_for_staff(
     Ok(t)
 }
 
-/// 422 on `rating_pool_id` unless the pool exists (for the tournament routes).
-pub fn require_pool(conn: &mut PgConnection, pool_id: i64) -> Result<(), ApiError> {
-    let exists: bool =
-        diesel::select(diesel::dsl::exists(rating_pools::table.find(pool_id))).get_result(conn)?;
-    if exists {
-        Ok(())
-    } else {
-        Err(ApiError::field(
-            "rating_pool_id",
-            format!("there is no rating pool {pool_id}"),
-        ))
-    }
+/// The pool a tournament names, or 422 on `rating_pool_id` if there is none (for the
+/// tournament routes). Naming a pool only asks to be rated in it: a keeper of the pool decides
+/// (`services::ratings::request_status`).
+pub fn require_pool(conn: &mut PgConnection, pool_id: i64) -> Result<RatingPoolRow, ApiError> {
+    rating_pools::table
+        .find(pool_id)
+        .select(RatingPoolRow::as_select())
+        .first(conn)
+        .optional()?
+        .ok_or_else(|| {
+            ApiError::field(
+                "rating_pool_id",
+                format!("there is no rating pool {pool_id}"),
+            )
+        })
 }
 
 /// Takes the tournament's row lock (`FOR UPDATE`) until the transaction ends: the writes that

@@ -27,6 +27,9 @@ pub enum LiveEventKind {
     CaseDecided,
     CaseAppealed,
     ReplayOrdered,
+    /// The tournament's request to be rated was made or decided (pending, accepted, refused,
+    /// withdrawn).
+    RatingStatusChanged,
 }
 
 /// One event of the live feed: the JSON in an SSE frame's `data` line.

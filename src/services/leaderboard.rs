@@ -503,6 +503,7 @@ mod tests {
             created_at: Utc::now(),
             updated_at: Utc::now(),
             version,
+            open: false,
         }
     }
 

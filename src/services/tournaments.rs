@@ -3,6 +3,7 @@
 use crate::auth::{Caller, MaybeCaller, StaffRole};
 use crate::db::models::{NewTournament, StaffRow, Tournament};
 use crate::db::schema::{tournament_staff, tournaments, users};
+use crate::domain::rating::acceptance::RatingStatus;
 use crate::domain::scoring::Preset;
 use crate::domain::status::TournamentStatus;
 use crate::error::ApiError;
@@ -48,8 +49,16 @@ pub struct TournamentOut {
     pub updated_at: DateTime<Utc>,
     /// Increases with every change; send it back in `If-Match` to change the tournament.
     pub version: i32,
-    /// The rating pool its games feed, if any.
+    /// The rating pool it asks to be rated in, if any. Its games feed the pool only while
+    /// `rating_status` is `accepted`.
     pub rating_pool_id: Option<i64>,
+    /// Where its request to be rated stands (`null` without a pool): `pending` until a keeper
+    /// of the pool decides, `accepted`, `refused` or `withdrawn` (each with a reason).
+    pub rating_status: Option<RatingStatus>,
+    /// The reason given with the last decision on its rating.
+    pub rating_reason: Option<String>,
+    /// When its rating was last requested or decided.
+    pub rating_decided_at: Option<DateTime<Utc>>,
     /// Declared a national-rank tournament (league pools give its participants a bonus).
     pub national_rank: bool,
     /// When it was first published (league pools count it only if announced 7 days ahead).
@@ -116,6 +125,16 @@ impl TryFrom<Tournament> for TournamentOut {
             updated_at: t.updated_at,
             version: t.version,
             rating_pool_id: t.rating_pool_id,
+            rating_status: t
+                .rating_status
+                .as_deref()
+                .map(|s| {
+                    RatingStatus::parse(s)
+                        .ok_or_else(|| ApiError::Internal(format!("unknown rating status {s}")))
+                })
+                .transpose()?,
+            rating_reason: t.rating_reason,
+            rating_decided_at: t.rating_decided_at,
             national_rank: t.national_rank,
             announced_at: t.announced_at,
             cup,
@@ -163,7 +182,8 @@ pub struct CreateTournament {
     /// Default 30.
     #[schema(example = 30, minimum = 0, maximum = 10080)]
     pub appeal_window_minutes: Option<i32>,
-    /// The rating pool its games feed (none by default).
+    /// The rating pool it asks to be rated in (none by default). Its games feed the pool once
+    /// a keeper of the pool accepts it (at once in an open pool or when the caller keeps it).
     pub rating_pool_id: Option<i64>,
     /// Declared a national-rank tournament (default false).
     pub national_rank: Option<bool>,
@@ -210,8 +230,9 @@ pub struct UpdateTournament {
     pub appeal_window_minutes: Option<i32>,
     /// Publish (`registration_open`), start, finish, or take back to `draft`.
     pub status: Option<TournamentStatus>,
-    /// The rating pool its games feed; `null` for none. Moving a tournament with rated games
-    /// recomputes both pools.
+    /// The rating pool it asks to be rated in; `null` for none. A new pool is a new request
+    /// (pending until a keeper of it accepts, unless it is open or the caller keeps it); moving
+    /// a tournament with rated games recomputes both pools.
     #[serde(default, with = "crate::services::validate::double_option")]
     #[schema(value_type = Option<i64>)]
     pub rating_pool_id: Option<Option<i64>>,
@@ -320,9 +341,18 @@ pub fn create_tournament(
     check.range("qualification_places", qualification_places.into(), 0, 1000);
     check.finish()?;
     conn.transaction(|conn| {
-        if let Some(pool) = input.rating_pool_id {
-            crate::services::access::require_pool(conn, pool)?;
-        }
+        // Naming a pool asks to be rated in it: pending until a keeper decides, unless the
+        // pool is open or the caller keeps it (issue 26).
+        let pool = match input.rating_pool_id {
+            Some(id) => Some(crate::services::access::require_pool(conn, id)?),
+            None => None,
+        };
+        let rating_status = match &pool {
+            Some(p) => Some(crate::services::ratings::request_status(
+                conn, caller, p, None,
+            )?),
+            None => None,
+        };
         let t: Tournament = diesel::insert_into(tournaments::table)
             .values(NewTournament {
                 name,
@@ -342,9 +372,15 @@ pub fn create_tournament(
                 national_rank: input.national_rank.unwrap_or(false),
                 prize_places,
                 qualification_places,
+                rating_status: rating_status.map(|s| s.as_str().to_string()),
+                rating_decided_by: rating_status.map(|_| caller.user_id),
+                rating_decided_at: rating_status.map(|_| Utc::now()),
             })
             .returning(Tournament::as_returning())
             .get_result(conn)?;
+        if let Some(p) = &pool {
+            crate::services::ratings::request_recorded(conn, caller, &t, p)?;
+        }
         diesel::insert_into(tournament_staff::table)
             .values((
                 tournament_staff::tournament_id.eq(t.id),
@@ -469,9 +505,31 @@ pub fn update_tournament(
             )));
         }
         let rating_pool_id = input.rating_pool_id.unwrap_or(current.rating_pool_id);
-        if let Some(pool) = rating_pool_id.filter(|p| Some(*p) != current.rating_pool_id) {
-            crate::services::access::require_pool(conn, pool)?;
-        }
+        // A new pool is a new request to be rated (issue 26); no pool, no request.
+        let new_pool = match rating_pool_id.filter(|p| Some(*p) != current.rating_pool_id) {
+            Some(id) => Some(crate::services::access::require_pool(conn, id)?),
+            None => None,
+        };
+        let (rating_status, rating_reason, rating_decided_by, rating_decided_at) =
+            match (&new_pool, rating_pool_id) {
+                (Some(p), _) => (
+                    Some(
+                        crate::services::ratings::request_status(conn, caller, p, None)?
+                            .as_str()
+                            .to_string(),
+                    ),
+                    None,
+                    Some(caller.user_id),
+                    Some(Utc::now()),
+                ),
+                (None, None) => (None, None, None, None),
+                (None, Some(_)) => (
+                    current.rating_status.clone(),
+                    current.rating_reason.clone(),
+                    current.rating_decided_by,
+                    current.rating_decided_at,
+                ),
+            };
         // The league's announcement date: when it was first published.
         let announced_at = current
             .announced_at
@@ -500,6 +558,10 @@ pub fn update_tournament(
             tournaments::updated_at.eq(Utc::now()),
             tournaments::version.eq(current.version + 1),
             tournaments::rating_pool_id.eq(rating_pool_id),
+            tournaments::rating_status.eq(rating_status),
+            tournaments::rating_reason.eq(rating_reason),
+            tournaments::rating_decided_by.eq(rating_decided_by),
+            tournaments::rating_decided_at.eq(rating_decided_at),
             tournaments::national_rank.eq(input.national_rank.unwrap_or(current.national_rank)),
             tournaments::announced_at.eq(announced_at),
             tournaments::prize_places.eq(input.prize_places.unwrap_or(current.prize_places)),
@@ -513,6 +575,9 @@ pub fn update_tournament(
         let updated = updated.ok_or_else(|| {
             ApiError::PreconditionFailed("the tournament changed meanwhile; read it again".into())
         })?;
+        if let Some(p) = &new_pool {
+            crate::services::ratings::request_recorded(conn, caller, &updated, p)?;
+        }
         ratings_after_update(conn, &current, &updated)?;
         Ok(updated)
     })

@@ -20,14 +20,12 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::auth::{Caller, StaffRole};
-use crate::db::schema::{
-    pool_events, rating_pools, tournament_events, webhook_deliveries, webhook_endpoints,
-};
+use crate::db::schema::{pool_events, tournament_events, webhook_deliveries, webhook_endpoints};
 use crate::error::ApiError;
 use crate::services::access::load_for_staff;
 
 /// The event kinds of a tournament an endpoint can subscribe to.
-pub const TOURNAMENT_KINDS: [&str; 8] = [
+pub const TOURNAMENT_KINDS: [&str; 9] = [
     "round_published",
     "result_entered",
     "result_corrected",
@@ -36,9 +34,10 @@ pub const TOURNAMENT_KINDS: [&str; 8] = [
     "result_reported",
     "schedule_overdue",
     "game_forfeited",
+    "rating_status_changed",
 ];
 /// The event kinds of a rating pool.
-pub const POOL_KINDS: [&str; 1] = ["leaderboard_changed"];
+pub const POOL_KINDS: [&str; 3] = ["leaderboard_changed", "rating_requested", "rating_decided"];
 
 /// How deliveries go out on this instance.
 #[derive(Debug, Clone)]
@@ -134,9 +133,10 @@ pub struct CreateWebhook {
     #[schema(min_length = 1, max_length = 2000)]
     pub url: String,
     /// Tournaments: round_published, result_entered, result_corrected, standings_changed,
-    /// case_decided, result_reported, schedule_overdue, game_forfeited; pools:
-    /// leaderboard_changed.
-    #[schema(min_items = 1, max_items = 8)]
+    /// case_decided, result_reported, schedule_overdue, game_forfeited, rating_status_changed;
+    /// pools: leaderboard_changed, rating_requested (a tournament asks to be rated),
+    /// rating_decided (accepted, refused or withdrawn).
+    #[schema(min_items = 1, max_items = 9)]
     pub kinds: Vec<String>,
 }
 
@@ -205,24 +205,15 @@ pub enum Scope {
     Pool(i64),
 }
 
-/// Checks the caller may manage webhooks of `scope` (organisers of the tournament, admins).
+/// Checks the caller may manage webhooks of `scope` (organisers of the tournament; admins and
+/// the keepers of the pool).
 fn require_manager(conn: &mut PgConnection, caller: &Caller, scope: Scope) -> Result<(), ApiError> {
     match scope {
         Scope::Tournament(tid) => {
             load_for_staff(conn, caller, tid, &[StaffRole::Organiser])?;
             Ok(())
         }
-        Scope::Pool(pid) => {
-            caller.require_admin()?;
-            let found: i64 = rating_pools::table
-                .filter(rating_pools::id.eq(pid))
-                .count()
-                .get_result(conn)?;
-            if found == 0 {
-                return Err(ApiError::NotFound(format!("no rating pool {pid}")));
-            }
-            Ok(())
-        }
+        Scope::Pool(pid) => crate::services::ratings::require_pool_keeper(conn, caller, pid),
     }
 }
 
@@ -249,9 +240,9 @@ pub fn create(
         check.fail("url", why);
     }
     check.ensure(
-        (1..=8).contains(&input.kinds.len()),
+        (1..=TOURNAMENT_KINDS.len()).contains(&input.kinds.len()),
         "kinds",
-        "name 1 to 8 event kinds",
+        format!("name 1 to {} event kinds", TOURNAMENT_KINDS.len()),
     );
     for (i, k) in input.kinds.iter().enumerate() {
         check.ensure(

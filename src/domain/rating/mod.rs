@@ -47,6 +47,7 @@
 //!
 //! Decisions: `docs/decisions/rating-*.md`. Performance: `docs/performance.md`.
 
+pub mod acceptance;
 pub mod elo;
 pub mod leaderboard;
 pub mod pool;

@@ -1,6 +1,7 @@
-//! What feeds the pool: changed results, a changed pool link, a rebuild.
+//! What feeds the pool: changed results, a changed pool link or acceptance, a rebuild.
 
 use super::*;
+use crate::domain::rating::acceptance::RatingStatus;
 
 /// Brings the ratings of the tournament's pool up to date after its results changed: a round
 /// was completed, or a result of a completed round was corrected (by the referee or an appeal),
@@ -17,14 +18,23 @@ pub fn results_changed(conn: &mut PgConnection, tournament_id: i64) -> Result<()
     sync_pool_in(conn, pool_id, Some(tournament_id), None)
 }
 
-/// The rating pool a tournament feeds, if any; 404 for no such tournament.
+/// The rating pool a tournament feeds, if any (one that names a pool feeds it once a keeper
+/// accepted it); 404 for no such tournament. Reads the tournament under a share lock, so a
+/// keeper's decision on it (which takes the row lock) waits for this transaction or is seen by
+/// it: a result entered while the tournament is being accepted is rated exactly once.
 fn pool_of(conn: &mut PgConnection, tournament_id: i64) -> Result<Option<i64>, ApiError> {
-    tournaments::table
+    let (pool, status): (Option<i64>, Option<String>) = tournaments::table
         .find(tournament_id)
-        .select(tournaments::rating_pool_id)
+        .select((tournaments::rating_pool_id, tournaments::rating_status))
+        .for_share()
         .first(conn)
         .optional()?
-        .ok_or_else(|| ApiError::NotFound(format!("no tournament {tournament_id}")))
+        .ok_or_else(|| ApiError::NotFound(format!("no tournament {tournament_id}")))?;
+    let feeds = status
+        .as_deref()
+        .and_then(RatingStatus::parse)
+        .is_some_and(RatingStatus::feeds);
+    Ok(pool.filter(|_| feeds))
 }
 
 /// A penalty or game loss on one game was recorded or annulled: the result's version did not
@@ -296,23 +306,34 @@ pub(super) fn stored_games(
 }
 
 /// Moves a tournament's games between pools after its `rating_pool_id` changed from
-/// `old_pool`: the old pool is recomputed from the tournament's first stored game on (without
-/// them), the new one (if any) takes them in via [`results_changed`].
+/// `old_pool`: the old pool is recomputed without them ([`tournament_left_pool`]), the new one
+/// (if any, once it accepted the tournament) takes them in via [`results_changed`].
 pub fn tournament_pool_changed(
     conn: &mut PgConnection,
     tournament_id: i64,
     old_pool: Option<i64>,
 ) -> Result<(), ApiError> {
     if let Some(old) = old_pool {
-        let pool = lock_pool(conn, old)?;
-        let params = pool_params(&pool)?;
-        if let Some(first) = stored_games(conn, old, Some(tournament_id))?.first() {
-            recompute_from(conn, &pool, &params, Some(first.0))?;
-        }
-        // Without the tournament, another one of its organiser may now hold the bonus.
-        sync_pool(conn, old, None)?;
+        tournament_left_pool(conn, tournament_id, old)?;
     }
     results_changed(conn, tournament_id)
+}
+
+/// Takes a tournament's games out of a pool it no longer feeds (moved to another pool, or
+/// withdrawn by a keeper): the pool is recomputed from the tournament's first stored game on,
+/// as after a correction, and its national-rank bonuses are decided again.
+pub fn tournament_left_pool(
+    conn: &mut PgConnection,
+    tournament_id: i64,
+    pool_id: i64,
+) -> Result<(), ApiError> {
+    let pool = lock_pool(conn, pool_id)?;
+    let params = pool_params(&pool)?;
+    if let Some(first) = stored_games(conn, pool_id, Some(tournament_id))?.first() {
+        recompute_from(conn, &pool, &params, Some(first.0))?;
+    }
+    // Without the tournament, another one of its organiser may now hold the bonus.
+    sync_pool(conn, pool_id, None)
 }
 
 /// Rebuilds a pool's ratings from scratch (the admin command); the incremental recomputes of

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::db::schema::penalties;
+use crate::domain::rating::acceptance::RatingStatus;
 use crate::domain::scoring::penalty::{self, TablePenalty};
 use crate::domain::status::RoundStatus;
 
@@ -286,6 +287,8 @@ pub(super) fn load_games(
     let mut q = rounds::table
         .inner_join(tournaments::table)
         .filter(tournaments::rating_pool_id.eq(pool_id))
+        // Only tournaments a keeper accepted feed the pool (issue 26).
+        .filter(tournaments::rating_status.eq(RatingStatus::Accepted.as_str()))
         .filter(rounds::status.eq(RoundStatus::Completed.as_str()))
         .filter(rounds::played_at.is_not_null())
         .select((

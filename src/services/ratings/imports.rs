@@ -125,7 +125,7 @@ pub fn import_ratings(
     pool_id: i64,
     input: ImportRatings,
 ) -> Result<ImportOut, ApiError> {
-    caller.require_admin()?;
+    super::require_pool_keeper(conn, caller, pool_id)?;
     let mut check = Check::new();
     let source = check.text("source", &input.source, 200);
     let entries = match (input.ratings, input.csv.as_deref()) {

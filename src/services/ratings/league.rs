@@ -2,13 +2,15 @@
 
 use super::*;
 
-/// The league facts of every tournament of the pool, by id.
+/// The league facts of every tournament that feeds the pool (accepted by a keeper), by id.
 pub fn tournament_facts(
     conn: &mut PgConnection,
     pool_id: i64,
 ) -> Result<Vec<TournamentFacts>, ApiError> {
+    use crate::domain::rating::acceptance::RatingStatus;
     Ok(tournaments::table
         .filter(tournaments::rating_pool_id.eq(pool_id))
+        .filter(tournaments::rating_status.eq(RatingStatus::Accepted.as_str()))
         .order(tournaments::id)
         .select((
             tournaments::id,

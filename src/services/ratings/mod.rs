@@ -39,7 +39,11 @@ use crate::domain::scoring::team::{compare_match, MatchOutcome, MemberResult, Te
 use crate::domain::scoring::{score_table, Format, Points, Ruleset, SeatResult, TableResult};
 use crate::error::ApiError;
 
+mod acceptance;
 mod history_view;
+mod keepers;
+pub use acceptance::*;
+pub use keepers::*;
 mod leaderboard_view;
 mod league_view;
 mod pools;

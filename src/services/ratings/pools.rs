@@ -203,6 +203,9 @@ pub struct CreatePool {
     /// League rules apply to its tournaments (Ashes: announced 7 days ahead, at least 4
     /// players; one national-rank tournament per organiser per season). Default false.
     pub league: Option<bool>,
+    /// Every tournament that asks is accepted at once (a casual club list). Default false: a
+    /// keeper accepts each tournament.
+    pub open: Option<bool>,
 }
 
 /// Changes to a pool; absent fields stay. Changing `params` recomputes every rating.
@@ -221,6 +224,8 @@ pub struct UpdatePool {
     #[schema(max_items = 24)]
     pub seasons: Option<Vec<SeasonIn>>,
     pub league: Option<bool>,
+    /// Accept every tournament that asks from now on (requests already pending stay pending).
+    pub open: Option<bool>,
 }
 
 /// A rating pool.
@@ -234,6 +239,8 @@ pub struct PoolOut {
     pub time_zone: String,
     pub seasons: Vec<SeasonOut>,
     pub league: bool,
+    /// Tournaments that ask are accepted at once; otherwise a keeper accepts each.
+    pub open: bool,
     pub created_by: i64,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
@@ -266,6 +273,7 @@ pub fn pool_out(pool: RatingPoolRow) -> Result<PoolOut, ApiError> {
         params: PoolParamsOut::from(&params),
         time_zone: pool.time_zone,
         league: pool.league,
+        open: pool.open,
         created_by: pool.created_by,
         created_at: pool.created_at,
         updated_at: pool.updated_at,
@@ -435,7 +443,8 @@ pub struct RebuildOut {
 
 // --- a player's history ------------------------------------------------------------------------
 
-/// Creates a rating pool (admin) from a preset, parameter changes and seasons.
+/// Creates a rating pool (admin) from a preset, parameter changes and seasons. The admin
+/// grants its keepers (`grant_keeper`).
 pub fn create_pool(
     conn: &mut PgConnection,
     caller: &Caller,
@@ -467,6 +476,7 @@ pub fn create_pool(
                 rating_pools::time_zone.eq(time_zone),
                 rating_pools::seasons.eq(seasons),
                 rating_pools::league.eq(input.league.unwrap_or(false)),
+                rating_pools::open.eq(input.open.unwrap_or(false)),
                 rating_pools::created_by.eq(caller.user_id),
             ))
             .returning(RatingPoolRow::as_returning())
@@ -495,7 +505,8 @@ pub fn list_pools(conn: &mut PgConnection, page: &PageParams) -> Result<Page<Poo
     })
 }
 
-/// Changes a pool's name, time zone, parameters or seasons (admin) against the version in `If-Match`; a change that alters ratings recomputes the pool.
+/// Changes a pool's name, time zone, parameters, seasons or openness (an admin or a keeper of
+/// the pool) against the version in `If-Match`; a change that alters ratings recomputes the pool.
 pub fn update_pool(
     conn: &mut PgConnection,
     caller: &Caller,
@@ -503,7 +514,7 @@ pub fn update_pool(
     expected: Option<i32>,
     input: UpdatePool,
 ) -> Result<RatingPoolRow, ApiError> {
-    caller.require_admin()?;
+    super::require_pool_keeper(conn, caller, id)?;
     let mut check = Check::new();
     let name = input.name.as_deref().map(|n| check.text("name", n, 100));
     let time_zone = input
@@ -543,6 +554,7 @@ pub fn update_pool(
             rating_pools::time_zone.eq(tz),
             rating_pools::seasons.eq(json_value(&seasons)?),
             rating_pools::league.eq(input.league.unwrap_or(current.league)),
+            rating_pools::open.eq(input.open.unwrap_or(current.open)),
             rating_pools::updated_at.eq(Utc::now()),
             rating_pools::version.eq(current.version + 1),
         ))
@@ -575,9 +587,10 @@ pub fn pool_seasons(conn: &mut PgConnection, id: i64) -> Result<Vec<SeasonOut>, 
     seasons_out(&service::load_pool(conn, id)?)
 }
 
-/// Recomputes a pool from its first game (admin); the answer counts games and rating changes.
+/// Recomputes a pool from its first game (an admin or a keeper of the pool); the answer counts
+/// games and rating changes.
 pub fn rebuild(conn: &mut PgConnection, caller: &Caller, id: i64) -> Result<RebuildOut, ApiError> {
-    caller.require_admin()?;
+    super::require_pool_keeper(conn, caller, id)?;
     let s = service::rebuild_pool(conn, id)?;
     Ok(RebuildOut {
         games: s.games,

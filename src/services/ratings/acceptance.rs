@@ -1,0 +1,567 @@
+//! Which tournaments feed a pool (issue 26): a tournament that names a pool asks to be rated;
+//! its games feed the list only once a keeper accepts it (before, during or after play). A
+//! refusal and a withdrawal carry a reason; a withdrawal takes the tournament's games out of the
+//! list the way a correction does (the incremental list stays equal to a rebuild). Every request
+//! and decision is kept on the tournament, announced on its live feed
+//! (`rating_status_changed`) and to the pool's webhooks (`rating_requested`, `rating_decided`).
+//!
+//! The rule steps are pure (`crate::domain::rating::acceptance`); readings in
+//! `docs/decisions/pool-keepers.md`.
+
+use chrono::{DateTime, Utc};
+use diesel::prelude::*;
+use diesel::PgConnection;
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+use crate::auth::{Caller, MaybeCaller, StaffRole};
+use crate::db::models::{RatingPoolRow, Tournament};
+use crate::db::schema::{
+    players, pool_events, rating_decisions, registrations, results, rounds, tournaments, users,
+};
+use crate::domain::rating::acceptance::{self, Decision, RatingStatus, Requester, StepRefused};
+use crate::domain::status::{RegistrationStatus, RoundStatus};
+use crate::error::ApiError;
+use crate::services::access::{load_for_staff, load_visible};
+use crate::services::ratings::keepers::{keeps, require_keeper};
+use crate::services::validate::{Check, Page, PageParams};
+
+/// One request or decision on a tournament's rating.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RatingDecisionOut {
+    pub id: i64,
+    pub tournament_id: i64,
+    /// The pool asked.
+    pub pool_id: i64,
+    /// The status it led to (`pending`: a request a keeper has yet to decide).
+    pub rating_status: RatingStatus,
+    /// Why (required for a refusal and a withdrawal).
+    pub reason: Option<String>,
+    /// When the tournament was announced, as a keeper recorded it on acceptance (league pools).
+    pub announced_at: Option<DateTime<Utc>>,
+    /// Who asked or decided.
+    pub decided_by: i64,
+    pub decided_at: DateTime<Utc>,
+}
+
+/// A keeper's decision on a tournament that asks to be rated in their pool.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"decision": "refuse", "reason": "not held under the association's rules"}))]
+pub struct DecideRating {
+    pub decision: Decision,
+    /// Why: required to refuse or withdraw, and with `announced_at`.
+    #[schema(
+        max_length = 500,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
+    pub reason: Option<String>,
+    /// Accepting into a league pool only: when the tournament was announced (elsewhere, before
+    /// it was entered here), so it can count for its season (seed 004 section 3: announced seven
+    /// days ahead). Not in the future; needs a `reason`.
+    pub announced_at: Option<DateTime<Utc>>,
+}
+
+/// Filters of a pool's tournaments.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct PoolTournamentsQuery {
+    /// Only tournaments whose request stands here (e.g. `pending`: the keepers' queue).
+    pub rating_status: Option<RatingStatus>,
+    /// How many items (1-200, default 50).
+    #[param(minimum = 1, maximum = 200, example = 50)]
+    pub limit: Option<i64>,
+    /// How many items to skip (default 0).
+    #[param(minimum = 0, maximum = 1000000000, example = 0)]
+    pub offset: Option<i64>,
+}
+
+/// A user, by id and name.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct UserRef {
+    pub user_id: i64,
+    pub username: String,
+}
+
+/// A player, by id and name.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PlayerRef {
+    pub player_id: i64,
+    pub name: String,
+}
+
+/// A tournament that asks to be (or is) rated in a pool, as its keepers see it.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PoolTournamentOut {
+    pub tournament_id: i64,
+    pub name: String,
+    /// The tournament's own status (draft, registration_open, running, finished).
+    pub status: crate::domain::status::TournamentStatus,
+    pub starts_on: chrono::NaiveDate,
+    pub ends_on: chrono::NaiveDate,
+    /// Who created it.
+    pub created_by: UserRef,
+    pub rating_status: RatingStatus,
+    /// The reason of the last decision.
+    pub rating_reason: Option<String>,
+    pub rating_decided_by: Option<i64>,
+    pub rating_decided_at: Option<DateTime<Utc>>,
+    pub national_rank: bool,
+    pub announced_at: Option<DateTime<Utc>>,
+    /// Its confirmed players.
+    pub players: Vec<PlayerRef>,
+    /// Rounds completed (what an acceptance would rate now).
+    pub completed_rounds: i64,
+    /// Tables with a result.
+    pub results: i64,
+}
+
+/// The status a new request to `pool` by `caller` starts in: accepted at once in an open pool
+/// or when the caller keeps the pool (or is an admin), pending otherwise.
+pub fn request_status(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    pool: &RatingPoolRow,
+    current: Option<RatingStatus>,
+) -> Result<RatingStatus, ApiError> {
+    let who = Requester {
+        open_pool: pool.open,
+        keeps_pool: keeps(conn, caller, pool.id)?,
+    };
+    acceptance::request(current, who).map_err(step_conflict)
+}
+
+fn step_conflict(e: StepRefused) -> ApiError {
+    ApiError::conflict_at("rating_status", e.to_string())
+}
+
+/// The reason recorded with a request that was accepted at once.
+fn automatic_reason(pool: &RatingPoolRow, status: RatingStatus) -> Option<String> {
+    (status == RatingStatus::Accepted).then(|| {
+        if pool.open {
+            "accepted on request: the pool is open".to_string()
+        } else {
+            "accepted on request: asked by a keeper of the pool".to_string()
+        }
+    })
+}
+
+/// Records a request or decision on the tournament (already stored on its row): its history,
+/// its live feed and the pool's webhooks.
+fn record(
+    conn: &mut PgConnection,
+    t: &Tournament,
+    pool_id: i64,
+    status: RatingStatus,
+    reason: Option<&str>,
+    announced_at: Option<DateTime<Utc>>,
+    by: i64,
+) -> Result<RatingDecisionOut, ApiError> {
+    let (id, decided_at): (i64, DateTime<Utc>) = diesel::insert_into(rating_decisions::table)
+        .values((
+            rating_decisions::tournament_id.eq(t.id),
+            rating_decisions::pool_id.eq(pool_id),
+            rating_decisions::rating_status.eq(status.as_str()),
+            rating_decisions::reason.eq(reason),
+            rating_decisions::announced_at.eq(announced_at),
+            rating_decisions::decided_by.eq(by),
+        ))
+        .returning((rating_decisions::id, rating_decisions::decided_at))
+        .get_result(conn)?;
+    let payload = serde_json::json!({
+        "tournament_id": t.id,
+        "pool_id": pool_id,
+        "rating_status": status.as_str(),
+        "reason": reason,
+        "decided_by": by,
+    });
+    crate::db::events::record(conn, t.id, "rating_status_changed", payload.clone())?;
+    let kind = if status == RatingStatus::Pending {
+        "rating_requested"
+    } else {
+        "rating_decided"
+    };
+    diesel::insert_into(pool_events::table)
+        .values((
+            pool_events::pool_id.eq(pool_id),
+            pool_events::kind.eq(kind),
+            pool_events::payload.eq(payload),
+        ))
+        .execute(conn)?;
+    Ok(RatingDecisionOut {
+        id,
+        tournament_id: t.id,
+        pool_id,
+        rating_status: status,
+        reason: reason.map(str::to_string),
+        announced_at,
+        decided_by: by,
+        decided_at,
+    })
+}
+
+/// After a tournament was stored with a new pool link (created with one, or moved): records the
+/// request (its status was decided by [`request_status`] and stored on the row).
+pub fn request_recorded(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    t: &Tournament,
+    pool: &RatingPoolRow,
+) -> Result<(), ApiError> {
+    let status = stored_status(t)?.ok_or_else(|| {
+        ApiError::Internal(format!("tournament {}: a pool without a status", t.id))
+    })?;
+    record(
+        conn,
+        t,
+        pool.id,
+        status,
+        automatic_reason(pool, status).as_deref(),
+        None,
+        caller.user_id,
+    )?;
+    Ok(())
+}
+
+fn stored_status(t: &Tournament) -> Result<Option<RatingStatus>, ApiError> {
+    t.rating_status
+        .as_deref()
+        .map(|s| {
+            RatingStatus::parse(s).ok_or_else(|| {
+                ApiError::Internal(format!("tournament {}: unknown rating status {s}", t.id))
+            })
+        })
+        .transpose()
+}
+
+/// Locks and loads a tournament (404 if none).
+fn lock_tournament_row(conn: &mut PgConnection, id: i64) -> Result<Tournament, ApiError> {
+    tournaments::table
+        .find(id)
+        .select(Tournament::as_select())
+        .for_update()
+        .first(conn)
+        .optional()?
+        .ok_or_else(|| ApiError::NotFound(format!("no tournament {id}")))
+}
+
+/// Stores the tournament's new rating status (a new version of the tournament).
+fn store_status(
+    conn: &mut PgConnection,
+    t: &Tournament,
+    status: RatingStatus,
+    reason: Option<&str>,
+    announced_at: Option<DateTime<Utc>>,
+    by: i64,
+) -> Result<Tournament, ApiError> {
+    Ok(diesel::update(tournaments::table.find(t.id))
+        .set((
+            tournaments::rating_status.eq(status.as_str()),
+            tournaments::rating_reason.eq(reason),
+            tournaments::rating_decided_by.eq(by),
+            tournaments::rating_decided_at.eq(Utc::now()),
+            tournaments::announced_at.eq(announced_at.or(t.announced_at)),
+            tournaments::updated_at.eq(Utc::now()),
+            tournaments::version.eq(t.version + 1),
+        ))
+        .returning(Tournament::as_returning())
+        .get_result(conn)?)
+}
+
+/// The organiser asks again to be rated after a refusal or a withdrawal (409 while a request is
+/// pending or accepted). Accepted at once in an open pool or when the organiser keeps the pool.
+pub fn ask_again(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    tournament_id: i64,
+) -> Result<RatingDecisionOut, ApiError> {
+    conn.transaction(|conn| {
+        load_for_staff(conn, caller, tournament_id, &[StaffRole::Organiser])?;
+        let t = lock_tournament_row(conn, tournament_id)?;
+        let Some(pool_id) = t.rating_pool_id else {
+            return Err(ApiError::conflict_at(
+                "rating_pool_id",
+                format!("tournament {tournament_id} names no rating pool: set rating_pool_id to ask to be rated"),
+            ));
+        };
+        let pool = super::load_pool(conn, pool_id)?;
+        let status = request_status(conn, caller, &pool, stored_status(&t)?)?;
+        let reason = automatic_reason(&pool, status);
+        let t = store_status(conn, &t, status, reason.as_deref(), None, caller.user_id)?;
+        let out = record(
+            conn,
+            &t,
+            pool_id,
+            status,
+            reason.as_deref(),
+            None,
+            caller.user_id,
+        )?;
+        if status.feeds() {
+            super::results_changed(conn, tournament_id)?;
+        }
+        Ok(out)
+    })
+}
+
+/// A keeper of the pool (or an admin) accepts, refuses or withdraws a tournament that names the
+/// pool. 409 on `tournament_id` for a tournament of another pool, on `rating_status` for a step
+/// its status does not allow.
+pub fn decide(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    pool_id: i64,
+    tournament_id: i64,
+    input: DecideRating,
+) -> Result<RatingDecisionOut, ApiError> {
+    let mut check = Check::new();
+    let reason = input
+        .reason
+        .as_deref()
+        .map(|r| check.text("reason", r, 500));
+    if input.decision.needs_reason() && reason.is_none() {
+        check.fail(
+            "reason",
+            "say why: a refusal or a withdrawal is told to the organiser",
+        );
+    }
+    if let Some(at) = input.announced_at {
+        if input.decision != Decision::Accept {
+            check.fail("announced_at", "is recorded only when accepting");
+        } else if at > Utc::now() {
+            check.fail("announced_at", "must not be in the future");
+        }
+        if reason.is_none() {
+            check.fail("reason", "say where and when the tournament was announced");
+        }
+    }
+    check.finish()?;
+    conn.transaction(|conn| {
+        let pool = super::load_pool(conn, pool_id)?;
+        require_keeper(conn, caller, pool_id)?;
+        if input.announced_at.is_some() && !pool.league {
+            return Err(ApiError::field(
+                "announced_at",
+                format!("rating pool {pool_id} is not a league: announcements do not count in it"),
+            ));
+        }
+        // The tournament's row lock orders this decision with its result entries (which read
+        // the status under a share lock): a result entered meanwhile is rated exactly once.
+        let t = lock_tournament_row(conn, tournament_id)?;
+        if t.rating_pool_id != Some(pool_id) {
+            return Err(ApiError::conflict_at(
+                "tournament_id",
+                match t.rating_pool_id {
+                    Some(other) => format!(
+                        "tournament {tournament_id} asks to be rated in rating pool {other}, not in {pool_id}"
+                    ),
+                    None => format!("tournament {tournament_id} names no rating pool"),
+                },
+            ));
+        }
+        let current = stored_status(&t)?.ok_or_else(|| {
+            ApiError::Internal(format!("tournament {tournament_id}: a pool without a status"))
+        })?;
+        let next = acceptance::decide(current, input.decision).map_err(step_conflict)?;
+        let t = store_status(
+            conn,
+            &t,
+            next,
+            reason.as_deref(),
+            input.announced_at,
+            caller.user_id,
+        )?;
+        let out = record(
+            conn,
+            &t,
+            pool_id,
+            next,
+            reason.as_deref(),
+            input.announced_at,
+            caller.user_id,
+        )?;
+        match input.decision {
+            // Its games (and, in a league, its bonus) enter the list where they were played.
+            Decision::Accept => super::results_changed(conn, tournament_id)?,
+            // Its games leave the list the way a correction does.
+            Decision::Withdraw => super::tournament_left_pool(conn, tournament_id, pool_id)?,
+            // A pending request never fed the list.
+            Decision::Refuse => {}
+        }
+        Ok(out)
+    })
+}
+
+fn decision_out(
+    (id, tournament_id, pool_id, status, reason, announced_at, decided_by, decided_at): DecisionRow,
+) -> Result<RatingDecisionOut, ApiError> {
+    Ok(RatingDecisionOut {
+        id,
+        tournament_id,
+        pool_id,
+        rating_status: RatingStatus::parse(&status)
+            .ok_or_else(|| ApiError::Internal(format!("unknown rating status {status}")))?,
+        reason,
+        announced_at,
+        decided_by,
+        decided_at,
+    })
+}
+
+type DecisionRow = (
+    i64,
+    i64,
+    i64,
+    String,
+    Option<String>,
+    Option<DateTime<Utc>>,
+    i64,
+    DateTime<Utc>,
+);
+
+/// A tournament's requests and decisions, oldest first (whoever may see the tournament).
+pub fn tournament_decisions(
+    conn: &mut PgConnection,
+    caller: &MaybeCaller,
+    tournament_id: i64,
+    page: &PageParams,
+) -> Result<Page<RatingDecisionOut>, ApiError> {
+    let (limit, offset) = page.resolve()?;
+    load_visible(conn, caller, tournament_id)?;
+    let q = || rating_decisions::table.filter(rating_decisions::tournament_id.eq(tournament_id));
+    let total = q().count().get_result(conn)?;
+    let rows: Vec<DecisionRow> = q()
+        .order(rating_decisions::id)
+        .limit(limit)
+        .offset(offset)
+        .select((
+            rating_decisions::id,
+            rating_decisions::tournament_id,
+            rating_decisions::pool_id,
+            rating_decisions::rating_status,
+            rating_decisions::reason,
+            rating_decisions::announced_at,
+            rating_decisions::decided_by,
+            rating_decisions::decided_at,
+        ))
+        .load(conn)?;
+    Ok(Page {
+        items: rows
+            .into_iter()
+            .map(decision_out)
+            .collect::<Result<_, _>>()?,
+        total,
+        limit,
+        offset,
+    })
+}
+
+/// The tournaments that ask to be rated in the pool (or were), newest request first, for its
+/// keepers: who created each, its players and how far it has been played.
+pub fn pool_tournaments(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    pool_id: i64,
+    query: &PoolTournamentsQuery,
+) -> Result<Page<PoolTournamentOut>, ApiError> {
+    let (limit, offset) = PageParams {
+        limit: query.limit,
+        offset: query.offset,
+    }
+    .resolve()?;
+    super::load_pool(conn, pool_id)?;
+    require_keeper(conn, caller, pool_id)?;
+    let status = query.rating_status;
+    let q = || {
+        let mut q = tournaments::table
+            .filter(tournaments::rating_pool_id.eq(pool_id))
+            .into_boxed();
+        if let Some(s) = status {
+            q = q.filter(tournaments::rating_status.eq(s.as_str()));
+        }
+        q
+    };
+    let total = q().count().get_result(conn)?;
+    let rows: Vec<Tournament> = q()
+        .order((
+            tournaments::rating_decided_at.desc(),
+            tournaments::id.desc(),
+        ))
+        .limit(limit)
+        .offset(offset)
+        .select(Tournament::as_select())
+        .load(conn)?;
+    let ids: Vec<i64> = rows.iter().map(|t| t.id).collect();
+    let creators: Vec<(i64, String)> = users::table
+        .filter(users::id.eq_any(rows.iter().map(|t| t.created_by).collect::<Vec<_>>()))
+        .select((users::id, users::username))
+        .load(conn)?;
+    let players: Vec<(i64, i64, String)> = registrations::table
+        .inner_join(players::table)
+        .filter(registrations::tournament_id.eq_any(&ids))
+        .filter(registrations::status.eq(RegistrationStatus::Confirmed.as_str()))
+        .order((registrations::tournament_id, players::id))
+        .select((registrations::tournament_id, players::id, players::name))
+        .load(conn)?;
+    let completed: Vec<(i64, i64)> = rounds::table
+        .filter(rounds::tournament_id.eq_any(&ids))
+        .filter(rounds::status.eq(RoundStatus::Completed.as_str()))
+        .group_by(rounds::tournament_id)
+        .select((rounds::tournament_id, diesel::dsl::count_star()))
+        .load(conn)?;
+    let tables: Vec<(i64, i64, i32)> = results::table
+        .inner_join(rounds::table)
+        .filter(rounds::tournament_id.eq_any(&ids))
+        .select((
+            rounds::tournament_id,
+            results::round_id,
+            results::table_number,
+        ))
+        .distinct()
+        .load(conn)?;
+    let mut items = Vec::with_capacity(rows.len());
+    for t in rows {
+        let username = creators
+            .iter()
+            .find(|c| c.0 == t.created_by)
+            .map(|c| c.1.clone())
+            .unwrap_or_default();
+        items.push(PoolTournamentOut {
+            tournament_id: t.id,
+            status: crate::domain::status::TournamentStatus::parse(&t.status)
+                .ok_or_else(|| ApiError::Internal(format!("unknown status {}", t.status)))?,
+            rating_status: stored_status(&t)?.ok_or_else(|| {
+                ApiError::Internal(format!("tournament {}: a pool without a status", t.id))
+            })?,
+            created_by: UserRef {
+                user_id: t.created_by,
+                username,
+            },
+            players: players
+                .iter()
+                .filter(|p| p.0 == t.id)
+                .map(|p| PlayerRef {
+                    player_id: p.1,
+                    name: p.2.clone(),
+                })
+                .collect(),
+            completed_rounds: completed.iter().find(|c| c.0 == t.id).map_or(0, |c| c.1),
+            results: tables.iter().filter(|r| r.0 == t.id).count() as i64,
+            name: t.name,
+            starts_on: t.starts_on,
+            ends_on: t.ends_on,
+            rating_reason: t.rating_reason,
+            rating_decided_by: t.rating_decided_by,
+            rating_decided_at: t.rating_decided_at,
+            national_rank: t.national_rank,
+            announced_at: t.announced_at,
+        });
+    }
+    Ok(Page {
+        items,
+        total,
+        limit,
+        offset,
+    })
+}

@@ -1,0 +1,224 @@
+//! Pool keepers (issue 26): the people who keep one rating list. A keeper changes the pool's
+//! settings and seasons, imports lists, manages its webhooks and decides which tournaments feed
+//! it, without being a global admin; a keeper of one pool has no power over another. Keepers
+//! are granted and revoked by an admin or another keeper of the same pool.
+
+use chrono::{DateTime, Utc};
+use diesel::prelude::*;
+use diesel::PgConnection;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::auth::Caller;
+use crate::db::schema::{pool_keepers, rating_pools, tournaments, users};
+use crate::domain::rating::acceptance::RatingStatus;
+use crate::error::ApiError;
+use crate::services::validate::{Page, PageParams};
+
+/// A keeper of a rating pool.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct KeeperOut {
+    pub user_id: i64,
+    #[schema(example = "rating-officer")]
+    pub username: String,
+    /// Who granted the role (an admin or another keeper).
+    pub granted_by: i64,
+    pub granted_at: DateTime<Utc>,
+}
+
+/// Whether the caller keeps the pool (admins keep every pool).
+pub fn keeps(conn: &mut PgConnection, caller: &Caller, pool_id: i64) -> Result<bool, ApiError> {
+    if caller.is_admin {
+        return Ok(true);
+    }
+    Ok(diesel::select(diesel::dsl::exists(
+        pool_keepers::table.find((pool_id, caller.user_id)),
+    ))
+    .get_result(conn)?)
+}
+
+/// 403 unless the caller is an admin or a keeper of the pool. Call it after the pool was
+/// found (404 first, so the answer tells nothing about pools that do not exist).
+pub fn require_keeper(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    pool_id: i64,
+) -> Result<(), ApiError> {
+    if keeps(conn, caller, pool_id)? {
+        Ok(())
+    } else {
+        Err(ApiError::Forbidden(format!(
+            "only an admin or a keeper of rating pool {pool_id} may do this"
+        )))
+    }
+}
+
+/// 404 if there is no such pool, 403 unless the caller keeps it (or is an admin): the check of
+/// every write to a pool's daily work (settings, seasons, imports, webhooks, rebuilds).
+pub fn require_pool_keeper(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    pool_id: i64,
+) -> Result<(), ApiError> {
+    require_pool_exists(conn, pool_id)?;
+    require_keeper(conn, caller, pool_id)
+}
+
+fn require_pool_exists(conn: &mut PgConnection, pool_id: i64) -> Result<(), ApiError> {
+    let found: bool =
+        diesel::select(diesel::dsl::exists(rating_pools::table.find(pool_id))).get_result(conn)?;
+    if found {
+        Ok(())
+    } else {
+        Err(ApiError::NotFound(format!("no rating pool {pool_id}")))
+    }
+}
+
+type KeeperRow = (i64, String, i64, DateTime<Utc>);
+
+fn keeper_out((user_id, username, granted_by, granted_at): KeeperRow) -> KeeperOut {
+    KeeperOut {
+        user_id,
+        username,
+        granted_by,
+        granted_at,
+    }
+}
+
+fn keepers_query(
+    pool_id: i64,
+) -> diesel::dsl::Filter<
+    diesel::dsl::InnerJoin<pool_keepers::table, users::table>,
+    diesel::dsl::Eq<pool_keepers::pool_id, i64>,
+> {
+    pool_keepers::table
+        .inner_join(users::table)
+        .filter(pool_keepers::pool_id.eq(pool_id))
+}
+
+/// The pool's keepers (public: a list says who keeps it), in the order they were granted.
+pub fn list_keepers(
+    conn: &mut PgConnection,
+    pool_id: i64,
+    page: &PageParams,
+) -> Result<Page<KeeperOut>, ApiError> {
+    let (limit, offset) = page.resolve()?;
+    require_pool_exists(conn, pool_id)?;
+    let total = keepers_query(pool_id).count().get_result(conn)?;
+    let rows: Vec<KeeperRow> = keepers_query(pool_id)
+        .order((pool_keepers::granted_at, pool_keepers::user_id))
+        .limit(limit)
+        .offset(offset)
+        .select((
+            pool_keepers::user_id,
+            users::username,
+            pool_keepers::granted_by,
+            pool_keepers::granted_at,
+        ))
+        .load(conn)?;
+    Ok(Page {
+        items: rows.into_iter().map(keeper_out).collect(),
+        total,
+        limit,
+        offset,
+    })
+}
+
+/// Makes `user_id` a keeper of the pool (an admin or a keeper of it). Answers the keeper and
+/// whether the role is new (granting it again changes nothing).
+pub fn grant_keeper(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    pool_id: i64,
+    user_id: i64,
+) -> Result<(bool, KeeperOut), ApiError> {
+    conn.transaction(|conn| {
+        require_pool_exists(conn, pool_id)?;
+        require_keeper(conn, caller, pool_id)?;
+        let active: Option<Option<DateTime<Utc>>> = users::table
+            .find(user_id)
+            .filter(users::deleted_at.is_null())
+            .select(users::disabled_at)
+            .first(conn)
+            .optional()?;
+        match active {
+            None => {
+                return Err(ApiError::field(
+                    "user_id",
+                    format!("there is no user {user_id}"),
+                ))
+            }
+            Some(Some(_)) => {
+                return Err(ApiError::field(
+                    "user_id",
+                    format!("user {user_id} is disabled"),
+                ))
+            }
+            Some(None) => {}
+        }
+        let inserted = diesel::insert_into(pool_keepers::table)
+            .values((
+                pool_keepers::pool_id.eq(pool_id),
+                pool_keepers::user_id.eq(user_id),
+                pool_keepers::granted_by.eq(caller.user_id),
+            ))
+            .on_conflict_do_nothing()
+            .execute(conn)?;
+        let row: KeeperRow = keepers_query(pool_id)
+            .filter(pool_keepers::user_id.eq(user_id))
+            .select((
+                pool_keepers::user_id,
+                users::username,
+                pool_keepers::granted_by,
+                pool_keepers::granted_at,
+            ))
+            .first(conn)?;
+        Ok((inserted == 1, keeper_out(row)))
+    })
+}
+
+/// Takes the role from `user_id` (an admin or a keeper of the pool). The last keeper of a pool
+/// with accepted tournaments cannot step down by themselves (409): someone must answer for the
+/// list; an admin can still remove them.
+pub fn revoke_keeper(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    pool_id: i64,
+    user_id: i64,
+) -> Result<(), ApiError> {
+    conn.transaction(|conn| {
+        require_pool_exists(conn, pool_id)?;
+        require_keeper(conn, caller, pool_id)?;
+        // The pool's keepers, locked: two keepers stepping down at once cannot both be "not
+        // the last one".
+        let keepers: Vec<i64> = pool_keepers::table
+            .filter(pool_keepers::pool_id.eq(pool_id))
+            .select(pool_keepers::user_id)
+            .for_update()
+            .load(conn)?;
+        if !keepers.contains(&user_id) {
+            return Err(ApiError::NotFound(format!(
+                "user {user_id} does not keep rating pool {pool_id}"
+            )));
+        }
+        if !caller.is_admin && keepers.len() == 1 {
+            let accepted: i64 = tournaments::table
+                .filter(tournaments::rating_pool_id.eq(pool_id))
+                .filter(tournaments::rating_status.eq(RatingStatus::Accepted.as_str()))
+                .count()
+                .get_result(conn)?;
+            if accepted > 0 {
+                return Err(ApiError::conflict_at(
+                    "user_id",
+                    format!(
+                        "the last keeper of rating pool {pool_id} cannot step down while it has \
+                         {accepted} accepted tournament(s); grant the role to someone else first, \
+                         or ask an admin"
+                    ),
+                ));
+            }
+        }
+        diesel::delete(pool_keepers::table.find((pool_id, user_id))).execute(conn)?;
+        Ok(())
+    })
+}
