@@ -77,12 +77,7 @@ pub async fn grant_keeper(
         .run(move |conn| ratings::grant_keeper(conn, &caller, id, user_id))
         .await?;
     Ok(if new {
-        HttpResponse::Created()
-            .insert_header((
-                "Location",
-                format!("/api/v1/rating-pools/{id}/keepers/{user_id}"),
-            ))
-            .json(keeper)
+        HttpResponse::Created().json(keeper)
     } else {
         HttpResponse::Ok().json(keeper)
     })

@@ -113,6 +113,7 @@ pub struct NewTournament {
     pub prize_places: i32,
     pub qualification_places: i32,
     pub rating_status: Option<String>,
+    pub rating_reason: Option<String>,
     pub rating_decided_by: Option<i64>,
     pub rating_decided_at: Option<DateTime<Utc>>,
 }

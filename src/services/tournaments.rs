@@ -1,7 +1,7 @@
 //! Tournaments: creating, configuring, publishing and staffing them.
 
 use crate::auth::{Caller, MaybeCaller, StaffRole};
-use crate::db::models::{NewTournament, StaffRow, Tournament};
+use crate::db::models::{NewTournament, RatingPoolRow, StaffRow, Tournament};
 use crate::db::schema::{tournament_staff, tournaments, users};
 use crate::domain::rating::acceptance::RatingStatus;
 use crate::domain::scoring::Preset;
@@ -373,6 +373,10 @@ pub fn create_tournament(
                 prize_places,
                 qualification_places,
                 rating_status: rating_status.map(|s| s.as_str().to_string()),
+                rating_reason: pool
+                    .as_ref()
+                    .zip(rating_status)
+                    .and_then(|(p, s)| crate::services::ratings::automatic_reason(p, s)),
                 rating_decided_by: rating_status.map(|_| caller.user_id),
                 rating_decided_at: rating_status.map(|_| Utc::now()),
             })
@@ -505,31 +509,7 @@ pub fn update_tournament(
             )));
         }
         let rating_pool_id = input.rating_pool_id.unwrap_or(current.rating_pool_id);
-        // A new pool is a new request to be rated (issue 26); no pool, no request.
-        let new_pool = match rating_pool_id.filter(|p| Some(*p) != current.rating_pool_id) {
-            Some(id) => Some(crate::services::access::require_pool(conn, id)?),
-            None => None,
-        };
-        let (rating_status, rating_reason, rating_decided_by, rating_decided_at) =
-            match (&new_pool, rating_pool_id) {
-                (Some(p), _) => (
-                    Some(
-                        crate::services::ratings::request_status(conn, caller, p, None)?
-                            .as_str()
-                            .to_string(),
-                    ),
-                    None,
-                    Some(caller.user_id),
-                    Some(Utc::now()),
-                ),
-                (None, None) => (None, None, None, None),
-                (None, Some(_)) => (
-                    current.rating_status.clone(),
-                    current.rating_reason.clone(),
-                    current.rating_decided_by,
-                    current.rating_decided_at,
-                ),
-            };
+        let (new_pool, rating) = rating_request(conn, caller, &current, rating_pool_id)?;
         // The league's announcement date: when it was first published.
         let announced_at = current
             .announced_at
@@ -558,10 +538,10 @@ pub fn update_tournament(
             tournaments::updated_at.eq(Utc::now()),
             tournaments::version.eq(current.version + 1),
             tournaments::rating_pool_id.eq(rating_pool_id),
-            tournaments::rating_status.eq(rating_status),
-            tournaments::rating_reason.eq(rating_reason),
-            tournaments::rating_decided_by.eq(rating_decided_by),
-            tournaments::rating_decided_at.eq(rating_decided_at),
+            tournaments::rating_status.eq(rating.status),
+            tournaments::rating_reason.eq(rating.reason),
+            tournaments::rating_decided_by.eq(rating.decided_by),
+            tournaments::rating_decided_at.eq(rating.decided_at),
             tournaments::national_rank.eq(input.national_rank.unwrap_or(current.national_rank)),
             tournaments::announced_at.eq(announced_at),
             tournaments::prize_places.eq(input.prize_places.unwrap_or(current.prize_places)),
@@ -581,6 +561,53 @@ pub fn update_tournament(
         ratings_after_update(conn, &current, &updated)?;
         Ok(updated)
     })
+}
+
+/// The rating request of a tournament as a change leaves it.
+struct RatingRequest {
+    status: Option<String>,
+    reason: Option<String>,
+    decided_by: Option<i64>,
+    decided_at: Option<DateTime<Utc>>,
+}
+
+/// The rating request after a change of the tournament's pool to `rating_pool_id`, and the new
+/// pool when it changed: a new pool is a new request to be rated (issue 26; pending unless the
+/// pool is open or the caller keeps it), no pool is no request, the same pool keeps its request.
+fn rating_request(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    current: &Tournament,
+    rating_pool_id: Option<i64>,
+) -> Result<(Option<RatingPoolRow>, RatingRequest), ApiError> {
+    let new_pool = match rating_pool_id.filter(|p| Some(*p) != current.rating_pool_id) {
+        Some(id) => Some(crate::services::access::require_pool(conn, id)?),
+        None => None,
+    };
+    let request = match (&new_pool, rating_pool_id) {
+        (Some(p), _) => {
+            let status = crate::services::ratings::request_status(conn, caller, p, None)?;
+            RatingRequest {
+                status: Some(status.as_str().to_string()),
+                reason: crate::services::ratings::automatic_reason(p, status),
+                decided_by: Some(caller.user_id),
+                decided_at: Some(Utc::now()),
+            }
+        }
+        (None, None) => RatingRequest {
+            status: None,
+            reason: None,
+            decided_by: None,
+            decided_at: None,
+        },
+        (None, Some(_)) => RatingRequest {
+            status: current.rating_status.clone(),
+            reason: current.rating_reason.clone(),
+            decided_by: current.rating_decided_by,
+            decided_at: current.rating_decided_at,
+        },
+    };
+    Ok((new_pool, request))
 }
 
 /// After a tournament changed: rounds played without a stated time follow its playing days

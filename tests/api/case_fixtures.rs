@@ -84,6 +84,7 @@ pub(crate) async fn setup(app: &TestApp, with_pool: bool) -> Event {
         assert_eq!(r.status(), 201);
         let id = r.json::<Value>().await.unwrap()["id"].as_i64().unwrap();
         patch_tournament(app, tid, &org, json!({"rating_pool_id": id})).await;
+        app.accept_rating(id, tid).await;
         pool = Some(id);
     }
     patch_tournament(

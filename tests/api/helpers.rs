@@ -244,6 +244,25 @@ impl TestApp {
         (id, self.token(username, PASSWORD).await)
     }
 
+    /// An admin accepts tournament `tid` into rating pool `pool` (naming a pool only asks to be
+    /// rated: its games feed the pool once a keeper or an admin accepts it).
+    pub async fn accept_rating(&self, pool: i64, tid: i64) {
+        let admin = self.admin_token().await;
+        let r = self
+            .post(
+                &format!("/api/v1/rating-pools/{pool}/tournaments/{tid}/decision"),
+                Some(&admin),
+                json!({"decision": "accept"}),
+            )
+            .await;
+        let status = r.status();
+        let body = r.text().await.unwrap_or_default();
+        assert_eq!(
+            status, 200,
+            "accept tournament {tid} into pool {pool}: {body}"
+        );
+    }
+
     /// Creates a tournament with the given ruleset and returns its id.
     pub async fn tournament(&self, token: &str, ruleset: &str) -> i64 {
         let r = self

@@ -230,6 +230,7 @@ async fn a_kept_leaderboard_follows_a_corrected_result_at_once() {
     assert_eq!(status, 201, "{pool}");
     let pool = pool["id"].as_i64().unwrap();
     crate::case_fixtures::patch_tournament(&app, tid, &org, json!({"rating_pool_id": pool})).await;
+    app.accept_rating(pool, tid).await;
     let round = new_round(&app, tid, &org, json!({"method": "random"})).await;
     play_round(&app, tid, &referee, &round, |p| 10 + p % 9).await;
 

@@ -21,6 +21,7 @@ mod openapi;
 mod outage;
 mod players;
 mod rating_fixtures;
+mod rating_keepers;
 mod ratings;
 mod ratings_leaderboard;
 mod ratings_seasons;

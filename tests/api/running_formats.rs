@@ -197,6 +197,7 @@ async fn results_entered_over_http_feed_the_pool_and_a_correction_moves_the_lead
         )
         .await;
     assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
+    app.accept_rating(pool, tid).await;
     let r1 = new_round(&app, tid, &org, json!({"method": "swiss_2p"})).await;
     let tables = r1["draw"]["tables"].as_array().unwrap();
     for t in tables {

@@ -47,7 +47,7 @@ pub struct RatingDecisionOut {
 /// A keeper's decision on a tournament that asks to be rated in their pool.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-#[schema(example = json!({"decision": "refuse", "reason": "not held under the association's rules"}))]
+#[schema(example = json!({"decision": "refuse", "reason": "not held under the association rules"}))]
 pub struct DecideRating {
     pub decision: Decision,
     /// Why: required to refuse or withdraw, and with `announced_at`.
@@ -136,8 +136,8 @@ fn step_conflict(e: StepRefused) -> ApiError {
     ApiError::conflict_at("rating_status", e.to_string())
 }
 
-/// The reason recorded with a request that was accepted at once.
-fn automatic_reason(pool: &RatingPoolRow, status: RatingStatus) -> Option<String> {
+/// The reason recorded with a request that was accepted at once (`None` for a pending one).
+pub fn automatic_reason(pool: &RatingPoolRow, status: RatingStatus) -> Option<String> {
     (status == RatingStatus::Accepted).then(|| {
         if pool.open {
             "accepted on request: the pool is open".to_string()
