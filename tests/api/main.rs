@@ -22,6 +22,7 @@ mod outage;
 mod players;
 mod rating_fixtures;
 mod rating_keepers;
+mod rating_upgrade;
 mod ratings;
 mod ratings_leaderboard;
 mod ratings_seasons;
