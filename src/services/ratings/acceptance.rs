@@ -158,8 +158,11 @@ fn record(
     announced_at: Option<DateTime<Utc>>,
     by: i64,
 ) -> Result<RatingDecisionOut, ApiError> {
-    let (id, decided_at): (i64, DateTime<Utc>) = diesel::insert_into(rating_decisions::table)
+    // The same instant as on the tournament's row.
+    let decided_at = t.rating_decided_at.unwrap_or_else(Utc::now);
+    let id: i64 = diesel::insert_into(rating_decisions::table)
         .values((
+            rating_decisions::decided_at.eq(decided_at),
             rating_decisions::tournament_id.eq(t.id),
             rating_decisions::pool_id.eq(pool_id),
             rating_decisions::rating_status.eq(status.as_str()),
@@ -167,7 +170,7 @@ fn record(
             rating_decisions::announced_at.eq(announced_at),
             rating_decisions::decided_by.eq(by),
         ))
-        .returning((rating_decisions::id, rating_decisions::decided_at))
+        .returning(rating_decisions::id)
         .get_result(conn)?;
     let payload = serde_json::json!({
         "tournament_id": t.id,
