@@ -31,7 +31,7 @@ use diesel::sql_types::{BigInt, Int4, Int8};
 use serde_json::{json, Value};
 use tourney::auth::JwtKeys;
 use tourney::db::embedded::{Durability, EmbeddedPostgres};
-use tourney::state::AppState;
+use tourney::runtime::state::AppState;
 
 const TABLES_PER_ROUND: usize = 1000;
 const ROUNDS_PER_TOURNAMENT: usize = 10;
@@ -179,11 +179,12 @@ fn main() {
         EmbeddedPostgres::start(&base.join("postgres"), Durability::Persistent).expect("postgres");
     pg.ensure_database("bench", None).expect("database");
     let url = pg.url("bench");
-    tourney::startup::migrate(&url).expect("migrate");
+    tourney::runtime::startup::migrate(&url).expect("migrate");
     let pool = tourney::db::pool(&url, 8).expect("pool");
     {
         let mut conn = pool.get().expect("connection");
-        tourney::services::users::create_user(&mut conn, "admin", PASSWORD, true).expect("admin");
+        tourney::services::accounts::users::create_user(&mut conn, "admin", PASSWORD, true)
+            .expect("admin");
     }
     let state = AppState {
         pool: pool.clone(),
@@ -195,7 +196,7 @@ fn main() {
         login_throttle: Default::default(),
         accounts: Default::default(),
         circuit: Default::default(),
-        live: tourney::services::live::LiveHub::new(&url),
+        live: tourney::infra::live::LiveHub::new(&url),
         standings: Default::default(),
         kept: Default::default(),
         clock: Default::default(),

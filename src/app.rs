@@ -20,9 +20,9 @@ use utoipa_swagger_ui::SwaggerUi;
 
 use crate::api;
 use crate::error::ApiError;
-use crate::services::live::{LiveHub, Subject};
-use crate::state::AppState;
-use crate::wire::ProblemIo;
+use crate::infra::live::{LiveHub, Subject};
+use crate::runtime::state::AppState;
+use crate::runtime::wire::ProblemIo;
 
 /// The OpenAPI document, exactly as the running service serves it at `/openapi.json`.
 pub fn openapi() -> serde_json::Value {
@@ -195,7 +195,7 @@ pub fn serve(
     state.live.start();
     let live = state.live.clone();
     let state = web::Data::new(state);
-    crate::jobs::start(state.clone());
+    crate::runtime::jobs::start(state.clone());
     let metrics = Arc::new(api::metrics::Metrics::default());
     let app = move || {
         let (app, _) = App::new()
@@ -287,7 +287,7 @@ pub fn serve(
         server = server.workers(w);
     }
     // What `HttpServer` does, with each socket wrapped so that the answers the HTTP parser
-    // writes on its own carry a problem+json body too (see `crate::wire`).
+    // writes on its own carry a problem+json body too (see `crate::runtime::wire`).
     let server = server.listen("tourney", listener, move || {
         let app = app.clone();
         fn_service(|io: TcpStream| async move {

@@ -7,13 +7,9 @@
 pub mod api;
 pub mod app;
 pub mod auth;
-pub mod config;
 pub mod db;
 pub mod domain;
 pub mod error;
-pub mod jobs;
+pub mod infra;
+pub mod runtime;
 pub mod services;
-pub mod startup;
-pub mod state;
-pub mod telemetry;
-pub mod wire;

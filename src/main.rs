@@ -6,9 +6,10 @@ use std::net::TcpListener;
 use std::process::ExitCode;
 
 use tourney::auth::JwtKeys;
-use tourney::config::Config;
-use tourney::state::AppState;
-use tourney::{app, db, startup, telemetry};
+use tourney::runtime::config::Config;
+use tourney::runtime::state::AppState;
+use tourney::runtime::{startup, telemetry};
+use tourney::{app, db};
 
 const USAGE: &str = "usage:
   tourney [serve]                      run the service (the default)
@@ -85,13 +86,15 @@ fn create_admin(cfg: &Config, args: &[String]) -> Result<(), String> {
             line.trim_end_matches(['\r', '\n']).to_string()
         }
     };
-    tourney::services::users::check_credentials(&username, &password).map_err(|e| e.to_string())?;
+    tourney::auth::credentials::check_credentials(&username, &password)
+        .map_err(|e| e.to_string())?;
     with_database(cfg, |url| {
         startup::migrate(url)?;
         use diesel::Connection;
         let mut conn = diesel::PgConnection::establish(url).map_err(|e| e.to_string())?;
-        let user = tourney::services::users::create_user(&mut conn, &username, &password, true)
-            .map_err(|e| e.to_string())?;
+        let user =
+            tourney::services::accounts::users::create_user(&mut conn, &username, &password, true)
+                .map_err(|e| e.to_string())?;
         println!("created admin {} (id {})", user.username, user.id);
         Ok(())
     })
@@ -136,11 +139,11 @@ fn serve(cfg: Config) -> Result<(), String> {
             login_throttle: Default::default(),
             accounts: Default::default(),
             circuit: Default::default(),
-            live: tourney::services::live::LiveHub::new(&database.url),
+            live: tourney::infra::live::LiveHub::new(&database.url),
             standings: Default::default(),
             kept: Default::default(),
             clock: Default::default(),
-            webhooks: tourney::services::webhooks::WebhookPolicy {
+            webhooks: tourney::services::integrations::webhooks::WebhookPolicy {
                 allow_private: std::env::var("TOURNEY_WEBHOOK_ALLOW_PRIVATE")
                     .is_ok_and(|v| v == "1"),
                 ..Default::default()

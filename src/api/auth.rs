@@ -8,9 +8,9 @@ use crate::api::problem::{AuthErrors, BodyErrors};
 use crate::auth::jwt::Subject;
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult, Problem};
-use crate::services::auth::{self, Me, TokenRequest};
-use crate::services::sessions::{self, ChangePassword, Logout, SessionTokens, Started};
-use crate::state::AppState;
+use crate::runtime::state::AppState;
+use crate::services::accounts::auth::{self, Me, TokenRequest};
+use crate::services::accounts::sessions::{self, ChangePassword, Logout, SessionTokens, Started};
 
 /// Exchange a username and password for a short-lived JWT.
 ///

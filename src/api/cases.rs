@@ -18,9 +18,9 @@ use crate::api::support::{cached_json, page_json, Page, PageParams, Visibility};
 use crate::auth::{Caller, MaybeCaller};
 use crate::domain::{CaseId, TournamentId};
 use crate::error::{ApiResult, Problem};
+use crate::infra::idempotency;
+use crate::runtime::state::AppState;
 use crate::services::cases::{self, AddParty, Appeal, CaseOut, CastVote, Decide, OpenCase};
-use crate::services::idempotency;
-use crate::state::AppState;
 
 /// Open a complaint (a player registered in the tournament, a referee or an organiser).
 ///

@@ -9,11 +9,11 @@ use crate::api::problem::BodyErrors;
 use crate::api::support::{page_json, Page, PageParams, Visibility};
 use crate::auth::{Caller, MaybeCaller};
 use crate::error::{ApiResult, Problem};
-use crate::services::conduct::{
+use crate::infra::idempotency;
+use crate::runtime::state::AppState;
+use crate::services::running::conduct::{
     self, AnnulPenalty, PenaltyOut, RecordPenalty, RecordWithdrawal, WithdrawalOut,
 };
-use crate::services::idempotency;
-use crate::state::AppState;
 
 /// Record a withdrawal or a voluntary-round opt-out (organisers and referees; a player may
 /// opt out of a voluntary round themselves).

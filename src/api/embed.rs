@@ -13,8 +13,8 @@ use maud::{html, Markup, PreEscaped, DOCTYPE};
 use crate::api::extract::Query;
 use crate::api::support::{cached_body, Visibility};
 use crate::error::{ApiResult, Problem};
-use crate::services::embed;
-use crate::state::AppState;
+use crate::runtime::state::AppState;
+use crate::services::integrations::embed;
 
 /// The labels' language.
 #[derive(Debug, Clone, Copy, Default, serde::Deserialize, utoipa::ToSchema)]

@@ -19,8 +19,8 @@ use utoipa::IntoParams;
 use crate::api::extract::{Query, TournamentPath};
 use crate::auth::MaybeCaller;
 use crate::error::{ApiError, ApiResult, Problem};
-use crate::services::events::{self as feed, EventRow, LiveEvent};
-use crate::state::AppState;
+use crate::runtime::state::AppState;
+use crate::services::running::events::{self as feed, EventRow, LiveEvent};
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]

@@ -10,9 +10,9 @@ use serde::de::DeserializeOwned;
 
 use crate::auth::{Caller, MaybeCaller};
 use crate::error::{ApiError, FieldError};
-use crate::services::auth;
-use crate::services::idempotency::Key;
-use crate::state::AppState;
+use crate::infra::idempotency::Key;
+use crate::runtime::state::AppState;
+use crate::services::accounts::auth;
 
 /// The largest JSON body accepted (bytes).
 pub const JSON_LIMIT: usize = 256 * 1024;
@@ -281,13 +281,13 @@ async fn caller_from_key(
     state: &web::Data<AppState>,
     secret: &str,
 ) -> Result<Caller, ApiError> {
-    let hash = crate::services::sessions::secret_hash(secret);
+    let hash = crate::auth::secrets::secret_hash(secret);
     let holder = match state.accounts.fresh_key(&hash) {
         Some(holder) => holder,
         None => {
             let owned = secret.to_string();
             let holder = state
-                .run(move |conn| crate::services::api_keys::holder(conn, &owned))
+                .run(move |conn| crate::services::accounts::api_keys::holder(conn, &owned))
                 .await?;
             state.accounts.store_key(hash, holder.clone());
             holder
@@ -372,7 +372,7 @@ pub struct CasePath {
     pub cid: i64,
 }
 
-impl From<TablePath> for crate::services::results::TableRef {
+impl From<TablePath> for crate::services::running::results::TableRef {
     fn from(p: TablePath) -> Self {
         Self {
             tournament: p.id,

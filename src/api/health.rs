@@ -5,7 +5,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::error::{ApiResult, Problem};
-use crate::state::AppState;
+use crate::runtime::state::AppState;
 
 /// A health answer.
 #[derive(Debug, Serialize, ToSchema)]

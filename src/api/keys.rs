@@ -6,8 +6,8 @@ use crate::api::extract::Json;
 use crate::api::problem::{AuthErrors, BodyErrors};
 use crate::auth::Caller;
 use crate::error::{ApiResult, Problem};
-use crate::services::api_keys::{self, ApiKeyCreated, ApiKeyOut, CreateApiKey};
-use crate::state::AppState;
+use crate::runtime::state::AppState;
+use crate::services::accounts::api_keys::{self, ApiKeyCreated, ApiKeyOut, CreateApiKey};
 
 /// Create an API key.
 ///

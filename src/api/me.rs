@@ -5,8 +5,8 @@ use actix_web::{get, web, HttpResponse};
 use crate::api::problem::AuthErrors;
 use crate::auth::Caller;
 use crate::error::ApiResult;
-use crate::services::me::{self, MyGames, MyTournament};
-use crate::state::AppState;
+use crate::runtime::state::AppState;
+use crate::services::play::me::{self, MyGames, MyTournament};
 
 /// My games.
 ///

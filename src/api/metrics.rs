@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use actix_web::{get, web, HttpResponse};
 
-use crate::state::AppState;
+use crate::runtime::state::AppState;
 
 /// Request counters of one instance.
 #[derive(Debug)]

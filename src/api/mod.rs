@@ -61,11 +61,11 @@ use utoipa_actix_web::service_config::ServiceConfig;
     components(schemas(
         crate::error::Problem,
         crate::error::FieldError,
-        crate::services::events::LiveEvent,
+        crate::services::running::events::LiveEvent,
         // Enums used only by query parameters: IntoParams refers to them, so they must be in
         // the components for the references to resolve.
         crate::services::ratings::ListFormat,
-        crate::services::standings::StandingsPurpose,
+        crate::services::running::standings::StandingsPurpose,
     ))
 )]
 pub struct ApiDoc;

@@ -8,9 +8,9 @@ use crate::api::problem::BodyErrors;
 use crate::api::support::{cached_json, page_json, Page, Visibility};
 use crate::auth::{Caller, MaybeCaller};
 use crate::error::{ApiResult, Problem};
-use crate::services::idempotency;
+use crate::infra::idempotency;
+use crate::runtime::state::AppState;
 use crate::services::players::{self, CreatePlayer, PlayerFilter, PlayerOut, UpdatePlayer};
-use crate::state::AppState;
 
 /// Create a player (an admin, or anyone who organises a tournament).
 ///

@@ -9,10 +9,10 @@ use crate::api::problem::BodyErrors;
 use crate::api::support::{page_json, Page, PageParams, Visibility};
 use crate::auth::{Caller, MaybeCaller};
 use crate::error::{ApiResult, Problem};
+use crate::runtime::state::AppState;
 use crate::services::ratings::{
     self, DecideRating, KeeperOut, PoolTournamentOut, PoolTournamentsQuery, RatingDecisionOut,
 };
-use crate::state::AppState;
 
 /// List a rating pool's keepers (public).
 ///

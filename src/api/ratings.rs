@@ -13,15 +13,15 @@ use crate::api::support::{
 };
 use crate::auth::{Caller, MaybeCaller};
 use crate::error::{ApiError, ApiResult, FieldError, Problem};
-use crate::services::csv;
-use crate::services::kept::KeptBody;
-use crate::services::live::Subject;
+use crate::infra::csv;
+use crate::infra::kept::KeptBody;
+use crate::infra::live::Subject;
+use crate::runtime::state::AppState;
 use crate::services::ratings::{
     self, CreatePool, HistoryQuery, ImportOut, ImportRatings, LeaderboardQuery, LeaderboardRowOut,
     LeaderboardSelection, LeagueOut, LeagueQuery, ListFormat, PoolOut, RatingChangeOut, RebuildOut,
     SeasonOut, SeasonStandingsOut, UpdatePool,
 };
-use crate::state::AppState;
 
 /// Create a rating pool (admins).
 ///

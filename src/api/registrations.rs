@@ -13,11 +13,11 @@ use crate::api::support::{page_json, Page, PageParams, Visibility};
 use crate::auth::{Caller, MaybeCaller};
 use crate::domain::{PlayerId, TournamentId};
 use crate::error::{ApiResult, Problem};
-use crate::services::idempotency;
-use crate::services::registrations::{
+use crate::infra::idempotency;
+use crate::runtime::state::AppState;
+use crate::services::running::registrations::{
     self, CreateTeam, Register, RegistrationOut, TeamOut, UpdateRegistration,
 };
-use crate::state::AppState;
 
 /// The registrations of a tournament, in registration order.
 ///

@@ -6,9 +6,9 @@ use crate::api::extract::{Json, TablePath};
 use crate::api::problem::BodyErrors;
 use crate::auth::Caller;
 use crate::error::{ApiResult, Problem};
-use crate::services::reports::{self, DisputeReport, ReportOut};
-use crate::services::results::{EnterResult, ResultWithHistory, TableRef};
-use crate::state::AppState;
+use crate::runtime::state::AppState;
+use crate::services::play::reports::{self, DisputeReport, ReportOut};
+use crate::services::running::results::{EnterResult, ResultWithHistory, TableRef};
 
 /// Report my table's result (a player seated there).
 ///

@@ -12,8 +12,10 @@ use crate::api::problem::BodyErrors;
 use crate::api::support::{if_match, versioned_json, IfMatch, Visibility};
 use crate::auth::{Caller, MaybeCaller};
 use crate::error::{ApiResult, Problem};
-use crate::services::results::{self, EnterResult, Precondition, ResultWithHistory, TableRef};
-use crate::state::AppState;
+use crate::runtime::state::AppState;
+use crate::services::running::results::{
+    self, EnterResult, Precondition, ResultWithHistory, TableRef,
+};
 
 /// Enter or correct a table's result (referees and organisers).
 ///

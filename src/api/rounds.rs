@@ -14,12 +14,12 @@ use crate::api::problem::BodyErrors;
 use crate::api::support::{json_body, kept_answer, page_json, Page, PageParams, Visibility};
 use crate::auth::{Caller, MaybeCaller};
 use crate::error::{ApiResult, Problem};
-use crate::services::cup::{self, CupMatchOut};
-use crate::services::idempotency;
-use crate::services::live::Subject;
-use crate::services::rounds::{self, CreateRound, DrawRecord, RoundOut, UpdateRound};
-use crate::services::snapshot::TeamMatchResult;
-use crate::state::AppState;
+use crate::infra::idempotency;
+use crate::infra::live::Subject;
+use crate::runtime::state::AppState;
+use crate::services::running::cup::{self, CupMatchOut};
+use crate::services::running::rounds::{self, CreateRound, DrawRecord, RoundOut, UpdateRound};
+use crate::services::running::snapshot::TeamMatchResult;
 
 /// Create and draw the next round (organisers).
 ///

@@ -6,9 +6,10 @@ use crate::api::extract::{Json, Query, TablePath};
 use crate::api::problem::BodyErrors;
 use crate::auth::Caller;
 use crate::error::{ApiResult, Problem};
-use crate::services::results::TableRef;
-use crate::services::scheduling::{self, Accept, Note, Propose, ScheduleOut};
-use crate::state::AppState;
+use crate::runtime::state::AppState;
+use crate::services::play::scheduling::{self, Accept, Note, Propose, ScheduleOut};
+use crate::services::play::scheduling_deadlines;
+use crate::services::running::results::TableRef;
 
 /// How a schedule is shown.
 #[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
@@ -180,7 +181,7 @@ pub async fn reinstate(
     let at = TableRef::from(path.into_inner());
     let now = state.clock.now();
     let out = state
-        .run(move |conn| scheduling::reinstate(conn, &caller, at, body.0, now))
+        .run(move |conn| scheduling_deadlines::reinstate(conn, &caller, at, body.0, now))
         .await?;
     Ok(HttpResponse::Ok().json(out))
 }

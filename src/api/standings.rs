@@ -13,14 +13,14 @@ use crate::api::support::{
 use crate::auth::MaybeCaller;
 use crate::domain::scoring::Purpose;
 use crate::error::{ApiError, ApiResult, Problem};
-use crate::services::kept::KeptBody;
-use crate::services::live::Subject;
+use crate::infra::kept::KeptBody;
+use crate::infra::live::Subject;
+use crate::infra::standings_cache;
+use crate::runtime::state::AppState;
 use crate::services::ratings::ListFormat;
-use crate::services::standings::{
+use crate::services::running::standings::{
     self as table, StandingsOut, StandingsPurpose, StandingsQuery, TeamStandingsOut,
 };
-use crate::services::standings_cache;
-use crate::state::AppState;
 
 /// The standings after a round, with every tie-break value and the TP per round (public).
 ///

@@ -7,7 +7,7 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use crate::error::{ApiError, FieldError};
-use crate::services::kept::KeptBody;
+use crate::infra::kept::KeptBody;
 pub use crate::services::validate::{
     check_country, Check, Page, PageParams, COUNTRY_PATTERN, SEARCH_PATTERN, TEXT_PATTERN,
 };

@@ -11,14 +11,14 @@ use crate::api::support::{
 use crate::auth::{Caller, MaybeCaller, StaffRole};
 use crate::domain::status::TournamentStatus;
 use crate::error::{ApiResult, Problem};
+use crate::infra::idempotency;
+use crate::infra::live::Subject;
+use crate::runtime::state::AppState;
 use crate::services::access::load_visible;
-use crate::services::idempotency;
-use crate::services::live::Subject;
-use crate::services::tournaments::{
+use crate::services::running::tournaments::{
     self, AppointStaff, CreateTournament, StaffOut, TournamentFilter, TournamentOut,
     UpdateTournament,
 };
-use crate::state::AppState;
 
 /// Create a tournament (any signed-in user; the caller becomes its organiser).
 ///

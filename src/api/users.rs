@@ -7,8 +7,8 @@ use crate::api::problem::{AuthErrors, BodyErrors};
 use crate::api::support::{with_links, Page, PageParams};
 use crate::auth::Caller;
 use crate::error::{ApiResult, Problem};
-use crate::services::users::{self, CreateUser, UpdateUser, UserOut};
-use crate::state::AppState;
+use crate::runtime::state::AppState;
+use crate::services::accounts::users::{self, CreateUser, UpdateUser, UserOut};
 
 /// Create an account (admin).
 ///

@@ -7,10 +7,10 @@ use crate::api::extract::Json;
 use crate::api::problem::{AuthErrors, BodyErrors};
 use crate::auth::Caller;
 use crate::error::{ApiResult, Problem};
-use crate::services::webhooks::{
+use crate::runtime::state::AppState;
+use crate::services::integrations::webhooks::{
     self, CreateWebhook, DeliveryOut, Scope, WebhookCreated, WebhookOut,
 };
-use crate::state::AppState;
 
 async fn create(
     state: web::Data<AppState>,

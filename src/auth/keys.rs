@@ -123,6 +123,15 @@ impl KeyLimits {
     }
 }
 
+/// Who a key acts as, and its limits.
+#[derive(Debug, Clone)]
+pub struct KeyHolder {
+    pub user_id: i64,
+    pub username: String,
+    pub is_admin: bool,
+    pub limits: KeyLimits,
+}
+
 fn is_read(method: &str) -> bool {
     matches!(method, "GET" | "HEAD" | "OPTIONS")
 }

@@ -1,6 +1,7 @@
 //! Database access: the connection pool, embedded migrations, the embedded default
 //! PostgreSQL, the diesel schema and the row models.
 
+pub mod accounts;
 pub mod cases;
 pub mod embedded;
 pub mod events;

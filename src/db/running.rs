@@ -85,6 +85,22 @@ pub struct RoundRow {
     pub self_scheduled_until: Option<DateTime<Utc>>,
 }
 
+impl RoundRow {
+    /// Games per match of a knockout round (option `games_per_match`, 1-9; 1 for every other
+    /// round): a match is played at that many consecutive tables (seed 003, Tie-Breaks 1).
+    pub fn games_per_match(&self) -> u32 {
+        if self.method != "knockout" {
+            return 1;
+        }
+        self.options
+            .get("games_per_match")
+            .and_then(serde_json::Value::as_u64)
+            .and_then(|n| u32::try_from(n).ok())
+            .filter(|n| (1..=9).contains(n))
+            .unwrap_or(1)
+    }
+}
+
 #[derive(Debug, Insertable)]
 #[diesel(table_name = rounds)]
 pub struct NewRound {

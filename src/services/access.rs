@@ -5,8 +5,9 @@ use diesel::PgConnection;
 
 use crate::auth::{Caller, MaybeCaller, StaffRole};
 use crate::db::models::{RatingPoolRow, Tournament};
-use crate::db::schema::{rating_pools, tournament_staff, tournaments};
-use crate::domain::status::TournamentStatus;
+use crate::db::running::RoundRow;
+use crate::db::schema::{rating_pools, rounds, tournament_staff, tournaments};
+use crate::domain::status::{RoundStatus, TournamentStatus};
 use crate::error::ApiError;
 
 /// Loads a tournament the caller may see: published ones for everyone, drafts only for its
@@ -86,4 +87,41 @@ pub fn lock_tournament(conn: &mut PgConnection, id: i64) -> Result<(), ApiError>
         .optional()?
         .map(|_| ())
         .ok_or_else(|| ApiError::NotFound(format!("no tournament {id}")))
+}
+
+/// Whether the caller is on the tournament's staff (any role).
+pub fn is_staff(conn: &mut PgConnection, caller: &MaybeCaller, tid: i64) -> Result<bool, ApiError> {
+    match &caller.0 {
+        Some(c) => c.has_any_role(
+            conn,
+            tid,
+            &[
+                StaffRole::Organiser,
+                StaffRole::Referee,
+                StaffRole::AppealsCommittee,
+            ],
+        ),
+        None => Ok(false),
+    }
+}
+
+/// Loads a round of a tournament the caller may see (drafts only for staff).
+pub fn load_visible_round(
+    conn: &mut PgConnection,
+    caller: &MaybeCaller,
+    tid: i64,
+    number: i32,
+) -> Result<(Tournament, RoundRow), ApiError> {
+    let t = load_visible(conn, caller, tid)?;
+    let r: RoundRow = rounds::table
+        .filter(rounds::tournament_id.eq(tid))
+        .filter(rounds::number.eq(number))
+        .select(RoundRow::as_select())
+        .first(conn)
+        .optional()?
+        .ok_or_else(|| ApiError::NotFound(format!("no round {number}")))?;
+    if r.status == RoundStatus::Draft.as_str() && !is_staff(conn, caller, tid)? {
+        return Err(ApiError::NotFound(format!("no round {number}")));
+    }
+    Ok((t, r))
 }

@@ -174,7 +174,7 @@ fn the_domain_imports_no_http_database_or_io() {
             "crate::db",
             "crate::api",
             "crate::services",
-            "crate::state",
+            "crate::runtime::state",
         ],
     );
     assert!(problems.is_empty(), "{problems:#?}");
@@ -193,7 +193,7 @@ fn services_and_db_know_no_http() {
             "HttpRequest",
             "crate::api",
             "crate::services",
-            "crate::state",
+            "crate::runtime::state",
         ],
     ));
     assert!(problems.is_empty(), "{problems:#?}");

@@ -8,7 +8,7 @@ use reqwest::{Client, Method, RequestBuilder, Response};
 use serde_json::{json, Value};
 use tourney::auth::JwtKeys;
 use tourney::db::embedded::{Durability, EmbeddedPostgres};
-use tourney::state::AppState;
+use tourney::runtime::state::AppState;
 
 const TEMPLATE: &str = "tourney_template";
 
@@ -28,7 +28,7 @@ fn cluster() -> &'static Cluster {
             .expect("start the throwaway PostgreSQL");
         pg.ensure_database(TEMPLATE, None)
             .expect("create the template database");
-        tourney::startup::migrate(&pg.url(TEMPLATE)).expect("migrate the template");
+        tourney::runtime::startup::migrate(&pg.url(TEMPLATE)).expect("migrate the template");
         Cluster {
             pg,
             create_lock: Mutex::new(()),
@@ -58,7 +58,7 @@ pub struct TestApp {
     /// The test's own database, for tests that write rows directly.
     pub database_url: String,
     /// The instance's scheduling clock: a test moves it forward to play days in seconds.
-    pub clock: tourney::services::scheduling::Clock,
+    pub clock: tourney::services::play::scheduling::Clock,
 }
 
 /// Starts the app against a fresh database with one admin account (`ADMIN` / `PASSWORD`).
@@ -72,7 +72,8 @@ pub async fn spawn_app() -> TestApp {
     {
         let pool = tourney::db::pool(&db_url, 1).expect("pool");
         let mut conn = pool.get().expect("connection");
-        tourney::services::users::create_user(&mut conn, ADMIN, PASSWORD, true).expect("admin");
+        tourney::services::accounts::users::create_user(&mut conn, ADMIN, PASSWORD, true)
+            .expect("admin");
     }
     serve_on(&db_url, &secret, true)
 }
@@ -91,7 +92,7 @@ pub async fn spawn_app_refusing_private_targets() -> TestApp {
 
 fn serve_on(db_url: &str, secret: &str, allow_private: bool) -> TestApp {
     let pool = tourney::db::pool(db_url, 4).expect("pool");
-    let clock = tourney::services::scheduling::Clock::default();
+    let clock = tourney::services::play::scheduling::Clock::default();
     let state = AppState {
         pool,
         jwt: JwtKeys::new(secret.as_bytes(), std::time::Duration::from_secs(600)),
@@ -99,12 +100,12 @@ fn serve_on(db_url: &str, secret: &str, allow_private: bool) -> TestApp {
         login_throttle: Default::default(),
         accounts: Default::default(),
         circuit: Default::default(),
-        live: tourney::services::live::LiveHub::new(db_url),
+        live: tourney::infra::live::LiveHub::new(db_url),
         standings: Default::default(),
         kept: Default::default(),
         clock: clock.clone(),
         // Tests receive webhooks on 127.0.0.1 and retry after a second.
-        webhooks: tourney::services::webhooks::WebhookPolicy {
+        webhooks: tourney::services::integrations::webhooks::WebhookPolicy {
             allow_private,
             retry_base_secs: 1,
         },

@@ -107,8 +107,8 @@ async fn an_outage_is_answered_503_and_the_service_recovers() {
     assert_eq!(page["total"], 0, "{page}");
 }
 
-fn state_on(pool: tourney::db::DbPool, url: &str) -> tourney::state::AppState {
-    tourney::state::AppState {
+fn state_on(pool: tourney::db::DbPool, url: &str) -> tourney::runtime::state::AppState {
+    tourney::runtime::state::AppState {
         pool,
         jwt: tourney::auth::JwtKeys::new(
             b"0123456789abcdef0123456789abcdef",
@@ -118,7 +118,7 @@ fn state_on(pool: tourney::db::DbPool, url: &str) -> tourney::state::AppState {
         login_throttle: Default::default(),
         accounts: Default::default(),
         circuit: Default::default(),
-        live: tourney::services::live::LiveHub::new(url),
+        live: tourney::infra::live::LiveHub::new(url),
         standings: Default::default(),
         kept: Default::default(),
         clock: Default::default(),

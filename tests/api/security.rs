@@ -120,7 +120,7 @@ async fn repeated_wrong_passwords_are_throttled_with_retry_after() {
             json!({"username": "kari", "password": password}),
         )
     };
-    for _ in 0..tourney::services::throttle::PER_ACCOUNT {
+    for _ in 0..tourney::infra::throttle::PER_ACCOUNT {
         assert_eq!(attempt("wrong password").await.status(), 401);
     }
     let r = attempt(crate::helpers::PASSWORD).await;
@@ -200,7 +200,7 @@ async fn a_demoted_or_deleted_account_loses_its_power_within_seconds() {
         .execute(&mut conn)
         .unwrap();
     tokio::time::sleep(
-        tourney::services::auth::ACCOUNT_TTL + std::time::Duration::from_millis(200),
+        tourney::services::accounts::auth::ACCOUNT_TTL + std::time::Duration::from_millis(200),
     )
     .await;
     assert_eq!(new_admin("after.demotion").await.status(), 403);

@@ -15,8 +15,10 @@ use crate::domain::cases::{self as rules, CaseKind, PanelMode, Seat, Tally};
 use crate::domain::status::RoundStatus;
 use crate::error::ApiError;
 use crate::services::access::load_visible;
-use crate::services::conduct::{annul_penalty, record_penalty, PenaltyKind, RecordPenalty};
-use crate::services::results::{store_result, EnterResult, Precondition, ResultSeat};
+use crate::services::running::conduct::{
+    annul_penalty, record_penalty, PenaltyKind, RecordPenalty,
+};
+use crate::services::running::results::{store_result, EnterResult, Precondition, ResultSeat};
 use crate::services::validate::Check;
 use chrono::{DateTime, Duration, Utc};
 use diesel::prelude::*;

@@ -42,6 +42,7 @@ use crate::error::ApiError;
 mod acceptance;
 mod history_view;
 mod keepers;
+pub mod leaderboard;
 pub use acceptance::*;
 pub use keepers::*;
 mod leaderboard_view;

@@ -1,0 +1,127 @@
+//! The form of credentials: usernames, and passwords long enough and not among the most
+//! common ones. Shared by sign-up, password changes and `tourney create-admin`.
+
+use crate::error::{ApiError, FieldError};
+
+/// Whether `username` has the form of a username: 3-64 letters, digits, `.`, `_` and `-`.
+pub fn is_valid_username(username: &str) -> bool {
+    (3..=64).contains(&username.len())
+        && username
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+}
+
+/// Checks a username and password; shared with `tourney create-admin`.
+pub fn check_credentials(username: &str, password: &str) -> Result<(), ApiError> {
+    let mut errors: Vec<FieldError> = Vec::new();
+    let mut ensure = |ok: bool, field: &str, message: &str| {
+        if !ok {
+            errors.push(FieldError::new(field, message));
+        }
+    };
+    ensure(
+        is_valid_username(username),
+        "username",
+        "must be 3-64 characters of letters, digits, `.`, `_` and `-`",
+    );
+    ensure(
+        (8..=256).contains(&password.chars().count()),
+        "password",
+        "must be 8-256 characters",
+    );
+    ensure(
+        !password.eq_ignore_ascii_case(username),
+        "password",
+        "must not be the username",
+    );
+    ensure(
+        !is_common_password(password),
+        "password",
+        "is one of the most common passwords; choose another",
+    );
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(ApiError::Validation(errors))
+    }
+}
+
+/// Passwords at the top of the breached-password lists (8 characters or more, the only ones
+/// the length rule lets through), compared without case.
+// layout: long: a table of data.
+const COMMON_PASSWORDS: &[&str] = &[
+    "password",
+    "password1",
+    "password12",
+    "password123",
+    "passw0rd",
+    "p@ssw0rd",
+    "p@ssword",
+    "12345678",
+    "123456789",
+    "1234567890",
+    "12345678910",
+    "0123456789",
+    "87654321",
+    "11111111",
+    "00000000",
+    "88888888",
+    "12341234",
+    "11223344",
+    "12121212",
+    "qwertyui",
+    "qwerty12",
+    "qwerty123",
+    "qwertyuiop",
+    "1q2w3e4r",
+    "1q2w3e4r5t",
+    "1qaz2wsx",
+    "zaq12wsx",
+    "q1w2e3r4",
+    "asdfghjk",
+    "asdfghjkl",
+    "zxcvbnm1",
+    "iloveyou",
+    "iloveyou1",
+    "sunshine",
+    "princess",
+    "football",
+    "baseball",
+    "welcome1",
+    "welcome123",
+    "letmein1",
+    "trustno1",
+    "superman",
+    "starwars",
+    "whatever",
+    "computer",
+    "internet",
+    "michelle",
+    "jennifer",
+    "charlie1",
+    "dragon12",
+    "monkey12",
+    "abcd1234",
+    "abc12345",
+    "a1b2c3d4",
+    "aa123456",
+    "admin123",
+    "administrator",
+    "changeme",
+    "secret123",
+    "qazwsxedc",
+    "passpass",
+    "test1234",
+    "hello123",
+    "lovely12",
+    "freedom1",
+    "shadow12",
+    "master12",
+    "mustang1",
+    "access14",
+];
+
+fn is_common_password(password: &str) -> bool {
+    let p = password.to_lowercase();
+    COMMON_PASSWORDS.contains(&p.as_str())
+}

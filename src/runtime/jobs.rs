@@ -1,0 +1,124 @@
+//! Background work every instance runs next to its HTTP workers, once a second: the deadlines
+//! of self-scheduled games (`services::scheduling`) and webhook deliveries
+//! (`services::webhooks`). Several instances may run it at once: each game and each delivery is
+//! taken under a row lock (or a lease) that the others skip.
+//!
+//! The jobs have their own connection (named `tourney-jobs` in `pg_stat_activity`), outside the
+//! request pool: they never take a connection from a request, and their few small queries a
+//! second do not grow with the number of clients.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use actix_web::web;
+use diesel::{Connection, PgConnection};
+
+use crate::error::ApiError;
+use crate::runtime::state::AppState;
+use crate::services::integrations::webhook_queue;
+use crate::services::integrations::webhook_queue::Claimed;
+use crate::services::integrations::webhooks;
+use crate::services::play::scheduling_deadlines;
+
+/// How often the jobs run.
+const TICK: Duration = Duration::from_secs(1);
+
+/// Deliveries one instance sends per tick.
+const SEND_PER_TICK: i64 = 50;
+
+/// The `application_name` of the jobs' connection.
+pub const APPLICATION_NAME: &str = "tourney-jobs";
+
+fn job_url(url: &str) -> String {
+    let joiner = if url.contains('?') { '&' } else { '?' };
+    format!("{url}{joiner}application_name={APPLICATION_NAME}")
+}
+
+type Shared = Arc<Mutex<Option<PgConnection>>>;
+
+/// Runs `f` on the jobs' connection (made again after a failure) on a blocking thread.
+async fn on_connection<T: Send + 'static>(
+    url: &str,
+    conn: &Shared,
+    f: impl FnOnce(&mut PgConnection) -> Result<T, ApiError> + Send + 'static,
+) -> Option<T> {
+    let (url, conn) = (url.to_string(), conn.clone());
+    web::block(move || {
+        let mut slot = conn.lock().unwrap_or_else(|e| e.into_inner());
+        if slot.is_none() {
+            *slot = PgConnection::establish(&url).ok();
+        }
+        let c = slot.as_mut()?;
+        match f(c) {
+            Ok(v) => Some(v),
+            Err(e) => {
+                tracing::debug!(error = %e, "a background job did not run this time");
+                *slot = None;
+                None
+            }
+        }
+    })
+    .await
+    .ok()
+    .flatten()
+}
+
+/// Spawns the jobs on the current actix runtime; they end with the runtime.
+pub fn start(state: web::Data<AppState>) {
+    let url = job_url(state.live.database_url());
+    let conn: Shared = Arc::new(Mutex::new(None));
+    let client = reqwest::Client::builder()
+        .connect_timeout(Duration::from_secs(5))
+        .timeout(Duration::from_secs(10))
+        .redirect(reqwest::redirect::Policy::none())
+        .user_agent("tourney-webhooks/1")
+        .build();
+    actix_web::rt::spawn(async move {
+        let mut tick = actix_web::rt::time::interval(TICK);
+        loop {
+            tick.tick().await;
+            let now = state.clock.now();
+            on_connection(&url, &conn, move |c| {
+                scheduling_deadlines::apply_deadlines(c, now)
+            })
+            .await;
+            on_connection(&url, &conn, webhook_queue::enqueue).await;
+            let Ok(client) = &client else {
+                continue;
+            };
+            let claimed = on_connection(&url, &conn, |c| webhook_queue::claim(c, SEND_PER_TICK))
+                .await
+                .unwrap_or_default();
+            for delivery in claimed {
+                let outcome = send(client, &delivery, state.webhooks.allow_private).await;
+                let policy = state.webhooks.clone();
+                on_connection(&url, &conn, move |c| {
+                    webhook_queue::record(c, &delivery, outcome, &policy)
+                })
+                .await;
+            }
+        }
+    });
+}
+
+/// One attempt: the target checked again (its addresses may have changed since it was
+/// subscribed), then the signed POST. The status answered, or why there was none.
+async fn send(client: &reqwest::Client, d: &Claimed, allow_private: bool) -> Result<u16, String> {
+    let url = d.url.clone();
+    web::block(move || webhooks::check_target(&url, allow_private))
+        .await
+        .map_err(|e| e.to_string())??;
+    let (headers, body) = d.signed(chrono::Utc::now()).map_err(|e| e.to_string())?;
+    let mut request = client
+        .post(&d.url)
+        .header("content-type", "application/json")
+        .body(body);
+    for (name, value) in headers {
+        request = request.header(name, value);
+    }
+    request
+        .send()
+        .await
+        .map(|r| r.status().as_u16())
+        .map_err(|e| e.to_string())
+}

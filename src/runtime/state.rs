@@ -1,0 +1,253 @@
+//! What every handler can reach: the database pool, the token keys and the leaderboard cache.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use crate::auth::JwtKeys;
+use diesel::PgConnection;
+
+use crate::db::{DbConn, DbPool};
+use crate::error::ApiError;
+use crate::infra::kept::KeptBody;
+use crate::infra::live::Subject;
+use crate::infra::throttle::LoginThrottle;
+use crate::services::accounts::auth::AccountCache;
+use crate::services::ratings::leaderboard::LeaderboardCache;
+
+/// Shared application state, cloned into every worker.
+#[derive(Clone)]
+pub struct AppState {
+    pub pool: DbPool,
+    pub jwt: JwtKeys,
+    /// The current leaderboards of the most recently read rating pools (shared by every
+    /// worker; checked against the database's versions on every request).
+    pub leaderboards: LeaderboardCache,
+    /// Failed sign-ins per account and client address (this instance's).
+    pub login_throttle: LoginThrottle,
+    /// The accounts behind recently used tokens (role and existence, re-read every 2 s).
+    pub accounts: AccountCache,
+    /// Open while the database is unreachable: requests get 503 at once instead of each
+    /// waiting the pool's checkout timeout.
+    pub circuit: DbCircuit,
+    /// The live feed's fan-out: committed events from the instance's one LISTEN connection.
+    pub live: crate::infra::live::LiveHub,
+    /// The standings bodies this instance served, kept while their tournament is unchanged.
+    pub standings: crate::infra::standings_cache::StandingsCache,
+    /// Public reads kept while no change to their tournament is announced (served without
+    /// the database).
+    pub kept: crate::infra::kept::KeptReads,
+    /// The clock scheduling deadlines run on (the system clock; tests move it forward).
+    pub clock: crate::services::play::scheduling::Clock,
+    /// How webhook deliveries go out (private targets, retry delays).
+    pub webhooks: crate::services::integrations::webhooks::WebhookPolicy,
+}
+
+/// A pooled connection: 503 when none comes within the checkout timeout. Only a failure to
+/// reach the database opens the circuit; a pool that is merely busy (every connection in use
+/// for the whole timeout, under load) answers this request 503 and leaves the others alone.
+fn checkout(pool: &DbPool, circuit: &DbCircuit) -> Result<DbConn, ApiError> {
+    let conn = pool.get().map_err(|e| checkout_failed(circuit, e))?;
+    circuit.reset();
+    Ok(conn)
+}
+
+fn checkout_failed(circuit: &DbCircuit, e: r2d2::Error) -> ApiError {
+    // r2d2 appends the last connection error to its timeout message when connecting failed.
+    if e.to_string() != "timed out waiting for connection" {
+        circuit.trip();
+    }
+    ApiError::from(e)
+}
+
+/// A circuit breaker in front of the pool. When the database cannot be reached or a connection
+/// is lost, it opens for [`DbCircuit::OPEN_FOR`]: every request is answered 503
+/// (`Retry-After: 1`) without touching the pool. After that, one request at a time probes the database (the others keep
+/// failing fast until the probe succeeds), and the first success closes it.
+#[derive(Clone, Default)]
+pub struct DbCircuit {
+    /// Milliseconds since the Unix epoch until which the circuit stays open (0: closed).
+    open_until: Arc<AtomicU64>,
+}
+
+impl DbCircuit {
+    /// How long the circuit stays open after a failure before the next probe.
+    pub const OPEN_FOR: Duration = Duration::from_secs(1);
+
+    fn now_ms() -> u64 {
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_millis() as u64)
+            .unwrap_or(0)
+    }
+
+    /// Ok when a request may use the database: the circuit is closed, or this request is the
+    /// one probe let through after the open period (it reserves the next period for itself).
+    pub fn admit(&self) -> Result<(), ApiError> {
+        let until = self.open_until.load(Ordering::Acquire);
+        if until == 0 {
+            return Ok(());
+        }
+        let now = Self::now_ms();
+        if now >= until {
+            let next = now + Self::OPEN_FOR.as_millis() as u64;
+            if self
+                .open_until
+                .compare_exchange(until, next, Ordering::AcqRel, Ordering::Acquire)
+                .is_ok()
+            {
+                return Ok(());
+            }
+        }
+        Err(ApiError::Unavailable(
+            "the database is not reachable; retry shortly".into(),
+        ))
+    }
+
+    /// After a failure to reach the database: open (again) for [`Self::OPEN_FOR`].
+    pub fn trip(&self) {
+        let next = Self::now_ms() + Self::OPEN_FOR.as_millis() as u64;
+        self.open_until.store(next, Ordering::Release);
+    }
+
+    /// After the database answered: closed.
+    pub fn reset(&self) {
+        if self.open_until.load(Ordering::Acquire) != 0 {
+            self.open_until.store(0, Ordering::Release);
+        }
+    }
+
+    /// Whether the circuit is open now.
+    pub fn is_open(&self) -> bool {
+        let until = self.open_until.load(Ordering::Acquire);
+        until != 0 && Self::now_ms() < until
+    }
+
+    /// Watches one use of the database: a lost database opens the circuit, anything else
+    /// (success or an ordinary error) closes it.
+    pub fn observe<T>(&self, r: Result<T, ApiError>) -> Result<T, ApiError> {
+        match &r {
+            Err(ApiError::Unavailable(_)) => self.trip(),
+            _ => self.reset(),
+        }
+        r
+    }
+}
+
+impl AppState {
+    /// A pooled connection; 503 when the database cannot be reached (at once while the
+    /// circuit is open).
+    pub fn conn(&self) -> Result<DbConn, ApiError> {
+        self.circuit.admit()?;
+        checkout(&self.pool, &self.circuit)
+    }
+
+    /// Readiness: whether the database answers a trivial query, within half a second (a
+    /// health checker must not wait the pool's checkout timeout).
+    pub async fn ready(&self) -> Result<(), ApiError> {
+        self.circuit.admit()?;
+        let pool = self.pool.clone();
+        let circuit = self.circuit.clone();
+        actix_web::web::block(move || {
+            let mut conn = pool
+                .get_timeout(Duration::from_millis(500))
+                .map_err(|e| checkout_failed(&circuit, e))?;
+            circuit.observe(crate::services::health::database_answers(&mut conn))
+        })
+        .await
+        .map_err(|e| ApiError::Internal(e.to_string()))?
+    }
+
+    /// Runs `f` inside one database transaction on the blocking thread pool: committed when
+    /// `f` returns Ok, rolled back when it returns an error.
+    pub async fn transaction<T, F>(&self, f: F) -> Result<T, ApiError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut PgConnection) -> Result<T, ApiError> + Send + 'static,
+    {
+        self.run(move |conn| {
+            use diesel::Connection;
+            conn.transaction(|c: &mut DbConn| f(c))
+        })
+        .await
+    }
+
+    /// A read of `subject` that this instance may keep under `key`: for an anonymous caller
+    /// (`anonymous`), the kept body while no change to the subject has been announced
+    /// since it was kept (no connection is taken); else `f` on a connection, one rebuild per key
+    /// at a time and a few in all (`services::kept`), its answer kept when `f` says it is
+    /// public. Signed-in callers always get `f`'s exact answer. Returns whether the answer is
+    /// public, and the answer.
+    pub async fn run_kept<F>(
+        &self,
+        anonymous: bool,
+        key: String,
+        subject: Subject,
+        f: F,
+    ) -> Result<(bool, KeptBody), ApiError>
+    where
+        F: FnOnce(&mut DbConn) -> Result<(bool, KeptBody), ApiError> + Send + 'static,
+    {
+        if !anonymous {
+            return self.run(f).await;
+        }
+        // Only public answers are kept.
+        if let Some(kept) = self.kept.fresh(&key, self.live.generation(subject)) {
+            return Ok((true, kept));
+        }
+        let _flight = self.kept.flight(&key).await;
+        // Whoever held the flight before may have kept it meanwhile.
+        let generation = self.live.generation(subject);
+        if let Some(kept) = self.kept.fresh(&key, generation) {
+            return Ok((true, kept));
+        }
+        let (public, body) = self.run(f).await?;
+        if public {
+            self.kept.keep(key, generation, body.clone());
+        }
+        Ok((public, body))
+    }
+
+    /// Runs `f` with a connection on the blocking thread pool (diesel is synchronous), outside
+    /// any transaction (reads that need no consistent snapshot, and work that opens its own).
+    pub async fn run<T, F>(&self, f: F) -> Result<T, ApiError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut DbConn) -> Result<T, ApiError> + Send + 'static,
+    {
+        self.circuit.admit()?;
+        let pool = self.pool.clone();
+        let circuit = self.circuit.clone();
+        actix_web::web::block(move || {
+            let mut conn = checkout(&pool, &circuit)?;
+            circuit.observe(f(&mut conn))
+        })
+        .await
+        .map_err(|e| ApiError::Internal(e.to_string()))?
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 15, item 8: while the database is unreachable, requests fail at once; after the
+    /// open period exactly one request probes it; a success closes the circuit.
+    #[test]
+    fn the_circuit_opens_probes_once_and_closes() {
+        let c = DbCircuit::default();
+        assert!(c.admit().is_ok());
+        let lost: Result<(), ApiError> = Err(ApiError::Unavailable("down".into()));
+        assert!(c.observe(lost).is_err());
+        assert!(c.is_open());
+        assert!(matches!(c.admit(), Err(ApiError::Unavailable(_))));
+        std::thread::sleep(DbCircuit::OPEN_FOR + Duration::from_millis(50));
+        assert!(c.admit().is_ok(), "one probe goes through");
+        assert!(c.admit().is_err(), "the others still fail fast");
+        // An ordinary error means the database answered.
+        let answered: Result<(), ApiError> = Err(ApiError::NotFound("no such player".into()));
+        let _ = c.observe(answered);
+        assert!(!c.is_open());
+        assert!(c.admit().is_ok());
+    }
+}

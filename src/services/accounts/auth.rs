@@ -1,0 +1,192 @@
+//! Signing in and the signed-in user.
+
+use diesel::prelude::*;
+use diesel::PgConnection;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::auth::{password, Caller, StaffRole};
+use crate::db::models::User;
+use crate::db::schema::{players, tournament_staff, users};
+use crate::error::ApiError;
+
+/// Credentials to exchange for a token.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"username": "kari", "password": "a long passphrase"}))]
+pub struct TokenRequest {
+    #[schema(example = "admin", max_length = 64)]
+    pub username: String,
+    #[schema(example = "correct horse battery staple", max_length = 256)]
+    pub password: String,
+}
+
+/// A role held in one tournament.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TournamentRole {
+    pub tournament_id: i64,
+    pub role: StaffRole,
+}
+
+/// The signed-in user.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Me {
+    pub id: i64,
+    pub username: String,
+    /// The one global role.
+    pub is_admin: bool,
+    /// The player identity linked to this account, if any.
+    pub player_id: Option<i64>,
+    /// Staff roles per tournament (organiser, referee, appeals committee).
+    pub tournament_roles: Vec<TournamentRole>,
+}
+
+/// The account these credentials belong to, or None for wrong credentials. A miss costs the
+/// same password hash as a hit, so timing does not tell which part was wrong.
+pub fn authenticate(
+    conn: &mut PgConnection,
+    username: &str,
+    password_plain: &str,
+) -> Result<Option<User>, ApiError> {
+    // Only a name that could exist is looked up (this also keeps NUL bytes, which PostgreSQL
+    // refuses in text, away from the query); the rest costs a dummy hash like a miss.
+    if !crate::auth::credentials::is_valid_username(username) {
+        password::verify_dummy(password_plain);
+        return Ok(None);
+    }
+    let user: Option<User> = users::table
+        .filter(users::username.eq(username))
+        .select(User::as_select())
+        .first(conn)
+        .optional()?;
+    match user {
+        Some(u) if password::verify(password_plain, &u.password_hash) => Ok(Some(u)),
+        Some(_) => Ok(None),
+        None => {
+            password::verify_dummy(password_plain);
+            Ok(None)
+        }
+    }
+}
+
+/// The caller's account, linked player and tournament roles.
+pub fn me(conn: &mut PgConnection, caller: &Caller) -> Result<Me, ApiError> {
+    let user: User = users::table
+        .find(caller.user_id)
+        .select(User::as_select())
+        .first(conn)
+        .optional()?
+        .ok_or_else(|| ApiError::Unauthorized("this account no longer exists".into()))?;
+    let player_id: Option<i64> = players::table
+        .filter(players::user_id.eq(user.id))
+        .select(players::id)
+        .first(conn)
+        .optional()?;
+    let roles: Vec<(i64, String)> = tournament_staff::table
+        .filter(tournament_staff::user_id.eq(user.id))
+        .select((tournament_staff::tournament_id, tournament_staff::role))
+        .order((tournament_staff::tournament_id, tournament_staff::role))
+        .load(conn)?;
+    Ok(Me {
+        id: user.id,
+        username: user.username,
+        is_admin: user.is_admin,
+        player_id,
+        tournament_roles: roles
+            .into_iter()
+            .filter_map(|(tournament_id, r)| {
+                StaffRole::parse(&r).map(|role| TournamentRole {
+                    tournament_id,
+                    role,
+                })
+            })
+            .collect(),
+    })
+}
+
+/// How long a looked-up account is trusted before it is read again: a role change or a deletion
+/// takes effect on every token within this time.
+pub const ACCOUNT_TTL: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// What a token's holder is now: the account's name and global role as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Account {
+    pub username: String,
+    pub is_admin: bool,
+    /// Access tokens issued before this epoch are refused.
+    pub session_epoch: i32,
+    pub disabled: bool,
+}
+
+/// The accounts behind recently used tokens (this instance's; `None`: deleted), so most
+/// requests need no query and a change still shows within [`ACCOUNT_TTL`].
+#[derive(Debug, Clone, Default)]
+pub struct AccountCache {
+    entries: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<i64, CachedAccount>>>,
+    /// API keys by the SHA-256 of their secret, trusted as long as accounts.
+    keys: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<Vec<u8>, CachedKey>>>,
+}
+
+/// When a key was read, and what was read (`None`: no live key).
+type CachedKey = (std::time::Instant, Option<crate::auth::keys::KeyHolder>);
+
+/// When an account was read, and what was read (`None`: deleted).
+type CachedAccount = (std::time::Instant, Option<Account>);
+
+impl AccountCache {
+    /// The cached account, if it was read within [`ACCOUNT_TTL`].
+    pub fn fresh(&self, user_id: i64) -> Option<Option<Account>> {
+        let entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        entries
+            .get(&user_id)
+            .filter(|(at, _)| at.elapsed() < ACCOUNT_TTL)
+            .map(|(_, a)| a.clone())
+    }
+
+    /// Remembers what was read.
+    pub fn store(&self, user_id: i64, account: Option<Account>) {
+        let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        if entries.len() > 100_000 {
+            entries.retain(|_, (at, _)| at.elapsed() < ACCOUNT_TTL);
+        }
+        entries.insert(user_id, (std::time::Instant::now(), account));
+    }
+
+    /// The cached holder of the key with this hash, if read within [`ACCOUNT_TTL`].
+    pub fn fresh_key(&self, hash: &[u8]) -> Option<Option<crate::auth::keys::KeyHolder>> {
+        let keys = self.keys.lock().unwrap_or_else(|e| e.into_inner());
+        keys.get(hash)
+            .filter(|(at, _)| at.elapsed() < ACCOUNT_TTL)
+            .map(|(_, k)| k.clone())
+    }
+
+    /// Remembers what was read for a key.
+    pub fn store_key(&self, hash: Vec<u8>, holder: Option<crate::auth::keys::KeyHolder>) {
+        let mut keys = self.keys.lock().unwrap_or_else(|e| e.into_inner());
+        if keys.len() > 100_000 {
+            keys.retain(|_, (at, _)| at.elapsed() < ACCOUNT_TTL);
+        }
+        keys.insert(hash, (std::time::Instant::now(), holder));
+    }
+}
+
+/// The account a token names, as stored now (`None` when it was deleted).
+pub fn account_of(conn: &mut PgConnection, user_id: i64) -> Result<Option<Account>, ApiError> {
+    Ok(users::table
+        .find(user_id)
+        .filter(users::deleted_at.is_null())
+        .select((
+            users::username,
+            users::is_admin,
+            users::session_epoch,
+            users::disabled_at.is_not_null(),
+        ))
+        .first::<(String, bool, i32, bool)>(conn)
+        .optional()?
+        .map(|(username, is_admin, session_epoch, disabled)| Account {
+            username,
+            is_admin,
+            session_epoch,
+            disabled,
+        }))
+}

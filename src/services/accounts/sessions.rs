@@ -1,0 +1,333 @@
+//! Sessions for apps (issue 17): a password sign-in starts a session whose refresh token is
+//! opaque, stored only as its SHA-256, and rotated on every use; presenting a token that was
+//! already rotated means it leaked, so the whole session (the token family) is revoked
+//! (RFC 9700, OAuth 2.0 Security BCP, section 4.14.2). Access tokens stay short-lived JWTs that
+//! name the account's session epoch; a password change or a sign-out everywhere moves the epoch
+//! on and revokes every session.
+
+use chrono::{DateTime, Duration, Utc};
+use diesel::prelude::*;
+use diesel::PgConnection;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::auth::secrets::{new_secret, secret_hash};
+use crate::auth::{password, Caller};
+use crate::db::accounts::end_every_session;
+use crate::db::models::User;
+use crate::db::schema::{refresh_tokens, users};
+use crate::error::ApiError;
+
+/// How long a refresh token is good for if it is not used; each use gives a new one.
+pub const REFRESH_TTL: Duration = Duration::days(30);
+
+/// A session just started or continued: who it is for (to issue the access token) and its new
+/// refresh token.
+#[derive(Debug, Clone)]
+pub struct Started {
+    pub user_id: i64,
+    pub username: String,
+    pub is_admin: bool,
+    pub session_epoch: i32,
+    pub refresh: IssuedRefresh,
+}
+
+impl Started {
+    fn of(user: &User, refresh: IssuedRefresh) -> Self {
+        Started {
+            user_id: user.id,
+            username: user.username.clone(),
+            is_admin: user.is_admin,
+            session_epoch: user.session_epoch,
+            refresh,
+        }
+    }
+}
+
+/// A new refresh token: the secret (shown once) and when it expires.
+#[derive(Debug, Clone)]
+pub struct IssuedRefresh {
+    pub token: String,
+    pub expires_at: DateTime<Utc>,
+    pub family_id: i64,
+}
+
+fn insert_token(
+    conn: &mut PgConnection,
+    user_id: i64,
+    family: Option<i64>,
+) -> Result<IssuedRefresh, ApiError> {
+    let token = new_secret("rt_");
+    let expires_at = Utc::now() + REFRESH_TTL;
+    let id: i64 = diesel::insert_into(refresh_tokens::table)
+        .values((
+            refresh_tokens::family_id.eq(family.unwrap_or(0)),
+            refresh_tokens::user_id.eq(user_id),
+            refresh_tokens::token_hash.eq(secret_hash(&token)),
+            refresh_tokens::expires_at.eq(expires_at),
+        ))
+        .returning(refresh_tokens::id)
+        .get_result(conn)?;
+    let family_id = match family {
+        Some(f) => f,
+        None => {
+            // A new family is named after its first token.
+            diesel::update(refresh_tokens::table.find(id))
+                .set(refresh_tokens::family_id.eq(id))
+                .execute(conn)?;
+            id
+        }
+    };
+    Ok(IssuedRefresh {
+        token,
+        expires_at,
+        family_id,
+    })
+}
+
+/// Starts a session for an account that just signed in with its password; expired tokens of
+/// the account are cleared on the way.
+pub fn start(conn: &mut PgConnection, user: &User) -> Result<IssuedRefresh, ApiError> {
+    conn.transaction(|conn| {
+        diesel::delete(
+            refresh_tokens::table
+                .filter(refresh_tokens::user_id.eq(user.id))
+                .filter(refresh_tokens::expires_at.lt(Utc::now())),
+        )
+        .execute(conn)?;
+        insert_token(conn, user.id, None)
+    })
+}
+
+/// A refresh token as read: (id, family, user, expires, rotated, revoked).
+type TokenRow = (
+    i64,
+    i64,
+    i64,
+    DateTime<Utc>,
+    Option<DateTime<Utc>>,
+    Option<DateTime<Utc>>,
+);
+
+/// What a refresh answered.
+enum Refreshed {
+    Rotated(Box<User>, IssuedRefresh),
+    /// A rotated token came back: its family is now revoked.
+    Reused,
+}
+
+/// Exchanges a refresh token for the next one (and the account to issue an access token for).
+/// 401 for an unknown, expired or revoked token; a token used twice revokes its session, and
+/// the answer says so.
+pub fn refresh(conn: &mut PgConnection, token: &str) -> Result<Started, ApiError> {
+    check_token(token)?;
+    let outcome = conn.transaction(|conn| {
+        let row: Option<TokenRow> = refresh_tokens::table
+            .filter(refresh_tokens::token_hash.eq(secret_hash(token)))
+            .select((
+                refresh_tokens::id,
+                refresh_tokens::family_id,
+                refresh_tokens::user_id,
+                refresh_tokens::expires_at,
+                refresh_tokens::rotated_at,
+                refresh_tokens::revoked_at,
+            ))
+            .for_update()
+            .first(conn)
+            .optional()?;
+        let Some((id, family, user_id, expires_at, rotated_at, revoked_at)) = row else {
+            return Err(unknown());
+        };
+        if revoked_at.is_some() {
+            return Err(ApiError::Unauthorized(
+                "this session was signed out; sign in again".into(),
+            ));
+        }
+        if rotated_at.is_some() {
+            revoke_family(conn, family)?;
+            return Ok(Refreshed::Reused);
+        }
+        if expires_at < Utc::now() {
+            return Err(ApiError::Unauthorized(
+                "the refresh token has expired; sign in again".into(),
+            ));
+        }
+        let user: User = users::table
+            .find(user_id)
+            .select(User::as_select())
+            .first(conn)?;
+        if user.disabled_at.is_some() {
+            return Err(ApiError::Unauthorized("this account is disabled".into()));
+        }
+        diesel::update(refresh_tokens::table.find(id))
+            .set(refresh_tokens::rotated_at.eq(Utc::now()))
+            .execute(conn)?;
+        let next = insert_token(conn, user_id, Some(family))?;
+        Ok(Refreshed::Rotated(Box::new(user), next))
+    })?;
+    match outcome {
+        Refreshed::Rotated(user, next) => Ok(Started::of(&user, next)),
+        Refreshed::Reused => Err(ApiError::Unauthorized(
+            "this refresh token was already used: the session is revoked as a precaution; sign in again"
+                .into(),
+        )),
+    }
+}
+
+/// 422 for what cannot be a refresh token (ours are `rt_` and 64 hex digits).
+fn check_token(token: &str) -> Result<(), ApiError> {
+    if token.is_empty() || token.len() > 100 {
+        return Err(ApiError::field(
+            "refresh_token",
+            "must be 1-100 characters (as answered by a sign-in)",
+        ));
+    }
+    Ok(())
+}
+
+fn unknown() -> ApiError {
+    ApiError::Unauthorized("unknown refresh token; sign in again".into())
+}
+
+fn revoke_family(conn: &mut PgConnection, family: i64) -> Result<(), ApiError> {
+    diesel::update(
+        refresh_tokens::table
+            .filter(refresh_tokens::family_id.eq(family))
+            .filter(refresh_tokens::revoked_at.is_null()),
+    )
+    .set(refresh_tokens::revoked_at.eq(Utc::now()))
+    .execute(conn)?;
+    Ok(())
+}
+
+/// Signing out.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"refresh_token": "rt_3f9c...", "everywhere": false}))]
+pub struct Logout {
+    /// The session's current refresh token.
+    #[schema(min_length = 1, max_length = 100)]
+    pub refresh_token: String,
+    /// Sign out of every session of the account, and refuse every access token issued so far.
+    #[serde(default)]
+    pub everywhere: bool,
+}
+
+/// Signs out: revokes the session of the refresh token (or, with `everywhere`, every session of
+/// its account). Needs no access token (an app's may have expired); an unknown or already
+/// revoked token is answered the same way, so nothing is learnt from it.
+pub fn logout(conn: &mut PgConnection, input: &Logout) -> Result<(), ApiError> {
+    check_token(&input.refresh_token)?;
+    conn.transaction(|conn| {
+        let row: Option<(i64, i64, Option<DateTime<Utc>>)> = refresh_tokens::table
+            .filter(refresh_tokens::token_hash.eq(secret_hash(&input.refresh_token)))
+            .select((
+                refresh_tokens::family_id,
+                refresh_tokens::user_id,
+                refresh_tokens::revoked_at,
+            ))
+            .for_update()
+            .first(conn)
+            .optional()?;
+        match row {
+            Some((_, user_id, None)) if input.everywhere => end_every_session(conn, user_id),
+            Some((family, _, None)) => revoke_family(conn, family),
+            _ => Ok(()),
+        }
+    })
+}
+
+/// A password change.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"current_password": "the old passphrase", "new_password": "a new long passphrase"}))]
+pub struct ChangePassword {
+    #[schema(max_length = 256)]
+    pub current_password: String,
+    /// 8-256 characters, not the username, not a common password.
+    #[schema(min_length = 8, max_length = 256)]
+    pub new_password: String,
+}
+
+/// Changes the caller's password (the current one is required) and ends every session: every
+/// refresh token is revoked and every access token issued before is refused. Returns the
+/// new session for the device that made the change.
+pub fn change_password(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    input: &ChangePassword,
+) -> Result<Started, ApiError> {
+    let user: User = users::table
+        .find(caller.user_id)
+        .select(User::as_select())
+        .first(conn)
+        .optional()?
+        .ok_or_else(|| ApiError::Unauthorized("this account no longer exists".into()))?;
+    if !password::verify(&input.current_password, &user.password_hash) {
+        return Err(ApiError::field(
+            "current_password",
+            "is not the account's password",
+        ));
+    }
+    crate::auth::credentials::check_credentials(&user.username, &input.new_password).map_err(
+        |e| match e {
+            ApiError::Validation(mut fields) => {
+                for f in &mut fields {
+                    if f.field == "password" {
+                        f.field = "new_password".into();
+                    }
+                }
+                ApiError::Validation(fields)
+            }
+            other => other,
+        },
+    )?;
+    let hash = password::hash(&input.new_password).map_err(ApiError::Internal)?;
+    conn.transaction(|conn| {
+        diesel::update(users::table.find(user.id))
+            .set(users::password_hash.eq(hash))
+            .execute(conn)?;
+        end_every_session(conn, user.id)?;
+        let user: User = users::table
+            .find(user.id)
+            .select(User::as_select())
+            .first(conn)?;
+        let session = insert_token(conn, user.id, None)?;
+        Ok(Started::of(&user, session))
+    })
+}
+
+/// An access token with a refresh token, as a sign-in, a refresh or a password change answers.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SessionTokens {
+    /// Send it as `Authorization: Bearer <access_token>`.
+    pub access_token: String,
+    #[schema(example = "Bearer")]
+    pub token_type: String,
+    /// Seconds until the access token expires.
+    #[schema(example = 3600)]
+    pub expires_in: u64,
+    pub expires_at: DateTime<Utc>,
+    /// Exchange it at `POST /auth/refresh` for new tokens before it expires; it works once.
+    pub refresh_token: String,
+    pub refresh_expires_at: DateTime<Utc>,
+}
+
+/// A password sign-in: the account and its new session, or `None` for wrong credentials (the
+/// caller counts those for throttling). A disabled account is refused once the password was
+/// right.
+pub fn sign_in(
+    conn: &mut PgConnection,
+    username: &str,
+    password_plain: &str,
+) -> Result<Option<Started>, ApiError> {
+    let Some(user) = crate::services::accounts::auth::authenticate(conn, username, password_plain)?
+    else {
+        return Ok(None);
+    };
+    if user.disabled_at.is_some() {
+        return Err(ApiError::Unauthorized("this account is disabled".into()));
+    }
+    let session = start(conn, &user)?;
+    Ok(Some(Started::of(&user, session)))
+}

@@ -1,0 +1,154 @@
+//! What the embeddable pages show (issue 17, item 4): public standings, a round's seating and a
+//! page of a rating list, read as the anonymous public reads them.
+
+use std::collections::HashMap;
+
+use diesel::prelude::*;
+use diesel::PgConnection;
+
+use crate::auth::MaybeCaller;
+use crate::db::schema::players;
+use crate::domain::colours::Colour;
+use crate::domain::scoring::Purpose;
+use crate::error::ApiError;
+use crate::services::access::load_visible;
+use crate::services::ratings::leaderboard::{load_board, BoardQuery};
+use crate::services::running::colours::TableColours;
+use crate::services::running::standings::{standings_of, StandingOut};
+
+/// The standings page.
+pub struct StandingsPage {
+    pub tournament: String,
+    pub after_round: u32,
+    pub rows: Vec<StandingOut>,
+}
+
+/// The public standings after the last completed round.
+pub fn standings(conn: &mut PgConnection, tid: i64) -> Result<StandingsPage, ApiError> {
+    let t = load_visible(conn, &MaybeCaller(None), tid)?;
+    let name = t.name.clone();
+    let table = standings_of(conn, t, None, Purpose::Final)?;
+    Ok(StandingsPage {
+        tournament: name,
+        after_round: table.out.after_round,
+        rows: table.out.rows,
+    })
+}
+
+/// One seat of the seating page.
+pub struct Seat {
+    pub player_id: i64,
+    pub name: String,
+    pub colour: Option<Colour>,
+    pub starts: bool,
+}
+
+/// The seating page.
+pub struct RoundPage {
+    pub tournament: String,
+    pub round: i32,
+    /// (table number, seats in seat order).
+    pub tables: Vec<(u32, Vec<Seat>)>,
+}
+
+/// A published round's seating (404 for a draft, as the JSON round answers the public).
+pub fn round(conn: &mut PgConnection, tid: i64, number: i32) -> Result<RoundPage, ApiError> {
+    let t = load_visible(conn, &MaybeCaller(None), tid)?;
+    let (public, r) =
+        crate::services::running::rounds::read_round(conn, &MaybeCaller(None), tid, number)?;
+    if !public {
+        return Err(ApiError::NotFound(format!("no round {number}")));
+    }
+    let draw: crate::domain::seating::Draw = serde_json::from_value(r.draw)
+        .map_err(|e| ApiError::Internal(format!("stored draw: {e}")))?;
+    let colours: Vec<TableColours> = serde_json::from_value(r.colours).unwrap_or_default();
+    let ids: Vec<i64> = draw
+        .tables
+        .iter()
+        .flat_map(|t| t.seats.iter().map(|p| p.0))
+        .collect();
+    let names: HashMap<i64, String> = players::table
+        .filter(players::id.eq_any(&ids))
+        .select((players::id, players::name))
+        .load::<(i64, String)>(conn)?
+        .into_iter()
+        .collect();
+    let tables = draw
+        .tables
+        .iter()
+        .map(|table| {
+            let game = colours.iter().find(|g| g.table == table.number);
+            let seats = table
+                .seats
+                .iter()
+                .map(|p| Seat {
+                    player_id: p.0,
+                    name: names.get(&p.0).cloned().unwrap_or_default(),
+                    colour: game.and_then(|g| {
+                        g.players
+                            .iter()
+                            .position(|x| *x == p.0)
+                            .map(|i| g.colours[i])
+                    }),
+                    starts: table.starting_player == Some(*p),
+                })
+                .collect();
+            (table.number, seats)
+        })
+        .collect();
+    Ok(RoundPage {
+        tournament: t.name,
+        round: r.number,
+        tables,
+    })
+}
+
+/// One line of the rating list page.
+pub struct ListLine {
+    pub rank: u32,
+    pub name: String,
+    pub club: Option<String>,
+    pub country: Option<String>,
+    pub rating: f64,
+    pub games: i64,
+}
+
+/// The rating list page.
+pub struct ListPage {
+    pub pool: String,
+    pub total: i64,
+    pub lines: Vec<ListLine>,
+}
+
+/// A page of a pool's leaderboard: everyone with a rated game, in rank order.
+pub fn leaderboard(
+    conn: &mut PgConnection,
+    pool: i64,
+    limit: i64,
+    offset: i64,
+) -> Result<ListPage, ApiError> {
+    let board = load_board(conn, pool)?;
+    let page = board.page(&BoardQuery {
+        threshold: 1,
+        country: None,
+        club: None,
+        limit,
+        offset,
+    });
+    Ok(ListPage {
+        pool: board.pool.name.clone(),
+        total: page.total,
+        lines: page
+            .items
+            .into_iter()
+            .map(|(rank, row)| ListLine {
+                rank,
+                name: row.name.clone(),
+                club: row.club.clone(),
+                country: row.country.clone(),
+                rating: row.rating,
+                games: row.games,
+            })
+            .collect(),
+    })
+}

@@ -1,0 +1,6 @@
+//! What other systems build on: signed webhooks (subscriptions, their outbox queue and
+//! deliveries) and the HTML pages club websites embed.
+
+pub mod embed;
+pub mod webhook_queue;
+pub mod webhooks;

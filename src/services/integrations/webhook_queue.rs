@@ -1,0 +1,238 @@
+//! The webhook delivery queue (see `services::webhooks`): outbox rows become deliveries, due
+//! deliveries are claimed under a lease, and each attempt's outcome is recorded.
+
+use base64::Engine;
+use chrono::{DateTime, Duration, Utc};
+use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Integer, Jsonb, Text, Timestamptz};
+use diesel::PgConnection;
+use hmac::{Hmac, Mac};
+use sha2::Sha256;
+
+use crate::db::schema::{pool_events, tournament_events, webhook_deliveries, webhook_endpoints};
+use crate::error::ApiError;
+use crate::services::integrations::webhooks::{WebhookPolicy, RETRY_FOR};
+
+/// How long a claimed delivery is held before another instance may try it (longer than one
+/// attempt's 10-second timeout).
+const LEASE: Duration = Duration::seconds(60);
+
+/// Outbox rows an endpoint takes per run.
+const BATCH: i64 = 500;
+
+/// Turns the outbox rows after each endpoint's cursor into deliveries of the kinds it wants
+/// (one per endpoint and event: the unique key makes a repeat a no-op), endpoint by endpoint,
+/// each under a row lock other instances skip.
+pub fn enqueue(conn: &mut PgConnection) -> Result<usize, ApiError> {
+    let ids: Vec<i64> = webhook_endpoints::table
+        .select(webhook_endpoints::id)
+        .load(conn)?;
+    let mut queued = 0;
+    for id in ids {
+        queued += conn.transaction(|conn| enqueue_one(conn, id))?;
+    }
+    Ok(queued)
+}
+
+type Outbox = (i64, String, serde_json::Value, DateTime<Utc>);
+
+/// An endpoint's subject, kinds and cursor: (tournament, pool, kinds, cursor).
+type EndpointCursor = (Option<i64>, Option<i64>, Vec<String>, i64);
+
+/// The signed headers and the body as sent.
+pub type Signed = (Vec<(&'static str, String)>, String);
+
+fn enqueue_one(conn: &mut PgConnection, id: i64) -> Result<usize, ApiError> {
+    let endpoint: Option<EndpointCursor> = webhook_endpoints::table
+        .find(id)
+        .select((
+            webhook_endpoints::tournament_id,
+            webhook_endpoints::pool_id,
+            webhook_endpoints::kinds,
+            webhook_endpoints::cursor_id,
+        ))
+        .for_update()
+        .skip_locked()
+        .first(conn)
+        .optional()?;
+    let Some((tid, pid, kinds, cursor)) = endpoint else {
+        return Ok(0);
+    };
+    let (events, subject): (Vec<Outbox>, serde_json::Value) = match (tid, pid) {
+        (Some(t), _) => (
+            tournament_events::table
+                .filter(tournament_events::tournament_id.eq(t))
+                .filter(tournament_events::id.gt(cursor))
+                .order(tournament_events::id)
+                .limit(BATCH)
+                .select((
+                    tournament_events::id,
+                    tournament_events::kind,
+                    tournament_events::payload,
+                    tournament_events::created_at,
+                ))
+                .load(conn)?,
+            serde_json::json!({"tournament_id": t}),
+        ),
+        (_, Some(p)) => (
+            pool_events::table
+                .filter(pool_events::pool_id.eq(p))
+                .filter(pool_events::id.gt(cursor))
+                .order(pool_events::id)
+                .limit(BATCH)
+                .select((
+                    pool_events::id,
+                    pool_events::kind,
+                    pool_events::payload,
+                    pool_events::created_at,
+                ))
+                .load(conn)?,
+            serde_json::json!({"pool_id": p}),
+        ),
+        _ => return Ok(0),
+    };
+    let Some(last) = events.last().map(|e| e.0) else {
+        return Ok(0);
+    };
+    let mut queued = 0;
+    for (event_id, kind, payload, at) in events {
+        if !kinds.contains(&kind) {
+            continue;
+        }
+        let mut data = subject.clone();
+        if let (Some(d), Some(p)) = (data.as_object_mut(), payload.as_object()) {
+            d.extend(p.iter().map(|(k, v)| (k.clone(), v.clone())));
+        }
+        let body = serde_json::json!({
+            "type": kind,
+            "timestamp": at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            "data": data,
+        });
+        queued += diesel::insert_into(webhook_deliveries::table)
+            .values((
+                webhook_deliveries::endpoint_id.eq(id),
+                webhook_deliveries::event_id.eq(event_id),
+                webhook_deliveries::kind.eq(&kind),
+                webhook_deliveries::body.eq(body),
+                webhook_deliveries::status.eq("pending"),
+            ))
+            .on_conflict_do_nothing()
+            .execute(conn)?;
+    }
+    diesel::update(webhook_endpoints::table.find(id))
+        .set(webhook_endpoints::cursor_id.eq(last))
+        .execute(conn)?;
+    Ok(queued)
+}
+
+/// A delivery claimed for one attempt, with what it takes to send it.
+#[derive(Debug, Clone, QueryableByName)]
+pub struct Claimed {
+    #[diesel(sql_type = BigInt)]
+    pub id: i64,
+    #[diesel(sql_type = Text)]
+    pub url: String,
+    #[diesel(sql_type = Text)]
+    pub secret: String,
+    #[diesel(sql_type = Jsonb)]
+    pub body: serde_json::Value,
+    #[diesel(sql_type = Integer)]
+    pub attempts: i32,
+    #[diesel(sql_type = Timestamptz)]
+    pub created_at: DateTime<Utc>,
+}
+
+impl Claimed {
+    /// The headers of Standard Webhooks for sending this delivery at `now`: `webhook-id`,
+    /// `webhook-timestamp` and `webhook-signature` (`v1,` and the base64 HMAC-SHA256 of
+    /// `{id}.{timestamp}.{body}` keyed by the secret's bytes), with the body as sent.
+    pub fn signed(&self, now: DateTime<Utc>) -> Result<Signed, ApiError> {
+        let id = crate::services::integrations::webhooks::webhook_id(self.id);
+        let timestamp = now.timestamp().to_string();
+        let body = self.body.to_string();
+        let key = base64::engine::general_purpose::STANDARD
+            .decode(self.secret.trim_start_matches("whsec_"))
+            .map_err(|e| ApiError::Internal(format!("webhook secret: {e}")))?;
+        let mut mac = Hmac::<Sha256>::new_from_slice(&key)
+            .map_err(|e| ApiError::Internal(format!("webhook key: {e}")))?;
+        mac.update(format!("{id}.{timestamp}.{body}").as_bytes());
+        let signature =
+            base64::engine::general_purpose::STANDARD.encode(mac.finalize().into_bytes());
+        Ok((
+            vec![
+                ("webhook-id", id),
+                ("webhook-timestamp", timestamp),
+                ("webhook-signature", format!("v1,{signature}")),
+            ],
+            body,
+        ))
+    }
+}
+
+/// Claims up to `limit` due deliveries for this instance: each is leased (its next attempt
+/// moved past the lease) in one statement that skips rows another instance is claiming.
+pub fn claim(conn: &mut PgConnection, limit: i64) -> Result<Vec<Claimed>, ApiError> {
+    Ok(diesel::sql_query(
+        "WITH due AS (
+             SELECT id FROM webhook_deliveries
+             WHERE status = 'pending' AND next_attempt_at <= now()
+             ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED
+         ), leased AS (
+             UPDATE webhook_deliveries d
+             SET next_attempt_at = now() + make_interval(secs => $2), attempts = d.attempts + 1
+             FROM due WHERE d.id = due.id
+             RETURNING d.id, d.endpoint_id, d.body, d.attempts, d.created_at
+         )
+         SELECT l.id, e.url, e.secret, l.body, l.attempts, l.created_at
+         FROM leased l JOIN webhook_endpoints e ON e.id = l.endpoint_id
+         ORDER BY l.id",
+    )
+    .bind::<BigInt, _>(limit)
+    .bind::<diesel::sql_types::Double, _>(LEASE.num_seconds() as f64)
+    .load(conn)?)
+}
+
+/// Records an attempt: delivered on a 2xx; else the next attempt after an exponential backoff
+/// (base, 6x, 24x, 120x, 360x, 720x, then every 2,160x base: 5 s ... 3 h), or failed once the
+/// event is a day old.
+pub fn record(
+    conn: &mut PgConnection,
+    delivery: &Claimed,
+    outcome: Result<u16, String>,
+    policy: &WebhookPolicy,
+) -> Result<(), ApiError> {
+    let now = Utc::now();
+    let target = webhook_deliveries::table.find(delivery.id);
+    match outcome {
+        Ok(status) if (200..300).contains(&status) => {
+            diesel::update(target)
+                .set((
+                    webhook_deliveries::status.eq("delivered"),
+                    webhook_deliveries::delivered_at.eq(Some(now)),
+                    webhook_deliveries::last_status.eq(Some(i32::from(status))),
+                    webhook_deliveries::last_error.eq(None::<String>),
+                ))
+                .execute(conn)?;
+        }
+        other => {
+            let (status, error) = match other {
+                Ok(s) => (Some(i32::from(s)), format!("answered {s}")),
+                Err(e) => (None, e),
+            };
+            const STEPS: [i64; 7] = [1, 6, 24, 120, 360, 720, 2160];
+            let step = STEPS[(delivery.attempts.max(1) as usize - 1).min(STEPS.len() - 1)];
+            let next = now + Duration::seconds(policy.retry_base_secs * step);
+            let gave_up = next > delivery.created_at + RETRY_FOR;
+            diesel::update(target)
+                .set((
+                    webhook_deliveries::status.eq(if gave_up { "failed" } else { "pending" }),
+                    webhook_deliveries::next_attempt_at.eq(next),
+                    webhook_deliveries::last_status.eq(status),
+                    webhook_deliveries::last_error
+                        .eq(Some(error.chars().take(500).collect::<String>())),
+                ))
+                .execute(conn)?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,323 @@
+//! A player's own view (issue 18, item 4): the games of the player linked to the caller's
+//! account, upcoming and past, and the tournaments the caller plays in or works for.
+
+use std::collections::HashMap;
+
+use chrono::{DateTime, Utc};
+use diesel::prelude::*;
+use diesel::PgConnection;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::auth::Caller;
+use crate::db::running::{ResultRow, RoundRow};
+use crate::db::schema::{players, registrations, results, rounds, tournament_staff, tournaments};
+use crate::domain::colours::Colour;
+use crate::domain::status::{RegistrationStatus, RoundStatus, TournamentStatus};
+use crate::error::ApiError;
+use crate::services::running::colours::TableColours;
+use crate::services::running::snapshot::draw_of;
+
+/// Someone at my table.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Opponent {
+    pub player_id: i64,
+    pub name: String,
+    /// Their colour (Tantrix).
+    pub colour: Option<Colour>,
+}
+
+/// One of my games.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct MyGame {
+    pub tournament_id: i64,
+    pub tournament_name: String,
+    pub round: i32,
+    pub table: i32,
+    /// My seat (1 first).
+    pub seat: i32,
+    pub opponents: Vec<Opponent>,
+    /// My colour (Tantrix).
+    pub colour: Option<Colour>,
+    /// The round's status: `published` (to be played) or `completed`.
+    pub round_status: String,
+    /// My score in the result in force, once entered.
+    pub score: Option<i64>,
+    /// Every seat's score in seat order, once entered.
+    pub scores: Option<Vec<i64>>,
+    /// When the result in force was entered.
+    pub result_entered_at: Option<DateTime<Utc>>,
+    /// A self-scheduled game's scheduling (see `/tables/{t}/schedule` for the thread).
+    pub schedule: Option<MySchedule>,
+}
+
+/// Where the scheduling of a self-scheduled game stands.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct MySchedule {
+    /// `open`, `proposed`, `agreed` or `forfeited`.
+    pub state: String,
+    /// The round's deadline.
+    pub deadline: DateTime<Utc>,
+    pub proposed_by: Option<i64>,
+    pub proposed_times: Vec<DateTime<Utc>>,
+    pub agreed_time: Option<DateTime<Utc>>,
+    /// Whose answer is awaited, and until when before the leader is told.
+    pub waiting_on: Option<i64>,
+    pub answer_by: Option<DateTime<Utc>>,
+}
+
+/// The scheduling of a game of a self-scheduled round, if it has any yet.
+fn schedule_of(
+    conn: &mut PgConnection,
+    round: &RoundRow,
+    table: i32,
+) -> Result<Option<MySchedule>, ApiError> {
+    use crate::db::schema::game_schedules as g;
+    let Some(deadline) = round.self_scheduled_until else {
+        return Ok(None);
+    };
+    type Row = (
+        String,
+        Option<i64>,
+        Vec<DateTime<Utc>>,
+        Option<DateTime<Utc>>,
+        Option<i64>,
+        Option<DateTime<Utc>>,
+    );
+    let row: Option<Row> = g::table
+        .find((round.id, table))
+        .select((
+            g::state,
+            g::proposed_by,
+            g::proposed_times,
+            g::agreed_time,
+            g::waiting_on,
+            g::waiting_since,
+        ))
+        .first(conn)
+        .optional()?;
+    Ok(row.map(
+        |(state, proposed_by, proposed_times, agreed_time, waiting_on, since)| MySchedule {
+            state,
+            deadline,
+            proposed_by,
+            proposed_times,
+            agreed_time,
+            waiting_on,
+            answer_by: since
+                .filter(|_| waiting_on.is_some())
+                .map(|s| s + crate::services::play::scheduling::ANSWER_WITHIN),
+        },
+    ))
+}
+
+/// My games: those without a result yet, and those with one.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct MyGames {
+    /// The player linked to the account (none: no games).
+    pub player_id: Option<i64>,
+    /// Games of published rounds without a result yet, oldest round first.
+    pub upcoming: Vec<MyGame>,
+    /// Games with a result, newest first.
+    pub past: Vec<MyGame>,
+}
+
+/// The player linked to the caller's account.
+fn my_player(conn: &mut PgConnection, caller: &Caller) -> Result<Option<i64>, ApiError> {
+    Ok(players::table
+        .filter(players::user_id.eq(caller.user_id))
+        .select(players::id)
+        .first(conn)
+        .optional()?)
+}
+
+/// The caller's games in every tournament their player is registered in (drafts of rounds and
+/// of tournaments are not shown).
+pub fn my_games(conn: &mut PgConnection, caller: &Caller) -> Result<MyGames, ApiError> {
+    let Some(me) = my_player(conn, caller)? else {
+        return Ok(MyGames {
+            player_id: None,
+            upcoming: Vec::new(),
+            past: Vec::new(),
+        });
+    };
+    let entered: Vec<(i64, String)> = registrations::table
+        .inner_join(tournaments::table)
+        .filter(registrations::player_id.eq(me))
+        .filter(registrations::status.ne(RegistrationStatus::Cancelled.as_str()))
+        .filter(tournaments::status.ne(TournamentStatus::Draft.as_str()))
+        .select((tournaments::id, tournaments::name))
+        .order(tournaments::id)
+        .load(conn)?;
+    let (mut upcoming, mut past) = (Vec::new(), Vec::new());
+    let names: HashMap<i64, String> = players::table
+        .filter(
+            players::id.eq_any(
+                registrations::table
+                    .filter(registrations::tournament_id.eq_any(entered.iter().map(|(t, _)| *t)))
+                    .select(registrations::player_id),
+            ),
+        )
+        .select((players::id, players::name))
+        .load::<(i64, String)>(conn)?
+        .into_iter()
+        .collect();
+    for (tid, tname) in entered {
+        let played: Vec<RoundRow> = rounds::table
+            .filter(rounds::tournament_id.eq(tid))
+            .filter(rounds::status.ne(RoundStatus::Draft.as_str()))
+            .order(rounds::number)
+            .select(RoundRow::as_select())
+            .load(conn)?;
+        for round in played {
+            let draw = draw_of(&round)?;
+            let Some((seat, table)) = draw
+                .tables
+                .iter()
+                .find_map(|t| t.seats.iter().position(|p| p.0 == me).map(|seat| (seat, t)))
+            else {
+                continue;
+            };
+            let colours: Vec<TableColours> = round
+                .colours
+                .clone()
+                .and_then(|c| serde_json::from_value(c).ok())
+                .unwrap_or_default();
+            let colour_of = |p: i64| {
+                colours
+                    .iter()
+                    .find(|g| g.table == table.number)
+                    .and_then(|g| g.players.iter().position(|x| *x == p).map(|i| g.colours[i]))
+            };
+            let result: Option<ResultRow> = results::table
+                .filter(results::round_id.eq(round.id))
+                .filter(results::table_number.eq(table.number as i32))
+                .order(results::version.desc())
+                .select(ResultRow::as_select())
+                .first(conn)
+                .optional()?;
+            let scores: Option<Vec<(i64, i64)>> = result.as_ref().map(|r| {
+                r.seats
+                    .as_array()
+                    .map(|seats| {
+                        seats
+                            .iter()
+                            .filter_map(|s| Some((s["player"].as_i64()?, s["score"].as_i64()?)))
+                            .collect()
+                    })
+                    .unwrap_or_default()
+            });
+            let game = MyGame {
+                tournament_id: tid,
+                tournament_name: tname.clone(),
+                round: round.number,
+                table: table.number as i32,
+                seat: seat as i32 + 1,
+                opponents: table
+                    .seats
+                    .iter()
+                    .filter(|p| p.0 != me)
+                    .map(|p| Opponent {
+                        player_id: p.0,
+                        name: names.get(&p.0).cloned().unwrap_or_default(),
+                        colour: colour_of(p.0),
+                    })
+                    .collect(),
+                colour: colour_of(me),
+                round_status: round.status.clone(),
+                score: scores
+                    .as_ref()
+                    .and_then(|s| s.iter().find(|(p, _)| *p == me).map(|(_, v)| *v)),
+                scores: scores.as_ref().map(|s| {
+                    table
+                        .seats
+                        .iter()
+                        .filter_map(|p| s.iter().find(|(x, _)| *x == p.0).map(|(_, v)| *v))
+                        .collect()
+                }),
+                result_entered_at: result.as_ref().map(|r| r.entered_at),
+                schedule: schedule_of(conn, &round, table.number as i32)?,
+            };
+            if result.is_some() {
+                past.push(game);
+            } else {
+                upcoming.push(game);
+            }
+        }
+    }
+    past.reverse();
+    Ok(MyGames {
+        player_id: Some(me),
+        upcoming,
+        past,
+    })
+}
+
+/// A tournament I play in or work for.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct MyTournament {
+    pub tournament_id: i64,
+    pub name: String,
+    pub game: String,
+    pub status: String,
+    pub starts_on: chrono::NaiveDate,
+    /// My player's registration (`confirmed` or `waitlisted`), if registered.
+    pub registration: Option<String>,
+    /// My staff roles there (organiser, referee, appeals committee).
+    pub roles: Vec<String>,
+}
+
+/// The tournaments where the caller's player is registered or the caller holds a staff role,
+/// newest start first (drafts only where the caller is staff).
+pub fn my_tournaments(
+    conn: &mut PgConnection,
+    caller: &Caller,
+) -> Result<Vec<MyTournament>, ApiError> {
+    let me = my_player(conn, caller)?;
+    let registered: HashMap<i64, String> = match me {
+        Some(p) => registrations::table
+            .filter(registrations::player_id.eq(p))
+            .filter(registrations::status.ne(RegistrationStatus::Cancelled.as_str()))
+            .select((registrations::tournament_id, registrations::status))
+            .load::<(i64, String)>(conn)?
+            .into_iter()
+            .collect(),
+        None => HashMap::new(),
+    };
+    let mut roles: HashMap<i64, Vec<String>> = HashMap::new();
+    for (tid, role) in tournament_staff::table
+        .filter(tournament_staff::user_id.eq(caller.user_id))
+        .select((tournament_staff::tournament_id, tournament_staff::role))
+        .order(tournament_staff::role)
+        .load::<(i64, String)>(conn)?
+    {
+        roles.entry(tid).or_default().push(role);
+    }
+    let ids: Vec<i64> = registered.keys().chain(roles.keys()).copied().collect();
+    let found: Vec<(i64, String, String, String, chrono::NaiveDate)> = tournaments::table
+        .filter(tournaments::id.eq_any(&ids))
+        .order((tournaments::starts_on.desc(), tournaments::id.desc()))
+        .select((
+            tournaments::id,
+            tournaments::name,
+            tournaments::game,
+            tournaments::status,
+            tournaments::starts_on,
+        ))
+        .load(conn)?;
+    Ok(found
+        .into_iter()
+        .filter(|(id, _, _, status, _)| {
+            status != TournamentStatus::Draft.as_str() || roles.contains_key(id)
+        })
+        .map(|(id, name, game, status, starts_on)| MyTournament {
+            tournament_id: id,
+            name,
+            game,
+            status,
+            starts_on,
+            registration: registered.get(&id).cloned(),
+            roles: roles.get(&id).cloned().unwrap_or_default(),
+        })
+        .collect())
+}

@@ -1,0 +1,388 @@
+//! Results reported by the players (issue 18, item 3; seed 003 online play): a player seated
+//! at a table reports its result; the opponent confirms it, and the report becomes the table's
+//! result (a version entered by the reporting player, with the usual history and `If-Match`
+//! rules), or disputes it, which opens a case for the referee. Organisers and referees can
+//! still enter or override results, and may confirm a report themselves. A report counts for
+//! nothing (standings, ratings) until it is confirmed.
+
+use chrono::{DateTime, Duration, Utc};
+use diesel::prelude::*;
+use diesel::PgConnection;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::auth::{Caller, MaybeCaller, StaffRole};
+use crate::db::models::Tournament;
+use crate::db::registrations::player_of_user;
+use crate::db::rounds::Lock;
+use crate::db::running::RoundRow;
+use crate::db::schema::result_reports;
+use crate::domain::status::RoundStatus;
+use crate::domain::TournamentId;
+use crate::error::ApiError;
+use crate::services::access::load_visible;
+use crate::services::cases::{CaseSubject, OpenCase, Remedy};
+use crate::services::running::results::{
+    check_result, history, store_result, EnterResult, Precondition, ResultSeat, ResultWithHistory,
+    TableRef,
+};
+use crate::services::running::snapshot::{draw_of, ruleset_of, seats_at};
+use crate::services::validate::Check;
+
+/// How long the opponent has to confirm or dispute; afterwards the report waits for the
+/// referee, who may confirm it or enter the result.
+pub const ANSWER_WITHIN: Duration = Duration::hours(48);
+
+/// A reported result and what became of it.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ReportOut {
+    pub id: i64,
+    pub round: i32,
+    pub table: i32,
+    pub reported_by_player: i64,
+    /// The result as reported.
+    pub seats: Vec<ResultSeat>,
+    pub double_crash: bool,
+    /// `pending` (waiting for the opponent), `confirmed` (it is the result), `disputed` (a case
+    /// is open) or `superseded` (a later report replaced it).
+    #[schema(example = "pending")]
+    pub status: String,
+    pub created_at: DateTime<Utc>,
+    /// The opponent confirms or disputes by then; afterwards the referee decides.
+    pub answer_by: DateTime<Utc>,
+    pub answered_at: Option<DateTime<Utc>>,
+    /// The case a dispute opened.
+    pub case_id: Option<i64>,
+}
+
+/// Disputing a report.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"reason": "I won 32-20, not the other way round", "seats": [{"player_id": 11, "score": 20}, {"player_id": 12, "score": 32}]}))]
+pub struct DisputeReport {
+    /// What is wrong with the report (the case's statement).
+    #[schema(
+        min_length = 1,
+        max_length = 4000,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
+    pub reason: String,
+    /// The result as the disputing player sees it: the remedy the case asks for.
+    #[schema(max_items = 8)]
+    pub seats: Option<Vec<ResultSeat>>,
+    pub double_crash: Option<bool>,
+}
+
+type ReportRow = (
+    i64,
+    i64,
+    serde_json::Value,
+    String,
+    DateTime<Utc>,
+    DateTime<Utc>,
+    Option<DateTime<Utc>>,
+    Option<i64>,
+    i64,
+);
+
+fn out(round: &RoundRow, table: i32, row: ReportRow) -> ReportOut {
+    let (id, player, body, status, created_at, answer_by, answered_at, case_id, _) = row;
+    let input: Option<EnterResult> = serde_json::from_value(body).ok();
+    ReportOut {
+        id,
+        round: round.number,
+        table,
+        reported_by_player: player,
+        seats: input.as_ref().map(|i| i.seats.clone()).unwrap_or_default(),
+        double_crash: input.and_then(|i| i.double_crash).unwrap_or(false),
+        status,
+        created_at,
+        answer_by,
+        answered_at,
+        case_id,
+    }
+}
+
+/// The newest report of a table (`pending_only`: only a pending one). Writers hold the
+/// round's row lock, which serialises them.
+fn latest(
+    conn: &mut PgConnection,
+    round: &RoundRow,
+    table: i32,
+    pending_only: bool,
+) -> Result<Option<ReportRow>, ApiError> {
+    let mut q = result_reports::table
+        .filter(result_reports::round_id.eq(round.id))
+        .filter(result_reports::table_number.eq(table))
+        .order(result_reports::id.desc())
+        .select((
+            result_reports::id,
+            result_reports::reported_by_player,
+            result_reports::body,
+            result_reports::status,
+            result_reports::created_at,
+            result_reports::answer_by,
+            result_reports::answered_at,
+            result_reports::case_id,
+            result_reports::reported_by_user,
+        ))
+        .into_boxed();
+    if pending_only {
+        q = q.filter(result_reports::status.eq("pending"));
+    }
+    Ok(q.first(conn).optional()?)
+}
+
+/// The caller's player, if it is seated at the table (404 for no such table).
+pub fn seated_player(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    t: &Tournament,
+    round: &RoundRow,
+    table: i32,
+) -> Result<Option<i64>, ApiError> {
+    let seats = seats_at(round, table)?;
+    Ok(player_of_user(conn, t.id, caller.user_id)?.filter(|p| seats.contains(p)))
+}
+
+fn open_round(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    at: TableRef,
+) -> Result<(Tournament, RoundRow), ApiError> {
+    let t = load_visible(conn, &MaybeCaller(Some(caller.clone())), at.tournament)?;
+    let round = crate::db::rounds::by_number(conn, t.id, at.round, Lock::ForUpdate)?;
+    if round.status == RoundStatus::Draft.as_str() {
+        return Err(ApiError::NotFound(format!("no round {}", at.round)));
+    }
+    Ok((t, round))
+}
+
+/// A seated player reports the table's result; a pending report of the table is replaced.
+/// 409 once the table has a result (ask the referee to correct it).
+pub fn report(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    at: TableRef,
+    input: EnterResult,
+) -> Result<ReportOut, ApiError> {
+    conn.transaction(|conn| {
+        let (t, round) = open_round(conn, caller, at)?;
+        let Some(player) = seated_player(conn, caller, &t, &round, at.table)? else {
+            return Err(ApiError::Forbidden(
+                "only a player seated at this table reports its result".into(),
+            ));
+        };
+        check_result(
+            &ruleset_of(&t)?,
+            &round,
+            &draw_of(&round)?,
+            at.table,
+            &input,
+        )?;
+        if !history(conn, &round, at.table)?.is_empty() {
+            return Err(ApiError::Conflict(format!(
+                "table {} already has a result; open a case to have it corrected",
+                at.table
+            )));
+        }
+        diesel::update(
+            result_reports::table
+                .filter(result_reports::round_id.eq(round.id))
+                .filter(result_reports::table_number.eq(at.table))
+                .filter(result_reports::status.eq("pending")),
+        )
+        .set(result_reports::status.eq("superseded"))
+        .execute(conn)?;
+        let now = Utc::now();
+        diesel::insert_into(result_reports::table)
+            .values((
+                result_reports::round_id.eq(round.id),
+                result_reports::table_number.eq(at.table),
+                result_reports::reported_by_player.eq(player),
+                result_reports::reported_by_user.eq(caller.user_id),
+                result_reports::body.eq(serde_json::json!({
+                    "seats": input.seats,
+                    "double_crash": input.double_crash,
+                })),
+                result_reports::status.eq("pending"),
+                result_reports::answer_by.eq(now + ANSWER_WITHIN),
+            ))
+            .execute(conn)?;
+        crate::db::events::record(
+            conn,
+            t.id,
+            "result_reported",
+            serde_json::json!({"round": at.round, "table": at.table, "player_id": player}),
+        )?;
+        let row = latest(conn, &round, at.table, true)?
+            .ok_or_else(|| ApiError::Internal("report vanished".into()))?;
+        Ok(out(&round, at.table, row))
+    })
+}
+
+/// Whether the caller may answer a report: the opponent (a seated player who did not report
+/// it) or the tournament's referees and organisers.
+fn may_answer(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    t: &Tournament,
+    round: &RoundRow,
+    table: i32,
+    reporter: i64,
+) -> Result<bool, ApiError> {
+    if caller.has_any_role(conn, t.id, &[StaffRole::Referee, StaffRole::Organiser])? {
+        return Ok(true);
+    }
+    Ok(seated_player(conn, caller, t, round, table)?.is_some_and(|p| p != reporter))
+}
+
+/// The opponent (or a referee or organiser) confirms the pending report: it becomes the
+/// table's result, entered by the reporting player's account.
+pub fn confirm(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    at: TableRef,
+) -> Result<ResultWithHistory, ApiError> {
+    conn.transaction(|conn| {
+        let (t, round) = open_round(conn, caller, at)?;
+        let row = latest(conn, &round, at.table, true)?.ok_or_else(|| {
+            ApiError::NotFound(format!("no pending report for table {}", at.table))
+        })?;
+        let (id, reporter, body, reporter_user) = (row.0, row.1, row.2.clone(), row.8);
+        if !may_answer(conn, caller, &t, &round, at.table, reporter)? {
+            return Err(ApiError::Forbidden(
+                "the opponent, a referee or an organiser confirms a report".into(),
+            ));
+        }
+        let input: EnterResult = serde_json::from_value(body)
+            .map_err(|e| ApiError::Internal(format!("stored report: {e}")))?;
+        let stored = store_result(
+            conn,
+            t,
+            at.round,
+            at.table,
+            &input,
+            Precondition::IfMatch(None),
+            reporter_user,
+        )
+        .map_err(|e| match e {
+            ApiError::PreconditionRequired(_) => ApiError::Conflict(format!(
+                "table {} already has a result; the report is no longer needed",
+                at.table
+            )),
+            other => other,
+        })?;
+        diesel::update(result_reports::table.find(id))
+            .set((
+                result_reports::status.eq("confirmed"),
+                result_reports::answered_at.eq(Utc::now()),
+                result_reports::answered_by_user.eq(caller.user_id),
+            ))
+            .execute(conn)?;
+        Ok(stored)
+    })
+}
+
+/// The opponent disputes the pending report: a case about the table's result is opened for the
+/// referee, asking for the disputing player's version of the result when one is given.
+pub fn dispute(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    at: TableRef,
+    input: DisputeReport,
+) -> Result<ReportOut, ApiError> {
+    let mut check = Check::new();
+    check.text("reason", &input.reason, 4000);
+    check.finish()?;
+    conn.transaction(|conn| {
+        let (t, round) = open_round(conn, caller, at)?;
+        let row = latest(conn, &round, at.table, true)?.ok_or_else(|| {
+            ApiError::NotFound(format!("no pending report for table {}", at.table))
+        })?;
+        let opponent = seated_player(conn, caller, &t, &round, at.table)?;
+        if opponent.is_none() || opponent == Some(row.1) {
+            return Err(ApiError::Forbidden(
+                "only the opponent disputes a report (a referee enters the result instead)".into(),
+            ));
+        }
+        if let Some(seats) = &input.seats {
+            let theirs = EnterResult {
+                seats: seats.clone(),
+                double_crash: input.double_crash,
+                reason: None,
+                playoff_winner: None,
+            };
+            check_result(
+                &ruleset_of(&t)?,
+                &round,
+                &draw_of(&round)?,
+                at.table,
+                &theirs,
+            )?;
+        }
+        let case = crate::services::cases::open_case(
+            conn,
+            caller,
+            TournamentId(t.id),
+            OpenCase {
+                subject: CaseSubject::Result,
+                round: Some(at.round),
+                table: Some(at.table),
+                penalty_id: None,
+                statement: format!(
+                    "Disputes the result reported by player {}: {}",
+                    row.1,
+                    input.reason.trim()
+                ),
+                evidence: None,
+                respondents: None,
+                remedies: input.seats.map(|seats| {
+                    vec![Remedy::CorrectResult {
+                        round: at.round,
+                        table: at.table,
+                        seats,
+                        double_crash: input.double_crash,
+                    }]
+                }),
+                complainant_player_id: None,
+            },
+        )?;
+        diesel::update(result_reports::table.find(row.0))
+            .set((
+                result_reports::status.eq("disputed"),
+                result_reports::answered_at.eq(Utc::now()),
+                result_reports::answered_by_user.eq(caller.user_id),
+                result_reports::case_id.eq(case.id),
+            ))
+            .execute(conn)?;
+        let row = latest(conn, &round, at.table, false)?
+            .ok_or_else(|| ApiError::Internal("report vanished".into()))?;
+        Ok(out(&round, at.table, row))
+    })
+}
+
+/// The newest report of a table, for its seated players and the tournament's staff.
+pub fn read(conn: &mut PgConnection, caller: &Caller, at: TableRef) -> Result<ReportOut, ApiError> {
+    conn.transaction(|conn| {
+        let t = load_visible(conn, &MaybeCaller(Some(caller.clone())), at.tournament)?;
+        let round = crate::db::rounds::by_number(conn, t.id, at.round, Lock::None)?;
+        let staff = caller.has_any_role(
+            conn,
+            t.id,
+            &[
+                StaffRole::Referee,
+                StaffRole::Organiser,
+                StaffRole::AppealsCommittee,
+            ],
+        )?;
+        let none = || ApiError::NotFound(format!("no report for table {}", at.table));
+        if round.status == RoundStatus::Draft.as_str()
+            || (!staff && seated_player(conn, caller, &t, &round, at.table)?.is_none())
+        {
+            return Err(none());
+        }
+        let row = latest(conn, &round, at.table, false)?.ok_or_else(none)?;
+        Ok(out(&round, at.table, row))
+    })
+}

@@ -1,0 +1,540 @@
+//! Self-scheduled games (issue 18, item 2; seed 003 rules 8.2 and 8.4, domain.md section 8).
+//!
+//! In a round with a deadline (`self_scheduled_until`) each game has a scheduling thread: a
+//! player proposes times (UTC instants before the deadline), the opponent accepts one or
+//! counter-proposes. The player whose answer is awaited has 5 days; then the leader is told
+//! (a `schedule_overdue` event on the live feed), and 2 days later the game is forfeited by that
+//! player (rule 8.2). A player who misses an agreed time and says so within 24 hours gets the
+//! game rescheduled, once per match and at most three times per tournament (rule 8.4). The
+//! leader can reverse an automatic forfeit with a reason. The deadlines run on the server's
+//! [`Clock`]; [`apply_deadlines`] applies them (every instance runs it; each game is taken with
+//! a row lock that skips games another instance holds).
+
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::Arc;
+
+use chrono::{DateTime, Duration, Utc};
+use diesel::prelude::*;
+use diesel::PgConnection;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::auth::{Caller, MaybeCaller, StaffRole};
+use crate::db::models::Tournament;
+use crate::db::registrations::player_of_user;
+use crate::db::rounds::Lock;
+use crate::db::running::RoundRow;
+use crate::db::schema::{game_schedules, schedule_messages};
+use crate::domain::status::RoundStatus;
+use crate::error::ApiError;
+use crate::services::access::load_visible;
+use crate::services::play::reports::seated_player;
+use crate::services::running::results::TableRef;
+use crate::services::running::snapshot::{draw_of, seats_at};
+use crate::services::validate::Check;
+
+/// How long a player has to answer (rule 8.2: then the leader is told).
+pub const ANSWER_WITHIN: Duration = Duration::days(5);
+/// When an unanswered game is forfeited: 2 more days.
+pub const FORFEIT_AFTER: Duration = Duration::days(7);
+/// How long after an agreed time a player may say they missed it (rule 8.4).
+pub const TELL_WITHIN: Duration = Duration::hours(24);
+/// Reschedules per player and tournament (rule 8.4).
+pub const RESCHEDULES_PER_TOURNAMENT: i64 = 3;
+
+/// The server's clock for scheduling deadlines. It is the system clock; tests move it forward
+/// to play days in seconds.
+#[derive(Debug, Clone, Default)]
+pub struct Clock {
+    offset_secs: Arc<AtomicI64>,
+}
+
+impl Clock {
+    pub fn now(&self) -> DateTime<Utc> {
+        Utc::now() + Duration::seconds(self.offset_secs.load(Ordering::Relaxed))
+    }
+
+    /// Moves the clock forward (tests).
+    pub fn advance(&self, by: Duration) {
+        self.offset_secs
+            .fetch_add(by.num_seconds(), Ordering::Relaxed);
+    }
+}
+
+#[derive(Debug, Clone, Queryable, Selectable)]
+#[diesel(table_name = game_schedules)]
+pub(crate) struct GameRow {
+    pub(crate) round_id: i64,
+    pub(crate) table_number: i32,
+    pub(crate) state: String,
+    pub(crate) waiting_on: Option<i64>,
+    pub(crate) waiting_since: Option<DateTime<Utc>>,
+    pub(crate) proposed_by: Option<i64>,
+    pub(crate) proposed_times: Vec<DateTime<Utc>>,
+    pub(crate) agreed_time: Option<DateTime<Utc>>,
+    pub(crate) leader_told_at: Option<DateTime<Utc>>,
+    pub(crate) forfeited_player: Option<i64>,
+    pub(crate) rescheduled: bool,
+}
+
+/// A thread message as stored: (kind, player, times, note, at).
+type MessageRow = (
+    String,
+    Option<i64>,
+    Vec<DateTime<Utc>>,
+    Option<String>,
+    DateTime<Utc>,
+);
+
+/// An instant in UTC and in the time zone it is shown in.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ShownTime {
+    pub utc: DateTime<Utc>,
+    /// The same instant in `time_zone` (RFC 3339 with its offset).
+    #[schema(example = "2027-03-06T14:00:00+01:00")]
+    pub local: String,
+}
+
+/// One message of a game's scheduling thread.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ScheduleMessage {
+    /// `propose`, `accept`, `missed`, `leader_told`, `forfeit` or `reinstate`.
+    pub kind: String,
+    pub player_id: Option<i64>,
+    pub times: Vec<ShownTime>,
+    pub note: Option<String>,
+    pub at: DateTime<Utc>,
+}
+
+/// A self-scheduled game.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ScheduleOut {
+    pub round: i32,
+    pub table: i32,
+    /// The two players in seat order.
+    pub players: Vec<i64>,
+    /// `open` (no proposal yet), `proposed`, `agreed` or `forfeited`.
+    pub state: String,
+    /// The zone the local times are shown in (`?time_zone=`, else the tournament's).
+    pub time_zone: String,
+    /// The player whose answer is awaited.
+    pub waiting_on: Option<i64>,
+    /// When the leader is told if that player has not answered.
+    pub answer_by: Option<DateTime<Utc>>,
+    /// When the game is forfeited if that player has still not answered.
+    pub forfeit_at: Option<DateTime<Utc>>,
+    pub proposed_by: Option<i64>,
+    pub proposed_times: Vec<ShownTime>,
+    pub agreed_time: Option<ShownTime>,
+    /// The round's deadline.
+    pub deadline: DateTime<Utc>,
+    /// Whether the game was already rescheduled once (rule 8.4: once per match).
+    pub rescheduled: bool,
+    pub forfeited_player: Option<i64>,
+    /// Oldest first.
+    pub thread: Vec<ScheduleMessage>,
+}
+
+/// Times proposed for a game.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"times": ["2027-03-06T13:00:00Z", "2027-03-07T18:30:00Z"]}))]
+pub struct Propose {
+    /// 1 to 5 instants, before the round's deadline.
+    #[schema(min_items = 1, max_items = 5)]
+    pub times: Vec<DateTime<Utc>>,
+}
+
+/// Accepting one proposed time.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"time": "2027-03-06T13:00:00Z"}))]
+pub struct Accept {
+    pub time: DateTime<Utc>,
+}
+
+/// A note with a scheduling step (a missed time) or the leader's reason (a reinstatement).
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"note": "My connection dropped; I told Ola at once"}))]
+pub struct Note {
+    #[schema(
+        min_length = 1,
+        max_length = 500,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
+    pub note: String,
+}
+
+fn zone_of(t: &Tournament, asked: Option<&str>) -> Result<chrono_tz::Tz, ApiError> {
+    match asked {
+        Some(z) => z
+            .parse()
+            .map_err(|_| ApiError::field("time_zone", "not an IANA time zone such as Europe/Oslo")),
+        None => t
+            .time_zone
+            .parse()
+            .map_err(|_| ApiError::Internal(format!("stored time zone {}", t.time_zone))),
+    }
+}
+
+fn shown(at: DateTime<Utc>, tz: chrono_tz::Tz) -> ShownTime {
+    ShownTime {
+        utc: at,
+        local: at.with_timezone(&tz).to_rfc3339(),
+    }
+}
+
+/// Makes the scheduling rows of a published self-scheduled round (once): the first seat's
+/// player is asked to propose, from the moment of publication.
+pub(crate) fn ensure_games(conn: &mut PgConnection, round: &RoundRow) -> Result<(), ApiError> {
+    if round.self_scheduled_until.is_none() || round.status == RoundStatus::Draft.as_str() {
+        return Ok(());
+    }
+    let since = round.published_at.unwrap_or_else(Utc::now);
+    let rows: Vec<_> = draw_of(round)?
+        .tables
+        .iter()
+        .filter(|t| t.seats.len() == 2)
+        .map(|t| {
+            (
+                game_schedules::round_id.eq(round.id),
+                game_schedules::table_number.eq(t.number as i32),
+                game_schedules::tournament_id.eq(round.tournament_id),
+                game_schedules::state.eq("open"),
+                game_schedules::waiting_on.eq(Some(t.seats[0].0)),
+                game_schedules::waiting_since.eq(Some(since)),
+            )
+        })
+        .collect();
+    diesel::insert_into(game_schedules::table)
+        .values(rows)
+        .on_conflict_do_nothing()
+        .execute(conn)?;
+    Ok(())
+}
+
+pub(crate) fn message(
+    conn: &mut PgConnection,
+    g: &GameRow,
+    kind: &str,
+    player: Option<i64>,
+    times: &[DateTime<Utc>],
+    note: Option<&str>,
+    (by, at): (Option<i64>, DateTime<Utc>),
+) -> Result<(), ApiError> {
+    diesel::insert_into(schedule_messages::table)
+        .values((
+            schedule_messages::round_id.eq(g.round_id),
+            schedule_messages::table_number.eq(g.table_number),
+            schedule_messages::player_id.eq(player),
+            schedule_messages::kind.eq(kind),
+            schedule_messages::times.eq(times),
+            schedule_messages::note.eq(note),
+            schedule_messages::by_user.eq(by),
+            schedule_messages::at.eq(at),
+        ))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// The game of a self-scheduled round, its round and tournament, with the game's row locked.
+pub(crate) fn game_for_update(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    at: TableRef,
+) -> Result<(Tournament, RoundRow, GameRow), ApiError> {
+    let t = load_visible(conn, &MaybeCaller(Some(caller.clone())), at.tournament)?;
+    let round = crate::db::rounds::by_number(conn, t.id, at.round, Lock::None)?;
+    if round.self_scheduled_until.is_none() || round.status == RoundStatus::Draft.as_str() {
+        return Err(ApiError::NotFound(format!(
+            "round {} is not a published self-scheduled round",
+            at.round
+        )));
+    }
+    ensure_games(conn, &round)?;
+    let g: GameRow = game_schedules::table
+        .find((round.id, at.table))
+        .select(GameRow::as_select())
+        .for_update()
+        .first(conn)
+        .optional()?
+        .ok_or_else(|| ApiError::NotFound(format!("no game at table {}", at.table)))?;
+    Ok((t, round, g))
+}
+
+fn my_seat(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    t: &Tournament,
+    round: &RoundRow,
+    table: i32,
+) -> Result<(i64, i64), ApiError> {
+    let seats = seats_at(round, table)?;
+    let me = player_of_user(conn, t.id, caller.user_id)?
+        .filter(|p| seats.contains(p))
+        .ok_or_else(|| ApiError::Forbidden("only the game's players schedule it".into()))?;
+    let other = seats
+        .into_iter()
+        .find(|p| *p != me)
+        .ok_or_else(|| ApiError::Internal("a game without an opponent".into()))?;
+    Ok((me, other))
+}
+
+/// A player proposes times (or counter-proposes the awaited answer): the opponent now has
+/// 5 days to answer.
+pub fn propose(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    at: TableRef,
+    input: Propose,
+    now: DateTime<Utc>,
+) -> Result<ScheduleOut, ApiError> {
+    conn.transaction(|conn| {
+        let (t, round, g) = game_for_update(conn, caller, at)?;
+        let (me, other) = my_seat(conn, caller, &t, &round, at.table)?;
+        let deadline = round.self_scheduled_until.unwrap_or(now);
+        let mut check = Check::new();
+        check.ensure(
+            (1..=5).contains(&input.times.len()),
+            "times",
+            "propose 1 to 5 times",
+        );
+        for (i, time) in input.times.iter().enumerate() {
+            check.ensure(
+                *time > now && *time <= deadline,
+                &format!("times[{i}]"),
+                format!("must lie between now and the round's deadline {deadline}"),
+            );
+        }
+        check.finish()?;
+        match g.state.as_str() {
+            "open" => {}
+            "proposed" if g.waiting_on == Some(me) => {}
+            "proposed" => {
+                return Err(ApiError::Conflict(
+                    "your proposal waits for your opponent's answer".into(),
+                ))
+            }
+            state => {
+                return Err(ApiError::Conflict(format!(
+                    "the game is {state}; nothing to propose"
+                )))
+            }
+        }
+        let mut times = input.times.clone();
+        times.sort();
+        times.dedup();
+        diesel::update(game_schedules::table.find((g.round_id, g.table_number)))
+            .set((
+                game_schedules::state.eq("proposed"),
+                game_schedules::proposed_by.eq(Some(me)),
+                game_schedules::proposed_times.eq(&times),
+                game_schedules::waiting_on.eq(Some(other)),
+                game_schedules::waiting_since.eq(Some(now)),
+                game_schedules::leader_told_at.eq(None::<DateTime<Utc>>),
+            ))
+            .execute(conn)?;
+        message(
+            conn,
+            &g,
+            "propose",
+            Some(me),
+            &times,
+            None,
+            (Some(caller.user_id), now),
+        )?;
+        view(conn, &t, &round, at.table, None)
+    })
+}
+
+/// The awaited player accepts one of the proposed times.
+pub fn accept(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    at: TableRef,
+    input: Accept,
+    now: DateTime<Utc>,
+) -> Result<ScheduleOut, ApiError> {
+    conn.transaction(|conn| {
+        let (t, round, g) = game_for_update(conn, caller, at)?;
+        let (me, _) = my_seat(conn, caller, &t, &round, at.table)?;
+        if g.state != "proposed" || g.waiting_on != Some(me) {
+            return Err(ApiError::Conflict(
+                "there is no proposal waiting for your answer".into(),
+            ));
+        }
+        if !g.proposed_times.contains(&input.time) {
+            return Err(ApiError::field("time", "accept one of the proposed times"));
+        }
+        diesel::update(game_schedules::table.find((g.round_id, g.table_number)))
+            .set((
+                game_schedules::state.eq("agreed"),
+                game_schedules::agreed_time.eq(Some(input.time)),
+                game_schedules::waiting_on.eq(None::<i64>),
+                game_schedules::waiting_since.eq(None::<DateTime<Utc>>),
+            ))
+            .execute(conn)?;
+        message(
+            conn,
+            &g,
+            "accept",
+            Some(me),
+            &[input.time],
+            None,
+            (Some(caller.user_id), now),
+        )?;
+        view(conn, &t, &round, at.table, None)
+    })
+}
+
+/// Rule 8.4: a player who missed the agreed time and says so within 24 hours gets the game
+/// rescheduled, once per match and three times per tournament; they propose the new times.
+pub fn missed(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    at: TableRef,
+    input: Note,
+    now: DateTime<Utc>,
+) -> Result<ScheduleOut, ApiError> {
+    let mut check = Check::new();
+    let note = check.text("note", &input.note, 500);
+    check.finish()?;
+    conn.transaction(|conn| {
+        let (t, round, g) = game_for_update(conn, caller, at)?;
+        let (me, _) = my_seat(conn, caller, &t, &round, at.table)?;
+        let Some(agreed) = g.agreed_time.filter(|_| g.state == "agreed") else {
+            return Err(ApiError::Conflict("no time is agreed for this game".into()));
+        };
+        if now > agreed + TELL_WITHIN {
+            return Err(ApiError::Conflict(
+                "a missed time must be reported within 24 hours of it (rule 8.4)".into(),
+            ));
+        }
+        if g.rescheduled {
+            return Err(ApiError::Conflict(
+                "this game was already rescheduled once (rule 8.4: once per match)".into(),
+            ));
+        }
+        let used: i64 = schedule_messages::table
+            .inner_join(
+                game_schedules::table.on(game_schedules::round_id
+                    .eq(schedule_messages::round_id)
+                    .and(game_schedules::table_number.eq(schedule_messages::table_number))),
+            )
+            .filter(game_schedules::tournament_id.eq(t.id))
+            .filter(schedule_messages::kind.eq("missed"))
+            .filter(schedule_messages::player_id.eq(me))
+            .count()
+            .get_result(conn)?;
+        if used >= RESCHEDULES_PER_TOURNAMENT {
+            return Err(ApiError::Conflict(
+                "you have had three reschedules in this tournament (rule 8.4)".into(),
+            ));
+        }
+        diesel::update(game_schedules::table.find((g.round_id, g.table_number)))
+            .set((
+                game_schedules::state.eq("open"),
+                game_schedules::rescheduled.eq(true),
+                game_schedules::agreed_time.eq(None::<DateTime<Utc>>),
+                game_schedules::proposed_times.eq(Vec::<DateTime<Utc>>::new()),
+                game_schedules::waiting_on.eq(Some(me)),
+                game_schedules::waiting_since.eq(Some(now)),
+                game_schedules::leader_told_at.eq(None::<DateTime<Utc>>),
+            ))
+            .execute(conn)?;
+        message(
+            conn,
+            &g,
+            "missed",
+            Some(me),
+            &[agreed],
+            Some(&note),
+            (Some(caller.user_id), now),
+        )?;
+        view(conn, &t, &round, at.table, None)
+    })
+}
+
+/// The game as its players and the staff see it.
+pub fn read(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    at: TableRef,
+    time_zone: Option<String>,
+) -> Result<ScheduleOut, ApiError> {
+    conn.transaction(|conn| {
+        let (t, round, _) = game_for_update(conn, caller, at)?;
+        let staff = caller.has_any_role(
+            conn,
+            t.id,
+            &[
+                StaffRole::Organiser,
+                StaffRole::Referee,
+                StaffRole::AppealsCommittee,
+            ],
+        )?;
+        if !staff && seated_player(conn, caller, &t, &round, at.table)?.is_none() {
+            return Err(ApiError::NotFound(format!("no game at table {}", at.table)));
+        }
+        view(conn, &t, &round, at.table, time_zone.as_deref())
+    })
+}
+
+pub(crate) fn view(
+    conn: &mut PgConnection,
+    t: &Tournament,
+    round: &RoundRow,
+    table: i32,
+    time_zone: Option<&str>,
+) -> Result<ScheduleOut, ApiError> {
+    let tz = zone_of(t, time_zone)?;
+    let g: GameRow = game_schedules::table
+        .find((round.id, table))
+        .select(GameRow::as_select())
+        .first(conn)?;
+    let thread: Vec<MessageRow> = schedule_messages::table
+        .filter(schedule_messages::round_id.eq(round.id))
+        .filter(schedule_messages::table_number.eq(table))
+        .order(schedule_messages::id)
+        .select((
+            schedule_messages::kind,
+            schedule_messages::player_id,
+            schedule_messages::times,
+            schedule_messages::note,
+            schedule_messages::at,
+        ))
+        .load(conn)?;
+    Ok(ScheduleOut {
+        round: round.number,
+        table,
+        players: seats_at(round, table)?,
+        state: g.state,
+        time_zone: tz.name().to_string(),
+        waiting_on: g.waiting_on,
+        answer_by: g
+            .waiting_since
+            .filter(|_| g.waiting_on.is_some())
+            .map(|s| s + ANSWER_WITHIN),
+        forfeit_at: g
+            .waiting_since
+            .filter(|_| g.waiting_on.is_some())
+            .map(|s| s + FORFEIT_AFTER),
+        proposed_by: g.proposed_by,
+        proposed_times: g.proposed_times.iter().map(|x| shown(*x, tz)).collect(),
+        agreed_time: g.agreed_time.map(|x| shown(x, tz)),
+        deadline: round.self_scheduled_until.unwrap_or_default(),
+        rescheduled: g.rescheduled,
+        forfeited_player: g.forfeited_player,
+        thread: thread
+            .into_iter()
+            .map(|(kind, player_id, times, note, at)| ScheduleMessage {
+                kind,
+                player_id,
+                times: times.into_iter().map(|x| shown(x, tz)).collect(),
+                note,
+                at,
+            })
+            .collect(),
+    })
+}

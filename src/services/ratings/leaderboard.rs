@@ -1,0 +1,672 @@
+//! The current leaderboard of a rating pool, ranked in memory and cached per pool.
+//!
+//! A [`Board`] is every player of a pool's `rating_standings` with at least one rated game,
+//! joined with the player's name, club and country, in leaderboard order (rating descending,
+//! then more games, then lower player id). It is read in one snapshot together with the pool's
+//! `version` and `leaderboard_version`, and a page of any listing (threshold, country, club,
+//! limit, offset) is cut from it without going back to the database.
+//!
+//! The [`LeaderboardCache`] keeps the boards of a few pools, keyed by the pool and both
+//! versions. Every change that shows on the leaderboard bumps one of them in the transaction
+//! that makes it: a change of the rating log (`refresh_standings`), a change of a listed
+//! player's name, club or country (`PATCH /players/{id}`), a change of the pool (its `version`,
+//! which carries `min_games_listed`). The handler reads both versions from the database on
+//! every request and uses a board only if it was read at exactly those versions, so a board is
+//! never stale, and several service instances sharing one database need no invalidation
+//! between them: each one's cache is checked against the database on every request.
+//!
+//! (Versions only grow. A database restored to an older copy under a running service could
+//! bring back a version pair the cache holds with other contents: restart the service after a
+//! restore.)
+
+use std::cmp::Ordering;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use chrono::{DateTime, Utc};
+use diesel::prelude::*;
+
+use crate::db::models::RatingPoolRow;
+use crate::db::schema::{players, rating_pools, rating_standings};
+use crate::error::ApiError;
+
+/// How many pools' boards the cache keeps by default (the least recently used goes first).
+pub const DEFAULT_POOLS: usize = 4;
+
+/// Listings for thresholds other than the pool's own and "everyone" kept per board.
+const EXTRA_LISTINGS: usize = 4;
+
+/// The versions of a pool a board was read at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BoardVersion {
+    /// `rating_pools.version`: the pool's name, parameters, seasons.
+    pub pool: i32,
+    /// `rating_pools.leaderboard_version`: the standings and the listed players.
+    pub leaderboard: i64,
+}
+
+/// One player's line of the current standings.
+#[derive(Debug, Clone, Queryable)]
+pub struct BoardRow {
+    pub player_id: i64,
+    pub name: String,
+    pub club: Option<String>,
+    pub country: Option<String>,
+    pub rating: f64,
+    pub games: i64,
+    pub last_played: Option<DateTime<Utc>>,
+    pub trend_delta: f64,
+    pub trend_games: i64,
+    pub last_delta: Option<f64>,
+}
+
+/// `float8` order as PostgreSQL has it: NaN equals NaN and is above every number; -0 = 0.
+fn pg_cmp(a: f64, b: f64) -> Ordering {
+    match (a.is_nan(), b.is_nan()) {
+        (true, true) => Ordering::Equal,
+        (true, false) => Ordering::Greater,
+        (false, true) => Ordering::Less,
+        (false, false) => a.partial_cmp(&b).unwrap_or(Ordering::Equal),
+    }
+}
+
+/// Leaderboard order: rating descending, then more games, then lower player id.
+fn board_order(a: &BoardRow, b: &BoardRow) -> Ordering {
+    pg_cmp(b.rating, a.rating)
+        .then(b.games.cmp(&a.games))
+        .then(a.player_id.cmp(&b.player_id))
+}
+
+/// The players listed at one threshold, in board order, with their ranks among them.
+#[derive(Debug)]
+struct Listing {
+    /// Positions in [`Board::rows`].
+    rows: Vec<u32>,
+    /// Competition rank on the exact rating (1, 2, 2, 4), as SQL's `rank()`.
+    ranks: Vec<u32>,
+}
+
+impl Listing {
+    fn new(rows: &[BoardRow], threshold: i64) -> Self {
+        let mut out = Listing {
+            rows: Vec::new(),
+            ranks: Vec::new(),
+        };
+        let mut previous: Option<(f64, u32)> = None;
+        for (i, r) in rows.iter().enumerate() {
+            if r.games < threshold {
+                continue;
+            }
+            let rank = match previous {
+                Some((rating, rank)) if pg_cmp(rating, r.rating) == Ordering::Equal => rank,
+                _ => out.rows.len() as u32 + 1,
+            };
+            previous = Some((r.rating, rank));
+            out.rows.push(i as u32);
+            out.ranks.push(rank);
+        }
+        out
+    }
+}
+
+/// What a page of the board shows.
+#[derive(Debug, Clone, Copy)]
+pub struct BoardQuery<'a> {
+    /// Players with fewer rated games are not listed (0 or 1: everyone with a rated game).
+    pub threshold: i64,
+    /// Only players of this country (exact); filtered after ranking, so ranks stay.
+    pub country: Option<&'a str>,
+    /// Only players of this club, in any case; filtered after ranking.
+    pub club: Option<&'a str>,
+    pub limit: i64,
+    pub offset: i64,
+}
+
+/// A page of the board: the number of lines of the whole listing and (rank, line) of the page.
+pub struct BoardPage<'a> {
+    pub total: i64,
+    pub items: Vec<(u32, &'a BoardRow)>,
+}
+
+/// The current standings of one pool, in leaderboard order, at one pair of versions.
+#[derive(Debug)]
+pub struct Board {
+    /// The pool row in the board's snapshot (its parameters decide the default threshold).
+    pub pool: RatingPoolRow,
+    pub version: BoardVersion,
+    rows: Vec<BoardRow>,
+    /// Country and lowercased club of each row, interned (0: none) for quick filtering.
+    country_of: Vec<u32>,
+    club_of: Vec<u32>,
+    countries: HashMap<String, u32>,
+    clubs: HashMap<String, u32>,
+    /// The pool's own threshold and the listing of everyone, made with the board.
+    default_threshold: i64,
+    default_listing: Listing,
+    everyone: Listing,
+    /// Other thresholds asked for, made on first use (the latest few).
+    extra: Mutex<Vec<(i64, Arc<Listing>)>>,
+}
+
+/// Numbers the distinct values of `key` over `rows` (0: none); `norm` makes the value that is
+/// matched (computed once per distinct value).
+fn intern(
+    rows: &[BoardRow],
+    key: impl Fn(&BoardRow) -> Option<&str>,
+    norm: impl Fn(&str) -> String,
+) -> (Vec<u32>, HashMap<String, u32>) {
+    let mut seen: HashMap<&str, u32> = HashMap::new();
+    let mut keys: HashMap<String, u32> = HashMap::new();
+    let of = rows
+        .iter()
+        .map(|r| match key(r) {
+            None => 0,
+            Some(v) => *seen.entry(v).or_insert_with(|| {
+                let next = keys.len() as u32 + 1;
+                *keys.entry(norm(v)).or_insert(next)
+            }),
+        })
+        .collect();
+    (of, keys)
+}
+
+impl Board {
+    /// A board of `rows` (players without a rated game are dropped); `default_threshold` is the
+    /// pool's `min_games_listed`.
+    pub fn new(
+        pool: RatingPoolRow,
+        leaderboard_version: i64,
+        mut rows: Vec<BoardRow>,
+        default_threshold: i64,
+    ) -> Self {
+        rows.retain(|r| r.games > 0);
+        rows.sort_unstable_by(board_order);
+        let (country_of, countries) = intern(&rows, |r| r.country.as_deref(), str::to_string);
+        let (club_of, clubs) = intern(&rows, |r| r.club.as_deref(), str::to_lowercase);
+        let default_threshold = default_threshold.max(1);
+        Board {
+            version: BoardVersion {
+                pool: pool.version,
+                leaderboard: leaderboard_version,
+            },
+            pool,
+            default_listing: Listing::new(&rows, default_threshold),
+            everyone: Listing::new(&rows, 1),
+            default_threshold,
+            rows,
+            country_of,
+            club_of,
+            countries,
+            clubs,
+            extra: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Players with at least one rated game.
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    fn with_listing<T>(&self, threshold: i64, f: impl FnOnce(&Listing) -> T) -> T {
+        let threshold = threshold.max(1);
+        if threshold == 1 {
+            return f(&self.everyone);
+        }
+        if threshold == self.default_threshold {
+            return f(&self.default_listing);
+        }
+        let found = lock(&self.extra)
+            .iter()
+            .find(|(t, _)| *t == threshold)
+            .map(|(_, l)| l.clone());
+        let listing = match found {
+            Some(l) => l,
+            None => {
+                // Made outside the lock; two requests may both make it, one is kept.
+                let made = Arc::new(Listing::new(&self.rows, threshold));
+                let mut extra = lock(&self.extra);
+                if !extra.iter().any(|(t, _)| *t == threshold) {
+                    if extra.len() >= EXTRA_LISTINGS {
+                        extra.remove(0);
+                    }
+                    extra.push((threshold, made.clone()));
+                }
+                made
+            }
+        };
+        f(&listing)
+    }
+
+    /// One page of a listing, with the listing's total.
+    pub fn page(&self, q: &BoardQuery<'_>) -> BoardPage<'_> {
+        let offset = usize::try_from(q.offset.max(0)).unwrap_or(usize::MAX);
+        let limit = usize::try_from(q.limit.max(0)).unwrap_or(usize::MAX);
+        let empty = BoardPage {
+            total: 0,
+            items: Vec::new(),
+        };
+        // A filter value no listed player has matches nobody.
+        let country = match q.country {
+            None => None,
+            Some(c) => match self.countries.get(c) {
+                Some(&k) => Some(k),
+                None => return empty,
+            },
+        };
+        let club = match q.club {
+            None => None,
+            Some(c) => match self.clubs.get(&c.to_lowercase()) {
+                Some(&k) => Some(k),
+                None => return empty,
+            },
+        };
+        self.with_listing(q.threshold, |listing| {
+            let item = |j: usize| (listing.ranks[j], &self.rows[listing.rows[j] as usize]);
+            if country.is_none() && club.is_none() {
+                let n = listing.rows.len();
+                let from = offset.min(n);
+                let to = from.saturating_add(limit).min(n);
+                return BoardPage {
+                    total: n as i64,
+                    items: (from..to).map(item).collect(),
+                };
+            }
+            let mut total = 0usize;
+            let mut items = Vec::new();
+            for (j, &i) in listing.rows.iter().enumerate() {
+                let i = i as usize;
+                if country.is_some_and(|k| self.country_of[i] != k)
+                    || club.is_some_and(|k| self.club_of[i] != k)
+                {
+                    continue;
+                }
+                if total >= offset && items.len() < limit {
+                    items.push(item(j));
+                }
+                total += 1;
+            }
+            BoardPage {
+                total: total as i64,
+                items,
+            }
+        })
+    }
+}
+
+/// Reads pool `pool_id`'s board: the pool row, its leaderboard version and the standings, in
+/// one read-only snapshot so the board is exactly what the versions name.
+pub fn load_board(conn: &mut PgConnection, pool_id: i64) -> Result<Board, ApiError> {
+    let started = std::time::Instant::now();
+    let (pool, lb_version, rows) =
+        conn.build_transaction()
+            .read_only()
+            .repeatable_read()
+            .run(|conn| {
+                let (pool, lb_version): (RatingPoolRow, i64) = rating_pools::table
+                    .find(pool_id)
+                    .select((
+                        RatingPoolRow::as_select(),
+                        rating_pools::leaderboard_version,
+                    ))
+                    .first(conn)
+                    .optional()?
+                    .ok_or_else(|| ApiError::NotFound(format!("no rating pool {pool_id}")))?;
+                // Unordered: sorting here costs the database more than the board's sort.
+                let rows: Vec<BoardRow> = rating_standings::table
+                    .inner_join(players::table)
+                    .filter(rating_standings::pool_id.eq(pool_id))
+                    .filter(rating_standings::games.gt(0))
+                    .select((
+                        rating_standings::player_id,
+                        players::name,
+                        players::club,
+                        players::country,
+                        rating_standings::rating,
+                        rating_standings::games,
+                        rating_standings::last_played,
+                        rating_standings::trend_delta,
+                        rating_standings::trend_games,
+                        rating_standings::last_delta,
+                    ))
+                    .load(conn)?;
+                Ok::<_, ApiError>((pool, lb_version, rows))
+            })?;
+    let read = started.elapsed();
+    let params = super::pool_params(&pool)?;
+    let board = Board::new(pool, lb_version, rows, i64::from(params.min_games_listed));
+    tracing::debug!(
+        pool = pool_id,
+        rows = board.len(),
+        read_ms = read.as_secs_f64() * 1000.0,
+        total_ms = started.elapsed().as_secs_f64() * 1000.0,
+        "read the leaderboard board"
+    );
+    Ok(board)
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+struct Slot {
+    board: Option<Arc<Board>>,
+    /// Held while this pool's board is read, so concurrent misses read it once.
+    loading: Arc<Mutex<()>>,
+    used: u64,
+}
+
+struct Slots {
+    pools: HashMap<i64, Slot>,
+    clock: u64,
+    capacity: usize,
+}
+
+/// The boards of the most recently read pools (see the module documentation for why they are
+/// never stale). Cloning shares the cache. Its lock is held only to look up or store a board,
+/// never while one is read from the database or a page is cut.
+#[derive(Clone)]
+pub struct LeaderboardCache {
+    slots: Arc<Mutex<Slots>>,
+}
+
+impl Default for LeaderboardCache {
+    fn default() -> Self {
+        Self::new(DEFAULT_POOLS)
+    }
+}
+
+impl LeaderboardCache {
+    /// A cache of at most `pools` boards (at least one).
+    pub fn new(pools: usize) -> Self {
+        LeaderboardCache {
+            slots: Arc::new(Mutex::new(Slots {
+                pools: HashMap::new(),
+                clock: 0,
+                capacity: pools.max(1),
+            })),
+        }
+    }
+
+    /// The board of `pool_id` read at exactly `version`, if held.
+    pub fn get(&self, pool_id: i64, version: BoardVersion) -> Option<Arc<Board>> {
+        let mut slots = lock(&self.slots);
+        slots.clock += 1;
+        let now = slots.clock;
+        let slot = slots.pools.get_mut(&pool_id)?;
+        let board = slot
+            .board
+            .as_ref()
+            .filter(|b| b.version == version)?
+            .clone();
+        slot.used = now;
+        Some(board)
+    }
+
+    /// The board of `pool_id` at `version`, or `load`'s (which is stored). Concurrent misses
+    /// of one pool wait for one load. The loaded board may be newer than `version` if the pool
+    /// changed meanwhile: callers answer from `board.version`.
+    pub fn get_or_load<E>(
+        &self,
+        pool_id: i64,
+        version: BoardVersion,
+        load: impl FnOnce() -> Result<Board, E>,
+    ) -> Result<Arc<Board>, E> {
+        if let Some(b) = self.get(pool_id, version) {
+            return Ok(b);
+        }
+        let loading = {
+            let mut slots = lock(&self.slots);
+            slots.clock += 1;
+            let now = slots.clock;
+            slots
+                .pools
+                .entry(pool_id)
+                .or_insert_with(|| Slot {
+                    board: None,
+                    loading: Arc::new(Mutex::new(())),
+                    used: now,
+                })
+                .loading
+                .clone()
+        };
+        let _loading = lock(&loading);
+        if let Some(b) = self.get(pool_id, version) {
+            return Ok(b);
+        }
+        let board = Arc::new(load()?);
+        self.store(pool_id, board.clone(), loading.clone());
+        Ok(board)
+    }
+
+    /// Stores `board` as the pool's, evicting the least recently used pools beyond capacity.
+    /// The boards it lets go are dropped after the lock is released (freeing one takes time).
+    fn store(&self, pool_id: i64, board: Arc<Board>, loading: Arc<Mutex<()>>) {
+        let mut released: Vec<Arc<Board>> = Vec::new();
+        {
+            let mut slots = lock(&self.slots);
+            slots.clock += 1;
+            let now = slots.clock;
+            let slot = slots.pools.entry(pool_id).or_insert_with(|| Slot {
+                board: None,
+                loading,
+                used: now,
+            });
+            released.extend(slot.board.replace(board));
+            slot.used = now;
+            while slots.pools.len() > slots.capacity {
+                let oldest = slots
+                    .pools
+                    .iter()
+                    .filter(|(id, _)| **id != pool_id)
+                    .min_by_key(|(_, s)| s.used)
+                    .map(|(id, _)| *id);
+                match oldest.and_then(|id| slots.pools.remove(&id)) {
+                    Some(evicted) => released.extend(evicted.board),
+                    None => break,
+                }
+            }
+        }
+        drop(released);
+    }
+
+    /// The pools whose boards are held.
+    pub fn pools(&self) -> Vec<i64> {
+        let slots = lock(&self.slots);
+        let mut ids: Vec<i64> = slots
+            .pools
+            .iter()
+            .filter(|(_, s)| s.board.is_some())
+            .map(|(id, _)| *id)
+            .collect();
+        ids.sort_unstable();
+        ids
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pool(version: i32) -> RatingPoolRow {
+        RatingPoolRow {
+            id: 1,
+            name: "P".into(),
+            params: serde_json::json!({}),
+            time_zone: "Europe/Oslo".into(),
+            seasons: serde_json::json!([]),
+            league: false,
+            created_by: 1,
+            created_at: Utc::now(),
+            updated_at: Utc::now(),
+            version,
+            open: false,
+        }
+    }
+
+    fn row(
+        id: i64,
+        rating: f64,
+        games: i64,
+        club: Option<&str>,
+        country: Option<&str>,
+    ) -> BoardRow {
+        BoardRow {
+            player_id: id,
+            name: format!("P{id}"),
+            club: club.map(String::from),
+            country: country.map(String::from),
+            rating,
+            games,
+            last_played: None,
+            trend_delta: 0.0,
+            trend_games: 0,
+            last_delta: None,
+        }
+    }
+
+    /// The reference: rank among the listed players (1 + how many rate higher), then filter.
+    fn reference(rows: &[BoardRow], q: &BoardQuery<'_>) -> (i64, Vec<(u32, i64)>) {
+        let mut listed: Vec<&BoardRow> = rows
+            .iter()
+            .filter(|r| r.games > 0 && r.games >= q.threshold)
+            .collect();
+        listed.sort_by(|a, b| board_order(a, b));
+        let ranked: Vec<(u32, &BoardRow)> = listed
+            .iter()
+            .map(|r| {
+                let higher = listed
+                    .iter()
+                    .filter(|o| pg_cmp(o.rating, r.rating) == Ordering::Greater)
+                    .count();
+                (higher as u32 + 1, *r)
+            })
+            .filter(|(_, r)| q.country.is_none() || r.country.as_deref() == q.country)
+            .filter(|(_, r)| {
+                q.club.is_none_or(|c| {
+                    r.club.as_ref().map(|x| x.to_lowercase()) == Some(c.to_lowercase())
+                })
+            })
+            .collect();
+        let total = ranked.len() as i64;
+        let items = ranked
+            .into_iter()
+            .skip(q.offset as usize)
+            .take(q.limit as usize)
+            .map(|(k, r)| (k, r.player_id))
+            .collect();
+        (total, items)
+    }
+
+    fn sample() -> Vec<BoardRow> {
+        let clubs = [Some("Kraków"), Some("KRAKÓW"), Some("Łódź"), None];
+        let countries = [Some("PL"), Some("DE"), None];
+        (1..=60)
+            .map(|i| {
+                // Many exact ties, -0 and 0, and players without a rated game.
+                let rating = match i % 7 {
+                    0 => 0.0,
+                    1 => -0.0,
+                    k => 1000.0 + f64::from((k * 13 % 5) as i32) * 12.5,
+                };
+                row(
+                    (i * 37 % 61) as i64,
+                    rating,
+                    (i % 6) as i64,
+                    clubs[i % 4],
+                    countries[i % 3],
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn pages_rank_and_filter_like_the_sql() {
+        let rows = sample();
+        let board = Board::new(pool(1), 1, rows.clone(), 3);
+        assert_eq!(board.len(), rows.iter().filter(|r| r.games > 0).count());
+        for threshold in [0, 1, 2, 3, 5, 6] {
+            for country in [None, Some("PL"), Some("DE"), Some("NO")] {
+                for club in [None, Some("kraków"), Some("ŁÓDŹ"), Some("Oslo")] {
+                    for (limit, offset) in [(200, 0), (3, 0), (3, 4), (5, 100)] {
+                        let q = BoardQuery {
+                            threshold,
+                            country,
+                            club,
+                            limit,
+                            offset,
+                        };
+                        let page = board.page(&q);
+                        let got: Vec<(u32, i64)> =
+                            page.items.iter().map(|(k, r)| (*k, r.player_id)).collect();
+                        assert_eq!((page.total, got), reference(&rows, &q), "{q:?}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn equal_ratings_share_a_rank_and_the_next_skips() {
+        let rows = vec![
+            row(1, 1500.0, 3, None, None),
+            row(2, 1500.0, 5, None, None),
+            row(3, 1400.0, 5, None, None),
+            row(4, 1600.0, 1, None, None),
+            row(5, 1400.0, 5, None, None),
+        ];
+        let board = Board::new(pool(1), 1, rows, 5);
+        let ranks = |t| {
+            let q = BoardQuery {
+                threshold: t,
+                country: None,
+                club: None,
+                limit: 50,
+                offset: 0,
+            };
+            board
+                .page(&q)
+                .items
+                .iter()
+                .map(|(k, r)| (*k, r.player_id))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(ranks(0), [(1, 4), (2, 2), (2, 1), (4, 3), (4, 5)]);
+        assert_eq!(ranks(5), [(1, 2), (2, 3), (2, 5)]);
+        assert_eq!(ranks(3), [(1, 2), (1, 1), (3, 3), (3, 5)]);
+    }
+
+    #[test]
+    fn the_cache_answers_only_the_exact_versions_and_keeps_a_few_pools() {
+        let cache = LeaderboardCache::new(2);
+        let v = |pool, leaderboard| BoardVersion { pool, leaderboard };
+        let loads = std::cell::Cell::new(0);
+        let load = |p: i32, lb: i64| {
+            loads.set(loads.get() + 1);
+            Ok::<_, ()>(Board::new(pool(p), lb, vec![row(1, 1.0, 1, None, None)], 1))
+        };
+        cache.get_or_load(1, v(1, 1), || load(1, 1)).unwrap();
+        cache.get_or_load(1, v(1, 1), || load(1, 1)).unwrap();
+        assert_eq!(loads.get(), 1);
+        assert!(cache.get(1, v(1, 2)).is_none());
+        assert!(cache.get(1, v(2, 1)).is_none());
+        // A newer version replaces the pool's board.
+        cache.get_or_load(1, v(1, 2), || load(1, 2)).unwrap();
+        assert_eq!(loads.get(), 2);
+        assert!(cache.get(1, v(1, 1)).is_none());
+        // A load that finds the pool changed meanwhile is kept at what it read.
+        let b = cache.get_or_load(2, v(1, 1), || load(1, 5)).unwrap();
+        assert_eq!(b.version, v(1, 5));
+        assert!(cache.get(2, v(1, 5)).is_some());
+        // The least recently used pool goes.
+        assert!(cache.get(1, v(1, 2)).is_some());
+        cache.get_or_load(3, v(1, 1), || load(1, 1)).unwrap();
+        assert_eq!(cache.pools(), [1, 3]);
+        // A failed load stores nothing.
+        assert!(cache.get_or_load(4, v(1, 1), || Err(())).is_err());
+        assert_eq!(cache.pools(), [1, 3]);
+    }
+}

@@ -1,0 +1,103 @@
+//! Tantrix colours per game (issue 18, item 1; seed 003, 5. Farben): decided when a round is
+//! drawn (or redrawn) from the players' stated choices and, for the leader's lot, a stream
+//! derived from the round's committed seed and the table number, then kept with the round so a
+//! later change of choice does not move a drawn game's colours.
+
+use std::collections::HashMap;
+
+use diesel::prelude::*;
+use diesel::PgConnection;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::db::models::Tournament;
+use crate::db::running::Registration;
+use crate::db::schema::registrations;
+use crate::domain::colours::{assign, Choices, Colour, ColourRule};
+use crate::domain::scoring::Preset;
+use crate::domain::seating::Draw;
+use crate::domain::status::RegistrationStatus;
+use crate::domain::DrawRng;
+use crate::error::ApiError;
+
+/// One game's colours.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct TableColours {
+    pub table: u32,
+    /// The two players in seat order.
+    pub players: [i64; 2],
+    /// Their colours, in the same order.
+    pub colours: [Colour; 2],
+    /// Which branch of the rule decided: first choices, second choices, or the leader's lot
+    /// (drawn from SHA-256(seed hex, "/colours/", table) as the key of the round's ChaCha20
+    /// stream).
+    pub rule: ColourRule,
+    /// The choices the rule read, in seat order.
+    pub choices: [Option<Choices>; 2],
+}
+
+/// Whether the tournament's games get colours (Tantrix).
+pub fn has_colours(t: &Tournament) -> bool {
+    t.ruleset == Preset::Tantrix.as_str()
+}
+
+/// The live registrations' colour choices.
+fn choices_by_player(conn: &mut PgConnection, tid: i64) -> Result<HashMap<i64, Choices>, ApiError> {
+    let rows: Vec<Registration> = registrations::table
+        .filter(registrations::tournament_id.eq(tid))
+        .filter(registrations::status.ne(RegistrationStatus::Cancelled.as_str()))
+        .select(Registration::as_select())
+        .load(conn)?;
+    Ok(rows
+        .iter()
+        .filter_map(|r| {
+            crate::services::running::registrations::choices_of(r).map(|c| (r.player_id, c))
+        })
+        .collect())
+}
+
+/// The colours of every two-player game of a draw made from `seed` (hex), as stored with the
+/// round; `None` outside Tantrix.
+pub fn for_draw(
+    conn: &mut PgConnection,
+    t: &Tournament,
+    draw: &serde_json::Value,
+    seed: &str,
+) -> Result<Option<serde_json::Value>, ApiError> {
+    if !has_colours(t) {
+        return Ok(None);
+    }
+    let draw: Draw = serde_json::from_value(draw.clone())
+        .map_err(|e| ApiError::Internal(format!("draw: {e}")))?;
+    let choices = choices_by_player(conn, t.id)?;
+    let games: Vec<TableColours> = draw
+        .tables
+        .iter()
+        .filter(|table| table.seats.len() == 2)
+        .map(|table| {
+            use sha2::{Digest, Sha256};
+            let digest = Sha256::new()
+                .chain_update(seed.as_bytes())
+                .chain_update(format!("/colours/{}", table.number))
+                .finalize();
+            let mut key = [0u8; 32];
+            key.copy_from_slice(&digest);
+            let players = [table.seats[0].0, table.seats[1].0];
+            let stated = [
+                choices.get(&players[0]).copied(),
+                choices.get(&players[1]).copied(),
+            ];
+            let (colours, rule) = assign(stated[0], stated[1], &mut DrawRng::from_seed(key));
+            TableColours {
+                table: table.number,
+                players,
+                colours,
+                rule,
+                choices: stated,
+            }
+        })
+        .collect();
+    serde_json::to_value(games)
+        .map(Some)
+        .map_err(|e| ApiError::Internal(e.to_string()))
+}

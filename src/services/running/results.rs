@@ -1,0 +1,520 @@
+//! Table results: every version kept with who entered it, when and why; a round completes when
+//! all its tables have results, and ratings follow in the same transaction.
+
+use std::collections::HashSet;
+
+use chrono::{DateTime, Utc};
+use diesel::prelude::*;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::auth::{Caller, MaybeCaller, StaffRole};
+use crate::db::models::Tournament;
+use crate::db::rounds::Lock;
+use crate::db::running::{ResultRow, RoundRow};
+use crate::db::schema::{results, rounds};
+use crate::db::{self};
+use crate::domain::rating::PlayingDays;
+use crate::domain::scoring::{score_table, Format, Outcome, Points, SeatResult, TableResult};
+use crate::domain::scoring::{Preset, Ruleset};
+use crate::domain::seating::Draw;
+use crate::domain::status::RoundStatus;
+use crate::domain::PlayerId;
+use crate::error::ApiError;
+use crate::infra::idempotency;
+use crate::services::access::{load_for_staff, load_visible};
+use crate::services::running::snapshot as play;
+use crate::services::running::time_of_play;
+use crate::services::validate::Check;
+
+/// Win, draw or loss, where the score does not decide it (Ashes).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SeatOutcome {
+    Win,
+    Draw,
+    Loss,
+}
+
+/// One seated player's result, the same shape in and out: a result read can be edited and sent
+/// back as a correction.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ResultSeat {
+    pub player_id: i64,
+    /// Agricola VP without bonus points; Tantrix tiles; Ashes wounds dealt.
+    #[schema(minimum = -1000, maximum = 10000)]
+    pub score: i64,
+    /// Agricola bonus points.
+    #[schema(minimum = 0, maximum = 1000)]
+    pub bonus: Option<i64>,
+    /// Points deducted at the table (penalties recorded through `/penalties` are added).
+    #[schema(minimum = 0, maximum = 1000)]
+    pub penalty: Option<i64>,
+    /// Thinking time used in seconds (Tantrix).
+    #[schema(minimum = 0, maximum = 86400)]
+    pub time_used_secs: Option<i64>,
+    /// Forfeit or no-show.
+    pub forfeit: Option<bool>,
+    /// Where the score does not decide the game (Ashes).
+    pub outcome: Option<SeatOutcome>,
+}
+
+/// A table's result.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"seats": [{"player_id": 11, "score": 42, "bonus": 3}, {"player_id": 12, "score": 38}, {"player_id": 13, "score": 35}, {"player_id": 14, "score": 29}]}))]
+pub struct EnterResult {
+    /// Every seated player exactly once.
+    #[schema(min_items = 1, max_items = 8)]
+    pub seats: Vec<ResultSeat>,
+    /// Tantrix: both players crashed and the game vanished.
+    pub double_crash: Option<bool>,
+    /// Why: required when correcting an existing result.
+    #[schema(
+        max_length = 500,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
+    pub reason: Option<String>,
+    /// Tantrix cup (a knockout round): the player who won the 5-minute play-off games of a
+    /// match level on TP, games won and tiles (seed 003, Tie-Breaks 1). Give it on any game of
+    /// the match; it counts only while the match is level.
+    pub playoff_winner: Option<i64>,
+}
+
+/// One version of a table's result.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ResultOut {
+    pub round: i32,
+    pub table: i32,
+    /// 1 for the first entry, +1 per correction; send it in `If-Match` to correct.
+    pub version: i32,
+    /// Every seated player, in seat order, as entered.
+    pub seats: Vec<ResultSeat>,
+    pub double_crash: bool,
+    pub reason: Option<String>,
+    /// The case whose decision made this version, if any.
+    pub case_id: Option<i64>,
+    /// The winner of the cup match's 5-minute play-off games, if recorded on this game.
+    pub playoff_winner: Option<i64>,
+    pub entered_by: i64,
+    pub entered_at: DateTime<Utc>,
+}
+
+/// A table's result in force and every earlier version.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ResultWithHistory {
+    pub current: ResultOut,
+    /// All versions, oldest first.
+    pub versions: Vec<ResultOut>,
+    /// The round's status after this write or at this read.
+    #[schema(example = "completed")]
+    pub round_status: String,
+}
+
+/// The stored seats (the engine's `SeatResult`) in the shape they are entered in.
+fn seats_out(stored: &serde_json::Value) -> Vec<ResultSeat> {
+    let seats: Vec<SeatResult> = serde_json::from_value(stored.clone()).unwrap_or_default();
+    seats
+        .into_iter()
+        .map(|s| ResultSeat {
+            player_id: s.player.0,
+            score: s.score,
+            bonus: Some(s.bonus),
+            penalty: Some(s.penalty),
+            time_used_secs: s.time_used_secs.map(i64::from),
+            forfeit: Some(s.forfeit),
+            outcome: s.outcome.map(|o| match o {
+                Outcome::Win => SeatOutcome::Win,
+                Outcome::Draw => SeatOutcome::Draw,
+                Outcome::Loss => SeatOutcome::Loss,
+            }),
+        })
+        .collect()
+}
+
+pub fn result_out(round: i32, r: ResultRow) -> ResultOut {
+    ResultOut {
+        round,
+        table: r.table_number,
+        version: r.version,
+        seats: seats_out(&r.seats),
+        double_crash: r.double_crash,
+        reason: r.reason,
+        case_id: r.case_id,
+        playoff_winner: r.playoff_winner,
+        entered_by: r.entered_by,
+        entered_at: r.entered_at,
+    }
+}
+
+pub fn history(
+    conn: &mut PgConnection,
+    round: &RoundRow,
+    table: i32,
+) -> Result<Vec<ResultRow>, ApiError> {
+    Ok(results::table
+        .filter(results::round_id.eq(round.id))
+        .filter(results::table_number.eq(table))
+        .order(results::version)
+        .select(ResultRow::as_select())
+        .load(conn)?)
+}
+
+pub fn with_history(
+    round: &RoundRow,
+    rows: Vec<ResultRow>,
+    status: String,
+) -> Option<ResultWithHistory> {
+    let current = rows.last().cloned()?;
+    Some(ResultWithHistory {
+        current: result_out(round.number, current),
+        versions: rows
+            .into_iter()
+            .map(|r| result_out(round.number, r))
+            .collect(),
+        round_status: status,
+    })
+}
+
+/// Checks an entered result against the draw and the ruleset; the engine's seats.
+pub fn check_result(
+    ruleset: &Ruleset,
+    round: &RoundRow,
+    draw: &Draw,
+    table: i32,
+    input: &EnterResult,
+) -> Result<Vec<SeatResult>, ApiError> {
+    let t = draw
+        .tables
+        .iter()
+        .find(|t| t.number as i32 == table)
+        .ok_or_else(|| {
+            ApiError::NotFound(format!("round {} has no table {table}", round.number))
+        })?;
+    let mut check = Check::new();
+    let seated: HashSet<i64> = t.seats.iter().map(|p| p.0).collect();
+    let mut seen = HashSet::new();
+    for (i, s) in input.seats.iter().enumerate() {
+        let f = |name: &str| format!("seats[{i}].{name}");
+        if !seated.contains(&s.player_id) {
+            check.fail(
+                &f("player_id"),
+                format!("player {} is not seated at this table", s.player_id),
+            );
+        } else if !seen.insert(s.player_id) {
+            check.fail(
+                &f("player_id"),
+                format!("player {} is listed twice", s.player_id),
+            );
+        }
+        check.range(&f("score"), s.score, -1000, 10_000);
+        if let Some(b) = s.bonus {
+            check.range(&f("bonus"), b, 0, 1000);
+        }
+        if let Some(p) = s.penalty {
+            check.range(&f("penalty"), p, 0, 1000);
+        }
+        if let Some(t) = s.time_used_secs {
+            check.range(&f("time_used_secs"), t, 0, 86_400);
+        }
+    }
+    let missing: Vec<i64> = t
+        .seats
+        .iter()
+        .map(|p| p.0)
+        .filter(|p| !seen.contains(p))
+        .collect();
+    if !missing.is_empty() && input.seats.len() <= 8 {
+        check.fail(
+            "seats",
+            format!("every seated player needs a result; missing {missing:?}"),
+        );
+    }
+    check.ensure(
+        (1..=8).contains(&input.seats.len()),
+        "seats",
+        "1 to 8 seats",
+    );
+    if let Some(r) = &input.reason {
+        check.text("reason", r, 500);
+    }
+    if let Some(p) = input.playoff_winner {
+        if round.method != "knockout" {
+            check.fail(
+                "playoff_winner",
+                "only a cup match (a knockout round) is decided by play-off games",
+            );
+        } else if !seated.contains(&p) {
+            check.fail(
+                "playoff_winner",
+                format!("player {p} is not seated at this table"),
+            );
+        }
+    }
+    check.finish()?;
+    let seats: Vec<SeatResult> = input
+        .seats
+        .iter()
+        .map(|s| SeatResult {
+            player: PlayerId(s.player_id),
+            score: s.score,
+            bonus: s.bonus.unwrap_or(0),
+            penalty: s.penalty.unwrap_or(0),
+            time_used_secs: s.time_used_secs.map(|t| t as u32),
+            forfeit: s.forfeit.unwrap_or(false),
+            outcome: s.outcome.map(|o| match o {
+                SeatOutcome::Win => Outcome::Win,
+                SeatOutcome::Draw => Outcome::Draw,
+                SeatOutcome::Loss => Outcome::Loss,
+            }),
+        })
+        .collect();
+    if ruleset.format != Format::TeamDuplicate {
+        let table_result = TableResult {
+            seats: seats.clone(),
+            clarification: None,
+            double_crash: input.double_crash.unwrap_or(false),
+        };
+        score_table(ruleset, &table_result, Points::ONE, table as usize - 1)
+            .map_err(|e| ApiError::field("seats", e.to_string()))?;
+    }
+    Ok(seats)
+}
+
+/// What a write of a result must check about the version in force.
+#[derive(Debug, Clone, Copy)]
+pub enum Precondition {
+    /// A referee's write: the `If-Match` version (required once a result exists).
+    IfMatch(Option<i32>),
+    /// A referee's write with `If-Match: *`: replaces whatever version is in force.
+    AnyVersion,
+    /// A case decision's remedy: replaces whatever version is in force and links the new
+    /// version to the case.
+    Case(i64),
+}
+
+/// Stores a new version of a table's result inside the caller's transaction: checks the draw,
+/// the ruleset and the version in force, inserts the version, completes the round when every
+/// table has a result, feeds the ratings and tells the live feed. Used by the results handler
+/// and by case decisions, so both correct results the same way.
+pub fn store_result(
+    conn: &mut PgConnection,
+    t: Tournament,
+    number: i32,
+    table: i32,
+    input: &EnterResult,
+    precondition: Precondition,
+    by: i64,
+) -> Result<ResultWithHistory, ApiError> {
+    let tid = t.id;
+    // The round row serialises writers of its tables.
+    let round = db::rounds::by_number(conn, tid, number, Lock::ForUpdate)?;
+    if round.status == RoundStatus::Draft.as_str() {
+        return Err(ApiError::Conflict(format!(
+            "round {number} is a draft; publish it before entering results"
+        )));
+    }
+    // No game can have been played before the first day (issue 14, item 20).
+    time_of_play::require_started(&t)?;
+    let days = time_of_play::playing_days(&t)?;
+    // What the write reads: the tournament (its ruleset), the round's row with its draw and the
+    // table's versions, never the rest of the event (issue 16).
+    let ruleset = play::ruleset_of(&t)?;
+    let draw = play::draw_of(&round)?;
+    let seats = check_result(&ruleset, &round, &draw, table, input)?;
+    let current = history(conn, &round, table)?
+        .last()
+        .map(|r| r.version)
+        .unwrap_or(0);
+    let case_id = match precondition {
+        Precondition::IfMatch(Some(v)) if v != current => {
+            return Err(ApiError::PreconditionFailed(format!(
+                "the result is at version {current}, not {v}; reload and retry"
+            )))
+        }
+        Precondition::IfMatch(None) if current > 0 => {
+            return Err(ApiError::PreconditionRequired(format!(
+                "table {table} already has a result (version {current}); send If-Match: \"{current}\" to correct it"
+            )))
+        }
+        Precondition::IfMatch(_) | Precondition::AnyVersion => None,
+        Precondition::Case(id) => Some(id),
+    };
+    let reason = input.reason.as_deref().map(str::trim).map(String::from);
+    if current > 0 && reason.is_none() {
+        return Err(ApiError::field("reason", "a correction needs a reason"));
+    }
+    diesel::insert_into(results::table)
+        .values(ResultRow {
+            round_id: round.id,
+            table_number: table,
+            version: current + 1,
+            seats: serde_json::to_value(&seats).map_err(|e| ApiError::Internal(e.to_string()))?,
+            double_crash: input.double_crash.unwrap_or(false),
+            reason,
+            case_id,
+            entered_by: by,
+            entered_at: Utc::now(),
+            playoff_winner: input.playoff_winner,
+        })
+        .execute(conn)?;
+    let mut payload = serde_json::json!({"round": number, "table": table, "version": current + 1});
+    if let Some(id) = case_id {
+        payload["case_id"] = id.into();
+    }
+    crate::db::events::record(
+        conn,
+        tid,
+        if current == 0 {
+            "result_entered"
+        } else {
+            "result_corrected"
+        },
+        payload,
+    )?;
+    // After the result's own event, so the feed reads in the order things happened.
+    let round_status = after_result_change(conn, &round, &draw, days)?;
+    let rows = history(conn, &round, table)?;
+    with_history(&round, rows, round_status)
+        .ok_or_else(|| ApiError::Internal("result vanished".into()))
+}
+
+/// After a result was stored: completes the round when every table has a result, and tells
+/// the live feed that the standings changed when a completed round's results did. Returns the
+/// round's status.
+pub fn after_result_change(
+    conn: &mut PgConnection,
+    round: &RoundRow,
+    draw: &Draw,
+    days: PlayingDays,
+) -> Result<String, ApiError> {
+    let done = results::table
+        .filter(results::round_id.eq(round.id))
+        .select(diesel::dsl::sql::<diesel::sql_types::BigInt>(
+            "count(distinct table_number)",
+        ))
+        .first::<i64>(conn)? as usize;
+    let mut status = round.status.clone();
+    if status == RoundStatus::Published.as_str() && done >= draw.tables.len() {
+        let now = Utc::now();
+        // When its games were played, the order ratings follow: the stated time, else now
+        // held within the playing days (domain::rating::time_of_play).
+        let played_at = match round.played_at.filter(|_| round.played_at_fixed) {
+            Some(stated) => stated,
+            None => days.default_time_of_play(now),
+        };
+        diesel::update(rounds::table.find(round.id))
+            .set((
+                rounds::status.eq(RoundStatus::Completed.as_str()),
+                rounds::completed_at.eq(now),
+                rounds::played_at.eq(played_at),
+                rounds::version.eq(rounds::version + 1),
+            ))
+            .execute(conn)?;
+        status = RoundStatus::Completed.as_str().into();
+        crate::db::events::record(
+            conn,
+            round.tournament_id,
+            "round_completed",
+            serde_json::json!({"round": round.number}),
+        )?;
+    }
+    if status == RoundStatus::Completed.as_str() {
+        // Ratings follow the adjudicated results, in this same transaction.
+        crate::services::ratings::round_results_changed(conn, round.tournament_id, round.id)?;
+        crate::db::events::record(
+            conn,
+            round.tournament_id,
+            "standings_changed",
+            serde_json::json!({"after_round": round.number}),
+        )?;
+    }
+    Ok(status)
+}
+
+/// A table of a round of a tournament, as the URL names it.
+#[derive(Debug, Clone, Copy)]
+pub struct TableRef {
+    pub tournament: i64,
+    pub round: i32,
+    pub table: i32,
+}
+
+/// Enters or corrects a table's result (referees and organisers), answering a retried
+/// request with its `Idempotency-Key` by the first answer. Returns the status and body.
+pub fn enter(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    at: TableRef,
+    input: &EnterResult,
+    precondition: Precondition,
+    key: Option<idempotency::Key>,
+) -> Result<(u16, serde_json::Value), ApiError> {
+    let t = load_for_staff(
+        conn,
+        caller,
+        at.tournament,
+        &[StaffRole::Referee, StaffRole::Organiser],
+    )?;
+    if let Some(k) = &key {
+        if let Some(answer) = idempotency::replay(conn, caller.user_id, k)? {
+            return Ok(answer);
+        }
+    }
+    let out = store_result(
+        conn,
+        t,
+        at.round,
+        at.table,
+        input,
+        precondition,
+        caller.user_id,
+    )?;
+    let json = serde_json::to_value(&out).map_err(|e| ApiError::Internal(e.to_string()))?;
+    if let Some(k) = &key {
+        idempotency::store(conn, caller.user_id, k, 200, &json)?;
+    }
+    Ok((200, json))
+}
+
+/// A table's result with every version. In Bridge-Agricola, results of a round that is not
+/// completed are shown only to the tournament's staff (players at other tables hold the same
+/// cards); drafts only to staff.
+pub fn read(
+    conn: &mut PgConnection,
+    caller: &MaybeCaller,
+    at: TableRef,
+) -> Result<ResultWithHistory, ApiError> {
+    let TableRef {
+        tournament: tid,
+        round: number,
+        table,
+    } = at;
+    let t = load_visible(conn, caller, tid)?;
+    let round = db::rounds::by_number(conn, tid, number, Lock::None)?;
+    let staff = match &caller.0 {
+        Some(c) => c.has_any_role(
+            conn,
+            tid,
+            &[
+                StaffRole::Organiser,
+                StaffRole::Referee,
+                StaffRole::AppealsCommittee,
+            ],
+        )?,
+        None => false,
+    };
+    let hidden = round.status == RoundStatus::Draft.as_str()
+        || (t.ruleset == Preset::BridgeAgricola.as_str()
+            && round.status != RoundStatus::Completed.as_str());
+    if hidden && !staff {
+        return Err(ApiError::NotFound(format!(
+            "no result for round {number} table {table} yet"
+        )));
+    }
+    let rows = history(conn, &round, table)?;
+    with_history(&round, rows, round.status.clone()).ok_or_else(|| {
+        ApiError::NotFound(format!("no result for round {number} table {table} yet"))
+    })
+}

@@ -1,0 +1,609 @@
+//! Rounds: drawing them from a committed seed, redrawing drafts, publishing, and reading them.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use diesel::prelude::*;
+use diesel::PgConnection;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use utoipa::ToSchema;
+
+use crate::auth::{Caller, MaybeCaller, StaffRole};
+use crate::db::models::Tournament;
+use crate::db::rounds::{self as db_rounds, Lock};
+use crate::db::running::{NewRound, RoundDraw, RoundRow};
+use crate::db::schema::{round_draws, rounds, tournaments};
+use crate::domain::scoring::{Points, Preset, RoundKind, Ruleset};
+use crate::domain::seating::{draw_round, Draw, DrawInput, SeatingError, SeatingMethod};
+use crate::domain::status::{RoundStatus, TournamentStatus};
+use crate::domain::DrawRng;
+use crate::error::ApiError;
+use crate::services::access::{
+    is_staff, load_for_staff, load_visible, load_visible_round as load_round,
+};
+use crate::services::running::round_input::{
+    bridge_final_option, draw_input, restored, stored_form,
+};
+use crate::services::running::snapshot::{self as play, Snapshot, TeamMatchResult};
+use crate::services::running::time_of_play;
+
+/// A round as shown.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RoundOut {
+    pub number: i32,
+    pub kind: RoundKind,
+    pub method: SeatingMethod,
+    /// The method options the round was drawn with (only the current method's names appear).
+    pub options: RoundOptions,
+    /// The weight set on the round as an exact decimal or fraction; absent = the ruleset's
+    /// default for the kind (see `effective_weight`).
+    #[schema(example = "5/4")]
+    pub weight: Option<String>,
+    /// The weight the round's TP are multiplied by: `weight` if set, else the ruleset's default
+    /// for the kind (Agricola Norway: 1 for preliminary rounds, 5/4 for the final), exact.
+    #[schema(example = "5/4")]
+    pub effective_weight: String,
+    /// Draft variant, card pool, time limit, ... as the organiser entered them.
+    #[schema(value_type = Object)]
+    pub metadata: serde_json::Value,
+    pub status: RoundStatus,
+    /// SHA-256 (hex) of the seed of the current draw, published from the moment of the draw.
+    pub seed_commitment: String,
+    /// The seed (hex), revealed once the round is published.
+    pub seed: Option<String>,
+    /// How many draws were made (redraws while a draft).
+    pub draws_made: i32,
+    /// The draw: tables with seats (seat 1 first), starting players, bridge groups, byes,
+    /// placement groups, team matches, and the draw report.
+    #[schema(value_type = Draw)]
+    pub draw: serde_json::Value,
+    /// Tables that have a result.
+    pub tables_with_results: Vec<i32>,
+    pub created_at: DateTime<Utc>,
+    pub published_at: Option<DateTime<Utc>>,
+    pub completed_at: Option<DateTime<Utc>>,
+    /// When the round's games were played: the organiser's time if stated, else (once
+    /// completed) the completion time held within the playing days. Ratings follow it.
+    pub played_at: Option<DateTime<Utc>>,
+    /// Whether `played_at` was stated by the organiser.
+    pub played_at_stated: bool,
+    /// Tantrix: each game's colours, decided when the round was drawn (seed 003, 5. Farben);
+    /// empty in other formats.
+    #[schema(value_type = Vec<crate::services::running::colours::TableColours>)]
+    pub colours: serde_json::Value,
+    /// A self-scheduled round's deadline (see `/tables/{t}/schedule`).
+    pub self_scheduled_until: Option<DateTime<Utc>>,
+}
+
+/// The options of the seating methods; each method accepts only its own (see `CreateRound`).
+#[derive(Debug, Default, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RoundOptions {
+    /// `random`, `bridge`: plan this many rounds (this one included) so that players meet as
+    /// many different opponents as possible; default: the rounds left of `planned_rounds`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(minimum = 1, maximum = 100)]
+    pub rounds_remaining: Option<u32>,
+    /// `random_seeded`, `fixed_seeded`: rated games a rating needs to count (default 5, seed 000).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(minimum = 0, maximum = 1000)]
+    pub min_rated_games: Option<u32>,
+    /// `bridge`: draw the final (placement groups spread over bridge groups, seed 001).
+    #[serde(rename = "final", skip_serializing_if = "Option::is_none")]
+    pub final_round: Option<bool>,
+    /// `team_duplicate`: `best_of_3` (two teams) or `knockout` (default by the number of teams).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub format: Option<crate::domain::scoring::team_standings::TeamEventFormat>,
+    /// `team_duplicate` best of 3: which game (1-3; default the round number).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(minimum = 1, maximum = 3)]
+    pub game: Option<u32>,
+    /// `knockout`: games each cup match plays (seed 003, Tie-Breaks 1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(minimum = 1, maximum = 9)]
+    pub games_per_match: Option<u32>,
+}
+
+/// Create the next round. The `options` a method accepts are listed under each method in the
+/// document's `CreateRound` variants; unknown names are refused with 422.
+#[derive(Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CreateRound {
+    /// `preliminary` (default), `final`, `voluntary` or `playoff`.
+    pub kind: Option<RoundKind>,
+    /// The seating method.
+    pub method: SeatingMethod,
+    /// Method options; unknown names are refused.
+    pub options: Option<BTreeMap<String, serde_json::Value>>,
+    /// The round's weight, e.g. `"1.25"` or `"5/4"`; absent = the ruleset's default.
+    pub weight: Option<String>,
+    /// Free metadata: draft variant, card pool, time limit.
+    pub metadata: Option<serde_json::Map<String, serde_json::Value>>,
+    /// When the round is (or was) played, within the tournament's playing days; the order its
+    /// games are rated in. Absent: the time its last result arrives, held within the playing
+    /// days (a round entered after the event counts as played at 22:00 on its last day).
+    pub played_at: Option<DateTime<Utc>>,
+    /// Two-player formats: the players schedule their games themselves and must have played by
+    /// this time (seed 003, rule 8); an unanswered player is reported to the leader after 5
+    /// days and forfeits 2 days later.
+    pub self_scheduled_until: Option<DateTime<Utc>>,
+}
+
+/// Changes a round's time of play (organisers); `null` goes back to the derived time.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"played_at": "2027-03-06T13:00:00Z"}))]
+pub struct UpdateRound {
+    /// When the round was played, within the tournament's playing days; `null`: the time its
+    /// last result arrived, held within the playing days. Ratings follow this time.
+    #[serde(default, with = "crate::services::validate::double_option")]
+    #[schema(value_type = Option<DateTime<Utc>>)]
+    pub played_at: Option<Option<DateTime<Utc>>>,
+}
+
+/// One draw made for a round, with everything needed to recompute it.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct DrawRecord {
+    pub attempt: i32,
+    pub seed_commitment: String,
+    /// Revealed once the round is published.
+    pub seed: Option<String>,
+    /// The seating engine's input, revealed with the seed: with the seed it recomputes `draw`.
+    #[schema(value_type = Option<DrawInput>)]
+    pub input: Option<serde_json::Value>,
+    #[schema(value_type = Draw)]
+    pub draw: serde_json::Value,
+    pub drawn_at: DateTime<Utc>,
+}
+
+/// The weight a round's TP are multiplied by: its own, or the ruleset's default for its kind.
+fn effective_weight(t: &Tournament, r: &RoundRow) -> String {
+    if let Some(w) = r.weight.as_deref().and_then(|w| w.parse::<Points>().ok()) {
+        return w.exact();
+    }
+    let kind = RoundKind::parse(&r.kind).unwrap_or(RoundKind::Preliminary);
+    Ruleset::for_tournament(&t.ruleset, &t.ruleset_overrides)
+        .map(|rs| rs.round_weights.for_kind(kind).exact())
+        .unwrap_or_else(|_| "1".into())
+}
+
+fn round_out(t: &Tournament, r: RoundRow, tables_with_results: Vec<i32>) -> RoundOut {
+    let revealed = r.status != RoundStatus::Draft.as_str();
+    RoundOut {
+        number: r.number,
+        kind: RoundKind::parse(&r.kind).unwrap_or(RoundKind::Preliminary),
+        method: SeatingMethod::parse(&r.method).unwrap_or(SeatingMethod::Random),
+        options: serde_json::from_value(r.options.clone()).unwrap_or_default(),
+        effective_weight: effective_weight(t, &r),
+        weight: r.weight,
+        metadata: r.metadata,
+        status: RoundStatus::parse(&r.status).unwrap_or(RoundStatus::Draft),
+        seed_commitment: r.seed_commitment,
+        seed: revealed.then_some(r.seed),
+        draws_made: r.draw_count,
+        draw: r.draw,
+        tables_with_results,
+        created_at: r.created_at,
+        published_at: r.published_at,
+        completed_at: r.completed_at,
+        played_at: r.played_at,
+        played_at_stated: r.played_at_fixed,
+        colours: r.colours.unwrap_or_else(|| serde_json::json!([])),
+        self_scheduled_until: r.self_scheduled_until,
+    }
+}
+
+/// A fresh seed and its commitment.
+fn fresh_seed() -> ([u8; 32], String, String) {
+    let seed: [u8; 32] = rand::random();
+    let commitment = hex::encode(Sha256::digest(seed));
+    (seed, DrawRng::seed_to_hex(&seed), commitment)
+}
+
+/// Draws with a fresh seed: (input JSON, draw JSON, seed hex, commitment).
+fn make_draw(
+    input: &DrawInput,
+) -> Result<(serde_json::Value, serde_json::Value, String, String), ApiError> {
+    let (seed, seed_hex, commitment) = fresh_seed();
+    let mut rng = DrawRng::from_seed(seed);
+    let draw = draw_round(input, &mut rng).map_err(|e| match &e {
+        SeatingError::InvalidOption { option, .. } => {
+            ApiError::field(format!("options.{option}"), e.to_string())
+        }
+        _ => ApiError::field("method", e.to_string()),
+    })?;
+    let to_json =
+        |v: serde_json::Result<serde_json::Value>| v.map_err(|e| ApiError::Internal(e.to_string()));
+    Ok((
+        stored_form(input)?,
+        to_json(serde_json::to_value(&draw))?,
+        seed_hex,
+        commitment,
+    ))
+}
+
+fn tables_with_results(conn: &mut PgConnection, round_id: i64) -> Result<Vec<i32>, ApiError> {
+    use crate::db::schema::results;
+    Ok(results::table
+        .filter(results::round_id.eq(round_id))
+        .select(results::table_number)
+        .distinct()
+        .order(results::table_number)
+        .load(conn)?)
+}
+
+/// The checks of a new round that need no database: its weight (a number or fraction from 0
+/// to 100, stored exactly) and options the seating method knows. Returns the weight.
+fn check_round_input(input: &CreateRound) -> Result<Option<String>, ApiError> {
+    let weight = match &input.weight {
+        Some(w) if w.chars().count() > 20 => {
+            return Err(ApiError::field("weight", "must be at most 20 characters"))
+        }
+        Some(w) => {
+            let p: Points = w
+                .parse()
+                .map_err(|_| ApiError::field("weight", "must be a number such as 1.25 or 5/4"))?;
+            if p.is_negative() || p.to_f64() > 100.0 {
+                return Err(ApiError::field("weight", "must be between 0 and 100"));
+            }
+            Some(p.exact())
+        }
+        None => None,
+    };
+    for name in input.options.iter().flat_map(|o| o.keys()) {
+        if !input.method.accepted_options().contains(&name.as_str()) {
+            return Err(ApiError::field(
+                format!("options.{name}"),
+                format!("unknown option for method {}", input.method),
+            ));
+        }
+    }
+    Ok(weight)
+}
+
+/// Draws the next round (organisers): the draw comes from a fresh seed whose SHA-256 commitment is published with it.
+pub fn create_round(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    tid: i64,
+    input: CreateRound,
+) -> Result<RoundOut, ApiError> {
+    let kind = input.kind.unwrap_or(RoundKind::Preliminary);
+    let weight = check_round_input(&input)?;
+    conn.transaction(|conn| {
+        let t = load_for_staff(conn, caller, tid, &[StaffRole::Organiser])?;
+        // One draw at a time per tournament.
+        tournaments::table
+            .find(tid)
+            .select(tournaments::id)
+            .for_update()
+            .first::<i64>(conn)?;
+        if t.status != TournamentStatus::RegistrationOpen.as_str()
+            && t.status != TournamentStatus::Running.as_str()
+        {
+            return Err(ApiError::Conflict(format!(
+                "rounds are drawn when registration is open or the tournament runs; it is {}",
+                t.status
+            )));
+        }
+        if let Some(at) = input.played_at {
+            time_of_play::check_stated(&t, at)?;
+        }
+        let snap = Snapshot::load(conn, t)?;
+        if let Some(open) = snap
+            .rounds
+            .iter()
+            .find(|r| r.status != RoundStatus::Completed.as_str())
+        {
+            return Err(ApiError::Conflict(format!(
+                "round {} is not completed yet: every table needs a result first",
+                open.number
+            )));
+        }
+        let number = snap.rounds.len() as i32 + 1;
+        check_self_scheduled(&snap.ruleset, input.self_scheduled_until)?;
+        if snap.tournament.ruleset == Preset::AshesLeague.as_str() {
+            // Seed 004: at least 4 players, and a number of rounds that fits the field.
+            let players = snap.confirmed().len();
+            let planned = snap.tournament.planned_rounds.max(0) as u32;
+            crate::domain::seating::check_ashes_rounds(players, planned).map_err(|e| {
+                ApiError::Conflict(format!(
+                    "an Ashes league tournament of {players} players: {e} (planned_rounds)"
+                ))
+            })?;
+            if number as u32 > planned {
+                return Err(ApiError::Conflict(format!(
+                    "all {planned} planned rounds are played"
+                )));
+            }
+        }
+        let options = bridge_final_option(input.method, kind, input.options.unwrap_or_default())?;
+        let draw_in = draw_input(conn, &snap, number, kind, input.method, options, caller)?;
+        let (input_json, draw_json, seed, commitment) = make_draw(&draw_in)?;
+        let colours =
+            crate::services::running::colours::for_draw(conn, &snap.tournament, &draw_json, &seed)?;
+        let row: RoundRow = diesel::insert_into(rounds::table)
+            .values(NewRound {
+                tournament_id: tid,
+                number,
+                kind: play::kind_name(kind).into(),
+                method: input.method.to_string(),
+                // The options the draw used, defaults included (the plan's length).
+                options: serde_json::to_value(&draw_in.options)
+                    .map_err(|e| ApiError::Internal(e.to_string()))?,
+                weight,
+                metadata: serde_json::Value::Object(input.metadata.unwrap_or_default()),
+                seed: seed.clone(),
+                seed_commitment: commitment.clone(),
+                draw: draw_json.clone(),
+                created_by: caller.user_id,
+                played_at: input.played_at,
+                played_at_fixed: input.played_at.is_some(),
+                colours,
+                self_scheduled_until: input.self_scheduled_until,
+            })
+            .returning(RoundRow::as_returning())
+            .get_result(conn)?;
+        diesel::insert_into(round_draws::table)
+            .values(RoundDraw {
+                round_id: row.id,
+                attempt: 1,
+                seed,
+                seed_commitment: commitment,
+                draw_input: input_json,
+                draw: draw_json,
+                drawn_by: caller.user_id,
+                drawn_at: Utc::now(),
+            })
+            .execute(conn)?;
+        if snap.tournament.status == TournamentStatus::RegistrationOpen.as_str() {
+            diesel::update(tournaments::table.find(tid))
+                .set((
+                    tournaments::status.eq(TournamentStatus::Running.as_str()),
+                    tournaments::version.eq(tournaments::version + 1),
+                    tournaments::updated_at.eq(Utc::now()),
+                ))
+                .execute(conn)?;
+        }
+        Ok(round_out(&snap.tournament, row, Vec::new()))
+    })
+}
+
+/// A self-scheduled round's deadline: in the future, and only for games of two players.
+fn check_self_scheduled(ruleset: &Ruleset, until: Option<DateTime<Utc>>) -> Result<(), ApiError> {
+    let Some(until) = until else {
+        return Ok(());
+    };
+    if ruleset.players_per_table != 2 {
+        return Err(ApiError::field(
+            "self_scheduled_until",
+            "only games of two players are scheduled by the players",
+        ));
+    }
+    if until <= Utc::now() {
+        return Err(ApiError::field(
+            "self_scheduled_until",
+            "the deadline must be in the future",
+        ));
+    }
+    Ok(())
+}
+
+/// Draws a draft round again from a fresh seed (organisers); every attempt is kept.
+pub fn redraw(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    tid: i64,
+    number: i32,
+) -> Result<RoundOut, ApiError> {
+    conn.transaction(|conn| {
+        let t = load_for_staff(conn, caller, tid, &[StaffRole::Organiser])?;
+        let round: RoundRow = rounds::table
+            .filter(rounds::tournament_id.eq(tid))
+            .filter(rounds::number.eq(number))
+            .select(RoundRow::as_select())
+            .for_update()
+            .first(conn)
+            .optional()?
+            .ok_or_else(|| ApiError::NotFound(format!("no round {number}")))?;
+        if round.status != RoundStatus::Draft.as_str() {
+            return Err(ApiError::Conflict(
+                "a published round cannot be redrawn".into(),
+            ));
+        }
+        // Same input as before (the field has not changed: the round is a draft).
+        let stored = db_rounds::stored_input(conn, &round)?;
+        let input = restored(conn, &t, number, stored)?;
+        let (input_json, draw_json, seed, commitment) = make_draw(&input)?;
+        let colours = crate::services::running::colours::for_draw(conn, &t, &draw_json, &seed)?;
+        let attempt = round.draw_count + 1;
+        diesel::insert_into(round_draws::table)
+            .values(RoundDraw {
+                round_id: round.id,
+                attempt,
+                seed: seed.clone(),
+                seed_commitment: commitment.clone(),
+                draw_input: input_json,
+                draw: draw_json.clone(),
+                drawn_by: caller.user_id,
+                drawn_at: Utc::now(),
+            })
+            .execute(conn)?;
+        let row: RoundRow = diesel::update(rounds::table.find(round.id))
+            .set((
+                rounds::seed.eq(seed),
+                rounds::seed_commitment.eq(commitment),
+                rounds::draw.eq(draw_json),
+                rounds::colours.eq(colours),
+                rounds::draw_count.eq(attempt),
+                rounds::version.eq(rounds::version + 1),
+            ))
+            .returning(RoundRow::as_returning())
+            .get_result(conn)?;
+        Ok(round_out(&t, row, Vec::new()))
+    })
+}
+
+/// Changes when a round was played (organisers). A completed round's games move to their new
+/// place in the rating pool's time order, and the pool is recomputed from the earlier of the
+/// two places (issue 14, item 20).
+pub fn update_round(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    tid: i64,
+    number: i32,
+    input: UpdateRound,
+) -> Result<RoundOut, ApiError> {
+    conn.transaction(|conn| {
+        let t = load_for_staff(conn, caller, tid, &[StaffRole::Organiser])?;
+        let round = db_rounds::by_number(conn, tid, number, Lock::ForUpdate)?;
+        let Some(stated) = input.played_at else {
+            let done = tables_with_results(conn, round.id)?;
+            return Ok(round_out(&t, round, done));
+        };
+        if let Some(at) = stated {
+            time_of_play::check_stated(&t, at)?;
+        }
+        let days = time_of_play::playing_days(&t)?;
+        let played_at = stated.or_else(|| round.completed_at.map(|c| days.default_time_of_play(c)));
+        let row: RoundRow = diesel::update(rounds::table.find(round.id))
+            .set((
+                rounds::played_at.eq(played_at),
+                rounds::played_at_fixed.eq(stated.is_some()),
+                rounds::version.eq(rounds::version + 1),
+            ))
+            .returning(RoundRow::as_returning())
+            .get_result(conn)?;
+        if row.status == RoundStatus::Completed.as_str() && row.played_at != round.played_at {
+            crate::services::ratings::round_results_changed(conn, tid, row.id)?;
+        }
+        let done = tables_with_results(conn, row.id)?;
+        Ok(round_out(&t, row, done))
+    })
+}
+
+/// Publishes a draft round (organisers): players see their tables and the seed is revealed.
+pub fn publish(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    tid: i64,
+    number: i32,
+) -> Result<RoundOut, ApiError> {
+    conn.transaction(|conn| {
+        let t = load_for_staff(conn, caller, tid, &[StaffRole::Organiser])?;
+        let round: RoundRow = rounds::table
+            .filter(rounds::tournament_id.eq(tid))
+            .filter(rounds::number.eq(number))
+            .select(RoundRow::as_select())
+            .for_update()
+            .first(conn)
+            .optional()?
+            .ok_or_else(|| ApiError::NotFound(format!("no round {number}")))?;
+        if round.status != RoundStatus::Draft.as_str() {
+            return Err(ApiError::Conflict(format!(
+                "round {number} is already published"
+            )));
+        }
+        let row: RoundRow = diesel::update(rounds::table.find(round.id))
+            .set((
+                rounds::status.eq(RoundStatus::Published.as_str()),
+                rounds::published_at.eq(Utc::now()),
+                rounds::version.eq(rounds::version + 1),
+            ))
+            .returning(RoundRow::as_returning())
+            .get_result(conn)?;
+        crate::db::events::record(
+            conn,
+            tid,
+            "round_published",
+            serde_json::json!({"round": number, "seed_commitment": row.seed_commitment}),
+        )?;
+        Ok(round_out(&t, row, Vec::new()))
+    })
+}
+
+/// The rounds of a tournament (drafts only for staff), and whether the list is public.
+pub fn list_rounds(
+    conn: &mut PgConnection,
+    caller: &MaybeCaller,
+    tid: i64,
+) -> Result<(bool, Vec<RoundOut>), ApiError> {
+    let t = load_visible(conn, caller, tid)?;
+    let staff = is_staff(conn, caller, tid)?;
+    let rows: Vec<RoundRow> = rounds::table
+        .filter(rounds::tournament_id.eq(tid))
+        .order(rounds::number)
+        .select(RoundRow::as_select())
+        .load(conn)?;
+    let mut out = Vec::new();
+    for r in rows {
+        if r.status == RoundStatus::Draft.as_str() && !staff {
+            continue;
+        }
+        let done = tables_with_results(conn, r.id)?;
+        out.push(round_out(&t, r, done));
+    }
+    let vis = !staff;
+    Ok((vis, out))
+}
+
+/// One round, and whether it is public.
+pub fn read_round(
+    conn: &mut PgConnection,
+    caller: &MaybeCaller,
+    tid: i64,
+    number: i32,
+) -> Result<(bool, RoundOut), ApiError> {
+    let (t, r) = load_round(conn, caller, tid, number)?;
+    let vis = r.status != RoundStatus::Draft.as_str();
+    let done = tables_with_results(conn, r.id)?;
+    Ok((vis, round_out(&t, r, done)))
+}
+
+/// Every draw attempt of a round with its seed commitment (seeds revealed once published).
+pub fn draw_records(
+    conn: &mut PgConnection,
+    caller: &MaybeCaller,
+    tid: i64,
+    number: i32,
+) -> Result<Vec<DrawRecord>, ApiError> {
+    let (t, r) = load_round(conn, caller, tid, number)?;
+    let revealed = r.status != RoundStatus::Draft.as_str();
+    let rows: Vec<RoundDraw> = round_draws::table
+        .filter(round_draws::round_id.eq(r.id))
+        .order(round_draws::attempt)
+        .select(RoundDraw::as_select())
+        .load(conn)?;
+    let mut out = Vec::with_capacity(rows.len());
+    for d in rows {
+        let input = if revealed {
+            let full = restored(conn, &t, number, d.draw_input)?;
+            Some(serde_json::to_value(full).map_err(|e| ApiError::Internal(e.to_string()))?)
+        } else {
+            None
+        };
+        out.push(DrawRecord {
+            attempt: d.attempt,
+            seed_commitment: d.seed_commitment,
+            seed: revealed.then_some(d.seed),
+            input,
+            draw: d.draw,
+            drawn_at: d.drawn_at,
+        });
+    }
+    Ok(out)
+}
+
+/// A team round's matches, and whether they are public.
+pub fn team_matches(
+    conn: &mut PgConnection,
+    caller: &MaybeCaller,
+    tid: i64,
+    number: i32,
+) -> Result<(bool, Vec<TeamMatchResult>), ApiError> {
+    let (t, r) = load_round(conn, caller, tid, number)?;
+    let vis = r.status != RoundStatus::Draft.as_str();
+    let snap = Snapshot::load(conn, t)?;
+    Ok((vis, snap.team_matches(&r)?))
+}

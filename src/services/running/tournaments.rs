@@ -1,0 +1,756 @@
+//! Tournaments: creating, configuring, publishing and staffing them.
+
+use crate::auth::{Caller, MaybeCaller, StaffRole};
+use crate::db::models::{NewTournament, RatingPoolRow, StaffRow, Tournament};
+use crate::db::schema::{tournament_staff, tournaments, users};
+use crate::domain::rating::acceptance::RatingStatus;
+use crate::domain::scoring::Preset;
+use crate::domain::status::TournamentStatus;
+use crate::error::ApiError;
+use crate::services::access::{load_for_staff, load_visible, lock_tournament};
+use crate::services::validate::{Check, Page, PageParams};
+use chrono::{DateTime, NaiveDate, Utc};
+use diesel::prelude::*;
+use diesel::PgConnection;
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+/// A tournament.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TournamentOut {
+    pub id: i64,
+    #[schema(example = "NM i Agricola 2026")]
+    pub name: String,
+    #[schema(example = "Agricola")]
+    pub game: String,
+    pub ruleset: Preset,
+    /// Changes to the preset (validated against the ruleset).
+    #[schema(value_type = Object)]
+    pub ruleset_overrides: serde_json::Value,
+    #[schema(example = 4)]
+    pub table_size: i32,
+    #[schema(example = 5)]
+    pub planned_rounds: i32,
+    pub starts_on: NaiveDate,
+    pub ends_on: NaiveDate,
+    /// Playing days, `starts_on` included.
+    #[schema(example = 3)]
+    pub days: i32,
+    /// IANA time zone of the venue.
+    #[schema(example = "Europe/Oslo")]
+    pub time_zone: String,
+    pub venue: Option<String>,
+    pub status: TournamentStatus,
+    pub registration_deadline: Option<DateTime<Utc>>,
+    /// How long after a decision a party may appeal it.
+    pub appeal_window_minutes: i32,
+    pub created_by: i64,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    /// Increases with every change; send it back in `If-Match` to change the tournament.
+    pub version: i32,
+    /// The rating pool it asks to be rated in, if any. Its games feed the pool only while
+    /// `rating_status` is `accepted`.
+    pub rating_pool_id: Option<i64>,
+    /// Where its request to be rated stands (`null` without a pool): `pending` until a keeper
+    /// of the pool decides, `accepted`, `refused` or `withdrawn` (each with a reason).
+    pub rating_status: Option<RatingStatus>,
+    /// The reason given with the last decision on its rating.
+    pub rating_reason: Option<String>,
+    /// When its rating was last requested or decided.
+    pub rating_decided_at: Option<DateTime<Utc>>,
+    /// Declared a national-rank tournament (league pools give its participants a bonus).
+    pub national_rank: bool,
+    /// When it was first published (league pools count it only if announced 7 days ahead).
+    pub announced_at: Option<DateTime<Utc>>,
+    /// Tantrix: played in the cup system (seed 003, 7.2: a forfeit scores 20-0 TP, 50-14 tiles,
+    /// instead of 18-2, 35-15). Always false for other rulesets.
+    pub cup: bool,
+    /// Places that carry a prize (1: first place only).
+    pub prize_places: i32,
+    /// Places that qualify for a later stage (0: none). Where the rules call for a play-off
+    /// (Tantrix, seed 003 10.3), a tie for first place, a prize or a qualification place is
+    /// flagged `playoff_needed` in the standings; lesser ties go on to the lesser tie-breaks.
+    pub qualification_places: i32,
+}
+
+/// Whether a tournament's ruleset is a Tantrix cup.
+fn is_cup(preset: &str, overrides: &serde_json::Value) -> bool {
+    crate::domain::scoring::Ruleset::for_tournament(preset, overrides)
+        .ok()
+        .and_then(|r| r.tantrix)
+        .is_some_and(|t| t.cup)
+}
+
+/// The overrides that make a preset a cup (Tantrix only); none for a non-cup.
+fn cup_overrides(check: &mut Check, preset: Preset, cup: Option<bool>) -> serde_json::Value {
+    if cup != Some(true) {
+        return serde_json::json!({});
+    }
+    let Some(mut rules) = crate::domain::scoring::Ruleset::preset(preset).tantrix else {
+        check.fail(
+            "cup",
+            "only a Tantrix tournament is played in the cup system",
+        );
+        return serde_json::json!({});
+    };
+    rules.cup = true;
+    serde_json::json!({ "tantrix": rules })
+}
+
+impl TryFrom<Tournament> for TournamentOut {
+    type Error = ApiError;
+    fn try_from(t: Tournament) -> Result<Self, ApiError> {
+        let cup = is_cup(&t.ruleset, &t.ruleset_overrides);
+        Ok(Self {
+            id: t.id,
+            name: t.name,
+            game: t.game,
+            ruleset: Preset::parse(&t.ruleset)
+                .ok_or_else(|| ApiError::Internal(format!("unknown ruleset {}", t.ruleset)))?,
+            ruleset_overrides: t.ruleset_overrides,
+            table_size: t.table_size,
+            planned_rounds: t.planned_rounds,
+            starts_on: t.starts_on,
+            ends_on: t.ends_on,
+            days: (t.ends_on - t.starts_on).num_days() as i32 + 1,
+            time_zone: t.time_zone,
+            venue: t.venue,
+            status: TournamentStatus::parse(&t.status)
+                .ok_or_else(|| ApiError::Internal(format!("unknown status {}", t.status)))?,
+            registration_deadline: t.registration_deadline,
+            appeal_window_minutes: t.appeal_window_minutes,
+            created_by: t.created_by,
+            created_at: t.created_at,
+            updated_at: t.updated_at,
+            version: t.version,
+            rating_pool_id: t.rating_pool_id,
+            rating_status: t
+                .rating_status
+                .as_deref()
+                .map(|s| {
+                    RatingStatus::parse(s)
+                        .ok_or_else(|| ApiError::Internal(format!("unknown rating status {s}")))
+                })
+                .transpose()?,
+            rating_reason: t.rating_reason,
+            rating_decided_at: t.rating_decided_at,
+            national_rank: t.national_rank,
+            announced_at: t.announced_at,
+            cup,
+            prize_places: t.prize_places,
+            qualification_places: t.qualification_places,
+        })
+    }
+}
+
+/// A new tournament. The caller becomes its organiser.
+#[derive(Debug, Deserialize, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"name": "Oslo Open 2027", "game": "agricola", "ruleset": "agricola_norway", "planned_rounds": 5, "starts_on": "2027-03-06", "time_zone": "Europe/Oslo", "venue": "Oslo Brettspillklubb"}))]
+pub struct CreateTournament {
+    #[schema(
+        example = "NM i Agricola 2026",
+        max_length = 200,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
+    pub name: String,
+    #[schema(
+        example = "Agricola",
+        max_length = 100,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
+    pub game: String,
+    /// The rules; they fix the table size (4, or 2 for Tantrix and Ashes).
+    pub ruleset: Preset,
+    #[schema(example = 5, minimum = 1, maximum = 50)]
+    pub planned_rounds: i32,
+    #[schema(example = "2026-06-12")]
+    pub starts_on: NaiveDate,
+    /// Playing days, `starts_on` included (default 1).
+    #[schema(example = 3, minimum = 1, maximum = 60)]
+    pub days: Option<i32>,
+    #[schema(value_type = crate::services::validate::TimeZoneName)]
+    pub time_zone: String,
+    #[schema(
+        example = "Oslo, Norway",
+        max_length = 200,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
+    pub venue: Option<String>,
+    pub registration_deadline: Option<DateTime<Utc>>,
+    /// Default 30.
+    #[schema(example = 30, minimum = 0, maximum = 10080)]
+    pub appeal_window_minutes: Option<i32>,
+    /// The rating pool it asks to be rated in (none by default). Its games feed the pool once
+    /// a keeper of the pool accepts it (at once in an open pool or when the caller keeps it).
+    pub rating_pool_id: Option<i64>,
+    /// Declared a national-rank tournament (default false).
+    pub national_rank: Option<bool>,
+    /// Tantrix only: played in the cup system (seed 003, 7.2: a forfeit scores 20-0 TP, 50-14
+    /// tiles); default false.
+    pub cup: Option<bool>,
+    /// Places that carry a prize (default 1: first place).
+    #[schema(minimum = 1, maximum = 1000)]
+    pub prize_places: Option<i32>,
+    /// Places that qualify for a later stage (default 0).
+    #[schema(minimum = 0, maximum = 1000)]
+    pub qualification_places: Option<i32>,
+}
+
+/// Changes to a tournament; absent fields stay as they are.
+#[derive(Debug, Deserialize, ToSchema, Default)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"status": "registration_open"}))]
+pub struct UpdateTournament {
+    #[schema(
+        max_length = 200,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
+    pub name: Option<String>,
+    #[schema(
+        max_length = 100,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
+    pub game: Option<String>,
+    #[schema(minimum = 1, maximum = 50)]
+    pub planned_rounds: Option<i32>,
+    pub starts_on: Option<NaiveDate>,
+    #[schema(minimum = 1, maximum = 60)]
+    pub days: Option<i32>,
+    #[schema(value_type = Option<crate::services::validate::TimeZoneName>)]
+    pub time_zone: Option<String>,
+    #[schema(
+        max_length = 200,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
+    pub venue: Option<String>,
+    pub registration_deadline: Option<DateTime<Utc>>,
+    #[schema(minimum = 0, maximum = 10080)]
+    pub appeal_window_minutes: Option<i32>,
+    /// Publish (`registration_open`), start, finish, or take back to `draft`.
+    pub status: Option<TournamentStatus>,
+    /// The rating pool it asks to be rated in; `null` for none. A new pool is a new request
+    /// (pending until a keeper of it accepts, unless it is open or the caller keeps it); moving
+    /// a tournament with rated games recomputes both pools.
+    #[serde(default, with = "crate::services::validate::double_option")]
+    #[schema(value_type = Option<i64>)]
+    pub rating_pool_id: Option<Option<i64>>,
+    /// Declared a national-rank tournament.
+    pub national_rank: Option<bool>,
+    /// Places that carry a prize (at least 1).
+    #[schema(minimum = 1, maximum = 1000)]
+    pub prize_places: Option<i32>,
+    /// Places that qualify for a later stage.
+    #[schema(minimum = 0, maximum = 1000)]
+    pub qualification_places: Option<i32>,
+}
+
+/// Filters for the tournament list.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct TournamentFilter {
+    pub status: Option<TournamentStatus>,
+    /// How many items (1-200, default 50).
+    #[param(minimum = 1, maximum = 200)]
+    pub limit: Option<i64>,
+    /// How many items to skip (default 0).
+    #[param(minimum = 0, maximum = 1000000000)]
+    pub offset: Option<i64>,
+}
+
+/// The last playing day; years 1-9999 only (what PostgreSQL and every client can store).
+fn check_dates(check: &mut Check, starts_on: NaiveDate, days: i64) -> NaiveDate {
+    use chrono::Datelike;
+    let ends_on = starts_on
+        .checked_add_days(chrono::Days::new(days.clamp(1, 60) as u64 - 1))
+        .unwrap_or(starts_on);
+    if !(1..=9999).contains(&starts_on.year()) {
+        check.fail("starts_on", "must be a date in the years 1-9999");
+    }
+    ends_on
+}
+
+fn check_time_zone(check: &mut Check, field: &str, tz: &str) -> String {
+    check.time_zone(field, tz)
+}
+
+/// A staff appointment.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct StaffOut {
+    pub user_id: i64,
+    pub username: String,
+    pub role: StaffRole,
+    pub appointed_by: i64,
+    pub appointed_at: DateTime<Utc>,
+}
+
+/// Appoint someone.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"user_id": 5, "role": "referee"}))]
+pub struct AppointStaff {
+    pub user_id: i64,
+    pub role: StaffRole,
+}
+
+fn staff_of(conn: &mut PgConnection, id: i64) -> Result<Vec<StaffOut>, ApiError> {
+    let rows: Vec<(StaffRow, String)> = tournament_staff::table
+        .inner_join(users::table.on(users::id.eq(tournament_staff::user_id)))
+        .filter(tournament_staff::tournament_id.eq(id))
+        .order((tournament_staff::role, tournament_staff::user_id))
+        .select((StaffRow::as_select(), users::username))
+        .load(conn)?;
+    Ok(rows
+        .into_iter()
+        .filter_map(|(s, username)| {
+            StaffRole::parse(&s.role).map(|role| StaffOut {
+                user_id: s.user_id,
+                username,
+                role,
+                appointed_by: s.appointed_by,
+                appointed_at: s.appointed_at,
+            })
+        })
+        .collect())
+}
+
+/// Creates a tournament in status draft; the caller becomes its organiser.
+pub fn create_tournament(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    input: CreateTournament,
+) -> Result<Tournament, ApiError> {
+    let mut check = Check::new();
+    let name = check.text("name", &input.name, 200);
+    let game = check.text("game", &input.game, 100);
+    let table_size = input.ruleset.default_table_size();
+    check.range("planned_rounds", input.planned_rounds.into(), 1, 50);
+    let days = input.days.unwrap_or(1);
+    check.range("days", days.into(), 1, 60);
+    let ends_on = check_dates(&mut check, input.starts_on, days.into());
+    let time_zone = check_time_zone(&mut check, "time_zone", &input.time_zone);
+    let venue = check.optional_text("venue", input.venue.as_deref(), 200);
+    let appeal_window = input.appeal_window_minutes.unwrap_or(30);
+    check.range("appeal_window_minutes", appeal_window.into(), 0, 10080);
+    let ruleset_overrides = cup_overrides(&mut check, input.ruleset, input.cup);
+    let prize_places = input.prize_places.unwrap_or(1);
+    check.range("prize_places", prize_places.into(), 1, 1000);
+    let qualification_places = input.qualification_places.unwrap_or(0);
+    check.range("qualification_places", qualification_places.into(), 0, 1000);
+    check.finish()?;
+    conn.transaction(|conn| {
+        // Naming a pool asks to be rated in it: pending until a keeper decides, unless the
+        // pool is open or the caller keeps it (issue 26).
+        let pool = match input.rating_pool_id {
+            Some(id) => Some(crate::services::access::require_pool(conn, id)?),
+            None => None,
+        };
+        let rating_status = match &pool {
+            Some(p) => Some(crate::services::ratings::request_status(
+                conn, caller, p, None,
+            )?),
+            None => None,
+        };
+        let t: Tournament = diesel::insert_into(tournaments::table)
+            .values(NewTournament {
+                name,
+                game,
+                ruleset: input.ruleset.as_str().into(),
+                ruleset_overrides,
+                table_size,
+                planned_rounds: input.planned_rounds,
+                starts_on: input.starts_on,
+                ends_on,
+                time_zone,
+                venue,
+                registration_deadline: input.registration_deadline,
+                appeal_window_minutes: appeal_window,
+                created_by: caller.user_id,
+                rating_pool_id: input.rating_pool_id,
+                national_rank: input.national_rank.unwrap_or(false),
+                prize_places,
+                qualification_places,
+                rating_status: rating_status.map(|s| s.as_str().to_string()),
+                rating_reason: pool
+                    .as_ref()
+                    .zip(rating_status)
+                    .and_then(|(p, s)| crate::services::ratings::automatic_reason(p, s)),
+                rating_decided_by: rating_status.map(|_| caller.user_id),
+                rating_decided_at: rating_status.map(|_| Utc::now()),
+            })
+            .returning(Tournament::as_returning())
+            .get_result(conn)?;
+        if let Some(p) = &pool {
+            crate::services::ratings::request_recorded(conn, caller, &t, p)?;
+        }
+        diesel::insert_into(tournament_staff::table)
+            .values((
+                tournament_staff::tournament_id.eq(t.id),
+                tournament_staff::user_id.eq(caller.user_id),
+                tournament_staff::role.eq(StaffRole::Organiser.as_str()),
+                tournament_staff::appointed_by.eq(caller.user_id),
+            ))
+            .execute(conn)?;
+        Ok(t)
+    })
+}
+
+/// One page of the tournaments the caller may see (drafts only for their staff).
+pub fn list_tournaments(
+    conn: &mut PgConnection,
+    caller: &MaybeCaller,
+    filter: TournamentFilter,
+) -> Result<Page<TournamentOut>, ApiError> {
+    let (limit, offset) = PageParams {
+        limit: filter.limit,
+        offset: filter.offset,
+    }
+    .resolve()?;
+    let build = || {
+        let mut q = tournaments::table.into_boxed();
+        match &caller.0 {
+            Some(c) if c.is_admin => {}
+            Some(c) => {
+                let mine = tournament_staff::table
+                    .filter(tournament_staff::user_id.eq(c.user_id))
+                    .select(tournament_staff::tournament_id);
+                q = q.filter(
+                    tournaments::status
+                        .ne(TournamentStatus::Draft.as_str())
+                        .or(tournaments::id.eq_any(mine)),
+                );
+            }
+            None => q = q.filter(tournaments::status.ne(TournamentStatus::Draft.as_str())),
+        }
+        if let Some(s) = filter.status {
+            q = q.filter(tournaments::status.eq(s.as_str()));
+        }
+        q
+    };
+    let total = build().count().get_result(conn)?;
+    let rows: Vec<Tournament> = build()
+        .order((tournaments::starts_on.desc(), tournaments::id.desc()))
+        .limit(limit)
+        .offset(offset)
+        .select(Tournament::as_select())
+        .load(conn)?;
+    Ok(Page {
+        items: rows
+            .into_iter()
+            .map(TournamentOut::try_from)
+            .collect::<Result<Vec<_>, _>>()?,
+        total,
+        limit,
+        offset,
+    })
+}
+
+/// Changes a tournament (organisers): fields, status steps and the rating pool, against the version in `If-Match`.
+pub fn update_tournament(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    id: i64,
+    expected: Option<i32>,
+    input: UpdateTournament,
+) -> Result<Tournament, ApiError> {
+    let mut check = Check::new();
+    let name = input.name.as_deref().map(|v| check.text("name", v, 200));
+    let game = input.game.as_deref().map(|v| check.text("game", v, 100));
+    if let Some(r) = input.planned_rounds {
+        check.range("planned_rounds", r.into(), 1, 50);
+    }
+    if let Some(d) = input.days {
+        check.range("days", d.into(), 1, 60);
+    }
+    if let Some(w) = input.appeal_window_minutes {
+        check.range("appeal_window_minutes", w.into(), 0, 10080);
+    }
+    if let Some(p) = input.prize_places {
+        check.range("prize_places", p.into(), 1, 1000);
+    }
+    if let Some(q) = input.qualification_places {
+        check.range("qualification_places", q.into(), 0, 1000);
+    }
+    let time_zone = input
+        .time_zone
+        .as_deref()
+        .map(|v| check_time_zone(&mut check, "time_zone", v));
+    let venue = input
+        .venue
+        .as_deref()
+        .map(|v| check.optional_text("venue", Some(v), 200));
+    check.finish()?;
+    conn.transaction(|conn| {
+        let current = load_for_staff(conn, caller, id, &[StaffRole::Organiser])?;
+        if expected.is_some_and(|v| v != current.version) {
+            return Err(ApiError::PreconditionFailed(format!(
+                "the tournament is at version {}; read it again",
+                current.version
+            )));
+        }
+        let starts_on = input.starts_on.unwrap_or(current.starts_on);
+        let days = input
+            .days
+            .map(i64::from)
+            .unwrap_or((current.ends_on - current.starts_on).num_days() + 1);
+        let mut dates = Check::new();
+        let ends_on = check_dates(&mut dates, starts_on, days);
+        dates.finish()?;
+        let status_now = TournamentStatus::parse(&current.status)
+            .ok_or_else(|| ApiError::Internal("bad status".into()))?;
+        let status = input.status.unwrap_or(status_now);
+        if !status_now.can_move_to(status) {
+            return Err(ApiError::Conflict(format!(
+                "a tournament cannot go from {} to {}",
+                status_now.as_str(),
+                status.as_str()
+            )));
+        }
+        let rating_pool_id = input.rating_pool_id.unwrap_or(current.rating_pool_id);
+        let (new_pool, rating) = rating_request(conn, caller, &current, rating_pool_id)?;
+        // The league's announcement date: when it was first published.
+        let announced_at = current
+            .announced_at
+            .or_else(|| (status == TournamentStatus::RegistrationOpen).then(Utc::now));
+        // Compare-and-set on the version so two concurrent writers cannot both win.
+        let updated: Option<Tournament> = diesel::update(
+            tournaments::table
+                .find(id)
+                .filter(tournaments::version.eq(current.version)),
+        )
+        .set((
+            tournaments::name.eq(name.unwrap_or_else(|| current.name.clone())),
+            tournaments::game.eq(game.unwrap_or_else(|| current.game.clone())),
+            tournaments::planned_rounds.eq(input.planned_rounds.unwrap_or(current.planned_rounds)),
+            tournaments::starts_on.eq(starts_on),
+            tournaments::ends_on.eq(ends_on),
+            tournaments::time_zone.eq(time_zone.unwrap_or_else(|| current.time_zone.clone())),
+            tournaments::venue.eq(venue.unwrap_or_else(|| current.venue.clone())),
+            tournaments::registration_deadline.eq(input
+                .registration_deadline
+                .or(current.registration_deadline)),
+            tournaments::appeal_window_minutes.eq(input
+                .appeal_window_minutes
+                .unwrap_or(current.appeal_window_minutes)),
+            tournaments::status.eq(status.as_str()),
+            tournaments::updated_at.eq(Utc::now()),
+            tournaments::version.eq(current.version + 1),
+            tournaments::rating_pool_id.eq(rating_pool_id),
+            tournaments::rating_status.eq(rating.status),
+            tournaments::rating_reason.eq(rating.reason),
+            tournaments::rating_decided_by.eq(rating.decided_by),
+            tournaments::rating_decided_at.eq(rating.decided_at),
+            tournaments::national_rank.eq(input.national_rank.unwrap_or(current.national_rank)),
+            tournaments::announced_at.eq(announced_at),
+            tournaments::prize_places.eq(input.prize_places.unwrap_or(current.prize_places)),
+            tournaments::qualification_places.eq(input
+                .qualification_places
+                .unwrap_or(current.qualification_places)),
+        ))
+        .returning(Tournament::as_returning())
+        .get_result(conn)
+        .optional()?;
+        let updated = updated.ok_or_else(|| {
+            ApiError::PreconditionFailed("the tournament changed meanwhile; read it again".into())
+        })?;
+        if let Some(p) = &new_pool {
+            crate::services::ratings::request_recorded(conn, caller, &updated, p)?;
+        }
+        ratings_after_update(conn, &current, &updated)?;
+        Ok(updated)
+    })
+}
+
+/// The rating request of a tournament as a change leaves it.
+struct RatingRequest {
+    status: Option<String>,
+    reason: Option<String>,
+    decided_by: Option<i64>,
+    decided_at: Option<DateTime<Utc>>,
+}
+
+/// The rating request after a change of the tournament's pool to `rating_pool_id`, and the new
+/// pool when it changed: a new pool is a new request to be rated (issue 26; pending unless the
+/// pool is open or the caller keeps it), no pool is no request, the same pool keeps its request.
+fn rating_request(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    current: &Tournament,
+    rating_pool_id: Option<i64>,
+) -> Result<(Option<RatingPoolRow>, RatingRequest), ApiError> {
+    let new_pool = match rating_pool_id.filter(|p| Some(*p) != current.rating_pool_id) {
+        Some(id) => Some(crate::services::access::require_pool(conn, id)?),
+        None => None,
+    };
+    let request = match (&new_pool, rating_pool_id) {
+        (Some(p), _) => {
+            let status = crate::services::ratings::request_status(conn, caller, p, None)?;
+            RatingRequest {
+                status: Some(status.as_str().to_string()),
+                reason: crate::services::ratings::automatic_reason(p, status),
+                decided_by: Some(caller.user_id),
+                decided_at: Some(Utc::now()),
+            }
+        }
+        (None, None) => RatingRequest {
+            status: None,
+            reason: None,
+            decided_by: None,
+            decided_at: None,
+        },
+        (None, Some(_)) => RatingRequest {
+            status: current.rating_status.clone(),
+            reason: current.rating_reason.clone(),
+            decided_by: current.rating_decided_by,
+            decided_at: current.rating_decided_at,
+        },
+    };
+    Ok((new_pool, request))
+}
+
+/// After a tournament changed: rounds played without a stated time follow its playing days
+/// (issue 14, item 20), and its rating pool follows what the ratings depend on (the pool link,
+/// national rank, announcement, day of play).
+fn ratings_after_update(
+    conn: &mut PgConnection,
+    current: &Tournament,
+    updated: &Tournament,
+) -> Result<(), ApiError> {
+    let id = updated.id;
+    let rating_pool_id = updated.rating_pool_id;
+    // Rounds played without a stated time follow the playing days (issue 14, item 20).
+    let days_moved = (updated.starts_on, updated.ends_on, &updated.time_zone)
+        != (current.starts_on, current.ends_on, &current.time_zone)
+        && crate::services::running::time_of_play::rederive(conn, updated)?;
+    if rating_pool_id != current.rating_pool_id {
+        crate::services::ratings::tournament_pool_changed(conn, id, current.rating_pool_id)?;
+    } else if rating_pool_id.is_some()
+        && (updated.national_rank != current.national_rank
+            || updated.announced_at != current.announced_at
+            || updated.starts_on != current.starts_on
+            || days_moved)
+    {
+        // The league's decisions (which tournament holds the national-rank bonus)
+        // may have changed.
+        crate::services::ratings::results_changed(conn, id)?;
+    }
+    Ok(())
+}
+
+/// A tournament's staff, and whether the tournament is public.
+pub fn list_staff(
+    conn: &mut PgConnection,
+    caller: &MaybeCaller,
+    id: i64,
+) -> Result<(bool, Vec<StaffOut>), ApiError> {
+    let t = load_visible(conn, caller, id)?;
+    Ok((
+        t.status != TournamentStatus::Draft.as_str(),
+        staff_of(conn, id)?,
+    ))
+}
+
+/// Appoints a user to a staff role (organisers; the appeals committee holds at most three).
+pub fn appoint(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    id: i64,
+    input: AppointStaff,
+) -> Result<Vec<StaffOut>, ApiError> {
+    conn.transaction(|conn| {
+        load_for_staff(conn, caller, id, &[StaffRole::Organiser])?;
+        // The limits below are checked, then inserted: one appointment at a time.
+        lock_tournament(conn, id)?;
+        let exists: bool = diesel::select(diesel::dsl::exists(users::table.find(input.user_id)))
+            .get_result(conn)?;
+        if !exists {
+            return Err(ApiError::field(
+                "user_id",
+                format!("there is no user {}", input.user_id),
+            ));
+        }
+        let current = staff_of(conn, id)?;
+        if current
+            .iter()
+            .any(|s| s.user_id == input.user_id && s.role == input.role)
+        {
+            return Err(ApiError::Conflict("already appointed to that role".into()));
+        }
+        let conflicting = match input.role {
+            StaffRole::Referee => Some(StaffRole::AppealsCommittee),
+            StaffRole::AppealsCommittee => Some(StaffRole::Referee),
+            StaffRole::Organiser => None,
+        };
+        if let Some(other) = conflicting {
+            if current
+                .iter()
+                .any(|s| s.user_id == input.user_id && s.role == other)
+            {
+                return Err(ApiError::Conflict(
+                    "a referee cannot sit on the appeals committee of the same tournament".into(),
+                ));
+            }
+        }
+        if input.role == StaffRole::AppealsCommittee
+            && current
+                .iter()
+                .filter(|s| s.role == StaffRole::AppealsCommittee)
+                .count()
+                >= 3
+        {
+            return Err(ApiError::Conflict(
+                "the appeals committee already has three members".into(),
+            ));
+        }
+        diesel::insert_into(tournament_staff::table)
+            .values((
+                tournament_staff::tournament_id.eq(id),
+                tournament_staff::user_id.eq(input.user_id),
+                tournament_staff::role.eq(input.role.as_str()),
+                tournament_staff::appointed_by.eq(caller.user_id),
+            ))
+            .execute(conn)?;
+        staff_of(conn, id)
+    })
+}
+
+/// Dismisses a user from a staff role (organisers; the last organiser stays).
+pub fn dismiss(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    id: i64,
+    user_id: i64,
+    role: StaffRole,
+) -> Result<(), ApiError> {
+    conn.transaction(|conn| {
+        load_for_staff(conn, caller, id, &[StaffRole::Organiser])?;
+        let current = staff_of(conn, id)?;
+        if !current
+            .iter()
+            .any(|s| s.user_id == user_id && s.role == role)
+        {
+            return Err(ApiError::NotFound("no such appointment".into()));
+        }
+        if role == StaffRole::Organiser
+            && current
+                .iter()
+                .filter(|s| s.role == StaffRole::Organiser)
+                .count()
+                == 1
+        {
+            return Err(ApiError::Conflict(
+                "a tournament needs at least one organiser".into(),
+            ));
+        }
+        diesel::delete(
+            tournament_staff::table
+                .filter(tournament_staff::tournament_id.eq(id))
+                .filter(tournament_staff::user_id.eq(user_id))
+                .filter(tournament_staff::role.eq(role.as_str())),
+        )
+        .execute(conn)?;
+        Ok(())
+    })
+}
