@@ -122,7 +122,7 @@ fn bench_routes(c: &mut web::ServiceConfig) {
     }
 }
 
-/// What a request may change of the kept public reads (`services::kept`).
+/// What a request may change of the kept public reads (`infra::kept`).
 #[derive(Debug, PartialEq)]
 enum Touch {
     Nothing,

@@ -3,7 +3,7 @@
 //! Events are rows of `tournament_events`, written in the same transaction as the change they
 //! announce (a round published, a result entered or corrected, standings changed, a withdrawal
 //! or penalty). The stream sends every event after `Last-Event-ID` (or `?after=`) from the
-//! table, then each new one as the instance's listener broadcasts it (`services::live`: one
+//! table, then each new one as the instance's listener broadcasts it (`infra::live`: one
 //! LISTEN connection per instance, no polling per client), with a keep-alive comment after 15
 //! quiet seconds. Any instance can serve any client: the database is the only shared state.
 

@@ -216,7 +216,7 @@ pub fn idempotency_key(
 
 /// The caller a bearer token names, if the request carries one; 401 for a bad token. The token
 /// says who; the account as stored says what they may do (a demoted admin or a deleted account
-/// loses its power within `services::auth::ACCOUNT_TTL`, not when the token expires).
+/// loses its power within `services::accounts::auth::ACCOUNT_TTL`, not when the token expires).
 async fn caller_from_header(req: HttpRequest) -> Result<Option<Caller>, ApiError> {
     let Some(value) = req.headers().get(header::AUTHORIZATION) else {
         return Ok(None);

@@ -1,7 +1,7 @@
 //! Standings: `GET /tournaments/{id}/standings`, as JSON or CSV. Each instance keeps the
 //! rendered body: for anonymous readers until a change to the tournament is announced
-//! (`services::kept`, no database work on a hit), for signed-in readers while the stamp of the
-//! tournament's inputs is unchanged (`services::standings_cache`: exact, one small query).
+//! (`infra::kept`, no database work on a hit), for signed-in readers while the stamp of the
+//! tournament's inputs is unchanged (`services::running::standings::read_kept` over `infra::standings_cache`: exact, one small query).
 
 use actix_web::{get, http::header, web, HttpRequest, HttpResponse};
 
@@ -15,7 +15,6 @@ use crate::domain::scoring::Purpose;
 use crate::error::{ApiError, ApiResult, Problem};
 use crate::infra::kept::KeptBody;
 use crate::infra::live::Subject;
-use crate::infra::standings_cache;
 use crate::runtime::state::AppState;
 use crate::services::ratings::ListFormat;
 use crate::services::running::standings::{
@@ -75,7 +74,7 @@ pub async fn standings(
         );
         let (public, body) = state
             .run_kept(true, key, Subject::Tournament(tid), move |conn| {
-                let read = standings_cache::read(
+                let read = table::read_kept(
                     conn,
                     &cache,
                     &caller,
@@ -106,7 +105,7 @@ pub async fn standings(
     let if_none_match = if_none_match(&req);
     let read = state
         .run(move |conn| {
-            standings_cache::read(
+            table::read_kept(
                 conn,
                 &cache,
                 &caller,

@@ -8,7 +8,7 @@ use crate::db::schema::{refresh_tokens, users};
 use crate::error::ApiError;
 
 /// Revokes every session of an account and moves its epoch on, so that its access tokens are
-/// refused too (within `services::auth::ACCOUNT_TTL`).
+/// refused too (within `services::accounts::auth::ACCOUNT_TTL`).
 pub fn end_every_session(conn: &mut PgConnection, user_id: i64) -> Result<(), ApiError> {
     diesel::update(
         refresh_tokens::table

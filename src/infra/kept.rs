@@ -1,14 +1,14 @@
 //! Public reads kept per instance (issue 16): the rendered body of a public read (a tournament,
 //! a round's draw, the standings) is kept with the *generation* of its tournament seen when the
 //! read began. Every committed change to a tournament's inputs announces the tournament on
-//! `tourney_changes` (migration `change_notify`); the instance's listener (`services::live`)
+//! `tourney_changes` (migration `change_notify`); the instance's listener (`infra::live`)
 //! moves that tournament's generation on. A kept body whose generation is still current is
 //! served without a database connection; while the listener is not connected there is no
 //! current generation and nothing is served from here.
 //!
 //! Staleness: a change is seen once its notification reaches the listener, which reads its
 //! socket every 20 ms; shared caches may add their `max-age=5`. Staff reads (signed in) do not
-//! come here: they stay exact (`services::standings_cache`).
+//! come here: they stay exact (`infra::standings_cache`).
 //!
 //! Misses are rebuilt one per key at a time (single-flight: 64 clients missing at once cause one
 //! rebuild, the others then find it kept) and at most [`REBUILDS`] at once per instance, so a

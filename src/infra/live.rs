@@ -13,7 +13,7 @@
 //! The same connection listens on `tourney_changes`, where every committed change to a
 //! tournament's inputs announces the tournament (migration `change_notify`): each announcement
 //! moves that tournament's [`Generation`] on, which is what the instance's kept public reads
-//! are checked against (`services::kept`).
+//! are checked against (`infra::kept`).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};

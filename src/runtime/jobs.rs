@@ -1,6 +1,6 @@
 //! Background work every instance runs next to its HTTP workers, once a second: the deadlines
-//! of self-scheduled games (`services::scheduling`) and webhook deliveries
-//! (`services::webhooks`). Several instances may run it at once: each game and each delivery is
+//! of self-scheduled games (`services::play::scheduling`) and webhook deliveries
+//! (`services::integrations::webhooks`). Several instances may run it at once: each game and each delivery is
 //! taken under a row lock (or a lease) that the others skip.
 //!
 //! The jobs have their own connection (named `tourney-jobs` in `pg_stat_activity`), outside the

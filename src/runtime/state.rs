@@ -175,7 +175,7 @@ impl AppState {
     /// A read of `subject` that this instance may keep under `key`: for an anonymous caller
     /// (`anonymous`), the kept body while no change to the subject has been announced
     /// since it was kept (no connection is taken); else `f` on a connection, one rebuild per key
-    /// at a time and a few in all (`services::kept`), its answer kept when `f` says it is
+    /// at a time and a few in all (`infra::kept`), its answer kept when `f` says it is
     /// public. Signed-in callers always get `f`'s exact answer. Returns whether the answer is
     /// public, and the answer.
     pub async fn run_kept<F>(

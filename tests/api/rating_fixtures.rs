@@ -78,7 +78,7 @@ pub(crate) fn feed(conn: &mut PgConnection, tournament: i64) {
 }
 
 /// A change written straight to the database (not through the service) reaches the service's
-/// kept anonymous reads through its notification (`services::kept`): give the instance's
+/// kept anonymous reads through its notification (`infra::kept`): give the instance's
 /// listener, which reads its socket every 10 ms, time to see it. The listener is its own
 /// thread, so blocking this one does not hold it up.
 pub(crate) fn notified() {

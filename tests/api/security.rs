@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 use crate::helpers::spawn_app;
 
 /// A name that a spreadsheet would run as a formula is exported as text (OWASP CSV
-/// injection). The standings, leaderboard and league exports share `services::csv::field`,
+/// injection). The standings, leaderboard and league exports share `infra::csv::field`,
 /// whose unit tests cover every dangerous lead character.
 #[actix_web::test]
 async fn csv_exports_neutralise_formulas() {

@@ -1,4 +1,4 @@
-//! The webhook delivery queue (see `services::webhooks`): outbox rows become deliveries, due
+//! The webhook delivery queue (see `services::integrations::webhooks`): outbox rows become deliveries, due
 //! deliveries are claimed under a lease, and each attempt's outcome is recorded.
 
 use base64::Engine;

@@ -1,5 +1,5 @@
 //! The deadlines of self-scheduled games (seed 003 rule 8.2) and the leader's reversal of an
-//! automatic forfeit. See `services::scheduling`.
+//! automatic forfeit. See `services::play::scheduling`.
 
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;

@@ -12,7 +12,7 @@
 //! - [`ratings_at`]: ratings and rated games at an instant, for seeding at a registration
 //!   deadline (Tantrix seed 003 rule 13).
 //!
-//! Time order: when the round was played (`rounds.played_at`, see `services::time_of_play`),
+//! Time order: when the round was played (`rounds.played_at`, see `services::running::time_of_play`),
 //! then round id, then table number (domain.md section 10).
 //! Only rounds with status `completed` are rated; the highest result version per table is the
 //! one in force. Which seat won comes from the scoring engine with the tournament's ruleset, so

@@ -2,6 +2,7 @@
 //! shows at once), as rows for JSON and CSV.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use diesel::prelude::*;
 use diesel::PgConnection;
@@ -14,6 +15,7 @@ use crate::domain::scoring::standings::{TieBreakValue, TieStatus};
 use crate::domain::scoring::Purpose;
 use crate::domain::status::TournamentStatus;
 use crate::error::ApiError;
+use crate::infra::standings_cache::{self, StandingsCache};
 use crate::services::access::load_visible;
 use crate::services::ratings::ListFormat;
 use crate::services::running::snapshot::Snapshot;
@@ -335,4 +337,65 @@ pub fn team_standings(
             rows,
         },
     ))
+}
+
+// --- kept standings -----------------------------------------------------------------------------
+
+/// What a standings read answers.
+pub struct StandingsRead {
+    /// Derived from the stamp and the query: the same while nothing changed.
+    pub etag: String,
+    /// Anyone may see the tournament (not a draft).
+    pub public: bool,
+    /// The body, or `None` when the caller's `If-None-Match` named `etag` (a 304).
+    pub body: Option<Arc<[u8]>>,
+}
+
+/// The standings as the caller may read them: 404 for a draft the caller may not see; the
+/// ETag from the stamp (`etag_of(stamp-and-query)`); no body when `not_modified(etag)`; else
+/// the kept body if the stamp still matches, or a freshly computed one (then kept).
+#[allow(clippy::too_many_arguments)]
+pub fn read_kept(
+    conn: &mut PgConnection,
+    cache: &StandingsCache,
+    caller: &MaybeCaller,
+    tid: i64,
+    after_round: Option<u32>,
+    purpose: Purpose,
+    csv: bool,
+    etag_of: impl Fn(&str) -> String,
+    not_modified: impl Fn(&str) -> bool,
+) -> Result<StandingsRead, ApiError> {
+    let t = load_visible(conn, caller, tid)?;
+    let public = t.status != TournamentStatus::Draft.as_str();
+    let stamp = standings_cache::stamp(conn, tid)?;
+    let key = format!("standings/1 t={tid} after={after_round:?} purpose={purpose:?} csv={csv}");
+    let etag = etag_of(&format!("{key} stamp={stamp}"));
+    if not_modified(&etag) {
+        return Ok(StandingsRead {
+            etag,
+            public,
+            body: None,
+        });
+    }
+    let body = match cache.get(&key, &stamp) {
+        Some(body) => body,
+        None => {
+            let table = standings_of(conn, t, after_round, purpose)?;
+            let body: Arc<[u8]> = if csv {
+                table.to_csv().into_bytes().into()
+            } else {
+                serde_json::to_vec(&table.out)
+                    .map_err(|e| ApiError::Internal(e.to_string()))?
+                    .into()
+            };
+            cache.put(key, stamp, body.clone());
+            body
+        }
+    };
+    Ok(StandingsRead {
+        etag,
+        public,
+        body: Some(body),
+    })
 }
