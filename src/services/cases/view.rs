@@ -60,11 +60,21 @@ pub(super) fn render(
         votes: None,
         history: None,
     };
-    if !insider {
-        return Ok(out);
+    if insider {
+        add_insider_view(conn, &case, &mut out)?;
     }
-    let links: Vec<String> =
-        serde_json::from_value(case.evidence_links.clone()).unwrap_or_default();
+    Ok(out)
+}
+
+/// What the parties, the panel and the staff see besides the public view: the statement and
+/// evidence, who opened and decided it, the parties, the panel, its votes and the history.
+fn add_insider_view(
+    conn: &mut PgConnection,
+    case: &CaseRow,
+    out: &mut CaseOut,
+) -> Result<(), ApiError> {
+    let links: Vec<String> = serde_json::from_value(case.evidence_links.clone())
+        .map_err(|e| ApiError::Internal(format!("case {}: stored evidence links: {e}", case.id)))?;
     out.statement = Some(case.statement.clone());
     out.evidence = Some(Evidence {
         text: case.evidence_text.clone(),
@@ -125,7 +135,7 @@ pub(super) fn render(
             })
             .collect(),
     );
-    Ok(out)
+    Ok(())
 }
 
 pub(super) fn render_for(

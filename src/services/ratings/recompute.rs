@@ -50,71 +50,8 @@ pub(super) fn recompute_from(
         .collect();
     let mut dir = PlayerDirectory::new();
 
-    let mut games = load_games(conn, pool_id, from, None, None)?;
-    // Imported lists from `from` on take their place in the time order.
-    let imports = import_items(conn, pool_id, from)?;
-    if !imports.is_empty() {
-        games.extend(imports);
-        games.sort_by_key(|g| g.key);
-    }
-    // The national-rank bonuses from `from` on, decided on the whole pool: the log before the
-    // affected point plus the games replayed now.
-    if pool.league && params.event_bonus > 0.0 {
-        let mut participation = logged_participation(conn, pool_id, Some(first_seq), None)?;
-        add_games(&mut participation, params, &games);
-        let facts = tournament_facts(conn, pool_id)?;
-        let bonuses = bonus_games(pool, params, &facts, &participation)?;
-        games.extend(
-            bonuses
-                .into_iter()
-                .filter(|b| from.is_none_or(|f| b.key >= f)),
-        );
-        games.sort_by_key(|g| g.key);
-    }
-    let mut rated: Vec<RatedGame> = Vec::with_capacity(games.len());
-    let idx = |dir: &mut PlayerDirectory, p: i64| -> PlayerIndex { dir.intern(PlayerId(p)) };
-    for (i, g) in games.iter().enumerate() {
-        let result = match &g.result {
-            GameById::Duel(a, b, o) => GameResult::Duel {
-                first: idx(&mut dir, *a),
-                second: idx(&mut dir, *b),
-                outcome: *o,
-            },
-            GameById::Table(seats) => GameResult::Table {
-                seats: seats
-                    .iter()
-                    .map(|(p, score)| Seat {
-                        player: idx(&mut dir, *p),
-                        score: *score,
-                    })
-                    .collect(),
-            },
-            GameById::Teams(a, b, o) => GameResult::Teams {
-                first: a.iter().map(|p| idx(&mut dir, *p)).collect(),
-                second: b.iter().map(|p| idx(&mut dir, *p)).collect(),
-                outcome: *o,
-            },
-            GameById::Bonus(players) => GameResult::EventBonus {
-                participants: players.iter().map(|p| idx(&mut dir, *p)).collect(),
-            },
-            GameById::Import(entries) => GameResult::Imported {
-                entries: entries
-                    .iter()
-                    .map(|(p, rating, games)| ImportedRating {
-                        player: idx(&mut dir, *p),
-                        rating: *rating,
-                        games: *games,
-                    })
-                    .collect(),
-            },
-        };
-        rated.push(RatedGame {
-            id: i as i64,
-            at: g.key.0,
-            exclusion: g.exclusion,
-            result,
-        });
-    }
+    let games = pool_items(conn, pool, params, from, first_seq)?;
+    let rated = engine_games(&games, &mut dir);
     let mut start = RatingState::new(params, dir.len());
     // The incremental recompute starts from the state before the replaced rows, for the
     // players replayed and those whose rows are replaced (whose standings may change).
@@ -137,11 +74,123 @@ pub(super) fn recompute_from(
     }
     let (_, changes) = replay(params, start, &rated)
         .map_err(|e| ApiError::Internal(format!("rating pool {pool_id}: {e}")))?;
+    let rows = log_rows(pool_id, first_seq, &games, &changes, &dir);
+    if from.is_none() {
+        if !rows.is_empty() {
+            diesel::copy_from(rating_changes::table)
+                .from_insertable(&rows)
+                .execute(conn)?;
+        }
+        replace_standings(conn, pool_id, &rows)?;
+        // The whole log of the pool was rewritten: fresh statistics, so the next feeds plan
+        // with them instead of waiting for autovacuum (ANALYZE sees this transaction's rows).
+        diesel::sql_query("ANALYZE rating_changes, rating_standings").execute(conn)?;
+    } else {
+        write_difference(conn, pool_id, first_seq, &old, &before, &rows)?;
+    }
+    Ok(RecomputeSummary {
+        games: rated.len(),
+        changes: rows.len(),
+    })
+}
+
+/// The pool's rated items from `from` on, in time order: its games, the imported lists and
+/// (in a league with a bonus) the national-rank bonuses, decided on the whole pool (the log
+/// before `first_seq` plus the games replayed now).
+fn pool_items(
+    conn: &mut PgConnection,
+    pool: &RatingPoolRow,
+    params: &RatingPoolParams,
+    from: Option<OrderKey>,
+    first_seq: i64,
+) -> Result<Vec<PoolGame>, ApiError> {
+    let pool_id = pool.id;
+    let mut games = load_games(conn, pool_id, from, None, None)?;
+    // Imported lists from `from` on take their place in the time order.
+    let imports = import_items(conn, pool_id, from)?;
+    if !imports.is_empty() {
+        games.extend(imports);
+        games.sort_by_key(|g| g.key);
+    }
+    // The national-rank bonuses from `from` on, decided on the whole pool: the log before the
+    // affected point plus the games replayed now.
+    if pool.league && params.event_bonus > 0.0 {
+        let mut participation = logged_participation(conn, pool_id, Some(first_seq), None)?;
+        add_games(&mut participation, params, &games);
+        let facts = tournament_facts(conn, pool_id)?;
+        let bonuses = bonus_games(pool, params, &facts, &participation)?;
+        games.extend(
+            bonuses
+                .into_iter()
+                .filter(|b| from.is_none_or(|f| b.key >= f)),
+        );
+        games.sort_by_key(|g| g.key);
+    }
+    Ok(games)
+}
+
+/// The engine's games for `games`, players interned in `dir`.
+fn engine_games(games: &[PoolGame], dir: &mut PlayerDirectory) -> Vec<RatedGame> {
+    let mut rated: Vec<RatedGame> = Vec::with_capacity(games.len());
+    let idx = |dir: &mut PlayerDirectory, p: i64| -> PlayerIndex { dir.intern(PlayerId(p)) };
+    for (i, g) in games.iter().enumerate() {
+        let result = match &g.result {
+            GameById::Duel(a, b, o) => GameResult::Duel {
+                first: idx(dir, *a),
+                second: idx(dir, *b),
+                outcome: *o,
+            },
+            GameById::Table(seats) => GameResult::Table {
+                seats: seats
+                    .iter()
+                    .map(|(p, score)| Seat {
+                        player: idx(dir, *p),
+                        score: *score,
+                    })
+                    .collect(),
+            },
+            GameById::Teams(a, b, o) => GameResult::Teams {
+                first: a.iter().map(|p| idx(dir, *p)).collect(),
+                second: b.iter().map(|p| idx(dir, *p)).collect(),
+                outcome: *o,
+            },
+            GameById::Bonus(players) => GameResult::EventBonus {
+                participants: players.iter().map(|p| idx(dir, *p)).collect(),
+            },
+            GameById::Import(entries) => GameResult::Imported {
+                entries: entries
+                    .iter()
+                    .map(|(p, rating, games)| ImportedRating {
+                        player: idx(dir, *p),
+                        rating: *rating,
+                        games: *games,
+                    })
+                    .collect(),
+            },
+        };
+        rated.push(RatedGame {
+            id: i as i64,
+            at: g.key.0,
+            exclusion: g.exclusion,
+            result,
+        });
+    }
+    rated
+}
+
+/// The log rows of a replay's `changes` of `games`, numbered from `first_seq`.
+fn log_rows(
+    pool_id: i64,
+    first_seq: i64,
+    games: &[PoolGame],
+    changes: &[RatingChange],
+    dir: &PlayerDirectory,
+) -> Vec<RatingChangeRow> {
     // Sequences number the items that changed ratings, densely: unrated games (excluded, ignored
     // draws) take no number, so the incremental recompute and the full rebuild number alike.
     let mut sequence = first_seq - 1;
     let mut last_game = None;
-    let rows: Vec<RatingChangeRow> = changes
+    changes
         .iter()
         .map(|c| {
             let g = &games[c.game_id as usize];
@@ -169,24 +218,7 @@ pub(super) fn recompute_from(
                 games: i32::try_from(c.games).unwrap_or(i32::MAX),
             }
         })
-        .collect();
-    if from.is_none() {
-        if !rows.is_empty() {
-            diesel::copy_from(rating_changes::table)
-                .from_insertable(&rows)
-                .execute(conn)?;
-        }
-        replace_standings(conn, pool_id, &rows)?;
-        // The whole log of the pool was rewritten: fresh statistics, so the next feeds plan
-        // with them instead of waiting for autovacuum (ANALYZE sees this transaction's rows).
-        diesel::sql_query("ANALYZE rating_changes, rating_standings").execute(conn)?;
-    } else {
-        write_difference(conn, pool_id, first_seq, &old, &before, &rows)?;
-    }
-    Ok(RecomputeSummary {
-        games: rated.len(),
-        changes: rows.len(),
-    })
+        .collect()
 }
 
 /// Writes an incremental recompute: `old` are the log rows from `first_seq` on (`replaced` the

@@ -108,44 +108,9 @@ pub(super) fn draw_input(
     } else {
         Purpose::Seeding
     };
-    let standings = if number > 1 && snap.ruleset.format != Format::TeamDuplicate {
-        let s = snap.standings(Some(number as u32 - 1), purpose)?;
-        s.rows
-            .iter()
-            .map(|row| Standing {
-                player: row.player,
-                place: row.place,
-                score: Some(row.tp.to_f64()),
-            })
-            .collect::<Vec<_>>()
-    } else {
-        Vec::new()
-    };
-    let place: HashMap<PlayerId, u32> = standings.iter().map(|s| (s.player, s.place)).collect();
+    let standings = standings_before(snap, number, purpose)?;
     if kind == RoundKind::Voluntary {
-        // The best multiple of the table size continue (domain.md section 3).
-        active.sort_by_key(|r| {
-            place
-                .get(&PlayerId(r.player_id))
-                .copied()
-                .unwrap_or(u32::MAX)
-        });
-        let size = snap.tournament.table_size.max(1) as usize;
-        let keep = active.len() / size * size;
-        for r in active.split_off(keep) {
-            diesel::insert_into(withdrawals::table)
-                .values(NewWithdrawal {
-                    tournament_id: snap.tournament.id,
-                    player_id: r.player_id,
-                    kind: "opt_out".into(),
-                    from_round: number,
-                    reason: Some(format!(
-                        "not among the best multiple of {size} who continue"
-                    )),
-                    recorded_by: caller.user_id,
-                })
-                .execute(conn)?;
-        }
+        stop_voluntary(conn, snap, number, &standings, &mut active, caller)?;
     }
     let players = player_entries(conn, snap, &active)?;
     let active_ids: std::collections::HashSet<PlayerId> = players.iter().map(|p| p.id).collect();
@@ -192,6 +157,63 @@ pub(super) fn draw_input(
             })
             .collect(),
     })
+}
+
+/// The standings the seating reads (none before round 2, and none in team events, which are
+/// seated from the teams).
+fn standings_before(
+    snap: &Snapshot,
+    number: i32,
+    purpose: Purpose,
+) -> Result<Vec<Standing>, ApiError> {
+    if number <= 1 || snap.ruleset.format == Format::TeamDuplicate {
+        return Ok(Vec::new());
+    }
+    let s = snap.standings(Some(number as u32 - 1), purpose)?;
+    Ok(s.rows
+        .iter()
+        .map(|row| Standing {
+            player: row.player,
+            place: row.place,
+            score: Some(row.tp.to_f64()),
+        })
+        .collect())
+}
+
+/// A voluntary round: the best multiple of the table size continue (domain.md section 3); the
+/// others are recorded as opt-outs and leave `active`.
+fn stop_voluntary(
+    conn: &mut PgConnection,
+    snap: &Snapshot,
+    number: i32,
+    standings: &[Standing],
+    active: &mut Vec<&crate::db::running::Registration>,
+    caller: &Caller,
+) -> Result<(), ApiError> {
+    let place: HashMap<PlayerId, u32> = standings.iter().map(|s| (s.player, s.place)).collect();
+    active.sort_by_key(|r| {
+        place
+            .get(&PlayerId(r.player_id))
+            .copied()
+            .unwrap_or(u32::MAX)
+    });
+    let size = snap.tournament.table_size.max(1) as usize;
+    let keep = active.len() / size * size;
+    for r in active.split_off(keep) {
+        diesel::insert_into(withdrawals::table)
+            .values(NewWithdrawal {
+                tournament_id: snap.tournament.id,
+                player_id: r.player_id,
+                kind: "opt_out".into(),
+                from_round: number,
+                reason: Some(format!(
+                    "not among the best multiple of {size} who continue"
+                )),
+                recorded_by: caller.user_id,
+            })
+            .execute(conn)?;
+    }
+    Ok(())
 }
 
 /// The default length of the plan that `random` and `bridge` rounds follow: the rest of the
