@@ -42,5 +42,6 @@ mod security;
 mod self_scheduling;
 mod sessions;
 mod standings_kept;
+mod stored_json;
 mod tournaments;
 mod webhooks;

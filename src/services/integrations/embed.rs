@@ -61,7 +61,8 @@ pub fn round(conn: &mut PgConnection, tid: i64, number: i32) -> Result<RoundPage
     }
     let draw: crate::domain::seating::Draw = serde_json::from_value(r.draw)
         .map_err(|e| ApiError::Internal(format!("stored draw: {e}")))?;
-    let colours: Vec<TableColours> = serde_json::from_value(r.colours).unwrap_or_default();
+    let colours: Vec<TableColours> = serde_json::from_value(r.colours)
+        .map_err(|e| ApiError::Internal(format!("stored colours of round {number}: {e}")))?;
     let ids: Vec<i64> = draw
         .tables
         .iter()

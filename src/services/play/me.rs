@@ -178,11 +178,12 @@ pub fn my_games(conn: &mut PgConnection, caller: &Caller) -> Result<MyGames, Api
             else {
                 continue;
             };
-            let colours: Vec<TableColours> = round
-                .colours
-                .clone()
-                .and_then(|c| serde_json::from_value(c).ok())
-                .unwrap_or_default();
+            let colours: Vec<TableColours> = match round.colours.clone() {
+                Some(c) => serde_json::from_value(c).map_err(|e| {
+                    ApiError::Internal(format!("stored colours of round {}: {e}", round.id))
+                })?,
+                None => Vec::new(),
+            };
             let colour_of = |p: i64| {
                 colours
                     .iter()

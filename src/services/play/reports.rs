@@ -85,22 +85,23 @@ type ReportRow = (
     i64,
 );
 
-fn out(round: &RoundRow, table: i32, row: ReportRow) -> ReportOut {
+fn out(round: &RoundRow, table: i32, row: ReportRow) -> Result<ReportOut, ApiError> {
     let (id, player, body, status, created_at, answer_by, answered_at, case_id, _) = row;
-    let input: Option<EnterResult> = serde_json::from_value(body).ok();
-    ReportOut {
+    let input: EnterResult = serde_json::from_value(body)
+        .map_err(|e| ApiError::Internal(format!("result report {id}: stored body: {e}")))?;
+    Ok(ReportOut {
         id,
         round: round.number,
         table,
         reported_by_player: player,
-        seats: input.as_ref().map(|i| i.seats.clone()).unwrap_or_default(),
-        double_crash: input.and_then(|i| i.double_crash).unwrap_or(false),
+        seats: input.seats,
+        double_crash: input.double_crash.unwrap_or(false),
         status,
         created_at,
         answer_by,
         answered_at,
         case_id,
-    }
+    })
 }
 
 /// The newest report of a table (`pending_only`: only a pending one). Writers hold the
@@ -217,7 +218,7 @@ pub fn report(
         )?;
         let row = latest(conn, &round, at.table, true)?
             .ok_or_else(|| ApiError::Internal("report vanished".into()))?;
-        Ok(out(&round, at.table, row))
+        out(&round, at.table, row)
     })
 }
 
@@ -358,7 +359,7 @@ pub fn dispute(
             .execute(conn)?;
         let row = latest(conn, &round, at.table, false)?
             .ok_or_else(|| ApiError::Internal("report vanished".into()))?;
-        Ok(out(&round, at.table, row))
+        out(&round, at.table, row)
     })
 }
 
@@ -383,6 +384,6 @@ pub fn read(conn: &mut PgConnection, caller: &Caller, at: TableRef) -> Result<Re
             return Err(none());
         }
         let row = latest(conn, &round, at.table, false)?.ok_or_else(none)?;
-        Ok(out(&round, at.table, row))
+        out(&round, at.table, row)
     })
 }

@@ -113,9 +113,10 @@ pub struct ResultWithHistory {
 }
 
 /// The stored seats (the engine's `SeatResult`) in the shape they are entered in.
-fn seats_out(stored: &serde_json::Value) -> Vec<ResultSeat> {
-    let seats: Vec<SeatResult> = serde_json::from_value(stored.clone()).unwrap_or_default();
-    seats
+fn seats_out(stored: &serde_json::Value) -> Result<Vec<ResultSeat>, ApiError> {
+    let seats: Vec<SeatResult> = serde_json::from_value(stored.clone())
+        .map_err(|e| ApiError::Internal(format!("stored seats of a result: {e}")))?;
+    Ok(seats
         .into_iter()
         .map(|s| ResultSeat {
             player_id: s.player.0,
@@ -130,22 +131,22 @@ fn seats_out(stored: &serde_json::Value) -> Vec<ResultSeat> {
                 Outcome::Loss => SeatOutcome::Loss,
             }),
         })
-        .collect()
+        .collect())
 }
 
-pub fn result_out(round: i32, r: ResultRow) -> ResultOut {
-    ResultOut {
+pub fn result_out(round: i32, r: ResultRow) -> Result<ResultOut, ApiError> {
+    Ok(ResultOut {
         round,
         table: r.table_number,
         version: r.version,
-        seats: seats_out(&r.seats),
+        seats: seats_out(&r.seats)?,
         double_crash: r.double_crash,
         reason: r.reason,
         case_id: r.case_id,
         playoff_winner: r.playoff_winner,
         entered_by: r.entered_by,
         entered_at: r.entered_at,
-    }
+    })
 }
 
 pub fn history(
@@ -161,20 +162,24 @@ pub fn history(
         .load(conn)?)
 }
 
+/// A table's result with its versions (`None`: no result yet); an internal error when a stored
+/// version does not parse.
 pub fn with_history(
     round: &RoundRow,
     rows: Vec<ResultRow>,
     status: String,
-) -> Option<ResultWithHistory> {
-    let current = rows.last().cloned()?;
-    Some(ResultWithHistory {
-        current: result_out(round.number, current),
+) -> Result<Option<ResultWithHistory>, ApiError> {
+    let Some(current) = rows.last().cloned() else {
+        return Ok(None);
+    };
+    Ok(Some(ResultWithHistory {
+        current: result_out(round.number, current)?,
         versions: rows
             .into_iter()
             .map(|r| result_out(round.number, r))
-            .collect(),
+            .collect::<Result<_, _>>()?,
         round_status: status,
-    })
+    }))
 }
 
 /// Checks an entered result against the draw and the ruleset; the engine's seats.
@@ -376,7 +381,7 @@ pub fn store_result(
     // After the result's own event, so the feed reads in the order things happened.
     let round_status = after_result_change(conn, &round, &draw, days)?;
     let rows = history(conn, &round, table)?;
-    with_history(&round, rows, round_status)
+    with_history(&round, rows, round_status)?
         .ok_or_else(|| ApiError::Internal("result vanished".into()))
 }
 
@@ -514,7 +519,7 @@ pub fn read(
         )));
     }
     let rows = history(conn, &round, table)?;
-    with_history(&round, rows, round.status.clone()).ok_or_else(|| {
+    with_history(&round, rows, round.status.clone())?.ok_or_else(|| {
         ApiError::NotFound(format!("no result for round {number} table {table} yet"))
     })
 }

@@ -168,13 +168,19 @@ fn effective_weight(t: &Tournament, r: &RoundRow) -> String {
         .unwrap_or_else(|_| "1".into())
 }
 
-fn round_out(t: &Tournament, r: RoundRow, tables_with_results: Vec<i32>) -> RoundOut {
+fn round_out(
+    t: &Tournament,
+    r: RoundRow,
+    tables_with_results: Vec<i32>,
+) -> Result<RoundOut, ApiError> {
     let revealed = r.status != RoundStatus::Draft.as_str();
-    RoundOut {
+    let options = serde_json::from_value(r.options.clone())
+        .map_err(|e| ApiError::Internal(format!("stored options of round {}: {e}", r.number)))?;
+    Ok(RoundOut {
         number: r.number,
         kind: RoundKind::parse(&r.kind).unwrap_or(RoundKind::Preliminary),
         method: SeatingMethod::parse(&r.method).unwrap_or(SeatingMethod::Random),
-        options: serde_json::from_value(r.options.clone()).unwrap_or_default(),
+        options,
         effective_weight: effective_weight(t, &r),
         weight: r.weight,
         metadata: r.metadata,
@@ -191,7 +197,7 @@ fn round_out(t: &Tournament, r: RoundRow, tables_with_results: Vec<i32>) -> Roun
         played_at_stated: r.played_at_fixed,
         colours: r.colours.unwrap_or_else(|| serde_json::json!([])),
         self_scheduled_until: r.self_scheduled_until,
-    }
+    })
 }
 
 /// A fresh seed and its commitment.
@@ -366,7 +372,7 @@ pub fn create_round(
                 ))
                 .execute(conn)?;
         }
-        Ok(round_out(&snap.tournament, row, Vec::new()))
+        round_out(&snap.tournament, row, Vec::new())
     })
 }
 
@@ -441,7 +447,7 @@ pub fn redraw(
             ))
             .returning(RoundRow::as_returning())
             .get_result(conn)?;
-        Ok(round_out(&t, row, Vec::new()))
+        round_out(&t, row, Vec::new())
     })
 }
 
@@ -460,7 +466,7 @@ pub fn update_round(
         let round = db_rounds::by_number(conn, tid, number, Lock::ForUpdate)?;
         let Some(stated) = input.played_at else {
             let done = tables_with_results(conn, round.id)?;
-            return Ok(round_out(&t, round, done));
+            return round_out(&t, round, done);
         };
         if let Some(at) = stated {
             time_of_play::check_stated(&t, at)?;
@@ -479,7 +485,7 @@ pub fn update_round(
             crate::services::ratings::round_results_changed(conn, tid, row.id)?;
         }
         let done = tables_with_results(conn, row.id)?;
-        Ok(round_out(&t, row, done))
+        round_out(&t, row, done)
     })
 }
 
@@ -519,7 +525,7 @@ pub fn publish(
             "round_published",
             serde_json::json!({"round": number, "seed_commitment": row.seed_commitment}),
         )?;
-        Ok(round_out(&t, row, Vec::new()))
+        round_out(&t, row, Vec::new())
     })
 }
 
@@ -542,7 +548,7 @@ pub fn list_rounds(
             continue;
         }
         let done = tables_with_results(conn, r.id)?;
-        out.push(round_out(&t, r, done));
+        out.push(round_out(&t, r, done)?);
     }
     let vis = !staff;
     Ok((vis, out))
@@ -558,7 +564,7 @@ pub fn read_round(
     let (t, r) = load_round(conn, caller, tid, number)?;
     let vis = r.status != RoundStatus::Draft.as_str();
     let done = tables_with_results(conn, r.id)?;
-    Ok((vis, round_out(&t, r, done)))
+    Ok((vis, round_out(&t, r, done)?))
 }
 
 /// Every draw attempt of a round with its seed commitment (seeds revealed once published).
