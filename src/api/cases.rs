@@ -9,11 +9,13 @@
 //! penalty, a replayed table) are applied in the decision's transaction through the same
 //! functions a referee uses, linked to the case. Every step is kept with its author and time.
 
-use actix_web::http::StatusCode;
 use actix_web::{get, post, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::{idempotency_key, CasePath, Json, Query, TournamentPath};
 use crate::api::problem::BodyErrors;
+use std::collections::BTreeMap;
+
+use crate::api::support::idempotent_answer;
 use crate::api::support::{cached_json, page_json, Page, PageParams, Visibility};
 use crate::auth::{Caller, MaybeCaller};
 use crate::domain::{CaseId, TournamentId};
@@ -53,16 +55,19 @@ pub async fn open(
 ) -> ApiResult<HttpResponse> {
     let tid = path.into_inner().id;
     let key = idempotency_key(&req, &body.0)?;
-    let (status, out) = state
-        .transaction(move |conn| {
-            idempotency::once(conn, caller.user_id, key.as_ref(), 201, |conn| {
-                cases::open_case(conn, &caller, TournamentId(tid), body.0)
-            })
+    let answer = state
+        .run(move |conn| {
+            idempotency::once(
+                conn,
+                caller.user_id,
+                key.as_ref(),
+                201,
+                |_| BTreeMap::new(),
+                |conn| cases::open_case(conn, &caller, TournamentId(tid), body.0),
+            )
         })
         .await?;
-    let mut answer =
-        HttpResponse::build(StatusCode::from_u16(status).unwrap_or(StatusCode::CREATED));
-    Ok(answer.json(out))
+    Ok(idempotent_answer(answer))
 }
 
 /// The tournament's cases the caller may see: open cases only for their parties, the

@@ -1,11 +1,13 @@
 //! Withdrawals, voluntary-round opt-outs, penalties and sanctions:
 //! `/tournaments/{id}/withdrawals`, `/tournaments/{id}/penalties`.
 
-use actix_web::http::StatusCode;
 use actix_web::{get, post, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::{idempotency_key, Json, Query, TournamentPath};
 use crate::api::problem::BodyErrors;
+use std::collections::BTreeMap;
+
+use crate::api::support::idempotent_answer;
 use crate::api::support::{page_json, Page, PageParams, Visibility};
 use crate::auth::{Caller, MaybeCaller};
 use crate::error::{ApiResult, Problem};
@@ -111,16 +113,19 @@ pub async fn penalise(
 ) -> ApiResult<HttpResponse> {
     let tid = path.into_inner().id;
     let key = idempotency_key(&req, &body.0)?;
-    let (status, out) = state
-        .transaction(move |conn| {
-            idempotency::once(conn, caller.user_id, key.as_ref(), 201, |conn| {
-                conduct::penalise(conn, &caller, tid, body.0)
-            })
+    let answer = state
+        .run(move |conn| {
+            idempotency::once(
+                conn,
+                caller.user_id,
+                key.as_ref(),
+                201,
+                |_| BTreeMap::new(),
+                |conn| conduct::penalise(conn, &caller, tid, body.0),
+            )
         })
         .await?;
-    let mut answer =
-        HttpResponse::build(StatusCode::from_u16(status).unwrap_or(StatusCode::CREATED));
-    Ok(answer.json(out))
+    Ok(idempotent_answer(answer))
 }
 
 /// Penalties and sanctions of a tournament (annulled ones included, marked).

@@ -1,11 +1,12 @@
 //! `/players`: player identities shared across tournaments.
 
-use actix_web::http::StatusCode;
 use actix_web::{get, patch, post, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::{idempotency_key, Json, Query};
 use crate::api::problem::BodyErrors;
+
 use crate::api::support::{cached_json, page_json, Page, Visibility};
+use crate::api::support::{created_at, idempotent_answer};
 use crate::auth::{Caller, MaybeCaller};
 use crate::error::{ApiResult, Problem};
 use crate::infra::idempotency;
@@ -40,19 +41,19 @@ pub async fn create(
     body: Json<CreatePlayer>,
 ) -> ApiResult<HttpResponse> {
     let key = idempotency_key(&req, &body.0)?;
-    let (status, out) = state
-        .transaction(move |conn| {
-            idempotency::once(conn, caller.user_id, key.as_ref(), 201, |conn| {
-                players::create_player(conn, &caller, body.0)
-            })
+    let answer = state
+        .run(move |conn| {
+            idempotency::once(
+                conn,
+                caller.user_id,
+                key.as_ref(),
+                201,
+                |p: &PlayerOut| created_at(format!("/api/v1/players/{}", p.id), None),
+                |conn| players::create_player(conn, &caller, body.0),
+            )
         })
         .await?;
-    let mut answer =
-        HttpResponse::build(StatusCode::from_u16(status).unwrap_or(StatusCode::CREATED));
-    if let Some(id) = out["id"].as_i64() {
-        answer.insert_header(("Location", format!("/api/v1/players/{id}")));
-    }
-    Ok(answer.json(out))
+    Ok(idempotent_answer(answer))
 }
 
 /// List players (public).

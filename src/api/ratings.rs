@@ -240,7 +240,7 @@ pub async fn rebuild(
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
     let out = state
-        .transaction(move |conn| ratings::rebuild(conn, &caller, id))
+        .run(move |conn| ratings::rebuild(conn, &caller, id))
         .await?;
     Ok(HttpResponse::Ok().json(out))
 }

@@ -4,11 +4,13 @@
 //! wait and move up automatically (domain.md section 2). Registration closes at the deadline
 //! or when the first round is drawn.
 
-use actix_web::http::StatusCode;
 use actix_web::{delete, get, patch, post, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::{idempotency_key, Json, Query, TournamentPath};
 use crate::api::problem::BodyErrors;
+use std::collections::BTreeMap;
+
+use crate::api::support::idempotent_answer;
 use crate::api::support::{page_json, Page, PageParams, Visibility};
 use crate::auth::{Caller, MaybeCaller};
 use crate::domain::{PlayerId, TournamentId};
@@ -85,16 +87,19 @@ pub async fn register(
 ) -> ApiResult<HttpResponse> {
     let id = path.into_inner().id;
     let key = idempotency_key(&req, &body.0)?;
-    let (status, out) = state
-        .transaction(move |conn| {
-            idempotency::once(conn, caller.user_id, key.as_ref(), 201, |conn| {
-                registrations::register(conn, &caller, id, body.0).map(Page::whole)
-            })
+    let answer = state
+        .run(move |conn| {
+            idempotency::once(
+                conn,
+                caller.user_id,
+                key.as_ref(),
+                201,
+                |_| BTreeMap::new(),
+                |conn| registrations::register(conn, &caller, id, body.0).map(Page::whole),
+            )
         })
         .await?;
-    let mut answer =
-        HttpResponse::build(StatusCode::from_u16(status).unwrap_or(StatusCode::CREATED));
-    Ok(answer.json(out))
+    Ok(idempotent_answer(answer))
 }
 
 /// Change a registration's seeding rating (organisers).

@@ -5,13 +5,17 @@
 //! when a result exists and none is named), and may carry an `Idempotency-Key` so a retried
 //! request is not applied twice. A round is completed when all its tables have results.
 
-use actix_web::{get, http::StatusCode, put, web, HttpRequest, HttpResponse};
+use actix_web::{get, put, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::{idempotency_key, Json, TablePath};
 use crate::api::problem::BodyErrors;
+use std::collections::BTreeMap;
+
+use crate::api::support::idempotent_answer;
 use crate::api::support::{if_match, versioned_json, IfMatch, Visibility};
 use crate::auth::{Caller, MaybeCaller};
 use crate::error::{ApiResult, Problem};
+use crate::infra::idempotency;
 use crate::runtime::state::AppState;
 use crate::services::running::results::{
     self, EnterResult, Precondition, ResultWithHistory, TableRef,
@@ -54,22 +58,26 @@ pub async fn enter(
     let expected = if_match(&req)?;
     let key = idempotency_key(&req, &body.0)?;
     let at = TableRef::from(path.into_inner());
-    let (status, out) = state
-        .transaction(move |conn| {
-            let precondition = match expected {
-                IfMatch::Absent => Precondition::IfMatch(None),
-                IfMatch::Any => Precondition::AnyVersion,
-                IfMatch::Version(v) => Precondition::IfMatch(Some(v)),
-            };
-            results::enter(conn, &caller, at, &body.0, precondition, key)
+    let precondition = match expected {
+        IfMatch::Absent => Precondition::IfMatch(None),
+        IfMatch::Any => Precondition::AnyVersion,
+        IfMatch::Version(v) => Precondition::IfMatch(Some(v)),
+    };
+    let answer = state
+        .run(move |conn| {
+            idempotency::once(
+                conn,
+                caller.user_id,
+                key.as_ref(),
+                200,
+                |out: &ResultWithHistory| {
+                    BTreeMap::from([("ETag".to_string(), format!("\"{}\"", out.current.version))])
+                },
+                |conn| results::enter(conn, &caller, at, &body.0, precondition),
+            )
         })
         .await?;
-    let version = out["current"]["version"].as_i64().unwrap_or(0);
-    Ok(
-        HttpResponse::build(StatusCode::from_u16(status).unwrap_or(StatusCode::OK))
-            .insert_header(("ETag", format!("\"{version}\"")))
-            .json(out),
-    )
+    Ok(idempotent_answer(answer))
 }
 
 /// A table's result with every version.

@@ -6,11 +6,13 @@
 //! `GET .../draws` gives each draw's input, seed and output so anyone can recompute it with the
 //! same engine.
 
-use actix_web::http::StatusCode;
 use actix_web::{get, patch, post, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::{idempotency_key, Json, Query, RoundPath, TournamentPath};
 use crate::api::problem::BodyErrors;
+use std::collections::BTreeMap;
+
+use crate::api::support::idempotent_answer;
 use crate::api::support::{json_body, kept_answer, page_json, Page, PageParams, Visibility};
 use crate::auth::{Caller, MaybeCaller};
 use crate::error::{ApiResult, Problem};
@@ -52,16 +54,19 @@ pub async fn create(
 ) -> ApiResult<HttpResponse> {
     let tid = path.into_inner().id;
     let key = idempotency_key(&req, &body.0)?;
-    let (status, out) = state
-        .transaction(move |conn| {
-            idempotency::once(conn, caller.user_id, key.as_ref(), 201, |conn| {
-                rounds::create_round(conn, &caller, tid, body.0)
-            })
+    let answer = state
+        .run(move |conn| {
+            idempotency::once(
+                conn,
+                caller.user_id,
+                key.as_ref(),
+                201,
+                |_| BTreeMap::new(),
+                |conn| rounds::create_round(conn, &caller, tid, body.0),
+            )
         })
         .await?;
-    let mut answer =
-        HttpResponse::build(StatusCode::from_u16(status).unwrap_or(StatusCode::CREATED));
-    Ok(answer.json(out))
+    Ok(idempotent_answer(answer))
 }
 
 /// Redraw a draft round with a new seed (organisers).

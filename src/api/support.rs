@@ -7,10 +7,12 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use crate::error::{ApiError, FieldError};
+use crate::infra::idempotency::Answer;
 use crate::infra::kept::KeptBody;
 pub use crate::services::validate::{
     check_country, Check, Page, PageParams, COUNTRY_PATTERN, SEARCH_PATTERN, TEXT_PATTERN,
 };
+use std::collections::BTreeMap;
 
 /// Who may cache a read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -254,4 +256,25 @@ pub fn with_links<T>(req: &HttpRequest, page: &Page<T>, answer: &mut HttpRespons
             answer.headers_mut().insert(header::LINK, v);
         }
     }
+}
+
+/// The response to a write run through `infra::idempotency::once`: the status and headers the
+/// handler chose for the write's output (or, for a retry, the first request's), and its body.
+pub fn idempotent_answer(answer: Answer) -> HttpResponse {
+    let status = actix_web::http::StatusCode::from_u16(answer.status)
+        .unwrap_or(actix_web::http::StatusCode::OK);
+    let mut response = HttpResponse::build(status);
+    for (name, value) in &answer.headers {
+        response.insert_header((name.as_str(), value.as_str()));
+    }
+    response.json(answer.body)
+}
+
+/// The headers of a created resource: its `Location`, and its `ETag` when it is versioned.
+pub fn created_at(location: String, version: Option<i64>) -> BTreeMap<String, String> {
+    let mut headers = BTreeMap::from([("Location".to_string(), location)]);
+    if let Some(v) = version {
+        headers.insert("ETag".to_string(), format!("\"{v}\""));
+    }
+    headers
 }

@@ -1,10 +1,11 @@
 //! `/tournaments`: create, configure, publish and staff a tournament.
 
-use actix_web::http::StatusCode;
 use actix_web::{delete, get, patch, post, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::{idempotency_key, Json, Query, TournamentPath};
 use crate::api::problem::BodyErrors;
+
+use crate::api::support::{created_at, idempotent_answer};
 use crate::api::support::{
     json_body, kept_answer, page_json, required_if_match, Page, PageParams, Visibility,
 };
@@ -45,23 +46,27 @@ pub async fn create(
     body: Json<CreateTournament>,
 ) -> ApiResult<HttpResponse> {
     let key = idempotency_key(&req, &body.0)?;
-    let (status, out) = state
-        .transaction(move |conn| {
-            idempotency::once(conn, caller.user_id, key.as_ref(), 201, |conn| {
-                tournaments::create_tournament(conn, &caller, body.0)
-                    .and_then(TournamentOut::try_from)
-            })
+    let answer = state
+        .run(move |conn| {
+            idempotency::once(
+                conn,
+                caller.user_id,
+                key.as_ref(),
+                201,
+                |t: &TournamentOut| {
+                    created_at(
+                        format!("/api/v1/tournaments/{}", t.id),
+                        Some(i64::from(t.version)),
+                    )
+                },
+                |conn| {
+                    tournaments::create_tournament(conn, &caller, body.0)
+                        .and_then(TournamentOut::try_from)
+                },
+            )
         })
         .await?;
-    let mut answer =
-        HttpResponse::build(StatusCode::from_u16(status).unwrap_or(StatusCode::CREATED));
-    if let Some(id) = out["id"].as_i64() {
-        answer.insert_header(("Location", format!("/api/v1/tournaments/{id}")));
-    }
-    if let Some(v) = out["version"].as_i64() {
-        answer.insert_header(("ETag", format!("\"{v}\"")));
-    }
-    Ok(answer.json(out))
+    Ok(idempotent_answer(answer))
 }
 
 /// List tournaments: published ones for everyone, plus your own drafts when signed in.

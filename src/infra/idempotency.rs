@@ -4,6 +4,8 @@
 //! same transaction as the write. A retry of the same request (same method, path and body)
 //! gets that answer again without writing; a different request with a used key is refused.
 
+use std::collections::BTreeMap;
+
 use diesel::prelude::*;
 use diesel::PgConnection;
 
@@ -33,6 +35,17 @@ impl Key {
     }
 }
 
+/// An answer as the HTTP layer chose it (status, headers) with its body: what a first
+/// request answered and a retry with the same key gets again.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answer {
+    pub status: u16,
+    /// Header names and values (stored as a JSON object; rows stored before headers were
+    /// kept hold `{}`).
+    pub headers: BTreeMap<String, String>,
+    pub body: serde_json::Value,
+}
+
 /// The stored answer to an earlier request with this key, if any; 422 when the key was used
 /// for a different request.
 ///
@@ -40,11 +53,7 @@ impl Key {
 /// request is still in flight waits for it to commit and then gets its answer, instead of
 /// racing it and failing on the version it has just written (IETF Idempotency-Key draft:
 /// never a false failure).
-pub fn replay(
-    conn: &mut PgConnection,
-    user_id: i64,
-    key: &Key,
-) -> Result<Option<(u16, serde_json::Value)>, ApiError> {
+fn replay(conn: &mut PgConnection, user_id: i64, key: &Key) -> Result<Option<Answer>, ApiError> {
     diesel::sql_query("SELECT pg_advisory_xact_lock(hashtextextended($1, $2))")
         .bind::<diesel::sql_types::Text, _>(&key.key)
         .bind::<diesel::sql_types::BigInt, _>(user_id)
@@ -57,9 +66,19 @@ pub fn replay(
     match row {
         None => Ok(None),
         Some(r) if r.request_hash == key.request_hash => {
-            let body =
-                serde_json::from_str(&r.body).map_err(|e| ApiError::Internal(e.to_string()))?;
-            Ok(Some((r.status as u16, body)))
+            let stored = |e: serde_json::Error| {
+                ApiError::Internal(format!("stored answer to Idempotency-Key {}: {e}", r.key))
+            };
+            let body = serde_json::from_str(&r.body).map_err(stored)?;
+            let headers = serde_json::from_value(r.headers.clone()).map_err(stored)?;
+            let status = u16::try_from(r.status).map_err(|e| {
+                ApiError::Internal(format!("stored status of Idempotency-Key {}: {e}", r.key))
+            })?;
+            Ok(Some(Answer {
+                status,
+                headers,
+                body,
+            }))
         }
         Some(_) => Err(ApiError::field(
             "Idempotency-Key",
@@ -69,46 +88,54 @@ pub fn replay(
 }
 
 /// Stores the answer to the request with this key.
-pub fn store(
+fn store(
     conn: &mut PgConnection,
     user_id: i64,
     key: &Key,
-    status: u16,
-    body: &serde_json::Value,
+    answer: &Answer,
 ) -> Result<(), ApiError> {
     diesel::insert_into(idempotency_keys::table)
         .values(IdempotencyRow {
             user_id,
             key: key.key.clone(),
             request_hash: key.request_hash.clone(),
-            status: i32::from(status),
-            body: body.to_string(),
-            headers: serde_json::json!({}),
+            status: i32::from(answer.status),
+            body: answer.body.to_string(),
+            headers: serde_json::to_value(&answer.headers)
+                .map_err(|e| ApiError::Internal(e.to_string()))?,
             created_at: chrono::Utc::now(),
         })
         .execute(conn)?;
     Ok(())
 }
 
-/// Runs a creating write once per `Idempotency-Key`: a retry (or a parallel copy) of the same
-/// request gets the first answer, stored in the same transaction as the write; without a key
-/// the write simply runs. Returns the status and the body as JSON.
+/// Runs a write once per `Idempotency-Key`, in one transaction with the stored answer: a retry
+/// (or a parallel copy) of the same request gets the first answer again without writing;
+/// without a key the write simply runs. `status` and `headers` are what the HTTP layer answers
+/// for the write's output. The write's own transaction, if it opens one, nests as a savepoint.
 pub fn once<T: serde::Serialize>(
     conn: &mut PgConnection,
     user_id: i64,
     key: Option<&Key>,
     status: u16,
+    headers: impl FnOnce(&T) -> BTreeMap<String, String>,
     write: impl FnOnce(&mut PgConnection) -> Result<T, ApiError>,
-) -> Result<(u16, serde_json::Value), ApiError> {
-    if let Some(k) = key {
-        if let Some(answer) = replay(conn, user_id, k)? {
-            return Ok(answer);
+) -> Result<Answer, ApiError> {
+    conn.transaction(|conn| {
+        if let Some(k) = key {
+            if let Some(answer) = replay(conn, user_id, k)? {
+                return Ok(answer);
+            }
         }
-    }
-    let out = write(conn)?;
-    let json = serde_json::to_value(&out).map_err(|e| ApiError::Internal(e.to_string()))?;
-    if let Some(k) = key {
-        store(conn, user_id, k, status, &json)?;
-    }
-    Ok((status, json))
+        let out = write(conn)?;
+        let answer = Answer {
+            status,
+            headers: headers(&out),
+            body: serde_json::to_value(&out).map_err(|e| ApiError::Internal(e.to_string()))?,
+        };
+        if let Some(k) = key {
+            store(conn, user_id, k, &answer)?;
+        }
+        Ok(answer)
+    })
 }

@@ -5,7 +5,6 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::auth::JwtKeys;
-use diesel::PgConnection;
 
 use crate::db::{DbConn, DbPool};
 use crate::error::ApiError;
@@ -156,20 +155,6 @@ impl AppState {
         })
         .await
         .map_err(|e| ApiError::Internal(e.to_string()))?
-    }
-
-    /// Runs `f` inside one database transaction on the blocking thread pool: committed when
-    /// `f` returns Ok, rolled back when it returns an error.
-    pub async fn transaction<T, F>(&self, f: F) -> Result<T, ApiError>
-    where
-        T: Send + 'static,
-        F: FnOnce(&mut PgConnection) -> Result<T, ApiError> + Send + 'static,
-    {
-        self.run(move |conn| {
-            use diesel::Connection;
-            conn.transaction(|c: &mut DbConn| f(c))
-        })
-        .await
     }
 
     /// A read of `subject` that this instance may keep under `key`: for an anonymous caller

@@ -3,6 +3,7 @@
 
 mod api_keys;
 mod architecture;
+mod architecture_conventions;
 mod architecture_rooms;
 mod auth;
 mod case_fixtures;

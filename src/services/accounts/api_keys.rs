@@ -224,24 +224,26 @@ pub fn list(conn: &mut PgConnection, caller: &Caller) -> Result<Vec<ApiKeyOut>, 
 
 /// Revokes one of the caller's keys (admins: anyone's); it stops working within seconds.
 pub fn revoke(conn: &mut PgConnection, caller: &Caller, id: i64) -> Result<(), ApiError> {
-    let owner: Option<i64> = api_keys::table
-        .find(id)
-        .select(api_keys::user_id)
-        .first(conn)
-        .optional()?;
-    match owner {
-        Some(o) if o == caller.user_id || caller.is_admin => {
-            diesel::update(
-                api_keys::table
-                    .find(id)
-                    .filter(api_keys::revoked_at.is_null()),
-            )
-            .set(api_keys::revoked_at.eq(Utc::now()))
-            .execute(conn)?;
-            Ok(())
+    conn.transaction(|conn| {
+        let owner: Option<i64> = api_keys::table
+            .find(id)
+            .select(api_keys::user_id)
+            .first(conn)
+            .optional()?;
+        match owner {
+            Some(o) if o == caller.user_id || caller.is_admin => {
+                diesel::update(
+                    api_keys::table
+                        .find(id)
+                        .filter(api_keys::revoked_at.is_null()),
+                )
+                .set(api_keys::revoked_at.eq(Utc::now()))
+                .execute(conn)?;
+                Ok(())
+            }
+            _ => Err(ApiError::NotFound(format!("you have no API key {id}"))),
         }
-        _ => Err(ApiError::NotFound(format!("you have no API key {id}"))),
-    }
+    })
 }
 
 /// A live key and its owner: (key id, scopes, tournament, pool, last used, owner id, name, admin).
@@ -257,7 +259,8 @@ type HolderRow = (
 );
 
 /// The live key with this secret and its owner (`None`: unknown, revoked, expired, or its owner
-/// disabled or deleted). Records the use at most once a minute.
+/// disabled or deleted). Records the use at most once a minute, in one statement (no
+/// transaction needed: a lost update of the last use is harmless).
 pub fn holder(conn: &mut PgConnection, secret: &str) -> Result<Option<KeyHolder>, ApiError> {
     let now = Utc::now();
     let row: Option<HolderRow> = api_keys::table

@@ -20,16 +20,18 @@ pub fn create_user(
     password_plain: &str,
     is_admin: bool,
 ) -> Result<User, ApiError> {
-    check_credentials(username, password_plain)?;
-    let hash = password::hash(password_plain).map_err(ApiError::Internal)?;
-    Ok(diesel::insert_into(users::table)
-        .values(NewUser {
-            username,
-            password_hash: &hash,
-            is_admin,
-        })
-        .returning(User::as_returning())
-        .get_result(conn)?)
+    conn.transaction(|conn| {
+        check_credentials(username, password_plain)?;
+        let hash = password::hash(password_plain).map_err(ApiError::Internal)?;
+        Ok(diesel::insert_into(users::table)
+            .values(NewUser {
+                username,
+                password_hash: &hash,
+                is_admin,
+            })
+            .returning(User::as_returning())
+            .get_result(conn)?)
+    })
 }
 
 /// A new account.

@@ -201,38 +201,40 @@ pub fn record(
     outcome: Result<u16, String>,
     policy: &WebhookPolicy,
 ) -> Result<(), ApiError> {
-    let now = Utc::now();
-    let target = webhook_deliveries::table.find(delivery.id);
-    match outcome {
-        Ok(status) if (200..300).contains(&status) => {
-            diesel::update(target)
-                .set((
-                    webhook_deliveries::status.eq("delivered"),
-                    webhook_deliveries::delivered_at.eq(Some(now)),
-                    webhook_deliveries::last_status.eq(Some(i32::from(status))),
-                    webhook_deliveries::last_error.eq(None::<String>),
-                ))
-                .execute(conn)?;
+    conn.transaction(|conn| {
+        let now = Utc::now();
+        let target = webhook_deliveries::table.find(delivery.id);
+        match outcome {
+            Ok(status) if (200..300).contains(&status) => {
+                diesel::update(target)
+                    .set((
+                        webhook_deliveries::status.eq("delivered"),
+                        webhook_deliveries::delivered_at.eq(Some(now)),
+                        webhook_deliveries::last_status.eq(Some(i32::from(status))),
+                        webhook_deliveries::last_error.eq(None::<String>),
+                    ))
+                    .execute(conn)?;
+            }
+            other => {
+                let (status, error) = match other {
+                    Ok(s) => (Some(i32::from(s)), format!("answered {s}")),
+                    Err(e) => (None, e),
+                };
+                const STEPS: [i64; 7] = [1, 6, 24, 120, 360, 720, 2160];
+                let step = STEPS[(delivery.attempts.max(1) as usize - 1).min(STEPS.len() - 1)];
+                let next = now + Duration::seconds(policy.retry_base_secs * step);
+                let gave_up = next > delivery.created_at + RETRY_FOR;
+                diesel::update(target)
+                    .set((
+                        webhook_deliveries::status.eq(if gave_up { "failed" } else { "pending" }),
+                        webhook_deliveries::next_attempt_at.eq(next),
+                        webhook_deliveries::last_status.eq(status),
+                        webhook_deliveries::last_error
+                            .eq(Some(error.chars().take(500).collect::<String>())),
+                    ))
+                    .execute(conn)?;
+            }
         }
-        other => {
-            let (status, error) = match other {
-                Ok(s) => (Some(i32::from(s)), format!("answered {s}")),
-                Err(e) => (None, e),
-            };
-            const STEPS: [i64; 7] = [1, 6, 24, 120, 360, 720, 2160];
-            let step = STEPS[(delivery.attempts.max(1) as usize - 1).min(STEPS.len() - 1)];
-            let next = now + Duration::seconds(policy.retry_base_secs * step);
-            let gave_up = next > delivery.created_at + RETRY_FOR;
-            diesel::update(target)
-                .set((
-                    webhook_deliveries::status.eq(if gave_up { "failed" } else { "pending" }),
-                    webhook_deliveries::next_attempt_at.eq(next),
-                    webhook_deliveries::last_status.eq(status),
-                    webhook_deliveries::last_error
-                        .eq(Some(error.chars().take(500).collect::<String>())),
-                ))
-                .execute(conn)?;
-        }
-    }
-    Ok(())
+        Ok(())
+    })
 }

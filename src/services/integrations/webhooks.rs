@@ -225,70 +225,72 @@ pub fn create(
     input: CreateWebhook,
     policy: &WebhookPolicy,
 ) -> Result<WebhookCreated, ApiError> {
-    require_manager(conn, caller, scope)?;
-    let allowed: &[&str] = match scope {
-        Scope::Tournament(_) => &TOURNAMENT_KINDS,
-        Scope::Pool(_) => &POOL_KINDS,
-    };
-    let mut check = crate::services::validate::Check::new();
-    check.ensure(
-        input.url.len() <= 2000,
-        "url",
-        "must be at most 2000 characters",
-    );
-    if let Err(why) = check_target(&input.url, policy.allow_private) {
-        check.fail("url", why);
-    }
-    check.ensure(
-        (1..=TOURNAMENT_KINDS.len()).contains(&input.kinds.len()),
-        "kinds",
-        format!("name 1 to {} event kinds", TOURNAMENT_KINDS.len()),
-    );
-    for (i, k) in input.kinds.iter().enumerate() {
+    conn.transaction(|conn| {
+        require_manager(conn, caller, scope)?;
+        let allowed: &[&str] = match scope {
+            Scope::Tournament(_) => &TOURNAMENT_KINDS,
+            Scope::Pool(_) => &POOL_KINDS,
+        };
+        let mut check = crate::services::validate::Check::new();
         check.ensure(
-            allowed.contains(&k.as_str()),
-            &format!("kinds[{i}]"),
-            format!("one of {}", allowed.join(", ")),
+            input.url.len() <= 2000,
+            "url",
+            "must be at most 2000 characters",
         );
-    }
-    check.finish()?;
-    let mut kinds = input.kinds.clone();
-    kinds.sort();
-    kinds.dedup();
-    let cursor: Option<i64> = match scope {
-        Scope::Tournament(tid) => tournament_events::table
-            .filter(tournament_events::tournament_id.eq(tid))
-            .select(diesel::dsl::max(tournament_events::id))
-            .first(conn)?,
-        Scope::Pool(pid) => pool_events::table
-            .filter(pool_events::pool_id.eq(pid))
-            .select(diesel::dsl::max(pool_events::id))
-            .first(conn)?,
-    };
-    let bytes: [u8; 32] = rand::random();
-    let secret = format!(
-        "whsec_{}",
-        base64::engine::general_purpose::STANDARD.encode(bytes)
-    );
-    let (tid, pid) = match scope {
-        Scope::Tournament(t) => (Some(t), None),
-        Scope::Pool(p) => (None, Some(p)),
-    };
-    let row: EndpointRow = diesel::insert_into(webhook_endpoints::table)
-        .values((
-            webhook_endpoints::tournament_id.eq(tid),
-            webhook_endpoints::pool_id.eq(pid),
-            webhook_endpoints::url.eq(&input.url),
-            webhook_endpoints::kinds.eq(&kinds),
-            webhook_endpoints::secret.eq(&secret),
-            webhook_endpoints::cursor_id.eq(cursor.unwrap_or(0)),
-            webhook_endpoints::created_by.eq(caller.user_id),
-        ))
-        .returning(endpoint_columns())
-        .get_result(conn)?;
-    Ok(WebhookCreated {
-        secret,
-        webhook: endpoint_out(row),
+        if let Err(why) = check_target(&input.url, policy.allow_private) {
+            check.fail("url", why);
+        }
+        check.ensure(
+            (1..=TOURNAMENT_KINDS.len()).contains(&input.kinds.len()),
+            "kinds",
+            format!("name 1 to {} event kinds", TOURNAMENT_KINDS.len()),
+        );
+        for (i, k) in input.kinds.iter().enumerate() {
+            check.ensure(
+                allowed.contains(&k.as_str()),
+                &format!("kinds[{i}]"),
+                format!("one of {}", allowed.join(", ")),
+            );
+        }
+        check.finish()?;
+        let mut kinds = input.kinds.clone();
+        kinds.sort();
+        kinds.dedup();
+        let cursor: Option<i64> = match scope {
+            Scope::Tournament(tid) => tournament_events::table
+                .filter(tournament_events::tournament_id.eq(tid))
+                .select(diesel::dsl::max(tournament_events::id))
+                .first(conn)?,
+            Scope::Pool(pid) => pool_events::table
+                .filter(pool_events::pool_id.eq(pid))
+                .select(diesel::dsl::max(pool_events::id))
+                .first(conn)?,
+        };
+        let bytes: [u8; 32] = rand::random();
+        let secret = format!(
+            "whsec_{}",
+            base64::engine::general_purpose::STANDARD.encode(bytes)
+        );
+        let (tid, pid) = match scope {
+            Scope::Tournament(t) => (Some(t), None),
+            Scope::Pool(p) => (None, Some(p)),
+        };
+        let row: EndpointRow = diesel::insert_into(webhook_endpoints::table)
+            .values((
+                webhook_endpoints::tournament_id.eq(tid),
+                webhook_endpoints::pool_id.eq(pid),
+                webhook_endpoints::url.eq(&input.url),
+                webhook_endpoints::kinds.eq(&kinds),
+                webhook_endpoints::secret.eq(&secret),
+                webhook_endpoints::cursor_id.eq(cursor.unwrap_or(0)),
+                webhook_endpoints::created_by.eq(caller.user_id),
+            ))
+            .returning(endpoint_columns())
+            .get_result(conn)?;
+        Ok(WebhookCreated {
+            secret,
+            webhook: endpoint_out(row),
+        })
     })
 }
 
@@ -351,9 +353,11 @@ fn managed(conn: &mut PgConnection, caller: &Caller, id: i64) -> Result<(), ApiE
 
 /// Removes a subscription and its delivery log.
 pub fn delete(conn: &mut PgConnection, caller: &Caller, id: i64) -> Result<(), ApiError> {
-    managed(conn, caller, id)?;
-    diesel::delete(webhook_endpoints::table.find(id)).execute(conn)?;
-    Ok(())
+    conn.transaction(|conn| {
+        managed(conn, caller, id)?;
+        diesel::delete(webhook_endpoints::table.find(id)).execute(conn)?;
+        Ok(())
+    })
 }
 
 type DeliveryRow = (
@@ -424,22 +428,24 @@ pub fn redeliver(
     id: i64,
     delivery: i64,
 ) -> Result<(), ApiError> {
-    managed(conn, caller, id)?;
-    let n = diesel::update(
-        webhook_deliveries::table
-            .filter(webhook_deliveries::id.eq(delivery))
-            .filter(webhook_deliveries::endpoint_id.eq(id)),
-    )
-    .set((
-        webhook_deliveries::status.eq("pending"),
-        webhook_deliveries::next_attempt_at.eq(Utc::now()),
-        webhook_deliveries::created_at.eq(Utc::now()),
-    ))
-    .execute(conn)?;
-    if n == 0 {
-        return Err(ApiError::NotFound(format!("no delivery {delivery}")));
-    }
-    Ok(())
+    conn.transaction(|conn| {
+        managed(conn, caller, id)?;
+        let n = diesel::update(
+            webhook_deliveries::table
+                .filter(webhook_deliveries::id.eq(delivery))
+                .filter(webhook_deliveries::endpoint_id.eq(id)),
+        )
+        .set((
+            webhook_deliveries::status.eq("pending"),
+            webhook_deliveries::next_attempt_at.eq(Utc::now()),
+            webhook_deliveries::created_at.eq(Utc::now()),
+        ))
+        .execute(conn)?;
+        if n == 0 {
+            return Err(ApiError::NotFound(format!("no delivery {delivery}")));
+        }
+        Ok(())
+    })
 }
 
 #[cfg(test)]

@@ -590,8 +590,10 @@ pub fn pool_seasons(conn: &mut PgConnection, id: i64) -> Result<Vec<SeasonOut>, 
 /// Recomputes a pool from its first game (an admin or a keeper of the pool); the answer counts
 /// games and rating changes.
 pub fn rebuild(conn: &mut PgConnection, caller: &Caller, id: i64) -> Result<RebuildOut, ApiError> {
-    super::require_pool_keeper(conn, caller, id)?;
-    let s = service::rebuild_pool(conn, id)?;
+    let s = conn.transaction(|conn| {
+        super::require_pool_keeper(conn, caller, id)?;
+        service::rebuild_pool(conn, id)
+    })?;
     Ok(RebuildOut {
         games: s.games,
         changes: s.changes,

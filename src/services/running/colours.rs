@@ -57,7 +57,7 @@ fn choices_by_player(conn: &mut PgConnection, tid: i64) -> Result<HashMap<i64, C
 }
 
 /// The colours of every two-player game of a draw made from `seed` (hex), as stored with the
-/// round; `None` outside Tantrix.
+/// round; `None` outside Tantrix. Runs inside the caller's transaction (drawing a round).
 pub fn for_draw(
     conn: &mut PgConnection,
     t: &Tournament,

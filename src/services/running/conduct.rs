@@ -40,6 +40,8 @@ pub fn ensure_confirmed(conn: &mut PgConnection, tid: i64, player_id: i64) -> Re
     }
 }
 
+/// Stores a withdrawal or opt-out inside the caller's transaction (the withdrawal and
+/// voluntary-round use cases, and case decisions).
 pub fn insert_withdrawal(
     conn: &mut PgConnection,
     w: NewWithdrawal,

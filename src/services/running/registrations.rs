@@ -35,7 +35,7 @@ pub fn confirmation_block(t: &Tournament) -> i32 {
 /// Re-derives confirmed / waitlisted for the live registrations of an open tournament: the
 /// first `floor(n / block) * block` in registration order are confirmed, `block` being
 /// [`confirmation_block`] (domain.md section 2: 17 registered at tables of 4 gives 16
-/// confirmed, 1 waiting).
+/// confirmed, 1 waiting). Runs inside the caller's transaction.
 pub fn rebalance_registrations(
     conn: &mut PgConnection,
     tournament_id: i64,

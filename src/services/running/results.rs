@@ -21,7 +21,6 @@ use crate::domain::seating::Draw;
 use crate::domain::status::RoundStatus;
 use crate::domain::PlayerId;
 use crate::error::ApiError;
-use crate::infra::idempotency;
 use crate::services::access::{load_for_staff, load_visible};
 use crate::services::running::snapshot as play;
 use crate::services::running::time_of_play;
@@ -387,7 +386,7 @@ pub fn store_result(
 
 /// After a result was stored: completes the round when every table has a result, and tells
 /// the live feed that the standings changed when a completed round's results did. Returns the
-/// round's status.
+/// round's status. Runs inside the caller's transaction.
 pub fn after_result_change(
     conn: &mut PgConnection,
     round: &RoundRow,
@@ -446,41 +445,32 @@ pub struct TableRef {
     pub table: i32,
 }
 
-/// Enters or corrects a table's result (referees and organisers), answering a retried
-/// request with its `Idempotency-Key` by the first answer. Returns the status and body.
+/// Enters or corrects a table's result (referees and organisers), in one transaction: the
+/// result with its history.
 pub fn enter(
     conn: &mut PgConnection,
     caller: &Caller,
     at: TableRef,
     input: &EnterResult,
     precondition: Precondition,
-    key: Option<idempotency::Key>,
-) -> Result<(u16, serde_json::Value), ApiError> {
-    let t = load_for_staff(
-        conn,
-        caller,
-        at.tournament,
-        &[StaffRole::Referee, StaffRole::Organiser],
-    )?;
-    if let Some(k) = &key {
-        if let Some(answer) = idempotency::replay(conn, caller.user_id, k)? {
-            return Ok(answer);
-        }
-    }
-    let out = store_result(
-        conn,
-        t,
-        at.round,
-        at.table,
-        input,
-        precondition,
-        caller.user_id,
-    )?;
-    let json = serde_json::to_value(&out).map_err(|e| ApiError::Internal(e.to_string()))?;
-    if let Some(k) = &key {
-        idempotency::store(conn, caller.user_id, k, 200, &json)?;
-    }
-    Ok((200, json))
+) -> Result<ResultWithHistory, ApiError> {
+    conn.transaction(|conn| {
+        let t = load_for_staff(
+            conn,
+            caller,
+            at.tournament,
+            &[StaffRole::Referee, StaffRole::Organiser],
+        )?;
+        store_result(
+            conn,
+            t,
+            at.round,
+            at.table,
+            input,
+            precondition,
+            caller.user_id,
+        )
+    })
 }
 
 /// A table's result with every version. In Bridge-Agricola, results of a round that is not

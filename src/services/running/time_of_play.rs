@@ -70,7 +70,7 @@ pub fn check_stated(t: &Tournament, at: DateTime<Utc>) -> Result<(), ApiError> {
 
 /// After the tournament's dates or time zone changed: the completed rounds without a stated
 /// time get theirs derived again from their completion time. Returns whether any moved (the
-/// caller then brings the ratings up to date).
+/// caller then brings the ratings up to date). Runs inside the caller's transaction.
 pub fn rederive(conn: &mut PgConnection, t: &Tournament) -> Result<bool, ApiError> {
     let days = playing_days(t)?;
     type Times = (i64, Option<DateTime<Utc>>, Option<DateTime<Utc>>);

@@ -1,0 +1,150 @@
+//! One way to do each thing (issue 28, item 3; `docs/API-DESIGN.md`, "Conventions"):
+//!
+//! - Transactions: a service that writes opens its own (`conn.transaction`), so it is atomic
+//!   whoever calls it (a handler, a job, another service, where it nests as a savepoint); a
+//!   helper that writes only as part of another use case says it runs "inside the caller's
+//!   transaction", and a write of one statement says "one statement". Handlers never open one.
+//! - Idempotency: a handler that takes an `Idempotency-Key` runs its write through
+//!   `infra::idempotency::once`, which stores the answer the handler chose in the write's
+//!   transaction; services know nothing of it.
+//! - Status codes and headers: only `src/api` chooses them; services return typed outputs.
+
+use std::path::{Path, PathBuf};
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = entry.path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|e| e == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+fn files(sub: &str) -> Vec<(PathBuf, String)> {
+    let mut out = Vec::new();
+    rust_files(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src").join(sub),
+        &mut out,
+    );
+    out.into_iter()
+        .map(|f| {
+            let text = std::fs::read_to_string(&f).unwrap();
+            let code = text.split("#[cfg(test)]").next().unwrap_or("").to_string();
+            (f, code)
+        })
+        .collect()
+}
+
+/// What writes to the database.
+const WRITES: [&str; 7] = [
+    "diesel::insert_into",
+    "diesel::update(",
+    "diesel::delete(",
+    "copy_from(",
+    "\"INSERT ",
+    "\"UPDATE ",
+    "\"DELETE ",
+];
+
+/// Top-level `pub fn`s of `code` that write without opening a transaction or saying whose
+/// transaction they run in: `(name, first line)`.
+fn unguarded_writes(code: &str) -> Vec<(String, usize)> {
+    let lines: Vec<&str> = code.lines().collect();
+    let mut found = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let Some(rest) = line.strip_prefix("pub fn ") else {
+            continue;
+        };
+        let Some(end) = lines[i + 1..].iter().position(|l| *l == "}") else {
+            continue;
+        };
+        let body = lines[i..=i + 1 + end].join("\n");
+        let doc_start = (0..i)
+            .rev()
+            .take_while(|&j| lines[j].starts_with("///") || lines[j].starts_with("#["))
+            .last()
+            .unwrap_or(i);
+        let doc = lines[doc_start..i].join(" ");
+        let writes = WRITES.iter().any(|w| body.contains(w));
+        let guarded = body.contains(".transaction(")
+            || doc.contains("caller's transaction")
+            || doc.contains("one statement");
+        if writes && !guarded {
+            let name = rest.split(['(', '<']).next().unwrap_or("").to_string();
+            found.push((name, i + 1));
+        }
+    }
+    found
+}
+
+#[test]
+fn handlers_open_no_transaction_and_state_offers_none() {
+    let mut problems = Vec::new();
+    for (f, code) in files("api") {
+        if code.contains(".transaction(") {
+            problems.push(format!("{} opens a transaction", f.display()));
+        }
+    }
+    for (f, code) in files("runtime") {
+        if code.contains("pub async fn transaction") {
+            problems.push(format!("{} offers handlers a transaction", f.display()));
+        }
+    }
+    assert!(problems.is_empty(), "{problems:#?}");
+}
+
+#[test]
+fn every_service_that_writes_is_atomic_by_itself() {
+    let mut problems = Vec::new();
+    for (f, code) in files("services") {
+        for (name, line) in unguarded_writes(&code) {
+            problems.push(format!(
+                "{}:{line}: pub fn {name} writes outside a transaction of its own",
+                f.display()
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{problems:#?}");
+}
+
+#[test]
+fn idempotency_and_status_codes_belong_to_the_http_layer() {
+    let mut problems = Vec::new();
+    for (f, code) in files("services") {
+        // (A webhook delivery's log keeps the receiver's status: that is data, not an answer.)
+        for word in [
+            "idempotency",
+            "StatusCode",
+            "(u16, serde_json::Value)",
+            "http::",
+        ] {
+            if code.contains(word) {
+                problems.push(format!("{} mentions {word}", f.display()));
+            }
+        }
+    }
+    for (f, code) in files("api") {
+        let reads_key = code.contains("idempotency_key(") && !code.contains("fn idempotency_key(");
+        if reads_key && !code.contains("idempotency::once(") {
+            problems.push(format!(
+                "{} reads an Idempotency-Key without idempotency::once",
+                f.display()
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{problems:#?}");
+}
+
+#[test]
+fn the_convention_checks_catch_violations() {
+    let writes = "pub fn open(conn: &mut PgConnection) -> R {\n    diesel::insert_into(t).execute(conn)\n}\n";
+    assert_eq!(unguarded_writes(writes), [("open".to_string(), 1)]);
+    let own = "pub fn open(conn: &mut PgConnection) -> R {\n    conn.transaction(|conn| {\n        diesel::insert_into(t).execute(conn)\n    })\n}\n";
+    assert!(unguarded_writes(own).is_empty());
+    let helper = format!("/// Stores it inside the caller's transaction.\n{writes}");
+    assert!(unguarded_writes(&helper).is_empty());
+    let read = "pub fn read(conn: &mut PgConnection) -> R {\n    t.load(conn)\n}\n";
+    assert!(unguarded_writes(read).is_empty());
+}
