@@ -9,7 +9,7 @@ use actix_http::{error::DispatchError, HttpService};
 use actix_service::{fn_service, map_config, ServiceFactoryExt};
 use actix_web::body::BoxBody;
 use actix_web::dev::AppConfig;
-use actix_web::dev::{Server, Service};
+use actix_web::dev::{Server, Service, ServiceResponse};
 use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::http::Method;
 use actix_web::rt::net::TcpStream;
@@ -21,6 +21,7 @@ use utoipa_swagger_ui::SwaggerUi;
 use crate::api;
 use crate::error::ApiError;
 use crate::infra::live::{LiveHub, Subject};
+use crate::infra::metrics::Metrics;
 use crate::runtime::state::AppState;
 use crate::runtime::wire::ProblemIo;
 
@@ -183,6 +184,19 @@ fn frame_policy(path: &str, headers: &mut actix_web::http::header::HeaderMap) {
     }
 }
 
+/// Counts an answer in the request metrics, under the route pattern that matched
+/// (`HttpRequest::match_pattern`: `/api/v1/tournaments/{id}`, never the path itself).
+fn observe<B>(metrics: &Metrics, res: &ServiceResponse<B>, head: bool, start: Instant) {
+    // HEAD was routed as GET.
+    let method = if head {
+        "HEAD"
+    } else {
+        res.request().method().as_str()
+    };
+    let route = res.request().match_pattern();
+    metrics.request(method, route, res.status().as_u16(), start.elapsed());
+}
+
 /// Starts the HTTP server on `listener`.
 pub fn serve(
     listener: TcpListener,
@@ -196,7 +210,6 @@ pub fn serve(
     let live = state.live.clone();
     let state = web::Data::new(state);
     crate::runtime::jobs::start(state.clone());
-    let metrics = Arc::new(api::metrics::Metrics::default());
     let app = move || {
         let (app, _) = App::new()
             .into_utoipa_app()
@@ -208,10 +221,9 @@ pub fn serve(
             .service(api::problem::explain)
             .service(utoipa_actix_web::scope("/api/v1").configure(api::routes))
             .split_for_parts();
-        let counters = metrics.clone();
+        let metrics = state.metrics.clone();
         let live = live.clone();
         app.app_data(state.clone())
-            .app_data(web::Data::new(metrics.clone()))
             .app_data(routes.clone())
             .app_data(web::PathConfig::default().error_handler(api::extract::path_error))
             .app_data(web::QueryConfig::default().error_handler(api::extract::query_error))
@@ -248,7 +260,7 @@ pub fn serve(
                 if head {
                     req.head_mut().method = Method::GET;
                 }
-                let counters = counters.clone();
+                let metrics = metrics.clone();
                 let live = live.clone();
                 let touch = touches(req.method(), req.path());
                 let method = req.method().to_string();
@@ -265,7 +277,7 @@ pub fn serve(
                         res.headers_mut()
                             .insert(HeaderName::from_static("x-request-id"), v);
                     }
-                    counters.record(res.status().as_u16(), start.elapsed());
+                    observe(&metrics, &res, head, start);
                     tracing::info!(
                         %method,
                         %path,

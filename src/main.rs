@@ -148,6 +148,7 @@ fn serve(cfg: Config) -> Result<(), String> {
                     .is_ok_and(|v| v == "1"),
                 ..Default::default()
             },
+            metrics: Default::default(),
         };
         let listener = TcpListener::bind(&cfg.bind_addr)
             .map_err(|e| format!("cannot listen on {} (BIND_ADDR): {e}", cfg.bind_addr))?;

@@ -8,7 +8,7 @@
 //! second do not grow with the number of clients.
 
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use actix_web::web;
 use diesel::{Connection, PgConnection};
@@ -63,7 +63,12 @@ async fn on_connection<T: Send + 'static>(
     .flatten()
 }
 
-/// Spawns the jobs on the current actix runtime; they end with the runtime.
+/// The jobs' names in the metrics (`tourney_job_lag_seconds{job=..}`).
+pub const DEADLINES: &str = "deadlines";
+pub const WEBHOOKS: &str = "webhooks";
+
+/// Spawns the jobs on the current actix runtime; they end with the runtime. Each tick that
+/// completes is recorded in the metrics (its duration, and the time of the last success).
 pub fn start(state: web::Data<AppState>) {
     let url = job_url(state.live.database_url());
     let conn: Shared = Arc::new(Mutex::new(None));
@@ -73,32 +78,54 @@ pub fn start(state: web::Data<AppState>) {
         .redirect(reqwest::redirect::Policy::none())
         .user_agent("tourney-webhooks/1")
         .build();
+    state.metrics.job_started(DEADLINES);
+    state.metrics.job_started(WEBHOOKS);
     actix_web::rt::spawn(async move {
         let mut tick = actix_web::rt::time::interval(TICK);
         loop {
             tick.tick().await;
             let now = state.clock.now();
-            on_connection(&url, &conn, move |c| {
+            let started = Instant::now();
+            let deadlines = on_connection(&url, &conn, move |c| {
                 scheduling_deadlines::apply_deadlines(c, now)
             })
             .await;
-            on_connection(&url, &conn, webhook_queue::enqueue).await;
-            let Ok(client) = &client else {
-                continue;
-            };
-            let claimed = on_connection(&url, &conn, |c| webhook_queue::claim(c, SEND_PER_TICK))
-                .await
-                .unwrap_or_default();
-            for delivery in claimed {
-                let outcome = send(client, &delivery, state.webhooks.allow_private).await;
-                let policy = state.webhooks.clone();
-                on_connection(&url, &conn, move |c| {
-                    webhook_queue::record(c, &delivery, outcome, &policy)
-                })
-                .await;
+            if deadlines.is_some() {
+                state.metrics.job_ticked(DEADLINES, started.elapsed());
+            }
+            let started = Instant::now();
+            if deliver(&state, &url, &conn, client.as_ref().ok()).await {
+                state.metrics.job_ticked(WEBHOOKS, started.elapsed());
             }
         }
     });
+}
+
+/// One tick of the webhook job: the outbox queued, due deliveries claimed and sent, each
+/// outcome recorded (without an HTTP client, only the outbox is queued). Whether every step
+/// was done (a receiver that fails is an outcome, not a failure of the job).
+async fn deliver(
+    state: &web::Data<AppState>,
+    url: &str,
+    conn: &Shared,
+    client: Option<&reqwest::Client>,
+) -> bool {
+    let queued = on_connection(url, conn, webhook_queue::enqueue).await;
+    let Some(client) = client else {
+        return false;
+    };
+    let claimed = on_connection(url, conn, |c| webhook_queue::claim(c, SEND_PER_TICK)).await;
+    let mut recorded = queued.is_some() && claimed.is_some();
+    for delivery in claimed.unwrap_or_default() {
+        let outcome = send(client, &delivery, state.webhooks.allow_private).await;
+        let policy = state.webhooks.clone();
+        recorded &= on_connection(url, conn, move |c| {
+            webhook_queue::record(c, &delivery, outcome, &policy)
+        })
+        .await
+        .is_some();
+    }
+    recorded
 }
 
 /// One attempt: the target checked again (its addresses may have changed since it was

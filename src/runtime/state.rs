@@ -40,6 +40,8 @@ pub struct AppState {
     pub clock: crate::services::play::scheduling::Clock,
     /// How webhook deliveries go out (private targets, retry delays).
     pub webhooks: crate::services::integrations::webhooks::WebhookPolicy,
+    /// The instance's metrics registry, rendered by `GET /metrics`.
+    pub metrics: crate::infra::metrics::Metrics,
 }
 
 /// A pooled connection: 503 when none comes within the checkout timeout. Only a failure to
@@ -178,14 +180,17 @@ impl AppState {
         }
         // Only public answers are kept.
         if let Some(kept) = self.kept.fresh(&key, self.live.generation(subject)) {
+            self.metrics.kept_read(true);
             return Ok((true, kept));
         }
         let _flight = self.kept.flight(&key).await;
         // Whoever held the flight before may have kept it meanwhile.
         let generation = self.live.generation(subject);
         if let Some(kept) = self.kept.fresh(&key, generation) {
+            self.metrics.kept_read(true);
             return Ok((true, kept));
         }
+        self.metrics.kept_read(false);
         let (public, body) = self.run(f).await?;
         if public {
             self.kept.keep(key, generation, body.clone());

@@ -109,6 +109,7 @@ fn serve_on(db_url: &str, secret: &str, allow_private: bool) -> TestApp {
             allow_private,
             retry_base_secs: 1,
         },
+        metrics: Default::default(),
     };
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
     let port = listener.local_addr().expect("addr").port();

@@ -19,6 +19,7 @@ mod event_fixtures;
 mod helpers;
 mod kept_reads;
 mod live;
+mod metrics;
 mod openapi;
 mod outage;
 mod players;

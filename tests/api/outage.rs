@@ -123,6 +123,7 @@ fn state_on(pool: tourney::db::DbPool, url: &str) -> tourney::runtime::state::Ap
         kept: Default::default(),
         clock: Default::default(),
         webhooks: Default::default(),
+        metrics: Default::default(),
     }
 }
 

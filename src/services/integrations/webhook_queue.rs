@@ -11,6 +11,7 @@ use sha2::Sha256;
 
 use crate::db::schema::{pool_events, tournament_events, webhook_deliveries, webhook_endpoints};
 use crate::error::ApiError;
+use crate::infra::metrics::QueueSample;
 use crate::services::integrations::webhooks::{WebhookPolicy, RETRY_FOR};
 
 /// How long a claimed delivery is held before another instance may try it (longer than one
@@ -236,5 +237,22 @@ pub fn record(
             }
         }
         Ok(())
+    })
+}
+
+/// The queue as `GET /metrics` reports it: pending deliveries (due or waiting for a retry) and
+/// the age of the oldest of them.
+pub fn backlog(conn: &mut PgConnection) -> Result<QueueSample, ApiError> {
+    use diesel::dsl::{count_star, min};
+    let (pending, oldest): (i64, Option<DateTime<Utc>>) = webhook_deliveries::table
+        .filter(webhook_deliveries::status.eq("pending"))
+        .select((count_star(), min(webhook_deliveries::created_at)))
+        .first(conn)?;
+    let age = oldest.map_or(0.0, |t| {
+        (Utc::now() - t).num_milliseconds().max(0) as f64 / 1000.0
+    });
+    Ok(QueueSample {
+        pending,
+        oldest_age_seconds: age,
     })
 }
