@@ -42,6 +42,7 @@ mod running_formats;
 mod running_ties;
 mod security;
 mod self_scheduling;
+mod self_scheduling_rules;
 mod sessions;
 mod standings_kept;
 mod stored_json;

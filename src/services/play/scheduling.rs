@@ -39,6 +39,9 @@ pub const ANSWER_WITHIN: Duration = Duration::days(5);
 pub const FORFEIT_AFTER: Duration = Duration::days(7);
 /// How long after an agreed time a player may say they missed it (rule 8.4).
 pub const TELL_WITHIN: Duration = Duration::hours(24);
+/// How long the opponent waits at the agreed time (rule 8.3): before the agreed time plus this,
+/// the time has not been missed yet.
+pub const WAIT_FOR_OPPONENT: Duration = Duration::minutes(15);
 /// Reschedules per player and tournament (rule 8.4).
 pub const RESCHEDULES_PER_TOURNAMENT: i64 = 3;
 
@@ -128,8 +131,11 @@ pub struct ScheduleOut {
     pub agreed_time: Option<ShownTime>,
     /// The round's deadline.
     pub deadline: DateTime<Utc>,
-    /// Whether the game was already rescheduled once (rule 8.4: once per match).
+    /// Whether the game was rescheduled at least once after a missed time (rule 8.4).
     pub rescheduled: bool,
+    /// The players who have used their chance of rule 8.4 in this match (each player has one
+    /// per match and three per tournament), in the order they used it.
+    pub chances_used_by: Vec<i64>,
     pub forfeited_player: Option<i64>,
     /// Oldest first.
     pub thread: Vec<ScheduleMessage>,
@@ -388,8 +394,10 @@ pub fn accept(
     })
 }
 
-/// Rule 8.4: a player who missed the agreed time and says so within 24 hours gets the game
-/// rescheduled, once per match and three times per tournament; they propose the new times.
+/// Rule 8.4: a player who missed the agreed time (did not appear within 15 minutes of it, rule
+/// 8.3) and says so within 24 hours gets the game rescheduled: each player has one such chance
+/// per match and three per tournament. Before the agreed time plus 15 minutes nothing has been
+/// missed yet (409 naming `agreed_time`). The game is open again; they propose the new times.
 pub fn missed(
     conn: &mut PgConnection,
     caller: &Caller,
@@ -406,14 +414,19 @@ pub fn missed(
         let Some(agreed) = g.agreed_time.filter(|_| g.state == "agreed") else {
             return Err(ApiError::Conflict("no time is agreed for this game".into()));
         };
+        if now < agreed + WAIT_FOR_OPPONENT {
+            return Err(ApiError::conflict_at(
+                "agreed_time",
+                format!(
+                    "the agreed time {agreed} has not been missed yet: a missed time can be \
+                     reported from {} on, 15 minutes after it (rules 8.3 and 8.4)",
+                    agreed + WAIT_FOR_OPPONENT
+                ),
+            ));
+        }
         if now > agreed + TELL_WITHIN {
             return Err(ApiError::Conflict(
                 "a missed time must be reported within 24 hours of it (rule 8.4)".into(),
-            ));
-        }
-        if g.rescheduled {
-            return Err(ApiError::Conflict(
-                "this game was already rescheduled once (rule 8.4: once per match)".into(),
             ));
         }
         let used: i64 = schedule_messages::table
@@ -430,6 +443,19 @@ pub fn missed(
         if used >= RESCHEDULES_PER_TOURNAMENT {
             return Err(ApiError::Conflict(
                 "you have had three reschedules in this tournament (rule 8.4)".into(),
+            ));
+        }
+        let mine_here: i64 = schedule_messages::table
+            .filter(schedule_messages::round_id.eq(g.round_id))
+            .filter(schedule_messages::table_number.eq(g.table_number))
+            .filter(schedule_messages::kind.eq("missed"))
+            .filter(schedule_messages::player_id.eq(me))
+            .count()
+            .get_result(conn)?;
+        if mine_here > 0 {
+            return Err(ApiError::Conflict(
+                "you have already used your chance in this match (rule 8.4: one per player and match)"
+                    .into(),
             ));
         }
         diesel::update(game_schedules::table.find((g.round_id, g.table_number)))
@@ -505,6 +531,12 @@ pub(crate) fn view(
             schedule_messages::at,
         ))
         .load(conn)?;
+    let mut chances_used_by: Vec<i64> = Vec::new();
+    for (kind, player, ..) in &thread {
+        if let Some(p) = player.filter(|p| kind == "missed" && !chances_used_by.contains(p)) {
+            chances_used_by.push(p);
+        }
+    }
     Ok(ScheduleOut {
         round: round.number,
         table,
@@ -525,6 +557,7 @@ pub(crate) fn view(
         agreed_time: g.agreed_time.map(|x| shown(x, tz)),
         deadline: round.self_scheduled_until.unwrap_or_default(),
         rescheduled: g.rescheduled,
+        chances_used_by,
         forfeited_player: g.forfeited_player,
         thread: thread
             .into_iter()

@@ -1,0 +1,203 @@
+//! Self-scheduled play to the letter (issue 27; seed 003 rules 3.3 and 8): a time is missed
+//! only once it has come, each player has their own chance of rule 8.4, a game nobody has
+//! scheduled is not an automatic forfeit of rule 8.2 (the leader is told when the deadline
+//! nears), and a double crash in a self-scheduled round is replayed, not scored 23:23.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use chrono::{DateTime, Duration as Days, Utc};
+use serde_json::{json, Value};
+
+use crate::event_fixtures::{event, linked_player, new_round};
+use crate::helpers::{fields, problem, spawn_app, TestApp};
+
+fn at(t: DateTime<Utc>) -> Value {
+    json!(t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
+}
+
+/// A tournament with one self-scheduled round of one game.
+struct Game {
+    app: TestApp,
+    tid: i64,
+    org: String,
+    a: i64,
+    b: i64,
+    tokens: HashMap<i64, String>,
+    deadline: DateTime<Utc>,
+}
+
+impl Game {
+    async fn new(days: i64) -> Self {
+        let app = spawn_app().await;
+        let (tid, org, _, _) = event(&app, "tantrix", 0).await;
+        let mut tokens = HashMap::new();
+        for name in ["kari", "ola"] {
+            let (pid, token) = linked_player(&app, tid, name).await;
+            tokens.insert(pid, token);
+        }
+        let deadline = Utc::now() + Days::days(days);
+        let round = new_round(
+            &app,
+            tid,
+            &org,
+            json!({"method": "round_robin", "self_scheduled_until": at(deadline)}),
+        )
+        .await;
+        let seat = |i: usize| round["draw"]["tables"][0]["seats"][i].as_i64().unwrap();
+        let (a, b) = (seat(0), seat(1));
+        Self {
+            app,
+            tid,
+            org,
+            a,
+            b,
+            tokens,
+            deadline,
+        }
+    }
+
+    fn url(&self, rest: &str) -> String {
+        format!("/api/v1/tournaments/{}/rounds/1/tables/1{rest}", self.tid)
+    }
+
+    fn tok(&self, p: i64) -> &str {
+        &self.tokens[&p]
+    }
+
+    /// `a` proposes a time `after` from the instance's now and `b` accepts it.
+    async fn agree(&self, after: Days) -> DateTime<Utc> {
+        let when = self.app.clock.now() + after;
+        let when = DateTime::from_timestamp(when.timestamp(), 0).unwrap();
+        let r = self
+            .app
+            .post(
+                &self.url("/schedule/proposals"),
+                Some(self.tok(self.a)),
+                json!({"times": [at(when)]}),
+            )
+            .await;
+        assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
+        let r = self
+            .app
+            .post(
+                &self.url("/schedule/accept"),
+                Some(self.tok(self.b)),
+                json!({"time": at(when)}),
+            )
+            .await;
+        assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
+        when
+    }
+
+    async fn missed(&self, p: i64) -> reqwest::Response {
+        self.app
+            .post(
+                &self.url("/schedule/missed"),
+                Some(self.tok(p)),
+                json!({"note": "my connection dropped"}),
+            )
+            .await
+    }
+
+    async fn schedule(&self) -> Value {
+        self.app
+            .get(&self.url("/schedule"), Some(&self.org))
+            .await
+            .json()
+            .await
+            .unwrap()
+    }
+
+    fn events(&self, kind: &str) -> Vec<Value> {
+        use diesel::prelude::*;
+        let mut conn = crate::rating_fixtures::db(&self.app);
+        diesel::dsl::sql::<diesel::sql_types::Jsonb>(&format!(
+            "SELECT payload FROM tournament_events WHERE tournament_id = {} AND kind = '{kind}' ORDER BY id",
+            self.tid
+        ))
+        .load::<Value>(&mut conn)
+        .unwrap()
+    }
+}
+
+fn kinds(s: &Value) -> Vec<String> {
+    s["thread"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["kind"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Gives the once-a-second job time for a few ticks.
+async fn ticks() {
+    actix_web::rt::time::sleep(Duration::from_millis(2500)).await;
+}
+
+/// Rules 8.3 and 8.4: before the agreed time plus the 15 minutes the opponent waits, the time
+/// has not been missed; such a report is refused naming the time and changes nothing.
+#[actix_web::test]
+async fn a_time_is_missed_only_once_it_has_come() {
+    let g = Game::new(20).await;
+    let when = g.agree(Days::hours(2)).await;
+    let before = g.schedule().await;
+    let p = problem(g.missed(g.a).await, 409).await;
+    assert_eq!(fields(&p), vec!["agreed_time"], "{p}");
+    let from = (when + Days::minutes(15)).to_string();
+    assert!(
+        p["errors"][0]["message"].as_str().unwrap().contains(&from),
+        "{p}"
+    );
+    // 14 minutes after the time: still waiting for the opponent.
+    g.app.clock.advance(Days::hours(2) + Days::minutes(14));
+    let p = problem(g.missed(g.a).await, 409).await;
+    assert_eq!(fields(&p), vec!["agreed_time"], "{p}");
+    let after = g.schedule().await;
+    assert_eq!(after["state"], "agreed");
+    assert_eq!(after["agreed_time"], before["agreed_time"]);
+    assert_eq!(after["rescheduled"], false);
+    assert_eq!(kinds(&after), vec!["propose", "accept"]);
+    assert_eq!(after["chances_used_by"], json!([]));
+    // From 15 minutes after it, it is missed.
+    g.app.clock.advance(Days::minutes(1));
+    let r = g.missed(g.a).await;
+    assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
+    let s: Value = r.json().await.unwrap();
+    assert_eq!(s["state"], "open");
+    assert_eq!(s["chances_used_by"], json!([g.a]));
+}
+
+/// Rule 8.4: "damit jeder Spieler nur eine Chance pro Match ... erhält": one chance per player
+/// and match, so the opponent keeps his after she used hers.
+#[actix_web::test]
+async fn each_player_has_a_chance_of_their_own_in_a_match() {
+    let g = Game::new(20).await;
+    g.agree(Days::hours(2)).await;
+    g.app.clock.advance(Days::hours(3));
+    let r = g.missed(g.a).await;
+    assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
+    g.agree(Days::hours(2)).await;
+    g.app.clock.advance(Days::hours(3));
+    let r = g.missed(g.b).await;
+    assert_eq!(
+        r.status(),
+        200,
+        "his first chance: {}",
+        r.text().await.unwrap()
+    );
+    let s: Value = r.json().await.unwrap();
+    assert_eq!(s["rescheduled"], true);
+    assert_eq!(s["chances_used_by"], json!([g.a, g.b]));
+    // A third missed time: each has used the chance of this match.
+    g.agree(Days::hours(2)).await;
+    g.app.clock.advance(Days::hours(3));
+    for p in [g.a, g.b] {
+        let problem = problem(g.missed(p).await, 409).await;
+        assert!(
+            problem["detail"].as_str().unwrap().contains("chance"),
+            "{problem}"
+        );
+    }
+    assert_eq!(g.schedule().await["state"], "agreed");
+}
