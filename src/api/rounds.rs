@@ -202,13 +202,15 @@ pub async fn read(
     Ok(kept_answer(&req, &body, Visibility::public_if(public)))
 }
 
-/// Change when a round was played (organisers).
+/// Change when a round was played, or extend a self-scheduled round's deadline (organisers).
 ///
 /// Ratings follow the time each game was played, not when its result was entered: a round's
 /// time is the one stated here (or at creation), else the moment its last result arrived, held
 /// within the tournament's playing days (00:00 on the first day to 22:00 on the last). Moving a
 /// completed round recomputes its rating pool from the earlier of the two times; `null` goes
-/// back to the derived time.
+/// back to the derived time. `self_scheduled_until` extends a self-scheduled round's deadline
+/// (later than now and than the current one), e.g. when the leader is told of games nobody has
+/// scheduled (`unscheduled_games`).
 #[utoipa::path(
     operation_id = "update_round",
     tag = "rounds",
@@ -222,6 +224,7 @@ pub async fn read(
         (status = 200, description = "The changed round", body = RoundOut),
         (status = 403, description = "Not an organiser of this tournament", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such tournament or round", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The deadline of a completed round cannot move", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[patch("/tournaments/{id}/rounds/{n}")]
@@ -232,8 +235,9 @@ pub async fn update(
     body: Json<UpdateRound>,
 ) -> ApiResult<HttpResponse> {
     let RoundPath { id: tid, n: number } = path.into_inner();
+    let now = state.clock.now();
     let out = state
-        .run(move |conn| rounds::update_round(conn, &caller, tid, number, body.0))
+        .run(move |conn| rounds::update_round(conn, &caller, tid, number, body.0, now))
         .await?;
     Ok(HttpResponse::Ok().json(out))
 }

@@ -23,9 +23,11 @@ pub struct ShowIn {
 
 /// Read a self-scheduled game (its players and the staff).
 ///
-/// Its state, the proposed and agreed times (in UTC and in `time_zone`), whose answer is
-/// awaited and until when (5 days, then the leader is told; 2 more, then that player forfeits),
-/// and the thread of every step.
+/// Its state, the proposed and agreed times (in UTC and in `time_zone`), whose answer to a
+/// proposal is awaited and until when (5 days, then the leader is told; 2 more, then that player
+/// forfeits), whose chance of rule 8.4 is used, and the thread of every step. A game nobody has
+/// proposed anything for waits on nobody; the leader is told of it 48 hours before the round's
+/// deadline.
 #[utoipa::path(
     operation_id = "read_schedule",
     tag = "results",
@@ -122,8 +124,9 @@ pub async fn accept(
 
 /// I missed the agreed time: reschedule (rule 8.4).
 ///
-/// Within 24 hours of the agreed time, once per match and three times per tournament; the
-/// game is open again and I propose the new times.
+/// From 15 minutes after the agreed time (before that it is not missed: 409 naming
+/// `agreed_time`) to 24 hours after it; each player has one such chance per match and three per
+/// tournament. The game is open again, waiting on nobody: either player proposes new times.
 #[utoipa::path(
     operation_id = "report_missed_time",
     tag = "results",
@@ -156,7 +159,7 @@ pub async fn missed(
 /// Reverse an automatic forfeit (the leader: an organiser or referee), with a reason.
 ///
 /// The forfeit's result is withdrawn (a completed round opens again and the ratings follow) and
-/// the forfeited player has a fresh 5 days to propose times.
+/// the game is open again, waiting on nobody: either player proposes times.
 #[utoipa::path(
     operation_id = "reinstate_game",
     tag = "results",

@@ -59,6 +59,7 @@ diesel::table! {
         forfeited_player -> Nullable<Int8>,
         forfeited_at -> Nullable<Timestamptz>,
         rescheduled -> Bool,
+        unscheduled_told_for -> Nullable<Timestamptz>,
     }
 }
 

@@ -76,7 +76,8 @@ async fn a_self_scheduled_round_with_a_rescheduling_and_a_silent_player() {
     let url = |t: i64| format!("/api/v1/tournaments/{tid}/rounds/1/tables/{t}");
     let tok = |p: i64| tokens[&p].as_str();
 
-    // Table 1: the first seat is asked to propose; times in the player's chosen zone too.
+    // Table 1: a new game waits on nobody (either player proposes); times in the player's
+    // chosen zone too.
     let s: Value = app
         .get(
             &format!("{}/schedule?time_zone=America/New_York", url(t1)),
@@ -87,7 +88,8 @@ async fn a_self_scheduled_round_with_a_rescheduling_and_a_silent_player() {
         .await
         .unwrap();
     assert_eq!(s["state"], "open");
-    assert_eq!(s["waiting_on"], a1);
+    assert_eq!(s["waiting_on"], Value::Null);
+    assert_eq!(s["forfeit_at"], Value::Null);
     assert_eq!(s["time_zone"], "America/New_York");
     problem(
         app.get(&format!("{}/schedule", url(t1)), Some(tok(a2)))
@@ -97,6 +99,15 @@ async fn a_self_scheduled_round_with_a_rescheduling_and_a_silent_player() {
     .await;
     let now = Utc::now();
     let (first, second) = (now + Days::days(1), now + Days::days(2));
+    // Table 2: b2 proposes; a2 will never answer (rule 8.2).
+    let r = app
+        .post(
+            &format!("{}/schedule/proposals", url(t2)),
+            Some(tok(b2)),
+            json!({"times": [at(first)]}),
+        )
+        .await;
+    assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
     let p = problem(
         app.post(
             &format!("{}/schedule/proposals", url(t1)),
@@ -179,7 +190,7 @@ async fn a_self_scheduled_round_with_a_rescheduling_and_a_silent_player() {
     let s: Value = r.json().await.unwrap();
     assert_eq!(
         (s["state"].as_str(), s["waiting_on"].as_i64()),
-        (Some("open"), Some(a1))
+        (Some("open"), None)
     );
     assert_eq!(s["rescheduled"], true);
     let now = app_now(&app);
@@ -229,7 +240,7 @@ async fn a_self_scheduled_round_with_a_rescheduling_and_a_silent_player() {
         .await;
     assert_eq!(r.status(), 200);
 
-    // Table 2: a2 never answers. 5 days after publication the leader is told...
+    // Table 2: a2 never answers. 5 days after the proposal the leader is told...
     app.clock.advance(Days::days(3));
     let s = eventually(&app, &format!("{}/schedule", url(t2)), &org, |s| {
         s["thread"]
@@ -239,7 +250,7 @@ async fn a_self_scheduled_round_with_a_rescheduling_and_a_silent_player() {
             .any(|m| m["kind"] == "leader_told")
     })
     .await;
-    assert_eq!(s["state"], "open");
+    assert_eq!(s["state"], "proposed");
     let mut conn = crate::rating_fixtures::db(&app);
     use diesel::prelude::*;
     let told: i64 = diesel::dsl::sql::<diesel::sql_types::BigInt>(
@@ -291,7 +302,7 @@ async fn a_self_scheduled_round_with_a_rescheduling_and_a_silent_player() {
     let s: Value = r.json().await.unwrap();
     assert_eq!(
         (s["state"].as_str(), s["waiting_on"].as_i64()),
-        (Some("open"), Some(a2))
+        (Some("open"), None)
     );
     problem(app.get(&format!("{}/result", url(t2)), None).await, 404).await;
     let round_now: Value = app
@@ -348,7 +359,14 @@ async fn a_self_scheduled_round_with_a_rescheduling_and_a_silent_player() {
         .collect();
     assert_eq!(
         kinds,
-        vec!["leader_told", "forfeit", "reinstate", "propose", "accept"]
+        vec![
+            "propose",
+            "leader_told",
+            "forfeit",
+            "reinstate",
+            "propose",
+            "accept"
+        ]
     );
 }
 
@@ -438,7 +456,12 @@ async fn a_fourth_reschedule_in_a_tournament_is_refused() {
         .await;
     assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
     let s: Value = r.json().await.unwrap();
-    assert_eq!(s["waiting_on"], b, "he proposes the new times");
+    assert_eq!(s["state"], "open");
+    assert_eq!(
+        s["waiting_on"],
+        Value::Null,
+        "either player proposes the new times"
+    );
 }
 
 /// Rule 8.4: a missed time told more than 24 hours after it is not rescheduled.

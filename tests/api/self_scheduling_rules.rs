@@ -201,3 +201,112 @@ async fn each_player_has_a_chance_of_their_own_in_a_match() {
     }
     assert_eq!(g.schedule().await["state"], "agreed");
 }
+
+/// Rule 8.2 is for a proposal left unanswered; a game nobody has proposed anything for waits on
+/// nobody and is never forfeited automatically. 48 hours before the round's deadline the
+/// leader is told, once per deadline, on the feed and to webhooks (rule 8.5), and decides: a
+/// later deadline, or a result with forfeits (both players here).
+#[actix_web::test]
+async fn an_unscheduled_game_is_the_leaders_to_decide_near_the_deadline() {
+    let g = Game::new(10).await;
+    let s = g.schedule().await;
+    assert_eq!(s["state"], "open");
+    assert_eq!(
+        (&s["waiting_on"], &s["answer_by"], &s["forfeit_at"]),
+        (&Value::Null, &Value::Null, &Value::Null)
+    );
+    let r = g
+        .app
+        .post(
+            &format!("/api/v1/tournaments/{}/webhooks", g.tid),
+            Some(&g.org),
+            json!({"url": "http://127.0.0.1:9/hooks", "kinds": ["unscheduled_games"]}),
+        )
+        .await;
+    assert_eq!(r.status(), 201, "{}", r.text().await.unwrap());
+    // A week and a day on: no automatic forfeit, and the deadline is still 3 days away less an
+    // hour, so the leader is not told yet.
+    g.app.clock.advance(Days::days(7) + Days::hours(1));
+    ticks().await;
+    problem(g.app.get(&g.url("/result"), Some(&g.org)).await, 404).await;
+    assert!(g.events("unscheduled_games").is_empty());
+    assert!(g.events("schedule_overdue").is_empty());
+    // 47 hours before the deadline: the leader is told, once.
+    g.app.clock.advance(Days::days(1));
+    let mut told = Vec::new();
+    for _ in 0..60 {
+        told = g.events("unscheduled_games");
+        if !told.is_empty() {
+            break;
+        }
+        actix_web::rt::time::sleep(Duration::from_millis(100)).await;
+    }
+    ticks().await;
+    let told_again = g.events("unscheduled_games");
+    assert_eq!(told_again.len(), 1, "{told_again:?}");
+    assert_eq!(told[0]["round"], 1);
+    assert_eq!(told[0]["tables"][0]["table"], 1);
+    assert_eq!(told[0]["tables"][0]["players"], json!([g.a, g.b]));
+    assert_eq!(kinds(&g.schedule().await), vec!["unscheduled"]);
+    {
+        use diesel::prelude::*;
+        let mut conn = crate::rating_fixtures::db(&g.app);
+        let queued: i64 = diesel::dsl::sql::<diesel::sql_types::BigInt>(
+            "SELECT count(*) FROM webhook_deliveries WHERE kind = 'unscheduled_games'",
+        )
+        .get_result(&mut conn)
+        .unwrap();
+        assert_eq!(queued, 1, "one delivery to the subscribed webhook");
+    }
+    // The leader extends the deadline: only later than the current one.
+    let round = format!("/api/v1/tournaments/{}/rounds/1", g.tid);
+    let p = problem(
+        g.app
+            .patch(
+                &round,
+                Some(&g.org),
+                json!({"self_scheduled_until": at(g.deadline - Days::days(1))}),
+            )
+            .await,
+        422,
+    )
+    .await;
+    assert_eq!(fields(&p), vec!["self_scheduled_until"]);
+    let later = g.deadline + Days::days(5);
+    let r = g
+        .app
+        .patch(
+            &round,
+            Some(&g.org),
+            json!({"self_scheduled_until": at(later)}),
+        )
+        .await;
+    assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
+    let out: Value = r.json().await.unwrap();
+    assert_eq!(out["self_scheduled_until"], at(later));
+    assert_eq!(g.schedule().await["deadline"], at(later));
+    // Still nobody schedules: near the new deadline the leader is told again, and decides that
+    // both players forfeit (the Tantrix scoring gives 0-0 TP).
+    g.app.clock.advance(Days::days(5));
+    for _ in 0..60 {
+        if g.events("unscheduled_games").len() == 2 {
+            break;
+        }
+        actix_web::rt::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(g.events("unscheduled_games").len(), 2);
+    let r = g
+        .app
+        .put(
+            &g.url("/result"),
+            Some(&g.org),
+            json!({"seats": [
+                {"player_id": g.a, "score": 0, "forfeit": true},
+                {"player_id": g.b, "score": 0, "forfeit": true}
+            ], "reason": "no effort to schedule the game (rule 8.5)"}),
+        )
+        .await;
+    assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
+    let v: Value = r.json().await.unwrap();
+    assert_eq!(v["round_status"], "completed");
+}

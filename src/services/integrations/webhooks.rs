@@ -25,7 +25,7 @@ use crate::error::ApiError;
 use crate::services::access::load_for_staff;
 
 /// The event kinds of a tournament an endpoint can subscribe to.
-pub const TOURNAMENT_KINDS: [&str; 9] = [
+pub const TOURNAMENT_KINDS: [&str; 10] = [
     "round_published",
     "result_entered",
     "result_corrected",
@@ -35,6 +35,7 @@ pub const TOURNAMENT_KINDS: [&str; 9] = [
     "schedule_overdue",
     "game_forfeited",
     "rating_status_changed",
+    "unscheduled_games",
 ];
 /// The event kinds of a rating pool.
 pub const POOL_KINDS: [&str; 3] = ["leaderboard_changed", "rating_requested", "rating_decided"];
@@ -133,10 +134,11 @@ pub struct CreateWebhook {
     #[schema(min_length = 1, max_length = 2000)]
     pub url: String,
     /// Tournaments: round_published, result_entered, result_corrected, standings_changed,
-    /// case_decided, result_reported, schedule_overdue, game_forfeited, rating_status_changed;
+    /// case_decided, result_reported, schedule_overdue, game_forfeited, rating_status_changed,
+    /// unscheduled_games;
     /// pools: leaderboard_changed, rating_requested (a tournament asks to be rated),
     /// rating_decided (accepted, refused or withdrawn).
-    #[schema(min_items = 1, max_items = 9)]
+    #[schema(min_items = 1, max_items = 10)]
     pub kinds: Vec<String>,
 }
 

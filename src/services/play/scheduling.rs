@@ -2,11 +2,15 @@
 //!
 //! In a round with a deadline (`self_scheduled_until`) each game has a scheduling thread: a
 //! player proposes times (UTC instants before the deadline), the opponent accepts one or
-//! counter-proposes. The player whose answer is awaited has 5 days; then the leader is told
-//! (a `schedule_overdue` event on the live feed), and 2 days later the game is forfeited by that
-//! player (rule 8.2). A player who misses an agreed time and says so within 24 hours gets the
-//! game rescheduled, once per match and at most three times per tournament (rule 8.4). The
-//! leader can reverse an automatic forfeit with a reason. The deadlines run on the server's
+//! counter-proposes. The player whose answer to a proposal is awaited has 5 days; then the
+//! leader is told (a `schedule_overdue` event on the live feed), and 2 days later the game is
+//! forfeited by that player (rule 8.2). A game nobody has proposed anything for waits on nobody:
+//! it is no case of rule 8.2; when the round's deadline nears, the leader is told of the games
+//! nobody has scheduled (`unscheduled_games`) and decides (rule 8.5). A player who misses an
+//! agreed time and says so within 24 hours gets the game rescheduled, one chance per player and
+//! match and three per tournament (rule 8.4). A double crash is replayed (rule 3.3). The
+//! leader can reverse an automatic forfeit with a reason. The readings are in
+//! `docs/decisions/self-scheduling.md`. The deadlines run on the server's
 //! [`Clock`]; [`apply_deadlines`] applies them (every instance runs it; each game is taken with
 //! a row lock that skips games another instance holds).
 
@@ -101,7 +105,9 @@ pub struct ShownTime {
 /// One message of a game's scheduling thread.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct ScheduleMessage {
-    /// `propose`, `accept`, `missed`, `leader_told`, `forfeit` or `reinstate`.
+    /// `propose`, `accept`, `missed`, `leader_told` (no answer for 5 days), `forfeit`,
+    /// `reinstate`, `unscheduled` (the leader was told the game is not scheduled as the round's
+    /// deadline nears) or `replay` (a double crash: the game is scheduled again).
     pub kind: String,
     pub player_id: Option<i64>,
     pub times: Vec<ShownTime>,
@@ -116,11 +122,12 @@ pub struct ScheduleOut {
     pub table: i32,
     /// The two players in seat order.
     pub players: Vec<i64>,
-    /// `open` (no proposal yet), `proposed`, `agreed` or `forfeited`.
+    /// `open` (no proposal pending: new, after a missed time or a replay), `proposed`, `agreed`
+    /// or `forfeited`.
     pub state: String,
     /// The zone the local times are shown in (`?time_zone=`, else the tournament's).
     pub time_zone: String,
-    /// The player whose answer is awaited.
+    /// The player whose answer to a proposal is awaited (nobody while the game is open).
     pub waiting_on: Option<i64>,
     /// When the leader is told if that player has not answered.
     pub answer_by: Option<DateTime<Utc>>,
@@ -191,13 +198,13 @@ fn shown(at: DateTime<Utc>, tz: chrono_tz::Tz) -> ShownTime {
     }
 }
 
-/// Makes the scheduling rows of a published self-scheduled round (once): the first seat's
-/// player is asked to propose, from the moment of publication.
+/// Makes the scheduling rows of a published self-scheduled round (once). A new game waits on
+/// nobody: either player proposes (rule 8.1), and only an unanswered proposal runs the clock of
+/// rule 8.2.
 pub(crate) fn ensure_games(conn: &mut PgConnection, round: &RoundRow) -> Result<(), ApiError> {
     if round.self_scheduled_until.is_none() || round.status == RoundStatus::Draft.as_str() {
         return Ok(());
     }
-    let since = round.published_at.unwrap_or_else(Utc::now);
     let rows: Vec<_> = draw_of(round)?
         .tables
         .iter()
@@ -208,8 +215,6 @@ pub(crate) fn ensure_games(conn: &mut PgConnection, round: &RoundRow) -> Result<
                 game_schedules::table_number.eq(t.number as i32),
                 game_schedules::tournament_id.eq(round.tournament_id),
                 game_schedules::state.eq("open"),
-                game_schedules::waiting_on.eq(Some(t.seats[0].0)),
-                game_schedules::waiting_since.eq(Some(since)),
             )
         })
         .collect();
@@ -397,7 +402,8 @@ pub fn accept(
 /// Rule 8.4: a player who missed the agreed time (did not appear within 15 minutes of it, rule
 /// 8.3) and says so within 24 hours gets the game rescheduled: each player has one such chance
 /// per match and three per tournament. Before the agreed time plus 15 minutes nothing has been
-/// missed yet (409 naming `agreed_time`). The game is open again; they propose the new times.
+/// missed yet (409 naming `agreed_time`). The game is open again, waiting on nobody: either
+/// player proposes the new times.
 pub fn missed(
     conn: &mut PgConnection,
     caller: &Caller,
@@ -464,8 +470,9 @@ pub fn missed(
                 game_schedules::rescheduled.eq(true),
                 game_schedules::agreed_time.eq(None::<DateTime<Utc>>),
                 game_schedules::proposed_times.eq(Vec::<DateTime<Utc>>::new()),
-                game_schedules::waiting_on.eq(Some(me)),
-                game_schedules::waiting_since.eq(Some(now)),
+                game_schedules::proposed_by.eq(None::<i64>),
+                game_schedules::waiting_on.eq(None::<i64>),
+                game_schedules::waiting_since.eq(None::<DateTime<Utc>>),
                 game_schedules::leader_told_at.eq(None::<DateTime<Utc>>),
             ))
             .execute(conn)?;

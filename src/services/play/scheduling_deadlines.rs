@@ -1,7 +1,8 @@
-//! The deadlines of self-scheduled games (seed 003 rule 8.2) and the leader's reversal of an
+//! The deadlines of self-scheduled games (seed 003 rule 8.2), the leader told of games nobody
+//! has scheduled as a round's deadline nears (rule 8.5), and the leader's reversal of an
 //! automatic forfeit. See `services::play::scheduling`.
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, Duration, Utc};
 use diesel::prelude::*;
 use diesel::PgConnection;
 
@@ -23,11 +24,17 @@ use crate::services::validate::Check;
 pub const FORFEIT_REASON: &str =
     "automatic forfeit: no answer to the scheduling of this game within 7 days (seed 003, rule 8.2)";
 
-/// Applies the deadlines due at `now`: tells the leader about a player who has not answered
-/// for 5 days (a `schedule_overdue` event) and forfeits the game of one who has not answered
-/// for 7 (the opponent wins; a `game_forfeited` event). Each game is handled in its own
-/// transaction under a row lock that skips games another instance is handling. Returns how many
-/// games were acted on.
+/// How long before a round's deadline the leader is told of its games nobody has scheduled
+/// (our reading of rule 8.5; `docs/decisions/self-scheduling.md`).
+pub const UNSCHEDULED_WARNING: Duration = Duration::hours(48);
+
+/// Applies the deadlines due at `now`: tells the leader about a player who has not answered a
+/// proposal for 5 days (a `schedule_overdue` event) and forfeits the game of one who has not
+/// answered for 7 (the opponent wins; a `game_forfeited` event); then tells the leader of the
+/// games nobody has scheduled in rounds whose deadline is 48 hours away or less
+/// ([`tell_unscheduled`]). Each game is handled in its own transaction under a row lock that
+/// skips games another instance is handling. Returns how many games (and rounds told of) were
+/// acted on.
 pub fn apply_deadlines(conn: &mut PgConnection, now: DateTime<Utc>) -> Result<usize, ApiError> {
     let due: Vec<(i64, i32)> = game_schedules::table
         .filter(game_schedules::waiting_on.is_not_null())
@@ -52,7 +59,92 @@ pub fn apply_deadlines(conn: &mut PgConnection, now: DateTime<Utc>) -> Result<us
             }
         }
     }
-    Ok(acted)
+    Ok(acted + tell_unscheduled(conn, now)?)
+}
+
+/// Rule 8.5 leaves players who make no effort to schedule a game to the leader. When a round's
+/// deadline is [`UNSCHEDULED_WARNING`] away or less, the leader is told once (per round and
+/// deadline: again if the deadline is extended) of its games without an agreed time, a result
+/// or a forfeit: one `unscheduled_games` event listing the tables, and an `unscheduled`
+/// message in each game's thread. The leader decides: a result with forfeits for one or both
+/// players, or a later deadline. Each round in its own transaction; its games are taken under a
+/// row lock that skips games another instance holds. Returns how many rounds were told of.
+pub fn tell_unscheduled(conn: &mut PgConnection, now: DateTime<Utc>) -> Result<usize, ApiError> {
+    let due: Vec<i64> = game_schedules::table
+        .inner_join(rounds::table.on(rounds::id.eq(game_schedules::round_id)))
+        .filter(rounds::status.eq(RoundStatus::Published.as_str()))
+        .filter(rounds::self_scheduled_until.le(now + UNSCHEDULED_WARNING))
+        .filter(game_schedules::state.eq_any(["open", "proposed"]))
+        .filter(game_schedules::unscheduled_told_for.is_distinct_from(rounds::self_scheduled_until))
+        .filter(diesel::dsl::not(diesel::dsl::exists(
+            results::table
+                .filter(results::round_id.eq(game_schedules::round_id))
+                .filter(results::table_number.eq(game_schedules::table_number)),
+        )))
+        .select(game_schedules::round_id)
+        .distinct()
+        .limit(100)
+        .load(conn)?;
+    let mut told = 0;
+    for round_id in due {
+        match conn.transaction(|conn| unscheduled_of_round(conn, round_id, now)) {
+            Ok(true) => told += 1,
+            Ok(false) => {}
+            Err(e) => tracing::warn!(round_id, error = %e, "unscheduled games"),
+        }
+    }
+    Ok(told)
+}
+
+fn unscheduled_of_round(
+    conn: &mut PgConnection,
+    round_id: i64,
+    now: DateTime<Utc>,
+) -> Result<bool, ApiError> {
+    let round: RoundRow = rounds::table
+        .find(round_id)
+        .select(RoundRow::as_select())
+        .first(conn)?;
+    let Some(deadline) = round.self_scheduled_until else {
+        return Ok(false);
+    };
+    let games: Vec<GameRow> = game_schedules::table
+        .filter(game_schedules::round_id.eq(round_id))
+        .filter(game_schedules::state.eq_any(["open", "proposed"]))
+        .filter(game_schedules::unscheduled_told_for.is_distinct_from(Some(deadline)))
+        .filter(diesel::dsl::not(diesel::dsl::exists(
+            results::table
+                .filter(results::round_id.eq(game_schedules::round_id))
+                .filter(results::table_number.eq(game_schedules::table_number)),
+        )))
+        .order(game_schedules::table_number)
+        .select(GameRow::as_select())
+        .for_update()
+        .skip_locked()
+        .load(conn)?;
+    if games.is_empty() {
+        return Ok(false);
+    }
+    let mut tables = Vec::new();
+    for g in &games {
+        diesel::update(game_schedules::table.find((g.round_id, g.table_number)))
+            .set(game_schedules::unscheduled_told_for.eq(Some(deadline)))
+            .execute(conn)?;
+        message(conn, g, "unscheduled", None, &[deadline], None, (None, now))?;
+        tables.push(serde_json::json!({
+            "table": g.table_number,
+            "players": crate::services::running::snapshot::seats_at(&round, g.table_number)?,
+            "state": g.state,
+            "waiting_on": g.waiting_on,
+        }));
+    }
+    crate::db::events::record(
+        conn,
+        round.tournament_id,
+        "unscheduled_games",
+        serde_json::json!({"round": round.number, "deadline": deadline, "tables": tables}),
+    )?;
+    Ok(true)
 }
 
 fn one_game(
@@ -198,7 +290,8 @@ fn forfeit(
 
 /// The leader (an organiser or referee) reverses an automatic forfeit, with a reason: its
 /// result is withdrawn (the round is open again if it had completed, and the ratings follow),
-/// and the forfeited player is asked to propose times, with a fresh 5 days.
+/// and the game is open again, waiting on nobody: either player proposes (an unanswered
+/// proposal runs the 5 + 2 days of rule 8.2 again).
 pub fn reinstate(
     conn: &mut PgConnection,
     caller: &Caller,
@@ -250,8 +343,10 @@ pub fn reinstate(
                 game_schedules::state.eq("open"),
                 game_schedules::forfeited_player.eq(None::<i64>),
                 game_schedules::forfeited_at.eq(None::<DateTime<Utc>>),
-                game_schedules::waiting_on.eq(Some(player)),
-                game_schedules::waiting_since.eq(Some(now)),
+                game_schedules::proposed_by.eq(None::<i64>),
+                game_schedules::proposed_times.eq(Vec::<DateTime<Utc>>::new()),
+                game_schedules::waiting_on.eq(None::<i64>),
+                game_schedules::waiting_since.eq(None::<DateTime<Utc>>),
                 game_schedules::leader_told_at.eq(None::<DateTime<Utc>>),
             ))
             .execute(conn)?;

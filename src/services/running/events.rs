@@ -30,6 +30,9 @@ pub enum LiveEventKind {
     /// The tournament's request to be rated was made or decided (pending, accepted, refused,
     /// withdrawn).
     RatingStatusChanged,
+    /// A self-scheduled round's deadline is 48 hours away or less and games have no agreed
+    /// time: the leader decides (seed 003 rule 8.5).
+    UnscheduledGames,
 }
 
 /// One event of the live feed: the JSON in an SSE frame's `data` line.

@@ -125,8 +125,9 @@ pub struct CreateRound {
     /// days (a round entered after the event counts as played at 22:00 on its last day).
     pub played_at: Option<DateTime<Utc>>,
     /// Two-player formats: the players schedule their games themselves and must have played by
-    /// this time (seed 003, rule 8); an unanswered player is reported to the leader after 5
-    /// days and forfeits 2 days later.
+    /// this time (seed 003, rule 8); a player who does not answer a proposal is reported to the
+    /// leader after 5 days and forfeits 2 days later; 48 hours before the deadline the leader
+    /// is told of the games nobody has scheduled.
     pub self_scheduled_until: Option<DateTime<Utc>>,
 }
 
@@ -140,6 +141,9 @@ pub struct UpdateRound {
     #[serde(default, with = "crate::services::validate::double_option")]
     #[schema(value_type = Option<DateTime<Utc>>)]
     pub played_at: Option<Option<DateTime<Utc>>>,
+    /// A self-scheduled round's deadline, moved later (the leader's answer to games nobody has
+    /// scheduled, seed 003 rule 8.5): later than now and than the current deadline.
+    pub self_scheduled_until: Option<DateTime<Utc>>,
 }
 
 /// One draw made for a round, with everything needed to recompute it.
@@ -451,19 +455,59 @@ pub fn redraw(
     })
 }
 
+/// Moves a self-scheduled round's deadline later (seed 003 rule 8.5: the leader's answer to
+/// games nobody has scheduled). Runs inside the caller's transaction, with the round locked.
+fn extend_deadline(
+    conn: &mut PgConnection,
+    round: &RoundRow,
+    until: DateTime<Utc>,
+    now: DateTime<Utc>,
+) -> Result<RoundRow, ApiError> {
+    let Some(current) = round.self_scheduled_until else {
+        return Err(ApiError::field(
+            "self_scheduled_until",
+            "only a self-scheduled round's deadline can be moved",
+        ));
+    };
+    if round.status == RoundStatus::Completed.as_str() {
+        return Err(ApiError::conflict_at(
+            "self_scheduled_until",
+            "every game of the round has its result; there is nothing left to schedule",
+        ));
+    }
+    if until <= now || until <= current {
+        return Err(ApiError::field(
+            "self_scheduled_until",
+            format!("a deadline can only be extended: later than now and than {current}"),
+        ));
+    }
+    Ok(diesel::update(rounds::table.find(round.id))
+        .set((
+            rounds::self_scheduled_until.eq(Some(until)),
+            rounds::version.eq(rounds::version + 1),
+        ))
+        .returning(RoundRow::as_returning())
+        .get_result(conn)?)
+}
+
 /// Changes when a round was played (organisers). A completed round's games move to their new
 /// place in the rating pool's time order, and the pool is recomputed from the earlier of the
-/// two places (issue 14, item 20).
+/// two places (issue 14, item 20). A self-scheduled round's deadline can be extended (`now` is
+/// the server's scheduling clock).
 pub fn update_round(
     conn: &mut PgConnection,
     caller: &Caller,
     tid: i64,
     number: i32,
     input: UpdateRound,
+    now: DateTime<Utc>,
 ) -> Result<RoundOut, ApiError> {
     conn.transaction(|conn| {
         let t = load_for_staff(conn, caller, tid, &[StaffRole::Organiser])?;
-        let round = db_rounds::by_number(conn, tid, number, Lock::ForUpdate)?;
+        let mut round = db_rounds::by_number(conn, tid, number, Lock::ForUpdate)?;
+        if let Some(until) = input.self_scheduled_until {
+            round = extend_deadline(conn, &round, until, now)?;
+        }
         let Some(stated) = input.played_at else {
             let done = tables_with_results(conn, round.id)?;
             return round_out(&t, round, done);
