@@ -7,7 +7,9 @@ use crate::api::problem::BodyErrors;
 use crate::auth::Caller;
 use crate::error::{ApiResult, Problem};
 use crate::runtime::state::AppState;
+use crate::services::play::replays::Entered;
 use crate::services::play::reports::{self, DisputeReport, ReportOut};
+use crate::services::play::scheduling::ScheduleOut;
 use crate::services::running::results::{EnterResult, ResultWithHistory, TableRef};
 
 /// Report my table's result (a player seated there).
@@ -91,6 +93,7 @@ pub async fn read(
     params(TablePath),
     responses(
         (status = 200, description = "The result with its history", body = ResultWithHistory),
+        (status = 202, description = "A confirmed double crash in a self-scheduled round: no result stored; the game is open for scheduling again (a replay, seed 003 rule 3.3)", body = ScheduleOut),
         (status = 401, description = "No or invalid token", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "Not the opponent, a referee or an organiser", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No pending report", body = Problem, content_type = "application/problem+json"),
@@ -104,13 +107,19 @@ pub async fn confirm(
     path: web::Path<TablePath>,
 ) -> ApiResult<HttpResponse> {
     let at = TableRef::from(path.into_inner());
+    let now = state.clock.now();
     let out = state
-        .run(move |conn| reports::confirm(conn, &caller, at))
+        .run(move |conn| reports::confirm(conn, &caller, at, now))
         .await?;
-    let version = out.current.version;
-    Ok(HttpResponse::Ok()
-        .insert_header(("ETag", format!("\"{version}\"")))
-        .json(out))
+    Ok(match out {
+        Entered::Stored(out) => {
+            let version = out.current.version;
+            HttpResponse::Ok()
+                .insert_header(("ETag", format!("\"{version}\"")))
+                .json(out)
+        }
+        Entered::Replay(schedule) => HttpResponse::Accepted().json(schedule),
+    })
 }
 
 /// Dispute the pending report (the opponent).

@@ -17,6 +17,8 @@ use crate::auth::{Caller, MaybeCaller};
 use crate::error::{ApiResult, Problem};
 use crate::infra::idempotency;
 use crate::runtime::state::AppState;
+use crate::services::play::replays::{self, Entered};
+use crate::services::play::scheduling::ScheduleOut;
 use crate::services::running::results::{
     self, EnterResult, Precondition, ResultWithHistory, TableRef,
 };
@@ -26,6 +28,11 @@ use crate::services::running::results::{
 /// The first entry needs no precondition; a correction needs `If-Match` with the version in force
 /// (the `ETag` of the result) and a `reason`, and keeps every earlier version. Standings and the
 /// ratings fed by the tournament follow at once.
+///
+/// In a self-scheduled round a double crash (`double_crash: true`) is replayed, not scored 23:23
+/// (seed 003, rule 3.3): no result is stored, and the answer is 202 with the game's schedule,
+/// open again (no agreed time, waiting on nobody) with a `replay` message in its thread. Once
+/// the table has a result, a double crash is refused with 409 naming `double_crash`.
 #[utoipa::path(
     operation_id = "enter_result",
     tag = "results",
@@ -39,9 +46,10 @@ use crate::services::running::results::{
     responses(
         BodyErrors,
         (status = 200, description = "Stored; the result with its history", body = ResultWithHistory),
+        (status = 202, description = "A double crash in a self-scheduled round: no result stored; the game is open for scheduling again (a replay)", body = ScheduleOut),
         (status = 403, description = "Not a referee or organiser", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such tournament, round or table", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "The round is still a draft", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The round is still a draft, or a double crash in a self-scheduled round whose table has a result (`double_crash`)", body = Problem, content_type = "application/problem+json"),
         (status = 412, description = "If-Match names a version that is not current", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "Invalid result", body = Problem, content_type = "application/problem+json"),
         (status = 428, description = "A result exists: name its version in If-Match", body = Problem, content_type = "application/problem+json"),
@@ -63,17 +71,24 @@ pub async fn enter(
         IfMatch::Any => Precondition::AnyVersion,
         IfMatch::Version(v) => Precondition::IfMatch(Some(v)),
     };
+    let now = state.clock.now();
     let answer = state
         .run(move |conn| {
-            idempotency::once(
+            idempotency::once_answering(
                 conn,
                 caller.user_id,
                 key.as_ref(),
-                200,
-                |out: &ResultWithHistory| {
-                    BTreeMap::from([("ETag".to_string(), format!("\"{}\"", out.current.version))])
+                |out: &Entered| match out {
+                    Entered::Stored(r) => (
+                        200,
+                        BTreeMap::from([(
+                            "ETag".to_string(),
+                            format!("\"{}\"", r.current.version),
+                        )]),
+                    ),
+                    Entered::Replay(_) => (202, BTreeMap::new()),
                 },
-                |conn| results::enter(conn, &caller, at, &body.0, precondition),
+                |conn| replays::enter_result(conn, &caller, at, &body.0, precondition, now),
             )
         })
         .await?;

@@ -121,6 +121,18 @@ pub fn once<T: serde::Serialize>(
     headers: impl FnOnce(&T) -> BTreeMap<String, String>,
     write: impl FnOnce(&mut PgConnection) -> Result<T, ApiError>,
 ) -> Result<Answer, ApiError> {
+    once_answering(conn, user_id, key, |out| (status, headers(out)), write)
+}
+
+/// [`once`] for a write whose status depends on what it did (`answer` gives the status and the
+/// headers for the write's output).
+pub fn once_answering<T: serde::Serialize>(
+    conn: &mut PgConnection,
+    user_id: i64,
+    key: Option<&Key>,
+    answer: impl FnOnce(&T) -> (u16, BTreeMap<String, String>),
+    write: impl FnOnce(&mut PgConnection) -> Result<T, ApiError>,
+) -> Result<Answer, ApiError> {
     conn.transaction(|conn| {
         if let Some(k) = key {
             if let Some(answer) = replay(conn, user_id, k)? {
@@ -128,9 +140,10 @@ pub fn once<T: serde::Serialize>(
             }
         }
         let out = write(conn)?;
+        let (status, headers) = answer(&out);
         let answer = Answer {
             status,
-            headers: headers(&out),
+            headers,
             body: serde_json::to_value(&out).map_err(|e| ApiError::Internal(e.to_string()))?,
         };
         if let Some(k) = key {

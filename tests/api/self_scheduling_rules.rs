@@ -310,3 +310,101 @@ async fn an_unscheduled_game_is_the_leaders_to_decide_near_the_deadline() {
     let v: Value = r.json().await.unwrap();
     assert_eq!(v["round_status"], "completed");
 }
+
+/// The schedule after a replay: open, no agreed time, waiting on nobody, a `replay` message;
+/// no result, and the feed told.
+async fn reopened(g: &Game, s: &Value) {
+    assert_eq!(s["state"], "open", "{s}");
+    assert_eq!(s["agreed_time"], Value::Null);
+    assert_eq!(s["waiting_on"], Value::Null);
+    assert_eq!(kinds(s).last().map(String::as_str), Some("replay"));
+    problem(g.app.get(&g.url("/result"), Some(&g.org)).await, 404).await;
+    let told = g.events("replay_ordered");
+    assert_eq!(told.len(), 1, "{told:?}");
+    assert_eq!(told[0]["table"], 1);
+    assert!(g.events("result_entered").is_empty());
+}
+
+/// Rule 3.3: a double crash is 23:23 only in weekend events, where everyone plays at once;
+/// entered in a self-scheduled round it reopens the game for scheduling (202), and they play
+/// it again.
+#[actix_web::test]
+async fn an_entered_double_crash_in_a_self_scheduled_round_is_replayed() {
+    let g = Game::new(20).await;
+    g.agree(Days::hours(2)).await;
+    let crash = json!({"seats": [
+        {"player_id": g.a, "score": 23}, {"player_id": g.b, "score": 23}
+    ], "double_crash": true});
+    let r = g
+        .app
+        .put(&g.url("/result"), Some(&g.org), crash.clone())
+        .await;
+    assert_eq!(r.status(), 202, "{}", r.text().await.unwrap());
+    let s: Value = r.json().await.unwrap();
+    reopened(&g, &s).await;
+    // Scheduled and played again, the replay's result is the table's first result.
+    g.agree(Days::hours(2)).await;
+    let r = g
+        .app
+        .put(
+            &g.url("/result"),
+            Some(&g.org),
+            json!({"seats": [{"player_id": g.a, "score": 30}, {"player_id": g.b, "score": 20}]}),
+        )
+        .await;
+    assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
+    // Once a result is stored, a double crash cannot reopen it: refused, nothing changes.
+    let mut correction = crash.clone();
+    correction["reason"] = json!("they say it crashed");
+    let r = g
+        .app
+        .put_if_match(&g.url("/result"), Some(&g.org), 1, correction)
+        .await;
+    let p = problem(r, 409).await;
+    assert_eq!(fields(&p), vec!["double_crash"], "{p}");
+    let result: Value = g
+        .app
+        .get(&g.url("/result"), Some(&g.org))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(result["current"]["version"], 1);
+}
+
+/// Rule 3.3, reported by a player: when the opponent confirms the double crash the game is
+/// reopened (202), no 23:23 result is stored, and the report is confirmed.
+#[actix_web::test]
+async fn a_reported_double_crash_in_a_self_scheduled_round_is_replayed() {
+    let g = Game::new(20).await;
+    g.agree(Days::hours(2)).await;
+    let r = g
+        .app
+        .post(
+            &g.url("/report"),
+            Some(g.tok(g.a)),
+            json!({"seats": [
+                {"player_id": g.a, "score": 23}, {"player_id": g.b, "score": 23}
+            ], "double_crash": true}),
+        )
+        .await;
+    assert_eq!(r.status(), 201, "{}", r.text().await.unwrap());
+    let r = g
+        .app
+        .post(&g.url("/report/confirm"), Some(g.tok(g.b)), json!({}))
+        .await;
+    assert_eq!(r.status(), 202, "{}", r.text().await.unwrap());
+    let s: Value = r.json().await.unwrap();
+    reopened(&g, &s).await;
+    let report: Value = g
+        .app
+        .get(&g.url("/report"), Some(g.tok(g.a)))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(report["status"], "confirmed");
+    // They schedule it again.
+    g.agree(Days::hours(3)).await;
+    assert_eq!(g.schedule().await["state"], "agreed");
+}

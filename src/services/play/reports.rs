@@ -22,6 +22,7 @@ use crate::domain::TournamentId;
 use crate::error::ApiError;
 use crate::services::access::load_visible;
 use crate::services::cases::{CaseSubject, OpenCase, Remedy};
+use crate::services::play::replays::{is_replay, reopen_for_replay, Entered};
 use crate::services::running::results::{
     check_result, history, store_result, EnterResult, Precondition, ResultSeat, ResultWithHistory,
     TableRef,
@@ -239,12 +240,15 @@ fn may_answer(
 }
 
 /// The opponent (or a referee or organiser) confirms the pending report: it becomes the
-/// table's result, entered by the reporting player's account.
+/// table's result, entered by the reporting player's account. A confirmed double crash in a
+/// self-scheduled round stores no result: the game is reopened for a replay (seed 003 rule
+/// 3.3, `services::play::replays`) and the report is `confirmed`. `now` is the scheduling clock.
 pub fn confirm(
     conn: &mut PgConnection,
     caller: &Caller,
     at: TableRef,
-) -> Result<ResultWithHistory, ApiError> {
+    now: DateTime<Utc>,
+) -> Result<Entered, ApiError> {
     conn.transaction(|conn| {
         let (t, round) = open_round(conn, caller, at)?;
         let row = latest(conn, &round, at.table, true)?.ok_or_else(|| {
@@ -258,22 +262,18 @@ pub fn confirm(
         }
         let input: EnterResult = serde_json::from_value(body)
             .map_err(|e| ApiError::Internal(format!("stored report: {e}")))?;
-        let stored = store_result(
-            conn,
-            t,
-            at.round,
-            at.table,
-            &input,
-            Precondition::IfMatch(None),
-            reporter_user,
-        )
-        .map_err(|e| match e {
-            ApiError::PreconditionRequired(_) => ApiError::Conflict(format!(
-                "table {} already has a result; the report is no longer needed",
-                at.table
-            )),
-            other => other,
-        })?;
+        let stored = if is_replay(&round, &input) {
+            Entered::Replay(reopen_for_replay(
+                conn,
+                &t,
+                &round,
+                at.table,
+                caller.user_id,
+                now,
+            )?)
+        } else {
+            Entered::Stored(confirmed_result(conn, t, at, &input, reporter_user)?)
+        };
         diesel::update(result_reports::table.find(id))
             .set((
                 result_reports::status.eq("confirmed"),
@@ -282,6 +282,32 @@ pub fn confirm(
             ))
             .execute(conn)?;
         Ok(stored)
+    })
+}
+
+/// The confirmed report stored as the table's result. Runs inside the caller's transaction.
+fn confirmed_result(
+    conn: &mut PgConnection,
+    t: Tournament,
+    at: TableRef,
+    input: &EnterResult,
+    reporter_user: i64,
+) -> Result<ResultWithHistory, ApiError> {
+    store_result(
+        conn,
+        t,
+        at.round,
+        at.table,
+        input,
+        Precondition::IfMatch(None),
+        reporter_user,
+    )
+    .map_err(|e| match e {
+        ApiError::PreconditionRequired(_) => ApiError::Conflict(format!(
+            "table {} already has a result; the report is no longer needed",
+            at.table
+        )),
+        other => other,
     })
 }
 

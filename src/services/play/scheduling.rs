@@ -32,7 +32,6 @@ use crate::db::schema::{game_schedules, schedule_messages};
 use crate::domain::status::RoundStatus;
 use crate::error::ApiError;
 use crate::services::access::load_visible;
-use crate::services::play::reports::seated_player;
 use crate::services::running::results::TableRef;
 use crate::services::running::snapshot::{draw_of, seats_at};
 use crate::services::validate::Check;
@@ -507,7 +506,10 @@ pub fn read(
                 StaffRole::AppealsCommittee,
             ],
         )?;
-        if !staff && seated_player(conn, caller, &t, &round, at.table)?.is_none() {
+        let seats = seats_at(&round, at.table)?;
+        let seated =
+            player_of_user(conn, t.id, caller.user_id)?.is_some_and(|p| seats.contains(&p));
+        if !staff && !seated {
             return Err(ApiError::NotFound(format!("no game at table {}", at.table)));
         }
         view(conn, &t, &round, at.table, time_zone.as_deref())

@@ -319,6 +319,16 @@ pub fn store_result(
             "round {number} is a draft; publish it before entering results"
         )));
     }
+    // Seed 003 rule 3.3: a double crash is 23:23 only where everyone plays at the same time; a
+    // self-scheduled game is replayed (`services::play::replays`), never stored as 23:23.
+    if round.self_scheduled_until.is_some() && input.double_crash == Some(true) {
+        return Err(ApiError::conflict_at(
+            "double_crash",
+            "in a self-scheduled round a double crash is replayed, not scored 23:23 (seed 003, \
+             rule 3.3): enter it through PUT .../result or a confirmed report before the table \
+             has a result, which reopens the game for scheduling",
+        ));
+    }
     // No game can have been played before the first day (issue 14, item 20).
     time_of_play::require_started(&t)?;
     let days = time_of_play::playing_days(&t)?;
