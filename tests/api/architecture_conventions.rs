@@ -5,8 +5,9 @@
 //!   helper that writes only as part of another use case says it runs "inside the caller's
 //!   transaction", and a write of one statement says "one statement". Handlers never open one.
 //! - Idempotency: a handler that takes an `Idempotency-Key` runs its write through
-//!   `infra::idempotency::once`, which stores the answer the handler chose in the write's
-//!   transaction; services know nothing of it.
+//!   `infra::idempotency::once` (or `once_answering`, when the status depends on the output),
+//!   which stores the answer the handler chose in the write's transaction; services know
+//!   nothing of it.
 //! - Status codes and headers: only `src/api` chooses them; services return typed outputs.
 
 use std::path::{Path, PathBuf};
@@ -127,7 +128,9 @@ fn idempotency_and_status_codes_belong_to_the_http_layer() {
     }
     for (f, code) in files("api") {
         let reads_key = code.contains("idempotency_key(") && !code.contains("fn idempotency_key(");
-        if reads_key && !code.contains("idempotency::once(") {
+        let through_once =
+            code.contains("idempotency::once(") || code.contains("idempotency::once_answering(");
+        if reads_key && !through_once {
             problems.push(format!(
                 "{} reads an Idempotency-Key without idempotency::once",
                 f.display()
