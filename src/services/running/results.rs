@@ -8,7 +8,7 @@ use diesel::prelude::*;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::auth::{Caller, MaybeCaller, StaffRole};
+use crate::auth::{MaybeCaller, StaffRole};
 use crate::db::models::Tournament;
 use crate::db::rounds::Lock;
 use crate::db::running::{ResultRow, RoundRow};
@@ -21,7 +21,7 @@ use crate::domain::seating::Draw;
 use crate::domain::status::RoundStatus;
 use crate::domain::PlayerId;
 use crate::error::ApiError;
-use crate::services::access::{load_for_staff, load_visible};
+use crate::services::access::load_visible;
 use crate::services::running::snapshot as play;
 use crate::services::running::time_of_play;
 use crate::services::validate::Check;
@@ -453,34 +453,6 @@ pub struct TableRef {
     pub tournament: i64,
     pub round: i32,
     pub table: i32,
-}
-
-/// Enters or corrects a table's result (referees and organisers), in one transaction: the
-/// result with its history.
-pub fn enter(
-    conn: &mut PgConnection,
-    caller: &Caller,
-    at: TableRef,
-    input: &EnterResult,
-    precondition: Precondition,
-) -> Result<ResultWithHistory, ApiError> {
-    conn.transaction(|conn| {
-        let t = load_for_staff(
-            conn,
-            caller,
-            at.tournament,
-            &[StaffRole::Referee, StaffRole::Organiser],
-        )?;
-        store_result(
-            conn,
-            t,
-            at.round,
-            at.table,
-            input,
-            precondition,
-            caller.user_id,
-        )
-    })
 }
 
 /// A table's result with every version. In Bridge-Agricola, results of a round that is not
