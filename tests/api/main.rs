@@ -43,4 +43,5 @@ mod self_scheduling;
 mod sessions;
 mod standings_kept;
 mod tournaments;
+mod typed_columns;
 mod webhooks;

@@ -111,6 +111,16 @@ impl RoundKind {
     pub fn parse(name: &str) -> Option<Self> {
         serde_json::from_value(serde_json::Value::String(name.to_string())).ok()
     }
+
+    /// The name a kind is stored and sent under.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Preliminary => "preliminary",
+            Self::Final => "final",
+            Self::Voluntary => "voluntary",
+            Self::Playoff => "playoff",
+        }
+    }
 }
 
 /// What a ranking is for; each purpose has its own tie-break order (seed 000, "Turneringspoeng
