@@ -23,7 +23,7 @@ pub fn load_visible(
         .first(conn)
         .optional()?
         .ok_or_else(|| ApiError::NotFound(format!("no tournament {id}")))?;
-    if t.status == TournamentStatus::Draft.as_str() {
+    if t.status == TournamentStatus::Draft {
         let allowed = match &caller.0 {
             Some(c) if c.is_admin => true,
             Some(c) => diesel::select(diesel::dsl::exists(

@@ -434,8 +434,10 @@ fn order(keys: &[TieBreakKey], unresolved: Unresolved) -> TieBreakOrder {
 impl Ruleset {
     /// A tournament's ruleset: the preset its stored `ruleset` names, with its stored
     /// `ruleset_overrides` applied (validated against the preset).
-    pub fn for_tournament(preset: &str, overrides: &serde_json::Value) -> Result<Ruleset, String> {
-        let preset = Preset::parse(preset).ok_or_else(|| format!("unknown ruleset {preset}"))?;
+    pub fn for_tournament(
+        preset: Preset,
+        overrides: &serde_json::Value,
+    ) -> Result<Ruleset, String> {
         let base = Ruleset::preset(preset);
         if overrides.as_object().is_some_and(|o| o.is_empty()) || overrides.is_null() {
             return Ok(base);

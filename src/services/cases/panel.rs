@@ -1,6 +1,7 @@
 //! Queries about a case: its parties, panel and votes, who sat where, who is an insider.
 
 use super::*;
+use crate::domain::scoring::Preset;
 use crate::domain::status::RegistrationStatus;
 
 pub(super) fn load_case(
@@ -183,7 +184,7 @@ pub(super) fn is_registered(
         registrations::table
             .filter(registrations::tournament_id.eq(tid))
             .filter(registrations::player_id.eq(player_id))
-            .filter(registrations::status.ne(RegistrationStatus::Cancelled.as_str())),
+            .filter(registrations::status.ne(RegistrationStatus::Cancelled)),
     ))
     .get_result(conn)?)
 }
@@ -334,15 +335,15 @@ pub(super) fn is_insider(
 /// Who hears what after a ruling in tournament `tid`: its ruleset's appeals.
 pub(super) fn appeals_in(conn: &mut PgConnection, tid: i64) -> Result<rules::Appeals, ApiError> {
     use crate::db::schema::tournaments;
-    let (preset, overrides): (String, serde_json::Value) = tournaments::table
+    let (preset, overrides): (Preset, serde_json::Value) = tournaments::table
         .find(tid)
         .select((tournaments::ruleset, tournaments::ruleset_overrides))
         .first(conn)?;
-    Ok(appeals_of(&preset, &overrides))
+    Ok(appeals_of(preset, &overrides))
 }
 
 /// The appeals of a ruleset preset with its overrides.
-pub(super) fn appeals_of(preset: &str, overrides: &serde_json::Value) -> rules::Appeals {
+pub(super) fn appeals_of(preset: Preset, overrides: &serde_json::Value) -> rules::Appeals {
     crate::domain::scoring::Ruleset::for_tournament(preset, overrides)
         .map(|r| r.appeals)
         .unwrap_or_default()

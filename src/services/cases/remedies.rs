@@ -70,7 +70,7 @@ pub(super) fn apply_remedy(
                 points: *points,
                 reason: reason.clone(),
             };
-            let p = record_penalty(conn, t.id, &t.ruleset, &input, reason, Some(cid), by)
+            let p = record_penalty(conn, t.id, t.ruleset, &input, reason, Some(cid), by)
                 .map_err(as_field)?;
             serde_json::json!({"penalty_recorded": p.id, "penalty_kind": p.kind})
         }
@@ -111,7 +111,7 @@ pub(super) fn decide(
     }
     diesel::update(cases::table.find(case.id))
         .set((
-            cases::status.eq(CaseStatus::Decided.as_str()),
+            cases::status.eq(CaseStatus::Decided),
             cases::decided_by.eq(Some(by)),
             cases::decided_at.eq(Some(Utc::now())),
             cases::outcome.eq(Some(verdict.outcome())),

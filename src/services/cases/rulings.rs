@@ -226,7 +226,7 @@ pub fn appeal(
             decided_at: case.decided_at,
             appealed,
         };
-        let appeals = super::panel::appeals_of(&t.ruleset, &t.ruleset_overrides);
+        let appeals = super::panel::appeals_of(t.ruleset, &t.ruleset_overrides);
         rules::may_appeal_under(
             appeals,
             &decided,
@@ -272,7 +272,7 @@ pub fn appeal(
         recompute_panel(conn, tid, aid, CaseKind::Appeal, caller.user_id)?;
         diesel::update(cases::table.find(cid))
             .set((
-                cases::status.eq(CaseStatus::Appealed.as_str()),
+                cases::status.eq(CaseStatus::Appealed),
                 cases::version.eq(cases::version + 1),
             ))
             .execute(conn)?;

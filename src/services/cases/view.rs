@@ -25,7 +25,7 @@ pub(super) fn render(
         appealed: appealed_by.is_some(),
     };
     let window = i64::from(t.appeal_window_minutes);
-    let appeals = super::panel::appeals_of(&t.ruleset, &t.ruleset_overrides);
+    let appeals = super::panel::appeals_of(t.ruleset, &t.ruleset_overrides);
     let appealable = rules::may_appeal_under(appeals, &decided, Utc::now(), window).is_ok();
     let appeal_until = case
         .decided_at

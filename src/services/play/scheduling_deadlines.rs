@@ -238,7 +238,7 @@ pub fn reinstate(
         if round.status == RoundStatus::Completed.as_str() {
             diesel::update(rounds::table.find(round.id))
                 .set((
-                    rounds::status.eq(RoundStatus::Published.as_str()),
+                    rounds::status.eq(RoundStatus::Published),
                     rounds::completed_at.eq(None::<DateTime<Utc>>),
                     rounds::version.eq(rounds::version + 1),
                 ))

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::domain::rating::acceptance::RatingStatus;
+use crate::domain::scoring::Preset;
 
 /// Brings the ratings of the tournament's pool up to date after its results changed: a round
 /// was completed, or a result of a completed round was corrected (by the referee or an appeal),
@@ -23,17 +24,14 @@ pub fn results_changed(conn: &mut PgConnection, tournament_id: i64) -> Result<()
 /// keeper's decision on it (which takes the row lock) waits for this transaction or is seen by
 /// it: a result entered while the tournament is being accepted is rated exactly once.
 fn pool_of(conn: &mut PgConnection, tournament_id: i64) -> Result<Option<i64>, ApiError> {
-    let (pool, status): (Option<i64>, Option<String>) = tournaments::table
+    let (pool, status): (Option<i64>, Option<RatingStatus>) = tournaments::table
         .find(tournament_id)
         .select((tournaments::rating_pool_id, tournaments::rating_status))
         .for_share()
         .first(conn)
         .optional()?
         .ok_or_else(|| ApiError::NotFound(format!("no tournament {tournament_id}")))?;
-    let feeds = status
-        .as_deref()
-        .and_then(RatingStatus::parse)
-        .is_some_and(RatingStatus::feeds);
+    let feeds = status.is_some_and(RatingStatus::feeds);
     Ok(pool.filter(|_| feeds))
 }
 
@@ -102,11 +100,11 @@ pub(super) fn is_team_duplicate(
     conn: &mut PgConnection,
     tournament_id: i64,
 ) -> Result<bool, ApiError> {
-    let (preset, overrides): (String, serde_json::Value) = tournaments::table
+    let (preset, overrides): (Preset, serde_json::Value) = tournaments::table
         .find(tournament_id)
         .select((tournaments::ruleset, tournaments::ruleset_overrides))
         .first(conn)?;
-    let ruleset = Ruleset::for_tournament(&preset, &overrides)
+    let ruleset = Ruleset::for_tournament(preset, &overrides)
         .map_err(|e| ApiError::Internal(format!("tournament {tournament_id}: {e}")))?;
     Ok(ruleset.format == Format::TeamDuplicate)
 }

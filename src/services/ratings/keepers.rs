@@ -204,7 +204,7 @@ pub fn revoke_keeper(
         if !caller.is_admin && keepers.len() == 1 {
             let accepted: i64 = tournaments::table
                 .filter(tournaments::rating_pool_id.eq(pool_id))
-                .filter(tournaments::rating_status.eq(RatingStatus::Accepted.as_str()))
+                .filter(tournaments::rating_status.eq(RatingStatus::Accepted))
                 .count()
                 .get_result(conn)?;
             if accepted > 0 {

@@ -10,7 +10,7 @@ pub fn tournament_facts(
     use crate::domain::rating::acceptance::RatingStatus;
     Ok(tournaments::table
         .filter(tournaments::rating_pool_id.eq(pool_id))
-        .filter(tournaments::rating_status.eq(RatingStatus::Accepted.as_str()))
+        .filter(tournaments::rating_status.eq(RatingStatus::Accepted))
         .order(tournaments::id)
         .select((
             tournaments::id,

@@ -27,7 +27,7 @@ pub fn ensure_confirmed(conn: &mut PgConnection, tid: i64, player_id: i64) -> Re
         registrations::table
             .filter(registrations::tournament_id.eq(tid))
             .filter(registrations::player_id.eq(player_id))
-            .filter(registrations::status.eq(RegistrationStatus::Confirmed.as_str())),
+            .filter(registrations::status.eq(RegistrationStatus::Confirmed)),
     ))
     .get_result(conn)?;
     if ok {
@@ -181,7 +181,7 @@ fn stored_kind(
 pub fn record_penalty(
     conn: &mut PgConnection,
     tid: i64,
-    ruleset: &str,
+    ruleset: Preset,
     input: &RecordPenalty,
     reason: String,
     case_id: Option<i64>,
@@ -227,15 +227,14 @@ pub fn record_penalty(
         }
     }
     let points = match kind {
-        "point_penalty" => {
-            input
-                .points
-                .unwrap_or(if ruleset == Preset::TeamDuplicate2v2.as_str() {
-                    5
-                } else {
-                    0
-                })
-        }
+        "point_penalty" => input.points.unwrap_or(match ruleset {
+            // Seed 002: 5 points per violation.
+            Preset::TeamDuplicate2v2 => 5,
+            Preset::AgricolaNorway
+            | Preset::BridgeAgricola
+            | Preset::Tantrix
+            | Preset::AshesLeague => 0,
+        }),
         _ => 0,
     };
     if kind == "point_penalty" && points < 1 {
@@ -501,7 +500,7 @@ pub fn penalise(
             tid,
             &[StaffRole::Referee, StaffRole::Organiser],
         )?;
-        let row = record_penalty(conn, tid, &t.ruleset, &input, reason, None, caller.user_id)?;
+        let row = record_penalty(conn, tid, t.ruleset, &input, reason, None, caller.user_id)?;
         Ok(penalty_out(row))
     })
 }

@@ -26,9 +26,11 @@ use crate::services::validate::Check;
 /// (Ashes: a bye scores as a win, seed 004; Tantrix round robin: a bye per round for odd
 /// fields, seed 003). See docs/decisions/registration.md.
 pub fn confirmation_block(t: &Tournament) -> i32 {
-    match Preset::parse(&t.ruleset) {
-        Some(Preset::Tantrix | Preset::AshesLeague) => 1,
-        _ => t.table_size.max(1),
+    match t.ruleset {
+        Preset::Tantrix | Preset::AshesLeague => 1,
+        Preset::AgricolaNorway | Preset::BridgeAgricola | Preset::TeamDuplicate2v2 => {
+            t.table_size.max(1)
+        }
     }
 }
 
@@ -43,7 +45,7 @@ pub fn rebalance_registrations(
 ) -> Result<(), ApiError> {
     let live: Vec<(i64, String)> = registrations::table
         .filter(registrations::tournament_id.eq(tournament_id))
-        .filter(registrations::status.ne(RegistrationStatus::Cancelled.as_str()))
+        .filter(registrations::status.ne(RegistrationStatus::Cancelled))
         .order(registrations::id)
         .select((registrations::id, registrations::status))
         .load(conn)?;
@@ -155,7 +157,7 @@ fn list_out(conn: &mut PgConnection, tid: i64) -> Result<Vec<RegistrationOut>, A
     let rows: Vec<(Registration, String)> = registrations::table
         .inner_join(players::table)
         .filter(registrations::tournament_id.eq(tid))
-        .filter(registrations::status.ne(RegistrationStatus::Cancelled.as_str()))
+        .filter(registrations::status.ne(RegistrationStatus::Cancelled))
         .order(registrations::id)
         .select((Registration::as_select(), players::name))
         .load(conn)?;
@@ -194,12 +196,12 @@ fn ensure_open(
                 .into(),
         ));
     }
-    let open = t.status == TournamentStatus::RegistrationOpen.as_str()
-        || (is_organiser && t.status == TournamentStatus::Draft.as_str());
+    let open = t.status == TournamentStatus::RegistrationOpen
+        || (is_organiser && t.status == TournamentStatus::Draft);
     if !open {
         return Err(ApiError::Conflict(format!(
             "the tournament is {} and takes no registrations",
-            t.status
+            t.status.as_str()
         )));
     }
     if !is_organiser && t.registration_deadline.is_some_and(|d| d < Utc::now()) {
@@ -267,7 +269,7 @@ pub fn list_registrations(
     id: i64,
 ) -> Result<(bool, Vec<RegistrationOut>), ApiError> {
     let t = load_visible(conn, caller, id)?;
-    let vis = t.status != TournamentStatus::Draft.as_str();
+    let vis = t.status != TournamentStatus::Draft;
     Ok((vis, list_out(conn, id)?))
 }
 
@@ -365,7 +367,7 @@ pub fn update_registration(
         let target = registrations::table
             .filter(registrations::tournament_id.eq(id))
             .filter(registrations::player_id.eq(player_id))
-            .filter(registrations::status.ne(RegistrationStatus::Cancelled.as_str()));
+            .filter(registrations::status.ne(RegistrationStatus::Cancelled));
         let live: i64 = target.count().get_result(conn)?;
         if live == 0 {
             return Err(ApiError::NotFound(format!(
@@ -423,10 +425,10 @@ pub fn cancel_registration(
             registrations::table
                 .filter(registrations::tournament_id.eq(id))
                 .filter(registrations::player_id.eq(player_id))
-                .filter(registrations::status.ne(RegistrationStatus::Cancelled.as_str())),
+                .filter(registrations::status.ne(RegistrationStatus::Cancelled)),
         )
         .set((
-            registrations::status.eq(RegistrationStatus::Cancelled.as_str()),
+            registrations::status.eq(RegistrationStatus::Cancelled),
             registrations::cancelled_at.eq(Utc::now()),
         ))
         .execute(conn)?;
@@ -484,10 +486,16 @@ pub fn create_team(
     conn.transaction(|conn| {
         let t = load_for_staff(conn, caller, id, &[StaffRole::Organiser])?;
         lock_tournament(conn, id)?;
-        if t.ruleset != Preset::TeamDuplicate2v2.as_str() {
-            return Err(ApiError::Conflict(
-                "teams belong to team_duplicate_2v2 tournaments".into(),
-            ));
+        match t.ruleset {
+            Preset::TeamDuplicate2v2 => {}
+            Preset::AgricolaNorway
+            | Preset::BridgeAgricola
+            | Preset::Tantrix
+            | Preset::AshesLeague => {
+                return Err(ApiError::Conflict(
+                    "teams belong to team_duplicate_2v2 tournaments".into(),
+                ))
+            }
         }
         ensure_open(conn, &t, true)?;
         let known: i64 = players::table
@@ -528,7 +536,7 @@ pub fn create_team(
                 registrations::table
                     .filter(registrations::tournament_id.eq(id))
                     .filter(registrations::player_id.eq(p))
-                    .filter(registrations::status.ne(RegistrationStatus::Cancelled.as_str())),
+                    .filter(registrations::status.ne(RegistrationStatus::Cancelled)),
             ))
             .get_result(conn)?;
             if !live {

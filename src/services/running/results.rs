@@ -406,7 +406,7 @@ pub fn after_result_change(
         };
         diesel::update(rounds::table.find(round.id))
             .set((
-                rounds::status.eq(RoundStatus::Completed.as_str()),
+                rounds::status.eq(RoundStatus::Completed),
                 rounds::completed_at.eq(now),
                 rounds::played_at.eq(played_at),
                 rounds::version.eq(rounds::version + 1),
@@ -505,9 +505,13 @@ pub fn read(
         )?,
         None => false,
     };
-    let hidden = round.status == RoundStatus::Draft.as_str()
-        || (t.ruleset == Preset::BridgeAgricola.as_str()
-            && round.status != RoundStatus::Completed.as_str());
+    let hidden = match t.ruleset {
+        Preset::BridgeAgricola => round.status != RoundStatus::Completed.as_str(),
+        Preset::AgricolaNorway
+        | Preset::TeamDuplicate2v2
+        | Preset::Tantrix
+        | Preset::AshesLeague => round.status == RoundStatus::Draft.as_str(),
+    };
     if hidden && !staff {
         return Err(ApiError::NotFound(format!(
             "no result for round {number} table {table} yet"

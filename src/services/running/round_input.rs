@@ -214,8 +214,7 @@ fn plan_length(
         return options;
     }
     let mut left = (snap.tournament.planned_rounds - number + 1).max(1) as usize;
-    if method == SeatingMethod::Bridge && snap.tournament.ruleset == Preset::BridgeAgricola.as_str()
-    {
+    if method == SeatingMethod::Bridge && snap.tournament.ruleset == Preset::BridgeAgricola {
         // The last planned round of Bridge-Agricola is the final (seed 001).
         left = (snap.tournament.planned_rounds - number).max(1) as usize;
     }

@@ -163,7 +163,7 @@ fn effective_weight(t: &Tournament, r: &RoundRow) -> String {
         return w.exact();
     }
     let kind = RoundKind::parse(&r.kind).unwrap_or(RoundKind::Preliminary);
-    Ruleset::for_tournament(&t.ruleset, &t.ruleset_overrides)
+    Ruleset::for_tournament(t.ruleset, &t.ruleset_overrides)
         .map(|rs| rs.round_weights.for_kind(kind).exact())
         .unwrap_or_else(|_| "1".into())
 }
@@ -279,13 +279,14 @@ pub fn create_round(
             .select(tournaments::id)
             .for_update()
             .first::<i64>(conn)?;
-        if t.status != TournamentStatus::RegistrationOpen.as_str()
-            && t.status != TournamentStatus::Running.as_str()
-        {
-            return Err(ApiError::Conflict(format!(
-                "rounds are drawn when registration is open or the tournament runs; it is {}",
-                t.status
-            )));
+        match t.status {
+            TournamentStatus::RegistrationOpen | TournamentStatus::Running => {}
+            TournamentStatus::Draft | TournamentStatus::Finished => {
+                return Err(ApiError::Conflict(format!(
+                    "rounds are drawn when registration is open or the tournament runs; it is {}",
+                    t.status.as_str()
+                )))
+            }
         }
         if let Some(at) = input.played_at {
             time_of_play::check_stated(&t, at)?;
@@ -303,7 +304,7 @@ pub fn create_round(
         }
         let number = snap.rounds.len() as i32 + 1;
         check_self_scheduled(&snap.ruleset, input.self_scheduled_until)?;
-        if snap.tournament.ruleset == Preset::AshesLeague.as_str() {
+        if snap.tournament.ruleset == Preset::AshesLeague {
             // Seed 004: at least 4 players, and a number of rounds that fits the field.
             let players = snap.confirmed().len();
             let planned = snap.tournament.planned_rounds.max(0) as u32;
@@ -357,10 +358,10 @@ pub fn create_round(
                 drawn_at: Utc::now(),
             })
             .execute(conn)?;
-        if snap.tournament.status == TournamentStatus::RegistrationOpen.as_str() {
+        if snap.tournament.status == TournamentStatus::RegistrationOpen {
             diesel::update(tournaments::table.find(tid))
                 .set((
-                    tournaments::status.eq(TournamentStatus::Running.as_str()),
+                    tournaments::status.eq(TournamentStatus::Running),
                     tournaments::version.eq(tournaments::version + 1),
                     tournaments::updated_at.eq(Utc::now()),
                 ))
@@ -507,7 +508,7 @@ pub fn publish(
         }
         let row: RoundRow = diesel::update(rounds::table.find(round.id))
             .set((
-                rounds::status.eq(RoundStatus::Published.as_str()),
+                rounds::status.eq(RoundStatus::Published),
                 rounds::published_at.eq(Utc::now()),
                 rounds::version.eq(rounds::version + 1),
             ))

@@ -30,7 +30,7 @@ use crate::error::ApiError;
 
 /// The ruleset a tournament plays by: its preset with its overrides.
 pub fn ruleset_of(t: &Tournament) -> Result<Ruleset, ApiError> {
-    Ruleset::for_tournament(&t.ruleset, &t.ruleset_overrides).map_err(ApiError::Internal)
+    Ruleset::for_tournament(t.ruleset, &t.ruleset_overrides).map_err(ApiError::Internal)
 }
 
 /// A round kind as stored.
@@ -108,7 +108,7 @@ impl Snapshot {
         let ruleset = ruleset_of(&tournament)?;
         let registrations = registrations::table
             .filter(registrations::tournament_id.eq(tid))
-            .filter(registrations::status.ne(RegistrationStatus::Cancelled.as_str()))
+            .filter(registrations::status.ne(RegistrationStatus::Cancelled))
             .order(registrations::id)
             .select(Registration::as_select())
             .load(conn)?;
