@@ -8,6 +8,9 @@ use super::schema::{
     idempotency_keys, penalties, registrations, results, round_draws, rounds, teams,
     tournament_events, withdrawals,
 };
+use crate::domain::scoring::RoundKind;
+use crate::domain::seating::SeatingMethod;
+use crate::domain::status::RoundStatus;
 
 #[derive(Debug, Clone, Queryable, Selectable)]
 #[diesel(table_name = registrations)]
@@ -60,12 +63,12 @@ pub struct RoundRow {
     pub id: i64,
     pub tournament_id: i64,
     pub number: i32,
-    pub kind: String,
-    pub method: String,
+    pub kind: RoundKind,
+    pub method: SeatingMethod,
     pub options: serde_json::Value,
     pub weight: Option<String>,
     pub metadata: serde_json::Value,
-    pub status: String,
+    pub status: RoundStatus,
     pub seed: String,
     pub seed_commitment: String,
     pub draw: serde_json::Value,
@@ -89,7 +92,7 @@ impl RoundRow {
     /// Games per match of a knockout round (option `games_per_match`, 1-9; 1 for every other
     /// round): a match is played at that many consecutive tables (seed 003, Tie-Breaks 1).
     pub fn games_per_match(&self) -> u32 {
-        if self.method != "knockout" {
+        if self.method != SeatingMethod::Knockout {
             return 1;
         }
         self.options
@@ -106,8 +109,8 @@ impl RoundRow {
 pub struct NewRound {
     pub tournament_id: i64,
     pub number: i32,
-    pub kind: String,
-    pub method: String,
+    pub kind: RoundKind,
+    pub method: SeatingMethod,
     pub options: serde_json::Value,
     pub weight: Option<String>,
     pub metadata: serde_json::Value,

@@ -270,14 +270,14 @@ pub(super) fn seated_at(
     table: i32,
     field: &str,
 ) -> Result<Vec<i64>, ApiError> {
-    let draw: Option<(serde_json::Value, String)> = rounds::table
+    let draw: Option<(serde_json::Value, RoundStatus)> = rounds::table
         .filter(rounds::tournament_id.eq(tid))
         .filter(rounds::number.eq(round))
         .select((rounds::draw, rounds::status))
         .first(conn)
         .optional()?;
     let (draw, status) = draw.ok_or_else(|| ApiError::field(field, format!("no round {round}")))?;
-    if status == RoundStatus::Draft.as_str() {
+    if status == RoundStatus::Draft {
         return Err(ApiError::field(
             field,
             format!("round {round} is not published"),

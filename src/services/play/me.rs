@@ -224,7 +224,7 @@ pub fn my_games(conn: &mut PgConnection, caller: &Caller) -> Result<MyGames, Api
                     })
                     .collect(),
                 colour: colour_of(me),
-                round_status: round.status.clone(),
+                round_status: round.status.as_str().to_string(),
                 score: scores
                     .as_ref()
                     .and_then(|s| s.iter().find(|(p, _)| *p == me).map(|(_, v)| *v)),

@@ -188,7 +188,7 @@ fn shown(at: DateTime<Utc>, tz: chrono_tz::Tz) -> ShownTime {
 /// Makes the scheduling rows of a published self-scheduled round (once): the first seat's
 /// player is asked to propose, from the moment of publication.
 pub(crate) fn ensure_games(conn: &mut PgConnection, round: &RoundRow) -> Result<(), ApiError> {
-    if round.self_scheduled_until.is_none() || round.status == RoundStatus::Draft.as_str() {
+    if round.self_scheduled_until.is_none() || round.status == RoundStatus::Draft {
         return Ok(());
     }
     let since = round.published_at.unwrap_or_else(Utc::now);
@@ -246,7 +246,7 @@ pub(crate) fn game_for_update(
 ) -> Result<(Tournament, RoundRow, GameRow), ApiError> {
     let t = load_visible(conn, &MaybeCaller(Some(caller.clone())), at.tournament)?;
     let round = crate::db::rounds::by_number(conn, t.id, at.round, Lock::None)?;
-    if round.self_scheduled_until.is_none() || round.status == RoundStatus::Draft.as_str() {
+    if round.self_scheduled_until.is_none() || round.status == RoundStatus::Draft {
         return Err(ApiError::NotFound(format!(
             "round {} is not a published self-scheduled round",
             at.round

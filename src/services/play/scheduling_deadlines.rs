@@ -235,7 +235,7 @@ pub fn reinstate(
                 .filter(results::table_number.eq(at.table)),
         )
         .execute(conn)?;
-        if round.status == RoundStatus::Completed.as_str() {
+        if round.status == RoundStatus::Completed {
             diesel::update(rounds::table.find(round.id))
                 .set((
                     rounds::status.eq(RoundStatus::Published),

@@ -292,11 +292,12 @@ fn keep_seeding_groups(
     ) {
         return Ok(());
     }
-    let first_seeded = snap
-        .rounds
-        .iter()
-        .filter(|r| r.number < number)
-        .find(|r| r.method == "random_seeded" || r.method == "fixed_seeded");
+    let first_seeded = snap.rounds.iter().filter(|r| r.number < number).find(|r| {
+        matches!(
+            r.method,
+            SeatingMethod::RandomSeeded | SeatingMethod::FixedSeeded
+        )
+    });
     if let Some(r) = first_seeded {
         let groups = &snap.draw(r)?.groups;
         for p in players.iter_mut() {

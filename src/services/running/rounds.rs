@@ -25,7 +25,7 @@ use crate::services::access::{
 use crate::services::running::round_input::{
     bridge_final_option, draw_input, restored, stored_form,
 };
-use crate::services::running::snapshot::{self as play, Snapshot, TeamMatchResult};
+use crate::services::running::snapshot::{Snapshot, TeamMatchResult};
 use crate::services::running::time_of_play;
 
 /// A round as shown.
@@ -162,23 +162,22 @@ fn effective_weight(t: &Tournament, r: &RoundRow) -> String {
     if let Some(w) = r.weight.as_deref().and_then(|w| w.parse::<Points>().ok()) {
         return w.exact();
     }
-    let kind = RoundKind::parse(&r.kind).unwrap_or(RoundKind::Preliminary);
     Ruleset::for_tournament(t.ruleset, &t.ruleset_overrides)
-        .map(|rs| rs.round_weights.for_kind(kind).exact())
+        .map(|rs| rs.round_weights.for_kind(r.kind).exact())
         .unwrap_or_else(|_| "1".into())
 }
 
 fn round_out(t: &Tournament, r: RoundRow, tables_with_results: Vec<i32>) -> RoundOut {
-    let revealed = r.status != RoundStatus::Draft.as_str();
+    let revealed = r.status != RoundStatus::Draft;
     RoundOut {
         number: r.number,
-        kind: RoundKind::parse(&r.kind).unwrap_or(RoundKind::Preliminary),
-        method: SeatingMethod::parse(&r.method).unwrap_or(SeatingMethod::Random),
+        kind: r.kind,
+        method: r.method,
         options: serde_json::from_value(r.options.clone()).unwrap_or_default(),
         effective_weight: effective_weight(t, &r),
         weight: r.weight,
         metadata: r.metadata,
-        status: RoundStatus::parse(&r.status).unwrap_or(RoundStatus::Draft),
+        status: r.status,
         seed_commitment: r.seed_commitment,
         seed: revealed.then_some(r.seed),
         draws_made: r.draw_count,
@@ -295,7 +294,7 @@ pub fn create_round(
         if let Some(open) = snap
             .rounds
             .iter()
-            .find(|r| r.status != RoundStatus::Completed.as_str())
+            .find(|r| r.status != RoundStatus::Completed)
         {
             return Err(ApiError::Conflict(format!(
                 "round {} is not completed yet: every table needs a result first",
@@ -328,8 +327,8 @@ pub fn create_round(
             .values(NewRound {
                 tournament_id: tid,
                 number,
-                kind: play::kind_name(kind).into(),
-                method: input.method.to_string(),
+                kind,
+                method: input.method,
                 // The options the draw used, defaults included (the plan's length).
                 options: serde_json::to_value(&draw_in.options)
                     .map_err(|e| ApiError::Internal(e.to_string()))?,
@@ -408,7 +407,7 @@ pub fn redraw(
             .first(conn)
             .optional()?
             .ok_or_else(|| ApiError::NotFound(format!("no round {number}")))?;
-        if round.status != RoundStatus::Draft.as_str() {
+        if round.status != RoundStatus::Draft {
             return Err(ApiError::Conflict(
                 "a published round cannot be redrawn".into(),
             ));
@@ -476,7 +475,7 @@ pub fn update_round(
             ))
             .returning(RoundRow::as_returning())
             .get_result(conn)?;
-        if row.status == RoundStatus::Completed.as_str() && row.played_at != round.played_at {
+        if row.status == RoundStatus::Completed && row.played_at != round.played_at {
             crate::services::ratings::round_results_changed(conn, tid, row.id)?;
         }
         let done = tables_with_results(conn, row.id)?;
@@ -501,7 +500,7 @@ pub fn publish(
             .first(conn)
             .optional()?
             .ok_or_else(|| ApiError::NotFound(format!("no round {number}")))?;
-        if round.status != RoundStatus::Draft.as_str() {
+        if round.status != RoundStatus::Draft {
             return Err(ApiError::Conflict(format!(
                 "round {number} is already published"
             )));
@@ -539,7 +538,7 @@ pub fn list_rounds(
         .load(conn)?;
     let mut out = Vec::new();
     for r in rows {
-        if r.status == RoundStatus::Draft.as_str() && !staff {
+        if r.status == RoundStatus::Draft && !staff {
             continue;
         }
         let done = tables_with_results(conn, r.id)?;
@@ -557,7 +556,7 @@ pub fn read_round(
     number: i32,
 ) -> Result<(bool, RoundOut), ApiError> {
     let (t, r) = load_round(conn, caller, tid, number)?;
-    let vis = r.status != RoundStatus::Draft.as_str();
+    let vis = r.status != RoundStatus::Draft;
     let done = tables_with_results(conn, r.id)?;
     Ok((vis, round_out(&t, r, done)))
 }
@@ -570,7 +569,7 @@ pub fn draw_records(
     number: i32,
 ) -> Result<Vec<DrawRecord>, ApiError> {
     let (t, r) = load_round(conn, caller, tid, number)?;
-    let revealed = r.status != RoundStatus::Draft.as_str();
+    let revealed = r.status != RoundStatus::Draft;
     let rows: Vec<RoundDraw> = round_draws::table
         .filter(round_draws::round_id.eq(r.id))
         .order(round_draws::attempt)
@@ -604,7 +603,7 @@ pub fn team_matches(
     number: i32,
 ) -> Result<(bool, Vec<TeamMatchResult>), ApiError> {
     let (t, r) = load_round(conn, caller, tid, number)?;
-    let vis = r.status != RoundStatus::Draft.as_str();
+    let vis = r.status != RoundStatus::Draft;
     let snap = Snapshot::load(conn, t)?;
     Ok((vis, snap.team_matches(&r)?))
 }

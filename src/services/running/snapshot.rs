@@ -19,10 +19,8 @@ use crate::domain::scoring::standings::{
     compute_standings, OptOut, Standings, StandingsInput, Withdrawal,
 };
 use crate::domain::scoring::Points;
-use crate::domain::scoring::{
-    Format, Purpose, RoundInput, RoundKind, Ruleset, SeatResult, TableResult,
-};
-use crate::domain::seating::{Draw, History};
+use crate::domain::scoring::{Format, Purpose, RoundInput, Ruleset, SeatResult, TableResult};
+use crate::domain::seating::{Draw, History, SeatingMethod};
 use crate::domain::status::RegistrationStatus;
 use crate::domain::status::RoundStatus;
 use crate::domain::PlayerId;
@@ -31,21 +29,6 @@ use crate::error::ApiError;
 /// The ruleset a tournament plays by: its preset with its overrides.
 pub fn ruleset_of(t: &Tournament) -> Result<Ruleset, ApiError> {
     Ruleset::for_tournament(t.ruleset, &t.ruleset_overrides).map_err(ApiError::Internal)
-}
-
-/// A round kind as stored.
-pub fn parse_kind(kind: &str) -> Result<RoundKind, ApiError> {
-    RoundKind::parse(kind).ok_or_else(|| ApiError::Internal(format!("unknown round kind {kind}")))
-}
-
-/// The stored name of a round kind.
-pub fn kind_name(kind: RoundKind) -> &'static str {
-    match kind {
-        RoundKind::Preliminary => "preliminary",
-        RoundKind::Final => "final",
-        RoundKind::Voluntary => "voluntary",
-        RoundKind::Playoff => "playoff",
-    }
 }
 
 /// A round's draw as stored.
@@ -236,7 +219,10 @@ impl Snapshot {
                     round.number, t.number
                 ))
             })?;
-            if round.method == "clarification_bonus" && t.number == 1 && t.seats.len() == 4 {
+            if round.method == SeatingMethod::ClarificationBonus
+                && t.number == 1
+                && t.seats.len() == 4
+            {
                 result.clarification = clarification_of(&draw);
             }
             tables.push(result);
@@ -254,7 +240,7 @@ impl Snapshot {
         }
         Ok(RoundInput {
             number: round.number as u32,
-            kind: parse_kind(&round.kind)?,
+            kind: round.kind,
             weight: round
                 .weight
                 .as_deref()
@@ -281,14 +267,14 @@ impl Snapshot {
         let last_completed = self
             .rounds
             .iter()
-            .filter(|r| r.status == RoundStatus::Completed.as_str())
+            .filter(|r| r.status == RoundStatus::Completed)
             .map(|r| r.number as u32)
             .max()
             .unwrap_or(0);
         let after = after_round.unwrap_or(last_completed);
         let mut rounds = Vec::new();
         for r in &self.rounds {
-            if r.status == RoundStatus::Completed.as_str() && (r.number as u32) <= after {
+            if r.status == RoundStatus::Completed && (r.number as u32) <= after {
                 rounds.push(self.round_input(r)?);
             }
         }
@@ -486,7 +472,7 @@ impl Snapshot {
         let stored = self
             .rounds
             .iter()
-            .find(|r| r.method == "team_duplicate")
+            .find(|r| r.method == SeatingMethod::TeamDuplicate)
             .and_then(|r| {
                 r.options
                     .get("format")
@@ -505,7 +491,11 @@ impl Snapshot {
     pub fn team_table(&self) -> Result<TeamEvent, ApiError> {
         use crate::domain::scoring::team_standings::{team_table, MatchRecord};
         let mut records = Vec::new();
-        for r in self.rounds.iter().filter(|r| r.method == "team_duplicate") {
+        for r in self
+            .rounds
+            .iter()
+            .filter(|r| r.method == SeatingMethod::TeamDuplicate)
+        {
             for m in self.team_matches(r)? {
                 records.push(MatchRecord {
                     round: r.number as u32,
@@ -523,7 +513,7 @@ impl Snapshot {
     pub fn eliminated_teams(&self, number: i32) -> Result<HashSet<u32>, ApiError> {
         let mut out = HashSet::new();
         for r in self.rounds.iter().filter(|r| r.number < number) {
-            if r.method != "team_duplicate" {
+            if r.method != SeatingMethod::TeamDuplicate {
                 continue;
             }
             let knockout = match r.options.get("format").and_then(|f| f.as_str()) {
