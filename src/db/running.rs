@@ -8,9 +8,10 @@ use super::schema::{
     idempotency_keys, penalties, registrations, results, round_draws, rounds, teams,
     tournament_events, withdrawals,
 };
+use crate::domain::colours::Colour;
 use crate::domain::scoring::RoundKind;
 use crate::domain::seating::SeatingMethod;
-use crate::domain::status::RoundStatus;
+use crate::domain::status::{RegistrationStatus, RoundStatus};
 
 #[derive(Debug, Clone, Queryable, Selectable)]
 #[diesel(table_name = registrations)]
@@ -18,14 +19,14 @@ pub struct Registration {
     pub id: i64,
     pub tournament_id: i64,
     pub player_id: i64,
-    pub status: String,
+    pub status: RegistrationStatus,
     pub seeding_rating: Option<f64>,
     pub seeding_rated_games: i32,
     pub registered_by: i64,
     pub registered_at: DateTime<Utc>,
     pub cancelled_at: Option<DateTime<Utc>>,
-    pub colour_first: Option<String>,
-    pub colour_second: Option<String>,
+    pub colour_first: Option<Colour>,
+    pub colour_second: Option<Colour>,
 }
 
 #[derive(Debug, Insertable)]
@@ -33,12 +34,12 @@ pub struct Registration {
 pub struct NewRegistration {
     pub tournament_id: i64,
     pub player_id: i64,
-    pub status: String,
+    pub status: RegistrationStatus,
     pub seeding_rating: Option<f64>,
     pub seeding_rated_games: i32,
     pub registered_by: i64,
-    pub colour_first: Option<String>,
-    pub colour_second: Option<String>,
+    pub colour_first: Option<Colour>,
+    pub colour_second: Option<Colour>,
 }
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]

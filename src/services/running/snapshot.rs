@@ -162,7 +162,7 @@ impl Snapshot {
     pub fn confirmed(&self) -> Vec<&Registration> {
         self.registrations
             .iter()
-            .filter(|r| r.status == RegistrationStatus::Confirmed.as_str())
+            .filter(|r| r.status == RegistrationStatus::Confirmed)
             .collect()
     }
 
