@@ -9,6 +9,8 @@ use super::schema::{
     tournament_events, withdrawals,
 };
 use crate::domain::colours::Colour;
+use crate::domain::scoring::penalty::RecordedPenalty;
+use crate::domain::scoring::standings::WithdrawalKind;
 use crate::domain::scoring::RoundKind;
 use crate::domain::seating::SeatingMethod;
 use crate::domain::status::{RegistrationStatus, RoundStatus};
@@ -162,7 +164,7 @@ pub struct WithdrawalRow {
     pub id: i64,
     pub tournament_id: i64,
     pub player_id: i64,
-    pub kind: String,
+    pub kind: WithdrawalKind,
     pub from_round: i32,
     pub reason: Option<String>,
     pub recorded_by: i64,
@@ -174,7 +176,7 @@ pub struct WithdrawalRow {
 pub struct NewWithdrawal {
     pub tournament_id: i64,
     pub player_id: i64,
-    pub kind: String,
+    pub kind: WithdrawalKind,
     pub from_round: i32,
     pub reason: Option<String>,
     pub recorded_by: i64,
@@ -186,7 +188,7 @@ pub struct PenaltyRow {
     pub id: i64,
     pub tournament_id: i64,
     pub player_id: i64,
-    pub kind: String,
+    pub kind: RecordedPenalty,
     pub round_number: Option<i32>,
     pub table_number: Option<i32>,
     pub points: i32,
@@ -204,7 +206,7 @@ pub struct PenaltyRow {
 pub struct NewPenalty {
     pub tournament_id: i64,
     pub player_id: i64,
-    pub kind: String,
+    pub kind: RecordedPenalty,
     pub round_number: Option<i32>,
     pub table_number: Option<i32>,
     pub points: i32,

@@ -55,6 +55,16 @@ impl RecordedPenalty {
             Self::Warning | Self::Removal => false,
         }
     }
+
+    /// What it does to the result of its game, for `player`: a point penalty deducts its
+    /// `points`, a game loss loses the game; warnings and removals change no score.
+    pub fn on_table(self, player: PlayerId, points: i64) -> Option<TablePenalty> {
+        match self {
+            Self::PointPenalty => Some(TablePenalty::Points { player, points }),
+            Self::GameLoss => Some(TablePenalty::GameLoss { player }),
+            Self::Warning | Self::Removal => None,
+        }
+    }
 }
 
 /// A penalty in force on one seat of a table.

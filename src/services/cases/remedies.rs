@@ -72,7 +72,7 @@ pub(super) fn apply_remedy(
             };
             let p = record_penalty(conn, t.id, t.ruleset, &input, reason, Some(cid), by)
                 .map_err(as_field)?;
-            serde_json::json!({"penalty_recorded": p.id, "penalty_kind": p.kind})
+            serde_json::json!({"penalty_recorded": p.id, "penalty_kind": p.kind.as_str()})
         }
         Remedy::ReplayTable { round, table } => {
             seated_at(conn, t.id, *round, *table, &field)?;

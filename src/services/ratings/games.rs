@@ -3,7 +3,7 @@
 use super::*;
 use crate::db::schema::penalties;
 use crate::domain::rating::acceptance::RatingStatus;
-use crate::domain::scoring::penalty::{self, TablePenalty};
+use crate::domain::scoring::penalty::{self, RecordedPenalty, TablePenalty};
 use crate::domain::scoring::Preset;
 use crate::domain::status::RoundStatus;
 
@@ -393,7 +393,7 @@ pub(super) fn load_games(
 type GameAt = (i64, i32, i32);
 
 /// A penalty row as read: `(tournament, player, kind, round, table, points)`.
-type PenaltyAt = (i64, i64, String, Option<i32>, Option<i32>, i32);
+type PenaltyAt = (i64, i64, RecordedPenalty, Option<i32>, Option<i32>, i32);
 
 /// The point penalties and game losses in force on the games of `rounds`, by
 /// `(tournament, round number, table)`, in the order they were issued.
@@ -405,7 +405,7 @@ fn penalties_in_force(
     let rows: Vec<PenaltyAt> = penalties::table
         .filter(penalties::tournament_id.eq_any(tids.into_iter().collect::<Vec<_>>()))
         .filter(penalties::annulled_at.is_null())
-        .filter(penalties::kind.eq_any(["point_penalty", "game_loss"]))
+        .filter(penalties::kind.eq_any([RecordedPenalty::PointPenalty, RecordedPenalty::GameLoss]))
         .order(penalties::id)
         .select((
             penalties::tournament_id,
@@ -421,14 +421,8 @@ fn penalties_in_force(
         let (Some(round), Some(table)) = (round, table) else {
             continue;
         };
-        let player = PlayerId(player);
-        let p = if kind == "game_loss" {
-            TablePenalty::GameLoss { player }
-        } else {
-            TablePenalty::Points {
-                player,
-                points: i64::from(points),
-            }
+        let Some(p) = kind.on_table(PlayerId(player), i64::from(points)) else {
+            continue;
         };
         out.entry((tid, round, table)).or_default().push(p);
     }

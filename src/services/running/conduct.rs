@@ -9,6 +9,7 @@ use utoipa::ToSchema;
 use crate::auth::{Caller, MaybeCaller, StaffRole};
 use crate::db::running::{NewPenalty, NewWithdrawal, PenaltyRow, WithdrawalRow};
 use crate::db::schema::{penalties, players, registrations, rounds, withdrawals};
+use crate::domain::scoring::penalty::RecordedPenalty;
 use crate::domain::scoring::Preset;
 use crate::domain::status::RegistrationStatus;
 use crate::error::ApiError;
@@ -131,7 +132,7 @@ pub fn penalty_out(p: PenaltyRow) -> PenaltyOut {
     PenaltyOut {
         id: p.id,
         player_id: p.player_id,
-        kind: p.kind,
+        kind: p.kind.as_str().to_string(),
         round: p.round_number,
         table: p.table_number,
         points: p.points,
@@ -152,26 +153,30 @@ fn stored_kind(
     conn: &mut PgConnection,
     tid: i64,
     input: &RecordPenalty,
-) -> Result<&'static str, ApiError> {
+) -> Result<RecordedPenalty, ApiError> {
     Ok(match input.kind {
         PenaltyKind::Sanction => {
             let earlier: i64 = penalties::table
                 .filter(penalties::tournament_id.eq(tid))
                 .filter(penalties::player_id.eq(input.player_id))
-                .filter(penalties::kind.eq_any(["warning", "game_loss", "removal"]))
+                .filter(penalties::kind.eq_any([
+                    RecordedPenalty::Warning,
+                    RecordedPenalty::GameLoss,
+                    RecordedPenalty::Removal,
+                ]))
                 .filter(penalties::annulled_at.is_null())
                 .count()
                 .get_result(conn)?;
             match earlier {
-                0 => "warning",
-                1 => "game_loss",
-                _ => "removal",
+                0 => RecordedPenalty::Warning,
+                1 => RecordedPenalty::GameLoss,
+                _ => RecordedPenalty::Removal,
             }
         }
-        PenaltyKind::PointPenalty => "point_penalty",
-        PenaltyKind::Warning => "warning",
-        PenaltyKind::GameLoss => "game_loss",
-        PenaltyKind::Removal => "removal",
+        PenaltyKind::PointPenalty => RecordedPenalty::PointPenalty,
+        PenaltyKind::Warning => RecordedPenalty::Warning,
+        PenaltyKind::GameLoss => RecordedPenalty::GameLoss,
+        PenaltyKind::Removal => RecordedPenalty::Removal,
     })
 }
 
@@ -189,14 +194,17 @@ pub fn record_penalty(
 ) -> Result<PenaltyRow, ApiError> {
     ensure_confirmed(conn, tid, input.player_id)?;
     let kind = stored_kind(conn, tid, input)?;
-    let needs_game = matches!(kind, "point_penalty" | "game_loss");
+    let needs_game = kind.changes_game();
     let (round, table) = match (input.round, input.table) {
         (Some(r), Some(t)) => (Some(r), Some(t)),
         (None, None) if !needs_game => (None, None),
         _ => {
             return Err(ApiError::field(
                 "round",
-                format!("a {kind} names the round and the table of the game"),
+                format!(
+                    "a {} names the round and the table of the game",
+                    kind.as_str()
+                ),
             ))
         }
     };
@@ -227,7 +235,7 @@ pub fn record_penalty(
         }
     }
     let points = match kind {
-        "point_penalty" => input.points.unwrap_or(match ruleset {
+        RecordedPenalty::PointPenalty => input.points.unwrap_or(match ruleset {
             // Seed 002: 5 points per violation.
             Preset::TeamDuplicate2v2 => 5,
             Preset::AgricolaNorway
@@ -235,9 +243,9 @@ pub fn record_penalty(
             | Preset::Tantrix
             | Preset::AshesLeague => 0,
         }),
-        _ => 0,
+        RecordedPenalty::Warning | RecordedPenalty::GameLoss | RecordedPenalty::Removal => 0,
     };
-    if kind == "point_penalty" && points < 1 {
+    if kind == RecordedPenalty::PointPenalty && points < 1 {
         return Err(ApiError::field(
             "points",
             "a point penalty deducts at least 1 point",
@@ -247,7 +255,7 @@ pub fn record_penalty(
         .values(NewPenalty {
             tournament_id: tid,
             player_id: input.player_id,
-            kind: kind.into(),
+            kind,
             round_number: round,
             table_number: table,
             points,
@@ -257,14 +265,14 @@ pub fn record_penalty(
         })
         .returning(PenaltyRow::as_returning())
         .get_result(conn)?;
-    if kind == "removal" {
+    if kind == RecordedPenalty::Removal {
         let next = rounds_drawn(conn, tid)? + 1;
         insert_withdrawal(
             conn,
             NewWithdrawal {
                 tournament_id: tid,
                 player_id: input.player_id,
-                kind: "withdrawal".into(),
+                kind: WithdrawalKind::Withdrawal,
                 from_round: next,
                 reason: Some(format!("removed: {reason}")),
                 recorded_by: issued_by,
@@ -275,7 +283,7 @@ pub fn record_penalty(
         conn,
         tid,
         "penalty",
-        serde_json::json!({"player_id": row.player_id, "kind": row.kind, "round": row.round_number, "table": row.table_number}),
+        serde_json::json!({"player_id": row.player_id, "kind": row.kind.as_str(), "round": row.round_number, "table": row.table_number}),
     )?;
     if let (true, Some(r), Some(t)) = (needs_game, round, table) {
         crate::services::ratings::game_adjudicated(conn, tid, r, t)?;
@@ -310,7 +318,7 @@ pub fn annul_penalty(
             "penalty {pid} is already annulled"
         )));
     }
-    if p.kind == "removal" {
+    if p.kind == RecordedPenalty::Removal {
         let drawn = rounds_drawn(conn, tid)?;
         let lifted = diesel::delete(
             withdrawals::table
@@ -333,11 +341,7 @@ pub fn annul_penalty(
         ))
         .returning(PenaltyRow::as_returning())
         .get_result(conn)?;
-    if let (true, Some(r), Some(t)) = (
-        matches!(p.kind.as_str(), "point_penalty" | "game_loss"),
-        p.round_number,
-        p.table_number,
-    ) {
+    if let (true, Some(r), Some(t)) = (p.kind.changes_game(), p.round_number, p.table_number) {
         crate::services::ratings::game_adjudicated(conn, tid, r, t)?;
     }
     crate::db::events::record(
@@ -349,14 +353,7 @@ pub fn annul_penalty(
     Ok(row)
 }
 
-/// Withdrawal (plays no round from `from_round` on; placed last) or opt-out (stops before the
-/// voluntary round `from_round`; placed below everyone who continued).
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum WithdrawalKind {
-    Withdrawal,
-    OptOut,
-}
+pub use crate::domain::scoring::standings::WithdrawalKind;
 
 /// Record a withdrawal or an opt-out.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -391,7 +388,7 @@ pub struct WithdrawalOut {
 fn withdrawal_out(w: WithdrawalRow) -> WithdrawalOut {
     WithdrawalOut {
         player_id: w.player_id,
-        kind: w.kind,
+        kind: w.kind.as_str().to_string(),
         from_round: w.from_round,
         reason: w.reason,
         recorded_by: w.recorded_by,
@@ -439,11 +436,7 @@ pub fn record_withdrawal(
             NewWithdrawal {
                 tournament_id: tid,
                 player_id: input.player_id,
-                kind: match kind {
-                    WithdrawalKind::Withdrawal => "withdrawal",
-                    WithdrawalKind::OptOut => "opt_out",
-                }
-                .into(),
+                kind,
                 from_round: input.from_round,
                 reason,
                 recorded_by: caller.user_id,
@@ -453,7 +446,7 @@ pub fn record_withdrawal(
             conn,
             tid,
             "withdrawal",
-            serde_json::json!({"player_id": row.player_id, "from_round": row.from_round, "kind": row.kind}),
+            serde_json::json!({"player_id": row.player_id, "from_round": row.from_round, "kind": row.kind.as_str()}),
         )?;
         Ok(withdrawal_out(row))
     })

@@ -11,6 +11,7 @@ use diesel::PgConnection;
 use crate::auth::Caller;
 use crate::db::running::NewWithdrawal;
 use crate::db::schema::withdrawals;
+use crate::domain::scoring::standings::WithdrawalKind;
 use crate::domain::scoring::{Format, Preset, Purpose, RoundKind};
 use crate::domain::seating::{DrawInput, PlayerEntry, SeatingMethod, Standing, Team};
 use crate::domain::PlayerId;
@@ -137,7 +138,7 @@ pub(super) fn draw_input(
                 .values(NewWithdrawal {
                     tournament_id: snap.tournament.id,
                     player_id: r.player_id,
-                    kind: "opt_out".into(),
+                    kind: WithdrawalKind::OptOut,
                     from_round: number,
                     reason: Some(format!(
                         "not among the best multiple of {size} who continue"

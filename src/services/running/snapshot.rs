@@ -16,7 +16,7 @@ use crate::db::running::{PenaltyRow, Registration, ResultRow, RoundRow, TeamRow,
 use crate::db::schema::{penalties, registrations, results, rounds, teams, withdrawals};
 use crate::domain::scoring::penalty::{self, TablePenalty};
 use crate::domain::scoring::standings::{
-    compute_standings, OptOut, Standings, StandingsInput, Withdrawal,
+    compute_standings, OptOut, Standings, StandingsInput, Withdrawal, WithdrawalKind,
 };
 use crate::domain::scoring::Points;
 use crate::domain::scoring::{Format, Purpose, RoundInput, Ruleset, SeatResult, TableResult};
@@ -188,16 +188,7 @@ impl Snapshot {
             .penalties
             .iter()
             .filter(|p| p.round_number == Some(round.number) && p.table_number == Some(table))
-            .filter_map(|p| match p.kind.as_str() {
-                "point_penalty" => Some(TablePenalty::Points {
-                    player: PlayerId(p.player_id),
-                    points: i64::from(p.points),
-                }),
-                "game_loss" => Some(TablePenalty::GameLoss {
-                    player: PlayerId(p.player_id),
-                }),
-                _ => None,
-            })
+            .filter_map(|p| p.kind.on_table(PlayerId(p.player_id), i64::from(p.points)))
             .collect();
         penalty::apply(&mut seats, &in_force);
         Ok(Some(TableResult {
@@ -289,7 +280,7 @@ impl Snapshot {
             withdrawals: self
                 .withdrawals
                 .iter()
-                .filter(|w| w.kind == "withdrawal")
+                .filter(|w| w.kind == WithdrawalKind::Withdrawal)
                 .map(|w| Withdrawal {
                     player: PlayerId(w.player_id),
                     from_round: w.from_round as u32,
@@ -298,7 +289,7 @@ impl Snapshot {
             opt_outs: self
                 .withdrawals
                 .iter()
-                .filter(|w| w.kind == "opt_out" && (w.from_round as u32) <= after)
+                .filter(|w| w.kind == WithdrawalKind::OptOut && (w.from_round as u32) <= after)
                 .map(|w| OptOut {
                     player: PlayerId(w.player_id),
                     round: w.from_round as u32,
