@@ -6,6 +6,7 @@ use diesel::prelude::*;
 
 use super::schema::{players, rating_changes, rating_pools, tournament_staff, tournaments, users};
 use crate::domain::rating::acceptance::RatingStatus;
+use crate::domain::rating::replay::ChangeKind;
 use crate::domain::scoring::Preset;
 use crate::domain::status::TournamentStatus;
 
@@ -156,7 +157,7 @@ pub struct RatingChangeRow {
     pub pool_id: i64,
     pub sequence: i64,
     pub player_id: i64,
-    pub kind: String,
+    pub kind: ChangeKind,
     pub tournament_id: i64,
     pub round_id: i64,
     pub table_number: i32,

@@ -256,7 +256,7 @@ pub(super) fn stored_bonuses(
     use rating_changes::dsl as rc;
     let rows: Vec<(i64, DateTime<Utc>, i64, i32, i64)> = rc::rating_changes
         .filter(rc::pool_id.eq(pool_id))
-        .filter(rc::kind.eq("bonus"))
+        .filter(rc::kind.eq(ChangeKind::Bonus))
         .select((
             rc::sequence,
             rc::rated_at,
@@ -282,7 +282,7 @@ pub(super) fn stored_games(
     use rating_changes::dsl as rc;
     let mut q = rc::rating_changes
         .filter(rc::pool_id.eq(pool_id))
-        .filter(rc::kind.eq("game"))
+        .filter(rc::kind.eq(ChangeKind::Game))
         .select((
             rc::sequence,
             rc::rated_at,

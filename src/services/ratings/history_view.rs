@@ -97,7 +97,7 @@ pub fn player_ratings(
     let rows: Vec<(
         i64,
         String,
-        String,
+        ChangeKind,
         i64,
         Option<String>,
         i64,
@@ -135,15 +135,15 @@ pub fn player_ratings(
     let items = rows
         .into_iter()
         .map(|r| {
-            let imported = r.2 == "import";
+            let imported = r.2 == ChangeKind::Import;
             let game = |v| (!imported).then_some(v);
             RatingChangeOut {
                 pool_id: r.0,
                 pool_name: r.1,
-                kind: match r.2.as_str() {
-                    "bonus" => ChangeKindOut::Bonus,
-                    "import" => ChangeKindOut::Import,
-                    _ => ChangeKindOut::Game,
+                kind: match r.2 {
+                    ChangeKind::Game => ChangeKindOut::Game,
+                    ChangeKind::Bonus => ChangeKindOut::Bonus,
+                    ChangeKind::Import => ChangeKindOut::Import,
                 },
                 tournament_id: game(r.3),
                 tournament_name: r.4.filter(|_| !imported),
