@@ -87,14 +87,6 @@ pub(super) fn officials(
     Ok((pick(StaffRole::Referee), pick(StaffRole::AppealsCommittee)))
 }
 
-pub(super) fn kind_of(case: &CaseRow) -> CaseKind {
-    if case.kind == "appeal" {
-        CaseKind::Appeal
-    } else {
-        CaseKind::Complaint
-    }
-}
-
 /// Computes the panel for the case's current parties and stores it; 409 when nobody is
 /// eligible. Returns the panel's mode and rule.
 pub(super) fn recompute_panel(
@@ -117,7 +109,7 @@ pub(super) fn recompute_panel(
         .map(|(u, seat)| PanelRow {
             case_id: cid,
             user_id: *u,
-            seat: seat_name(*seat).into(),
+            seat: *seat,
         })
         .collect();
     diesel::insert_into(case_panel::table)
@@ -125,7 +117,7 @@ pub(super) fn recompute_panel(
         .execute(conn)?;
     diesel::update(cases::table.find(cid))
         .set((
-            cases::panel_mode.eq(mode_name(panel.mode)),
+            cases::panel_mode.eq(panel.mode),
             cases::panel_rule.eq(panel.rule.explain(kind)),
         ))
         .execute(conn)?;
@@ -135,26 +127,12 @@ pub(super) fn recompute_panel(
         author,
         "panel_computed",
         serde_json::json!({
-            "mode": mode_name(panel.mode),
+            "mode": panel.mode.as_str(),
             "rule": panel.rule.explain(kind),
-            "members": panel.members.iter().map(|(u, s)| serde_json::json!({"user_id": u, "seat": seat_name(*s)})).collect::<Vec<_>>(),
+            "members": panel.members.iter().map(|(u, s)| serde_json::json!({"user_id": u, "seat": s.as_str()})).collect::<Vec<_>>(),
         }),
     )?;
     Ok(panel)
-}
-
-pub(super) fn seat_name(seat: Seat) -> &'static str {
-    match seat {
-        Seat::Referee => "referee",
-        Seat::Committee => "committee",
-    }
-}
-
-pub(super) fn mode_name(mode: PanelMode) -> &'static str {
-    match mode {
-        PanelMode::Referee => "referee",
-        PanelMode::Vote => "vote",
-    }
 }
 
 pub(super) fn log(

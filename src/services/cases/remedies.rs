@@ -131,7 +131,7 @@ pub(super) fn decide(
         conn,
         t.id,
         "case_decided",
-        serde_json::json!({"case_id": case.id, "kind": case.kind, "outcome": verdict.outcome(), "remedies": applied}),
+        serde_json::json!({"case_id": case.id, "kind": case.kind.as_str(), "outcome": verdict.outcome(), "remedies": applied}),
     )?;
     Ok(())
 }
@@ -197,7 +197,7 @@ pub(super) fn case_for_panel(
     let t = load_tournament(conn, caller, tid)?;
     let case = load_case(conn, tid, cid, true)?;
     let me = MaybeCaller(Some(caller.clone()));
-    if case.status == CaseStatus::Open.as_str() && !is_insider(conn, &me, &case)? {
+    if case.status == CaseStatus::Open && !is_insider(conn, &me, &case)? {
         return Err(ApiError::NotFound(format!(
             "no case {cid} in tournament {tid}"
         )));
@@ -207,11 +207,11 @@ pub(super) fn case_for_panel(
 }
 
 pub(super) fn require_open(case: &CaseRow) -> Result<(), ApiError> {
-    if case.status != CaseStatus::Open.as_str() {
+    if case.status != CaseStatus::Open {
         return Err(ApiError::Conflict(format!(
             "case {} is already decided ({})",
             case.id,
-            case.outcome.as_deref().unwrap_or(&case.status)
+            case.outcome.as_deref().unwrap_or(case.status.as_str())
         )));
     }
     Ok(())
