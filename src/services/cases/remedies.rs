@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::domain::status::CaseStatus;
+use crate::domain::{CaseId, TournamentId, UserId};
 
 pub(super) fn reason_for_records(cid: i64, reason: &str) -> String {
     format!("case {cid}: {reason}")
@@ -52,7 +53,8 @@ pub(super) fn apply_remedy(
             serde_json::json!({"result_version": out.current.version, "round_status": out.round_status})
         }
         Remedy::AnnulPenalty { penalty_id } => {
-            let p = annul_penalty(conn, t.id, *penalty_id, by, reason).map_err(as_field)?;
+            let p = annul_penalty(conn, TournamentId(t.id), *penalty_id, UserId(by), reason)
+                .map_err(as_field)?;
             serde_json::json!({"penalty_annulled": p.id})
         }
         Remedy::AddPenalty {
@@ -70,8 +72,16 @@ pub(super) fn apply_remedy(
                 points: *points,
                 reason: reason.clone(),
             };
-            let p = record_penalty(conn, t.id, t.ruleset, &input, reason, Some(cid), by)
-                .map_err(as_field)?;
+            let p = record_penalty(
+                conn,
+                TournamentId(t.id),
+                t.ruleset,
+                &input,
+                reason,
+                Some(CaseId(cid)),
+                UserId(by),
+            )
+            .map_err(as_field)?;
             serde_json::json!({"penalty_recorded": p.id, "penalty_kind": p.kind.as_str()})
         }
         Remedy::ReplayTable { round, table } => {

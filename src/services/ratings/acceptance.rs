@@ -21,6 +21,7 @@ use crate::db::schema::{
 };
 use crate::domain::rating::acceptance::{self, Decision, RatingStatus, Requester, StepRefused};
 use crate::domain::status::{RegistrationStatus, RoundStatus};
+use crate::domain::{PoolId, TournamentId};
 use crate::error::ApiError;
 use crate::services::access::{load_for_staff, load_visible};
 use crate::services::ratings::keepers::{keeps, require_keeper};
@@ -303,10 +304,11 @@ pub fn ask_again(
 pub fn decide(
     conn: &mut PgConnection,
     caller: &Caller,
-    pool_id: i64,
-    tournament_id: i64,
+    pool_id: PoolId,
+    tournament_id: TournamentId,
     input: DecideRating,
 ) -> Result<RatingDecisionOut, ApiError> {
+    let (pool_id, tournament_id) = (pool_id.0, tournament_id.0);
     let mut check = Check::new();
     let reason = input
         .reason
@@ -377,7 +379,11 @@ pub fn decide(
             // Its games (and, in a league, its bonus) enter the list where they were played.
             Decision::Accept => super::results_changed(conn, tournament_id)?,
             // Its games leave the list the way a correction does.
-            Decision::Withdraw => super::tournament_left_pool(conn, tournament_id, pool_id)?,
+            Decision::Withdraw => super::tournament_left_pool(
+                conn,
+                TournamentId(tournament_id),
+                PoolId(pool_id),
+            )?,
             // A pending request never fed the list.
             Decision::Refuse => {}
         }

@@ -3,6 +3,7 @@
 use super::*;
 use crate::domain::rating::acceptance::RatingStatus;
 use crate::domain::scoring::Preset;
+use crate::domain::{PoolId, RoundId, TournamentId};
 
 /// Brings the ratings of the tournament's pool up to date after its results changed: a round
 /// was completed, or a result of a completed round was corrected (by the referee or an appeal),
@@ -68,9 +69,10 @@ pub fn game_adjudicated(
 /// with the log, instead of the whole tournament's.
 pub fn round_results_changed(
     conn: &mut PgConnection,
-    tournament_id: i64,
-    round_id: i64,
+    tournament_id: TournamentId,
+    round_id: RoundId,
 ) -> Result<(), ApiError> {
+    let (tournament_id, round_id) = (tournament_id.0, round_id.0);
     let Some(pool_id) = pool_of(conn, tournament_id)? else {
         return Ok(());
     };
@@ -308,13 +310,13 @@ pub(super) fn stored_games(
 /// (if any, once it accepted the tournament) takes them in via [`results_changed`].
 pub fn tournament_pool_changed(
     conn: &mut PgConnection,
-    tournament_id: i64,
-    old_pool: Option<i64>,
+    tournament_id: TournamentId,
+    old_pool: Option<PoolId>,
 ) -> Result<(), ApiError> {
     if let Some(old) = old_pool {
         tournament_left_pool(conn, tournament_id, old)?;
     }
-    results_changed(conn, tournament_id)
+    results_changed(conn, tournament_id.0)
 }
 
 /// Takes a tournament's games out of a pool it no longer feeds (moved to another pool, or
@@ -322,9 +324,10 @@ pub fn tournament_pool_changed(
 /// as after a correction, and its national-rank bonuses are decided again.
 pub fn tournament_left_pool(
     conn: &mut PgConnection,
-    tournament_id: i64,
-    pool_id: i64,
+    tournament_id: TournamentId,
+    pool_id: PoolId,
 ) -> Result<(), ApiError> {
+    let (tournament_id, pool_id) = (tournament_id.0, pool_id.0);
     let pool = lock_pool(conn, pool_id)?;
     let params = pool_params(&pool)?;
     if let Some(first) = stored_games(conn, pool_id, Some(tournament_id))?.first() {

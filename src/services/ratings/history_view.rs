@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use crate::db::schema::{players, rating_changes, rating_pools, rounds, tournaments};
+use crate::domain::PoolId;
 use crate::error::ApiError;
 use crate::services::validate::Page;
 use diesel::PgConnection;
@@ -70,11 +71,12 @@ pub struct RatingChangeOut {
 /// A player's rating history, oldest first (in the order the games were played).
 pub fn player_ratings(
     conn: &mut PgConnection,
-    id: i64,
-    pool: Option<i64>,
+    id: PlayerId,
+    pool: Option<PoolId>,
     limit: i64,
     offset: i64,
 ) -> Result<Page<RatingChangeOut>, ApiError> {
+    let (id, pool) = (id.0, pool.map(|p| p.0));
     let exists: bool =
         diesel::select(diesel::dsl::exists(players::table.find(id))).get_result(conn)?;
     if !exists {

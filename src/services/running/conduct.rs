@@ -12,6 +12,7 @@ use crate::db::schema::{penalties, players, registrations, rounds, withdrawals};
 use crate::domain::scoring::penalty::RecordedPenalty;
 use crate::domain::scoring::Preset;
 use crate::domain::status::RegistrationStatus;
+use crate::domain::{CaseId, TournamentId, UserId};
 use crate::error::ApiError;
 use crate::services::access::{load_for_staff, load_visible};
 use crate::services::validate::Check;
@@ -185,13 +186,14 @@ fn stored_kind(
 #[allow(clippy::too_many_arguments)]
 pub fn record_penalty(
     conn: &mut PgConnection,
-    tid: i64,
+    tid: TournamentId,
     ruleset: Preset,
     input: &RecordPenalty,
     reason: String,
-    case_id: Option<i64>,
-    issued_by: i64,
+    case_id: Option<CaseId>,
+    issued_by: UserId,
 ) -> Result<PenaltyRow, ApiError> {
+    let (tid, case_id, issued_by) = (tid.0, case_id.map(|c| c.0), issued_by.0);
     ensure_confirmed(conn, tid, input.player_id)?;
     let kind = stored_kind(conn, tid, input)?;
     let needs_game = kind.changes_game();
@@ -300,11 +302,12 @@ pub fn record_penalty(
 /// Annuls a penalty inside the caller's transaction (also used by case decisions).
 pub fn annul_penalty(
     conn: &mut PgConnection,
-    tid: i64,
+    tid: TournamentId,
     pid: i64,
-    by: i64,
+    by: UserId,
     reason: String,
 ) -> Result<PenaltyRow, ApiError> {
+    let (tid, by) = (tid.0, by.0);
     let p: PenaltyRow = penalties::table
         .filter(penalties::tournament_id.eq(tid))
         .filter(penalties::id.eq(pid))
@@ -493,7 +496,15 @@ pub fn penalise(
             tid,
             &[StaffRole::Referee, StaffRole::Organiser],
         )?;
-        let row = record_penalty(conn, tid, t.ruleset, &input, reason, None, caller.user_id)?;
+        let row = record_penalty(
+            conn,
+            TournamentId(tid),
+            t.ruleset,
+            &input,
+            reason,
+            None,
+            UserId(caller.user_id),
+        )?;
         Ok(penalty_out(row))
     })
 }
@@ -517,10 +528,11 @@ pub fn list_penalties(
 pub fn annul(
     conn: &mut PgConnection,
     caller: &Caller,
-    tid: i64,
+    tid: TournamentId,
     pid: i64,
     input: AnnulPenalty,
 ) -> Result<PenaltyOut, ApiError> {
+    let tid = tid.0;
     let mut check = Check::new();
     let reason = check.text("reason", &input.reason, 500);
     check.finish()?;
@@ -531,6 +543,6 @@ pub fn annul(
             tid,
             &[StaffRole::Referee, StaffRole::Organiser],
         )?;
-        annul_penalty(conn, tid, pid, caller.user_id, reason).map(penalty_out)
+        annul_penalty(conn, TournamentId(tid), pid, UserId(caller.user_id), reason).map(penalty_out)
     })
 }

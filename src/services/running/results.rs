@@ -19,7 +19,7 @@ use crate::domain::scoring::{score_table, Format, Outcome, Points, SeatResult, T
 use crate::domain::scoring::{Preset, Ruleset};
 use crate::domain::seating::{Draw, SeatingMethod};
 use crate::domain::status::RoundStatus;
-use crate::domain::PlayerId;
+use crate::domain::{PlayerId, RoundId, TournamentId};
 use crate::error::ApiError;
 use crate::infra::idempotency;
 use crate::services::access::{load_for_staff, load_visible};
@@ -422,7 +422,11 @@ pub fn after_result_change(
     }
     if status == RoundStatus::Completed {
         // Ratings follow the adjudicated results, in this same transaction.
-        crate::services::ratings::round_results_changed(conn, round.tournament_id, round.id)?;
+        crate::services::ratings::round_results_changed(
+            conn,
+            TournamentId(round.tournament_id),
+            RoundId(round.id),
+        )?;
         crate::db::events::record(
             conn,
             round.tournament_id,

@@ -17,7 +17,7 @@ use crate::db::schema::{round_draws, rounds, tournaments};
 use crate::domain::scoring::{Points, Preset, RoundKind, Ruleset};
 use crate::domain::seating::{draw_round, Draw, DrawInput, SeatingError, SeatingMethod};
 use crate::domain::status::{RoundStatus, TournamentStatus};
-use crate::domain::DrawRng;
+use crate::domain::{DrawRng, RoundId, TournamentId};
 use crate::error::ApiError;
 use crate::services::access::{
     is_staff, load_for_staff, load_visible, load_visible_round as load_round,
@@ -476,7 +476,11 @@ pub fn update_round(
             .returning(RoundRow::as_returning())
             .get_result(conn)?;
         if row.status == RoundStatus::Completed && row.played_at != round.played_at {
-            crate::services::ratings::round_results_changed(conn, tid, row.id)?;
+            crate::services::ratings::round_results_changed(
+                conn,
+                TournamentId(tid),
+                RoundId(row.id),
+            )?;
         }
         let done = tables_with_results(conn, row.id)?;
         Ok(round_out(&t, row, done))

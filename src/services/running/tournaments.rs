@@ -6,6 +6,7 @@ use crate::db::schema::{tournament_staff, tournaments, users};
 use crate::domain::rating::acceptance::RatingStatus;
 use crate::domain::scoring::Preset;
 use crate::domain::status::TournamentStatus;
+use crate::domain::{PoolId, TournamentId, UserId};
 use crate::error::ApiError;
 use crate::services::access::{load_for_staff, load_visible, lock_tournament};
 use crate::services::validate::{Check, Page, PageParams};
@@ -615,7 +616,11 @@ fn ratings_after_update(
         != (current.starts_on, current.ends_on, &current.time_zone)
         && crate::services::running::time_of_play::rederive(conn, updated)?;
     if rating_pool_id != current.rating_pool_id {
-        crate::services::ratings::tournament_pool_changed(conn, id, current.rating_pool_id)?;
+        crate::services::ratings::tournament_pool_changed(
+            conn,
+            TournamentId(id),
+            current.rating_pool_id.map(PoolId),
+        )?;
     } else if rating_pool_id.is_some()
         && (updated.national_rank != current.national_rank
             || updated.announced_at != current.announced_at
@@ -707,10 +712,11 @@ pub fn appoint(
 pub fn dismiss(
     conn: &mut PgConnection,
     caller: &Caller,
-    id: i64,
-    user_id: i64,
+    id: TournamentId,
+    user_id: UserId,
     role: StaffRole,
 ) -> Result<(), ApiError> {
+    let (id, user_id) = (id.0, user_id.0);
     conn.transaction(|conn| {
         load_for_staff(conn, caller, id, &[StaffRole::Organiser])?;
         let current = staff_of(conn, id)?;
