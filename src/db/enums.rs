@@ -26,7 +26,9 @@ use crate::domain::scoring::penalty::RecordedPenalty;
 use crate::domain::scoring::standings::WithdrawalKind;
 use crate::domain::scoring::{Preset, RoundKind};
 use crate::domain::seating::SeatingMethod;
-use crate::domain::status::{CaseStatus, RegistrationStatus, RoundStatus, TournamentStatus};
+use crate::domain::status::{
+    CaseStatus, RegistrationStatus, RoundStatus, ScheduleState, TournamentStatus,
+};
 
 /// The value a stored name names; an unknown name is an error that names it and what it
 /// should have been (diesel adds the column).
@@ -107,6 +109,7 @@ stored_as_text! {
     CaseKind => "case kind",
     PanelMode => "panel mode",
     Seat => "panel seat",
+    ScheduleState => "schedule state",
 }
 
 #[cfg(test)]
@@ -229,6 +232,13 @@ mod tests {
             &[Seat::Referee, Seat::Committee],
             Seat::as_str,
             Seat::parse,
+        );
+        use ScheduleState as E;
+        round_trips(
+            "schedule state",
+            &[E::Open, E::Proposed, E::Agreed, E::Forfeited],
+            E::as_str,
+            E::parse,
         );
     }
 

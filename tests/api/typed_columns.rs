@@ -15,7 +15,9 @@ use tourney::domain::scoring::penalty::RecordedPenalty;
 use tourney::domain::scoring::standings::WithdrawalKind;
 use tourney::domain::scoring::{Preset, RoundKind};
 use tourney::domain::seating::SeatingMethod;
-use tourney::domain::status::{CaseStatus, RegistrationStatus, RoundStatus, TournamentStatus};
+use tourney::domain::status::{
+    CaseStatus, RegistrationStatus, RoundStatus, ScheduleState, TournamentStatus,
+};
 use tourney::error::ApiError;
 
 use crate::helpers::{fresh_database, spawn_app};
@@ -133,6 +135,12 @@ fn every_stored_name_goes_through_postgres_and_back() {
     );
     through_postgres(c, &[PanelMode::Referee, PanelMode::Vote], PanelMode::as_str);
     through_postgres(c, &[Seat::Referee, Seat::Committee], Seat::as_str);
+    use ScheduleState as E;
+    through_postgres(
+        c,
+        &[E::Open, E::Proposed, E::Agreed, E::Forfeited],
+        E::as_str,
+    );
 }
 
 /// A NULL reads as `None` and a name as `Some` where the column may be empty.

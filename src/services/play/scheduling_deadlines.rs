@@ -9,7 +9,7 @@ use crate::auth::{Caller, StaffRole};
 use crate::db::models::Tournament;
 use crate::db::running::RoundRow;
 use crate::db::schema::{game_schedules, results, rounds, tournaments};
-use crate::domain::status::RoundStatus;
+use crate::domain::status::{RoundStatus, ScheduleState};
 use crate::error::ApiError;
 use crate::services::play::scheduling::{
     game_for_update, message, view, GameRow, Note, ScheduleOut, ANSWER_WITHIN, FORFEIT_AFTER,
@@ -171,7 +171,7 @@ fn forfeit(
     )?;
     diesel::update(game_schedules::table.find(key))
         .set((
-            game_schedules::state.eq("forfeited"),
+            game_schedules::state.eq(ScheduleState::Forfeited),
             game_schedules::forfeited_player.eq(Some(player)),
             game_schedules::forfeited_at.eq(Some(now)),
             game_schedules::waiting_on.eq(None::<i64>),
@@ -216,7 +216,10 @@ pub fn reinstate(
                 "the leader (an organiser or referee) reverses a forfeit".into(),
             ));
         }
-        let Some(player) = g.forfeited_player.filter(|_| g.state == "forfeited") else {
+        let Some(player) = g
+            .forfeited_player
+            .filter(|_| g.state == ScheduleState::Forfeited)
+        else {
             return Err(ApiError::Conflict("the game is not forfeited".into()));
         };
         let versions: Vec<Option<String>> = results::table
@@ -247,7 +250,7 @@ pub fn reinstate(
         crate::services::ratings::results_changed(conn, t.id)?;
         diesel::update(game_schedules::table.find((round.id, at.table)))
             .set((
-                game_schedules::state.eq("open"),
+                game_schedules::state.eq(ScheduleState::Open),
                 game_schedules::forfeited_player.eq(None::<i64>),
                 game_schedules::forfeited_at.eq(None::<DateTime<Utc>>),
                 game_schedules::waiting_on.eq(Some(player)),
