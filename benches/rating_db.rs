@@ -31,6 +31,7 @@ use diesel::sql_types::{BigInt, Int4, Int8};
 use serde_json::{json, Value};
 use tourney::auth::JwtKeys;
 use tourney::db::embedded::{Durability, EmbeddedPostgres};
+use tourney::domain::{RoundId, TournamentId};
 use tourney::runtime::state::AppState;
 
 const TABLES_PER_ROUND: usize = 1000;
@@ -154,8 +155,12 @@ fn correct(conn: &mut PgConnection, tournament_id: i64, round_id: i64, table: i3
         .bind::<Int8, _>(round_id)
         .bind::<Int4, _>(table)
         .execute(conn)?;
-        tourney::services::ratings::round_results_changed(conn, tournament_id, round_id)
-            .expect("round_results_changed");
+        tourney::services::ratings::round_results_changed(
+            conn,
+            TournamentId(tournament_id),
+            RoundId(round_id),
+        )
+        .expect("round_results_changed");
         Ok(())
     })
     .expect("correction");

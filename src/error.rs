@@ -226,9 +226,22 @@ impl From<diesel::result::Error> for ApiError {
             Error::DatabaseError(DatabaseErrorKind::SerializationFailure, _) => {
                 Self::Conflict("a concurrent change got there first; retry".into())
             }
-            other => Self::Internal(other.to_string()),
+            other => Self::Internal(with_sources(&other)),
         }
     }
+}
+
+/// An error's message followed by its sources' (a row field that failed to read names its
+/// column, and its source the value stored there).
+fn with_sources(e: &dyn std::error::Error) -> String {
+    let mut out = e.to_string();
+    let mut next = e.source();
+    while let Some(s) = next {
+        out.push_str(": ");
+        out.push_str(&s.to_string());
+        next = s.source();
+    }
+    out
 }
 
 /// Whether a database error says the connection went away under the request (the server

@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use crate::api::support::idempotent_answer;
 use crate::api::support::{page_json, Page, PageParams, Visibility};
 use crate::auth::{Caller, MaybeCaller};
+use crate::domain::TournamentId;
 use crate::error::{ApiResult, Problem};
 use crate::infra::idempotency;
 use crate::runtime::state::AppState;
@@ -186,7 +187,7 @@ pub async fn annul(
 ) -> ApiResult<HttpResponse> {
     let (tid, pid) = path.into_inner();
     let out = state
-        .run(move |conn| conduct::annul(conn, &caller, tid, pid, body.0))
+        .run(move |conn| conduct::annul(conn, &caller, TournamentId(tid), pid, body.0))
         .await?;
     Ok(HttpResponse::Ok().json(out))
 }

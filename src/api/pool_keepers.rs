@@ -8,6 +8,7 @@ use crate::api::extract::{Json, Query, TournamentPath};
 use crate::api::problem::BodyErrors;
 use crate::api::support::{page_json, Page, PageParams, Visibility};
 use crate::auth::{Caller, MaybeCaller};
+use crate::domain::{PoolId, TournamentId, UserId};
 use crate::error::{ApiResult, Problem};
 use crate::runtime::state::AppState;
 use crate::services::ratings::{
@@ -74,7 +75,7 @@ pub async fn grant_keeper(
 ) -> ApiResult<HttpResponse> {
     let (id, user_id) = path.into_inner();
     let (new, keeper) = state
-        .run(move |conn| ratings::grant_keeper(conn, &caller, id, user_id))
+        .run(move |conn| ratings::grant_keeper(conn, &caller, PoolId(id), UserId(user_id)))
         .await?;
     Ok(if new {
         HttpResponse::Created().json(keeper)
@@ -111,7 +112,7 @@ pub async fn revoke_keeper(
 ) -> ApiResult<HttpResponse> {
     let (id, user_id) = path.into_inner();
     state
-        .run(move |conn| ratings::revoke_keeper(conn, &caller, id, user_id))
+        .run(move |conn| ratings::revoke_keeper(conn, &caller, PoolId(id), UserId(user_id)))
         .await?;
     Ok(HttpResponse::NoContent().finish())
 }
@@ -183,7 +184,15 @@ pub async fn decide(
 ) -> ApiResult<HttpResponse> {
     let (id, tournament_id) = path.into_inner();
     let out = state
-        .run(move |conn| ratings::decide(conn, &caller, id, tournament_id, body.0))
+        .run(move |conn| {
+            ratings::decide(
+                conn,
+                &caller,
+                PoolId(id),
+                TournamentId(tournament_id),
+                body.0,
+            )
+        })
         .await?;
     Ok(HttpResponse::Ok().json(out))
 }

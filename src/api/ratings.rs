@@ -12,6 +12,7 @@ use crate::api::support::{
     Visibility,
 };
 use crate::auth::{Caller, MaybeCaller};
+use crate::domain::{PlayerId, PoolId};
 use crate::error::{ApiError, ApiResult, FieldError, Problem};
 use crate::infra::csv;
 use crate::infra::kept::KeptBody;
@@ -536,7 +537,9 @@ pub async fn player_ratings(
     }
     let pool = q.pool;
     let page = state
-        .run(move |conn| ratings::player_ratings(conn, id, pool, limit, offset))
+        .run(move |conn| {
+            ratings::player_ratings(conn, PlayerId(id), pool.map(PoolId), limit, offset)
+        })
         .await?;
     page_json(&req, &page, Visibility::Public)
 }

@@ -11,6 +11,7 @@ use crate::api::support::{
 };
 use crate::auth::{Caller, MaybeCaller, StaffRole};
 use crate::domain::status::TournamentStatus;
+use crate::domain::{TournamentId, UserId};
 use crate::error::{ApiResult, Problem};
 use crate::infra::idempotency;
 use crate::infra::live::Subject;
@@ -280,7 +281,9 @@ pub async fn dismiss(
 ) -> ApiResult<HttpResponse> {
     let (id, user_id, role) = path.into_inner();
     state
-        .run(move |conn| tournaments::dismiss(conn, &caller, id, user_id, role))
+        .run(move |conn| {
+            tournaments::dismiss(conn, &caller, TournamentId(id), UserId(user_id), role)
+        })
         .await?;
     Ok(HttpResponse::NoContent().finish())
 }

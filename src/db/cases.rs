@@ -5,13 +5,15 @@ use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 
 use super::schema::{case_events, case_panel, case_parties, cases, votes};
+use crate::domain::cases::{CaseKind, PanelMode, Seat};
+use crate::domain::status::CaseStatus;
 
 #[derive(Debug, Clone, Queryable, Selectable)]
 #[diesel(table_name = cases)]
 pub struct CaseRow {
     pub id: i64,
     pub tournament_id: i64,
-    pub kind: String,
+    pub kind: CaseKind,
     pub subject: String,
     pub round_number: Option<i32>,
     pub table_number: Option<i32>,
@@ -20,9 +22,9 @@ pub struct CaseRow {
     pub evidence_text: Option<String>,
     pub evidence_links: serde_json::Value,
     pub requested_remedies: serde_json::Value,
-    pub panel_mode: String,
+    pub panel_mode: PanelMode,
     pub panel_rule: String,
-    pub status: String,
+    pub status: CaseStatus,
     pub opened_by: i64,
     pub opened_at: DateTime<Utc>,
     pub decided_by: Option<i64>,
@@ -38,7 +40,7 @@ pub struct CaseRow {
 #[diesel(table_name = cases)]
 pub struct NewCase {
     pub tournament_id: i64,
-    pub kind: String,
+    pub kind: CaseKind,
     pub subject: String,
     pub round_number: Option<i32>,
     pub table_number: Option<i32>,
@@ -47,7 +49,7 @@ pub struct NewCase {
     pub evidence_text: Option<String>,
     pub evidence_links: serde_json::Value,
     pub requested_remedies: serde_json::Value,
-    pub panel_mode: String,
+    pub panel_mode: PanelMode,
     pub panel_rule: String,
     pub opened_by: i64,
     pub appeal_of: Option<i64>,
@@ -80,7 +82,7 @@ pub struct NewParty {
 pub struct PanelRow {
     pub case_id: i64,
     pub user_id: i64,
-    pub seat: String,
+    pub seat: Seat,
 }
 
 #[derive(Debug, Clone, Queryable, Selectable)]

@@ -4,6 +4,7 @@
 pub mod accounts;
 pub mod cases;
 pub mod embedded;
+pub mod enums;
 pub mod events;
 pub mod models;
 pub mod registrations;

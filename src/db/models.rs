@@ -5,6 +5,10 @@ use chrono::{DateTime, NaiveDate, Utc};
 use diesel::prelude::*;
 
 use super::schema::{players, rating_changes, rating_pools, tournament_staff, tournaments, users};
+use crate::domain::rating::acceptance::RatingStatus;
+use crate::domain::rating::replay::ChangeKind;
+use crate::domain::scoring::Preset;
+use crate::domain::status::TournamentStatus;
 
 #[derive(Debug, Clone, Queryable, Selectable, Identifiable)]
 #[diesel(table_name = users)]
@@ -57,7 +61,7 @@ pub struct Tournament {
     pub id: i64,
     pub name: String,
     pub game: String,
-    pub ruleset: String,
+    pub ruleset: Preset,
     pub ruleset_overrides: serde_json::Value,
     pub table_size: i32,
     pub planned_rounds: i32,
@@ -65,7 +69,7 @@ pub struct Tournament {
     pub ends_on: NaiveDate,
     pub time_zone: String,
     pub venue: Option<String>,
-    pub status: String,
+    pub status: TournamentStatus,
     pub registration_deadline: Option<DateTime<Utc>>,
     pub appeal_window_minutes: i32,
     pub created_by: i64,
@@ -83,7 +87,7 @@ pub struct Tournament {
     /// Places that qualify for a later stage (0: none).
     pub qualification_places: i32,
     /// Where its request to be rated stands (`RatingStatus` names; `None` without a pool).
-    pub rating_status: Option<String>,
+    pub rating_status: Option<RatingStatus>,
     /// The reason given with the last decision on it.
     pub rating_reason: Option<String>,
     /// Who made the last decision (or request) on it.
@@ -97,7 +101,7 @@ pub struct Tournament {
 pub struct NewTournament {
     pub name: String,
     pub game: String,
-    pub ruleset: String,
+    pub ruleset: Preset,
     pub ruleset_overrides: serde_json::Value,
     pub table_size: i32,
     pub planned_rounds: i32,
@@ -112,7 +116,7 @@ pub struct NewTournament {
     pub national_rank: bool,
     pub prize_places: i32,
     pub qualification_places: i32,
-    pub rating_status: Option<String>,
+    pub rating_status: Option<RatingStatus>,
     pub rating_reason: Option<String>,
     pub rating_decided_by: Option<i64>,
     pub rating_decided_at: Option<DateTime<Utc>>,
@@ -153,7 +157,7 @@ pub struct RatingChangeRow {
     pub pool_id: i64,
     pub sequence: i64,
     pub player_id: i64,
-    pub kind: String,
+    pub kind: ChangeKind,
     pub tournament_id: i64,
     pub round_id: i64,
     pub table_number: i32,

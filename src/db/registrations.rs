@@ -17,7 +17,7 @@ pub fn player_of_user(
         .inner_join(registrations::table.on(registrations::player_id.eq(players::id)))
         .filter(players::user_id.eq(user_id))
         .filter(registrations::tournament_id.eq(tid))
-        .filter(registrations::status.ne(RegistrationStatus::Cancelled.as_str()))
+        .filter(registrations::status.ne(RegistrationStatus::Cancelled))
         .select(players::id)
         .first(conn)
         .optional()?)

@@ -8,6 +8,12 @@ use super::schema::{
     idempotency_keys, penalties, registrations, results, round_draws, rounds, teams,
     tournament_events, withdrawals,
 };
+use crate::domain::colours::Colour;
+use crate::domain::scoring::penalty::RecordedPenalty;
+use crate::domain::scoring::standings::WithdrawalKind;
+use crate::domain::scoring::RoundKind;
+use crate::domain::seating::SeatingMethod;
+use crate::domain::status::{RegistrationStatus, RoundStatus};
 
 #[derive(Debug, Clone, Queryable, Selectable)]
 #[diesel(table_name = registrations)]
@@ -15,14 +21,14 @@ pub struct Registration {
     pub id: i64,
     pub tournament_id: i64,
     pub player_id: i64,
-    pub status: String,
+    pub status: RegistrationStatus,
     pub seeding_rating: Option<f64>,
     pub seeding_rated_games: i32,
     pub registered_by: i64,
     pub registered_at: DateTime<Utc>,
     pub cancelled_at: Option<DateTime<Utc>>,
-    pub colour_first: Option<String>,
-    pub colour_second: Option<String>,
+    pub colour_first: Option<Colour>,
+    pub colour_second: Option<Colour>,
 }
 
 #[derive(Debug, Insertable)]
@@ -30,12 +36,12 @@ pub struct Registration {
 pub struct NewRegistration {
     pub tournament_id: i64,
     pub player_id: i64,
-    pub status: String,
+    pub status: RegistrationStatus,
     pub seeding_rating: Option<f64>,
     pub seeding_rated_games: i32,
     pub registered_by: i64,
-    pub colour_first: Option<String>,
-    pub colour_second: Option<String>,
+    pub colour_first: Option<Colour>,
+    pub colour_second: Option<Colour>,
 }
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
@@ -60,12 +66,12 @@ pub struct RoundRow {
     pub id: i64,
     pub tournament_id: i64,
     pub number: i32,
-    pub kind: String,
-    pub method: String,
+    pub kind: RoundKind,
+    pub method: SeatingMethod,
     pub options: serde_json::Value,
     pub weight: Option<String>,
     pub metadata: serde_json::Value,
-    pub status: String,
+    pub status: RoundStatus,
     pub seed: String,
     pub seed_commitment: String,
     pub draw: serde_json::Value,
@@ -89,7 +95,7 @@ impl RoundRow {
     /// Games per match of a knockout round (option `games_per_match`, 1-9; 1 for every other
     /// round): a match is played at that many consecutive tables (seed 003, Tie-Breaks 1).
     pub fn games_per_match(&self) -> u32 {
-        if self.method != "knockout" {
+        if self.method != SeatingMethod::Knockout {
             return 1;
         }
         self.options
@@ -106,8 +112,8 @@ impl RoundRow {
 pub struct NewRound {
     pub tournament_id: i64,
     pub number: i32,
-    pub kind: String,
-    pub method: String,
+    pub kind: RoundKind,
+    pub method: SeatingMethod,
     pub options: serde_json::Value,
     pub weight: Option<String>,
     pub metadata: serde_json::Value,
@@ -158,7 +164,7 @@ pub struct WithdrawalRow {
     pub id: i64,
     pub tournament_id: i64,
     pub player_id: i64,
-    pub kind: String,
+    pub kind: WithdrawalKind,
     pub from_round: i32,
     pub reason: Option<String>,
     pub recorded_by: i64,
@@ -170,7 +176,7 @@ pub struct WithdrawalRow {
 pub struct NewWithdrawal {
     pub tournament_id: i64,
     pub player_id: i64,
-    pub kind: String,
+    pub kind: WithdrawalKind,
     pub from_round: i32,
     pub reason: Option<String>,
     pub recorded_by: i64,
@@ -182,7 +188,7 @@ pub struct PenaltyRow {
     pub id: i64,
     pub tournament_id: i64,
     pub player_id: i64,
-    pub kind: String,
+    pub kind: RecordedPenalty,
     pub round_number: Option<i32>,
     pub table_number: Option<i32>,
     pub points: i32,
@@ -200,7 +206,7 @@ pub struct PenaltyRow {
 pub struct NewPenalty {
     pub tournament_id: i64,
     pub player_id: i64,
-    pub kind: String,
+    pub kind: RecordedPenalty,
     pub round_number: Option<i32>,
     pub table_number: Option<i32>,
     pub points: i32,

@@ -69,6 +69,54 @@ pub enum Appeals {
     LeaderFinal,
 }
 
+impl CaseKind {
+    /// The name a kind is stored and sent under.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Complaint => "complaint",
+            Self::Appeal => "appeal",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        [Self::Complaint, Self::Appeal]
+            .into_iter()
+            .find(|k| k.as_str() == s)
+    }
+}
+
+impl Seat {
+    /// The name a seat is stored and sent under.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Referee => "referee",
+            Self::Committee => "committee",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        [Self::Referee, Self::Committee]
+            .into_iter()
+            .find(|k| k.as_str() == s)
+    }
+}
+
+impl PanelMode {
+    /// The name a mode is stored and sent under.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Referee => "referee",
+            Self::Vote => "vote",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        [Self::Referee, Self::Vote]
+            .into_iter()
+            .find(|k| k.as_str() == s)
+    }
+}
+
 impl PanelRule {
     /// A sentence for the people reading the case.
     pub fn explain(self, kind: CaseKind) -> &'static str {

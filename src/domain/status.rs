@@ -133,6 +133,27 @@ stored_names!(CaseStatus {
     Appealed => "appealed",
 });
 
+/// Where the time of a self-scheduled game stands (seed 003 rules 8.2 and 8.4): to be proposed,
+/// proposed, agreed, or forfeited by a player who did not answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScheduleState {
+    /// No proposal waits: either player may propose times (none is awaited).
+    Open,
+    /// Times were proposed; the other player's answer is awaited.
+    Proposed,
+    /// The players agreed a time.
+    Agreed,
+    /// A player did not answer in time and lost the game.
+    Forfeited,
+}
+
+stored_names!(ScheduleState {
+    Open => "open",
+    Proposed => "proposed",
+    Agreed => "agreed",
+    Forfeited => "forfeited",
+});
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -164,6 +185,14 @@ mod tests {
         }
         for s in [CaseStatus::Open, CaseStatus::Decided, CaseStatus::Appealed] {
             assert_eq!(CaseStatus::parse(s.as_str()), Some(s));
+        }
+        for s in [
+            ScheduleState::Open,
+            ScheduleState::Proposed,
+            ScheduleState::Agreed,
+            ScheduleState::Forfeited,
+        ] {
+            assert_eq!(ScheduleState::parse(s.as_str()), Some(s));
         }
         assert_eq!(CaseStatus::parse("closed"), None);
     }

@@ -23,7 +23,7 @@ pub fn load_visible(
         .first(conn)
         .optional()?
         .ok_or_else(|| ApiError::NotFound(format!("no tournament {id}")))?;
-    if t.status == TournamentStatus::Draft.as_str() {
+    if t.status == TournamentStatus::Draft {
         let allowed = match &caller.0 {
             Some(c) if c.is_admin => true,
             Some(c) => diesel::select(diesel::dsl::exists(
@@ -120,7 +120,7 @@ pub fn load_visible_round(
         .first(conn)
         .optional()?
         .ok_or_else(|| ApiError::NotFound(format!("no round {number}")))?;
-    if r.status == RoundStatus::Draft.as_str() && !is_staff(conn, caller, tid)? {
+    if r.status == RoundStatus::Draft && !is_staff(conn, caller, tid)? {
         return Err(ApiError::NotFound(format!("no round {number}")));
     }
     Ok((t, r))

@@ -47,4 +47,5 @@ mod sessions;
 mod standings_kept;
 mod stored_json;
 mod tournaments;
+mod typed_columns;
 mod webhooks;

@@ -5,6 +5,7 @@
 
 use diesel::prelude::*;
 use serde_json::{json, Value};
+use tourney::domain::{RoundId, TournamentId};
 
 use crate::helpers::{problem, spawn_app};
 
@@ -317,8 +318,10 @@ async fn a_correction_recomputes_later_ratings_exactly_as_a_full_rebuild() {
     };
     result(&mut conn, t2_round2, 1, 2, win(p[5], p[4]));
     // As the results code feeds it: only the corrected round is compared with the log.
-    conn.transaction(|c| tourney::services::ratings::round_results_changed(c, t2, t2_round2))
-        .expect("round_results_changed");
+    conn.transaction(|c| {
+        tourney::services::ratings::round_results_changed(c, TournamentId(t2), RoundId(t2_round2))
+    })
+    .expect("round_results_changed");
     let corrected = log(&mut conn, pool_id);
     assert_eq!(corrected.len(), 20);
     assert_ne!(corrected, with_r4);

@@ -12,6 +12,61 @@
 use super::{Outcome, SeatResult};
 use crate::domain::PlayerId;
 
+/// What a recorded penalty is (`penalties.kind`): a `sanction` asked for is recorded as the
+/// step of the escalation it takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RecordedPenalty {
+    /// Points deducted from a game's score.
+    PointPenalty,
+    /// A warning: changes no score.
+    Warning,
+    /// The game is lost.
+    GameLoss,
+    /// Removed from the tournament: withdrawn from the next round not yet drawn.
+    Removal,
+}
+
+impl RecordedPenalty {
+    /// The name a penalty is stored and sent under.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::PointPenalty => "point_penalty",
+            Self::Warning => "warning",
+            Self::GameLoss => "game_loss",
+            Self::Removal => "removal",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        [
+            Self::PointPenalty,
+            Self::Warning,
+            Self::GameLoss,
+            Self::Removal,
+        ]
+        .into_iter()
+        .find(|k| k.as_str() == s)
+    }
+
+    /// Whether it changes the result of a game (and so names the round and the table).
+    pub fn changes_game(self) -> bool {
+        match self {
+            Self::PointPenalty | Self::GameLoss => true,
+            Self::Warning | Self::Removal => false,
+        }
+    }
+
+    /// What it does to the result of its game, for `player`: a point penalty deducts its
+    /// `points`, a game loss loses the game; warnings and removals change no score.
+    pub fn on_table(self, player: PlayerId, points: i64) -> Option<TablePenalty> {
+        match self {
+            Self::PointPenalty => Some(TablePenalty::Points { player, points }),
+            Self::GameLoss => Some(TablePenalty::GameLoss { player }),
+            Self::Warning | Self::Removal => None,
+        }
+    }
+}
+
 /// A penalty in force on one seat of a table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TablePenalty {

@@ -111,6 +111,16 @@ impl RoundKind {
     pub fn parse(name: &str) -> Option<Self> {
         serde_json::from_value(serde_json::Value::String(name.to_string())).ok()
     }
+
+    /// The name a kind is stored and sent under.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Preliminary => "preliminary",
+            Self::Final => "final",
+            Self::Voluntary => "voluntary",
+            Self::Playoff => "playoff",
+        }
+    }
 }
 
 /// What a ranking is for; each purpose has its own tie-break order (seed 000, "Turneringspoeng
@@ -424,8 +434,10 @@ fn order(keys: &[TieBreakKey], unresolved: Unresolved) -> TieBreakOrder {
 impl Ruleset {
     /// A tournament's ruleset: the preset its stored `ruleset` names, with its stored
     /// `ruleset_overrides` applied (validated against the preset).
-    pub fn for_tournament(preset: &str, overrides: &serde_json::Value) -> Result<Ruleset, String> {
-        let preset = Preset::parse(preset).ok_or_else(|| format!("unknown ruleset {preset}"))?;
+    pub fn for_tournament(
+        preset: Preset,
+        overrides: &serde_json::Value,
+    ) -> Result<Ruleset, String> {
         let base = Ruleset::preset(preset);
         if overrides.as_object().is_some_and(|o| o.is_empty()) || overrides.is_null() {
             return Ok(base);

@@ -98,7 +98,8 @@ impl SeatingMethod {
         serde_json::from_value(serde_json::Value::String(name.to_string())).ok()
     }
 
-    fn name(self) -> &'static str {
+    /// The name a method is stored and sent under (`"random_seeded"`).
+    pub fn as_str(self) -> &'static str {
         use SeatingMethod::*;
         match self {
             Random => "random",
@@ -121,7 +122,7 @@ impl SeatingMethod {
 
 impl fmt::Display for SeatingMethod {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+        f.write_str(self.as_str())
     }
 }
 

@@ -112,7 +112,7 @@ pub fn open_case(
         let row: CaseRow = diesel::insert_into(cases::table)
             .values(NewCase {
                 tournament_id: tid,
-                kind: "complaint".into(),
+                kind: CaseKind::Complaint,
                 subject: input.subject.as_str().into(),
                 round_number: input.round,
                 table_number: input.table,
@@ -121,7 +121,7 @@ pub fn open_case(
                 evidence_text: evidence.text.clone(),
                 evidence_links: to_json(&evidence.links.clone().unwrap_or_default())?,
                 requested_remedies: to_json(&requested)?,
-                panel_mode: "referee".into(),
+                panel_mode: PanelMode::Referee,
                 panel_rule: String::new(),
                 opened_by: caller.user_id,
                 appeal_of: None,
@@ -168,7 +168,7 @@ pub fn list_cases(
     let mut out = Vec::new();
     for row in rows {
         let insider = is_insider(conn, caller, &row)?;
-        if insider || row.status != CaseStatus::Open.as_str() {
+        if insider || row.status != CaseStatus::Open {
             out.push(render(conn, &t, row, insider)?);
         }
     }
@@ -187,7 +187,7 @@ pub fn read_case(
     let t = load_visible(conn, caller, tid)?;
     let case = load_case(conn, tid, cid, false)?;
     let insider = is_insider(conn, caller, &case)?;
-    if !insider && case.status == CaseStatus::Open.as_str() {
+    if !insider && case.status == CaseStatus::Open {
         return Err(ApiError::NotFound(format!(
             "no case {cid} in tournament {tid}"
         )));
@@ -247,7 +247,7 @@ pub fn add_parties(
         )? {
             return Err(ApiError::Conflict("already a party to this case".into()));
         }
-        recompute_panel(conn, tid, cid, kind_of(&case), caller.user_id)?;
+        recompute_panel(conn, tid, cid, case.kind, caller.user_id)?;
         diesel::update(cases::table.find(cid))
             .set(cases::version.eq(cases::version + 1))
             .execute(conn)?;

@@ -11,7 +11,7 @@ use crate::db::schema::{
     case_events, case_panel, case_parties, cases, penalties, players, registrations, rounds,
     tournament_staff, users, votes,
 };
-use crate::domain::cases::{self as rules, CaseKind, PanelMode, Seat, Tally};
+use crate::domain::cases::{self as rules, CaseKind, PanelMode, Tally};
 use crate::domain::status::RoundStatus;
 use crate::error::ApiError;
 use crate::services::access::load_visible;

@@ -1,6 +1,7 @@
 //! Queries about a case: its parties, panel and votes, who sat where, who is an insider.
 
 use super::*;
+use crate::domain::scoring::Preset;
 use crate::domain::status::RegistrationStatus;
 
 pub(super) fn load_case(
@@ -86,14 +87,6 @@ pub(super) fn officials(
     Ok((pick(StaffRole::Referee), pick(StaffRole::AppealsCommittee)))
 }
 
-pub(super) fn kind_of(case: &CaseRow) -> CaseKind {
-    if case.kind == "appeal" {
-        CaseKind::Appeal
-    } else {
-        CaseKind::Complaint
-    }
-}
-
 /// Computes the panel for the case's current parties and stores it; 409 when nobody is
 /// eligible. Returns the panel's mode and rule.
 pub(super) fn recompute_panel(
@@ -116,7 +109,7 @@ pub(super) fn recompute_panel(
         .map(|(u, seat)| PanelRow {
             case_id: cid,
             user_id: *u,
-            seat: seat_name(*seat).into(),
+            seat: *seat,
         })
         .collect();
     diesel::insert_into(case_panel::table)
@@ -124,7 +117,7 @@ pub(super) fn recompute_panel(
         .execute(conn)?;
     diesel::update(cases::table.find(cid))
         .set((
-            cases::panel_mode.eq(mode_name(panel.mode)),
+            cases::panel_mode.eq(panel.mode),
             cases::panel_rule.eq(panel.rule.explain(kind)),
         ))
         .execute(conn)?;
@@ -134,26 +127,12 @@ pub(super) fn recompute_panel(
         author,
         "panel_computed",
         serde_json::json!({
-            "mode": mode_name(panel.mode),
+            "mode": panel.mode.as_str(),
             "rule": panel.rule.explain(kind),
-            "members": panel.members.iter().map(|(u, s)| serde_json::json!({"user_id": u, "seat": seat_name(*s)})).collect::<Vec<_>>(),
+            "members": panel.members.iter().map(|(u, s)| serde_json::json!({"user_id": u, "seat": s.as_str()})).collect::<Vec<_>>(),
         }),
     )?;
     Ok(panel)
-}
-
-pub(super) fn seat_name(seat: Seat) -> &'static str {
-    match seat {
-        Seat::Referee => "referee",
-        Seat::Committee => "committee",
-    }
-}
-
-pub(super) fn mode_name(mode: PanelMode) -> &'static str {
-    match mode {
-        PanelMode::Referee => "referee",
-        PanelMode::Vote => "vote",
-    }
 }
 
 pub(super) fn log(
@@ -183,7 +162,7 @@ pub(super) fn is_registered(
         registrations::table
             .filter(registrations::tournament_id.eq(tid))
             .filter(registrations::player_id.eq(player_id))
-            .filter(registrations::status.ne(RegistrationStatus::Cancelled.as_str())),
+            .filter(registrations::status.ne(RegistrationStatus::Cancelled)),
     ))
     .get_result(conn)?)
 }
@@ -269,14 +248,14 @@ pub(super) fn seated_at(
     table: i32,
     field: &str,
 ) -> Result<Vec<i64>, ApiError> {
-    let draw: Option<(serde_json::Value, String)> = rounds::table
+    let draw: Option<(serde_json::Value, RoundStatus)> = rounds::table
         .filter(rounds::tournament_id.eq(tid))
         .filter(rounds::number.eq(round))
         .select((rounds::draw, rounds::status))
         .first(conn)
         .optional()?;
     let (draw, status) = draw.ok_or_else(|| ApiError::field(field, format!("no round {round}")))?;
-    if status == RoundStatus::Draft.as_str() {
+    if status == RoundStatus::Draft {
         return Err(ApiError::field(
             field,
             format!("round {round} is not published"),
@@ -334,15 +313,15 @@ pub(super) fn is_insider(
 /// Who hears what after a ruling in tournament `tid`: its ruleset's appeals.
 pub(super) fn appeals_in(conn: &mut PgConnection, tid: i64) -> Result<rules::Appeals, ApiError> {
     use crate::db::schema::tournaments;
-    let (preset, overrides): (String, serde_json::Value) = tournaments::table
+    let (preset, overrides): (Preset, serde_json::Value) = tournaments::table
         .find(tid)
         .select((tournaments::ruleset, tournaments::ruleset_overrides))
         .first(conn)?;
-    Ok(appeals_of(&preset, &overrides))
+    Ok(appeals_of(preset, &overrides))
 }
 
 /// The appeals of a ruleset preset with its overrides.
-pub(super) fn appeals_of(preset: &str, overrides: &serde_json::Value) -> rules::Appeals {
+pub(super) fn appeals_of(preset: Preset, overrides: &serde_json::Value) -> rules::Appeals {
     crate::domain::scoring::Ruleset::for_tournament(preset, overrides)
         .map(|r| r.appeals)
         .unwrap_or_default()

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::domain::status::CaseStatus;
+use crate::domain::{CaseId, TournamentId, UserId};
 
 pub(super) fn reason_for_records(cid: i64, reason: &str) -> String {
     format!("case {cid}: {reason}")
@@ -52,7 +53,8 @@ pub(super) fn apply_remedy(
             serde_json::json!({"result_version": out.current.version, "round_status": out.round_status})
         }
         Remedy::AnnulPenalty { penalty_id } => {
-            let p = annul_penalty(conn, t.id, *penalty_id, by, reason).map_err(as_field)?;
+            let p = annul_penalty(conn, TournamentId(t.id), *penalty_id, UserId(by), reason)
+                .map_err(as_field)?;
             serde_json::json!({"penalty_annulled": p.id})
         }
         Remedy::AddPenalty {
@@ -70,9 +72,17 @@ pub(super) fn apply_remedy(
                 points: *points,
                 reason: reason.clone(),
             };
-            let p = record_penalty(conn, t.id, &t.ruleset, &input, reason, Some(cid), by)
-                .map_err(as_field)?;
-            serde_json::json!({"penalty_recorded": p.id, "penalty_kind": p.kind})
+            let p = record_penalty(
+                conn,
+                TournamentId(t.id),
+                t.ruleset,
+                &input,
+                reason,
+                Some(CaseId(cid)),
+                UserId(by),
+            )
+            .map_err(as_field)?;
+            serde_json::json!({"penalty_recorded": p.id, "penalty_kind": p.kind.as_str()})
         }
         Remedy::ReplayTable { round, table } => {
             seated_at(conn, t.id, *round, *table, &field)?;
@@ -111,7 +121,7 @@ pub(super) fn decide(
     }
     diesel::update(cases::table.find(case.id))
         .set((
-            cases::status.eq(CaseStatus::Decided.as_str()),
+            cases::status.eq(CaseStatus::Decided),
             cases::decided_by.eq(Some(by)),
             cases::decided_at.eq(Some(Utc::now())),
             cases::outcome.eq(Some(verdict.outcome())),
@@ -131,7 +141,7 @@ pub(super) fn decide(
         conn,
         t.id,
         "case_decided",
-        serde_json::json!({"case_id": case.id, "kind": case.kind, "outcome": verdict.outcome(), "remedies": applied}),
+        serde_json::json!({"case_id": case.id, "kind": case.kind.as_str(), "outcome": verdict.outcome(), "remedies": applied}),
     )?;
     Ok(())
 }
@@ -197,7 +207,7 @@ pub(super) fn case_for_panel(
     let t = load_tournament(conn, caller, tid)?;
     let case = load_case(conn, tid, cid, true)?;
     let me = MaybeCaller(Some(caller.clone()));
-    if case.status == CaseStatus::Open.as_str() && !is_insider(conn, &me, &case)? {
+    if case.status == CaseStatus::Open && !is_insider(conn, &me, &case)? {
         return Err(ApiError::NotFound(format!(
             "no case {cid} in tournament {tid}"
         )));
@@ -207,11 +217,11 @@ pub(super) fn case_for_panel(
 }
 
 pub(super) fn require_open(case: &CaseRow) -> Result<(), ApiError> {
-    if case.status != CaseStatus::Open.as_str() {
+    if case.status != CaseStatus::Open {
         return Err(ApiError::Conflict(format!(
             "case {} is already decided ({})",
             case.id,
-            case.outcome.as_deref().unwrap_or(&case.status)
+            case.outcome.as_deref().unwrap_or(case.status.as_str())
         )));
     }
     Ok(())

@@ -21,7 +21,7 @@ pub fn decide_case(
     conn.transaction(|conn| {
         let (t, case, me) = case_for_panel(conn, caller, tid, cid)?;
         require_open(&case)?;
-        if case.panel_mode != "referee" {
+        if case.panel_mode != PanelMode::Referee {
             return Err(ApiError::Conflict(format!(
                 "case {cid} is decided by the votes of its panel: POST /tournaments/{tid}/cases/{cid}/votes"
             )));
@@ -54,7 +54,7 @@ pub fn vote(
             )));
         }
         require_open(&case)?;
-        if case.panel_mode != "vote" {
+        if case.panel_mode != PanelMode::Vote {
             return Err(ApiError::Conflict(format!(
                 "case {cid} is ruled on by a referee alone: POST /tournaments/{tid}/cases/{cid}/decision"
             )));
@@ -203,7 +203,7 @@ pub fn appeal(
         let parties = parties_of(conn, cid)?;
         if !party_users(conn, &parties)?.contains(&caller.user_id) {
             let me = MaybeCaller(Some(caller.clone()));
-            if case.status == CaseStatus::Open.as_str() && !is_insider(conn, &me, &case)? {
+            if case.status == CaseStatus::Open && !is_insider(conn, &me, &case)? {
                 return Err(ApiError::NotFound(format!(
                     "no case {cid} in tournament {tid}"
                 )));
@@ -217,16 +217,12 @@ pub fn appeal(
         ))
         .get_result(conn)?;
         let decided = rules::Decided {
-            kind: kind_of(&case),
-            mode: if case.panel_mode == "referee" {
-                PanelMode::Referee
-            } else {
-                PanelMode::Vote
-            },
+            kind: case.kind,
+            mode: case.panel_mode,
             decided_at: case.decided_at,
             appealed,
         };
-        let appeals = super::panel::appeals_of(&t.ruleset, &t.ruleset_overrides);
+        let appeals = super::panel::appeals_of(t.ruleset, &t.ruleset_overrides);
         rules::may_appeal_under(
             appeals,
             &decided,
@@ -237,7 +233,7 @@ pub fn appeal(
         let row: CaseRow = diesel::insert_into(cases::table)
             .values(NewCase {
                 tournament_id: tid,
-                kind: "appeal".into(),
+                kind: CaseKind::Appeal,
                 subject: case.subject.clone(),
                 round_number: case.round_number,
                 table_number: case.table_number,
@@ -246,7 +242,7 @@ pub fn appeal(
                 evidence_text: evidence.text.clone(),
                 evidence_links: to_json(&evidence.links.clone().unwrap_or_default())?,
                 requested_remedies: to_json(&requested)?,
-                panel_mode: "vote".into(),
+                panel_mode: PanelMode::Vote,
                 panel_rule: String::new(),
                 opened_by: caller.user_id,
                 appeal_of: Some(cid),
@@ -272,7 +268,7 @@ pub fn appeal(
         recompute_panel(conn, tid, aid, CaseKind::Appeal, caller.user_id)?;
         diesel::update(cases::table.find(cid))
             .set((
-                cases::status.eq(CaseStatus::Appealed.as_str()),
+                cases::status.eq(CaseStatus::Appealed),
                 cases::version.eq(cases::version + 1),
             ))
             .execute(conn)?;

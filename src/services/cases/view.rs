@@ -15,32 +15,28 @@ pub(super) fn render(
         .first(conn)
         .optional()?;
     let decided = rules::Decided {
-        kind: kind_of(&case),
-        mode: if case.panel_mode == "referee" {
-            PanelMode::Referee
-        } else {
-            PanelMode::Vote
-        },
+        kind: case.kind,
+        mode: case.panel_mode,
         decided_at: case.decided_at,
         appealed: appealed_by.is_some(),
     };
     let window = i64::from(t.appeal_window_minutes);
-    let appeals = super::panel::appeals_of(&t.ruleset, &t.ruleset_overrides);
+    let appeals = super::panel::appeals_of(t.ruleset, &t.ruleset_overrides);
     let appealable = rules::may_appeal_under(appeals, &decided, Utc::now(), window).is_ok();
     let appeal_until = case
         .decided_at
         .filter(|_| appealable)
         .map(|d| d + Duration::minutes(window));
-    let is_final = case.status == CaseStatus::Decided.as_str() && !appealable;
+    let is_final = case.status == CaseStatus::Decided && !appealable;
     let mut out = CaseOut {
         id: case.id,
         tournament_id: case.tournament_id,
-        kind: case.kind.clone(),
+        kind: case.kind.as_str().to_string(),
         subject: case.subject.clone(),
         round: case.round_number,
         table: case.table_number,
         penalty_id: case.penalty_id,
-        status: case.status.clone(),
+        status: case.status.as_str().to_string(),
         opened_at: case.opened_at,
         decided_at: case.decided_at,
         outcome: case.outcome.clone(),
@@ -97,13 +93,13 @@ fn add_insider_view(
             .collect(),
     );
     out.panel = Some(PanelOut {
-        mode: case.panel_mode.clone(),
+        mode: case.panel_mode.as_str().to_string(),
         rule: case.panel_rule.clone(),
         members: panel_of(conn, case.id)?
             .into_iter()
             .map(|m| PanelMember {
                 user_id: m.user_id,
-                seat: m.seat,
+                seat: m.seat.as_str().to_string(),
             })
             .collect(),
     });

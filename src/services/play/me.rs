@@ -144,8 +144,8 @@ pub fn my_games(conn: &mut PgConnection, caller: &Caller) -> Result<MyGames, Api
     let entered: Vec<(i64, String)> = registrations::table
         .inner_join(tournaments::table)
         .filter(registrations::player_id.eq(me))
-        .filter(registrations::status.ne(RegistrationStatus::Cancelled.as_str()))
-        .filter(tournaments::status.ne(TournamentStatus::Draft.as_str()))
+        .filter(registrations::status.ne(RegistrationStatus::Cancelled))
+        .filter(tournaments::status.ne(TournamentStatus::Draft))
         .select((tournaments::id, tournaments::name))
         .order(tournaments::id)
         .load(conn)?;
@@ -165,7 +165,7 @@ pub fn my_games(conn: &mut PgConnection, caller: &Caller) -> Result<MyGames, Api
     for (tid, tname) in entered {
         let played: Vec<RoundRow> = rounds::table
             .filter(rounds::tournament_id.eq(tid))
-            .filter(rounds::status.ne(RoundStatus::Draft.as_str()))
+            .filter(rounds::status.ne(RoundStatus::Draft))
             .order(rounds::number)
             .select(RoundRow::as_select())
             .load(conn)?;
@@ -225,7 +225,7 @@ pub fn my_games(conn: &mut PgConnection, caller: &Caller) -> Result<MyGames, Api
                     })
                     .collect(),
                 colour: colour_of(me),
-                round_status: round.status.clone(),
+                round_status: round.status.as_str().to_string(),
                 score: scores
                     .as_ref()
                     .and_then(|s| s.iter().find(|(p, _)| *p == me).map(|(_, v)| *v)),
@@ -278,7 +278,7 @@ pub fn my_tournaments(
     let registered: HashMap<i64, String> = match me {
         Some(p) => registrations::table
             .filter(registrations::player_id.eq(p))
-            .filter(registrations::status.ne(RegistrationStatus::Cancelled.as_str()))
+            .filter(registrations::status.ne(RegistrationStatus::Cancelled))
             .select((registrations::tournament_id, registrations::status))
             .load::<(i64, String)>(conn)?
             .into_iter()
@@ -295,7 +295,7 @@ pub fn my_tournaments(
         roles.entry(tid).or_default().push(role);
     }
     let ids: Vec<i64> = registered.keys().chain(roles.keys()).copied().collect();
-    let found: Vec<(i64, String, String, String, chrono::NaiveDate)> = tournaments::table
+    let found: Vec<(i64, String, String, TournamentStatus, chrono::NaiveDate)> = tournaments::table
         .filter(tournaments::id.eq_any(&ids))
         .order((tournaments::starts_on.desc(), tournaments::id.desc()))
         .select((
@@ -309,13 +309,13 @@ pub fn my_tournaments(
     Ok(found
         .into_iter()
         .filter(|(id, _, _, status, _)| {
-            status != TournamentStatus::Draft.as_str() || roles.contains_key(id)
+            *status != TournamentStatus::Draft || roles.contains_key(id)
         })
         .map(|(id, name, game, status, starts_on)| MyTournament {
             tournament_id: id,
             name,
             game,
-            status,
+            status: status.as_str().to_string(),
             starts_on,
             registration: registered.get(&id).cloned(),
             roles: roles.get(&id).cloned().unwrap_or_default(),

@@ -17,7 +17,7 @@ use crate::db::models::Tournament;
 use crate::db::rounds::Lock;
 use crate::db::running::RoundRow;
 use crate::db::schema::game_schedules;
-use crate::domain::status::RoundStatus;
+use crate::domain::status::{RoundStatus, ScheduleState};
 use crate::error::ApiError;
 use crate::services::access::load_for_staff;
 use crate::services::play::scheduling::{ensure_games, message, view, GameRow, ScheduleOut};
@@ -99,10 +99,11 @@ pub(crate) fn reopen_for_replay(
             ),
         ));
     }
-    if round.status != RoundStatus::Published.as_str() {
+    if round.status != RoundStatus::Published {
         return Err(ApiError::Conflict(format!(
             "round {} is {}; a double crash is replayed only in an open self-scheduled round",
-            round.number, round.status
+            round.number,
+            round.status.as_str()
         )));
     }
     ensure_games(conn, round)?;
@@ -115,7 +116,7 @@ pub(crate) fn reopen_for_replay(
         .ok_or_else(|| ApiError::NotFound(format!("no game at table {table}")))?;
     diesel::update(game_schedules::table.find((round.id, table)))
         .set((
-            game_schedules::state.eq("open"),
+            game_schedules::state.eq(ScheduleState::Open),
             game_schedules::agreed_time.eq(None::<DateTime<Utc>>),
             game_schedules::proposed_by.eq(None::<i64>),
             game_schedules::proposed_times.eq(Vec::<DateTime<Utc>>::new()),

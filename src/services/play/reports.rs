@@ -154,7 +154,7 @@ fn open_round(
 ) -> Result<(Tournament, RoundRow), ApiError> {
     let t = load_visible(conn, &MaybeCaller(Some(caller.clone())), at.tournament)?;
     let round = crate::db::rounds::by_number(conn, t.id, at.round, Lock::ForUpdate)?;
-    if round.status == RoundStatus::Draft.as_str() {
+    if round.status == RoundStatus::Draft {
         return Err(ApiError::NotFound(format!("no round {}", at.round)));
     }
     Ok((t, round))
@@ -404,7 +404,7 @@ pub fn read(conn: &mut PgConnection, caller: &Caller, at: TableRef) -> Result<Re
             ],
         )?;
         let none = || ApiError::NotFound(format!("no report for table {}", at.table));
-        if round.status == RoundStatus::Draft.as_str()
+        if round.status == RoundStatus::Draft
             || (!staff && seated_player(conn, caller, &t, &round, at.table)?.is_none())
         {
             return Err(none());

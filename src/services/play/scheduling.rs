@@ -29,7 +29,7 @@ use crate::db::registrations::player_of_user;
 use crate::db::rounds::Lock;
 use crate::db::running::RoundRow;
 use crate::db::schema::{game_schedules, schedule_messages};
-use crate::domain::status::RoundStatus;
+use crate::domain::status::{RoundStatus, ScheduleState};
 use crate::error::ApiError;
 use crate::services::access::load_visible;
 use crate::services::running::results::TableRef;
@@ -72,7 +72,7 @@ impl Clock {
 pub(crate) struct GameRow {
     pub(crate) round_id: i64,
     pub(crate) table_number: i32,
-    pub(crate) state: String,
+    pub(crate) state: ScheduleState,
     pub(crate) waiting_on: Option<i64>,
     pub(crate) waiting_since: Option<DateTime<Utc>>,
     pub(crate) proposed_by: Option<i64>,
@@ -201,7 +201,7 @@ fn shown(at: DateTime<Utc>, tz: chrono_tz::Tz) -> ShownTime {
 /// nobody: either player proposes (rule 8.1), and only an unanswered proposal runs the clock of
 /// rule 8.2.
 pub(crate) fn ensure_games(conn: &mut PgConnection, round: &RoundRow) -> Result<(), ApiError> {
-    if round.self_scheduled_until.is_none() || round.status == RoundStatus::Draft.as_str() {
+    if round.self_scheduled_until.is_none() || round.status == RoundStatus::Draft {
         return Ok(());
     }
     let rows: Vec<_> = draw_of(round)?
@@ -213,7 +213,7 @@ pub(crate) fn ensure_games(conn: &mut PgConnection, round: &RoundRow) -> Result<
                 game_schedules::round_id.eq(round.id),
                 game_schedules::table_number.eq(t.number as i32),
                 game_schedules::tournament_id.eq(round.tournament_id),
-                game_schedules::state.eq("open"),
+                game_schedules::state.eq(ScheduleState::Open),
             )
         })
         .collect();
@@ -256,7 +256,7 @@ pub(crate) fn game_for_update(
 ) -> Result<(Tournament, RoundRow, GameRow), ApiError> {
     let t = load_visible(conn, &MaybeCaller(Some(caller.clone())), at.tournament)?;
     let round = crate::db::rounds::by_number(conn, t.id, at.round, Lock::None)?;
-    if round.self_scheduled_until.is_none() || round.status == RoundStatus::Draft.as_str() {
+    if round.self_scheduled_until.is_none() || round.status == RoundStatus::Draft {
         return Err(ApiError::NotFound(format!(
             "round {} is not a published self-scheduled round",
             at.round
@@ -318,17 +318,18 @@ pub fn propose(
             );
         }
         check.finish()?;
-        match g.state.as_str() {
-            "open" => {}
-            "proposed" if g.waiting_on == Some(me) => {}
-            "proposed" => {
+        match g.state {
+            ScheduleState::Open => {}
+            ScheduleState::Proposed if g.waiting_on == Some(me) => {}
+            ScheduleState::Proposed => {
                 return Err(ApiError::Conflict(
                     "your proposal waits for your opponent's answer".into(),
                 ))
             }
-            state => {
+            state @ (ScheduleState::Agreed | ScheduleState::Forfeited) => {
                 return Err(ApiError::Conflict(format!(
-                    "the game is {state}; nothing to propose"
+                    "the game is {}; nothing to propose",
+                    state.as_str()
                 )))
             }
         }
@@ -337,7 +338,7 @@ pub fn propose(
         times.dedup();
         diesel::update(game_schedules::table.find((g.round_id, g.table_number)))
             .set((
-                game_schedules::state.eq("proposed"),
+                game_schedules::state.eq(ScheduleState::Proposed),
                 game_schedules::proposed_by.eq(Some(me)),
                 game_schedules::proposed_times.eq(&times),
                 game_schedules::waiting_on.eq(Some(other)),
@@ -369,7 +370,7 @@ pub fn accept(
     conn.transaction(|conn| {
         let (t, round, g) = game_for_update(conn, caller, at)?;
         let (me, _) = my_seat(conn, caller, &t, &round, at.table)?;
-        if g.state != "proposed" || g.waiting_on != Some(me) {
+        if g.state != ScheduleState::Proposed || g.waiting_on != Some(me) {
             return Err(ApiError::Conflict(
                 "there is no proposal waiting for your answer".into(),
             ));
@@ -379,7 +380,7 @@ pub fn accept(
         }
         diesel::update(game_schedules::table.find((g.round_id, g.table_number)))
             .set((
-                game_schedules::state.eq("agreed"),
+                game_schedules::state.eq(ScheduleState::Agreed),
                 game_schedules::agreed_time.eq(Some(input.time)),
                 game_schedules::waiting_on.eq(None::<i64>),
                 game_schedules::waiting_since.eq(None::<DateTime<Utc>>),
@@ -416,7 +417,7 @@ pub fn missed(
     conn.transaction(|conn| {
         let (t, round, g) = game_for_update(conn, caller, at)?;
         let (me, _) = my_seat(conn, caller, &t, &round, at.table)?;
-        let Some(agreed) = g.agreed_time.filter(|_| g.state == "agreed") else {
+        let Some(agreed) = g.agreed_time.filter(|_| g.state == ScheduleState::Agreed) else {
             return Err(ApiError::Conflict("no time is agreed for this game".into()));
         };
         if now < agreed + WAIT_FOR_OPPONENT {
@@ -465,7 +466,7 @@ pub fn missed(
         }
         diesel::update(game_schedules::table.find((g.round_id, g.table_number)))
             .set((
-                game_schedules::state.eq("open"),
+                game_schedules::state.eq(ScheduleState::Open),
                 game_schedules::rescheduled.eq(true),
                 game_schedules::agreed_time.eq(None::<DateTime<Utc>>),
                 game_schedules::proposed_times.eq(Vec::<DateTime<Utc>>::new()),
@@ -550,7 +551,7 @@ pub(crate) fn view(
         round: round.number,
         table,
         players: seats_at(round, table)?,
-        state: g.state,
+        state: g.state.as_str().to_string(),
         time_zone: tz.name().to_string(),
         waiting_on: g.waiting_on,
         answer_by: g

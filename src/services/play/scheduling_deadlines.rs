@@ -10,7 +10,7 @@ use crate::auth::{Caller, StaffRole};
 use crate::db::models::Tournament;
 use crate::db::running::RoundRow;
 use crate::db::schema::{game_schedules, results, rounds, tournaments};
-use crate::domain::status::RoundStatus;
+use crate::domain::status::{RoundStatus, ScheduleState};
 use crate::error::ApiError;
 use crate::services::play::scheduling::{
     game_for_update, message, view, GameRow, Note, ScheduleOut, ANSWER_WITHIN, FORFEIT_AFTER,
@@ -74,7 +74,7 @@ pub fn tell_unscheduled(conn: &mut PgConnection, now: DateTime<Utc>) -> Result<u
         .inner_join(rounds::table.on(rounds::id.eq(game_schedules::round_id)))
         .filter(rounds::status.eq(RoundStatus::Published.as_str()))
         .filter(rounds::self_scheduled_until.le(now + UNSCHEDULED_WARNING))
-        .filter(game_schedules::state.eq_any(["open", "proposed"]))
+        .filter(game_schedules::state.eq_any([ScheduleState::Open, ScheduleState::Proposed]))
         .filter(game_schedules::unscheduled_told_for.is_distinct_from(rounds::self_scheduled_until))
         .filter(diesel::dsl::not(diesel::dsl::exists(
             results::table
@@ -110,7 +110,7 @@ fn unscheduled_of_round(
     };
     let games: Vec<GameRow> = game_schedules::table
         .filter(game_schedules::round_id.eq(round_id))
-        .filter(game_schedules::state.eq_any(["open", "proposed"]))
+        .filter(game_schedules::state.eq_any([ScheduleState::Open, ScheduleState::Proposed]))
         .filter(game_schedules::unscheduled_told_for.is_distinct_from(Some(deadline)))
         .filter(diesel::dsl::not(diesel::dsl::exists(
             results::table
@@ -134,7 +134,7 @@ fn unscheduled_of_round(
         tables.push(serde_json::json!({
             "table": g.table_number,
             "players": crate::services::running::snapshot::seats_at(&round, g.table_number)?,
-            "state": g.state,
+            "state": g.state.as_str(),
             "waiting_on": g.waiting_on,
         }));
     }
@@ -263,7 +263,7 @@ fn forfeit(
     )?;
     diesel::update(game_schedules::table.find(key))
         .set((
-            game_schedules::state.eq("forfeited"),
+            game_schedules::state.eq(ScheduleState::Forfeited),
             game_schedules::forfeited_player.eq(Some(player)),
             game_schedules::forfeited_at.eq(Some(now)),
             game_schedules::waiting_on.eq(None::<i64>),
@@ -309,7 +309,10 @@ pub fn reinstate(
                 "the leader (an organiser or referee) reverses a forfeit".into(),
             ));
         }
-        let Some(player) = g.forfeited_player.filter(|_| g.state == "forfeited") else {
+        let Some(player) = g
+            .forfeited_player
+            .filter(|_| g.state == ScheduleState::Forfeited)
+        else {
             return Err(ApiError::Conflict("the game is not forfeited".into()));
         };
         let versions: Vec<Option<String>> = results::table
@@ -328,10 +331,10 @@ pub fn reinstate(
                 .filter(results::table_number.eq(at.table)),
         )
         .execute(conn)?;
-        if round.status == RoundStatus::Completed.as_str() {
+        if round.status == RoundStatus::Completed {
             diesel::update(rounds::table.find(round.id))
                 .set((
-                    rounds::status.eq(RoundStatus::Published.as_str()),
+                    rounds::status.eq(RoundStatus::Published),
                     rounds::completed_at.eq(None::<DateTime<Utc>>),
                     rounds::version.eq(rounds::version + 1),
                 ))
@@ -340,7 +343,7 @@ pub fn reinstate(
         crate::services::ratings::results_changed(conn, t.id)?;
         diesel::update(game_schedules::table.find((round.id, at.table)))
             .set((
-                game_schedules::state.eq("open"),
+                game_schedules::state.eq(ScheduleState::Open),
                 game_schedules::forfeited_player.eq(None::<i64>),
                 game_schedules::forfeited_at.eq(None::<DateTime<Utc>>),
                 game_schedules::proposed_by.eq(None::<i64>),

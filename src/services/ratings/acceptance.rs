@@ -21,6 +21,7 @@ use crate::db::schema::{
 };
 use crate::domain::rating::acceptance::{self, Decision, RatingStatus, Requester, StepRefused};
 use crate::domain::status::{RegistrationStatus, RoundStatus};
+use crate::domain::{PoolId, TournamentId};
 use crate::error::ApiError;
 use crate::services::access::{load_for_staff, load_visible};
 use crate::services::ratings::keepers::{keeps, require_keeper};
@@ -165,7 +166,7 @@ fn record(
             rating_decisions::decided_at.eq(decided_at),
             rating_decisions::tournament_id.eq(t.id),
             rating_decisions::pool_id.eq(pool_id),
-            rating_decisions::rating_status.eq(status.as_str()),
+            rating_decisions::rating_status.eq(status),
             rating_decisions::reason.eq(reason),
             rating_decisions::announced_at.eq(announced_at),
             rating_decisions::decided_by.eq(by),
@@ -212,7 +213,7 @@ pub fn request_recorded(
     t: &Tournament,
     pool: &RatingPoolRow,
 ) -> Result<(), ApiError> {
-    let status = stored_status(t)?.ok_or_else(|| {
+    let status = t.rating_status.ok_or_else(|| {
         ApiError::Internal(format!("tournament {}: a pool without a status", t.id))
     })?;
     record(
@@ -225,17 +226,6 @@ pub fn request_recorded(
         caller.user_id,
     )?;
     Ok(())
-}
-
-fn stored_status(t: &Tournament) -> Result<Option<RatingStatus>, ApiError> {
-    t.rating_status
-        .as_deref()
-        .map(|s| {
-            RatingStatus::parse(s).ok_or_else(|| {
-                ApiError::Internal(format!("tournament {}: unknown rating status {s}", t.id))
-            })
-        })
-        .transpose()
 }
 
 /// Locks and loads a tournament (404 if none).
@@ -260,7 +250,7 @@ fn store_status(
 ) -> Result<Tournament, ApiError> {
     Ok(diesel::update(tournaments::table.find(t.id))
         .set((
-            tournaments::rating_status.eq(status.as_str()),
+            tournaments::rating_status.eq(status),
             tournaments::rating_reason.eq(reason),
             tournaments::rating_decided_by.eq(by),
             tournaments::rating_decided_at.eq(Utc::now()),
@@ -289,7 +279,7 @@ pub fn ask_again(
             ));
         };
         let pool = super::load_pool(conn, pool_id)?;
-        let status = request_status(conn, caller, &pool, stored_status(&t)?)?;
+        let status = request_status(conn, caller, &pool, t.rating_status)?;
         let reason = automatic_reason(&pool, status);
         let t = store_status(conn, &t, status, reason.as_deref(), None, caller.user_id)?;
         let out = record(
@@ -314,10 +304,11 @@ pub fn ask_again(
 pub fn decide(
     conn: &mut PgConnection,
     caller: &Caller,
-    pool_id: i64,
-    tournament_id: i64,
+    pool_id: PoolId,
+    tournament_id: TournamentId,
     input: DecideRating,
 ) -> Result<RatingDecisionOut, ApiError> {
+    let (pool_id, tournament_id) = (pool_id.0, tournament_id.0);
     let mut check = Check::new();
     let reason = input
         .reason
@@ -363,7 +354,7 @@ pub fn decide(
                 },
             ));
         }
-        let current = stored_status(&t)?.ok_or_else(|| {
+        let current = t.rating_status.ok_or_else(|| {
             ApiError::Internal(format!("tournament {tournament_id}: a pool without a status"))
         })?;
         let next = acceptance::decide(current, input.decision).map_err(step_conflict)?;
@@ -388,7 +379,11 @@ pub fn decide(
             // Its games (and, in a league, its bonus) enter the list where they were played.
             Decision::Accept => super::results_changed(conn, tournament_id)?,
             // Its games leave the list the way a correction does.
-            Decision::Withdraw => super::tournament_left_pool(conn, tournament_id, pool_id)?,
+            Decision::Withdraw => super::tournament_left_pool(
+                conn,
+                TournamentId(tournament_id),
+                PoolId(pool_id),
+            )?,
             // A pending request never fed the list.
             Decision::Refuse => {}
         }
@@ -397,26 +392,25 @@ pub fn decide(
 }
 
 fn decision_out(
-    (id, tournament_id, pool_id, status, reason, announced_at, decided_by, decided_at): DecisionRow,
-) -> Result<RatingDecisionOut, ApiError> {
-    Ok(RatingDecisionOut {
+    (id, tournament_id, pool_id, rating_status, reason, announced_at, decided_by, decided_at): DecisionRow,
+) -> RatingDecisionOut {
+    RatingDecisionOut {
         id,
         tournament_id,
         pool_id,
-        rating_status: RatingStatus::parse(&status)
-            .ok_or_else(|| ApiError::Internal(format!("unknown rating status {status}")))?,
+        rating_status,
         reason,
         announced_at,
         decided_by,
         decided_at,
-    })
+    }
 }
 
 type DecisionRow = (
     i64,
     i64,
     i64,
-    String,
+    RatingStatus,
     Option<String>,
     Option<DateTime<Utc>>,
     i64,
@@ -450,10 +444,7 @@ pub fn tournament_decisions(
         ))
         .load(conn)?;
     Ok(Page {
-        items: rows
-            .into_iter()
-            .map(decision_out)
-            .collect::<Result<_, _>>()?,
+        items: rows.into_iter().map(decision_out).collect(),
         total,
         limit,
         offset,
@@ -481,7 +472,7 @@ pub fn pool_tournaments(
             .filter(tournaments::rating_pool_id.eq(pool_id))
             .into_boxed();
         if let Some(s) = status {
-            q = q.filter(tournaments::rating_status.eq(s.as_str()));
+            q = q.filter(tournaments::rating_status.eq(s));
         }
         q
     };
@@ -503,13 +494,13 @@ pub fn pool_tournaments(
     let players: Vec<(i64, i64, String)> = registrations::table
         .inner_join(players::table)
         .filter(registrations::tournament_id.eq_any(&ids))
-        .filter(registrations::status.eq(RegistrationStatus::Confirmed.as_str()))
+        .filter(registrations::status.eq(RegistrationStatus::Confirmed))
         .order((registrations::tournament_id, players::id))
         .select((registrations::tournament_id, players::id, players::name))
         .load(conn)?;
     let completed: Vec<(i64, i64)> = rounds::table
         .filter(rounds::tournament_id.eq_any(&ids))
-        .filter(rounds::status.eq(RoundStatus::Completed.as_str()))
+        .filter(rounds::status.eq(RoundStatus::Completed))
         .group_by(rounds::tournament_id)
         .select((rounds::tournament_id, diesel::dsl::count_star()))
         .load(conn)?;
@@ -532,9 +523,8 @@ pub fn pool_tournaments(
             .unwrap_or_default();
         items.push(PoolTournamentOut {
             tournament_id: t.id,
-            status: crate::domain::status::TournamentStatus::parse(&t.status)
-                .ok_or_else(|| ApiError::Internal(format!("unknown status {}", t.status)))?,
-            rating_status: stored_status(&t)?.ok_or_else(|| {
+            status: t.status,
+            rating_status: t.rating_status.ok_or_else(|| {
                 ApiError::Internal(format!("tournament {}: a pool without a status", t.id))
             })?,
             created_by: UserRef {

@@ -2,6 +2,8 @@
 
 use super::*;
 use crate::domain::rating::acceptance::RatingStatus;
+use crate::domain::scoring::Preset;
+use crate::domain::{PoolId, RoundId, TournamentId};
 
 /// Brings the ratings of the tournament's pool up to date after its results changed: a round
 /// was completed, or a result of a completed round was corrected (by the referee or an appeal),
@@ -23,17 +25,14 @@ pub fn results_changed(conn: &mut PgConnection, tournament_id: i64) -> Result<()
 /// keeper's decision on it (which takes the row lock) waits for this transaction or is seen by
 /// it: a result entered while the tournament is being accepted is rated exactly once.
 fn pool_of(conn: &mut PgConnection, tournament_id: i64) -> Result<Option<i64>, ApiError> {
-    let (pool, status): (Option<i64>, Option<String>) = tournaments::table
+    let (pool, status): (Option<i64>, Option<RatingStatus>) = tournaments::table
         .find(tournament_id)
         .select((tournaments::rating_pool_id, tournaments::rating_status))
         .for_share()
         .first(conn)
         .optional()?
         .ok_or_else(|| ApiError::NotFound(format!("no tournament {tournament_id}")))?;
-    let feeds = status
-        .as_deref()
-        .and_then(RatingStatus::parse)
-        .is_some_and(RatingStatus::feeds);
+    let feeds = status.is_some_and(RatingStatus::feeds);
     Ok(pool.filter(|_| feeds))
 }
 
@@ -70,9 +69,10 @@ pub fn game_adjudicated(
 /// with the log, instead of the whole tournament's.
 pub fn round_results_changed(
     conn: &mut PgConnection,
-    tournament_id: i64,
-    round_id: i64,
+    tournament_id: TournamentId,
+    round_id: RoundId,
 ) -> Result<(), ApiError> {
+    let (tournament_id, round_id) = (tournament_id.0, round_id.0);
     let Some(pool_id) = pool_of(conn, tournament_id)? else {
         return Ok(());
     };
@@ -102,11 +102,11 @@ pub(super) fn is_team_duplicate(
     conn: &mut PgConnection,
     tournament_id: i64,
 ) -> Result<bool, ApiError> {
-    let (preset, overrides): (String, serde_json::Value) = tournaments::table
+    let (preset, overrides): (Preset, serde_json::Value) = tournaments::table
         .find(tournament_id)
         .select((tournaments::ruleset, tournaments::ruleset_overrides))
         .first(conn)?;
-    let ruleset = Ruleset::for_tournament(&preset, &overrides)
+    let ruleset = Ruleset::for_tournament(preset, &overrides)
         .map_err(|e| ApiError::Internal(format!("tournament {tournament_id}: {e}")))?;
     Ok(ruleset.format == Format::TeamDuplicate)
 }
@@ -258,7 +258,7 @@ pub(super) fn stored_bonuses(
     use rating_changes::dsl as rc;
     let rows: Vec<(i64, DateTime<Utc>, i64, i32, i64)> = rc::rating_changes
         .filter(rc::pool_id.eq(pool_id))
-        .filter(rc::kind.eq("bonus"))
+        .filter(rc::kind.eq(ChangeKind::Bonus))
         .select((
             rc::sequence,
             rc::rated_at,
@@ -284,7 +284,7 @@ pub(super) fn stored_games(
     use rating_changes::dsl as rc;
     let mut q = rc::rating_changes
         .filter(rc::pool_id.eq(pool_id))
-        .filter(rc::kind.eq("game"))
+        .filter(rc::kind.eq(ChangeKind::Game))
         .select((
             rc::sequence,
             rc::rated_at,
@@ -310,13 +310,13 @@ pub(super) fn stored_games(
 /// (if any, once it accepted the tournament) takes them in via [`results_changed`].
 pub fn tournament_pool_changed(
     conn: &mut PgConnection,
-    tournament_id: i64,
-    old_pool: Option<i64>,
+    tournament_id: TournamentId,
+    old_pool: Option<PoolId>,
 ) -> Result<(), ApiError> {
     if let Some(old) = old_pool {
         tournament_left_pool(conn, tournament_id, old)?;
     }
-    results_changed(conn, tournament_id)
+    results_changed(conn, tournament_id.0)
 }
 
 /// Takes a tournament's games out of a pool it no longer feeds (moved to another pool, or
@@ -324,9 +324,10 @@ pub fn tournament_pool_changed(
 /// as after a correction, and its national-rank bonuses are decided again.
 pub fn tournament_left_pool(
     conn: &mut PgConnection,
-    tournament_id: i64,
-    pool_id: i64,
+    tournament_id: TournamentId,
+    pool_id: PoolId,
 ) -> Result<(), ApiError> {
+    let (tournament_id, pool_id) = (tournament_id.0, pool_id.0);
     let pool = lock_pool(conn, pool_id)?;
     let params = pool_params(&pool)?;
     if let Some(first) = stored_games(conn, pool_id, Some(tournament_id))?.first() {

@@ -3,7 +3,8 @@
 use super::*;
 use crate::db::schema::penalties;
 use crate::domain::rating::acceptance::RatingStatus;
-use crate::domain::scoring::penalty::{self, TablePenalty};
+use crate::domain::scoring::penalty::{self, RecordedPenalty, TablePenalty};
+use crate::domain::scoring::Preset;
 use crate::domain::status::RoundStatus;
 
 /// Where a game sits in the pool's time order: when its round was played, round id, table number.
@@ -71,7 +72,7 @@ pub(super) struct RoundRow {
     /// When the round was played (the pool's order).
     pub(super) played_at: Option<DateTime<Utc>>,
     pub(super) draw: serde_json::Value,
-    pub(super) ruleset: String,
+    pub(super) ruleset: Preset,
     pub(super) ruleset_overrides: serde_json::Value,
 }
 
@@ -288,8 +289,8 @@ pub(super) fn load_games(
         .inner_join(tournaments::table)
         .filter(tournaments::rating_pool_id.eq(pool_id))
         // Only tournaments a keeper accepted feed the pool (issue 26).
-        .filter(tournaments::rating_status.eq(RatingStatus::Accepted.as_str()))
-        .filter(rounds::status.eq(RoundStatus::Completed.as_str()))
+        .filter(tournaments::rating_status.eq(RatingStatus::Accepted))
+        .filter(rounds::status.eq(RoundStatus::Completed))
         .filter(rounds::played_at.is_not_null())
         .select((
             rounds::id,
@@ -351,7 +352,7 @@ pub(super) fn load_games(
             .insert(r.table_number, r);
     }
     let in_force = penalties_in_force(conn, &round_rows)?;
-    let mut rulesets: HashMap<(String, String), Ruleset> = HashMap::new();
+    let mut rulesets: HashMap<(Preset, String), Ruleset> = HashMap::new();
     let mut games = Vec::new();
     for round in &round_rows {
         let Some(played_at) = round.played_at else {
@@ -360,10 +361,10 @@ pub(super) fn load_games(
         let Some(tables) = by_round.get(&round.id) else {
             continue;
         };
-        let cache_key = (round.ruleset.clone(), round.ruleset_overrides.to_string());
+        let cache_key = (round.ruleset, round.ruleset_overrides.to_string());
         if !rulesets.contains_key(&cache_key) {
             let r =
-                Ruleset::for_tournament(&round.ruleset, &round.ruleset_overrides).map_err(|e| {
+                Ruleset::for_tournament(round.ruleset, &round.ruleset_overrides).map_err(|e| {
                     ApiError::Internal(format!("tournament {}: {e}", round.tournament_id))
                 })?;
             rulesets.insert(cache_key.clone(), r);
@@ -392,7 +393,7 @@ pub(super) fn load_games(
 type GameAt = (i64, i32, i32);
 
 /// A penalty row as read: `(tournament, player, kind, round, table, points)`.
-type PenaltyAt = (i64, i64, String, Option<i32>, Option<i32>, i32);
+type PenaltyAt = (i64, i64, RecordedPenalty, Option<i32>, Option<i32>, i32);
 
 /// The point penalties and game losses in force on the games of `rounds`, by
 /// `(tournament, round number, table)`, in the order they were issued.
@@ -404,7 +405,7 @@ fn penalties_in_force(
     let rows: Vec<PenaltyAt> = penalties::table
         .filter(penalties::tournament_id.eq_any(tids.into_iter().collect::<Vec<_>>()))
         .filter(penalties::annulled_at.is_null())
-        .filter(penalties::kind.eq_any(["point_penalty", "game_loss"]))
+        .filter(penalties::kind.eq_any([RecordedPenalty::PointPenalty, RecordedPenalty::GameLoss]))
         .order(penalties::id)
         .select((
             penalties::tournament_id,
@@ -420,14 +421,8 @@ fn penalties_in_force(
         let (Some(round), Some(table)) = (round, table) else {
             continue;
         };
-        let player = PlayerId(player);
-        let p = if kind == "game_loss" {
-            TablePenalty::GameLoss { player }
-        } else {
-            TablePenalty::Points {
-                player,
-                points: i64::from(points),
-            }
+        let Some(p) = kind.on_table(PlayerId(player), i64::from(points)) else {
+            continue;
         };
         out.entry((tid, round, table)).or_default().push(p);
     }

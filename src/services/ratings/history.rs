@@ -82,11 +82,7 @@ pub fn to_history(dir: &mut PlayerDirectory, rows: &[LogRow]) -> Vec<RatingChang
                 game_id: *seq,
                 at: *at,
                 player: dir.intern(PlayerId(*player)),
-                kind: match kind.as_str() {
-                    "bonus" => ChangeKind::Bonus,
-                    "import" => ChangeKind::Import,
-                    _ => ChangeKind::Game,
-                },
+                kind: *kind,
                 before: *before,
                 after: *after,
                 delta: *delta,

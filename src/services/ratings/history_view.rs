@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use crate::db::schema::{players, rating_changes, rating_pools, rounds, tournaments};
+use crate::domain::PoolId;
 use crate::error::ApiError;
 use crate::services::validate::Page;
 use diesel::PgConnection;
@@ -70,11 +71,12 @@ pub struct RatingChangeOut {
 /// A player's rating history, oldest first (in the order the games were played).
 pub fn player_ratings(
     conn: &mut PgConnection,
-    id: i64,
-    pool: Option<i64>,
+    id: PlayerId,
+    pool: Option<PoolId>,
     limit: i64,
     offset: i64,
 ) -> Result<Page<RatingChangeOut>, ApiError> {
+    let (id, pool) = (id.0, pool.map(|p| p.0));
     let exists: bool =
         diesel::select(diesel::dsl::exists(players::table.find(id))).get_result(conn)?;
     if !exists {
@@ -97,7 +99,7 @@ pub fn player_ratings(
     let rows: Vec<(
         i64,
         String,
-        String,
+        ChangeKind,
         i64,
         Option<String>,
         i64,
@@ -135,15 +137,15 @@ pub fn player_ratings(
     let items = rows
         .into_iter()
         .map(|r| {
-            let imported = r.2 == "import";
+            let imported = r.2 == ChangeKind::Import;
             let game = |v| (!imported).then_some(v);
             RatingChangeOut {
                 pool_id: r.0,
                 pool_name: r.1,
-                kind: match r.2.as_str() {
-                    "bonus" => ChangeKindOut::Bonus,
-                    "import" => ChangeKindOut::Import,
-                    _ => ChangeKindOut::Game,
+                kind: match r.2 {
+                    ChangeKind::Game => ChangeKindOut::Game,
+                    ChangeKind::Bonus => ChangeKindOut::Bonus,
+                    ChangeKind::Import => ChangeKindOut::Import,
                 },
                 tournament_id: game(r.3),
                 tournament_name: r.4.filter(|_| !imported),

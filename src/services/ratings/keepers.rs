@@ -12,6 +12,7 @@ use utoipa::ToSchema;
 use crate::auth::Caller;
 use crate::db::schema::{pool_keepers, rating_pools, tournaments, users};
 use crate::domain::rating::acceptance::RatingStatus;
+use crate::domain::{PoolId, UserId};
 use crate::error::ApiError;
 use crate::services::validate::{Page, PageParams};
 
@@ -129,9 +130,10 @@ pub fn list_keepers(
 pub fn grant_keeper(
     conn: &mut PgConnection,
     caller: &Caller,
-    pool_id: i64,
-    user_id: i64,
+    pool_id: PoolId,
+    user_id: UserId,
 ) -> Result<(bool, KeeperOut), ApiError> {
+    let (pool_id, user_id) = (pool_id.0, user_id.0);
     conn.transaction(|conn| {
         require_pool_exists(conn, pool_id)?;
         require_keeper(conn, caller, pool_id)?;
@@ -183,9 +185,10 @@ pub fn grant_keeper(
 pub fn revoke_keeper(
     conn: &mut PgConnection,
     caller: &Caller,
-    pool_id: i64,
-    user_id: i64,
+    pool_id: PoolId,
+    user_id: UserId,
 ) -> Result<(), ApiError> {
+    let (pool_id, user_id) = (pool_id.0, user_id.0);
     conn.transaction(|conn| {
         require_pool_exists(conn, pool_id)?;
         require_keeper(conn, caller, pool_id)?;
@@ -204,7 +207,7 @@ pub fn revoke_keeper(
         if !caller.is_admin && keepers.len() == 1 {
             let accepted: i64 = tournaments::table
                 .filter(tournaments::rating_pool_id.eq(pool_id))
-                .filter(tournaments::rating_status.eq(RatingStatus::Accepted.as_str()))
+                .filter(tournaments::rating_status.eq(RatingStatus::Accepted))
                 .count()
                 .get_result(conn)?;
             if accepted > 0 {

@@ -10,7 +10,7 @@ pub fn tournament_facts(
     use crate::domain::rating::acceptance::RatingStatus;
     Ok(tournaments::table
         .filter(tournaments::rating_pool_id.eq(pool_id))
-        .filter(tournaments::rating_status.eq(RatingStatus::Accepted.as_str()))
+        .filter(tournaments::rating_status.eq(RatingStatus::Accepted))
         .order(tournaments::id)
         .select((
             tournaments::id,
@@ -96,7 +96,7 @@ pub(super) fn logged_participation(
     use rating_changes::dsl as rc;
     let mut q = rc::rating_changes
         .filter(rc::pool_id.eq(pool_id))
-        .filter(rc::kind.eq("game"))
+        .filter(rc::kind.eq(ChangeKind::Game))
         .select((
             rc::tournament_id,
             rc::player_id,
@@ -164,4 +164,4 @@ pub(super) fn bonus_games(
 // --- recompute ---------------------------------------------------------------------------------
 
 /// A log row as loaded: `(sequence, player, kind, rated_at, before, after, delta, games)`.
-pub type LogRow = (i64, i64, String, DateTime<Utc>, f64, f64, f64, i32);
+pub type LogRow = (i64, i64, ChangeKind, DateTime<Utc>, f64, f64, f64, i32);

@@ -202,11 +202,7 @@ fn log_rows(
                 pool_id,
                 sequence,
                 player_id: dir.id(c.player).map_or(0, |p| p.0),
-                kind: match c.kind {
-                    ChangeKind::Game => "game".into(),
-                    ChangeKind::Bonus => "bonus".into(),
-                    ChangeKind::Import => "import".into(),
-                },
+                kind: c.kind,
                 tournament_id: g.tournament_id,
                 round_id: g.key.1,
                 table_number: g.key.2,

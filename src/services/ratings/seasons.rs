@@ -171,7 +171,7 @@ pub(super) fn season_data(conn: &mut PgConnection, id: i64) -> Result<SeasonData
     let facts = service::tournament_facts(conn, id)?;
     let played: Vec<(i64, i64)> = rating_changes::table
         .filter(rating_changes::pool_id.eq(id))
-        .filter(rating_changes::kind.eq("game"))
+        .filter(rating_changes::kind.eq(ChangeKind::Game))
         .select((rating_changes::tournament_id, rating_changes::player_id))
         .distinct()
         .load(conn)?;

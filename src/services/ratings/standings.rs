@@ -176,7 +176,7 @@ pub(super) fn refresh_standings(
         for r in &mine {
             rating = r.rating_after;
             games += i64::from(r.games);
-            if r.kind == "game" {
+            if r.kind == ChangeKind::Game {
                 recent.insert(0, (r.rated_at, r.delta));
             }
         }
@@ -250,7 +250,7 @@ pub(super) fn standings_of(pool_id: i64, rows: &[RatingChangeRow]) -> Vec<Standi
         });
         let s = &mut out[i];
         s.games += i64::from(r.games);
-        if r.kind != "game" {
+        if r.kind != ChangeKind::Game {
             continue;
         }
         if s.last_played.is_none() {

@@ -38,14 +38,20 @@ pub struct TableColours {
 
 /// Whether the tournament's games get colours (Tantrix).
 pub fn has_colours(t: &Tournament) -> bool {
-    t.ruleset == Preset::Tantrix.as_str()
+    match t.ruleset {
+        Preset::Tantrix => true,
+        Preset::AgricolaNorway
+        | Preset::BridgeAgricola
+        | Preset::TeamDuplicate2v2
+        | Preset::AshesLeague => false,
+    }
 }
 
 /// The live registrations' colour choices.
 fn choices_by_player(conn: &mut PgConnection, tid: i64) -> Result<HashMap<i64, Choices>, ApiError> {
     let rows: Vec<Registration> = registrations::table
         .filter(registrations::tournament_id.eq(tid))
-        .filter(registrations::status.ne(RegistrationStatus::Cancelled.as_str()))
+        .filter(registrations::status.ne(RegistrationStatus::Cancelled))
         .select(Registration::as_select())
         .load(conn)?;
     Ok(rows

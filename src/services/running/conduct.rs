@@ -9,8 +9,10 @@ use utoipa::ToSchema;
 use crate::auth::{Caller, MaybeCaller, StaffRole};
 use crate::db::running::{NewPenalty, NewWithdrawal, PenaltyRow, WithdrawalRow};
 use crate::db::schema::{penalties, players, registrations, rounds, withdrawals};
+use crate::domain::scoring::penalty::RecordedPenalty;
 use crate::domain::scoring::Preset;
 use crate::domain::status::RegistrationStatus;
+use crate::domain::{CaseId, TournamentId, UserId};
 use crate::error::ApiError;
 use crate::services::access::{load_for_staff, load_visible};
 use crate::services::validate::Check;
@@ -27,7 +29,7 @@ pub fn ensure_confirmed(conn: &mut PgConnection, tid: i64, player_id: i64) -> Re
         registrations::table
             .filter(registrations::tournament_id.eq(tid))
             .filter(registrations::player_id.eq(player_id))
-            .filter(registrations::status.eq(RegistrationStatus::Confirmed.as_str())),
+            .filter(registrations::status.eq(RegistrationStatus::Confirmed)),
     ))
     .get_result(conn)?;
     if ok {
@@ -133,7 +135,7 @@ pub fn penalty_out(p: PenaltyRow) -> PenaltyOut {
     PenaltyOut {
         id: p.id,
         player_id: p.player_id,
-        kind: p.kind,
+        kind: p.kind.as_str().to_string(),
         round: p.round_number,
         table: p.table_number,
         points: p.points,
@@ -154,26 +156,30 @@ fn stored_kind(
     conn: &mut PgConnection,
     tid: i64,
     input: &RecordPenalty,
-) -> Result<&'static str, ApiError> {
+) -> Result<RecordedPenalty, ApiError> {
     Ok(match input.kind {
         PenaltyKind::Sanction => {
             let earlier: i64 = penalties::table
                 .filter(penalties::tournament_id.eq(tid))
                 .filter(penalties::player_id.eq(input.player_id))
-                .filter(penalties::kind.eq_any(["warning", "game_loss", "removal"]))
+                .filter(penalties::kind.eq_any([
+                    RecordedPenalty::Warning,
+                    RecordedPenalty::GameLoss,
+                    RecordedPenalty::Removal,
+                ]))
                 .filter(penalties::annulled_at.is_null())
                 .count()
                 .get_result(conn)?;
             match earlier {
-                0 => "warning",
-                1 => "game_loss",
-                _ => "removal",
+                0 => RecordedPenalty::Warning,
+                1 => RecordedPenalty::GameLoss,
+                _ => RecordedPenalty::Removal,
             }
         }
-        PenaltyKind::PointPenalty => "point_penalty",
-        PenaltyKind::Warning => "warning",
-        PenaltyKind::GameLoss => "game_loss",
-        PenaltyKind::Removal => "removal",
+        PenaltyKind::PointPenalty => RecordedPenalty::PointPenalty,
+        PenaltyKind::Warning => RecordedPenalty::Warning,
+        PenaltyKind::GameLoss => RecordedPenalty::GameLoss,
+        PenaltyKind::Removal => RecordedPenalty::Removal,
     })
 }
 
@@ -182,23 +188,27 @@ fn stored_kind(
 #[allow(clippy::too_many_arguments)]
 pub fn record_penalty(
     conn: &mut PgConnection,
-    tid: i64,
-    ruleset: &str,
+    tid: TournamentId,
+    ruleset: Preset,
     input: &RecordPenalty,
     reason: String,
-    case_id: Option<i64>,
-    issued_by: i64,
+    case_id: Option<CaseId>,
+    issued_by: UserId,
 ) -> Result<PenaltyRow, ApiError> {
+    let (tid, case_id, issued_by) = (tid.0, case_id.map(|c| c.0), issued_by.0);
     ensure_confirmed(conn, tid, input.player_id)?;
     let kind = stored_kind(conn, tid, input)?;
-    let needs_game = matches!(kind, "point_penalty" | "game_loss");
+    let needs_game = kind.changes_game();
     let (round, table) = match (input.round, input.table) {
         (Some(r), Some(t)) => (Some(r), Some(t)),
         (None, None) if !needs_game => (None, None),
         _ => {
             return Err(ApiError::field(
                 "round",
-                format!("a {kind} names the round and the table of the game"),
+                format!(
+                    "a {} names the round and the table of the game",
+                    kind.as_str()
+                ),
             ))
         }
     };
@@ -229,18 +239,17 @@ pub fn record_penalty(
         }
     }
     let points = match kind {
-        "point_penalty" => {
-            input
-                .points
-                .unwrap_or(if ruleset == Preset::TeamDuplicate2v2.as_str() {
-                    5
-                } else {
-                    0
-                })
-        }
-        _ => 0,
+        RecordedPenalty::PointPenalty => input.points.unwrap_or(match ruleset {
+            // Seed 002: 5 points per violation.
+            Preset::TeamDuplicate2v2 => 5,
+            Preset::AgricolaNorway
+            | Preset::BridgeAgricola
+            | Preset::Tantrix
+            | Preset::AshesLeague => 0,
+        }),
+        RecordedPenalty::Warning | RecordedPenalty::GameLoss | RecordedPenalty::Removal => 0,
     };
-    if kind == "point_penalty" && points < 1 {
+    if kind == RecordedPenalty::PointPenalty && points < 1 {
         return Err(ApiError::field(
             "points",
             "a point penalty deducts at least 1 point",
@@ -250,7 +259,7 @@ pub fn record_penalty(
         .values(NewPenalty {
             tournament_id: tid,
             player_id: input.player_id,
-            kind: kind.into(),
+            kind,
             round_number: round,
             table_number: table,
             points,
@@ -260,14 +269,14 @@ pub fn record_penalty(
         })
         .returning(PenaltyRow::as_returning())
         .get_result(conn)?;
-    if kind == "removal" {
+    if kind == RecordedPenalty::Removal {
         let next = rounds_drawn(conn, tid)? + 1;
         insert_withdrawal(
             conn,
             NewWithdrawal {
                 tournament_id: tid,
                 player_id: input.player_id,
-                kind: "withdrawal".into(),
+                kind: WithdrawalKind::Withdrawal,
                 from_round: next,
                 reason: Some(format!("removed: {reason}")),
                 recorded_by: issued_by,
@@ -278,7 +287,7 @@ pub fn record_penalty(
         conn,
         tid,
         "penalty",
-        serde_json::json!({"player_id": row.player_id, "kind": row.kind, "round": row.round_number, "table": row.table_number}),
+        serde_json::json!({"player_id": row.player_id, "kind": row.kind.as_str(), "round": row.round_number, "table": row.table_number}),
     )?;
     if let (true, Some(r), Some(t)) = (needs_game, round, table) {
         crate::services::ratings::game_adjudicated(conn, tid, r, t)?;
@@ -295,11 +304,12 @@ pub fn record_penalty(
 /// Annuls a penalty inside the caller's transaction (also used by case decisions).
 pub fn annul_penalty(
     conn: &mut PgConnection,
-    tid: i64,
+    tid: TournamentId,
     pid: i64,
-    by: i64,
+    by: UserId,
     reason: String,
 ) -> Result<PenaltyRow, ApiError> {
+    let (tid, by) = (tid.0, by.0);
     let p: PenaltyRow = penalties::table
         .filter(penalties::tournament_id.eq(tid))
         .filter(penalties::id.eq(pid))
@@ -313,7 +323,7 @@ pub fn annul_penalty(
             "penalty {pid} is already annulled"
         )));
     }
-    if p.kind == "removal" {
+    if p.kind == RecordedPenalty::Removal {
         let drawn = rounds_drawn(conn, tid)?;
         let lifted = diesel::delete(
             withdrawals::table
@@ -336,11 +346,7 @@ pub fn annul_penalty(
         ))
         .returning(PenaltyRow::as_returning())
         .get_result(conn)?;
-    if let (true, Some(r), Some(t)) = (
-        matches!(p.kind.as_str(), "point_penalty" | "game_loss"),
-        p.round_number,
-        p.table_number,
-    ) {
+    if let (true, Some(r), Some(t)) = (p.kind.changes_game(), p.round_number, p.table_number) {
         crate::services::ratings::game_adjudicated(conn, tid, r, t)?;
     }
     crate::db::events::record(
@@ -352,14 +358,7 @@ pub fn annul_penalty(
     Ok(row)
 }
 
-/// Withdrawal (plays no round from `from_round` on; placed last) or opt-out (stops before the
-/// voluntary round `from_round`; placed below everyone who continued).
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum WithdrawalKind {
-    Withdrawal,
-    OptOut,
-}
+pub use crate::domain::scoring::standings::WithdrawalKind;
 
 /// Record a withdrawal or an opt-out.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -394,7 +393,7 @@ pub struct WithdrawalOut {
 fn withdrawal_out(w: WithdrawalRow) -> WithdrawalOut {
     WithdrawalOut {
         player_id: w.player_id,
-        kind: w.kind,
+        kind: w.kind.as_str().to_string(),
         from_round: w.from_round,
         reason: w.reason,
         recorded_by: w.recorded_by,
@@ -442,11 +441,7 @@ pub fn record_withdrawal(
             NewWithdrawal {
                 tournament_id: tid,
                 player_id: input.player_id,
-                kind: match kind {
-                    WithdrawalKind::Withdrawal => "withdrawal",
-                    WithdrawalKind::OptOut => "opt_out",
-                }
-                .into(),
+                kind,
                 from_round: input.from_round,
                 reason,
                 recorded_by: caller.user_id,
@@ -456,7 +451,7 @@ pub fn record_withdrawal(
             conn,
             tid,
             "withdrawal",
-            serde_json::json!({"player_id": row.player_id, "from_round": row.from_round, "kind": row.kind}),
+            serde_json::json!({"player_id": row.player_id, "from_round": row.from_round, "kind": row.kind.as_str()}),
         )?;
         Ok(withdrawal_out(row))
     })
@@ -503,7 +498,15 @@ pub fn penalise(
             tid,
             &[StaffRole::Referee, StaffRole::Organiser],
         )?;
-        let row = record_penalty(conn, tid, &t.ruleset, &input, reason, None, caller.user_id)?;
+        let row = record_penalty(
+            conn,
+            TournamentId(tid),
+            t.ruleset,
+            &input,
+            reason,
+            None,
+            UserId(caller.user_id),
+        )?;
         Ok(penalty_out(row))
     })
 }
@@ -527,10 +530,11 @@ pub fn list_penalties(
 pub fn annul(
     conn: &mut PgConnection,
     caller: &Caller,
-    tid: i64,
+    tid: TournamentId,
     pid: i64,
     input: AnnulPenalty,
 ) -> Result<PenaltyOut, ApiError> {
+    let tid = tid.0;
     let mut check = Check::new();
     let reason = check.text("reason", &input.reason, 500);
     check.finish()?;
@@ -541,6 +545,6 @@ pub fn annul(
             tid,
             &[StaffRole::Referee, StaffRole::Organiser],
         )?;
-        annul_penalty(conn, tid, pid, caller.user_id, reason).map(penalty_out)
+        annul_penalty(conn, TournamentId(tid), pid, UserId(caller.user_id), reason).map(penalty_out)
     })
 }

@@ -13,6 +13,7 @@ use crate::auth::MaybeCaller;
 use crate::db::running::RoundRow;
 use crate::domain::scoring::tantrix::cup_match;
 use crate::domain::scoring::{score_table, Points, TieBreakKey};
+use crate::domain::seating::SeatingMethod;
 use crate::domain::status::RoundStatus;
 use crate::domain::PlayerId;
 use crate::error::ApiError;
@@ -126,7 +127,7 @@ pub fn matches_of(snap: &Snapshot, round: &RoundRow) -> Result<Vec<CupMatchOut>,
 pub fn eliminated(snap: &Snapshot, number: i32) -> Result<HashSet<i64>, ApiError> {
     let mut out = HashSet::new();
     for r in snap.rounds.iter().filter(|r| r.number < number) {
-        if r.method != "knockout" {
+        if r.method != SeatingMethod::Knockout {
             continue;
         }
         for m in matches_of(snap, r)? {
@@ -155,8 +156,8 @@ pub fn read_cup_matches(
     number: i32,
 ) -> Result<(bool, Vec<CupMatchOut>), ApiError> {
     let (t, round) = load_round(conn, caller, tid, number)?;
-    let public = round.status != RoundStatus::Draft.as_str();
-    if round.method != "knockout" {
+    let public = round.status != RoundStatus::Draft;
+    if round.method != SeatingMethod::Knockout {
         // Only a knockout round plays cup matches.
         return Ok((public, Vec::new()));
     }

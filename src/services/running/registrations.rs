@@ -1,7 +1,5 @@
 //! Registrations: sign-ups, the waitlist and teams.
 
-use std::collections::BTreeMap;
-
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel::PgConnection;
@@ -12,7 +10,7 @@ use crate::auth::{Caller, MaybeCaller, StaffRole};
 use crate::db::models::Tournament;
 use crate::db::running::{NewRegistration, Registration, TeamRow};
 use crate::db::schema::{players, registrations, rounds, teams};
-use crate::domain::colours::{Choices, Colour};
+use crate::domain::colours::Choices;
 use crate::domain::scoring::Preset;
 use crate::domain::status::RegistrationStatus;
 use crate::domain::status::TournamentStatus;
@@ -26,9 +24,11 @@ use crate::services::validate::Check;
 /// (Ashes: a bye scores as a win, seed 004; Tantrix round robin: a bye per round for odd
 /// fields, seed 003). See docs/decisions/registration.md.
 pub fn confirmation_block(t: &Tournament) -> i32 {
-    match Preset::parse(&t.ruleset) {
-        Some(Preset::Tantrix | Preset::AshesLeague) => 1,
-        _ => t.table_size.max(1),
+    match t.ruleset {
+        Preset::Tantrix | Preset::AshesLeague => 1,
+        Preset::AgricolaNorway | Preset::BridgeAgricola | Preset::TeamDuplicate2v2 => {
+            t.table_size.max(1)
+        }
     }
 }
 
@@ -41,26 +41,30 @@ pub fn rebalance_registrations(
     tournament_id: i64,
     block: i32,
 ) -> Result<(), ApiError> {
-    let live: Vec<(i64, String)> = registrations::table
+    let live: Vec<(i64, RegistrationStatus)> = registrations::table
         .filter(registrations::tournament_id.eq(tournament_id))
-        .filter(registrations::status.ne(RegistrationStatus::Cancelled.as_str()))
+        .filter(registrations::status.ne(RegistrationStatus::Cancelled))
         .order(registrations::id)
         .select((registrations::id, registrations::status))
         .load(conn)?;
     let size = block.max(1) as usize;
     let confirmed = live.len() / size * size;
-    let mut by_status: BTreeMap<&str, Vec<i64>> = BTreeMap::new();
+    let (mut confirm, mut waitlist) = (Vec::new(), Vec::new());
     for (i, (id, status)) in live.iter().enumerate() {
-        let want = if i < confirmed {
-            RegistrationStatus::Confirmed.as_str()
+        let (want, ids) = if i < confirmed {
+            (RegistrationStatus::Confirmed, &mut confirm)
         } else {
-            RegistrationStatus::Waitlisted.as_str()
+            (RegistrationStatus::Waitlisted, &mut waitlist)
         };
-        if status != want {
-            by_status.entry(want).or_default().push(*id);
+        if *status != want {
+            ids.push(*id);
         }
     }
-    for (status, ids) in by_status {
+    let changes = [
+        (RegistrationStatus::Confirmed, confirm),
+        (RegistrationStatus::Waitlisted, waitlist),
+    ];
+    for (status, ids) in changes.into_iter().filter(|(_, ids)| !ids.is_empty()) {
         diesel::update(registrations::table.filter(registrations::id.eq_any(ids)))
             .set(registrations::status.eq(status))
             .execute(conn)?;
@@ -90,8 +94,8 @@ pub struct RegistrationOut {
 /// A registration's stored colour choices.
 pub fn choices_of(r: &crate::db::running::Registration) -> Option<Choices> {
     Some(Choices {
-        first: Colour::parse(r.colour_first.as_deref()?)?,
-        second: Colour::parse(r.colour_second.as_deref()?)?,
+        first: r.colour_first?,
+        second: r.colour_second?,
     })
 }
 
@@ -155,7 +159,7 @@ fn list_out(conn: &mut PgConnection, tid: i64) -> Result<Vec<RegistrationOut>, A
     let rows: Vec<(Registration, String)> = registrations::table
         .inner_join(players::table)
         .filter(registrations::tournament_id.eq(tid))
-        .filter(registrations::status.ne(RegistrationStatus::Cancelled.as_str()))
+        .filter(registrations::status.ne(RegistrationStatus::Cancelled))
         .order(registrations::id)
         .select((Registration::as_select(), players::name))
         .load(conn)?;
@@ -167,7 +171,7 @@ fn list_out(conn: &mut PgConnection, tid: i64) -> Result<Vec<RegistrationOut>, A
             RegistrationOut {
                 player_id: r.player_id,
                 player_name: name,
-                status: r.status,
+                status: r.status.as_str().to_string(),
                 position: i as i64 + 1,
                 seeding_rating: r.seeding_rating,
                 seeding_rated_games: r.seeding_rated_games,
@@ -194,12 +198,12 @@ fn ensure_open(
                 .into(),
         ));
     }
-    let open = t.status == TournamentStatus::RegistrationOpen.as_str()
-        || (is_organiser && t.status == TournamentStatus::Draft.as_str());
+    let open = t.status == TournamentStatus::RegistrationOpen
+        || (is_organiser && t.status == TournamentStatus::Draft);
     if !open {
         return Err(ApiError::Conflict(format!(
             "the tournament is {} and takes no registrations",
-            t.status
+            t.status.as_str()
         )));
     }
     if !is_organiser && t.registration_deadline.is_some_and(|d| d < Utc::now()) {
@@ -267,7 +271,7 @@ pub fn list_registrations(
     id: i64,
 ) -> Result<(bool, Vec<RegistrationOut>), ApiError> {
     let t = load_visible(conn, caller, id)?;
-    let vis = t.status != TournamentStatus::Draft.as_str();
+    let vis = t.status != TournamentStatus::Draft;
     Ok((vis, list_out(conn, id)?))
 }
 
@@ -313,12 +317,12 @@ pub fn register(
             .values(NewRegistration {
                 tournament_id: id,
                 player_id: input.player_id,
-                status: RegistrationStatus::Waitlisted.as_str().into(),
+                status: RegistrationStatus::Waitlisted,
                 seeding_rating: input.seeding_rating,
                 seeding_rated_games: input.seeding_rated_games.unwrap_or(0),
                 registered_by: caller.user_id,
-                colour_first: input.colours.map(|c| c.first.as_str().into()),
-                colour_second: input.colours.map(|c| c.second.as_str().into()),
+                colour_first: input.colours.map(|c| c.first),
+                colour_second: input.colours.map(|c| c.second),
             })
             .execute(conn)
             .map_err(|e| match e {
@@ -365,7 +369,7 @@ pub fn update_registration(
         let target = registrations::table
             .filter(registrations::tournament_id.eq(id))
             .filter(registrations::player_id.eq(player_id))
-            .filter(registrations::status.ne(RegistrationStatus::Cancelled.as_str()));
+            .filter(registrations::status.ne(RegistrationStatus::Cancelled));
         let live: i64 = target.count().get_result(conn)?;
         if live == 0 {
             return Err(ApiError::NotFound(format!(
@@ -383,8 +387,8 @@ pub fn update_registration(
         if let Some(c) = input.colours {
             diesel::update(target)
                 .set((
-                    registrations::colour_first.eq(c.first.as_str()),
-                    registrations::colour_second.eq(c.second.as_str()),
+                    registrations::colour_first.eq(c.first),
+                    registrations::colour_second.eq(c.second),
                 ))
                 .execute(conn)?;
         }
@@ -423,10 +427,10 @@ pub fn cancel_registration(
             registrations::table
                 .filter(registrations::tournament_id.eq(id))
                 .filter(registrations::player_id.eq(player_id))
-                .filter(registrations::status.ne(RegistrationStatus::Cancelled.as_str())),
+                .filter(registrations::status.ne(RegistrationStatus::Cancelled)),
         )
         .set((
-            registrations::status.eq(RegistrationStatus::Cancelled.as_str()),
+            registrations::status.eq(RegistrationStatus::Cancelled),
             registrations::cancelled_at.eq(Utc::now()),
         ))
         .execute(conn)?;
@@ -484,10 +488,16 @@ pub fn create_team(
     conn.transaction(|conn| {
         let t = load_for_staff(conn, caller, id, &[StaffRole::Organiser])?;
         lock_tournament(conn, id)?;
-        if t.ruleset != Preset::TeamDuplicate2v2.as_str() {
-            return Err(ApiError::Conflict(
-                "teams belong to team_duplicate_2v2 tournaments".into(),
-            ));
+        match t.ruleset {
+            Preset::TeamDuplicate2v2 => {}
+            Preset::AgricolaNorway
+            | Preset::BridgeAgricola
+            | Preset::Tantrix
+            | Preset::AshesLeague => {
+                return Err(ApiError::Conflict(
+                    "teams belong to team_duplicate_2v2 tournaments".into(),
+                ))
+            }
         }
         ensure_open(conn, &t, true)?;
         let known: i64 = players::table
@@ -528,7 +538,7 @@ pub fn create_team(
                 registrations::table
                     .filter(registrations::tournament_id.eq(id))
                     .filter(registrations::player_id.eq(p))
-                    .filter(registrations::status.ne(RegistrationStatus::Cancelled.as_str())),
+                    .filter(registrations::status.ne(RegistrationStatus::Cancelled)),
             ))
             .get_result(conn)?;
             if !live {
@@ -536,7 +546,7 @@ pub fn create_team(
                     .values(NewRegistration {
                         tournament_id: id,
                         player_id: p,
-                        status: RegistrationStatus::Waitlisted.as_str().into(),
+                        status: RegistrationStatus::Waitlisted,
                         seeding_rating: None,
                         seeding_rated_games: 0,
                         registered_by: caller.user_id,

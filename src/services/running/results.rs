@@ -17,9 +17,9 @@ use crate::db::{self};
 use crate::domain::rating::PlayingDays;
 use crate::domain::scoring::{score_table, Format, Outcome, Points, SeatResult, TableResult};
 use crate::domain::scoring::{Preset, Ruleset};
-use crate::domain::seating::Draw;
+use crate::domain::seating::{Draw, SeatingMethod};
 use crate::domain::status::RoundStatus;
-use crate::domain::PlayerId;
+use crate::domain::{PlayerId, RoundId, TournamentId};
 use crate::error::ApiError;
 use crate::services::access::load_visible;
 use crate::services::running::snapshot as play;
@@ -166,7 +166,7 @@ pub fn history(
 pub fn with_history(
     round: &RoundRow,
     rows: Vec<ResultRow>,
-    status: String,
+    status: RoundStatus,
 ) -> Result<Option<ResultWithHistory>, ApiError> {
     let Some(current) = rows.last().cloned() else {
         return Ok(None);
@@ -177,7 +177,7 @@ pub fn with_history(
             .into_iter()
             .map(|r| result_out(round.number, r))
             .collect::<Result<_, _>>()?,
-        round_status: status,
+        round_status: status.as_str().to_string(),
     }))
 }
 
@@ -244,7 +244,7 @@ pub fn check_result(
         check.text("reason", r, 500);
     }
     if let Some(p) = input.playoff_winner {
-        if round.method != "knockout" {
+        if round.method != SeatingMethod::Knockout {
             check.fail(
                 "playoff_winner",
                 "only a cup match (a knockout round) is decided by play-off games",
@@ -314,7 +314,7 @@ pub fn store_result(
     let tid = t.id;
     // The round row serialises writers of its tables.
     let round = db::rounds::by_number(conn, tid, number, Lock::ForUpdate)?;
-    if round.status == RoundStatus::Draft.as_str() {
+    if round.status == RoundStatus::Draft {
         return Err(ApiError::Conflict(format!(
             "round {number} is a draft; publish it before entering results"
         )));
@@ -402,15 +402,15 @@ pub fn after_result_change(
     round: &RoundRow,
     draw: &Draw,
     days: PlayingDays,
-) -> Result<String, ApiError> {
+) -> Result<RoundStatus, ApiError> {
     let done = results::table
         .filter(results::round_id.eq(round.id))
         .select(diesel::dsl::sql::<diesel::sql_types::BigInt>(
             "count(distinct table_number)",
         ))
         .first::<i64>(conn)? as usize;
-    let mut status = round.status.clone();
-    if status == RoundStatus::Published.as_str() && done >= draw.tables.len() {
+    let mut status = round.status;
+    if status == RoundStatus::Published && done >= draw.tables.len() {
         let now = Utc::now();
         // When its games were played, the order ratings follow: the stated time, else now
         // held within the playing days (domain::rating::time_of_play).
@@ -420,13 +420,13 @@ pub fn after_result_change(
         };
         diesel::update(rounds::table.find(round.id))
             .set((
-                rounds::status.eq(RoundStatus::Completed.as_str()),
+                rounds::status.eq(RoundStatus::Completed),
                 rounds::completed_at.eq(now),
                 rounds::played_at.eq(played_at),
                 rounds::version.eq(rounds::version + 1),
             ))
             .execute(conn)?;
-        status = RoundStatus::Completed.as_str().into();
+        status = RoundStatus::Completed;
         crate::db::events::record(
             conn,
             round.tournament_id,
@@ -434,9 +434,13 @@ pub fn after_result_change(
             serde_json::json!({"round": round.number}),
         )?;
     }
-    if status == RoundStatus::Completed.as_str() {
+    if status == RoundStatus::Completed {
         // Ratings follow the adjudicated results, in this same transaction.
-        crate::services::ratings::round_results_changed(conn, round.tournament_id, round.id)?;
+        crate::services::ratings::round_results_changed(
+            conn,
+            TournamentId(round.tournament_id),
+            RoundId(round.id),
+        )?;
         crate::db::events::record(
             conn,
             round.tournament_id,
@@ -482,16 +486,20 @@ pub fn read(
         )?,
         None => false,
     };
-    let hidden = round.status == RoundStatus::Draft.as_str()
-        || (t.ruleset == Preset::BridgeAgricola.as_str()
-            && round.status != RoundStatus::Completed.as_str());
+    let hidden = match t.ruleset {
+        Preset::BridgeAgricola => round.status != RoundStatus::Completed,
+        Preset::AgricolaNorway
+        | Preset::TeamDuplicate2v2
+        | Preset::Tantrix
+        | Preset::AshesLeague => round.status == RoundStatus::Draft,
+    };
     if hidden && !staff {
         return Err(ApiError::NotFound(format!(
             "no result for round {number} table {table} yet"
         )));
     }
     let rows = history(conn, &round, table)?;
-    with_history(&round, rows, round.status.clone())?.ok_or_else(|| {
+    with_history(&round, rows, round.status)?.ok_or_else(|| {
         ApiError::NotFound(format!("no result for round {number} table {table} yet"))
     })
 }

@@ -11,6 +11,7 @@ use diesel::PgConnection;
 use crate::auth::Caller;
 use crate::db::running::NewWithdrawal;
 use crate::db::schema::withdrawals;
+use crate::domain::scoring::standings::WithdrawalKind;
 use crate::domain::scoring::{Format, Preset, Purpose, RoundKind};
 use crate::domain::seating::{DrawInput, PlayerEntry, SeatingMethod, Standing, Team};
 use crate::domain::PlayerId;
@@ -204,7 +205,7 @@ fn stop_voluntary(
             .values(NewWithdrawal {
                 tournament_id: snap.tournament.id,
                 player_id: r.player_id,
-                kind: "opt_out".into(),
+                kind: WithdrawalKind::OptOut,
                 from_round: number,
                 reason: Some(format!(
                     "not among the best multiple of {size} who continue"
@@ -236,8 +237,7 @@ fn plan_length(
         return options;
     }
     let mut left = (snap.tournament.planned_rounds - number + 1).max(1) as usize;
-    if method == SeatingMethod::Bridge && snap.tournament.ruleset == Preset::BridgeAgricola.as_str()
-    {
+    if method == SeatingMethod::Bridge && snap.tournament.ruleset == Preset::BridgeAgricola {
         // The last planned round of Bridge-Agricola is the final (seed 001).
         left = (snap.tournament.planned_rounds - number).max(1) as usize;
     }
@@ -315,11 +315,12 @@ fn keep_seeding_groups(
     ) {
         return Ok(());
     }
-    let first_seeded = snap
-        .rounds
-        .iter()
-        .filter(|r| r.number < number)
-        .find(|r| r.method == "random_seeded" || r.method == "fixed_seeded");
+    let first_seeded = snap.rounds.iter().filter(|r| r.number < number).find(|r| {
+        matches!(
+            r.method,
+            SeatingMethod::RandomSeeded | SeatingMethod::FixedSeeded
+        )
+    });
     if let Some(r) = first_seeded {
         let groups = &snap.draw(r)?.groups;
         for p in players.iter_mut() {

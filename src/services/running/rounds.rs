@@ -17,7 +17,7 @@ use crate::db::schema::{round_draws, rounds, tournaments};
 use crate::domain::scoring::{Points, Preset, RoundKind, Ruleset};
 use crate::domain::seating::{draw_round, Draw, DrawInput, SeatingError, SeatingMethod};
 use crate::domain::status::{RoundStatus, TournamentStatus};
-use crate::domain::DrawRng;
+use crate::domain::{DrawRng, RoundId, TournamentId};
 use crate::error::ApiError;
 use crate::services::access::{
     is_staff, load_for_staff, load_visible, load_visible_round as load_round,
@@ -25,7 +25,7 @@ use crate::services::access::{
 use crate::services::running::round_input::{
     bridge_final_option, draw_input, restored, stored_form,
 };
-use crate::services::running::snapshot::{self as play, Snapshot, TeamMatchResult};
+use crate::services::running::snapshot::{Snapshot, TeamMatchResult};
 use crate::services::running::time_of_play;
 
 /// A round as shown.
@@ -166,9 +166,8 @@ fn effective_weight(t: &Tournament, r: &RoundRow) -> String {
     if let Some(w) = r.weight.as_deref().and_then(|w| w.parse::<Points>().ok()) {
         return w.exact();
     }
-    let kind = RoundKind::parse(&r.kind).unwrap_or(RoundKind::Preliminary);
-    Ruleset::for_tournament(&t.ruleset, &t.ruleset_overrides)
-        .map(|rs| rs.round_weights.for_kind(kind).exact())
+    Ruleset::for_tournament(t.ruleset, &t.ruleset_overrides)
+        .map(|rs| rs.round_weights.for_kind(r.kind).exact())
         .unwrap_or_else(|_| "1".into())
 }
 
@@ -177,18 +176,18 @@ fn round_out(
     r: RoundRow,
     tables_with_results: Vec<i32>,
 ) -> Result<RoundOut, ApiError> {
-    let revealed = r.status != RoundStatus::Draft.as_str();
+    let revealed = r.status != RoundStatus::Draft;
     let options = serde_json::from_value(r.options.clone())
         .map_err(|e| ApiError::Internal(format!("stored options of round {}: {e}", r.number)))?;
     Ok(RoundOut {
         number: r.number,
-        kind: RoundKind::parse(&r.kind).unwrap_or(RoundKind::Preliminary),
-        method: SeatingMethod::parse(&r.method).unwrap_or(SeatingMethod::Random),
+        kind: r.kind,
+        method: r.method,
         options,
         effective_weight: effective_weight(t, &r),
         weight: r.weight,
         metadata: r.metadata,
-        status: RoundStatus::parse(&r.status).unwrap_or(RoundStatus::Draft),
+        status: r.status,
         seed_commitment: r.seed_commitment,
         seed: revealed.then_some(r.seed),
         draws_made: r.draw_count,
@@ -289,13 +288,14 @@ pub fn create_round(
             .select(tournaments::id)
             .for_update()
             .first::<i64>(conn)?;
-        if t.status != TournamentStatus::RegistrationOpen.as_str()
-            && t.status != TournamentStatus::Running.as_str()
-        {
-            return Err(ApiError::Conflict(format!(
-                "rounds are drawn when registration is open or the tournament runs; it is {}",
-                t.status
-            )));
+        match t.status {
+            TournamentStatus::RegistrationOpen | TournamentStatus::Running => {}
+            TournamentStatus::Draft | TournamentStatus::Finished => {
+                return Err(ApiError::Conflict(format!(
+                    "rounds are drawn when registration is open or the tournament runs; it is {}",
+                    t.status.as_str()
+                )))
+            }
         }
         if let Some(at) = input.played_at {
             time_of_play::check_stated(&t, at)?;
@@ -304,7 +304,7 @@ pub fn create_round(
         if let Some(open) = snap
             .rounds
             .iter()
-            .find(|r| r.status != RoundStatus::Completed.as_str())
+            .find(|r| r.status != RoundStatus::Completed)
         {
             return Err(ApiError::Conflict(format!(
                 "round {} is not completed yet: every table needs a result first",
@@ -313,7 +313,7 @@ pub fn create_round(
         }
         let number = snap.rounds.len() as i32 + 1;
         check_self_scheduled(&snap.ruleset, input.self_scheduled_until)?;
-        if snap.tournament.ruleset == Preset::AshesLeague.as_str() {
+        if snap.tournament.ruleset == Preset::AshesLeague {
             // Seed 004: at least 4 players, and a number of rounds that fits the field.
             let players = snap.confirmed().len();
             let planned = snap.tournament.planned_rounds.max(0) as u32;
@@ -337,8 +337,8 @@ pub fn create_round(
             .values(NewRound {
                 tournament_id: tid,
                 number,
-                kind: play::kind_name(kind).into(),
-                method: input.method.to_string(),
+                kind,
+                method: input.method,
                 // The options the draw used, defaults included (the plan's length).
                 options: serde_json::to_value(&draw_in.options)
                     .map_err(|e| ApiError::Internal(e.to_string()))?,
@@ -367,10 +367,10 @@ pub fn create_round(
                 drawn_at: Utc::now(),
             })
             .execute(conn)?;
-        if snap.tournament.status == TournamentStatus::RegistrationOpen.as_str() {
+        if snap.tournament.status == TournamentStatus::RegistrationOpen {
             diesel::update(tournaments::table.find(tid))
                 .set((
-                    tournaments::status.eq(TournamentStatus::Running.as_str()),
+                    tournaments::status.eq(TournamentStatus::Running),
                     tournaments::version.eq(tournaments::version + 1),
                     tournaments::updated_at.eq(Utc::now()),
                 ))
@@ -417,7 +417,7 @@ pub fn redraw(
             .first(conn)
             .optional()?
             .ok_or_else(|| ApiError::NotFound(format!("no round {number}")))?;
-        if round.status != RoundStatus::Draft.as_str() {
+        if round.status != RoundStatus::Draft {
             return Err(ApiError::Conflict(
                 "a published round cannot be redrawn".into(),
             ));
@@ -469,7 +469,7 @@ fn extend_deadline(
             "only a self-scheduled round's deadline can be moved",
         ));
     };
-    if round.status == RoundStatus::Completed.as_str() {
+    if round.status == RoundStatus::Completed {
         return Err(ApiError::conflict_at(
             "self_scheduled_until",
             "every game of the round has its result; there is nothing left to schedule",
@@ -525,8 +525,12 @@ pub fn update_round(
             ))
             .returning(RoundRow::as_returning())
             .get_result(conn)?;
-        if row.status == RoundStatus::Completed.as_str() && row.played_at != round.played_at {
-            crate::services::ratings::round_results_changed(conn, tid, row.id)?;
+        if row.status == RoundStatus::Completed && row.played_at != round.played_at {
+            crate::services::ratings::round_results_changed(
+                conn,
+                TournamentId(tid),
+                RoundId(row.id),
+            )?;
         }
         let done = tables_with_results(conn, row.id)?;
         round_out(&t, row, done)
@@ -550,14 +554,14 @@ pub fn publish(
             .first(conn)
             .optional()?
             .ok_or_else(|| ApiError::NotFound(format!("no round {number}")))?;
-        if round.status != RoundStatus::Draft.as_str() {
+        if round.status != RoundStatus::Draft {
             return Err(ApiError::Conflict(format!(
                 "round {number} is already published"
             )));
         }
         let row: RoundRow = diesel::update(rounds::table.find(round.id))
             .set((
-                rounds::status.eq(RoundStatus::Published.as_str()),
+                rounds::status.eq(RoundStatus::Published),
                 rounds::published_at.eq(Utc::now()),
                 rounds::version.eq(rounds::version + 1),
             ))
@@ -588,7 +592,7 @@ pub fn list_rounds(
         .load(conn)?;
     let mut out = Vec::new();
     for r in rows {
-        if r.status == RoundStatus::Draft.as_str() && !staff {
+        if r.status == RoundStatus::Draft && !staff {
             continue;
         }
         let done = tables_with_results(conn, r.id)?;
@@ -606,7 +610,7 @@ pub fn read_round(
     number: i32,
 ) -> Result<(bool, RoundOut), ApiError> {
     let (t, r) = load_round(conn, caller, tid, number)?;
-    let vis = r.status != RoundStatus::Draft.as_str();
+    let vis = r.status != RoundStatus::Draft;
     let done = tables_with_results(conn, r.id)?;
     Ok((vis, round_out(&t, r, done)?))
 }
@@ -619,7 +623,7 @@ pub fn draw_records(
     number: i32,
 ) -> Result<Vec<DrawRecord>, ApiError> {
     let (t, r) = load_round(conn, caller, tid, number)?;
-    let revealed = r.status != RoundStatus::Draft.as_str();
+    let revealed = r.status != RoundStatus::Draft;
     let rows: Vec<RoundDraw> = round_draws::table
         .filter(round_draws::round_id.eq(r.id))
         .order(round_draws::attempt)
@@ -653,7 +657,7 @@ pub fn team_matches(
     number: i32,
 ) -> Result<(bool, Vec<TeamMatchResult>), ApiError> {
     let (t, r) = load_round(conn, caller, tid, number)?;
-    let vis = r.status != RoundStatus::Draft.as_str();
+    let vis = r.status != RoundStatus::Draft;
     let snap = Snapshot::load(conn, t)?;
     Ok((vis, snap.team_matches(&r)?))
 }

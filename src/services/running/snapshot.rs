@@ -16,13 +16,11 @@ use crate::db::running::{PenaltyRow, Registration, ResultRow, RoundRow, TeamRow,
 use crate::db::schema::{penalties, registrations, results, rounds, teams, withdrawals};
 use crate::domain::scoring::penalty::{self, TablePenalty};
 use crate::domain::scoring::standings::{
-    compute_standings, OptOut, Standings, StandingsInput, Withdrawal,
+    compute_standings, OptOut, Standings, StandingsInput, Withdrawal, WithdrawalKind,
 };
 use crate::domain::scoring::Points;
-use crate::domain::scoring::{
-    Format, Purpose, RoundInput, RoundKind, Ruleset, SeatResult, TableResult,
-};
-use crate::domain::seating::{Draw, History};
+use crate::domain::scoring::{Format, Purpose, RoundInput, Ruleset, SeatResult, TableResult};
+use crate::domain::seating::{Draw, History, SeatingMethod};
 use crate::domain::status::RegistrationStatus;
 use crate::domain::status::RoundStatus;
 use crate::domain::PlayerId;
@@ -30,22 +28,7 @@ use crate::error::ApiError;
 
 /// The ruleset a tournament plays by: its preset with its overrides.
 pub fn ruleset_of(t: &Tournament) -> Result<Ruleset, ApiError> {
-    Ruleset::for_tournament(&t.ruleset, &t.ruleset_overrides).map_err(ApiError::Internal)
-}
-
-/// A round kind as stored.
-pub fn parse_kind(kind: &str) -> Result<RoundKind, ApiError> {
-    RoundKind::parse(kind).ok_or_else(|| ApiError::Internal(format!("unknown round kind {kind}")))
-}
-
-/// The stored name of a round kind.
-pub fn kind_name(kind: RoundKind) -> &'static str {
-    match kind {
-        RoundKind::Preliminary => "preliminary",
-        RoundKind::Final => "final",
-        RoundKind::Voluntary => "voluntary",
-        RoundKind::Playoff => "playoff",
-    }
+    Ruleset::for_tournament(t.ruleset, &t.ruleset_overrides).map_err(ApiError::Internal)
 }
 
 /// A round's draw as stored.
@@ -108,7 +91,7 @@ impl Snapshot {
         let ruleset = ruleset_of(&tournament)?;
         let registrations = registrations::table
             .filter(registrations::tournament_id.eq(tid))
-            .filter(registrations::status.ne(RegistrationStatus::Cancelled.as_str()))
+            .filter(registrations::status.ne(RegistrationStatus::Cancelled))
             .order(registrations::id)
             .select(Registration::as_select())
             .load(conn)?;
@@ -179,7 +162,7 @@ impl Snapshot {
     pub fn confirmed(&self) -> Vec<&Registration> {
         self.registrations
             .iter()
-            .filter(|r| r.status == RegistrationStatus::Confirmed.as_str())
+            .filter(|r| r.status == RegistrationStatus::Confirmed)
             .collect()
     }
 
@@ -205,16 +188,7 @@ impl Snapshot {
             .penalties
             .iter()
             .filter(|p| p.round_number == Some(round.number) && p.table_number == Some(table))
-            .filter_map(|p| match p.kind.as_str() {
-                "point_penalty" => Some(TablePenalty::Points {
-                    player: PlayerId(p.player_id),
-                    points: i64::from(p.points),
-                }),
-                "game_loss" => Some(TablePenalty::GameLoss {
-                    player: PlayerId(p.player_id),
-                }),
-                _ => None,
-            })
+            .filter_map(|p| p.kind.on_table(PlayerId(p.player_id), i64::from(p.points)))
             .collect();
         penalty::apply(&mut seats, &in_force);
         Ok(Some(TableResult {
@@ -236,7 +210,10 @@ impl Snapshot {
                     round.number, t.number
                 ))
             })?;
-            if round.method == "clarification_bonus" && t.number == 1 && t.seats.len() == 4 {
+            if round.method == SeatingMethod::ClarificationBonus
+                && t.number == 1
+                && t.seats.len() == 4
+            {
                 result.clarification = clarification_of(&draw);
             }
             tables.push(result);
@@ -254,7 +231,7 @@ impl Snapshot {
         }
         Ok(RoundInput {
             number: round.number as u32,
-            kind: parse_kind(&round.kind)?,
+            kind: round.kind,
             weight: round
                 .weight
                 .as_deref()
@@ -281,14 +258,14 @@ impl Snapshot {
         let last_completed = self
             .rounds
             .iter()
-            .filter(|r| r.status == RoundStatus::Completed.as_str())
+            .filter(|r| r.status == RoundStatus::Completed)
             .map(|r| r.number as u32)
             .max()
             .unwrap_or(0);
         let after = after_round.unwrap_or(last_completed);
         let mut rounds = Vec::new();
         for r in &self.rounds {
-            if r.status == RoundStatus::Completed.as_str() && (r.number as u32) <= after {
+            if r.status == RoundStatus::Completed && (r.number as u32) <= after {
                 rounds.push(self.round_input(r)?);
             }
         }
@@ -303,7 +280,7 @@ impl Snapshot {
             withdrawals: self
                 .withdrawals
                 .iter()
-                .filter(|w| w.kind == "withdrawal")
+                .filter(|w| w.kind == WithdrawalKind::Withdrawal)
                 .map(|w| Withdrawal {
                     player: PlayerId(w.player_id),
                     from_round: w.from_round as u32,
@@ -312,7 +289,7 @@ impl Snapshot {
             opt_outs: self
                 .withdrawals
                 .iter()
-                .filter(|w| w.kind == "opt_out" && (w.from_round as u32) <= after)
+                .filter(|w| w.kind == WithdrawalKind::OptOut && (w.from_round as u32) <= after)
                 .map(|w| OptOut {
                     player: PlayerId(w.player_id),
                     round: w.from_round as u32,
@@ -486,7 +463,7 @@ impl Snapshot {
         let stored = self
             .rounds
             .iter()
-            .find(|r| r.method == "team_duplicate")
+            .find(|r| r.method == SeatingMethod::TeamDuplicate)
             .and_then(|r| {
                 r.options
                     .get("format")
@@ -505,7 +482,11 @@ impl Snapshot {
     pub fn team_table(&self) -> Result<TeamEvent, ApiError> {
         use crate::domain::scoring::team_standings::{team_table, MatchRecord};
         let mut records = Vec::new();
-        for r in self.rounds.iter().filter(|r| r.method == "team_duplicate") {
+        for r in self
+            .rounds
+            .iter()
+            .filter(|r| r.method == SeatingMethod::TeamDuplicate)
+        {
             for m in self.team_matches(r)? {
                 records.push(MatchRecord {
                     round: r.number as u32,
@@ -523,7 +504,7 @@ impl Snapshot {
     pub fn eliminated_teams(&self, number: i32) -> Result<HashSet<u32>, ApiError> {
         let mut out = HashSet::new();
         for r in self.rounds.iter().filter(|r| r.number < number) {
-            if r.method != "team_duplicate" {
+            if r.method != SeatingMethod::TeamDuplicate {
                 continue;
             }
             let knockout = match r.options.get("format").and_then(|f| f.as_str()) {

@@ -206,7 +206,7 @@ pub fn standings_of(
     purpose: Purpose,
 ) -> Result<StandingsTable, ApiError> {
     let tid = t.id;
-    let public = t.status != TournamentStatus::Draft.as_str();
+    let public = t.status != TournamentStatus::Draft;
     let snap = Snapshot::load(conn, t)?;
     if snap.ruleset.format == crate::domain::scoring::Format::TeamDuplicate {
         return Err(ApiError::Conflict(format!(
@@ -301,7 +301,7 @@ pub fn team_standings(
     tid: i64,
 ) -> Result<(bool, TeamStandingsOut), ApiError> {
     let t = load_visible(conn, caller, tid)?;
-    let public = t.status != TournamentStatus::Draft.as_str();
+    let public = t.status != TournamentStatus::Draft;
     let snap = Snapshot::load(conn, t)?;
     if snap.ruleset.format != crate::domain::scoring::Format::TeamDuplicate {
         return Err(ApiError::Conflict(
@@ -367,7 +367,7 @@ pub fn read_kept(
     not_modified: impl Fn(&str) -> bool,
 ) -> Result<StandingsRead, ApiError> {
     let t = load_visible(conn, caller, tid)?;
-    let public = t.status != TournamentStatus::Draft.as_str();
+    let public = t.status != TournamentStatus::Draft;
     let stamp = standings_cache::stamp(conn, tid)?;
     let key = format!("standings/1 t={tid} after={after_round:?} purpose={purpose:?} csv={csv}");
     let etag = etag_of(&format!("{key} stamp={stamp}"));

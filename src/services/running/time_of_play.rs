@@ -76,7 +76,7 @@ pub fn rederive(conn: &mut PgConnection, t: &Tournament) -> Result<bool, ApiErro
     type Times = (i64, Option<DateTime<Utc>>, Option<DateTime<Utc>>);
     let derived: Vec<Times> = rounds::table
         .filter(rounds::tournament_id.eq(t.id))
-        .filter(rounds::status.eq(RoundStatus::Completed.as_str()))
+        .filter(rounds::status.eq(RoundStatus::Completed))
         .filter(rounds::played_at_fixed.eq(false))
         .select((rounds::id, rounds::completed_at, rounds::played_at))
         .load(conn)?;

@@ -6,6 +6,7 @@ use crate::db::schema::{tournament_staff, tournaments, users};
 use crate::domain::rating::acceptance::RatingStatus;
 use crate::domain::scoring::Preset;
 use crate::domain::status::TournamentStatus;
+use crate::domain::{PoolId, TournamentId, UserId};
 use crate::error::ApiError;
 use crate::services::access::{load_for_staff, load_visible, lock_tournament};
 use crate::services::validate::{Check, Page, PageParams};
@@ -75,7 +76,7 @@ pub struct TournamentOut {
 }
 
 /// Whether a tournament's ruleset is a Tantrix cup.
-fn is_cup(preset: &str, overrides: &serde_json::Value) -> bool {
+fn is_cup(preset: Preset, overrides: &serde_json::Value) -> bool {
     crate::domain::scoring::Ruleset::for_tournament(preset, overrides)
         .ok()
         .and_then(|r| r.tantrix)
@@ -101,13 +102,12 @@ fn cup_overrides(check: &mut Check, preset: Preset, cup: Option<bool>) -> serde_
 impl TryFrom<Tournament> for TournamentOut {
     type Error = ApiError;
     fn try_from(t: Tournament) -> Result<Self, ApiError> {
-        let cup = is_cup(&t.ruleset, &t.ruleset_overrides);
+        let cup = is_cup(t.ruleset, &t.ruleset_overrides);
         Ok(Self {
             id: t.id,
             name: t.name,
             game: t.game,
-            ruleset: Preset::parse(&t.ruleset)
-                .ok_or_else(|| ApiError::Internal(format!("unknown ruleset {}", t.ruleset)))?,
+            ruleset: t.ruleset,
             ruleset_overrides: t.ruleset_overrides,
             table_size: t.table_size,
             planned_rounds: t.planned_rounds,
@@ -116,8 +116,7 @@ impl TryFrom<Tournament> for TournamentOut {
             days: (t.ends_on - t.starts_on).num_days() as i32 + 1,
             time_zone: t.time_zone,
             venue: t.venue,
-            status: TournamentStatus::parse(&t.status)
-                .ok_or_else(|| ApiError::Internal(format!("unknown status {}", t.status)))?,
+            status: t.status,
             registration_deadline: t.registration_deadline,
             appeal_window_minutes: t.appeal_window_minutes,
             created_by: t.created_by,
@@ -125,14 +124,7 @@ impl TryFrom<Tournament> for TournamentOut {
             updated_at: t.updated_at,
             version: t.version,
             rating_pool_id: t.rating_pool_id,
-            rating_status: t
-                .rating_status
-                .as_deref()
-                .map(|s| {
-                    RatingStatus::parse(s)
-                        .ok_or_else(|| ApiError::Internal(format!("unknown rating status {s}")))
-                })
-                .transpose()?,
+            rating_status: t.rating_status,
             rating_reason: t.rating_reason,
             rating_decided_at: t.rating_decided_at,
             national_rank: t.national_rank,
@@ -357,7 +349,7 @@ pub fn create_tournament(
             .values(NewTournament {
                 name,
                 game,
-                ruleset: input.ruleset.as_str().into(),
+                ruleset: input.ruleset,
                 ruleset_overrides,
                 table_size,
                 planned_rounds: input.planned_rounds,
@@ -372,7 +364,7 @@ pub fn create_tournament(
                 national_rank: input.national_rank.unwrap_or(false),
                 prize_places,
                 qualification_places,
-                rating_status: rating_status.map(|s| s.as_str().to_string()),
+                rating_status,
                 rating_reason: pool
                     .as_ref()
                     .zip(rating_status)
@@ -418,14 +410,14 @@ pub fn list_tournaments(
                     .select(tournament_staff::tournament_id);
                 q = q.filter(
                     tournaments::status
-                        .ne(TournamentStatus::Draft.as_str())
+                        .ne(TournamentStatus::Draft)
                         .or(tournaments::id.eq_any(mine)),
                 );
             }
-            None => q = q.filter(tournaments::status.ne(TournamentStatus::Draft.as_str())),
+            None => q = q.filter(tournaments::status.ne(TournamentStatus::Draft)),
         }
         if let Some(s) = filter.status {
-            q = q.filter(tournaments::status.eq(s.as_str()));
+            q = q.filter(tournaments::status.eq(s));
         }
         q
     };
@@ -498,8 +490,7 @@ pub fn update_tournament(
         let mut dates = Check::new();
         let ends_on = check_dates(&mut dates, starts_on, days);
         dates.finish()?;
-        let status_now = TournamentStatus::parse(&current.status)
-            .ok_or_else(|| ApiError::Internal("bad status".into()))?;
+        let status_now = current.status;
         let status = input.status.unwrap_or(status_now);
         if !status_now.can_move_to(status) {
             return Err(ApiError::Conflict(format!(
@@ -534,7 +525,7 @@ pub fn update_tournament(
             tournaments::appeal_window_minutes.eq(input
                 .appeal_window_minutes
                 .unwrap_or(current.appeal_window_minutes)),
-            tournaments::status.eq(status.as_str()),
+            tournaments::status.eq(status),
             tournaments::updated_at.eq(Utc::now()),
             tournaments::version.eq(current.version + 1),
             tournaments::rating_pool_id.eq(rating_pool_id),
@@ -565,7 +556,7 @@ pub fn update_tournament(
 
 /// The rating request of a tournament as a change leaves it.
 struct RatingRequest {
-    status: Option<String>,
+    status: Option<RatingStatus>,
     reason: Option<String>,
     decided_by: Option<i64>,
     decided_at: Option<DateTime<Utc>>,
@@ -588,7 +579,7 @@ fn rating_request(
         (Some(p), _) => {
             let status = crate::services::ratings::request_status(conn, caller, p, None)?;
             RatingRequest {
-                status: Some(status.as_str().to_string()),
+                status: Some(status),
                 reason: crate::services::ratings::automatic_reason(p, status),
                 decided_by: Some(caller.user_id),
                 decided_at: Some(Utc::now()),
@@ -601,7 +592,7 @@ fn rating_request(
             decided_at: None,
         },
         (None, Some(_)) => RatingRequest {
-            status: current.rating_status.clone(),
+            status: current.rating_status,
             reason: current.rating_reason.clone(),
             decided_by: current.rating_decided_by,
             decided_at: current.rating_decided_at,
@@ -625,7 +616,11 @@ fn ratings_after_update(
         != (current.starts_on, current.ends_on, &current.time_zone)
         && crate::services::running::time_of_play::rederive(conn, updated)?;
     if rating_pool_id != current.rating_pool_id {
-        crate::services::ratings::tournament_pool_changed(conn, id, current.rating_pool_id)?;
+        crate::services::ratings::tournament_pool_changed(
+            conn,
+            TournamentId(id),
+            current.rating_pool_id.map(PoolId),
+        )?;
     } else if rating_pool_id.is_some()
         && (updated.national_rank != current.national_rank
             || updated.announced_at != current.announced_at
@@ -646,10 +641,7 @@ pub fn list_staff(
     id: i64,
 ) -> Result<(bool, Vec<StaffOut>), ApiError> {
     let t = load_visible(conn, caller, id)?;
-    Ok((
-        t.status != TournamentStatus::Draft.as_str(),
-        staff_of(conn, id)?,
-    ))
+    Ok((t.status != TournamentStatus::Draft, staff_of(conn, id)?))
 }
 
 /// Appoints a user to a staff role (organisers; the appeals committee holds at most three).
@@ -720,10 +712,11 @@ pub fn appoint(
 pub fn dismiss(
     conn: &mut PgConnection,
     caller: &Caller,
-    id: i64,
-    user_id: i64,
+    id: TournamentId,
+    user_id: UserId,
     role: StaffRole,
 ) -> Result<(), ApiError> {
+    let (id, user_id) = (id.0, user_id.0);
     conn.transaction(|conn| {
         load_for_staff(conn, caller, id, &[StaffRole::Organiser])?;
         let current = staff_of(conn, id)?;

@@ -254,6 +254,24 @@ pub enum ChangeKind {
     Import,
 }
 
+impl ChangeKind {
+    /// The name a change is stored under (`rating_changes.kind`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Game => "game",
+            Self::Bonus => "bonus",
+            Self::Import => "import",
+        }
+    }
+
+    /// The kind of a stored name.
+    pub fn parse(s: &str) -> Option<Self> {
+        [Self::Game, Self::Bonus, Self::Import]
+            .into_iter()
+            .find(|k| k.as_str() == s)
+    }
+}
+
 /// One player's rating change from one rated item. Store these: they are the history the
 /// leaderboard, trends, seasons and incremental recomputes read.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]

@@ -45,6 +45,31 @@ pub struct OptOut {
     pub round: u32,
 }
 
+/// Withdrawal (plays no round from `from_round` on; placed last) or opt-out (stops before the
+/// voluntary round `from_round`; placed below everyone who continued).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, utoipa::ToSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum WithdrawalKind {
+    Withdrawal,
+    OptOut,
+}
+
+impl WithdrawalKind {
+    /// The name a kind is stored and sent under.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Withdrawal => "withdrawal",
+            Self::OptOut => "opt_out",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        [Self::Withdrawal, Self::OptOut]
+            .into_iter()
+            .find(|k| k.as_str() == s)
+    }
+}
+
 /// Everything the standings need.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StandingsInput {

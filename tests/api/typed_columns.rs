@@ -1,0 +1,178 @@
+//! The closed sets kept in TEXT columns read and written as enums (`src/db/enums.rs`), through
+//! a real PostgreSQL: every variant goes in as its stored name and comes back as itself, and a
+//! name no variant has is an error that names it, never a default.
+
+use diesel::dsl::sql;
+use diesel::pg::Pg;
+use diesel::prelude::*;
+use diesel::sql_types::Text;
+use std::fmt::Debug;
+use tourney::domain::cases::{CaseKind, PanelMode, Seat};
+use tourney::domain::colours::Colour;
+use tourney::domain::rating::acceptance::RatingStatus;
+use tourney::domain::rating::replay::ChangeKind;
+use tourney::domain::scoring::penalty::RecordedPenalty;
+use tourney::domain::scoring::standings::WithdrawalKind;
+use tourney::domain::scoring::{Preset, RoundKind};
+use tourney::domain::seating::SeatingMethod;
+use tourney::domain::status::{
+    CaseStatus, RegistrationStatus, RoundStatus, ScheduleState, TournamentStatus,
+};
+use tourney::error::ApiError;
+
+use crate::helpers::{fresh_database, spawn_app};
+
+/// Each value bound as a parameter reads back as itself and as its name; the name read as
+/// the enum is the value; an unknown name is an error naming the value.
+fn through_postgres<T>(conn: &mut PgConnection, all: &[T], as_str: fn(T) -> &'static str)
+where
+    T: Copy
+        + PartialEq
+        + Debug
+        + diesel::expression::AsExpression<
+            Text,
+            Expression = <&'static str as diesel::expression::AsExpression<Text>>::Expression,
+        > + diesel::deserialize::FromSqlRow<Text, Pg>
+        + 'static,
+{
+    for &v in all {
+        let back: T = diesel::select(v.into_sql::<Text>())
+            .get_result(conn)
+            .unwrap();
+        assert_eq!(back, v);
+        let name: String = diesel::select(v.into_sql::<Text>())
+            .get_result(conn)
+            .unwrap();
+        assert_eq!(name, as_str(v));
+        let read: T = diesel::select(sql::<Text>(&format!("'{name}'")))
+            .get_result(conn)
+            .unwrap();
+        assert_eq!(read, v);
+    }
+    let err = diesel::select(sql::<Text>("'no_such_name'"))
+        .get_result::<T>(conn)
+        .unwrap_err();
+    match ApiError::from(err) {
+        ApiError::Internal(m) => assert!(m.contains("stored: \"no_such_name\""), "{m}"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn every_stored_name_goes_through_postgres_and_back() {
+    let mut conn = PgConnection::establish(&fresh_database()).unwrap();
+    let c = &mut conn;
+    use TournamentStatus as T;
+    through_postgres(
+        c,
+        &[T::Draft, T::RegistrationOpen, T::Running, T::Finished],
+        T::as_str,
+    );
+    through_postgres(c, &Preset::ALL, Preset::as_str);
+    use RatingStatus as R;
+    through_postgres(
+        c,
+        &[R::Pending, R::Accepted, R::Refused, R::Withdrawn],
+        R::as_str,
+    );
+    use RegistrationStatus as G;
+    through_postgres(c, &[G::Confirmed, G::Waitlisted, G::Cancelled], G::as_str);
+    through_postgres(c, &Colour::ALL, Colour::as_str);
+    use RoundStatus as S;
+    through_postgres(c, &[S::Draft, S::Published, S::Completed], S::as_str);
+    use RoundKind as K;
+    through_postgres(
+        c,
+        &[K::Preliminary, K::Final, K::Voluntary, K::Playoff],
+        K::as_str,
+    );
+    use SeatingMethod as M;
+    through_postgres(
+        c,
+        &[
+            M::Random,
+            M::RandomSeeded,
+            M::FixedSeeded,
+            M::PlacementEven,
+            M::Swiss,
+            M::Danish,
+            M::Clarification,
+            M::ClarificationBonus,
+            M::FinalGroups,
+            M::Bridge,
+            M::TeamDuplicate,
+            M::Swiss2p,
+            M::RoundRobin,
+            M::Knockout,
+        ],
+        M::as_str,
+    );
+    through_postgres(
+        c,
+        &[WithdrawalKind::Withdrawal, WithdrawalKind::OptOut],
+        WithdrawalKind::as_str,
+    );
+    use RecordedPenalty as P;
+    through_postgres(
+        c,
+        &[P::PointPenalty, P::Warning, P::GameLoss, P::Removal],
+        P::as_str,
+    );
+    through_postgres(
+        c,
+        &[ChangeKind::Game, ChangeKind::Bonus, ChangeKind::Import],
+        ChangeKind::as_str,
+    );
+    through_postgres(
+        c,
+        &[CaseStatus::Open, CaseStatus::Decided, CaseStatus::Appealed],
+        CaseStatus::as_str,
+    );
+    through_postgres(
+        c,
+        &[CaseKind::Complaint, CaseKind::Appeal],
+        CaseKind::as_str,
+    );
+    through_postgres(c, &[PanelMode::Referee, PanelMode::Vote], PanelMode::as_str);
+    through_postgres(c, &[Seat::Referee, Seat::Committee], Seat::as_str);
+    use ScheduleState as E;
+    through_postgres(
+        c,
+        &[E::Open, E::Proposed, E::Agreed, E::Forfeited],
+        E::as_str,
+    );
+}
+
+/// A NULL reads as `None` and a name as `Some` where the column may be empty.
+#[test]
+fn a_nullable_column_reads_none_and_some() {
+    let mut conn = PgConnection::establish(&fresh_database()).unwrap();
+    let none: Option<RatingStatus> =
+        diesel::select(sql::<diesel::sql_types::Nullable<Text>>("NULL"))
+            .get_result(&mut conn)
+            .unwrap();
+    assert_eq!(none, None);
+    let some: Option<RatingStatus> =
+        diesel::select(RatingStatus::Refused.into_sql::<diesel::sql_types::Nullable<Text>>())
+            .get_result(&mut conn)
+            .unwrap();
+    assert_eq!(some, Some(RatingStatus::Refused));
+}
+
+/// A tournament whose stored ruleset no preset names (the column has no CHECK) is a 500 when
+/// read, not a tournament under some default ruleset.
+#[actix_web::test]
+async fn an_unknown_stored_ruleset_is_an_internal_error() {
+    let app = spawn_app().await;
+    let admin = app.admin_token().await;
+    let tid = app.tournament(&admin, "agricola_norway").await;
+    let path = format!("/api/v1/tournaments/{tid}");
+    assert_eq!(app.get(&path, Some(&admin)).await.status(), 200);
+    let mut conn = PgConnection::establish(&app.database_url).unwrap();
+    diesel::sql_query(format!(
+        "UPDATE tournaments SET ruleset = 'chess' WHERE id = {tid}"
+    ))
+    .execute(&mut conn)
+    .unwrap();
+    assert_eq!(app.get(&path, Some(&admin)).await.status(), 500);
+}
