@@ -1,6 +1,7 @@
 //! Services: one use case per public function, `(conn, &Caller, input) -> Result<output,
-//! ApiError>`, each inside the transaction its caller opened (`AppState::transaction`).
-//! Access checks and input validation happen here; nothing here knows HTTP.
+//! ApiError>`; a use case that writes opens its own transaction (`conn.transaction`, a savepoint
+//! when nested), helpers say they run inside the caller's. Access checks and input validation
+//! happen here; nothing here knows HTTP (`docs/API-DESIGN.md`, "Conventions").
 //!
 //! Grouped by what they serve (the README's layout map says what each may import):
 //! - [`running`]: one event, from registration to standings;
