@@ -6,7 +6,7 @@ use diesel::PgConnection;
 use crate::auth::{Caller, MaybeCaller, StaffRole};
 use crate::db::models::{RatingPoolRow, Tournament};
 use crate::db::running::RoundRow;
-use crate::db::schema::{rating_pools, rounds, tournament_staff, tournaments};
+use crate::db::schema::{rating_pools, tournament_staff, tournaments};
 use crate::domain::status::{RoundStatus, TournamentStatus};
 use crate::error::ApiError;
 
@@ -77,15 +77,15 @@ pub fn require_pool(conn: &mut PgConnection, pool_id: i64) -> Result<RatingPoolR
 
 /// Takes the tournament's row lock (`FOR UPDATE`) until the transaction ends: the writes that
 /// check a tournament-wide rule before they insert (the confirmed registrations, the staff
-/// limits) run one at a time per tournament, so two at once cannot both pass the check.
-pub fn lock_tournament(conn: &mut PgConnection, id: i64) -> Result<(), ApiError> {
+/// limits, a keeper's rating decision) run one at a time per tournament, so two at once cannot
+/// both pass the check. Returns the tournament as locked.
+pub fn lock_tournament(conn: &mut PgConnection, id: i64) -> Result<Tournament, ApiError> {
     tournaments::table
         .find(id)
-        .select(tournaments::id)
+        .select(Tournament::as_select())
         .for_update()
-        .first::<i64>(conn)
+        .first(conn)
         .optional()?
-        .map(|_| ())
         .ok_or_else(|| ApiError::NotFound(format!("no tournament {id}")))
 }
 
@@ -113,13 +113,7 @@ pub fn load_visible_round(
     number: i32,
 ) -> Result<(Tournament, RoundRow), ApiError> {
     let t = load_visible(conn, caller, tid)?;
-    let r: RoundRow = rounds::table
-        .filter(rounds::tournament_id.eq(tid))
-        .filter(rounds::number.eq(number))
-        .select(RoundRow::as_select())
-        .first(conn)
-        .optional()?
-        .ok_or_else(|| ApiError::NotFound(format!("no round {number}")))?;
+    let r = crate::db::rounds::by_number(conn, tid, number, crate::db::rounds::Lock::None)?;
     if r.status == RoundStatus::Draft && !is_staff(conn, caller, tid)? {
         return Err(ApiError::NotFound(format!("no round {number}")));
     }

@@ -23,7 +23,7 @@ use crate::domain::rating::acceptance::{self, Decision, RatingStatus, Requester,
 use crate::domain::status::{RegistrationStatus, RoundStatus};
 use crate::domain::{PoolId, TournamentId};
 use crate::error::ApiError;
-use crate::services::access::{load_for_staff, load_visible};
+use crate::services::access::{load_visible, lock_tournament};
 use crate::services::ratings::keepers::{keeps, require_keeper};
 use crate::services::validate::{Check, Page, PageParams};
 
@@ -228,17 +228,6 @@ pub fn request_recorded(
     Ok(())
 }
 
-/// Locks and loads a tournament (404 if none).
-fn lock_tournament_row(conn: &mut PgConnection, id: i64) -> Result<Tournament, ApiError> {
-    tournaments::table
-        .find(id)
-        .select(Tournament::as_select())
-        .for_update()
-        .first(conn)
-        .optional()?
-        .ok_or_else(|| ApiError::NotFound(format!("no tournament {id}")))
-}
-
 /// Stores the tournament's new rating status (a new version of the tournament).
 fn store_status(
     conn: &mut PgConnection,
@@ -270,8 +259,8 @@ pub fn ask_again(
     tournament_id: i64,
 ) -> Result<RatingDecisionOut, ApiError> {
     conn.transaction(|conn| {
-        load_for_staff(conn, caller, tournament_id, &[StaffRole::Organiser])?;
-        let t = lock_tournament_row(conn, tournament_id)?;
+        let t = lock_tournament(conn, tournament_id)?;
+        caller.require_role(conn, tournament_id, &[StaffRole::Organiser])?;
         let Some(pool_id) = t.rating_pool_id else {
             return Err(ApiError::conflict_at(
                 "rating_pool_id",
@@ -342,7 +331,7 @@ pub fn decide(
         }
         // The tournament's row lock orders this decision with its result entries (which read
         // the status under a share lock): a result entered meanwhile is rated exactly once.
-        let t = lock_tournament_row(conn, tournament_id)?;
+        let t = lock_tournament(conn, tournament_id)?;
         if t.rating_pool_id != Some(pool_id) {
             return Err(ApiError::conflict_at(
                 "tournament_id",
@@ -464,8 +453,7 @@ pub fn pool_tournaments(
         offset: query.offset,
     }
     .resolve()?;
-    super::load_pool(conn, pool_id)?;
-    require_keeper(conn, caller, pool_id)?;
+    super::require_pool_keeper(conn, caller, pool_id)?;
     let status = query.rating_status;
     let q = || {
         let mut q = tournaments::table

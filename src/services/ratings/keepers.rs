@@ -10,7 +10,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::auth::Caller;
-use crate::db::schema::{pool_keepers, rating_pools, tournaments, users};
+use crate::db::schema::{pool_keepers, tournaments, users};
 use crate::domain::rating::acceptance::RatingStatus;
 use crate::domain::{PoolId, UserId};
 use crate::error::ApiError;
@@ -61,18 +61,8 @@ pub fn require_pool_keeper(
     caller: &Caller,
     pool_id: i64,
 ) -> Result<(), ApiError> {
-    require_pool_exists(conn, pool_id)?;
+    super::load_pool(conn, pool_id)?;
     require_keeper(conn, caller, pool_id)
-}
-
-fn require_pool_exists(conn: &mut PgConnection, pool_id: i64) -> Result<(), ApiError> {
-    let found: bool =
-        diesel::select(diesel::dsl::exists(rating_pools::table.find(pool_id))).get_result(conn)?;
-    if found {
-        Ok(())
-    } else {
-        Err(ApiError::NotFound(format!("no rating pool {pool_id}")))
-    }
 }
 
 type KeeperRow = (i64, String, i64, DateTime<Utc>);
@@ -104,7 +94,7 @@ pub fn list_keepers(
     page: &PageParams,
 ) -> Result<Page<KeeperOut>, ApiError> {
     let (limit, offset) = page.resolve()?;
-    require_pool_exists(conn, pool_id)?;
+    super::load_pool(conn, pool_id)?;
     let total = keepers_query(pool_id).count().get_result(conn)?;
     let rows: Vec<KeeperRow> = keepers_query(pool_id)
         .order((pool_keepers::granted_at, pool_keepers::user_id))
@@ -135,7 +125,7 @@ pub fn grant_keeper(
 ) -> Result<(bool, KeeperOut), ApiError> {
     let (pool_id, user_id) = (pool_id.0, user_id.0);
     conn.transaction(|conn| {
-        require_pool_exists(conn, pool_id)?;
+        super::load_pool(conn, pool_id)?;
         require_keeper(conn, caller, pool_id)?;
         let active: Option<Option<DateTime<Utc>>> = users::table
             .find(user_id)
@@ -190,7 +180,7 @@ pub fn revoke_keeper(
 ) -> Result<(), ApiError> {
     let (pool_id, user_id) = (pool_id.0, user_id.0);
     conn.transaction(|conn| {
-        require_pool_exists(conn, pool_id)?;
+        super::load_pool(conn, pool_id)?;
         require_keeper(conn, caller, pool_id)?;
         // The pool's keepers, locked: two keepers stepping down at once cannot both be "not
         // the last one".

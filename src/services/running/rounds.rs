@@ -409,14 +409,7 @@ pub fn redraw(
 ) -> Result<RoundOut, ApiError> {
     conn.transaction(|conn| {
         let t = load_for_staff(conn, caller, tid, &[StaffRole::Organiser])?;
-        let round: RoundRow = rounds::table
-            .filter(rounds::tournament_id.eq(tid))
-            .filter(rounds::number.eq(number))
-            .select(RoundRow::as_select())
-            .for_update()
-            .first(conn)
-            .optional()?
-            .ok_or_else(|| ApiError::NotFound(format!("no round {number}")))?;
+        let round = db_rounds::by_number(conn, tid, number, Lock::ForUpdate)?;
         if round.status != RoundStatus::Draft {
             return Err(ApiError::Conflict(
                 "a published round cannot be redrawn".into(),
@@ -546,14 +539,7 @@ pub fn publish(
 ) -> Result<RoundOut, ApiError> {
     conn.transaction(|conn| {
         let t = load_for_staff(conn, caller, tid, &[StaffRole::Organiser])?;
-        let round: RoundRow = rounds::table
-            .filter(rounds::tournament_id.eq(tid))
-            .filter(rounds::number.eq(number))
-            .select(RoundRow::as_select())
-            .for_update()
-            .first(conn)
-            .optional()?
-            .ok_or_else(|| ApiError::NotFound(format!("no round {number}")))?;
+        let round = db_rounds::by_number(conn, tid, number, Lock::ForUpdate)?;
         if round.status != RoundStatus::Draft {
             return Err(ApiError::Conflict(format!(
                 "round {number} is already published"
