@@ -251,10 +251,11 @@ fn main() {
                 CASE WHEN g % 3 = 0 THEN 'PL' ELSE 'DE' END, (SELECT min(id) FROM users)
          FROM generate_series(1, {players}) g;
          INSERT INTO tournaments (name, game, ruleset, table_size, planned_rounds, starts_on,
-                                  ends_on, time_zone, status, created_by, rating_pool_id)
+                                  ends_on, time_zone, status, created_by, rating_pool_id,
+                                  rating_status)
          SELECT 'Bench ' || t, 'Ashes', 'ashes_league', 2, {ROUNDS_PER_TOURNAMENT},
                 date '2026-01-01' + t, date '2026-01-01' + t, 'Europe/Warsaw', 'finished',
-                (SELECT min(id) FROM users), {pool_id}
+                (SELECT min(id) FROM users), {pool_id}, 'accepted'
          FROM generate_series(1, {tournaments}) t;
          INSERT INTO rounds (tournament_id, number, kind, method, seed, seed_commitment,
                              draw, created_by, status, completed_at)
