@@ -258,9 +258,10 @@ fn main() {
                 (SELECT min(id) FROM users), {pool_id}, 'accepted'
          FROM generate_series(1, {tournaments}) t;
          INSERT INTO rounds (tournament_id, number, kind, method, seed, seed_commitment,
-                             draw, created_by, status, completed_at)
-         SELECT t.id, n, 'preliminary', 'random', '00', '00', '{{}}'::jsonb,
+                             draw, created_by, status, completed_at, played_at)
+         SELECT t.id, n, 'preliminary', 'random', '00', '00', '{{}}'::json,
                 (SELECT min(id) FROM users), 'completed',
+                (t.starts_on + time '09:00') AT TIME ZONE 'UTC' + n * interval '1 hour',
                 (t.starts_on + time '09:00') AT TIME ZONE 'UTC' + n * interval '1 hour'
          FROM tournaments t, generate_series(1, {ROUNDS_PER_TOURNAMENT}) n;
          INSERT INTO results (round_id, table_number, version, seats, entered_by)
