@@ -132,6 +132,7 @@ fn serve(cfg: Config) -> Result<(), String> {
         }
         let pool = db::pool_with(&database.url, cfg.db_pool_size, cfg.db_checkout_timeout)
             .map_err(|e| format!("cannot open the connection pool: {e}"))?;
+        let metrics = tourney::infra::metrics::Metrics::default();
         let state = AppState {
             pool,
             jwt: JwtKeys::new(secret.as_bytes(), cfg.jwt_ttl),
@@ -140,15 +141,21 @@ fn serve(cfg: Config) -> Result<(), String> {
             accounts: Default::default(),
             circuit: Default::default(),
             live: tourney::infra::live::LiveHub::new(&database.url),
-            standings: Default::default(),
-            kept: Default::default(),
+            standings: tourney::infra::standings_cache::StandingsCache::new(
+                cfg.standings_cache_max_bytes,
+                metrics.cache_meter("standings"),
+            ),
+            kept: tourney::infra::kept::KeptReads::new(
+                cfg.kept_bodies_max_bytes,
+                &metrics.cache_meter("public"),
+            ),
             clock: Default::default(),
             webhooks: tourney::services::integrations::webhooks::WebhookPolicy {
                 allow_private: std::env::var("TOURNEY_WEBHOOK_ALLOW_PRIVATE")
                     .is_ok_and(|v| v == "1"),
                 ..Default::default()
             },
-            metrics: Default::default(),
+            metrics,
         };
         let listener = TcpListener::bind(&cfg.bind_addr)
             .map_err(|e| format!("cannot listen on {} (BIND_ADDR): {e}", cfg.bind_addr))?;

@@ -34,5 +34,9 @@ pub async fn metrics(state: web::Data<AppState>) -> HttpResponse {
     HttpResponse::Ok()
         .insert_header(("Cache-Control", "no-store"))
         .content_type(crate::infra::metrics::CONTENT_TYPE)
-        .body(state.metrics.render(pool, queue))
+        .body(state.metrics.render(
+            pool,
+            queue,
+            &[state.kept.sample(), state.standings.sample()],
+        ))
 }

@@ -13,17 +13,29 @@
 //! Misses are rebuilt one per key at a time (single-flight: 64 clients missing at once cause one
 //! rebuild, the others then find it kept) and at most [`REBUILDS`] at once per instance, so a
 //! rush of public reads leaves the rest of the pool to writes.
+//!
+//! Bounded by bytes (issue 33): the kept bodies weigh their bytes (body, key, ETag, `Link`, and
+//! [`ENTRY_OVERHEAD`]) against a budget (`KEPT_BODIES_MAX_BYTES`, default
+//! [`DEFAULT_MAX_BYTES`]); past it, bodies leave one at a time by moka's TinyLFU policy (a body
+//! read often stays, a body read once does not push it out). Bodies of an older generation are
+//! never served; they wait there until replaced or evicted. Evictions count in
+//! `tourney_cache_evictions_total{cache="public"}`, what is kept in `tourney_cache_bytes`.
 
-use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
+use moka::notification::RemovalCause;
+use moka::sync::Cache;
 use tokio::sync::{Mutex as AsyncMutex, OwnedSemaphorePermit, Semaphore};
 
 use crate::infra::live::Generation;
+use crate::infra::metrics::{CacheMeter, CacheSample};
 
-/// Bodies kept per instance; when full, every kept body is dropped and kept again as read.
-const MAX_KEPT: usize = 2048;
+/// The default budget of the kept public bodies: 64 MiB (10,000 small events' three public
+/// reads take about 60 MB).
+pub const DEFAULT_MAX_BYTES: u64 = 64 * 1024 * 1024;
+/// What one kept entry weighs beyond its bytes (the cache's node, the entry, the `Arc`s).
+pub const ENTRY_OVERHEAD: usize = 160;
 /// Public rebuilds running at once per instance (each holds a pooled connection).
 pub const REBUILDS: usize = 3;
 /// Locks for single-flight, shared by keys with the same hash (bounded, whatever the keys).
@@ -44,21 +56,61 @@ struct Entry {
     kept: KeptBody,
 }
 
+/// A byte-weighted cache that counts what its policy evicts into `meter` (shared by
+/// [`KeptReads`] and `infra::standings_cache`).
+pub fn weighted_cache<V: Clone + Send + Sync + 'static>(
+    max_bytes: u64,
+    meter: &CacheMeter,
+    weight: fn(&V) -> usize,
+) -> Cache<String, V> {
+    let evictions = meter.evictions.clone();
+    Cache::builder()
+        .max_capacity(max_bytes)
+        .weigher(move |key: &String, value: &V| {
+            u32::try_from(key.len() + weight(value) + ENTRY_OVERHEAD).unwrap_or(u32::MAX)
+        })
+        .eviction_listener(move |_key, _value, cause| {
+            // Replaced and explicitly removed bodies are not evictions.
+            if cause == RemovalCause::Size {
+                evictions.inc();
+            }
+        })
+        .build()
+}
+
+/// What a cache holds now, its pending bookkeeping done first.
+pub fn sample<V: Clone + Send + Sync + 'static>(
+    name: &'static str,
+    cache: &Cache<String, V>,
+    budget: u64,
+) -> CacheSample {
+    cache.run_pending_tasks();
+    CacheSample {
+        cache: name,
+        bytes: cache.weighted_size(),
+        entries: cache.entry_count(),
+        budget,
+    }
+}
+
+fn entry_weight(e: &Arc<Entry>) -> usize {
+    e.kept.body.len() + e.kept.etag.len() + e.kept.link.as_ref().map_or(0, String::len)
+}
+
 /// The instance's kept public bodies (cheap to clone).
 #[derive(Clone)]
 pub struct KeptReads {
-    kept: Arc<Mutex<HashMap<String, Entry>>>,
+    kept: Cache<String, Arc<Entry>>,
+    budget: u64,
     flights: Arc<Vec<Arc<AsyncMutex<()>>>>,
     rebuilds: Arc<Semaphore>,
 }
 
+/// The default budget, counting into a meter registered nowhere (tests and benchmarks that do
+/// not read the metrics; the service uses [`KeptReads::new`]).
 impl Default for KeptReads {
     fn default() -> Self {
-        Self {
-            kept: Default::default(),
-            flights: Arc::new((0..FLIGHTS).map(|_| Default::default()).collect()),
-            rebuilds: Arc::new(Semaphore::new(REBUILDS)),
-        }
+        Self::new(DEFAULT_MAX_BYTES, &CacheMeter::default())
     }
 }
 
@@ -69,12 +121,22 @@ pub struct Flight {
 }
 
 impl KeptReads {
+    /// Kept bodies weighing at most `max_bytes` in all; evictions count into `meter`.
+    pub fn new(max_bytes: u64, meter: &CacheMeter) -> Self {
+        Self {
+            kept: weighted_cache(max_bytes, meter, entry_weight),
+            budget: max_bytes,
+            flights: Arc::new((0..FLIGHTS).map(|_| Default::default()).collect()),
+            rebuilds: Arc::new(Semaphore::new(REBUILDS)),
+        }
+    }
+
     /// The body kept under `key` if it was kept at generation `current` (the tournament's
     /// generation now); `None` when nothing is kept, or the tournament changed since.
     pub fn fresh(&self, key: &str, current: Option<Generation>) -> Option<KeptBody> {
         let current = current?;
-        let kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
-        kept.get(key)
+        self.kept
+            .get(key)
             .filter(|e| e.generation == current)
             .map(|e| e.kept.clone())
     }
@@ -105,17 +167,18 @@ impl KeptReads {
         let Some(generation) = generation else {
             return;
         };
-        let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
-        if kept.len() >= MAX_KEPT && !kept.contains_key(&key) {
-            kept.clear();
-        }
-        kept.insert(
+        self.kept.insert(
             key,
-            Entry {
+            Arc::new(Entry {
                 generation,
                 kept: body,
-            },
+            }),
         );
+    }
+
+    /// What is kept now (for `GET /metrics`).
+    pub fn sample(&self) -> CacheSample {
+        sample("public", &self.kept, self.budget)
     }
 }
 
@@ -133,9 +196,13 @@ mod tests {
         }
     }
 
+    fn kept(max_bytes: u64) -> KeptReads {
+        KeptReads::new(max_bytes, &CacheMeter::default())
+    }
+
     #[test]
     fn a_body_is_served_only_at_the_generation_it_was_kept_at() {
-        let k = KeptReads::default();
+        let k = kept(DEFAULT_MAX_BYTES);
         let g1 = Generation::new(1, 0);
         k.keep("a".into(), Some(g1), body("one"));
         assert_eq!(&*k.fresh("a", Some(g1)).unwrap().body, b"one");
@@ -152,7 +219,7 @@ mod tests {
 
     #[actix_web::test]
     async fn one_rebuild_per_key_and_at_most_rebuilds_in_all() {
-        let k = KeptReads::default();
+        let k = kept(DEFAULT_MAX_BYTES);
         let first = k.flight("a").await;
         // The same key waits for the first flight.
         let waiting = tokio::time::timeout(std::time::Duration::from_millis(50), k.flight("a"));
@@ -177,5 +244,65 @@ mod tests {
             k.flight("yet-another-key"),
         );
         assert!(over.await.is_err(), "no more than REBUILDS at once");
+    }
+
+    #[test]
+    fn bounded_by_bytes_one_at_a_time_keeping_what_is_read_often() {
+        let meter = CacheMeter::default();
+        let one = (ENTRY_OVERHEAD + 1000 + 16) as u64;
+        let k = KeptReads::new(20 * one, &meter);
+        let g = Generation::new(1, 0);
+        let big = |s: &str| KeptBody {
+            body: vec![b'x'; 1000 - s.len()].into(),
+            ..body(s)
+        };
+        // The policy counts reads once the budget is half used: some bodies read once first.
+        for filler in 0..12 {
+            k.keep(format!("filler-{filler}"), Some(g), big("filler"));
+        }
+        for hot in 0..5 {
+            k.keep(format!("hot-{hot}"), Some(g), big("hot"));
+        }
+        let read_hot = |k: &KeptReads| {
+            for hot in 0..5 {
+                assert!(
+                    k.fresh(&format!("hot-{hot}"), Some(g)).is_some(),
+                    "hot-{hot} is read often and stays"
+                );
+            }
+        };
+        for _ in 0..10 {
+            read_hot(&k);
+        }
+        // Ten times as many distinct bodies as the budget holds, each read once, the hot ones
+        // still read now and then.
+        for cold in 0..200 {
+            let key = format!("cold-{cold}");
+            if k.fresh(&key, Some(g)).is_none() {
+                k.keep(key, Some(g), big("cold"));
+            }
+            if cold % 20 == 19 {
+                read_hot(&k);
+            }
+        }
+        let s = k.sample();
+        assert!(
+            s.bytes <= 20 * one,
+            "{} bytes kept over a budget of {}",
+            s.bytes,
+            20 * one
+        );
+        assert!(s.entries > 5 && s.entries <= 20, "{} entries", s.entries);
+        assert!(
+            meter.evictions.get() >= 180,
+            "{} evictions",
+            meter.evictions.get()
+        );
+        read_hot(&k);
+        // A replaced body is no eviction.
+        let before = meter.evictions.get();
+        k.keep("hot-0".into(), Some(Generation::new(1, 1)), big("hot"));
+        k.sample();
+        assert_eq!(meter.evictions.get(), before);
     }
 }

@@ -9,6 +9,10 @@
 //!   scrape time;
 //! - `tourney_kept_reads_total` by `outcome` (`hit`: a kept public body was served, `miss`: it
 //!   was rebuilt on a connection), see `infra::kept`;
+//! - `tourney_cache_reads_total` by `cache` (`public`: the kept public bodies, `standings`: the
+//!   staff standings cache) and `outcome` (`hit`, `miss`), `tourney_cache_evictions_total` (a
+//!   body the byte budget pushed out, one at a time), and sampled at scrape time
+//!   `tourney_cache_bytes`, `tourney_cache_entries` and `tourney_cache_budget_bytes`, by `cache`;
 //! - `tourney_webhook_queue_pending` and `tourney_webhook_queue_oldest_age_seconds`: sampled at
 //!   scrape time from the delivery queue;
 //! - `tourney_job_lag_seconds` (since the job last completed a tick, sampled at scrape time),
@@ -55,6 +59,17 @@ struct OutcomeLabels {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct CacheLabels {
+    cache: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct CacheOutcomeLabels {
+    cache: &'static str,
+    outcome: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct JobLabels {
     job: &'static str,
 }
@@ -79,6 +94,27 @@ pub struct QueueSample {
     pub oldest_age_seconds: f64,
 }
 
+/// The counters one cache counts into (clones count into the same; `Default`: counters of
+/// their own, registered nowhere).
+#[derive(Clone, Debug, Default)]
+pub struct CacheMeter {
+    pub hits: Counter,
+    pub misses: Counter,
+    pub evictions: Counter,
+}
+
+/// What a cache holds, sampled at scrape time.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CacheSample {
+    /// `public` or `standings`.
+    pub cache: &'static str,
+    /// The weight kept (bytes, with each entry's overhead).
+    pub bytes: u64,
+    pub entries: u64,
+    /// The configured budget in bytes.
+    pub budget: u64,
+}
+
 /// The registry and its metric families (cheap to clone: every clone counts into the same).
 #[derive(Clone)]
 pub struct Metrics {
@@ -88,6 +124,11 @@ pub struct Metrics {
     pool_connections: Gauge,
     pool_idle: Gauge,
     kept: Family<OutcomeLabels, Counter>,
+    cache_reads: Family<CacheOutcomeLabels, Counter>,
+    cache_evictions: Family<CacheLabels, Counter>,
+    cache_bytes: Family<CacheLabels, Gauge>,
+    cache_entries: Family<CacheLabels, Gauge>,
+    cache_budget: Family<CacheLabels, Gauge>,
     queue_pending: Gauge,
     queue_oldest: Seconds,
     job_lag: Family<JobLabels, Seconds>,
@@ -109,6 +150,11 @@ impl Default for Metrics {
             pool_connections: Gauge::default(),
             pool_idle: Gauge::default(),
             kept: Family::default(),
+            cache_reads: Family::default(),
+            cache_evictions: Family::default(),
+            cache_bytes: Family::default(),
+            cache_entries: Family::default(),
+            cache_budget: Family::default(),
             queue_pending: Gauge::default(),
             queue_oldest: Seconds::default(),
             job_lag: Family::default(),
@@ -185,6 +231,31 @@ impl Metrics {
             self.kept.clone(),
         );
         r.register(
+            "cache_reads",
+            "Lookups of a kept-bodies cache (public, standings): hit or miss",
+            self.cache_reads.clone(),
+        );
+        r.register(
+            "cache_evictions",
+            "Bodies a cache's byte budget pushed out (public, standings)",
+            self.cache_evictions.clone(),
+        );
+        r.register(
+            "cache_bytes",
+            "Bytes a cache keeps now, each entry with its overhead (public, standings)",
+            self.cache_bytes.clone(),
+        );
+        r.register(
+            "cache_entries",
+            "Bodies a cache keeps now (public, standings)",
+            self.cache_entries.clone(),
+        );
+        r.register(
+            "cache_budget_bytes",
+            "The configured byte budget of a cache (public, standings)",
+            self.cache_budget.clone(),
+        );
+        r.register(
             "webhook_queue_pending",
             "Webhook deliveries waiting to be delivered (pending)",
             self.queue_pending.clone(),
@@ -233,6 +304,31 @@ impl Metrics {
     pub fn kept_read(&self, hit: bool) {
         let outcome = if hit { "hit" } else { "miss" };
         self.kept.get_or_create(&OutcomeLabels { outcome }).inc();
+        self.cache_reads
+            .get_or_create(&CacheOutcomeLabels {
+                cache: "public",
+                outcome,
+            })
+            .inc();
+    }
+
+    /// The counters of the cache named `cache`: hits and misses in `tourney_cache_reads_total`
+    /// (the public cache's are counted by [`Self::kept_read`]), evictions in
+    /// `tourney_cache_evictions_total`.
+    pub fn cache_meter(&self, cache: &'static str) -> CacheMeter {
+        let reads = |outcome| {
+            self.cache_reads
+                .get_or_create(&CacheOutcomeLabels { cache, outcome })
+                .clone()
+        };
+        CacheMeter {
+            hits: reads("hit"),
+            misses: reads("miss"),
+            evictions: self
+                .cache_evictions
+                .get_or_create(&CacheLabels { cache })
+                .clone(),
+        }
     }
 
     /// Names a background job, so its lag shows from the start (before its first tick).
@@ -253,9 +349,27 @@ impl Metrics {
         jobs.insert(job, Some(Instant::now()));
     }
 
-    /// The Prometheus text format, with the samples taken at scrape time: the pool's state
-    /// and the webhook queue (`None`: it could not be read now, the last sample stays).
-    pub fn render(&self, pool: PoolSample, queue: Option<QueueSample>) -> String {
+    /// The Prometheus text format, with the samples taken at scrape time: the pool's state,
+    /// the webhook queue (`None`: it could not be read now, the last sample stays) and the
+    /// caches.
+    pub fn render(
+        &self,
+        pool: PoolSample,
+        queue: Option<QueueSample>,
+        caches: &[CacheSample],
+    ) -> String {
+        for c in caches {
+            let labels = CacheLabels { cache: c.cache };
+            let gauge = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
+            self.cache_bytes.get_or_create(&labels).set(gauge(c.bytes));
+            self.cache_entries
+                .get_or_create(&labels)
+                .set(gauge(c.entries));
+            self.cache_budget
+                .get_or_create(&labels)
+                .set(gauge(c.budget));
+            let _ = self.cache_evictions.get_or_create(&labels);
+        }
         self.pool_connections.set(i64::from(pool.connections));
         self.pool_idle.set(i64::from(pool.idle_connections));
         if let Some(q) = queue {
@@ -314,7 +428,16 @@ mod tests {
             pending: 2,
             oldest_age_seconds: 7.5,
         };
-        let text = m.render(pool, Some(queue));
+        let standings = m.cache_meter("standings");
+        standings.hits.inc();
+        standings.evictions.inc_by(3);
+        let caches = [CacheSample {
+            cache: "standings",
+            bytes: 2048,
+            entries: 2,
+            budget: 4096,
+        }];
+        let text = m.render(pool, Some(queue), &caches);
         let labels = r#"method="GET",route="/api/v1/tournaments/{id}",class="2xx""#;
         for line in [
             format!("tourney_http_requests_total{{{labels}}} 2"),
@@ -325,6 +448,13 @@ mod tests {
             "tourney_db_pool_idle_connections 3".into(),
             r#"tourney_kept_reads_total{outcome="hit"} 1"#.into(),
             r#"tourney_kept_reads_total{outcome="miss"} 1"#.into(),
+            r#"tourney_cache_reads_total{cache="public",outcome="hit"} 1"#.into(),
+            r#"tourney_cache_reads_total{cache="standings",outcome="hit"} 1"#.into(),
+            r#"tourney_cache_reads_total{cache="standings",outcome="miss"} 0"#.into(),
+            r#"tourney_cache_evictions_total{cache="standings"} 3"#.into(),
+            r#"tourney_cache_bytes{cache="standings"} 2048"#.into(),
+            r#"tourney_cache_entries{cache="standings"} 2"#.into(),
+            r#"tourney_cache_budget_bytes{cache="standings"} 4096"#.into(),
             "tourney_webhook_queue_pending 2".into(),
             "tourney_webhook_queue_oldest_age_seconds 7.5".into(),
             r#"tourney_job_tick_duration_seconds_count{job="webhooks"} 1"#.into(),
@@ -336,7 +466,7 @@ mod tests {
         assert!(text.contains("# TYPE tourney_http_request_duration_seconds histogram"));
         // A scrape that could not read the queue keeps the last sample.
         assert!(m
-            .render(pool, None)
+            .render(pool, None, &[])
             .contains("tourney_webhook_queue_pending 2"));
     }
 }

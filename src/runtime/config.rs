@@ -26,6 +26,12 @@ pub struct Config {
     pub workers: Option<usize>,
     /// `LOG_FORMAT`: `text` (default) or `json`.
     pub log_json: bool,
+    /// `KEPT_BODIES_MAX_BYTES`: the byte budget of the kept public bodies (default
+    /// `infra::kept::DEFAULT_MAX_BYTES`, 64 MiB; 0 keeps none).
+    pub kept_bodies_max_bytes: u64,
+    /// `STANDINGS_CACHE_MAX_BYTES`: the byte budget of the staff standings cache (default
+    /// `infra::standings_cache::DEFAULT_MAX_BYTES`, 16 MiB; 0 keeps none).
+    pub standings_cache_max_bytes: u64,
 }
 
 impl std::fmt::Debug for Config {
@@ -40,6 +46,8 @@ impl std::fmt::Debug for Config {
             .field("db_checkout_timeout", &self.db_checkout_timeout)
             .field("workers", &self.workers)
             .field("log_json", &self.log_json)
+            .field("kept_bodies_max_bytes", &self.kept_bodies_max_bytes)
+            .field("standings_cache_max_bytes", &self.standings_cache_max_bytes)
             .finish()
     }
 }
@@ -88,6 +96,14 @@ impl Config {
                 .transpose()
                 .map_err(|_| "WORKERS must be a number".to_string())?,
             log_json: log_format == "json",
+            kept_bodies_max_bytes: parsed(
+                "KEPT_BODIES_MAX_BYTES",
+                crate::infra::kept::DEFAULT_MAX_BYTES,
+            )?,
+            standings_cache_max_bytes: parsed(
+                "STANDINGS_CACHE_MAX_BYTES",
+                crate::infra::standings_cache::DEFAULT_MAX_BYTES,
+            )?,
         })
     }
 }

@@ -90,9 +90,26 @@ pub async fn spawn_app_refusing_private_targets() -> TestApp {
     serve_on(&app.database_url, &app.secret, false)
 }
 
+/// An app whose kept public bodies may weigh at most `kept_bytes` (issue 33: a small budget
+/// to read past).
+pub async fn spawn_app_with_kept_budget(kept_bytes: u64) -> TestApp {
+    let app = spawn_app().await;
+    serve_with(&app.database_url, &app.secret, true, kept_bytes)
+}
+
 fn serve_on(db_url: &str, secret: &str, allow_private: bool) -> TestApp {
+    serve_with(
+        db_url,
+        secret,
+        allow_private,
+        tourney::infra::kept::DEFAULT_MAX_BYTES,
+    )
+}
+
+fn serve_with(db_url: &str, secret: &str, allow_private: bool, kept_bytes: u64) -> TestApp {
     let pool = tourney::db::pool(db_url, 4).expect("pool");
     let clock = tourney::services::play::scheduling::Clock::default();
+    let metrics = tourney::infra::metrics::Metrics::default();
     let state = AppState {
         pool,
         jwt: JwtKeys::new(secret.as_bytes(), std::time::Duration::from_secs(600)),
@@ -101,15 +118,18 @@ fn serve_on(db_url: &str, secret: &str, allow_private: bool) -> TestApp {
         accounts: Default::default(),
         circuit: Default::default(),
         live: tourney::infra::live::LiveHub::new(db_url),
-        standings: Default::default(),
-        kept: Default::default(),
+        standings: tourney::infra::standings_cache::StandingsCache::new(
+            tourney::infra::standings_cache::DEFAULT_MAX_BYTES,
+            metrics.cache_meter("standings"),
+        ),
+        kept: tourney::infra::kept::KeptReads::new(kept_bytes, &metrics.cache_meter("public")),
         clock: clock.clone(),
         // Tests receive webhooks on 127.0.0.1 and retry after a second.
         webhooks: tourney::services::integrations::webhooks::WebhookPolicy {
             allow_private,
             retry_base_secs: 1,
         },
-        metrics: Default::default(),
+        metrics,
     };
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
     let port = listener.local_addr().expect("addr").port();

@@ -17,6 +17,7 @@ mod embed;
 mod errors;
 mod event_fixtures;
 mod helpers;
+mod kept_budget;
 mod kept_reads;
 mod live;
 mod metrics;

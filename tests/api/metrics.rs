@@ -1,7 +1,8 @@
 //! Issue 28, item 5: `GET /metrics` from the `prometheus-client` registry. A few requests (a
 //! 200, a 404 on a matched route, a path no route matches, a kept public read twice), a webhook
 //! delivery that cannot be sent, then a scrape: requests and latency histograms under the route
-//! pattern (never the raw id) and status class, the pool gauges, kept hits and misses, the
+//! pattern (never the raw id) and status class, the pool gauges, kept hits and misses (and the
+//! caches' bytes against their budgets), the
 //! webhook queue's depth and oldest age, and the background jobs' lag.
 
 use std::time::Duration;
@@ -125,6 +126,29 @@ async fn a_scrape_shows_routes_classes_pool_kept_reads_queue_and_jobs() {
     // The kept public read: rebuilt once, then served as kept.
     assert!(must(&text, r#"tourney_kept_reads_total{outcome="miss"}"#) >= 1.0);
     assert!(must(&text, r#"tourney_kept_reads_total{outcome="hit"}"#) >= 1.0);
+    // The caches (issue 33): the same reads by cache, what is kept against the byte budget.
+    let public_hits = r#"tourney_cache_reads_total{cache="public",outcome="hit"}"#;
+    assert_eq!(
+        must(&text, public_hits),
+        must(&text, r#"tourney_kept_reads_total{outcome="hit"}"#)
+    );
+    let budget = tourney::infra::kept::DEFAULT_MAX_BYTES as f64;
+    assert_eq!(
+        must(&text, r#"tourney_cache_budget_bytes{cache="public"}"#),
+        budget
+    );
+    let kept_bytes = must(&text, r#"tourney_cache_bytes{cache="public"}"#);
+    assert!(kept_bytes > 0.0 && kept_bytes < budget, "{kept_bytes}");
+    assert!(must(&text, r#"tourney_cache_entries{cache="public"}"#) >= 1.0);
+    assert_eq!(
+        must(&text, r#"tourney_cache_evictions_total{cache="public"}"#),
+        0.0
+    );
+    let standings_budget = tourney::infra::standings_cache::DEFAULT_MAX_BYTES as f64;
+    assert_eq!(
+        must(&text, r#"tourney_cache_budget_bytes{cache="standings"}"#),
+        standings_budget
+    );
 
     // The delivery nobody receives waits in the queue.
     assert!(
