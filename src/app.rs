@@ -127,13 +127,19 @@ fn bench_routes(c: &mut web::ServiceConfig) {
 #[derive(Debug, PartialEq)]
 enum Touch {
     Nothing,
+    /// A tournament and the list of tournaments (a write under it may change its row).
     Tournament(i64),
+    /// A pool and the list of pools.
     Pool(i64),
+    /// One of the registry's lists (a new player, tournament or pool).
+    List(Subject),
     Everything,
 }
 
-/// Writes under a tournament or rating pool change that one; a player's change (a new name)
-/// may show in any tournament's or pool's reads.
+/// Writes under a tournament or rating pool change that one (and the first page of its
+/// list); a new player, tournament or pool changes its list; a player's change (a new name)
+/// may show in any tournament's or pool's reads, and so may a user's removal (it unlinks
+/// their player).
 fn touches(method: &Method, path: &str) -> Touch {
     if matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS) {
         return Touch::Nothing;
@@ -141,8 +147,11 @@ fn touches(method: &Method, path: &str) -> Touch {
     let mut parts = path.trim_start_matches("/api/v1/").split('/');
     match (parts.next(), parts.next().map(str::parse::<i64>)) {
         (Some("tournaments"), Some(Ok(id))) => Touch::Tournament(id),
+        (Some("tournaments"), None) => Touch::List(Subject::Tournaments),
         (Some("rating-pools"), Some(Ok(id))) => Touch::Pool(id),
-        (Some("players"), Some(_)) => Touch::Everything,
+        (Some("rating-pools"), None) => Touch::List(Subject::Pools),
+        (Some("players"), Some(_)) | (Some("users"), Some(_)) => Touch::Everything,
+        (Some("players"), None) => Touch::List(Subject::Players),
         _ => Touch::Nothing,
     }
 }
@@ -150,8 +159,15 @@ fn touches(method: &Method, path: &str) -> Touch {
 impl Touch {
     fn apply(self, live: &LiveHub) {
         match self {
-            Touch::Tournament(id) => live.touched(Subject::Tournament(id)),
-            Touch::Pool(id) => live.touched(Subject::Pool(id)),
+            Touch::Tournament(id) => {
+                live.touched(Subject::Tournament(id));
+                live.touched(Subject::Tournaments);
+            }
+            Touch::Pool(id) => {
+                live.touched(Subject::Pool(id));
+                live.touched(Subject::Pools);
+            }
+            Touch::List(list) => live.touched(list),
             Touch::Everything => live.touched_all(),
             Touch::Nothing => {}
         }
@@ -344,13 +360,24 @@ mod tests {
             Touch::Nothing
         );
         assert_eq!(t(Method::HEAD, "/api/v1/tournaments/7"), Touch::Nothing);
-        assert_eq!(t(Method::POST, "/api/v1/tournaments"), Touch::Nothing);
-        assert_eq!(t(Method::POST, "/api/v1/players"), Touch::Nothing);
+        assert_eq!(
+            t(Method::POST, "/api/v1/tournaments"),
+            Touch::List(Subject::Tournaments)
+        );
+        assert_eq!(
+            t(Method::POST, "/api/v1/players"),
+            Touch::List(Subject::Players)
+        );
+        assert_eq!(t(Method::DELETE, "/api/v1/users/4"), Touch::Everything);
+        assert_eq!(t(Method::POST, "/api/v1/users"), Touch::Nothing);
         assert_eq!(t(Method::POST, "/api/v1/auth/token"), Touch::Nothing);
         assert_eq!(
             t(Method::POST, "/api/v1/rating-pools/1/rebuild"),
             Touch::Pool(1)
         );
-        assert_eq!(t(Method::POST, "/api/v1/rating-pools"), Touch::Nothing);
+        assert_eq!(
+            t(Method::POST, "/api/v1/rating-pools"),
+            Touch::List(Subject::Pools)
+        );
     }
 }

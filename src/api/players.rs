@@ -5,11 +5,12 @@ use actix_web::{get, patch, post, web, HttpRequest, HttpResponse};
 use crate::api::extract::{idempotency_key, Json, Query};
 use crate::api::problem::BodyErrors;
 
-use crate::api::support::{cached_json, page_json, Page, Visibility};
 use crate::api::support::{created_at, idempotent_answer};
+use crate::api::support::{first_page_body, json_body, kept_answer, page_json, Page, Visibility};
 use crate::auth::{Caller, MaybeCaller};
 use crate::error::{ApiResult, Problem};
 use crate::infra::idempotency;
+use crate::infra::live::Subject;
 use crate::runtime::state::AppState;
 use crate::services::players::{self, CreatePlayer, PlayerFilter, PlayerOut, UpdatePlayer};
 
@@ -59,7 +60,8 @@ pub async fn create(
 /// List players (public).
 ///
 /// Ordered by name, then id; `q` searches names case-insensitively in every alphabet. A page in the
-/// list envelope with a `Link` header.
+/// list envelope with a `Link` header. The first page with no parameters is kept by each
+/// instance for anonymous readers until a player is added, changed or removed.
 #[utoipa::path(
     operation_id = "list_players",
     tag = "players",
@@ -75,9 +77,24 @@ pub async fn create(
 pub async fn list(
     req: HttpRequest,
     state: web::Data<AppState>,
-    _caller: MaybeCaller,
+    caller: MaybeCaller,
     filter: Query<PlayerFilter>,
 ) -> ApiResult<HttpResponse> {
+    if caller.0.is_none() && req.query_string().is_empty() {
+        let path = req.path().to_string();
+        let (_, body) = state
+            .run_kept(
+                true,
+                "players page=1".into(),
+                Subject::Players,
+                move |conn| {
+                    let page = players::list_players(conn, filter.0)?;
+                    Ok((true, first_page_body(&path, &page)?))
+                },
+            )
+            .await?;
+        return Ok(kept_answer(&req, &body, Visibility::Public));
+    }
     let page = state
         .run(move |conn| players::list_players(conn, filter.0))
         .await?;
@@ -86,7 +103,8 @@ pub async fn list(
 
 /// Read a player (public).
 ///
-/// The player's identity, club, country and linked account.
+/// The player's identity, club, country and linked account. Kept by each instance for anonymous
+/// readers until the player changes.
 #[utoipa::path(
     operation_id = "read_player",
     tag = "players",
@@ -102,14 +120,19 @@ pub async fn list(
 pub async fn read(
     req: HttpRequest,
     state: web::Data<AppState>,
-    _caller: MaybeCaller,
+    caller: MaybeCaller,
     id: web::Path<i64>,
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
-    let player = state
-        .run(move |conn| players::read_player(conn, id))
+    let (_, body) = state
+        .run_kept(
+            caller.0.is_none(),
+            format!("player p={id}"),
+            Subject::Player(id),
+            move |conn| Ok((true, json_body(&players::read_player(conn, id)?, None)?)),
+        )
         .await?;
-    cached_json(&req, &player, Visibility::Public)
+    Ok(kept_answer(&req, &body, Visibility::Public))
 }
 
 /// Change a player (an admin, or whoever created it).

@@ -238,6 +238,14 @@ pub fn links_for<T>(path: &str, query_string: &str, page: &Page<T>) -> Option<St
     (!links.is_empty()).then(|| links.join(", "))
 }
 
+/// A page of a list read at `path` with no query (its first page, default parameters) as a
+/// body to keep, its `Link` header with it (issue 31, item 3).
+pub fn first_page_body<T: Serialize>(path: &str, page: &Page<T>) -> Result<KeptBody, ApiError> {
+    let mut body = json_body(page, None)?;
+    body.link = links_for(path, "", page);
+    Ok(body)
+}
+
 /// A page of a list as JSON ([`cached_json`]) with its `Link` header.
 pub fn page_json<T: Serialize>(
     req: &HttpRequest,

@@ -7,7 +7,8 @@ use crate::api::problem::BodyErrors;
 
 use crate::api::support::{created_at, idempotent_answer};
 use crate::api::support::{
-    json_body, kept_answer, page_json, required_if_match, Page, PageParams, Visibility,
+    first_page_body, json_body, kept_answer, page_json, required_if_match, Page, PageParams,
+    Visibility,
 };
 use crate::auth::{Caller, MaybeCaller, StaffRole};
 use crate::domain::status::TournamentStatus;
@@ -73,7 +74,8 @@ pub async fn create(
 /// List tournaments: published ones for everyone, plus your own drafts when signed in.
 ///
 /// Newest first, in the list envelope with a `Link` header; filter by `status` and search names
-/// with `q`.
+/// with `q`. The first page with no parameters is kept by each instance for anonymous readers
+/// until a tournament is added, changed or removed.
 #[utoipa::path(
     operation_id = "list_tournaments",
     tag = "tournaments",
@@ -93,6 +95,21 @@ pub async fn list(
     filter: Query<TournamentFilter>,
 ) -> ApiResult<HttpResponse> {
     let signed_in = caller.0.is_some();
+    if !signed_in && req.query_string().is_empty() {
+        let path = req.path().to_string();
+        let (_, body) = state
+            .run_kept(
+                true,
+                "tournaments page=1".into(),
+                Subject::Tournaments,
+                move |conn| {
+                    let page = tournaments::list_tournaments(conn, &caller, filter.0)?;
+                    Ok((true, first_page_body(&path, &page)?))
+                },
+            )
+            .await?;
+        return Ok(kept_answer(&req, &body, Visibility::Public));
+    }
     let page = state
         .run(move |conn| tournaments::list_tournaments(conn, &caller, filter.0))
         .await?;

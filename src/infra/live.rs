@@ -40,20 +40,43 @@ struct Hub {
     changes: Changes,
 }
 
-/// What a kept read is made of: one tournament, or one rating pool's leaderboard.
+/// What a kept read is made of: one tournament, one rating pool's leaderboard, one player, or
+/// the first page of a registry list (issue 31, item 3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Subject {
     Tournament(i64),
     Pool(i64),
+    Player(i64),
+    /// The list of players (any player added, changed or removed).
+    Players,
+    /// The list of tournaments (any tournament row added, changed or removed).
+    Tournaments,
+    /// The list of rating pools (any pool changed).
+    Pools,
 }
 
 impl Subject {
-    /// The subject a `tourney_changes` payload names: `<id>` for a tournament, `pool:<id>`.
-    fn parse(payload: &str) -> Option<Self> {
-        match payload.strip_prefix("pool:") {
-            Some(id) => id.parse().ok().map(Self::Pool),
-            None => payload.parse().ok().map(Self::Tournament),
+    /// The subjects a `tourney_changes` payload changes: `<id>` a tournament, `pool:<id>` a
+    /// pool and the list of pools, `player:<id>` a player and the list of players,
+    /// `tournaments` the list of tournaments (migrations `change_notify`, `pool_notify`,
+    /// `registry_notify`).
+    fn parse(payload: &str) -> Vec<Self> {
+        if payload == "tournaments" {
+            return vec![Self::Tournaments];
         }
+        if let Some(id) = payload.strip_prefix("pool:") {
+            return id
+                .parse()
+                .map_or(vec![], |id| vec![Self::Pool(id), Self::Pools]);
+        }
+        if let Some(id) = payload.strip_prefix("player:") {
+            return id
+                .parse()
+                .map_or(vec![], |id| vec![Self::Player(id), Self::Players]);
+        }
+        payload
+            .parse()
+            .map_or(vec![], |id| vec![Self::Tournament(id)])
     }
 }
 
@@ -97,8 +120,8 @@ impl Changes {
             return None;
         }
         let local_writes = match subject {
-            Subject::Pool(_) => self.local_writes.load(Ordering::Acquire),
-            Subject::Tournament(_) => 0,
+            Subject::Pool(_) | Subject::Pools => self.local_writes.load(Ordering::Acquire),
+            _ => 0,
         };
         let changes = self.lock().get(&subject).copied().unwrap_or(0);
         // A reconnect in between: the generation must not mix two connections.
@@ -292,7 +315,7 @@ fn forward(conn: &mut PgConnection, weak: &Weak<Hub>, last: &mut Option<i64>) ->
         for n in conn.notifications_iter() {
             match n {
                 Ok(n) if n.channel == "tourney_changes" => {
-                    if let Some(subject) = Subject::parse(&n.payload) {
+                    for subject in Subject::parse(&n.payload) {
                         hub.changes.changed(subject);
                     }
                 }
@@ -321,5 +344,43 @@ fn forward(conn: &mut PgConnection, weak: &Weak<Hub>, last: &mut Option<i64>) ->
         }
         drop(hub);
         std::thread::sleep(POLL);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn payloads_name_their_subjects_and_lists() {
+        assert_eq!(Subject::parse("7"), vec![Subject::Tournament(7)]);
+        assert_eq!(
+            Subject::parse("pool:3"),
+            vec![Subject::Pool(3), Subject::Pools]
+        );
+        assert_eq!(
+            Subject::parse("player:9"),
+            vec![Subject::Player(9), Subject::Players]
+        );
+        assert_eq!(Subject::parse("tournaments"), vec![Subject::Tournaments]);
+        for junk in ["", "pool:", "player:x", "pools", "x"] {
+            assert!(Subject::parse(junk).is_empty(), "{junk}");
+        }
+    }
+
+    #[test]
+    fn local_tournament_writes_move_pools_and_their_list_but_not_players() {
+        let c = Changes::default();
+        c.listening();
+        let before: Vec<_> = [Subject::Pools, Subject::Pool(1), Subject::Players]
+            .into_iter()
+            .map(|s| c.generation(s))
+            .collect();
+        c.local_writes.fetch_add(1, Ordering::AcqRel);
+        assert_ne!(c.generation(Subject::Pools), before[0]);
+        assert_ne!(c.generation(Subject::Pool(1)), before[1]);
+        assert_eq!(c.generation(Subject::Players), before[2]);
+        c.changed(Subject::Players);
+        assert_ne!(c.generation(Subject::Players), before[2]);
     }
 }

@@ -19,6 +19,7 @@ mod event_fixtures;
 mod helpers;
 mod kept_budget;
 mod kept_reads;
+mod kept_registry;
 mod live;
 mod metrics;
 mod openapi;
