@@ -193,6 +193,7 @@ fn main() {
     }
     let state = AppState {
         pool: pool.clone(),
+        replica: None,
         jwt: JwtKeys::new(
             b"bench secret bench secret bench!!",
             Duration::from_secs(3600),

@@ -132,15 +132,24 @@ fn serve(cfg: Config) -> Result<(), String> {
         }
         let pool = db::pool_with(&database.url, cfg.db_pool_size, cfg.db_checkout_timeout)
             .map_err(|e| format!("cannot open the connection pool: {e}"))?;
+        // Reads that tolerate replication lag go to the replica, when there is one.
+        let replica = cfg
+            .database_read_url
+            .as_deref()
+            .map(|url| db::pool_with(url, cfg.db_pool_size, cfg.db_checkout_timeout))
+            .transpose()
+            .map_err(|e| format!("cannot open the read replica's pool (DATABASE_READ_URL): {e}"))?;
+        let listen_url = cfg.database_listen_url.as_deref().unwrap_or(&database.url);
         let metrics = tourney::infra::metrics::Metrics::default();
         let state = AppState {
             pool,
+            replica,
             jwt: JwtKeys::new(secret.as_bytes(), cfg.jwt_ttl),
             leaderboards: Default::default(),
             login_throttle: Default::default(),
             accounts: Default::default(),
             circuit: Default::default(),
-            live: tourney::infra::live::LiveHub::new(&database.url),
+            live: tourney::infra::live::LiveHub::with_listen_url(&database.url, listen_url),
             standings: tourney::infra::standings_cache::StandingsCache::new(
                 cfg.standings_cache_max_bytes,
                 metrics.cache_meter("standings"),

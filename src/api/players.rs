@@ -95,9 +95,17 @@ pub async fn list(
             .await?;
         return Ok(kept_answer(&req, &body, Visibility::Public));
     }
-    let page = state
-        .run(move |conn| players::list_players(conn, filter.0))
-        .await?;
+    // Anonymous pages with parameters tolerate replication lag; a signed-in caller may be
+    // looking for what they just wrote.
+    let page = if caller.0.is_none() {
+        state
+            .run_lagging(move |conn| players::list_players(conn, filter.0))
+            .await?
+    } else {
+        state
+            .run(move |conn| players::list_players(conn, filter.0))
+            .await?
+    };
     page_json(&req, &page, Visibility::Public)
 }
 

@@ -88,9 +88,16 @@ pub async fn list_pools(
             .await?;
         return Ok(kept_answer(&req, &body, Visibility::Public));
     }
-    let page = state
-        .run(move |conn| ratings::list_pools(conn, &page.0))
-        .await?;
+    // Anonymous pages with parameters tolerate replication lag (`docs/scaling.md`).
+    let page = if caller.0.is_none() {
+        state
+            .run_lagging(move |conn| ratings::list_pools(conn, &page.0))
+            .await?
+    } else {
+        state
+            .run(move |conn| ratings::list_pools(conn, &page.0))
+            .await?
+    };
     page_json(&req, &page, Visibility::Public)
 }
 

@@ -110,9 +110,17 @@ pub async fn list(
             .await?;
         return Ok(kept_answer(&req, &body, Visibility::Public));
     }
-    let page = state
-        .run(move |conn| tournaments::list_tournaments(conn, &caller, filter.0))
-        .await?;
+    // Anonymous pages with parameters tolerate replication lag (`docs/scaling.md`); signed-in
+    // callers see their drafts and their writes on the primary.
+    let page = if signed_in {
+        state
+            .run(move |conn| tournaments::list_tournaments(conn, &caller, filter.0))
+            .await?
+    } else {
+        state
+            .run_lagging(move |conn| tournaments::list_tournaments(conn, &caller, filter.0))
+            .await?
+    };
     let vis = if signed_in {
         Visibility::Private
     } else {

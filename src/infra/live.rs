@@ -37,6 +37,8 @@ const RECONNECT: Duration = Duration::from_secs(1);
 struct Hub {
     tx: broadcast::Sender<Arc<EventRow>>,
     url: String,
+    /// Where the listener's session connection goes (`DATABASE_LISTEN_URL`, else `url`).
+    listen_url: String,
     changes: Changes,
 }
 
@@ -173,11 +175,19 @@ impl LiveHub {
     /// A hub for the database at `url` (the listener has its own connection, outside the
     /// pool, so it never takes one from the requests).
     pub fn new(url: &str) -> Self {
+        Self::with_listen_url(url, url)
+    }
+
+    /// A hub whose listener connects to `listen_url` (a session connection straight to the
+    /// primary, `DATABASE_LISTEN_URL`) while the jobs use `url` (issue 31, item 6): `LISTEN`
+    /// needs a session of its own, which a transaction-mode pooler does not keep.
+    pub fn with_listen_url(url: &str, listen_url: &str) -> Self {
         let (tx, _) = broadcast::channel(CAPACITY);
         Self {
             hub: Arc::new(Hub {
                 tx,
                 url: url.to_string(),
+                listen_url: listen_url.to_string(),
                 changes: Changes::default(),
             }),
         }
@@ -241,7 +251,7 @@ fn events_by_id(conn: &mut PgConnection, ids: &[i64]) -> QueryResult<Vec<EventRo
 fn listen(weak: Weak<Hub>) {
     let mut last: Option<i64> = None;
     loop {
-        let Some(url) = weak.upgrade().map(|h| h.url.clone()) else {
+        let Some(url) = weak.upgrade().map(|h| h.listen_url.clone()) else {
             return;
         };
         let mut conn = match PgConnection::establish(&url) {

@@ -9,6 +9,12 @@ use std::time::Duration;
 pub struct Config {
     /// `DATABASE_URL`: a PostgreSQL server to use. Unset: the embedded default cluster.
     pub database_url: Option<String>,
+    /// `DATABASE_READ_URL`: a streaming replica for the reads that tolerate replication lag
+    /// (`AppState::run_lagging`). Unset: every read goes to `DATABASE_URL`.
+    pub database_read_url: Option<String>,
+    /// `DATABASE_LISTEN_URL`: where the live listener's session connection (`LISTEN`) goes, so
+    /// `DATABASE_URL` may point at a transaction-mode pooler. Unset: `DATABASE_URL`.
+    pub database_listen_url: Option<String>,
     /// `BIND_ADDR`: where to listen (default `127.0.0.1:8080`).
     pub bind_addr: String,
     /// `TOURNEY_DATA_DIR`: the data folder (default `./data`).
@@ -38,6 +44,14 @@ impl std::fmt::Debug for Config {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Config")
             .field("database_url", &self.database_url.as_ref().map(|_| "<set>"))
+            .field(
+                "database_read_url",
+                &self.database_read_url.as_ref().map(|_| "<set>"),
+            )
+            .field(
+                "database_listen_url",
+                &self.database_listen_url.as_ref().map(|_| "<set>"),
+            )
             .field("bind_addr", &self.bind_addr)
             .field("data_dir", &self.data_dir)
             .field("jwt_secret", &self.jwt_secret.as_ref().map(|_| "<set>"))
@@ -85,6 +99,8 @@ impl Config {
         }
         Ok(Self {
             database_url: var("DATABASE_URL"),
+            database_read_url: var("DATABASE_READ_URL"),
+            database_listen_url: var("DATABASE_LISTEN_URL"),
             bind_addr: var("BIND_ADDR").unwrap_or_else(|| "127.0.0.1:8080".into()),
             data_dir: PathBuf::from(var("TOURNEY_DATA_DIR").unwrap_or_else(|| "./data".into())),
             jwt_secret,

@@ -18,6 +18,9 @@ use crate::services::ratings::leaderboard::LeaderboardCache;
 #[derive(Clone)]
 pub struct AppState {
     pub pool: DbPool,
+    /// A pool on a streaming replica (`DATABASE_READ_URL`) for the reads that tolerate
+    /// replication lag ([`AppState::run_lagging`]); `None`: they use `pool`.
+    pub replica: Option<DbPool>,
     pub jwt: JwtKeys,
     /// The current leaderboards of the most recently read rating pools (shared by every
     /// worker; checked against the database's versions on every request).
@@ -196,6 +199,34 @@ impl AppState {
             self.kept.keep(key, generation, body.clone());
         }
         Ok((public, body))
+    }
+
+    /// Runs the read `f` on the replica when there is one (`DATABASE_READ_URL`), else as
+    /// [`AppState::run`]. Only for reads that tolerate replication lag: anonymous reads that
+    /// are not kept (a kept body is tagged with the primary's generation, so it must be read
+    /// from the primary) and that no writer waits to see (`docs/scaling.md`). A replica that
+    /// cannot be reached sends the read to the primary.
+    pub async fn run_lagging<T, F>(&self, f: F) -> Result<T, ApiError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut DbConn) -> Result<T, ApiError> + Send + 'static,
+    {
+        let Some(replica) = self.replica.clone() else {
+            return self.run(f).await;
+        };
+        let attempt = actix_web::web::block(move || match replica.get() {
+            Ok(mut conn) => Ok(f(&mut conn)),
+            Err(e) => Err((f, e)),
+        })
+        .await
+        .map_err(|e| ApiError::Internal(e.to_string()))?;
+        match attempt {
+            Ok(answer) => answer,
+            Err((f, e)) => {
+                tracing::warn!(error = %e, "the read replica is not reachable; reading from the primary");
+                self.run(f).await
+            }
+        }
     }
 
     /// Runs `f` with a connection on the blocking thread pool (diesel is synchronous), outside

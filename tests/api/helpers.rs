@@ -107,17 +107,55 @@ fn serve_on(db_url: &str, secret: &str, allow_private: bool) -> TestApp {
 }
 
 fn serve_with(db_url: &str, secret: &str, allow_private: bool, kept_bytes: u64) -> TestApp {
+    serve_split(db_url, secret, allow_private, kept_bytes, None, db_url)
+}
+
+/// An app on `db_url` (with one admin, `ADMIN` / `PASSWORD`, created here) whose lag-tolerant
+/// reads go to `read_url` and whose listener connects to `listen_url` (issue 31, item 6).
+pub fn serve_with_replica(db_url: &str, read_url: &str, listen_url: &str) -> TestApp {
+    {
+        let pool = tourney::db::pool(db_url, 1).expect("pool");
+        let mut conn = pool.get().expect("connection");
+        tourney::services::accounts::users::create_user(&mut conn, ADMIN, PASSWORD, true)
+            .expect("admin");
+    }
+    let secret = format!(
+        "{:032x}{:032x}",
+        rand::random::<u128>(),
+        rand::random::<u128>()
+    );
+    let replica = tourney::db::pool_with(read_url, 2, std::time::Duration::from_millis(500))
+        .expect("the replica's pool");
+    serve_split(
+        db_url,
+        &secret,
+        true,
+        tourney::infra::kept::DEFAULT_MAX_BYTES,
+        Some(replica),
+        listen_url,
+    )
+}
+
+fn serve_split(
+    db_url: &str,
+    secret: &str,
+    allow_private: bool,
+    kept_bytes: u64,
+    replica: Option<tourney::db::DbPool>,
+    listen_url: &str,
+) -> TestApp {
     let pool = tourney::db::pool(db_url, 4).expect("pool");
     let clock = tourney::services::play::scheduling::Clock::default();
     let metrics = tourney::infra::metrics::Metrics::default();
     let state = AppState {
         pool,
+        replica,
         jwt: JwtKeys::new(secret.as_bytes(), std::time::Duration::from_secs(600)),
         leaderboards: Default::default(),
         login_throttle: Default::default(),
         accounts: Default::default(),
         circuit: Default::default(),
-        live: tourney::infra::live::LiveHub::new(db_url),
+        live: tourney::infra::live::LiveHub::with_listen_url(db_url, listen_url),
         standings: tourney::infra::standings_cache::StandingsCache::new(
             tourney::infra::standings_cache::DEFAULT_MAX_BYTES,
             metrics.cache_meter("standings"),

@@ -31,6 +31,7 @@ mod rating_upgrade;
 mod ratings;
 mod ratings_leaderboard;
 mod ratings_seasons;
+mod replica;
 mod reports;
 mod restart;
 mod rules_agricola;

@@ -110,6 +110,7 @@ async fn an_outage_is_answered_503_and_the_service_recovers() {
 fn state_on(pool: tourney::db::DbPool, url: &str) -> tourney::runtime::state::AppState {
     tourney::runtime::state::AppState {
         pool,
+        replica: None,
         jwt: tourney::auth::JwtKeys::new(
             b"0123456789abcdef0123456789abcdef",
             Duration::from_secs(60),
