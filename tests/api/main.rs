@@ -7,6 +7,7 @@ mod architecture_conventions;
 mod architecture_rooms;
 mod archives;
 mod auth;
+mod backup;
 mod case_fixtures;
 mod cases;
 mod cases_appeals;
