@@ -80,6 +80,45 @@ fn directory(conn: &mut PgConnection, sql: &str, ids: BTreeSet<i64>) -> Result<V
     serde_json::from_value(rows.rows).map_err(|e| ApiError::Internal(e.to_string()))
 }
 
+/// The archive of tournament `tid` as the caller's transaction sees it (no access check).
+pub(super) fn archive_of(conn: &mut PgConnection, tid: i64) -> Result<TournamentArchive, ApiError> {
+    let mut content = ArchiveContent {
+        tournament: rows_of(conn, TOURNAMENT.table, tid)?
+            .pop()
+            .ok_or_else(|| ApiError::NotFound(format!("no tournament {tid}")))?,
+        ..Default::default()
+    };
+    for spec in TABLES {
+        let rows = rows_of(conn, spec.table, tid)?;
+        if let Some(section) = content.section_mut(spec.section) {
+            *section = rows;
+        }
+    }
+    let players = named(&content, Kind::Player);
+    content.players = directory(
+        conn,
+        "SELECT coalesce(jsonb_agg(jsonb_build_object('id', id, 'name', name, \
+         'club', club, 'country', country) ORDER BY id), '[]'::jsonb) AS rows \
+         FROM players WHERE id = ANY($1)",
+        players,
+    )?;
+    let users = named(&content, Kind::User);
+    content.users = directory(
+        conn,
+        "SELECT coalesce(jsonb_agg(jsonb_build_object('id', id, 'username', username) \
+         ORDER BY id), '[]'::jsonb) AS rows FROM users WHERE id = ANY($1)",
+        users,
+    )?;
+    let digest = digest_of(&content).map_err(|e| ApiError::Internal(e.to_string()))?;
+    Ok(TournamentArchive {
+        format: FORMAT.into(),
+        version: VERSION,
+        exported_at: Utc::now(),
+        digest,
+        content,
+    })
+}
+
 /// The archive of tournament `tid` (its organisers and admins): every row it holds in one
 /// document with its digest. Reads in one repeatable-read snapshot, so the sections agree.
 pub fn tournament_archive(
@@ -92,40 +131,6 @@ pub fn tournament_archive(
         .read_only()
         .run(|conn| {
             load_for_staff(conn, caller, tid, &[StaffRole::Organiser])?;
-            let mut content = ArchiveContent {
-                tournament: rows_of(conn, TOURNAMENT.table, tid)?
-                    .pop()
-                    .ok_or_else(|| ApiError::NotFound(format!("no tournament {tid}")))?,
-                ..Default::default()
-            };
-            for spec in TABLES {
-                let rows = rows_of(conn, spec.table, tid)?;
-                if let Some(section) = content.section_mut(spec.section) {
-                    *section = rows;
-                }
-            }
-            let players = named(&content, Kind::Player);
-            content.players = directory(
-                conn,
-                "SELECT coalesce(jsonb_agg(jsonb_build_object('id', id, 'name', name, \
-                 'club', club, 'country', country) ORDER BY id), '[]'::jsonb) AS rows \
-                 FROM players WHERE id = ANY($1)",
-                players,
-            )?;
-            let users = named(&content, Kind::User);
-            content.users = directory(
-                conn,
-                "SELECT coalesce(jsonb_agg(jsonb_build_object('id', id, 'username', username) \
-                 ORDER BY id), '[]'::jsonb) AS rows FROM users WHERE id = ANY($1)",
-                users,
-            )?;
-            let digest = digest_of(&content).map_err(|e| ApiError::Internal(e.to_string()))?;
-            Ok(TournamentArchive {
-                format: FORMAT.into(),
-                version: VERSION,
-                exported_at: Utc::now(),
-                digest,
-                content,
-            })
+            archive_of(conn, tid)
         })
 }

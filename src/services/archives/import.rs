@@ -83,7 +83,7 @@ struct Column {
     column_name: String,
 }
 
-fn next_id(conn: &mut PgConnection, table: &str) -> Result<i64, ApiError> {
+pub(super) fn next_id(conn: &mut PgConnection, table: &str) -> Result<i64, ApiError> {
     Ok(
         diesel::sql_query("SELECT nextval(pg_get_serial_sequence($1, 'id')) AS id")
             .bind::<Text, _>(table)
@@ -92,7 +92,7 @@ fn next_id(conn: &mut PgConnection, table: &str) -> Result<i64, ApiError> {
     )
 }
 
-fn columns(conn: &mut PgConnection, table: &str) -> Result<HashSet<String>, ApiError> {
+pub(super) fn columns(conn: &mut PgConnection, table: &str) -> Result<HashSet<String>, ApiError> {
     Ok(diesel::sql_query(
         "SELECT column_name::text AS column_name FROM information_schema.columns
          WHERE table_schema = 'public' AND table_name = $1",
@@ -184,7 +184,7 @@ fn map_users(
     Ok(map)
 }
 
-fn map_players(
+pub(super) fn map_players(
     conn: &mut PgConnection,
     caller: &Caller,
     players: &[Row],
@@ -313,7 +313,7 @@ fn remap_row(
     Ok(row)
 }
 
-fn insert_row(
+pub(super) fn insert_row(
     conn: &mut PgConnection,
     spec: &TableSpec,
     at: &str,
@@ -363,6 +363,9 @@ fn tournament_row(
     };
     let decided = !pool.is_null();
     row.insert("created_by".into(), Value::from(caller.user_id));
+    // A checked-out tournament's archive runs here: not read-only here.
+    row.insert("checked_out_to".into(), Value::Null);
+    row.insert("checked_out_at".into(), Value::Null);
     row.insert("rating_pool_id".into(), pool);
     row.insert("rating_status".into(), status);
     row.insert(
@@ -388,6 +391,171 @@ fn tournament_row(
     Ok(row)
 }
 
+/// Where an archive's tournament goes: a new tournament (asking the pool named, with the
+/// status its rules give), or an existing one whose rows it replaces (a check-in).
+pub(super) enum Target {
+    New(Option<(i64, RatingStatus, Option<String>)>),
+    Existing(i64),
+}
+
+/// What [`write_archive`] made.
+pub(super) struct Written {
+    pub tid: i64,
+    pub players: Vec<MappedId>,
+    pub users: Vec<MappedId>,
+}
+
+/// The checks every archive passes before anything is written; returns its ids by kind.
+pub(super) fn checked(archive: &TournamentArchive) -> Result<super::checks::Known, ApiError> {
+    check_envelope(archive)?;
+    let known = known_ids(&archive.content);
+    check_references(&archive.content, &known)?;
+    check_draws(&archive.content)?;
+    Ok(known)
+}
+
+/// The columns of an existing tournament a check-in takes from the archive: all but its
+/// identity, its owner, its pool and rating decision, its check-out and its version.
+const KEPT_ON_CHECK_IN: &[&str] = &[
+    "id",
+    "created_by",
+    "created_at",
+    "rating_pool_id",
+    "rating_status",
+    "rating_reason",
+    "rating_decided_by",
+    "rating_decided_at",
+    "checked_out_to",
+    "checked_out_at",
+    "version",
+    "updated_at",
+];
+
+fn update_tournament(conn: &mut PgConnection, tid: i64, row: Row) -> Result<(), ApiError> {
+    let mut cols: Vec<String> = columns(conn, "tournaments")?
+        .into_iter()
+        .filter(|c| !KEPT_ON_CHECK_IN.contains(&c.as_str()))
+        .collect();
+    cols.sort();
+    if let Some(c) = cols.iter().find(|c| !row.contains_key(c.as_str())) {
+        let at = format!("archive.content.tournament.{c}");
+        return Err(ApiError::field(at, "missing: the row is incomplete"));
+    }
+    let sql = format!(
+        "UPDATE tournaments SET ({list}) = (SELECT {sel} FROM jsonb_populate_record(NULL::tournaments, $1) r), \
+         checked_out_to = NULL, checked_out_at = NULL, version = version + 1, updated_at = now() \
+         WHERE id = $2",
+        list = cols.join(", "),
+        sel = cols.iter().map(|c| format!("r.{c}")).collect::<Vec<_>>().join(", "),
+    );
+    diesel::sql_query(sql)
+        .bind::<Jsonb, _>(Value::Object(row))
+        .bind::<BigInt, _>(tid)
+        .execute(conn)
+        .map_err(|e| {
+            ApiError::field(
+                "archive.content.tournament",
+                format!("cannot be stored: {e}"),
+            )
+        })?;
+    Ok(())
+}
+
+/// Writes a checked archive's rows with new ids (inside the caller's transaction): players and
+/// accounts mapped as given or created, the tournament new or `Target::Existing`'s.
+pub(super) fn write_archive(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    archive: &TournamentArchive,
+    known: &super::checks::Known,
+    (player_map, user_map): (&BTreeMap<String, i64>, &BTreeMap<String, i64>),
+    target: Target,
+) -> Result<Written, ApiError> {
+    let (mut users, mut players) = (Vec::new(), Vec::new());
+    let mut maps: Maps = HashMap::new();
+    let given = map_given(conn, "user_map", user_map, &known[&Kind::User], "users")?;
+    let u = map_users(conn, &archive.content.users, given, &mut users)?;
+    maps.insert(Kind::User, u);
+    let given = map_given(
+        conn,
+        "player_map",
+        player_map,
+        &known[&Kind::Player],
+        "players",
+    )?;
+    let p = map_players(conn, caller, &archive.content.players, given, &mut players)?;
+    maps.insert(Kind::Player, p);
+    maps.entry(Kind::Penalty).or_default();
+    match target {
+        Target::New(rating) => {
+            let row = tournament_row(conn, caller, archive, &mut maps, rating)?;
+            let cols = columns(conn, "tournaments")?;
+            insert_row(conn, &TOURNAMENT, "archive.content.tournament", row, &cols)?;
+        }
+        Target::Existing(tid) => {
+            let from = archive.content.tournament.get("id").and_then(Value::as_i64);
+            maps.entry(Kind::Tournament)
+                .or_default()
+                .extend(from.map(|f| (f, tid)));
+            update_tournament(conn, tid, archive.content.tournament.clone())?;
+        }
+    }
+    // A case names its penalty and a penalty its case: cases go in first without theirs.
+    let mut case_penalties = Vec::new();
+    for spec in TABLES {
+        let cols = columns(conn, spec.table)?;
+        let rows = archive
+            .content
+            .sections()
+            .into_iter()
+            .find(|(s, _)| *s == spec.section);
+        for (i, row) in rows
+            .map(|(_, r)| r.as_slice())
+            .unwrap_or_default()
+            .iter()
+            .enumerate()
+        {
+            let at = format!("archive.content.{}[{i}]", spec.section);
+            let mut row = row.clone();
+            if spec.table == "cases" {
+                let penalty = row.insert("penalty_id".into(), Value::Null);
+                let case = row.get("id").and_then(Value::as_i64);
+                if let (Some(Value::Number(p)), Some(c)) = (penalty, case) {
+                    case_penalties.extend(p.as_i64().map(|p| (c, p)));
+                }
+            }
+            let row = remap_row(conn, spec, &at, &row, &mut maps)?;
+            insert_row(conn, spec, &at, row, &cols)?;
+        }
+    }
+    for (case, penalty) in case_penalties {
+        let (case, penalty) = (maps[&Kind::Case][&case], maps[&Kind::Penalty][&penalty]);
+        diesel::sql_query("UPDATE cases SET penalty_id = $2 WHERE id = $1")
+            .bind::<BigInt, _>(case)
+            .bind::<BigInt, _>(penalty)
+            .execute(conn)?;
+    }
+    let tid = maps[&Kind::Tournament]
+        .values()
+        .next()
+        .copied()
+        .unwrap_or_default();
+    diesel::insert_into(tournament_staff::table)
+        .values((
+            tournament_staff::tournament_id.eq(tid),
+            tournament_staff::user_id.eq(caller.user_id),
+            tournament_staff::role.eq(StaffRole::Organiser.as_str()),
+            tournament_staff::appointed_by.eq(caller.user_id),
+        ))
+        .on_conflict_do_nothing()
+        .execute(conn)?;
+    Ok(Written {
+        tid,
+        players,
+        users,
+    })
+}
+
 /// Imports a tournament archive (admins): checks it whole (format, version, digest, every
 /// reference, every draw recomputed from its seed and input), then recreates the tournament
 /// with new ids in one transaction: players and accounts mapped as given or created, the
@@ -399,10 +567,7 @@ pub fn import_tournament(
 ) -> Result<ImportOut, ApiError> {
     caller.require_admin()?;
     let archive = &input.archive;
-    check_envelope(archive)?;
-    let known = known_ids(&archive.content);
-    check_references(&archive.content, &known)?;
-    check_draws(&archive.content)?;
+    let known = checked(archive)?;
     conn.transaction(|conn| {
         let pool = match input.rating_pool_id {
             Some(id) => Some(crate::services::access::require_pool(conn, id)?),
@@ -416,81 +581,10 @@ pub fn import_tournament(
             }
             None => None,
         };
-        let (mut users, mut players) = (Vec::new(), Vec::new());
-        let mut maps: Maps = HashMap::new();
-        let given = map_given(
-            conn,
-            "user_map",
-            &input.user_map,
-            &known[&Kind::User],
-            "users",
-        )?;
-        let u = map_users(conn, &archive.content.users, given, &mut users)?;
-        maps.insert(Kind::User, u);
-        let given = map_given(
-            conn,
-            "player_map",
-            &input.player_map,
-            &known[&Kind::Player],
-            "players",
-        )?;
-        let p = map_players(conn, caller, &archive.content.players, given, &mut players)?;
-        maps.insert(Kind::Player, p);
-        maps.entry(Kind::Penalty).or_default();
-        let row = tournament_row(conn, caller, archive, &mut maps, rating)?;
-        let cols = columns(conn, "tournaments")?;
-        insert_row(conn, &TOURNAMENT, "archive.content.tournament", row, &cols)?;
-        // A case names its penalty and a penalty its case: cases go in first without theirs.
-        let mut case_penalties = Vec::new();
-        for spec in TABLES {
-            let cols = columns(conn, spec.table)?;
-            let rows = archive
-                .content
-                .sections()
-                .into_iter()
-                .find(|(s, _)| *s == spec.section);
-            for (i, row) in rows
-                .map(|(_, r)| r.as_slice())
-                .unwrap_or_default()
-                .iter()
-                .enumerate()
-            {
-                let at = format!("archive.content.{}[{i}]", spec.section);
-                let mut row = row.clone();
-                if spec.table == "cases" {
-                    let penalty = row.insert("penalty_id".into(), Value::Null);
-                    let case = row.get("id").and_then(Value::as_i64);
-                    if let (Some(Value::Number(p)), Some(c)) = (penalty, case) {
-                        case_penalties.extend(p.as_i64().map(|p| (c, p)));
-                    }
-                }
-                let row = remap_row(conn, spec, &at, &row, &mut maps)?;
-                insert_row(conn, spec, &at, row, &cols)?;
-            }
-        }
-        for (case, penalty) in case_penalties {
-            let (case, penalty) = (maps[&Kind::Case][&case], maps[&Kind::Penalty][&penalty]);
-            diesel::sql_query("UPDATE cases SET penalty_id = $2 WHERE id = $1")
-                .bind::<BigInt, _>(case)
-                .bind::<BigInt, _>(penalty)
-                .execute(conn)?;
-        }
-        let tid = maps[&Kind::Tournament]
-            .values()
-            .next()
-            .copied()
-            .unwrap_or_default();
-        diesel::insert_into(tournament_staff::table)
-            .values((
-                tournament_staff::tournament_id.eq(tid),
-                tournament_staff::user_id.eq(caller.user_id),
-                tournament_staff::role.eq(StaffRole::Organiser.as_str()),
-                tournament_staff::appointed_by.eq(caller.user_id),
-            ))
-            .on_conflict_do_nothing()
-            .execute(conn)?;
+        let maps = (&input.player_map, &input.user_map);
+        let w = write_archive(conn, caller, archive, &known, maps, Target::New(rating))?;
         let t: Tournament = tournaments::table
-            .find(tid)
+            .find(w.tid)
             .select(Tournament::as_select())
             .first(conn)?;
         if let Some(p) = &pool {
@@ -500,10 +594,10 @@ pub fn import_tournament(
             }
         }
         Ok(ImportOut {
-            tournament_id: tid,
+            tournament_id: w.tid,
             rating_status: t.rating_status,
-            players,
-            users,
+            players: w.players,
+            users: w.users,
         })
     })
 }

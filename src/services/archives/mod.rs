@@ -9,9 +9,11 @@
 //! (recomputed from its seed and input) before it writes anything, in one transaction.
 //! Readings: `docs/decisions/archives.md`.
 
+pub mod checkouts;
 pub mod checks;
 pub mod export;
 pub mod import;
+pub mod pools;
 pub mod spec;
 
 use std::collections::BTreeMap;
@@ -21,8 +23,12 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use utoipa::ToSchema;
 
+pub use checkouts::{
+    break_checkout, check_in, check_out, BreakCheckout, CheckIn, CheckOut, CheckedOut, CheckoutOut,
+};
 pub use export::tournament_archive;
 pub use import::{import_tournament, ImportOut, ImportTournament};
+pub use pools::{import_pool, pool_archive, ImportPool, PoolArchive, PoolImportOut};
 
 /// The `format` of a tournament archive.
 pub const FORMAT: &str = "tourney.tournament-archive";
