@@ -223,6 +223,15 @@ impl From<diesel::result::Error> for ApiError {
                     "refers to something that does not exist",
                 )])
             }
+            // The check-out guard (migration 2026-12-03-000001): the tournament runs elsewhere.
+            Error::DatabaseError(_, info) if info.message() == "checked_out" => Self::conflict_at(
+                "tournament",
+                format!(
+                    "the tournament is checked out to {}: it is read-only here until it is \
+                     checked back in",
+                    info.details().unwrap_or("another instance")
+                ),
+            ),
             Error::DatabaseError(DatabaseErrorKind::SerializationFailure, _) => {
                 Self::Conflict("a concurrent change got there first; retry".into())
             }

@@ -1,5 +1,5 @@
 //! The `tourney` command: `serve` (the default), `migrate`, `create-admin`, `openapi`,
-//! `rebuild-ratings`.
+//! `rebuild-ratings`, `backup`, `restore`.
 
 use std::io::BufRead;
 use std::net::TcpListener;
@@ -18,6 +18,10 @@ const USAGE: &str = "usage:
                                        TOURNEY_ADMIN_PASSWORD or the first line of stdin
   tourney openapi                      print the OpenAPI document
   tourney rebuild-ratings --pool N     recompute rating pool N from scratch
+  tourney backup FILE                  write a consistent backup of the database to FILE
+                                       (pg_dump's custom format; safe while the service runs)
+  tourney restore FILE                 replace the embedded cluster's database with a backup
+                                       (refused while a service runs on the data folder)
 
 Configuration comes from the environment; see .env.example.";
 
@@ -37,6 +41,18 @@ fn main() -> ExitCode {
         }),
         Some("create-admin") => create_admin(&cfg, &args[1..]),
         Some("rebuild-ratings") => rebuild_ratings(&cfg, &args[1..]),
+        Some(cmd @ ("backup" | "restore")) => match &args[1..] {
+            [file] => {
+                let file = std::path::Path::new(file);
+                let done = if cmd == "backup" {
+                    tourney::runtime::backup::backup(&cfg, file)
+                } else {
+                    tourney::runtime::backup::restore(&cfg, file)
+                };
+                done.map(|msg| println!("{msg}"))
+            }
+            _ => Err(format!("{cmd} needs a FILE\n\n{USAGE}")),
+        },
         Some("openapi") => {
             println!(
                 "{}",

@@ -2,6 +2,7 @@
 //! routes are registered through `utoipa-actix-web`, so the OpenAPI document cannot drift from
 //! the routes.
 
+pub mod archives;
 pub mod auth;
 pub mod cases;
 pub mod conduct;
@@ -55,6 +56,7 @@ use utoipa_actix_web::service_config::ServiceConfig;
         (name = "ratings", description = "Rating pools, leaderboards, seasons and rating history"),
         (name = "webhooks", description = "Signed webhooks (Standard Webhooks) for tournaments and rating pools, with their delivery logs"),
         (name = "embed", description = "HTML pages for club websites and hall screens, which any site may frame"),
+        (name = "archives", description = "Tournament archives: one versioned document to keep or to import into another instance"),
         (name = "operations", description = "Health and readiness"),
     ),
     modifiers(&BearerAuth),
@@ -174,6 +176,13 @@ pub fn routes(cfg: &mut ServiceConfig) {
         .service(ratings::read_season)
         .service(ratings::league)
         .service(ratings::player_ratings)
+        .service(archives::archive)
+        .service(archives::import)
+        .service(archives::check_out)
+        .service(archives::check_in)
+        .service(archives::break_checkout)
+        .service(archives::pool_archive)
+        .service(archives::import_pool)
         .service(pool_keepers::list_keepers)
         .service(pool_keepers::grant_keeper)
         .service(pool_keepers::revoke_keeper)

@@ -167,6 +167,12 @@ impl EmbeddedPostgres {
         self.attached
     }
 
+    /// The path of one of the cluster's PostgreSQL programs (`pg_dump`, `pg_restore`): the same
+    /// installation as the server, so their versions agree.
+    pub fn tool(&self, name: &str) -> PathBuf {
+        self.bin_dir.join(name)
+    }
+
     /// The connection URL for database `db` on this cluster.
     pub fn url(&self, db: &str) -> String {
         format!(

@@ -27,7 +27,7 @@ use crate::domain::scoring::standings::WithdrawalKind;
 use crate::domain::scoring::{Preset, RoundKind};
 use crate::domain::seating::SeatingMethod;
 use crate::domain::status::{
-    CaseStatus, RegistrationStatus, RoundStatus, ScheduleState, TournamentStatus,
+    CaseStatus, CheckoutState, RegistrationStatus, RoundStatus, ScheduleState, TournamentStatus,
 };
 
 /// The value a stored name names; an unknown name is an error that names it and what it
@@ -110,6 +110,7 @@ stored_as_text! {
     PanelMode => "panel mode",
     Seat => "panel seat",
     ScheduleState => "schedule state",
+    CheckoutState => "check-out state",
 }
 
 #[cfg(test)]

@@ -94,6 +94,10 @@ pub struct Tournament {
     pub rating_decided_by: Option<i64>,
     /// When.
     pub rating_decided_at: Option<DateTime<Utc>>,
+    /// Where the tournament is being run while checked out to another instance (read-only here).
+    pub checked_out_to: Option<String>,
+    /// Since when.
+    pub checked_out_at: Option<DateTime<Utc>>,
 }
 
 #[derive(Debug, Insertable)]

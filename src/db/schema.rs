@@ -177,6 +177,23 @@ diesel::table! {
         rating_reason -> Nullable<Text>,
         rating_decided_by -> Nullable<Int8>,
         rating_decided_at -> Nullable<Timestamptz>,
+        checked_out_to -> Nullable<Text>,
+        checked_out_at -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::table! {
+    tournament_checkouts (id) {
+        id -> Int8,
+        tournament_id -> Int8,
+        runs_at -> Text,
+        base -> Jsonb,
+        checked_out_by -> Int8,
+        checked_out_at -> Timestamptz,
+        state -> Text,
+        closed_by -> Nullable<Int8>,
+        closed_at -> Nullable<Timestamptz>,
+        reason -> Nullable<Text>,
     }
 }
 
@@ -546,4 +563,5 @@ diesel::allow_tables_to_appear_in_same_query!(
     webhook_deliveries,
     pool_keepers,
     rating_decisions,
+    tournament_checkouts,
 );

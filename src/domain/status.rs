@@ -154,6 +154,22 @@ stored_names!(ScheduleState {
     Forfeited => "forfeited",
 });
 
+/// Where a tournament's check-out to another instance stands (issue 32, item 6): out (run
+/// elsewhere, read-only here), checked back in, or broken by an admin.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckoutState {
+    Out,
+    In,
+    Broken,
+}
+
+stored_names!(CheckoutState {
+    Out => "out",
+    In => "in",
+    Broken => "broken",
+});
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -193,6 +209,9 @@ mod tests {
             ScheduleState::Forfeited,
         ] {
             assert_eq!(ScheduleState::parse(s.as_str()), Some(s));
+        }
+        for s in [CheckoutState::Out, CheckoutState::In, CheckoutState::Broken] {
+            assert_eq!(CheckoutState::parse(s.as_str()), Some(s));
         }
         assert_eq!(CaseStatus::parse("closed"), None);
     }

@@ -3,6 +3,7 @@
 //! server settings (`wire`), start-up and migrations (`startup`), configuration (`config`) and
 //! telemetry. It stands above the services (it calls them) and below `app`.
 
+pub mod backup;
 pub mod config;
 pub mod jobs;
 pub mod startup;

@@ -15,6 +15,7 @@
 
 pub mod access;
 pub mod accounts;
+pub mod archives;
 pub mod cases;
 pub mod health;
 pub mod integrations;

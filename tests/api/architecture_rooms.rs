@@ -35,6 +35,7 @@ fn allowed(room: &str) -> Option<(bool, &'static [&'static str])> {
         "services::running" => (true, &["services::ratings"]),
         "services::cases" => (true, &["services::running", "services::ratings"]),
         "services::integrations" => (true, &["services::running", "services::ratings"]),
+        "services::archives" => (true, &["services::running", "services::ratings"]),
         "services::play" => (
             true,
             &["services::running", "services::ratings", "services::cases"],

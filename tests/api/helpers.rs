@@ -84,6 +84,16 @@ pub async fn second_instance(app: &TestApp) -> TestApp {
     serve_on(&app.database_url, &app.secret, true)
 }
 
+/// The app on an existing database (e.g. one restored from a dump), with a fresh token secret.
+pub async fn serve_existing(db_url: &str) -> TestApp {
+    let secret = format!(
+        "{:032x}{:032x}",
+        rand::random::<u128>(),
+        rand::random::<u128>()
+    );
+    serve_on(db_url, &secret, true)
+}
+
 /// An app that refuses private webhook targets, as a default installation does.
 pub async fn spawn_app_refusing_private_targets() -> TestApp {
     let app = spawn_app().await;

@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 
 use crate::helpers::temp_data_dir;
 
-fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -16,7 +16,7 @@ fn free_port() -> u16 {
         .port()
 }
 
-fn start(data: &std::path::Path, port: u16) -> Child {
+pub(crate) fn start(data: &std::path::Path, port: u16) -> Child {
     Command::new(env!("CARGO_BIN_EXE_tourney"))
         .env_remove("DATABASE_URL")
         .env_remove("JWT_SECRET")
@@ -28,7 +28,7 @@ fn start(data: &std::path::Path, port: u16) -> Child {
         .expect("start tourney")
 }
 
-async fn wait_ready(client: &reqwest::Client, base: &str) {
+pub(crate) async fn wait_ready(client: &reqwest::Client, base: &str) {
     let deadline = Instant::now() + Duration::from_secs(60);
     while Instant::now() < deadline {
         if let Ok(r) = client.get(format!("{base}/readyz")).send().await {
@@ -41,7 +41,7 @@ async fn wait_ready(client: &reqwest::Client, base: &str) {
     panic!("the service did not become ready");
 }
 
-fn stop(mut child: Child) {
+pub(crate) fn stop(mut child: Child) {
     let _ = Command::new("kill")
         .arg("-TERM")
         .arg(child.id().to_string())

@@ -26,6 +26,7 @@ use utoipa::ToSchema;
 
 pub mod bridge;
 pub mod four_player;
+pub mod remap;
 pub mod schedule;
 pub mod team;
 pub mod two_player;

@@ -334,7 +334,7 @@ fn keep_seeding_groups(
 }
 
 /// Marks a stored draw input whose history and plan were left out (see [`stored_form`]).
-const FROM_EARLIER_ROUNDS: &str = "history_and_plan_from_earlier_rounds";
+pub const FROM_EARLIER_ROUNDS: &str = "history_and_plan_from_earlier_rounds";
 
 /// A draw input as stored with its round: what is new in this round only. The history (every
 /// earlier table) and the plan (the previous round's) are already stored with the earlier

@@ -60,6 +60,12 @@ pub struct TournamentOut {
     pub rating_reason: Option<String>,
     /// When its rating was last requested or decided.
     pub rating_decided_at: Option<DateTime<Utc>>,
+    /// Where it is being run while it is checked out to another instance (a venue that plays
+    /// offline): it is read-only here until it is checked back in. `null` when it runs here.
+    #[schema(example = "laptop at Hyttetur (venue instance)")]
+    pub checked_out_to: Option<String>,
+    /// Since when it is checked out.
+    pub checked_out_at: Option<DateTime<Utc>>,
     /// Declared a national-rank tournament (league pools give its participants a bonus).
     pub national_rank: bool,
     /// When it was first published (league pools count it only if announced 7 days ahead).
@@ -127,6 +133,8 @@ impl TryFrom<Tournament> for TournamentOut {
             rating_status: t.rating_status,
             rating_reason: t.rating_reason,
             rating_decided_at: t.rating_decided_at,
+            checked_out_to: t.checked_out_to,
+            checked_out_at: t.checked_out_at,
             national_rank: t.national_rank,
             announced_at: t.announced_at,
             cup,

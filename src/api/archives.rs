@@ -1,0 +1,299 @@
+//! Tournament archives (issue 32): `GET /tournaments/{id}/archive` and
+//! `POST /tournament-imports`.
+
+use actix_web::{get, post, web, HttpRequest, HttpResponse};
+use futures_util::StreamExt;
+
+use crate::api::extract::Json;
+use crate::api::extract::{idempotency_key, parse};
+use crate::api::problem::BodyErrors;
+use crate::api::support::{cached_json, created_at, idempotent_answer, Visibility};
+use crate::auth::Caller;
+use crate::error::{ApiError, ApiResult, Problem};
+use crate::infra::idempotency;
+use crate::runtime::state::AppState;
+use crate::services::archives::{
+    self, BreakCheckout, CheckIn, CheckOut, CheckedOut, CheckoutOut, ImportOut, ImportPool,
+    ImportTournament, PoolArchive, PoolImportOut, TournamentArchive,
+};
+
+/// The largest archive an import reads (an event's archive is a few hundred kilobytes).
+pub const ARCHIVE_LIMIT: usize = 64 * 1024 * 1024;
+
+/// A body up to [`ARCHIVE_LIMIT`] bytes.
+async fn read_archive(mut payload: web::Payload) -> Result<web::BytesMut, ApiError> {
+    let mut body = web::BytesMut::new();
+    while let Some(chunk) = payload.next().await {
+        let chunk =
+            chunk.map_err(|e| ApiError::BadRequest(format!("cannot read the body: {e}")))?;
+        if body.len() + chunk.len() > ARCHIVE_LIMIT {
+            return Err(ApiError::PayloadTooLarge(format!(
+                "an archive must be at most {ARCHIVE_LIMIT} bytes"
+            )));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
+}
+
+/// Archive a tournament (its organisers and admins).
+///
+/// One versioned JSON document with everything the tournament holds: settings, staff,
+/// registrations, teams, rounds with every draw attempt (seed, commitment, the engine's input),
+/// every version of every result, penalties, withdrawals, cases with their parties, panel,
+/// votes, remedies and history, self-scheduled games and reported results, and the players and
+/// accounts they name. `digest` is the SHA-256 of the content in canonical JSON; an import
+/// refuses an archive whose content does not match it. Read in one snapshot.
+#[utoipa::path(
+    operation_id = "archive_tournament",
+    tag = "archives",
+    security(("bearer" = [])),
+    params(("id" = i64, Path, description = "Tournament id")),
+    responses(
+        (status = 200, description = "The archive", body = TournamentArchive),
+        (status = 304, description = "Not modified"),
+        (status = 401, description = "Not signed in", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Not an organiser of this tournament", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/tournaments/{id}/archive")]
+pub async fn archive(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<i64>,
+) -> ApiResult<HttpResponse> {
+    let id = id.into_inner();
+    let out = state
+        .run(move |conn| archives::tournament_archive(conn, &caller, id))
+        .await?;
+    cached_json(&req, &out, Visibility::Private)
+}
+
+/// Import a tournament archive (admins).
+///
+/// Recreates the tournament with new ids, in one transaction: players are mapped as
+/// `player_map` says or created; accounts as `user_map` says, else matched by username, else
+/// created disabled; the importer becomes an organiser; a pool named here applies its
+/// acceptance rules. Before anything is written the archive is checked whole: its format and
+/// version, its digest, every reference between its rows, and every draw, recomputed from its
+/// seed and input with the seating engine. A problem names the part at fault
+/// (`archive.digest`, `archive.content.results[3].round_id`, ...). Bodies up to 64 MiB.
+#[utoipa::path(
+    operation_id = "import_tournament",
+    tag = "archives",
+    security(("bearer" = [])),
+    params(
+        ("Idempotency-Key" = Option<String>, Header, nullable = false, pattern = "^[!-~]{1,200}$", description = "Makes a retry safe: the same key and request get the first answer again"),
+    ),
+    request_body = ImportTournament,
+    responses(
+        BodyErrors,
+        (status = 201, description = "Imported", body = ImportOut),
+        (status = 403, description = "Not an admin", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The pool named refuses the request (`rating_status`)", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/tournament-imports")]
+pub async fn import(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    caller: Caller,
+    mut payload: web::Payload,
+) -> ApiResult<HttpResponse> {
+    let mut body = web::BytesMut::new();
+    while let Some(chunk) = payload.next().await {
+        let chunk =
+            chunk.map_err(|e| ApiError::BadRequest(format!("cannot read the body: {e}")))?;
+        if body.len() + chunk.len() > ARCHIVE_LIMIT {
+            return Err(ApiError::PayloadTooLarge(format!(
+                "an archive must be at most {ARCHIVE_LIMIT} bytes"
+            )));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    let input: ImportTournament = parse(&body)?;
+    let key = idempotency_key(&req, &input)?;
+    let answer = state
+        .run(move |conn| {
+            idempotency::once(
+                conn,
+                caller.user_id,
+                key.as_ref(),
+                201,
+                |out: &ImportOut| {
+                    created_at(format!("/api/v1/tournaments/{}", out.tournament_id), None)
+                },
+                |conn| archives::import_tournament(conn, &caller, input),
+            )
+        })
+        .await?;
+    Ok(idempotent_answer(answer))
+}
+
+/// Check a tournament out to another instance (its organisers).
+///
+/// For a venue that plays offline: the answer holds the archive to import there
+/// (`POST /tournament-imports` on the venue's instance). Until the tournament is checked back
+/// in, it is read-only here: every write to it is refused with 409 on `tournament` naming where
+/// it runs, and its reads show `checked_out_to`.
+#[utoipa::path(
+    operation_id = "check_out_tournament",
+    tag = "archives",
+    security(("bearer" = [])),
+    params(("id" = i64, Path, description = "Tournament id")),
+    request_body = CheckOut,
+    responses(
+        BodyErrors,
+        (status = 200, description = "Checked out", body = CheckedOut),
+        (status = 403, description = "Not an organiser of this tournament", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "Already checked out (`tournament`)", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/tournaments/{id}/checkout")]
+pub async fn check_out(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<i64>,
+    body: Json<CheckOut>,
+) -> ApiResult<HttpResponse> {
+    let id = id.into_inner();
+    let out = state
+        .run(move |conn| archives::check_out(conn, &caller, id, body.0))
+        .await?;
+    Ok(HttpResponse::Ok().json(out))
+}
+
+/// Check a tournament back in with its venue's archive (its organisers).
+///
+/// Replaces every row of the tournament here with the archive's (new ids; players mapped by
+/// `player_map`, else created), in one transaction, when nothing changed here since the
+/// check-out; 409 on `archive` naming what changed otherwise. The archive passes the import's
+/// checks (digest, references, draws). Bodies up to 64 MiB.
+#[utoipa::path(
+    operation_id = "check_in_tournament",
+    tag = "archives",
+    security(("bearer" = [])),
+    params(("id" = i64, Path, description = "Tournament id")),
+    request_body(content = CheckIn, example = json!({"archive": {"format": "tourney.tournament-archive", "version": 1, "exported_at": "2026-11-22T20:00:00Z", "digest": "sha256:...", "content": {}}, "player_map": {"3": 17}})),
+    responses(
+        BodyErrors,
+        (status = 200, description = "Checked in", body = CheckoutOut),
+        (status = 403, description = "Not an organiser of this tournament", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "Not checked out (`tournament`), or changed here since (`archive`)", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/tournaments/{id}/checkin")]
+pub async fn check_in(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<i64>,
+    payload: web::Payload,
+) -> ApiResult<HttpResponse> {
+    let id = id.into_inner();
+    let input: CheckIn = parse(&read_archive(payload).await?)?;
+    let out = state
+        .run(move |conn| archives::check_in(conn, &caller, id, input))
+        .await?;
+    Ok(HttpResponse::Ok().json(out))
+}
+
+/// Break a stale check-out (admins).
+///
+/// With a reason: the tournament is writable here again. A later check-in is still accepted
+/// if nothing changed here meanwhile.
+#[utoipa::path(
+    operation_id = "break_checkout",
+    tag = "archives",
+    security(("bearer" = [])),
+    params(("id" = i64, Path, description = "Tournament id")),
+    request_body = BreakCheckout,
+    responses(
+        BodyErrors,
+        (status = 200, description = "Broken", body = CheckoutOut),
+        (status = 403, description = "Not an admin", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "Not checked out, or already broken (`tournament`)", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/tournaments/{id}/checkout/break")]
+pub async fn break_checkout(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<i64>,
+    body: Json<BreakCheckout>,
+) -> ApiResult<HttpResponse> {
+    let id = id.into_inner();
+    let out = state
+        .run(move |conn| archives::break_checkout(conn, &caller, id, body.0))
+        .await?;
+    Ok(HttpResponse::Ok().json(out))
+}
+
+/// Archive a rating pool (admins).
+///
+/// Its settings and seasons, its rating imports, the archives of the tournaments it accepted
+/// and its rating log, in one versioned document with a digest.
+#[utoipa::path(
+    operation_id = "archive_pool",
+    tag = "archives",
+    security(("bearer" = [])),
+    params(("id" = i64, Path, description = "Rating pool id")),
+    responses(
+        (status = 200, description = "The archive", body = PoolArchive),
+        (status = 304, description = "Not modified"),
+        (status = 401, description = "Not signed in", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Not an admin", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such pool", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/rating-pools/{id}/archive")]
+pub async fn pool_archive(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<i64>,
+) -> ApiResult<HttpResponse> {
+    let id = id.into_inner();
+    let out = state
+        .run(move |conn| archives::pool_archive(conn, &caller, id))
+        .await?;
+    cached_json(&req, &out, Visibility::Private)
+}
+
+/// Import a rating pool archive (admins).
+///
+/// Recreates the pool (new ids) with its settings, seasons and rating imports, imports each of
+/// its tournaments into it (accepted), and rebuilds its list from the same games, in one
+/// transaction: the leaderboard equals the original. Every tournament archive passes the
+/// tournament import's checks (`archive.content.tournaments[0].digest`, ...). Bodies up to
+/// 64 MiB.
+#[utoipa::path(
+    operation_id = "import_pool",
+    tag = "archives",
+    security(("bearer" = [])),
+    request_body(content = ImportPool, example = json!({"archive": {"format": "tourney.pool-archive", "version": 1, "exported_at": "2026-11-22T20:00:00Z", "digest": "sha256:...", "content": {}}, "player_map": {"3": 17}})),
+    responses(
+        BodyErrors,
+        (status = 201, description = "Imported", body = PoolImportOut),
+        (status = 403, description = "Not an admin", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "A pool of that name exists", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/pool-imports")]
+pub async fn import_pool(
+    state: web::Data<AppState>,
+    caller: Caller,
+    payload: web::Payload,
+) -> ApiResult<HttpResponse> {
+    let input: ImportPool = parse(&read_archive(payload).await?)?;
+    let out = state
+        .run(move |conn| archives::import_pool(conn, &caller, input))
+        .await?;
+    Ok(HttpResponse::Created()
+        .insert_header(("Location", format!("/api/v1/rating-pools/{}", out.pool_id)))
+        .json(out))
+}

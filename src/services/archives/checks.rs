@@ -1,0 +1,279 @@
+//! The checks an archive passes before anything of it is written: its format and version, its
+//! digest, every reference inside it, and every draw recomputed from its seed and input.
+
+use std::collections::{HashMap, HashSet};
+
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use super::spec::{JsonIds, Kind, TableSpec, PENALTY_KEYS, PLAYER_KEYS, TABLES, TOURNAMENT};
+use super::{canonical, digest_of, ArchiveContent, Row, TournamentArchive, FORMAT, VERSION};
+use crate::domain::scoring::{Preset, Ruleset};
+use crate::domain::seating::{draw_round, Draw, DrawInput};
+use crate::domain::DrawRng;
+use crate::error::{ApiError, FieldError};
+use crate::services::running::round_input::FROM_EARLIER_ROUNDS;
+use crate::services::running::snapshot::history_of;
+
+/// The field names of problems, under the import's `archive`.
+const AT: &str = "archive";
+
+/// The ids each kind has in the archive.
+pub type Known = HashMap<Kind, HashSet<i64>>;
+
+fn id_of(row: &Row) -> Option<i64> {
+    row.get("id").and_then(Value::as_i64)
+}
+
+fn rows<'a>(content: &'a ArchiveContent, section: &str) -> &'a [Row] {
+    content
+        .sections()
+        .into_iter()
+        .find(|(s, _)| *s == section)
+        .map(|(_, r)| r.as_slice())
+        .unwrap_or_default()
+}
+
+/// The archive's format, version and digest (422 naming the field at fault).
+pub fn check_envelope(archive: &TournamentArchive) -> Result<(), ApiError> {
+    if archive.format != FORMAT {
+        return Err(ApiError::field(
+            format!("{AT}.format"),
+            format!("not a tournament archive (expected `{FORMAT}`)"),
+        ));
+    }
+    if archive.version != VERSION {
+        return Err(ApiError::field(
+            format!("{AT}.version"),
+            format!(
+                "archive version {} is not known here (this service reads version {VERSION})",
+                archive.version
+            ),
+        ));
+    }
+    let digest = digest_of(&archive.content).map_err(|e| ApiError::Internal(e.to_string()))?;
+    if digest != archive.digest {
+        return Err(ApiError::field(
+            format!("{AT}.digest"),
+            "the content does not match its digest: the archive was changed or damaged after \
+             it was made",
+        ));
+    }
+    Ok(())
+}
+
+/// Every id the archive gives a row of its own, by kind.
+pub fn known_ids(content: &ArchiveContent) -> Known {
+    let mut known: Known = HashMap::new();
+    known
+        .entry(Kind::Tournament)
+        .or_default()
+        .extend(id_of(&content.tournament));
+    known
+        .entry(Kind::User)
+        .or_default()
+        .extend(content.users.iter().filter_map(id_of));
+    known
+        .entry(Kind::Player)
+        .or_default()
+        .extend(content.players.iter().filter_map(id_of));
+    for spec in TABLES {
+        if let Some(kind) = spec.own {
+            known
+                .entry(kind)
+                .or_default()
+                .extend(rows(content, spec.section).iter().filter_map(id_of));
+        }
+    }
+    known
+}
+
+/// The players (and penalties) a JSON value names under the keys of [`PLAYER_KEYS`].
+pub fn keyed_ids(v: &Value, keys: &[&str], out: &mut Vec<i64>) {
+    fn all(v: &Value, out: &mut Vec<i64>) {
+        match v {
+            Value::Number(n) => out.extend(n.as_i64()),
+            Value::Array(items) => items.iter().for_each(|i| all(i, out)),
+            _ => {}
+        }
+    }
+    match v {
+        Value::Object(map) => {
+            for (k, v) in map {
+                if keys.contains(&k.as_str()) {
+                    all(v, out);
+                }
+                keyed_ids(v, keys, out);
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|i| keyed_ids(i, keys, out)),
+        _ => {}
+    }
+}
+
+fn check_row(spec: &TableSpec, at: &str, row: &Row, known: &Known, errors: &mut Vec<FieldError>) {
+    let tid = known[&Kind::Tournament].iter().next().copied();
+    for (column, kind) in spec.refs {
+        match row.get(*column) {
+            None => errors.push(FieldError::new(format!("{at}.{column}"), "missing")),
+            Some(Value::Null) => {}
+            Some(v) => match v.as_i64() {
+                Some(id) if known.get(kind).is_some_and(|ids| ids.contains(&id)) => {
+                    if *kind == Kind::Tournament && Some(id) != tid {
+                        errors.push(FieldError::new(
+                            format!("{at}.{column}"),
+                            "another tournament",
+                        ));
+                    }
+                }
+                _ => errors.push(FieldError::new(
+                    format!("{at}.{column}"),
+                    format!("names a {kind:?} the archive does not hold ({v})").to_lowercase(),
+                )),
+            },
+        }
+    }
+    for (column, how) in spec.json {
+        let mut players = Vec::new();
+        let mut penalties = Vec::new();
+        let value = row.get(*column).unwrap_or(&Value::Null);
+        match how {
+            JsonIds::Keyed => {
+                keyed_ids(value, PLAYER_KEYS, &mut players);
+                keyed_ids(value, PENALTY_KEYS, &mut penalties);
+            }
+            JsonIds::DrawInput => {
+                let mut v = value.clone();
+                v.as_object_mut().map(|o| o.remove(FROM_EARLIER_ROUNDS));
+                match serde_json::from_value::<DrawInput>(v) {
+                    Ok(input) => players.extend(input.players.iter().map(|p| p.id.0)),
+                    Err(e) => errors.push(FieldError::new(format!("{at}.{column}"), e.to_string())),
+                }
+            }
+            JsonIds::Draw => match serde_json::from_value::<Draw>(value.clone()) {
+                Ok(d) => players.extend(d.tables.iter().flat_map(|t| t.seats.iter().map(|p| p.0))),
+                Err(e) => errors.push(FieldError::new(format!("{at}.{column}"), e.to_string())),
+            },
+        }
+        for (ids, kind) in [(players, Kind::Player), (penalties, Kind::Penalty)] {
+            if let Some(id) = ids.iter().find(|id| !known[&kind].contains(id)) {
+                errors.push(FieldError::new(
+                    format!("{at}.{column}"),
+                    format!("names a {kind:?} the archive does not hold ({id})").to_lowercase(),
+                ));
+            }
+        }
+    }
+}
+
+/// Every reference of the archive resolves inside it (422 naming each row and column at fault,
+/// at most 20).
+pub fn check_references(content: &ArchiveContent, known: &Known) -> Result<(), ApiError> {
+    let mut errors = Vec::new();
+    if id_of(&content.tournament).is_none() {
+        errors.push(FieldError::new(
+            format!("{AT}.content.tournament.id"),
+            "missing",
+        ));
+        return Err(ApiError::Validation(errors));
+    }
+    let at = format!("{AT}.content.tournament");
+    check_row(&TOURNAMENT, &at, &content.tournament, known, &mut errors);
+    for spec in TABLES {
+        for (i, row) in rows(content, spec.section).iter().enumerate() {
+            let at = format!("{AT}.content.{}[{i}]", spec.section);
+            check_row(spec, &at, row, known, &mut errors);
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        errors.truncate(20);
+        Err(ApiError::Validation(errors))
+    }
+}
+
+fn draw_check(content: &ArchiveContent, i: usize, row: &Row) -> Result<(), String> {
+    let round_id = row.get("round_id").and_then(Value::as_i64);
+    let round = content
+        .rounds
+        .iter()
+        .find(|r| id_of(r) == round_id)
+        .ok_or("no such round")?;
+    let number = round
+        .get("number")
+        .and_then(Value::as_i64)
+        .ok_or("round without number")?;
+    let seed = row.get("seed").and_then(Value::as_str).unwrap_or_default();
+    let seed_bytes = DrawRng::seed_from_hex(seed).ok_or("the seed is not 64 hex digits")?;
+    let commitment = hex::encode(Sha256::digest(seed_bytes));
+    if row.get("seed_commitment").and_then(Value::as_str) != Some(commitment.as_str()) {
+        return Err("the seed does not match its published commitment".into());
+    }
+    let mut stored = row.get("draw_input").cloned().unwrap_or(Value::Null);
+    let short = stored
+        .as_object_mut()
+        .and_then(|o| o.remove(FROM_EARLIER_ROUNDS))
+        .is_some();
+    let mut input: DrawInput = serde_json::from_value(stored).map_err(|e| e.to_string())?;
+    if short {
+        let t = &content.tournament;
+        let preset: Preset = serde_json::from_value(t.get("ruleset").cloned().unwrap_or_default())
+            .map_err(|e| format!("the tournament's ruleset: {e}"))?;
+        let overrides = t.get("ruleset_overrides").cloned().unwrap_or_default();
+        let ruleset = Ruleset::for_tournament(preset, &overrides)?;
+        let mut earlier: Vec<(i64, Draw)> = Vec::new();
+        for r in &content.rounds {
+            let n = r.get("number").and_then(Value::as_i64).unwrap_or(i64::MAX);
+            if n < number {
+                let d = serde_json::from_value(r.get("draw").cloned().unwrap_or_default())
+                    .map_err(|e| format!("round {n}'s draw: {e}"))?;
+                earlier.push((n, d));
+            }
+        }
+        earlier.sort_by_key(|(n, _)| *n);
+        input.history = history_of(&ruleset, earlier.iter().map(|(_, d)| d));
+        input.plan = earlier.last().and_then(|(_, d)| d.plan.clone());
+    }
+    let mut rng = DrawRng::from_seed(seed_bytes);
+    let recomputed = draw_round(&input, &mut rng).map_err(|e| e.to_string())?;
+    let (mut a, mut b) = (String::new(), String::new());
+    canonical(
+        &serde_json::to_value(&recomputed).map_err(|e| e.to_string())?,
+        &mut a,
+    );
+    canonical(row.get("draw").unwrap_or(&Value::Null), &mut b);
+    if a != b {
+        return Err(format!(
+            "draw attempt {i} does not follow from its seed and input (recomputed: {a})"
+        ));
+    }
+    Ok(())
+}
+
+/// Every draw attempt follows from its seed and input (the seating engine run again), and each
+/// round's current draw is its last attempt.
+pub fn check_draws(content: &ArchiveContent) -> Result<(), ApiError> {
+    for (i, row) in content.round_draws.iter().enumerate() {
+        draw_check(content, i, row).map_err(|message| {
+            ApiError::field(format!("{AT}.content.round_draws[{i}].draw"), message)
+        })?;
+    }
+    for (i, round) in content.rounds.iter().enumerate() {
+        let last = content
+            .round_draws
+            .iter()
+            .filter(|d| d.get("round_id") == round.get("id"))
+            .max_by_key(|d| d.get("attempt").and_then(Value::as_i64));
+        let same = last.is_some_and(|d| {
+            d.get("draw") == round.get("draw") && d.get("seed") == round.get("seed")
+        });
+        if !same {
+            return Err(ApiError::field(
+                format!("{AT}.content.rounds[{i}].draw"),
+                "the round's draw is not its last drawn attempt",
+            ));
+        }
+    }
+    Ok(())
+}

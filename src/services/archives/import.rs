@@ -1,0 +1,603 @@
+//! `POST /tournament-imports`: an archive recreated here with new ids, in one transaction.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use chrono::Utc;
+use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Jsonb, Nullable, Text};
+use diesel::PgConnection;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use utoipa::ToSchema;
+
+use super::checks::{check_draws, check_envelope, check_references, known_ids};
+use super::spec::{JsonIds, Kind, TableSpec, PENALTY_KEYS, PLAYER_KEYS, TABLES, TOURNAMENT};
+use super::{Row, TournamentArchive};
+use crate::auth::{Caller, StaffRole};
+use crate::db::models::Tournament;
+use crate::db::schema::{tournament_staff, tournaments};
+use crate::domain::rating::acceptance::RatingStatus;
+use crate::domain::seating::{Draw, DrawInput};
+use crate::domain::PlayerId;
+use crate::error::ApiError;
+use crate::services::running::round_input::FROM_EARLIER_ROUNDS;
+
+/// An archive to import, with how its people map onto this instance.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({
+    "archive": {"format": "tourney.tournament-archive", "version": 1,
+                "exported_at": "2026-11-21T20:00:00Z", "digest": "sha256:...",
+                "content": {"tournament": {"id": 12, "name": "Hyttetur"}, "players": [], "...": []}},
+    "player_map": {"17": 4},
+    "rating_pool_id": 1
+}))]
+pub struct ImportTournament {
+    pub archive: TournamentArchive,
+    /// The archive's player ids (as strings) mapped onto players here; the others are created
+    /// (name, club, country).
+    #[serde(default)]
+    #[schema(example = json!({"17": 4}))]
+    pub player_map: BTreeMap<String, i64>,
+    /// The archive's user ids (as strings) mapped onto accounts here; the others are matched by
+    /// username, else created disabled (no password: nobody signs in as them until an admin
+    /// sets one up).
+    #[serde(default)]
+    pub user_map: BTreeMap<String, i64>,
+    /// A rating pool here the tournament asks to be rated in: its acceptance rules apply
+    /// (accepted at once in an open pool or for its keepers and admins, else pending).
+    pub rating_pool_id: Option<i64>,
+}
+
+/// One archive id and the id it has here.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct MappedId {
+    pub archive_id: i64,
+    pub id: i64,
+    /// Created by the import (else mapped or matched).
+    pub created: bool,
+}
+
+/// What an import made.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ImportOut {
+    /// The new tournament.
+    pub tournament_id: i64,
+    /// Its rating status in the pool named (none without one).
+    pub rating_status: Option<RatingStatus>,
+    pub players: Vec<MappedId>,
+    pub users: Vec<MappedId>,
+}
+
+type Maps = HashMap<Kind, HashMap<i64, i64>>;
+
+#[derive(QueryableByName)]
+struct Id {
+    #[diesel(sql_type = BigInt)]
+    id: i64,
+}
+
+#[derive(QueryableByName)]
+struct Column {
+    #[diesel(sql_type = Text)]
+    column_name: String,
+}
+
+pub(super) fn next_id(conn: &mut PgConnection, table: &str) -> Result<i64, ApiError> {
+    Ok(
+        diesel::sql_query("SELECT nextval(pg_get_serial_sequence($1, 'id')) AS id")
+            .bind::<Text, _>(table)
+            .get_result::<Id>(conn)?
+            .id,
+    )
+}
+
+pub(super) fn columns(conn: &mut PgConnection, table: &str) -> Result<HashSet<String>, ApiError> {
+    Ok(diesel::sql_query(
+        "SELECT column_name::text AS column_name FROM information_schema.columns
+         WHERE table_schema = 'public' AND table_name = $1",
+    )
+    .bind::<Text, _>(table)
+    .load::<Column>(conn)?
+    .into_iter()
+    .map(|c| c.column_name)
+    .collect())
+}
+
+/// The archive's id mapped by `user` into this instance's id space.
+fn map_given(
+    conn: &mut PgConnection,
+    field: &str,
+    given: &BTreeMap<String, i64>,
+    known: &HashSet<i64>,
+    table: &str,
+) -> Result<HashMap<i64, i64>, ApiError> {
+    let mut out = HashMap::new();
+    for (key, &here) in given {
+        let at = format!("{field}.{key}");
+        let from = key
+            .parse::<i64>()
+            .ok()
+            .filter(|id| known.contains(id))
+            .ok_or_else(|| ApiError::field(&at, "not an id the archive holds"))?;
+        let exists: bool = diesel::select(diesel::dsl::sql::<diesel::sql_types::Bool>(&format!(
+            "EXISTS (SELECT 1 FROM {table} WHERE id = {here})"
+        )))
+        .get_result(conn)?;
+        if !exists {
+            return Err(ApiError::field(
+                at,
+                format!("there is no {table} row {here} here"),
+            ));
+        }
+        out.insert(from, here);
+    }
+    Ok(out)
+}
+
+fn map_users(
+    conn: &mut PgConnection,
+    users: &[Row],
+    given: HashMap<i64, i64>,
+    out: &mut Vec<MappedId>,
+) -> Result<HashMap<i64, i64>, ApiError> {
+    let mut map = given;
+    for row in users {
+        let Some(from) = row.get("id").and_then(Value::as_i64) else {
+            continue;
+        };
+        if let Some(&id) = map.get(&from) {
+            out.push(MappedId {
+                archive_id: from,
+                id,
+                created: false,
+            });
+            continue;
+        }
+        let name = row
+            .get("username")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let found = diesel::sql_query("SELECT id FROM users WHERE username = $1")
+            .bind::<Text, _>(name)
+            .get_result::<Id>(conn)
+            .optional()?;
+        let (id, created) = match found {
+            Some(u) => (u.id, false),
+            None => {
+                let u: Id = diesel::sql_query(
+                    "INSERT INTO users (username, password_hash, is_admin, disabled_at)
+                     VALUES ($1, '!archived', false, now()) RETURNING id",
+                )
+                .bind::<Text, _>(name)
+                .get_result(conn)?;
+                (u.id, true)
+            }
+        };
+        map.insert(from, id);
+        out.push(MappedId {
+            archive_id: from,
+            id,
+            created,
+        });
+    }
+    Ok(map)
+}
+
+pub(super) fn map_players(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    players: &[Row],
+    given: HashMap<i64, i64>,
+    out: &mut Vec<MappedId>,
+) -> Result<HashMap<i64, i64>, ApiError> {
+    let mut map = given;
+    for row in players {
+        let Some(from) = row.get("id").and_then(Value::as_i64) else {
+            continue;
+        };
+        if let Some(&id) = map.get(&from) {
+            out.push(MappedId {
+                archive_id: from,
+                id,
+                created: false,
+            });
+            continue;
+        }
+        let text = |k: &str| row.get(k).and_then(Value::as_str).map(str::to_string);
+        let p: Id = diesel::sql_query(
+            "INSERT INTO players (name, club, country, created_by) VALUES ($1, $2, $3, $4)
+             RETURNING id",
+        )
+        .bind::<Text, _>(text("name").unwrap_or_default())
+        .bind::<Nullable<Text>, _>(text("club"))
+        .bind::<Nullable<Text>, _>(text("country"))
+        .bind::<BigInt, _>(caller.user_id)
+        .get_result(conn)?;
+        map.insert(from, p.id);
+        out.push(MappedId {
+            archive_id: from,
+            id: p.id,
+            created: true,
+        });
+    }
+    Ok(map)
+}
+
+/// Replaces the ids under `keys` in any JSON by `map`.
+fn remap_keyed(v: &mut Value, keys: &[&str], map: &HashMap<i64, i64>) {
+    fn all(v: &mut Value, map: &HashMap<i64, i64>) {
+        match v {
+            Value::Number(n) => {
+                if let Some(new) = n.as_i64().and_then(|id| map.get(&id)) {
+                    *v = Value::from(*new);
+                }
+            }
+            Value::Array(items) => items.iter_mut().for_each(|i| all(i, map)),
+            _ => {}
+        }
+    }
+    match v {
+        Value::Object(o) => {
+            for (k, v) in o.iter_mut() {
+                if keys.contains(&k.as_str()) {
+                    all(v, map);
+                } else {
+                    remap_keyed(v, keys, map);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|i| remap_keyed(i, keys, map)),
+        _ => {}
+    }
+}
+
+fn remap_json(v: &mut Value, how: JsonIds, maps: &Maps) -> Result<(), ApiError> {
+    let players = &maps[&Kind::Player];
+    let rename = |p: PlayerId| PlayerId(players.get(&p.0).copied().unwrap_or(p.0));
+    let bad = |e: serde_json::Error| ApiError::Internal(format!("archived draw: {e}"));
+    match how {
+        JsonIds::Keyed => {
+            remap_keyed(v, PLAYER_KEYS, players);
+            remap_keyed(v, PENALTY_KEYS, &maps[&Kind::Penalty]);
+        }
+        JsonIds::Draw => {
+            let mut d: Draw = serde_json::from_value(v.take()).map_err(bad)?;
+            d.remap_players(&rename);
+            *v = serde_json::to_value(d).map_err(bad)?;
+        }
+        JsonIds::DrawInput => {
+            let short = v
+                .as_object_mut()
+                .and_then(|o| o.remove(FROM_EARLIER_ROUNDS));
+            let mut input: DrawInput = serde_json::from_value(v.take()).map_err(bad)?;
+            input.remap_players(&rename);
+            *v = serde_json::to_value(input).map_err(bad)?;
+            if let (Some(marker), Some(o)) = (short, v.as_object_mut()) {
+                o.insert(FROM_EARLIER_ROUNDS.into(), marker);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Gives the row its new id (recorded in `maps`) and renames what it names.
+fn remap_row(
+    conn: &mut PgConnection,
+    spec: &TableSpec,
+    at: &str,
+    row: &Row,
+    maps: &mut Maps,
+) -> Result<Row, ApiError> {
+    let mut row = row.clone();
+    if let Some(kind) = spec.own {
+        let from = row.get("id").and_then(Value::as_i64);
+        let from = from.ok_or_else(|| ApiError::field(format!("{at}.id"), "missing"))?;
+        let id = next_id(conn, spec.table)?;
+        maps.entry(kind).or_default().insert(from, id);
+        row.insert("id".into(), Value::from(id));
+    }
+    for (column, kind) in spec.refs {
+        if let Some(v) = row.get_mut(*column).filter(|v| !v.is_null()) {
+            let new = v.as_i64().and_then(|id| maps.get(kind)?.get(&id).copied());
+            *v = Value::from(
+                new.ok_or_else(|| ApiError::field(format!("{at}.{column}"), "unresolved"))?,
+            );
+        }
+    }
+    for (column, how) in spec.json {
+        if let Some(v) = row.get_mut(*column).filter(|v| !v.is_null()) {
+            remap_json(v, *how, maps)?;
+        }
+    }
+    Ok(row)
+}
+
+pub(super) fn insert_row(
+    conn: &mut PgConnection,
+    spec: &TableSpec,
+    at: &str,
+    row: Row,
+    cols: &HashSet<String>,
+) -> Result<(), ApiError> {
+    if let Some(c) = cols.iter().find(|c| !row.contains_key(c.as_str())) {
+        return Err(ApiError::field(
+            format!("{at}.{c}"),
+            "missing: the row is incomplete",
+        ));
+    }
+    if let Some(k) = row.keys().find(|k| !cols.contains(k.as_str())) {
+        return Err(ApiError::field(
+            format!("{at}.{k}"),
+            "not a column of this table here",
+        ));
+    }
+    let sql = format!(
+        "INSERT INTO {t} SELECT * FROM jsonb_populate_record(NULL::{t}, $1)",
+        t = spec.table
+    );
+    diesel::sql_query(sql)
+        .bind::<Jsonb, _>(Value::Object(row))
+        .execute(conn)
+        .map_err(|e| ApiError::field(at, format!("cannot be stored: {e}")))?;
+    Ok(())
+}
+
+/// The tournament's own row, renamed, owned by the importer and asking the pool named here.
+fn tournament_row(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    archive: &TournamentArchive,
+    maps: &mut Maps,
+    rating: Option<(i64, RatingStatus, Option<String>)>,
+) -> Result<Row, ApiError> {
+    let at = "archive.content.tournament";
+    let mut row = remap_row(conn, &TOURNAMENT, at, &archive.content.tournament, maps)?;
+    let (pool, status, reason) = match rating {
+        Some((p, s, r)) => (
+            Value::from(p),
+            serde_json::to_value(s).unwrap_or_default(),
+            r,
+        ),
+        None => (Value::Null, Value::Null, None),
+    };
+    let decided = !pool.is_null();
+    row.insert("created_by".into(), Value::from(caller.user_id));
+    // A checked-out tournament's archive runs here: not read-only here.
+    row.insert("checked_out_to".into(), Value::Null);
+    row.insert("checked_out_at".into(), Value::Null);
+    row.insert("rating_pool_id".into(), pool);
+    row.insert("rating_status".into(), status);
+    row.insert(
+        "rating_reason".into(),
+        reason.map(Value::from).unwrap_or_default(),
+    );
+    row.insert(
+        "rating_decided_by".into(),
+        if decided {
+            Value::from(caller.user_id)
+        } else {
+            Value::Null
+        },
+    );
+    row.insert(
+        "rating_decided_at".into(),
+        if decided {
+            serde_json::to_value(Utc::now()).unwrap_or_default()
+        } else {
+            Value::Null
+        },
+    );
+    Ok(row)
+}
+
+/// Where an archive's tournament goes: a new tournament (asking the pool named, with the
+/// status its rules give), or an existing one whose rows it replaces (a check-in).
+pub(super) enum Target {
+    New(Option<(i64, RatingStatus, Option<String>)>),
+    Existing(i64),
+}
+
+/// What [`write_archive`] made.
+pub(super) struct Written {
+    pub tid: i64,
+    pub players: Vec<MappedId>,
+    pub users: Vec<MappedId>,
+}
+
+/// The checks every archive passes before anything is written; returns its ids by kind.
+pub(super) fn checked(archive: &TournamentArchive) -> Result<super::checks::Known, ApiError> {
+    check_envelope(archive)?;
+    let known = known_ids(&archive.content);
+    check_references(&archive.content, &known)?;
+    check_draws(&archive.content)?;
+    Ok(known)
+}
+
+/// The columns of an existing tournament a check-in takes from the archive: all but its
+/// identity, its owner, its pool and rating decision, its check-out and its version.
+const KEPT_ON_CHECK_IN: &[&str] = &[
+    "id",
+    "created_by",
+    "created_at",
+    "rating_pool_id",
+    "rating_status",
+    "rating_reason",
+    "rating_decided_by",
+    "rating_decided_at",
+    "checked_out_to",
+    "checked_out_at",
+    "version",
+    "updated_at",
+];
+
+fn update_tournament(conn: &mut PgConnection, tid: i64, row: Row) -> Result<(), ApiError> {
+    let mut cols: Vec<String> = columns(conn, "tournaments")?
+        .into_iter()
+        .filter(|c| !KEPT_ON_CHECK_IN.contains(&c.as_str()))
+        .collect();
+    cols.sort();
+    if let Some(c) = cols.iter().find(|c| !row.contains_key(c.as_str())) {
+        let at = format!("archive.content.tournament.{c}");
+        return Err(ApiError::field(at, "missing: the row is incomplete"));
+    }
+    let sql = format!(
+        "UPDATE tournaments SET ({list}) = (SELECT {sel} FROM jsonb_populate_record(NULL::tournaments, $1) r), \
+         checked_out_to = NULL, checked_out_at = NULL, version = version + 1, updated_at = now() \
+         WHERE id = $2",
+        list = cols.join(", "),
+        sel = cols.iter().map(|c| format!("r.{c}")).collect::<Vec<_>>().join(", "),
+    );
+    diesel::sql_query(sql)
+        .bind::<Jsonb, _>(Value::Object(row))
+        .bind::<BigInt, _>(tid)
+        .execute(conn)
+        .map_err(|e| {
+            ApiError::field(
+                "archive.content.tournament",
+                format!("cannot be stored: {e}"),
+            )
+        })?;
+    Ok(())
+}
+
+/// Writes a checked archive's rows with new ids (inside the caller's transaction): players and
+/// accounts mapped as given or created, the tournament new or `Target::Existing`'s.
+pub(super) fn write_archive(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    archive: &TournamentArchive,
+    known: &super::checks::Known,
+    (player_map, user_map): (&BTreeMap<String, i64>, &BTreeMap<String, i64>),
+    target: Target,
+) -> Result<Written, ApiError> {
+    let (mut users, mut players) = (Vec::new(), Vec::new());
+    let mut maps: Maps = HashMap::new();
+    let given = map_given(conn, "user_map", user_map, &known[&Kind::User], "users")?;
+    let u = map_users(conn, &archive.content.users, given, &mut users)?;
+    maps.insert(Kind::User, u);
+    let given = map_given(
+        conn,
+        "player_map",
+        player_map,
+        &known[&Kind::Player],
+        "players",
+    )?;
+    let p = map_players(conn, caller, &archive.content.players, given, &mut players)?;
+    maps.insert(Kind::Player, p);
+    maps.entry(Kind::Penalty).or_default();
+    match target {
+        Target::New(rating) => {
+            let row = tournament_row(conn, caller, archive, &mut maps, rating)?;
+            let cols = columns(conn, "tournaments")?;
+            insert_row(conn, &TOURNAMENT, "archive.content.tournament", row, &cols)?;
+        }
+        Target::Existing(tid) => {
+            let from = archive.content.tournament.get("id").and_then(Value::as_i64);
+            maps.entry(Kind::Tournament)
+                .or_default()
+                .extend(from.map(|f| (f, tid)));
+            update_tournament(conn, tid, archive.content.tournament.clone())?;
+        }
+    }
+    // A case names its penalty and a penalty its case: cases go in first without theirs.
+    let mut case_penalties = Vec::new();
+    for spec in TABLES {
+        let cols = columns(conn, spec.table)?;
+        let rows = archive
+            .content
+            .sections()
+            .into_iter()
+            .find(|(s, _)| *s == spec.section);
+        for (i, row) in rows
+            .map(|(_, r)| r.as_slice())
+            .unwrap_or_default()
+            .iter()
+            .enumerate()
+        {
+            let at = format!("archive.content.{}[{i}]", spec.section);
+            let mut row = row.clone();
+            if spec.table == "cases" {
+                let penalty = row.insert("penalty_id".into(), Value::Null);
+                let case = row.get("id").and_then(Value::as_i64);
+                if let (Some(Value::Number(p)), Some(c)) = (penalty, case) {
+                    case_penalties.extend(p.as_i64().map(|p| (c, p)));
+                }
+            }
+            let row = remap_row(conn, spec, &at, &row, &mut maps)?;
+            insert_row(conn, spec, &at, row, &cols)?;
+        }
+    }
+    for (case, penalty) in case_penalties {
+        let (case, penalty) = (maps[&Kind::Case][&case], maps[&Kind::Penalty][&penalty]);
+        diesel::sql_query("UPDATE cases SET penalty_id = $2 WHERE id = $1")
+            .bind::<BigInt, _>(case)
+            .bind::<BigInt, _>(penalty)
+            .execute(conn)?;
+    }
+    let tid = maps[&Kind::Tournament]
+        .values()
+        .next()
+        .copied()
+        .unwrap_or_default();
+    diesel::insert_into(tournament_staff::table)
+        .values((
+            tournament_staff::tournament_id.eq(tid),
+            tournament_staff::user_id.eq(caller.user_id),
+            tournament_staff::role.eq(StaffRole::Organiser.as_str()),
+            tournament_staff::appointed_by.eq(caller.user_id),
+        ))
+        .on_conflict_do_nothing()
+        .execute(conn)?;
+    Ok(Written {
+        tid,
+        players,
+        users,
+    })
+}
+
+/// Imports a tournament archive (admins): checks it whole (format, version, digest, every
+/// reference, every draw recomputed from its seed and input), then recreates the tournament
+/// with new ids in one transaction: players and accounts mapped as given or created, the
+/// importer its organiser, the pool named here deciding its rating by its own rules.
+pub fn import_tournament(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    input: ImportTournament,
+) -> Result<ImportOut, ApiError> {
+    caller.require_admin()?;
+    let archive = &input.archive;
+    let known = checked(archive)?;
+    conn.transaction(|conn| {
+        let pool = match input.rating_pool_id {
+            Some(id) => Some(crate::services::access::require_pool(conn, id)?),
+            None => None,
+        };
+        let rating = match &pool {
+            Some(p) => {
+                let status = crate::services::ratings::request_status(conn, caller, p, None)?;
+                let reason = crate::services::ratings::automatic_reason(p, status);
+                Some((p.id, status, reason))
+            }
+            None => None,
+        };
+        let maps = (&input.player_map, &input.user_map);
+        let w = write_archive(conn, caller, archive, &known, maps, Target::New(rating))?;
+        let t: Tournament = tournaments::table
+            .find(w.tid)
+            .select(Tournament::as_select())
+            .first(conn)?;
+        if let Some(p) = &pool {
+            crate::services::ratings::request_recorded(conn, caller, &t, p)?;
+            if t.rating_status == Some(RatingStatus::Accepted) {
+                crate::services::ratings::rebuild_pool(conn, p.id)?;
+            }
+        }
+        Ok(ImportOut {
+            tournament_id: w.tid,
+            rating_status: t.rating_status,
+            players: w.players,
+            users: w.users,
+        })
+    })
+}

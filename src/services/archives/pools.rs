@@ -1,0 +1,357 @@
+//! Pool archives (issue 32, item 2): a rating pool's settings and seasons, its rating imports,
+//! the archives of the tournaments it accepted, and its rating log, in one document; imported
+//! into another instance, the pool is recreated with new ids and its list recomputed from the
+//! same games and imports (so its leaderboard equals the original).
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use chrono::{DateTime, Utc};
+use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Jsonb};
+use diesel::PgConnection;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use utoipa::ToSchema;
+
+use super::export::archive_of;
+use super::import::{
+    checked, columns, insert_row, map_players, next_id, write_archive, MappedId, Target,
+};
+use super::spec::{Kind, TableSpec};
+use super::{canonical, Row, TournamentArchive};
+use crate::auth::Caller;
+use crate::db::models::Tournament;
+use crate::db::schema::tournaments;
+use crate::error::ApiError;
+
+/// The `format` of a pool archive.
+pub const POOL_FORMAT: &str = "tourney.pool-archive";
+
+/// A rating pool's archive.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PoolArchive {
+    /// Always `tourney.pool-archive`.
+    pub format: String,
+    /// The format version (1).
+    pub version: u32,
+    pub exported_at: DateTime<Utc>,
+    /// `sha256:` and the hex SHA-256 of the content's canonical JSON (as in a tournament
+    /// archive).
+    pub digest: String,
+    pub content: PoolContent,
+}
+
+/// A pool's rows.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PoolContent {
+    /// The pool (a row of `rating_pools`: name, parameters, seasons, league, open).
+    #[schema(value_type = Object)]
+    pub pool: Row,
+    /// The players its rating imports name (`id`, `name`, `club`, `country`).
+    #[schema(value_type = Vec<Object>)]
+    pub players: Vec<Row>,
+    /// Its rating imports (`rating_imports` rows) and their rows (`rating_import_rows`).
+    #[schema(value_type = Vec<Object>)]
+    pub imports: Vec<Row>,
+    #[schema(value_type = Vec<Object>)]
+    pub import_rows: Vec<Row>,
+    /// Its rating log as it stood (`rating_changes`); the import recomputes it from the games
+    /// and imports, and it is kept for reference.
+    #[schema(value_type = Vec<Object>)]
+    pub rating_log: Vec<Row>,
+    /// The archives of the tournaments it accepted, in order of id.
+    pub tournaments: Vec<TournamentArchive>,
+}
+
+/// A pool archive to import, with how its people map onto this instance.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ImportPool {
+    pub archive: PoolArchive,
+    /// The archive's player ids (as strings) mapped onto players here; the others are created.
+    #[serde(default)]
+    pub player_map: BTreeMap<String, i64>,
+}
+
+/// What a pool import made.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PoolImportOut {
+    pub pool_id: i64,
+    /// The new ids of its tournaments, in the archive's order.
+    pub tournaments: Vec<i64>,
+    pub players: Vec<MappedId>,
+}
+
+#[derive(QueryableByName)]
+struct Rows {
+    #[diesel(sql_type = Jsonb)]
+    rows: Value,
+}
+
+fn rows(
+    conn: &mut PgConnection,
+    from_where: &str,
+    order: &str,
+    id: i64,
+) -> Result<Vec<Row>, ApiError> {
+    let sql = format!(
+        "SELECT coalesce(jsonb_agg(to_jsonb(x) ORDER BY {order}), '[]'::jsonb) AS rows FROM {from_where}"
+    );
+    let r: Rows = diesel::sql_query(sql)
+        .bind::<BigInt, _>(id)
+        .get_result(conn)?;
+    serde_json::from_value(r.rows).map_err(|e| ApiError::Internal(e.to_string()))
+}
+
+fn digest(content: &PoolContent) -> Result<String, ApiError> {
+    let v = serde_json::to_value(content).map_err(|e| ApiError::Internal(e.to_string()))?;
+    let mut text = String::new();
+    canonical(&v, &mut text);
+    use sha2::Digest;
+    Ok(format!(
+        "sha256:{}",
+        hex::encode(sha2::Sha256::digest(text.as_bytes()))
+    ))
+}
+
+/// The archive of rating pool `pool_id` (admins: it holds its tournaments' cases).
+pub fn pool_archive(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    pool_id: i64,
+) -> Result<PoolArchive, ApiError> {
+    caller.require_admin()?;
+    conn.build_transaction().repeatable_read().read_only().run(|conn| {
+        let pool = rows(conn, "rating_pools x WHERE x.id = $1", "x.id", pool_id)?
+            .pop()
+            .ok_or_else(|| ApiError::NotFound(format!("no rating pool {pool_id}")))?;
+        let imports = rows(conn, "rating_imports x WHERE x.pool_id = $1", "x.id", pool_id)?;
+        let import_rows = rows(
+            conn,
+            "rating_import_rows x WHERE x.import_id IN (SELECT id FROM rating_imports WHERE pool_id = $1)",
+            "x.import_id, x.player_id",
+            pool_id,
+        )?;
+        let players = rows(
+            conn,
+            "(SELECT id, name, club, country FROM players WHERE id IN (SELECT player_id FROM \
+             rating_import_rows r JOIN rating_imports i ON i.id = r.import_id WHERE i.pool_id = $1)) x",
+            "x.id",
+            pool_id,
+        )?;
+        let rating_log = rows(
+            conn,
+            "rating_changes x WHERE x.pool_id = $1",
+            "x.sequence, x.player_id",
+            pool_id,
+        )?;
+        let ids: Vec<i64> = tournaments::table
+            .filter(tournaments::rating_pool_id.eq(pool_id))
+            .filter(tournaments::rating_status.eq(crate::domain::rating::acceptance::RatingStatus::Accepted))
+            .order(tournaments::id)
+            .select(tournaments::id)
+            .load(conn)?;
+        let tournaments = ids
+            .into_iter()
+            .map(|tid| archive_of(conn, tid))
+            .collect::<Result<Vec<_>, _>>()?;
+        let content = PoolContent { pool, players, imports, import_rows, rating_log, tournaments };
+        Ok(PoolArchive {
+            format: POOL_FORMAT.into(),
+            version: super::VERSION,
+            exported_at: Utc::now(),
+            digest: digest(&content)?,
+            content,
+        })
+    })
+}
+
+const POOL: TableSpec = TableSpec {
+    section: "pool",
+    table: "rating_pools",
+    own: None,
+    refs: &[],
+    json: &[],
+};
+const IMPORTS: TableSpec = TableSpec {
+    section: "imports",
+    table: "rating_imports",
+    own: None,
+    refs: &[],
+    json: &[],
+};
+const IMPORT_ROWS: TableSpec = TableSpec {
+    section: "import_rows",
+    table: "rating_import_rows",
+    own: None,
+    refs: &[],
+    json: &[],
+};
+
+fn check_pool_envelope(archive: &PoolArchive) -> Result<(), ApiError> {
+    if archive.format != POOL_FORMAT {
+        return Err(ApiError::field(
+            "archive.format",
+            format!("not a pool archive (expected `{POOL_FORMAT}`)"),
+        ));
+    }
+    if archive.version != super::VERSION {
+        return Err(ApiError::field(
+            "archive.version",
+            format!("pool archive version {} is not known here", archive.version),
+        ));
+    }
+    if digest(&archive.content)? != archive.digest {
+        return Err(ApiError::field(
+            "archive.digest",
+            "the content does not match its digest: the archive was changed or damaged after it was made",
+        ));
+    }
+    Ok(())
+}
+
+fn id(row: &Row, key: &str) -> Option<i64> {
+    row.get(key).and_then(Value::as_i64)
+}
+
+/// Writes the pool row, its imports and their rows (inside the caller's transaction).
+fn write_pool(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    c: &PoolContent,
+    players: &HashMap<i64, i64>,
+) -> Result<i64, ApiError> {
+    let pool_id = next_id(conn, "rating_pools")?;
+    let mut pool = c.pool.clone();
+    for (k, v) in [
+        ("id", Value::from(pool_id)),
+        ("created_by", Value::from(caller.user_id)),
+        ("version", Value::from(1)),
+        ("leaderboard_version", Value::from(0)),
+    ] {
+        pool.insert(k.into(), v);
+    }
+    let cols = columns(conn, "rating_pools")?;
+    insert_row(conn, &POOL, "archive.content.pool", pool, &cols)?;
+    let mut import_ids = HashMap::new();
+    let cols = columns(conn, "rating_imports")?;
+    for (i, row) in c.imports.iter().enumerate() {
+        let mut row = row.clone();
+        let new = next_id(conn, "rating_imports")?;
+        import_ids.extend(id(&row, "id").map(|old| (old, new)));
+        row.insert("id".into(), Value::from(new));
+        row.insert("pool_id".into(), Value::from(pool_id));
+        row.insert("imported_by".into(), Value::from(caller.user_id));
+        insert_row(
+            conn,
+            &IMPORTS,
+            &format!("archive.content.imports[{i}]"),
+            row,
+            &cols,
+        )?;
+    }
+    let cols = columns(conn, "rating_import_rows")?;
+    for (i, row) in c.import_rows.iter().enumerate() {
+        let at = format!("archive.content.import_rows[{i}]");
+        let mut row = row.clone();
+        let import = id(&row, "import_id").and_then(|old| import_ids.get(&old).copied());
+        let player = id(&row, "player_id").and_then(|old| players.get(&old).copied());
+        let (Some(import), Some(player)) = (import, player) else {
+            return Err(ApiError::field(
+                at,
+                "names an import or a player the archive does not hold",
+            ));
+        };
+        row.insert("import_id".into(), Value::from(import));
+        row.insert("player_id".into(), Value::from(player));
+        insert_row(conn, &IMPORT_ROWS, &at, row, &cols)?;
+    }
+    Ok(pool_id)
+}
+
+/// Imports a pool archive (admins), in one transaction: the pool with its settings and seasons,
+/// its rating imports, and each accepted tournament (through the tournament import, accepted
+/// into the new pool); players are mapped as given, else shared between the tournaments and
+/// created once. The list is then rebuilt from the games and imports.
+pub fn import_pool(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    input: ImportPool,
+) -> Result<PoolImportOut, ApiError> {
+    caller.require_admin()?;
+    check_pool_envelope(&input.archive)?;
+    let c = &input.archive.content;
+    let mut known = Vec::new();
+    for (i, t) in c.tournaments.iter().enumerate() {
+        known.push(checked(t).map_err(|e| {
+            match e {
+                ApiError::Validation(errors) => ApiError::Validation(
+                    errors
+                        .into_iter()
+                        .map(|mut f| {
+                            f.field = f.field.replacen(
+                                "archive",
+                                &format!("archive.content.tournaments[{i}]"),
+                                1,
+                            );
+                            f
+                        })
+                        .collect(),
+                ),
+                other => other,
+            }
+        })?);
+    }
+    conn.transaction(|conn| {
+        let mut map: BTreeMap<String, i64> = input.player_map.clone();
+        let mut created: Vec<MappedId> = Vec::new();
+        // The pool first (its imports name players too), then the tournaments into it.
+        let mut players: HashMap<i64, i64> = map
+            .iter()
+            .filter_map(|(k, v)| k.parse::<i64>().ok().map(|k| (k, *v)))
+            .collect();
+        let unmapped: Vec<Row> = c
+            .players
+            .iter()
+            .filter(|p| id(p, "id").is_some_and(|i| !players.contains_key(&i)))
+            .cloned()
+            .collect();
+        let made = map_players(conn, caller, &unmapped, HashMap::new(), &mut created)?;
+        players.extend(made);
+        map.extend(players.iter().map(|(k, v)| (k.to_string(), *v)));
+        let pool_id = write_pool(conn, caller, c, &players)?;
+        let pool = crate::services::ratings::load_pool(conn, pool_id)?;
+        let mut ids = Vec::new();
+        for (t, k) in c.tournaments.iter().zip(&known) {
+            // Players met in an earlier tournament (or the imports) are the same people here.
+            let mine: HashSet<i64> = k.get(&Kind::Player).cloned().unwrap_or_default();
+            let given: BTreeMap<String, i64> = map
+                .iter()
+                .filter(|(key, _)| key.parse::<i64>().is_ok_and(|id| mine.contains(&id)))
+                .map(|(k, v)| (k.clone(), *v))
+                .collect();
+            let status = crate::services::ratings::request_status(conn, caller, &pool, None)?;
+            let reason = crate::services::ratings::automatic_reason(&pool, status);
+            let target = Target::New(Some((pool_id, status, reason)));
+            let w = write_archive(conn, caller, t, k, (&given, &BTreeMap::new()), target)?;
+            for m in &w.players {
+                map.insert(m.archive_id.to_string(), m.id);
+            }
+            created.extend(w.players.into_iter().filter(|m| m.created));
+            let row: Tournament = tournaments::table
+                .find(w.tid)
+                .select(Tournament::as_select())
+                .first(conn)?;
+            crate::services::ratings::request_recorded(conn, caller, &row, &pool)?;
+            ids.push(w.tid);
+        }
+        crate::services::ratings::rebuild_pool(conn, pool_id)?;
+        Ok(PoolImportOut {
+            pool_id,
+            tournaments: ids,
+            players: created,
+        })
+    })
+}

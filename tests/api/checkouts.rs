@@ -1,0 +1,315 @@
+//! Issue 32, item 6: a tournament checked out to a venue's instance (another service on
+//! another database) is read-only centrally and says where it runs, is played at the venue from
+//! its archive, and is checked back in; a check-in after a central change is refused with the
+//! differences; an admin breaks a stale check-out with a reason.
+
+use serde_json::{json, Value};
+
+use crate::case_fixtures::ok;
+use crate::event_fixtures::{event, new_round, play_round};
+use crate::helpers::{fields, problem, spawn_app, TestApp};
+
+async fn standings_by_name(app: &TestApp, tid: i64) -> Vec<Value> {
+    let s = ok(
+        app.get(&format!("/api/v1/tournaments/{tid}/standings"), None)
+            .await,
+        200,
+    )
+    .await;
+    s["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| json!([r["player_name"], r["place"], r["tp"]]))
+        .collect()
+}
+
+/// Imports a check-out's archive at the venue; returns (venue tournament id, the player map
+/// back: venue id -> central id).
+async fn run_at_venue(venue: &TestApp, admin: &str, archive: &Value) -> (i64, Value) {
+    let r = venue
+        .post(
+            "/api/v1/tournament-imports",
+            Some(admin),
+            json!({"archive": archive}),
+        )
+        .await;
+    let out = ok(r, 201).await;
+    let mut back = serde_json::Map::new();
+    for m in out["players"].as_array().unwrap() {
+        back.insert(m["id"].to_string(), m["archive_id"].clone());
+    }
+    (out["tournament_id"].as_i64().unwrap(), Value::Object(back))
+}
+
+#[actix_web::test]
+async fn a_tournament_runs_at_the_venue_and_is_checked_back_in() {
+    let central = spawn_app().await;
+    let venue = spawn_app().await;
+    let (tid, org, referee, _) = event(&central, "agricola_norway", 8).await;
+    let r1 = new_round(&central, tid, &org, json!({"method": "random"})).await;
+    play_round(&central, tid, &referee, &r1, |p| 10 + p % 7).await;
+
+    let path = format!("/api/v1/tournaments/{tid}/checkout");
+    problem(
+        central
+            .post(&path, Some(&referee), json!({"runs_at": "x"}))
+            .await,
+        403,
+    )
+    .await;
+    let p = problem(
+        central
+            .post(&path, Some(&org), json!({"runs_at": ""}))
+            .await,
+        422,
+    )
+    .await;
+    assert_eq!(fields(&p), vec!["runs_at"]);
+    let out = ok(
+        central
+            .post(&path, Some(&org), json!({"runs_at": "laptop at Hyttetur"}))
+            .await,
+        200,
+    )
+    .await;
+    assert_eq!(out["checkout"]["state"], "out");
+    let archive = out["archive"].clone();
+    // Central reads say where it runs; every write is refused, naming the place.
+    let t = ok(
+        central
+            .get(&format!("/api/v1/tournaments/{tid}"), None)
+            .await,
+        200,
+    )
+    .await;
+    assert_eq!(t["checked_out_to"], "laptop at Hyttetur");
+    let p = problem(
+        central
+            .post(
+                &format!("/api/v1/tournaments/{tid}/rounds"),
+                Some(&org),
+                json!({"method": "random"}),
+            )
+            .await,
+        409,
+    )
+    .await;
+    assert_eq!(fields(&p), vec!["tournament"], "{p}");
+    assert!(p["detail"].as_str().unwrap().contains("Hyttetur"), "{p}");
+    let table = r1["draw"]["tables"][0].clone();
+    let seats: Vec<Value> = table["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| json!({"player_id": p, "score": 50}))
+        .collect();
+    let result = format!(
+        "/api/v1/tournaments/{tid}/rounds/1/tables/{}/result",
+        table["number"]
+    );
+    let r = central
+        .put_if_match(
+            &result,
+            Some(&referee),
+            1,
+            json!({"seats": seats, "reason": "x"}),
+        )
+        .await;
+    assert_eq!(problem(r, 409).await["errors"][0]["field"], "tournament");
+    let r = central
+        .patch_if_match(
+            &format!("/api/v1/tournaments/{tid}"),
+            Some(&org),
+            &t["version"],
+            json!({"venue": "Oslo"}),
+        )
+        .await;
+    problem(r, 409).await;
+    problem(
+        central
+            .post(&path, Some(&org), json!({"runs_at": "again"}))
+            .await,
+        409,
+    )
+    .await;
+
+    // The venue plays round 2 without a connection.
+    let admin_v = venue.admin_token().await;
+    let (vtid, back) = run_at_venue(&venue, &admin_v, &archive).await;
+    let v2 = new_round(&venue, vtid, &admin_v, json!({"method": "random"})).await;
+    play_round(&venue, vtid, &admin_v, &v2, |p| 3 + p % 5).await;
+    let played = ok(
+        venue
+            .get(
+                &format!("/api/v1/tournaments/{vtid}/archive"),
+                Some(&admin_v),
+            )
+            .await,
+        200,
+    )
+    .await;
+
+    // Checked back in: the central copy is the venue's, and writable again.
+    let checkin = format!("/api/v1/tournaments/{tid}/checkin");
+    let r = central
+        .post(
+            &checkin,
+            Some(&org),
+            json!({"archive": played, "player_map": back}),
+        )
+        .await;
+    let done = ok(r, 200).await;
+    assert_eq!(done["state"], "in");
+    assert_eq!(
+        standings_by_name(&central, tid).await,
+        standings_by_name(&venue, vtid).await
+    );
+    let t = ok(
+        central
+            .get(&format!("/api/v1/tournaments/{tid}"), None)
+            .await,
+        200,
+    )
+    .await;
+    assert!(t["checked_out_to"].is_null());
+    assert_eq!(
+        t["created_by"], archive["content"]["tournament"]["created_by"],
+        "the central owner stays"
+    );
+    let r2 = ok(
+        central
+            .get(&format!("/api/v1/tournaments/{tid}/rounds/2"), None)
+            .await,
+        200,
+    )
+    .await;
+    assert_eq!(r2["seed"], v2["seed"]);
+    let r3 = new_round(&central, tid, &org, json!({"method": "random"})).await;
+    assert_eq!(r3["number"], 3);
+    // Checking in twice is refused.
+    let r = central
+        .post(
+            &checkin,
+            Some(&org),
+            json!({"archive": played, "player_map": back}),
+        )
+        .await;
+    assert_eq!(problem(r, 409).await["errors"][0]["field"], "tournament");
+}
+
+#[actix_web::test]
+async fn a_check_in_after_a_central_change_is_refused_and_an_admin_breaks_a_stale_check_out() {
+    let central = spawn_app().await;
+    let venue = spawn_app().await;
+    let (tid, org, referee, players) = event(&central, "agricola_norway", 8).await;
+    let r1 = new_round(&central, tid, &org, json!({"method": "random"})).await;
+    play_round(&central, tid, &referee, &r1, |p| 10 + p % 7).await;
+    let out = ok(
+        central
+            .post(
+                &format!("/api/v1/tournaments/{tid}/checkout"),
+                Some(&org),
+                json!({"runs_at": "Hyttetur"}),
+            )
+            .await,
+        200,
+    )
+    .await;
+    let admin_v = venue.admin_token().await;
+    let (vtid, back) = run_at_venue(&venue, &admin_v, &out["archive"]).await;
+    let played = ok(
+        venue
+            .get(
+                &format!("/api/v1/tournaments/{vtid}/archive"),
+                Some(&admin_v),
+            )
+            .await,
+        200,
+    )
+    .await;
+
+    // Only an admin breaks it, and only with a reason.
+    let brk = format!("/api/v1/tournaments/{tid}/checkout/break");
+    problem(
+        central
+            .post(&brk, Some(&org), json!({"reason": "lost laptop"}))
+            .await,
+        403,
+    )
+    .await;
+    let admin = central.admin_token().await;
+    let p = problem(
+        central
+            .post(&brk, Some(&admin), json!({"reason": " "}))
+            .await,
+        422,
+    )
+    .await;
+    assert_eq!(fields(&p), vec!["reason"]);
+    let broken = ok(
+        central
+            .post(
+                &brk,
+                Some(&admin),
+                json!({"reason": "the venue laptop was lost"}),
+            )
+            .await,
+        200,
+    )
+    .await;
+    assert_eq!(broken["state"], "broken");
+    assert_eq!(broken["reason"], "the venue laptop was lost");
+    problem(
+        central
+            .post(&brk, Some(&admin), json!({"reason": "again"}))
+            .await,
+        409,
+    )
+    .await;
+    // Writable again: the referee records a penalty centrally.
+    let r = central
+        .post(
+            &format!("/api/v1/tournaments/{tid}/penalties"),
+            Some(&referee),
+            json!({"player_id": players[0], "kind": "warning", "reason": "late"}),
+        )
+        .await;
+    assert_eq!(r.status(), 201, "{}", r.text().await.unwrap());
+    // The venue's copy cannot replace it now: the differences are named.
+    let checkin = format!("/api/v1/tournaments/{tid}/checkin");
+    let r = central
+        .post(
+            &checkin,
+            Some(&org),
+            json!({"archive": played, "player_map": back}),
+        )
+        .await;
+    let p = problem(r, 409).await;
+    assert_eq!(fields(&p), vec!["archive"], "{p}");
+    assert!(
+        p["detail"]
+            .as_str()
+            .unwrap()
+            .contains("penalties: 0 rows then, 1 now"),
+        "{p}"
+    );
+    let pen = ok(
+        central
+            .get(&format!("/api/v1/tournaments/{tid}/penalties"), None)
+            .await,
+        200,
+    )
+    .await;
+    assert_eq!(pen["total"], 1, "the refused check-in changed nothing");
+    // A forged venue archive is refused by the import's checks.
+    let mut forged = played.clone();
+    forged["content"]["results"][0]["seats"][0]["score"] = json!(99);
+    let r = central
+        .post(&checkin, Some(&org), json!({"archive": forged}))
+        .await;
+    assert_eq!(
+        problem(r, 422).await["errors"][0]["field"],
+        "archive.digest"
+    );
+}
