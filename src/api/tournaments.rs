@@ -17,9 +17,9 @@ use crate::infra::idempotency;
 use crate::infra::live::Subject;
 use crate::runtime::state::AppState;
 use crate::services::access::load_visible;
+use crate::services::running::tournament_list::{self, TournamentFilter};
 use crate::services::running::tournaments::{
-    self, AppointStaff, CreateTournament, StaffOut, TournamentFilter, TournamentOut,
-    UpdateTournament,
+    self, AppointStaff, CreateTournament, StaffOut, TournamentOut, UpdateTournament,
 };
 
 /// Create a tournament (any signed-in user; the caller becomes its organiser).
@@ -94,7 +94,7 @@ pub async fn list(
 ) -> ApiResult<HttpResponse> {
     let signed_in = caller.0.is_some();
     let page = state
-        .run(move |conn| tournaments::list_tournaments(conn, &caller, filter.0))
+        .run(move |conn| tournament_list::list_tournaments(conn, &caller, filter.0))
         .await?;
     let vis = if signed_in {
         Visibility::Private

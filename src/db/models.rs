@@ -94,6 +94,8 @@ pub struct Tournament {
     pub rating_decided_by: Option<i64>,
     /// When.
     pub rating_decided_at: Option<DateTime<Utc>>,
+    /// Where it is held (ISO 3166-1 alpha-2), if stated.
+    pub country: Option<String>,
 }
 
 #[derive(Debug, Insertable)]
@@ -120,6 +122,7 @@ pub struct NewTournament {
     pub rating_reason: Option<String>,
     pub rating_decided_by: Option<i64>,
     pub rating_decided_at: Option<DateTime<Utc>>,
+    pub country: Option<String>,
 }
 
 #[derive(Debug, Clone, Queryable, Selectable)]

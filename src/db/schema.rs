@@ -145,6 +145,8 @@ diesel::table! {
         created_by -> Int8,
         created_at -> Timestamptz,
         updated_at -> Timestamptz,
+        /// `tourney_fold(name)`, generated: what search matches.
+        name_folded -> Nullable<Text>,
     }
 }
 
@@ -177,6 +179,9 @@ diesel::table! {
         rating_reason -> Nullable<Text>,
         rating_decided_by -> Nullable<Int8>,
         rating_decided_at -> Nullable<Timestamptz>,
+        /// `tourney_fold(name)`, generated: what search matches.
+        name_folded -> Nullable<Text>,
+        country -> Nullable<Text>,
     }
 }
 

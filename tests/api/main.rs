@@ -29,6 +29,7 @@ mod rating_upgrade;
 mod ratings;
 mod ratings_leaderboard;
 mod ratings_seasons;
+mod registry;
 mod reports;
 mod restart;
 mod rules_agricola;

@@ -166,5 +166,7 @@ pub fn player_ratings(
         total,
         limit,
         offset,
+        next_cursor: None,
+        total_exact: None,
     })
 }
