@@ -1,3 +1,4 @@
+DROP INDEX rating_changes_player_order_idx;
 DROP INDEX tournaments_country_idx;
 DROP INDEX tournaments_name_id_idx;
 DROP INDEX tournaments_starts_id_idx;

@@ -41,3 +41,6 @@ CREATE INDEX players_country_name_id_idx ON players (country, name, id);
 CREATE INDEX tournaments_starts_id_idx ON tournaments (starts_on, id);
 CREATE INDEX tournaments_name_id_idx ON tournaments (name, id);
 CREATE INDEX tournaments_country_idx ON tournaments (country, starts_on, id);
+-- Keyset order of a player's rating history (oldest first, as the pool rated them).
+CREATE INDEX rating_changes_player_order_idx
+    ON rating_changes (player_id, rated_at, pool_id, sequence);

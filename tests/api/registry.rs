@@ -550,3 +550,103 @@ async fn tournament_pages_follow_cursors_through_equal_dates() {
     .await;
     assert_eq!(fields(&p), ["cursor"]);
 }
+
+#[actix_web::test]
+async fn a_players_rating_history_pages_by_cursor_in_rated_order() {
+    let app = spawn_app().await;
+    let admin = app.admin_token().await;
+    let pid = player(&app, &admin, "Kari", None).await;
+    let mut pools = Vec::new();
+    for name in ["List A", "List B"] {
+        let p: Value = app
+            .post(
+                "/api/v1/rating-pools",
+                Some(&admin),
+                json!({"name": name, "preset": "agricola_norway", "time_zone": "Europe/Oslo"}),
+            )
+            .await
+            .json()
+            .await
+            .unwrap();
+        pools.push(p["id"].as_i64().unwrap());
+    }
+    // seven changes, five of them at the same moment in two pools: ties on rated_at
+    sql(
+        &app,
+        &format!(
+            "INSERT INTO rating_changes (pool_id, sequence, player_id, kind, tournament_id, round_id, \
+             table_number, result_version, rated_at, rating_before, rating_after, delta, games) \
+             SELECT CASE WHEN g % 2 = 0 THEN {a} ELSE {b} END, g, {pid}, 'game', 0, 0, 1, 1, \
+             CASE WHEN g <= 5 THEN timestamptz '2026-05-01 12:00Z' ELSE timestamptz '2026-04-01 12:00Z' END, \
+             1000 + g, 1001 + g, 1, g FROM generate_series(1, 7) g",
+            a = pools[0],
+            b = pools[1]
+        ),
+    );
+    let base = format!("/api/v1/players/{pid}/ratings");
+    let whole: Value = app.get(&base, None).await.json().await.unwrap();
+    let expected: Vec<(i64, f64)> = whole["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["pool_id"].as_i64().unwrap(),
+                c["rating_before"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(whole["total"], 7);
+    // the April ones first (sequences 6 and 7), then May's by pool, then by sequence
+    let (a, b) = (pools[0], pools[1]);
+    assert_eq!(
+        expected,
+        [
+            (a, 1006.0),
+            (b, 1007.0),
+            (a, 1002.0),
+            (a, 1004.0),
+            (b, 1001.0),
+            (b, 1003.0),
+            (b, 1005.0)
+        ]
+    );
+    let mut walked = Vec::new();
+    let mut next = Some(format!("{base}?limit=2"));
+    while let Some(path) = next {
+        let r = app.get(&path, None).await;
+        assert_eq!(r.status(), 200);
+        next = link_next(&r);
+        let page: Value = r.json().await.unwrap();
+        walked.extend(page["items"].as_array().unwrap().iter().map(|c| {
+            (
+                c["pool_id"].as_i64().unwrap(),
+                c["rating_before"].as_f64().unwrap(),
+            )
+        }));
+    }
+    assert_eq!(walked, expected);
+    // one pool only; its cursor does not serve the other
+    let page: Value = app
+        .get(&format!("{base}?pool={b}&limit=1"), None)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(page["total"], 4);
+    let c = page["next_cursor"].as_str().unwrap().to_string();
+    let p = problem(
+        app.get(&format!("{base}?pool={a}&cursor={c}"), None).await,
+        422,
+    )
+    .await;
+    assert_eq!(fields(&p), ["cursor"]);
+    for (bad, field) in [
+        ("pool=0", "pool"),
+        ("offset=10001", "offset"),
+        ("cursor=x.y", "cursor"),
+    ] {
+        let p = problem(app.get(&format!("{base}?{bad}"), None).await, 422).await;
+        assert_eq!(fields(&p), [field], "{bad}");
+    }
+}
