@@ -72,12 +72,13 @@ def load(url, api, token, players, tournaments):
                CASE WHEN g % 3 = 0 THEN 'tantrix' ELSE 'agricola_norway' END,
                CASE WHEN g % 3 = 0 THEN 2 ELSE 4 END, 5,
                date '2000-01-01' + (g % 9000), date '2000-01-01' + (g % 9000),
-               'Europe/Oslo', (ARRAY['registration_open','in_progress','finished'])[1 + g % 3],
+               'Europe/Oslo', (ARRAY['registration_open','running','finished'])[1 + g % 3],
                {user}, CASE WHEN g % 2 = 0 THEN 'NO' ELSE 'PL' END,
                CASE WHEN g % 10 = 0 THEN {pool} END, CASE WHEN g % 10 = 0 THEN 'accepted' END
         FROM generate_series(1, {tournaments}) g""")
     print(f"tournaments: {tournaments} in {time.time() - started:.0f} s")
-    psql(url, "VACUUM ANALYZE players; VACUUM ANALYZE tournaments")
+    for table in ("players", "tournaments"):
+        psql(url, f"VACUUM ANALYZE {table}")
     return int(first), int(last), int(pool)
 
 
@@ -89,6 +90,16 @@ def call(url, body=None, token=None):
         req.add_header("authorization", "Bearer " + token)
     with urllib.request.urlopen(req) as r:
         return r.status, dict(r.headers), r.read()
+
+
+def late_cursor(first, depth):
+    """The cursor `depth` items into a list, reached by following its cursors."""
+    page = json.loads(call(first)[2])
+    seen = len(page["items"])
+    while seen < depth and page.get("next_cursor"):
+        page = json.loads(call(f"{first}&cursor={page['next_cursor']}")[2])
+        seen += len(page["items"])
+    return page["next_cursor"]
 
 
 def wrk(url, connections, seconds):
@@ -118,22 +129,22 @@ def main():
     _, _, t = call(api + "/auth/token", {"username": user, "password": password})
     token = json.loads(t)["access_token"]
     first, last, pool = load(db, api, token, players, tournaments)
-    # A late page by cursor: the cursor of the page that starts 90% into the list.
-    _, _, page = call(f"{api}/players?limit=50&offset=10000")
-    late_players = json.loads(page)["next_cursor"]
-    _, _, page = call(f"{api}/tournaments?limit=50&offset=10000&sort=name")
-    late_tournaments = json.loads(page)["next_cursor"]
+    # A late page by cursor: follow the next links 90% into the list (the walk a client
+    # makes), then read that page over and over.
+    late_players = late_cursor(f"{api}/players?limit=200", players * 9 // 10)
+    late_tournaments = late_cursor(f"{api}/tournaments?limit=200&sort=name",
+                                   tournaments * 9 // 10)
     reads = [
         ("list", "players", f"{api}/players?limit=50"),
         ("list", "players in a country", f"{api}/players?country=SE&limit=50"),
-        ("list", "players, page after offset 10,000 (cursor)",
+        ("list", "players, a page 90% into the list (cursor, 50 a page)",
          f"{api}/players?limit=50&cursor={late_players}"),
         ("list", "players at offset 10,000 (the bound)", f"{api}/players?limit=50&offset=10000"),
         ("search", "players q=stad", f"{api}/players?q=stad&limit=50"),
         ("search", "players q=oystein odegard", f"{api}/players?q=oystein%20odegard&limit=50"),
         ("search", "players q=wisniewska (rare word)", f"{api}/players?q=lukasz%20wisniewska&limit=20"),
         ("list", "tournaments", f"{api}/tournaments?limit=50"),
-        ("list", "tournaments by name, late page (cursor)",
+        ("list", "tournaments by name, 90% into the list (cursor)",
          f"{api}/tournaments?limit=50&sort=name&cursor={late_tournaments}"),
         ("list", "tournaments filtered (NO, finished, Agricola, 2010s)",
          f"{api}/tournaments?country=NO&status=finished&game=agricola"

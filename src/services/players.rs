@@ -245,15 +245,10 @@ pub fn list_players(
         }
         query
     };
-    let counted = build()
-        .select(players::id)
-        .limit(COUNT_CAP + 1)
-        .load::<i64>(conn)?
-        .len() as i64;
     let mut query = build();
-    let mut offset = 0;
+    let (mut offset, mut first) = (0, false);
     match start {
-        Start::Offset(o) => offset = o,
+        Start::Offset(o) => (offset, first) = (o, true),
         Start::After(PlayerKey(Some(rank), name, id)) if sort == PlayerSort::Relevance => {
             query = query.filter(
                 sql::<Bool>("(-word_similarity(tourney_fold(")
@@ -297,8 +292,14 @@ pub fn list_players(
     keyset_page(
         rows,
         limit,
-        offset,
-        counted,
+        (offset, first),
+        || {
+            Ok(build()
+                .select(players::id)
+                .limit(COUNT_CAP + 1)
+                .load::<i64>(conn)?
+                .len() as i64)
+        },
         "players",
         &scope,
         |(p, rank)| PlayerKey(ranked.then_some(-rank), p.name.clone(), p.id),

@@ -147,19 +147,26 @@ pub fn keyset_start<K: serde::de::DeserializeOwned>(
 }
 
 /// Builds a keyset list's page from up to `limit + 1` rows: the extra row only tells that a
-/// next page exists; its cursor names the last item shown (`key_of`).
+/// next page exists; its cursor names the last item shown (`key_of`). `count` counts the
+/// whole list up to [`COUNT_CAP`] + 1; a first page that holds the whole list is its own
+/// count (a search with a few hits costs one query).
 #[allow(clippy::too_many_arguments)]
 pub fn keyset_page<R, T, K: Serialize>(
     mut rows: Vec<R>,
     limit: i64,
-    offset: i64,
-    counted: i64,
+    (offset, first): (i64, bool),
+    count: impl FnOnce() -> Result<i64, ApiError>,
     list: &str,
     scope: &str,
     key_of: impl Fn(&R) -> K,
     out: impl FnMut(R) -> Result<T, ApiError>,
 ) -> Result<Page<T>, ApiError> {
     let more = rows.len() as i64 > limit;
+    let counted = if first && offset == 0 && !more {
+        rows.len() as i64
+    } else {
+        count()?
+    };
     rows.truncate(limit as usize);
     let next_cursor = match rows.last() {
         Some(last) if more => Some(cursor::encode(&key_of(last), list, scope)?),

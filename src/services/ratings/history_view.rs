@@ -156,15 +156,10 @@ pub fn player_ratings(
         }
         b
     };
-    let counted = build()
-        .select(rating_changes::sequence)
-        .limit(COUNT_CAP + 1)
-        .load::<i64>(conn)?
-        .len() as i64;
     let mut query = build();
-    let mut offset = 0;
+    let (mut offset, mut first) = (0, false);
     match start {
-        Start::Offset(o) => offset = o,
+        Start::Offset(o) => (offset, first) = (o, true),
         Start::After(ChangeKey(at, pool_id, sequence)) => {
             use diesel::dsl::sql;
             use diesel::sql_types::{BigInt, Bool, Timestamptz};
@@ -211,8 +206,14 @@ pub fn player_ratings(
     keyset_page(
         rows,
         limit,
-        offset,
-        counted,
+        (offset, first),
+        || {
+            Ok(build()
+                .select(rating_changes::sequence)
+                .limit(COUNT_CAP + 1)
+                .load::<i64>(conn)?
+                .len() as i64)
+        },
         "player-ratings",
         &scope,
         |r| ChangeKey(r.9, r.0, r.11),

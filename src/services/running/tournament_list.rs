@@ -267,15 +267,10 @@ pub fn list_tournaments(
             .sql("), tournaments.name_folded)")
     };
     let build = || filtered(caller, &filter, &c);
-    let counted = build()
-        .select(tournaments::id)
-        .limit(COUNT_CAP + 1)
-        .load::<i64>(conn)?
-        .len() as i64;
     let mut query = build();
-    let mut offset = 0;
+    let (mut offset, mut first) = (0, false);
     match start {
-        Start::Offset(o) => offset = o,
+        Start::Offset(o) => (offset, first) = (o, true),
         Start::After(key) => query = query.filter(after(c.sort, &query_text, key)?),
     }
     let query = match c.sort {
@@ -297,8 +292,14 @@ pub fn list_tournaments(
     keyset_page(
         rows,
         limit,
-        offset,
-        counted,
+        (offset, first),
+        || {
+            Ok(build()
+                .select(tournaments::id)
+                .limit(COUNT_CAP + 1)
+                .load::<i64>(conn)?
+                .len() as i64)
+        },
         "tournaments",
         &scope,
         |(t, rank)| match sort {
