@@ -7,7 +7,8 @@ and the service's resident memory (VmRSS of SERVICE_PID) before and after the re
 
 Usage: scripts/registry_load.py DATABASE_URL BASE_URL SERVICE_PID ADMIN_USER ADMIN_PASSWORD
        [PLAYERS] [TOURNAMENTS] [CONNECTIONS] [SECONDS]
-Defaults: 1,000,000 players, 100,000 tournaments, 64 connections, 10 s per read.
+Defaults: 1,000,000 players, 100,000 tournaments, 64 connections, 10 s per read; PLAYERS 0
+reads a database an earlier run loaded.
 (psql and wrk from Debian's packages must be on PATH: `apt-get install -y wrk`.)
 
 Targets (issue 31): every p99 under 20 ms at 64 connections; lists and profiles at least 1/4
@@ -128,7 +129,15 @@ def main():
     api = base + "/api/v1"
     _, _, t = call(api + "/auth/token", {"username": user, "password": password})
     token = json.loads(t)["access_token"]
-    first, last, pool = load(db, api, token, players, tournaments)
+    if players > 0:
+        first, last, pool = load(db, api, token, players, tournaments)
+    else:
+        # PLAYERS 0: the database is loaded already (an earlier run); read what it holds.
+        first, last, players = map(int, psql(
+            db, "SELECT min(id) || '|' || max(id) || '|' || count(*) FROM players").split("|"))
+        tournaments = int(psql(db, "SELECT count(*) FROM tournaments"))
+        pool = int(psql(db, "SELECT max(rating_pool_id) FROM tournaments"))
+        print(f"loaded already: {players} players, {tournaments} tournaments")
     # A late page by cursor: follow the next links 90% into the list (the walk a client
     # makes), then read that page over and over.
     late_players = late_cursor(f"{api}/players?limit=200", players * 9 // 10)
