@@ -12,8 +12,8 @@ use crate::api::support::{
     Page, PageParams, Visibility,
 };
 use crate::auth::{Caller, MaybeCaller};
-use crate::domain::{PlayerId, PoolId};
-use crate::error::{ApiError, ApiResult, FieldError, Problem};
+use crate::domain::PlayerId;
+use crate::error::{ApiError, ApiResult, Problem};
 use crate::infra::csv;
 use crate::infra::kept::KeptBody;
 use crate::infra::live::Subject;
@@ -541,23 +541,8 @@ pub async fn player_ratings(
     query: Query<HistoryQuery>,
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
-    let q = query.0;
-    let (limit, offset) = PageParams {
-        limit: q.limit,
-        offset: q.offset,
-    }
-    .resolve()?;
-    if q.pool.is_some_and(|p| p < 1) {
-        return Err(ApiError::Validation(vec![FieldError::new(
-            "pool",
-            "must be at least 1",
-        )]));
-    }
-    let pool = q.pool;
     let page = state
-        .run(move |conn| {
-            ratings::player_ratings(conn, PlayerId(id), pool.map(PoolId), limit, offset)
-        })
+        .run(move |conn| ratings::player_ratings(conn, PlayerId(id), query.0))
         .await?;
     page_json(&req, &page, Visibility::Public)
 }

@@ -217,24 +217,35 @@ pub fn page_links<T>(req: &HttpRequest, page: &Page<T>) -> Option<String> {
     links_for(req.path(), req.query_string(), page)
 }
 
-/// [`page_links`] for a request's path and query string.
+/// [`page_links`] for a request's path and query string. A keyset list's `next` carries its
+/// cursor; a page reached by cursor has no `prev` (its offset is unknown).
 pub fn links_for<T>(path: &str, query_string: &str, page: &Page<T>) -> Option<String> {
     let (next, prev) = page.neighbours();
+    let by_cursor = query_string.split('&').any(|p| p.starts_with("cursor="));
     let kept: Vec<String> = query_string
         .split('&')
-        .filter(|p| !p.is_empty() && !p.starts_with("limit=") && !p.starts_with("offset="))
+        .filter(|p| {
+            !p.is_empty()
+                && !p.starts_with("limit=")
+                && !p.starts_with("offset=")
+                && !p.starts_with("cursor=")
+        })
         .map(str::to_string)
         .collect();
-    let link = |(offset, limit): (i64, i64), rel: &str| {
+    let link = |extra: String, limit: i64, rel: &str| {
         let mut query = kept.clone();
         query.push(format!("limit={limit}"));
-        query.push(format!("offset={offset}"));
+        query.push(extra);
         format!("<{path}?{}>; rel=\"{rel}\"", query.join("&"))
     };
-    let links: Vec<String> = [next.map(|n| link(n, "next")), prev.map(|p| link(p, "prev"))]
-        .into_iter()
-        .flatten()
-        .collect();
+    let next = match &page.next_cursor {
+        Some(c) => Some(link(format!("cursor={c}"), page.limit, "next")),
+        None => next.map(|(o, l)| link(format!("offset={o}"), l, "next")),
+    };
+    let prev = prev
+        .filter(|_| !by_cursor)
+        .map(|(o, l)| link(format!("offset={o}"), l, "prev"));
+    let links: Vec<String> = [next, prev].into_iter().flatten().collect();
     (!links.is_empty()).then(|| links.join(", "))
 }
 

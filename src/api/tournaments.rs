@@ -18,9 +18,9 @@ use crate::infra::idempotency;
 use crate::infra::live::Subject;
 use crate::runtime::state::AppState;
 use crate::services::access::load_visible;
+use crate::services::running::tournament_list::{self, TournamentFilter};
 use crate::services::running::tournaments::{
-    self, AppointStaff, CreateTournament, StaffOut, TournamentFilter, TournamentOut,
-    UpdateTournament,
+    self, AppointStaff, CreateTournament, StaffOut, TournamentOut, UpdateTournament,
 };
 
 /// Create a tournament (any signed-in user; the caller becomes its organiser).
@@ -103,7 +103,7 @@ pub async fn list(
                 "tournaments page=1".into(),
                 Subject::Tournaments,
                 move |conn| {
-                    let page = tournaments::list_tournaments(conn, &caller, filter.0)?;
+                    let page = tournament_list::list_tournaments(conn, &caller, filter.0)?;
                     Ok((true, first_page_body(&path, &page)?))
                 },
             )
@@ -114,11 +114,11 @@ pub async fn list(
     // callers see their drafts and their writes on the primary.
     let page = if signed_in {
         state
-            .run(move |conn| tournaments::list_tournaments(conn, &caller, filter.0))
+            .run(move |conn| tournament_list::list_tournaments(conn, &caller, filter.0))
             .await?
     } else {
         state
-            .run_lagging(move |conn| tournaments::list_tournaments(conn, &caller, filter.0))
+            .run_lagging(move |conn| tournament_list::list_tournaments(conn, &caller, filter.0))
             .await?
     };
     let vis = if signed_in {

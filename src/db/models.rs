@@ -98,6 +98,8 @@ pub struct Tournament {
     pub checked_out_to: Option<String>,
     /// Since when.
     pub checked_out_at: Option<DateTime<Utc>>,
+    /// Where it is held (ISO 3166-1 alpha-2), if stated.
+    pub country: Option<String>,
 }
 
 #[derive(Debug, Insertable)]
@@ -124,6 +126,7 @@ pub struct NewTournament {
     pub rating_reason: Option<String>,
     pub rating_decided_by: Option<i64>,
     pub rating_decided_at: Option<DateTime<Utc>>,
+    pub country: Option<String>,
 }
 
 #[derive(Debug, Clone, Queryable, Selectable)]

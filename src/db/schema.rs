@@ -145,6 +145,8 @@ diesel::table! {
         created_by -> Int8,
         created_at -> Timestamptz,
         updated_at -> Timestamptz,
+        /// `tourney_fold(name)`, generated: what search matches.
+        name_folded -> Nullable<Text>,
     }
 }
 
@@ -179,6 +181,9 @@ diesel::table! {
         rating_decided_at -> Nullable<Timestamptz>,
         checked_out_to -> Nullable<Text>,
         checked_out_at -> Nullable<Timestamptz>,
+        /// `tourney_fold(name)`, generated: what search matches.
+        name_folded -> Nullable<Text>,
+        country -> Nullable<Text>,
     }
 }
 

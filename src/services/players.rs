@@ -10,7 +10,9 @@ use crate::auth::Caller;
 use crate::db::models::{NewPlayer, Player};
 use crate::db::schema::{players, rating_pools, rating_standings, users};
 use crate::error::ApiError;
-use crate::services::validate::{check_country, Check, Page, PageParams};
+use crate::services::validate::{
+    check_country, keyset_page, keyset_start, Check, Page, Start, COUNT_CAP,
+};
 
 /// A player identity.
 #[derive(Debug, Serialize, ToSchema)]
@@ -84,23 +86,40 @@ pub struct UpdatePlayer {
     pub country: Option<Option<String>>,
 }
 
+/// How the player list is ordered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PlayerSort {
+    /// Best match to `q` first (then by name and id); the default with `q`, refused without it.
+    Relevance,
+    /// By name, then id; the default without `q`.
+    Name,
+}
+
 /// Filters for the player list.
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct PlayerFilter {
-    /// Part of the name, any case; blank means no filter.
+    /// Part of the name, or a near match of a word of it; ignores case and diacritics
+    /// (`oystein` finds `Øystein`, `lodz` finds `Łódź`). Blank means no filter.
     #[param(max_length = 100, pattern = r"^[^\u0000-\u001f\u007f-\u009f]*$")]
     pub q: Option<String>,
     /// ISO country code.
     #[param(pattern = "^[A-Za-z]{2}$")]
     pub country: Option<String>,
+    /// `relevance` (the default with `q`) or `name` (the default without).
+    #[param(inline)]
+    pub sort: Option<PlayerSort>,
     /// How many items (1-200, default 50).
     #[param(minimum = 1, maximum = 200)]
     pub limit: Option<i64>,
-    /// How many items to skip (default 0).
-    #[param(minimum = 0, maximum = 1000000000)]
+    /// How many items to skip (default 0, at most 10000; later pages through `cursor`).
+    #[param(minimum = 0, maximum = 10000)]
     pub offset: Option<i64>,
+    /// Where the page starts: the `next_cursor` of the page before (also in its `next` link).
+    #[param(max_length = 1000)]
+    pub cursor: Option<String>,
 }
 
 fn load(conn: &mut PgConnection, id: i64) -> Result<Player, ApiError> {
@@ -170,49 +189,122 @@ pub fn create_player(
     .map(PlayerOut::from)
 }
 
-/// One page of players, filtered by name (any case) and country.
+/// The sort keys of a player in the list: its relevance (negated, so every key ascends) when
+/// ranked, its name and id.
+#[derive(Debug, Serialize, Deserialize)]
+struct PlayerKey(Option<f32>, String, i64);
+
+/// One page of players, filtered by name (ignoring case and diacritics) and country, ranked by
+/// similarity to `q` or by name; later pages by keyset (`cursor`), never by counting through.
 pub fn list_players(
     conn: &mut PgConnection,
     filter: PlayerFilter,
 ) -> Result<Page<PlayerOut>, ApiError> {
-    let (limit, offset) = PageParams {
-        limit: filter.limit,
-        offset: filter.offset,
-    }
-    .resolve()?;
+    use diesel::dsl::sql;
+    use diesel::sql_types::{BigInt, Bool, Float, Text};
     let mut check = Check::new();
     let q = check.search_text("q", filter.q.as_deref(), 100);
     let country = check_country(&mut check, "country", filter.country.as_deref());
+    let sort = match (filter.sort, &q) {
+        (Some(PlayerSort::Relevance), None) => {
+            check.fail("sort", "relevance needs a search text in q");
+            PlayerSort::Name
+        }
+        (Some(s), _) => s,
+        (None, Some(_)) => PlayerSort::Relevance,
+        (None, None) => PlayerSort::Name,
+    };
     check.finish()?;
+    let scope = format!("{q:?}|{country:?}|{sort:?}");
+    let (limit, start) = keyset_start::<PlayerKey>(
+        filter.limit,
+        filter.offset,
+        filter.cursor.as_deref(),
+        "players",
+        &scope,
+    )?;
+    let query_text = q.clone().unwrap_or_default();
+    let score = || {
+        sql::<Float>("word_similarity(tourney_fold(")
+            .bind::<Text, _>(query_text.clone())
+            .sql("), players.name_folded)")
+    };
     let build = || {
         let mut query = players::table.into_boxed();
         if let Some(q) = &q {
-            let pattern = format!(
-                "%{}%",
-                q.replace('\\', "\\\\")
-                    .replace('%', "\\%")
-                    .replace('_', "\\_")
+            query = query.filter(
+                sql::<Bool>("(players.name_folded LIKE tourney_like_pattern(")
+                    .bind::<Text, _>(q.clone())
+                    .sql(") OR tourney_fold(")
+                    .bind::<Text, _>(q.clone())
+                    .sql(") <% players.name_folded)"),
             );
-            query = query.filter(players::name.ilike(pattern));
         }
         if let Some(c) = &country {
             query = query.filter(players::country.eq(c.clone()));
         }
         query
     };
-    let total = build().count().get_result(conn)?;
-    let items: Vec<Player> = build()
-        .order((players::name, players::id))
-        .limit(limit)
+    let mut query = build();
+    let (mut offset, mut first) = (0, false);
+    match start {
+        Start::Offset(o) => (offset, first) = (o, true),
+        Start::After(PlayerKey(Some(rank), name, id)) if sort == PlayerSort::Relevance => {
+            query = query.filter(
+                sql::<Bool>("(-word_similarity(tourney_fold(")
+                    .bind::<Text, _>(query_text.clone())
+                    .sql("), players.name_folded), players.name, players.id) > (")
+                    .bind::<Float, _>(rank)
+                    .sql(", ")
+                    .bind::<Text, _>(name)
+                    .sql(", ")
+                    .bind::<BigInt, _>(id)
+                    .sql(")"),
+            );
+        }
+        Start::After(PlayerKey(None, name, id)) if sort == PlayerSort::Name => {
+            query = query.filter(
+                sql::<Bool>("(players.name, players.id) > (")
+                    .bind::<Text, _>(name)
+                    .sql(", ")
+                    .bind::<BigInt, _>(id)
+                    .sql(")"),
+            );
+        }
+        Start::After(_) => {
+            return Err(ApiError::field(
+                "cursor",
+                "is not a cursor of this list; follow the next link as given",
+            ))
+        }
+    }
+    let ranked = sort == PlayerSort::Relevance;
+    let query = if ranked {
+        query.order((score().desc(), players::name, players::id))
+    } else {
+        query.order((players::name, players::id))
+    };
+    let rows: Vec<(Player, f32)> = query
+        .select((Player::as_select(), score()))
+        .limit(limit + 1)
         .offset(offset)
-        .select(Player::as_select())
         .load(conn)?;
-    Ok(Page {
-        items: items.into_iter().map(PlayerOut::from).collect::<Vec<_>>(),
-        total,
+    keyset_page(
+        rows,
         limit,
-        offset,
-    })
+        (offset, first),
+        || {
+            Ok(build()
+                .select(players::id)
+                .limit(COUNT_CAP + 1)
+                .load::<i64>(conn)?
+                .len() as i64)
+        },
+        "players",
+        &scope,
+        |(p, rank)| PlayerKey(ranked.then_some(-rank), p.name.clone(), p.id),
+        |(p, _)| Ok(PlayerOut::from(p)),
+    )
 }
 
 /// One player.

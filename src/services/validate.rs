@@ -6,6 +6,14 @@ use utoipa::{IntoParams, ToSchema};
 
 use crate::error::{ApiError, FieldError};
 
+/// The furthest `offset` any list takes: deeper pages of the lists that grow without bound
+/// are reached with `cursor` (the `next` link), which costs the same on every page.
+pub const MAX_OFFSET: i64 = 10_000;
+
+/// Up to how many items a keyset list counts exactly; beyond it `total` is this bound and
+/// `total_exact` is false (counting a million rows on every page is what made lists slow).
+pub const COUNT_CAP: i64 = 1_000;
+
 /// `?limit=&offset=` on every list.
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -14,8 +22,8 @@ pub struct PageParams {
     /// How many items (1-200, default 50).
     #[param(minimum = 1, maximum = 200, example = 50)]
     pub limit: Option<i64>,
-    /// How many items to skip (default 0).
-    #[param(minimum = 0, maximum = 1000000000, example = 0)]
+    /// How many items to skip (default 0, at most 10000).
+    #[param(minimum = 0, maximum = 10000, example = 0)]
     pub offset: Option<i64>,
 }
 
@@ -28,10 +36,12 @@ impl PageParams {
         if !(1..=200).contains(&limit) {
             errors.push(FieldError::new("limit", "must be between 1 and 200"));
         }
-        if !(0..=1_000_000_000).contains(&offset) {
+        if !(0..=MAX_OFFSET).contains(&offset) {
             errors.push(FieldError::new(
                 "offset",
-                "must be between 0 and 1000000000",
+                format!(
+                    "must be between 0 and {MAX_OFFSET}; follow the next link (cursor) for later pages"
+                ),
             ));
         }
         if errors.is_empty() {
@@ -49,7 +59,16 @@ pub struct Page<T> {
     /// How many items the whole list holds.
     pub total: i64,
     pub limit: i64,
+    /// How many items come before this page (0 on a page reached by `cursor`).
     pub offset: i64,
+    /// Lists that grow without bound: the cursor of the next page (also in the `next` link);
+    /// absent on the last page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+    /// Lists that grow without bound: whether `total` is exact. They count up to 1000 items;
+    /// when more match, `total` is 1000 and this is false (a lower bound).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total_exact: Option<bool>,
 }
 
 /// Where a page starts and how long it is: `(offset, limit)`.
@@ -65,31 +84,157 @@ impl<T> Page<T> {
             .skip(offset as usize)
             .take(limit as usize)
             .collect();
-        Ok(Page {
+        Ok(Page::new(items, total, limit, offset))
+    }
+
+    /// A page of a list counted in full (no cursor).
+    pub fn new(items: Vec<T>, total: i64, limit: i64, offset: i64) -> Page<T> {
+        Page {
             items,
             total,
             limit,
             offset,
-        })
+            next_cursor: None,
+            total_exact: None,
+        }
     }
 
     /// A whole list as one page (what a write that changes the list answers).
     pub fn whole(all: Vec<T>) -> Page<T> {
         let total = all.len() as i64;
-        Page {
-            items: all,
-            total,
-            limit: total.max(1),
-            offset: 0,
-        }
+        Page::new(all, total, total.max(1), 0)
     }
 
     /// The `(offset, limit)` of the next and the previous page, where there is one.
+    /// (A keyset list's next page is its cursor, not an offset.)
     pub fn neighbours(&self) -> (Option<PageAt>, Option<PageAt>) {
-        let next = (self.offset + self.limit < self.total)
+        let next = (self.total_exact.is_none() && self.offset + self.limit < self.total)
             .then_some((self.offset + self.limit, self.limit));
         let prev = (self.offset > 0).then_some(((self.offset - self.limit).max(0), self.limit));
         (next, prev)
+    }
+}
+
+/// Where a keyset list's page starts: at `offset` (within [`MAX_OFFSET`]) or after the item
+/// a cursor names.
+#[derive(Debug)]
+pub enum Start<K> {
+    Offset(i64),
+    After(K),
+}
+
+/// The checked page of a keyset list: its limit and start. `list` names the list and `scope`
+/// the query (filters and sort), so a cursor is refused on another list or another query; the
+/// keys are decoded as `K`. Every fault is a 422 naming `limit`, `offset` or `cursor`.
+pub fn keyset_start<K: serde::de::DeserializeOwned>(
+    limit: Option<i64>,
+    offset: Option<i64>,
+    cursor: Option<&str>,
+    list: &str,
+    scope: &str,
+) -> Result<(i64, Start<K>), ApiError> {
+    let (limit, offset_at) = PageParams { limit, offset }.resolve()?;
+    let Some(cursor) = cursor else {
+        return Ok((limit, Start::Offset(offset_at)));
+    };
+    if offset.is_some() {
+        return Err(ApiError::field(
+            "offset",
+            "give either offset or cursor, not both",
+        ));
+    }
+    Ok((limit, Start::After(cursor::decode(cursor, list, scope)?)))
+}
+
+/// Builds a keyset list's page from up to `limit + 1` rows: the extra row only tells that a
+/// next page exists; its cursor names the last item shown (`key_of`). `count` counts the
+/// whole list up to [`COUNT_CAP`] + 1; a first page that holds the whole list is its own
+/// count (a search with a few hits costs one query).
+#[allow(clippy::too_many_arguments)]
+pub fn keyset_page<R, T, K: Serialize>(
+    mut rows: Vec<R>,
+    limit: i64,
+    (offset, first): (i64, bool),
+    count: impl FnOnce() -> Result<i64, ApiError>,
+    list: &str,
+    scope: &str,
+    key_of: impl Fn(&R) -> K,
+    out: impl FnMut(R) -> Result<T, ApiError>,
+) -> Result<Page<T>, ApiError> {
+    let more = rows.len() as i64 > limit;
+    let counted = if first && offset == 0 && !more {
+        rows.len() as i64
+    } else {
+        count()?
+    };
+    rows.truncate(limit as usize);
+    let next_cursor = match rows.last() {
+        Some(last) if more => Some(cursor::encode(&key_of(last), list, scope)?),
+        _ => None,
+    };
+    Ok(Page {
+        items: rows.into_iter().map(out).collect::<Result<Vec<_>, _>>()?,
+        total: counted.min(COUNT_CAP),
+        limit,
+        offset,
+        next_cursor,
+        total_exact: Some(counted <= COUNT_CAP),
+    })
+}
+
+/// Opaque cursors: the sort keys of the last item shown, as JSON in base64url, and a check
+/// over them, the list and the query. Not a secret (the keys are what the page shows); the
+/// check refuses a cursor that was altered, cut, or taken to another list or query.
+pub mod cursor {
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    use base64::Engine;
+    use serde::{de::DeserializeOwned, Serialize};
+    use sha2::{Digest, Sha256};
+
+    use crate::error::ApiError;
+
+    fn check(payload: &[u8], list: &str, scope: &str) -> String {
+        let mut h = Sha256::new();
+        h.update(b"tourney cursor v1\n");
+        h.update(list.as_bytes());
+        h.update(b"\n");
+        h.update(scope.as_bytes());
+        h.update(b"\n");
+        h.update(payload);
+        hex::encode(&h.finalize()[..8])
+    }
+
+    /// The cursor after an item with these sort keys.
+    pub fn encode<K: Serialize>(keys: &K, list: &str, scope: &str) -> Result<String, ApiError> {
+        let payload = serde_json::to_vec(keys).map_err(|e| ApiError::Internal(e.to_string()))?;
+        Ok(format!(
+            "{}.{}",
+            URL_SAFE_NO_PAD.encode(&payload),
+            check(&payload, list, scope)
+        ))
+    }
+
+    /// The sort keys a cursor names; 422 naming `cursor` when it is not one this list and
+    /// query made.
+    pub fn decode<K: DeserializeOwned>(
+        cursor: &str,
+        list: &str,
+        scope: &str,
+    ) -> Result<K, ApiError> {
+        let bad = |why: &str| ApiError::field("cursor", why.to_string());
+        let (body, tag) = cursor.split_once('.').ok_or_else(|| {
+            bad("is not a cursor this service made; follow the next link as given")
+        })?;
+        let payload = URL_SAFE_NO_PAD
+            .decode(body)
+            .map_err(|_| bad("is not a cursor this service made; follow the next link as given"))?;
+        if tag != check(&payload, list, scope) {
+            return Err(bad(
+                "was altered, or belongs to another list or other filters; follow the next link as given",
+            ));
+        }
+        serde_json::from_slice(&payload)
+            .map_err(|_| bad("is not a cursor of this list; follow the next link as given"))
     }
 }
 

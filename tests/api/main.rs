@@ -35,6 +35,7 @@ mod rating_upgrade;
 mod ratings;
 mod ratings_leaderboard;
 mod ratings_seasons;
+mod registry;
 mod replica;
 mod reports;
 mod restart;

@@ -132,12 +132,14 @@ async fn name_search_ignores_case_for_every_alphabet() {
         assert_eq!(r.status(), 201);
     }
     for (q, want) in [
-        ("øyvind", "Øyvind Ås"),
-        ("ØYVIND", "Øyvind Ås"),
-        ("ås", "Øyvind Ås"),
-        ("łukasz", "Łukasz Żółć"),
-        ("ŻÓŁĆ", "Łukasz Żółć"),
-        ("KARI", "Kari Nordmann"),
+        ("øyvind", &["Øyvind Ås"][..]),
+        ("ØYVIND", &["Øyvind Ås"]),
+        // diacritics are ignored (issue 31): "ås" is also the "as" of "Łukasz", ranked after
+        // the whole word
+        ("ås", &["Øyvind Ås", "Łukasz Żółć"]),
+        ("łukasz", &["Łukasz Żółć"]),
+        ("ŻÓŁĆ", &["Łukasz Żółć"]),
+        ("KARI", &["Kari Nordmann"]),
     ] {
         let page: serde_json::Value = app
             .get(&format!("/api/v1/players?q={q}"), None)
@@ -151,6 +153,6 @@ async fn name_search_ignores_case_for_every_alphabet() {
             .iter()
             .map(|p| p["name"].as_str().unwrap())
             .collect();
-        assert_eq!(names, vec![want], "q={q}");
+        assert_eq!(names, want, "q={q}");
     }
 }

@@ -107,6 +107,8 @@ pub fn list_users(
         total,
         limit,
         offset,
+        next_cursor: None,
+        total_exact: None,
     })
 }
 

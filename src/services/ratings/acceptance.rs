@@ -437,6 +437,8 @@ pub fn tournament_decisions(
         total,
         limit,
         offset,
+        next_cursor: None,
+        total_exact: None,
     })
 }
 
@@ -544,5 +546,7 @@ pub fn pool_tournaments(
         total,
         limit,
         offset,
+        next_cursor: None,
+        total_exact: None,
     })
 }

@@ -273,6 +273,8 @@ pub fn list_imports(
         total,
         limit,
         offset,
+        next_cursor: None,
+        total_exact: None,
     })
 }
 

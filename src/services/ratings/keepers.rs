@@ -112,6 +112,8 @@ pub fn list_keepers(
         total,
         limit,
         offset,
+        next_cursor: None,
+        total_exact: None,
     })
 }
 

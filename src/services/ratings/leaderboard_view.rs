@@ -203,6 +203,8 @@ pub(super) fn current_page(
         total: page.total,
         limit: sel.limit,
         offset: sel.offset,
+        next_cursor: None,
+        total_exact: None,
     }
 }
 

@@ -502,6 +502,8 @@ pub fn list_pools(conn: &mut PgConnection, page: &PageParams) -> Result<Page<Poo
         total,
         limit,
         offset,
+        next_cursor: None,
+        total_exact: None,
     })
 }
 

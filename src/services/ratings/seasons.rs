@@ -104,6 +104,8 @@ pub(super) fn season_page(
         total,
         limit,
         offset,
+        next_cursor: None,
+        total_exact: None,
     })
 }
 

@@ -14,4 +14,5 @@ pub mod rounds;
 pub mod snapshot;
 pub mod standings;
 pub mod time_of_play;
+pub mod tournament_list;
 pub mod tournaments;

@@ -9,12 +9,12 @@ use crate::domain::status::TournamentStatus;
 use crate::domain::{PoolId, TournamentId, UserId};
 use crate::error::ApiError;
 use crate::services::access::{load_for_staff, load_visible, lock_tournament};
-use crate::services::validate::{Check, Page, PageParams};
+use crate::services::validate::{check_country, Check};
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::prelude::*;
 use diesel::PgConnection;
 use serde::{Deserialize, Serialize};
-use utoipa::{IntoParams, ToSchema};
+use utoipa::ToSchema;
 
 /// A tournament.
 #[derive(Debug, Serialize, ToSchema)]
@@ -41,6 +41,9 @@ pub struct TournamentOut {
     #[schema(example = "Europe/Oslo")]
     pub time_zone: String,
     pub venue: Option<String>,
+    /// Where it is held (ISO 3166-1 alpha-2), if stated; the list filters by it.
+    #[schema(example = "NO")]
+    pub country: Option<String>,
     pub status: TournamentStatus,
     pub registration_deadline: Option<DateTime<Utc>>,
     /// How long after a decision a party may appeal it.
@@ -122,6 +125,7 @@ impl TryFrom<Tournament> for TournamentOut {
             days: (t.ends_on - t.starts_on).num_days() as i32 + 1,
             time_zone: t.time_zone,
             venue: t.venue,
+            country: t.country,
             status: t.status,
             registration_deadline: t.registration_deadline,
             appeal_window_minutes: t.appeal_window_minutes,
@@ -178,6 +182,9 @@ pub struct CreateTournament {
         pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
     )]
     pub venue: Option<String>,
+    /// Where it is held (ISO 3166-1 alpha-2).
+    #[schema(example = "NO", pattern = "^[A-Za-z]{2}$")]
+    pub country: Option<String>,
     pub registration_deadline: Option<DateTime<Utc>>,
     /// Default 30.
     #[schema(example = 30, minimum = 0, maximum = 10080)]
@@ -225,6 +232,10 @@ pub struct UpdateTournament {
         pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
     )]
     pub venue: Option<String>,
+    /// Where it is held (ISO 3166-1 alpha-2); `null` clears it.
+    #[serde(default, with = "crate::services::validate::double_option")]
+    #[schema(value_type = Option<String>, pattern = "^[A-Za-z]{2}$")]
+    pub country: Option<Option<String>>,
     pub registration_deadline: Option<DateTime<Utc>>,
     #[schema(minimum = 0, maximum = 10080)]
     pub appeal_window_minutes: Option<i32>,
@@ -244,20 +255,6 @@ pub struct UpdateTournament {
     /// Places that qualify for a later stage.
     #[schema(minimum = 0, maximum = 1000)]
     pub qualification_places: Option<i32>,
-}
-
-/// Filters for the tournament list.
-#[derive(Debug, Deserialize, IntoParams)]
-#[into_params(parameter_in = Query)]
-#[serde(deny_unknown_fields)]
-pub struct TournamentFilter {
-    pub status: Option<TournamentStatus>,
-    /// How many items (1-200, default 50).
-    #[param(minimum = 1, maximum = 200)]
-    pub limit: Option<i64>,
-    /// How many items to skip (default 0).
-    #[param(minimum = 0, maximum = 1000000000)]
-    pub offset: Option<i64>,
 }
 
 /// The last playing day; years 1-9999 only (what PostgreSQL and every client can store).
@@ -332,6 +329,7 @@ pub fn create_tournament(
     let ends_on = check_dates(&mut check, input.starts_on, days.into());
     let time_zone = check_time_zone(&mut check, "time_zone", &input.time_zone);
     let venue = check.optional_text("venue", input.venue.as_deref(), 200);
+    let country = check_country(&mut check, "country", input.country.as_deref());
     let appeal_window = input.appeal_window_minutes.unwrap_or(30);
     check.range("appeal_window_minutes", appeal_window.into(), 0, 10080);
     let ruleset_overrides = cup_overrides(&mut check, input.ruleset, input.cup);
@@ -365,6 +363,7 @@ pub fn create_tournament(
                 ends_on,
                 time_zone,
                 venue,
+                country,
                 registration_deadline: input.registration_deadline,
                 appeal_window_minutes: appeal_window,
                 created_by: caller.user_id,
@@ -394,56 +393,6 @@ pub fn create_tournament(
             ))
             .execute(conn)?;
         Ok(t)
-    })
-}
-
-/// One page of the tournaments the caller may see (drafts only for their staff).
-pub fn list_tournaments(
-    conn: &mut PgConnection,
-    caller: &MaybeCaller,
-    filter: TournamentFilter,
-) -> Result<Page<TournamentOut>, ApiError> {
-    let (limit, offset) = PageParams {
-        limit: filter.limit,
-        offset: filter.offset,
-    }
-    .resolve()?;
-    let build = || {
-        let mut q = tournaments::table.into_boxed();
-        match &caller.0 {
-            Some(c) if c.is_admin => {}
-            Some(c) => {
-                let mine = tournament_staff::table
-                    .filter(tournament_staff::user_id.eq(c.user_id))
-                    .select(tournament_staff::tournament_id);
-                q = q.filter(
-                    tournaments::status
-                        .ne(TournamentStatus::Draft)
-                        .or(tournaments::id.eq_any(mine)),
-                );
-            }
-            None => q = q.filter(tournaments::status.ne(TournamentStatus::Draft)),
-        }
-        if let Some(s) = filter.status {
-            q = q.filter(tournaments::status.eq(s));
-        }
-        q
-    };
-    let total = build().count().get_result(conn)?;
-    let rows: Vec<Tournament> = build()
-        .order((tournaments::starts_on.desc(), tournaments::id.desc()))
-        .limit(limit)
-        .offset(offset)
-        .select(Tournament::as_select())
-        .load(conn)?;
-    Ok(Page {
-        items: rows
-            .into_iter()
-            .map(TournamentOut::try_from)
-            .collect::<Result<Vec<_>, _>>()?,
-        total,
-        limit,
-        offset,
     })
 }
 
@@ -481,6 +430,9 @@ pub fn update_tournament(
         .venue
         .as_deref()
         .map(|v| check.optional_text("venue", Some(v), 200));
+    let country = input
+        .country
+        .map(|c| check_country(&mut check, "country", c.as_deref()));
     check.finish()?;
     conn.transaction(|conn| {
         let current = load_for_staff(conn, caller, id, &[StaffRole::Organiser])?;
@@ -527,6 +479,7 @@ pub fn update_tournament(
             tournaments::ends_on.eq(ends_on),
             tournaments::time_zone.eq(time_zone.unwrap_or_else(|| current.time_zone.clone())),
             tournaments::venue.eq(venue.unwrap_or_else(|| current.venue.clone())),
+            tournaments::country.eq(country.unwrap_or_else(|| current.country.clone())),
             tournaments::registration_deadline.eq(input
                 .registration_deadline
                 .or(current.registration_deadline)),

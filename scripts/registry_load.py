@@ -1,0 +1,185 @@
+#!/usr/bin/env python3
+"""The registry at platform scale (issue 31, item 5): bulk-loads players and tournaments into
+the service's database with SQL (generate_series and COPY, not the API: a million POSTs would
+take hours), then runs wrk against each list, search, late page and profile read, and against
+/healthz in the same run as the reference. Prints one line per read with its ratio to /healthz,
+and the service's resident memory (VmRSS of SERVICE_PID) before and after the reads.
+
+Usage: scripts/registry_load.py DATABASE_URL BASE_URL SERVICE_PID ADMIN_USER ADMIN_PASSWORD
+       [PLAYERS] [TOURNAMENTS] [CONNECTIONS] [SECONDS]
+Defaults: 1,000,000 players, 100,000 tournaments, 64 connections, 10 s per read; PLAYERS 0
+reads a database an earlier run loaded.
+(psql and wrk from Debian's packages must be on PATH: `apt-get install -y wrk`.)
+
+Targets (issue 31): every p99 under 20 ms at 64 connections; lists and profiles at least 1/4
+of /healthz, searches at least 1/10; the service's resident memory under 300 MB.
+"""
+
+import json
+import re
+import subprocess
+import sys
+import time
+import urllib.request
+
+# Names with the letters players leave out when they type: search must find them folded.
+FIRST = ["Øystein", "Åse", "Kari", "Ola", "Łukasz", "Zoë", "Jürgen", "Sørina", "Ærling", "Ingrid",
+         "Piotr", "Małgorzata", "Björn", "Håkon", "Anne", "José", "Siri", "Tomasz", "Émile", "Nils"]
+LAST = ["Ødegård", "Nordmann", "Żółć", "Stadheim", "Brødrene", "Müller", "Kowalski", "Hansen",
+        "Ås", "Wiśniewska", "Berg", "Dąbrowski", "Lindqvist", "Strand", "Fjeld", "Østby", "Haugen",
+        "Ñuñez", "Bakke", "Løvås"]
+CITIES = ["Ålesund", "Tromsø", "Łódź", "Kraków", "Bergen", "Göteborg", "Århus", "Gdańsk",
+          "Trondheim", "Malmö"]
+
+
+def psql(url, sql):
+    out = subprocess.run(["psql", url, "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-c", sql],
+                         capture_output=True, text=True, check=True)
+    return out.stdout.strip()
+
+
+def sql_array(values):
+    return "ARRAY[" + ",".join("'" + v.replace("'", "''") + "'" for v in values) + "]"
+
+
+def load(url, api, token, players, tournaments):
+    """Adds `players` players and `tournaments` published tournaments (half of them in
+    Norway, every tenth in a pool made through the API); returns (first player id, last
+    player id, the pool)."""
+    _, _, me = call(f"{api}/me", token=token)
+    user = json.loads(me)["id"]
+    _, _, pool = call(f"{api}/rating-pools", {"name": f"Registry load {time.time():.0f}",
+                                              "preset": "agricola_norway",
+                                              "time_zone": "Europe/Oslo"}, token)
+    pool = json.loads(pool)["id"]
+    started = time.time()
+    first, last = psql(url, f"""
+        WITH ins AS (
+          INSERT INTO players (name, club, country, created_by)
+          SELECT ({sql_array(FIRST)})[1 + g % {len(FIRST)}] || ' ' ||
+                 ({sql_array(LAST)})[1 + (g / {len(FIRST)}) % {len(LAST)}] || ' ' || g,
+                 'Club ' || (g % 500), (ARRAY['NO','PL','SE','DK','DE'])[1 + g % 5], {user}
+          FROM generate_series(1, {players}) g
+          RETURNING id)
+        SELECT min(id) || '|' || max(id) FROM ins""").split("|")
+    print(f"players: {players} in {time.time() - started:.0f} s")
+    started = time.time()
+    psql(url, f"""
+        INSERT INTO tournaments (name, game, ruleset, table_size, planned_rounds, starts_on,
+                                 ends_on, time_zone, status, created_by, country,
+                                 rating_pool_id, rating_status)
+        SELECT ({sql_array(CITIES)})[1 + g % {len(CITIES)}] || ' Open ' || g,
+               CASE WHEN g % 3 = 0 THEN 'Tantrix' ELSE 'Agricola' END,
+               CASE WHEN g % 3 = 0 THEN 'tantrix' ELSE 'agricola_norway' END,
+               CASE WHEN g % 3 = 0 THEN 2 ELSE 4 END, 5,
+               date '2000-01-01' + (g % 9000), date '2000-01-01' + (g % 9000),
+               'Europe/Oslo', (ARRAY['registration_open','running','finished'])[1 + g % 3],
+               {user}, CASE WHEN g % 2 = 0 THEN 'NO' ELSE 'PL' END,
+               CASE WHEN g % 10 = 0 THEN {pool} END, CASE WHEN g % 10 = 0 THEN 'accepted' END
+        FROM generate_series(1, {tournaments}) g""")
+    print(f"tournaments: {tournaments} in {time.time() - started:.0f} s")
+    for table in ("players", "tournaments"):
+        psql(url, f"VACUUM ANALYZE {table}")
+    return int(first), int(last), int(pool)
+
+
+def call(url, body=None, token=None):
+    req = urllib.request.Request(url, data=None if body is None else json.dumps(body).encode(),
+                                 method="GET" if body is None else "POST")
+    req.add_header("content-type", "application/json")
+    if token:
+        req.add_header("authorization", "Bearer " + token)
+    with urllib.request.urlopen(req) as r:
+        return r.status, dict(r.headers), r.read()
+
+
+def late_cursor(first, depth):
+    """The cursor `depth` items into a list, reached by following its cursors."""
+    page = json.loads(call(first)[2])
+    seen = len(page["items"])
+    while seen < depth and page.get("next_cursor"):
+        page = json.loads(call(f"{first}&cursor={page['next_cursor']}")[2])
+        seen += len(page["items"])
+    return page["next_cursor"]
+
+
+def wrk(url, connections, seconds):
+    cmd = ["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", "--latency", url]
+    out = subprocess.run(cmd, capture_output=True, text=True).stdout
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+    p99 = re.search(r"99%\s+([\d.]+)(\w+)", out)
+    p99_ms = float(p99.group(1)) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[p99.group(2)]
+    errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    return rps, p99_ms, int(errors.group(1)) if errors else 0
+
+
+def rss_mb(pid):
+    for line in open(f"/proc/{pid}/status"):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def main():
+    db, base, pid, user, password = sys.argv[1:6]
+    players = int(sys.argv[6]) if len(sys.argv) > 6 else 1_000_000
+    tournaments = int(sys.argv[7]) if len(sys.argv) > 7 else 100_000
+    connections = int(sys.argv[8]) if len(sys.argv) > 8 else 64
+    seconds = int(sys.argv[9]) if len(sys.argv) > 9 else 10
+    api = base + "/api/v1"
+    _, _, t = call(api + "/auth/token", {"username": user, "password": password})
+    token = json.loads(t)["access_token"]
+    if players > 0:
+        first, last, pool = load(db, api, token, players, tournaments)
+    else:
+        # PLAYERS 0: the database is loaded already (an earlier run); read what it holds.
+        first, last, players = map(int, psql(
+            db, "SELECT min(id) || '|' || max(id) || '|' || count(*) FROM players").split("|"))
+        tournaments = int(psql(db, "SELECT count(*) FROM tournaments"))
+        pool = int(psql(db, "SELECT max(rating_pool_id) FROM tournaments"))
+        print(f"loaded already: {players} players, {tournaments} tournaments")
+    # A late page by cursor: follow the next links 90% into the list (the walk a client
+    # makes), then read that page over and over.
+    late_players = late_cursor(f"{api}/players?limit=200", players * 9 // 10)
+    late_tournaments = late_cursor(f"{api}/tournaments?limit=200&sort=name",
+                                   tournaments * 9 // 10)
+    reads = [
+        ("list", "players", f"{api}/players?limit=50"),
+        ("list", "players in a country", f"{api}/players?country=SE&limit=50"),
+        ("list", "players, a page 90% into the list (cursor, 50 a page)",
+         f"{api}/players?limit=50&cursor={late_players}"),
+        ("list", "players at offset 10,000 (the bound)", f"{api}/players?limit=50&offset=10000"),
+        ("search", "players q=stad", f"{api}/players?q=stad&limit=50"),
+        ("search", "players q=oystein odegard", f"{api}/players?q=oystein%20odegard&limit=50"),
+        ("search", "players q=wisniewska (rare word)", f"{api}/players?q=lukasz%20wisniewska&limit=20"),
+        ("list", "tournaments", f"{api}/tournaments?limit=50"),
+        ("list", "tournaments by name, 90% into the list (cursor)",
+         f"{api}/tournaments?limit=50&sort=name&cursor={late_tournaments}"),
+        ("list", "tournaments filtered (NO, finished, Agricola, 2010s)",
+         f"{api}/tournaments?country=NO&status=finished&game=agricola"
+         f"&starts_from=2010-01-01&starts_until=2019-12-31&limit=50"),
+        ("list", "tournaments in a pool", f"{api}/tournaments?rating_pool_id={pool}&limit=50"),
+        ("search", "tournaments q=alesund", f"{api}/tournaments?q=alesund&limit=50"),
+        ("profile", "player profile", f"{api}/players/{(first + last) // 2}"),
+        ("profile", "tournament", None),
+    ]
+    _, _, page = call(f"{api}/tournaments?limit=1")
+    reads[-1] = ("profile", "tournament", f"{api}/tournaments/{json.loads(page)['items'][0]['id']}")
+    print(f"service RSS before the reads: {rss_mb(pid):.0f} MB")
+    ref_rps, ref_p99, _ = wrk(base + "/healthz", connections, seconds)
+    print(f"/healthz: {ref_rps:.0f} req/s, p99 {ref_p99:.1f} ms")
+    print("| read | kind | req/s | p99 ms | ratio to /healthz | target | non-2xx |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    peak = rss_mb(pid)
+    for kind, name, url in reads:
+        rps, p99, errors = wrk(url, connections, seconds)
+        peak = max(peak, rss_mb(pid))
+        target = 10 if kind == "search" else 4
+        ok = "met" if rps * target >= ref_rps and p99 < 20 else "missed"
+        print(f"| {name} | {kind} | {rps:.0f} | {p99:.1f} | 1/{ref_rps / rps:.1f} | "
+              f"1/{target}, p99 < 20 ms: {ok} | {errors} |")
+    print(f"service RSS after the reads: {rss_mb(pid):.0f} MB (peak seen {peak:.0f} MB)")
+
+
+if __name__ == "__main__":
+    main()
