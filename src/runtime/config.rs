@@ -26,6 +26,9 @@ pub struct Config {
     pub workers: Option<usize>,
     /// `LOG_FORMAT`: `text` (default) or `json`.
     pub log_json: bool,
+    /// `RATE_LIMIT_READ`, `RATE_LIMIT_WRITE`, `RATE_LIMIT_AUTH`: requests per minute per
+    /// credential (reads, writes) and per address (sign-in calls); defaults 1200, 300, 60.
+    pub rate_limits: crate::infra::ratelimit::Limits,
 }
 
 impl std::fmt::Debug for Config {
@@ -40,6 +43,7 @@ impl std::fmt::Debug for Config {
             .field("db_checkout_timeout", &self.db_checkout_timeout)
             .field("workers", &self.workers)
             .field("log_json", &self.log_json)
+            .field("rate_limits", &self.rate_limits)
             .finish()
     }
 }
@@ -55,6 +59,14 @@ fn parsed<T: std::str::FromStr>(name: &str, default: T) -> Result<T, String> {
             .trim()
             .parse()
             .map_err(|_| format!("{name}={v:?} is not a valid value")),
+    }
+}
+
+/// A count of at least 1 (a limit of 0 would refuse everything).
+fn positive(name: &str, default: u32) -> Result<u32, String> {
+    match parsed(name, default)? {
+        0 => Err(format!("{name} must be at least 1")),
+        n => Ok(n),
     }
 }
 
@@ -88,6 +100,11 @@ impl Config {
                 .transpose()
                 .map_err(|_| "WORKERS must be a number".to_string())?,
             log_json: log_format == "json",
+            rate_limits: crate::infra::ratelimit::Limits {
+                read: positive("RATE_LIMIT_READ", 1200)?,
+                write: positive("RATE_LIMIT_WRITE", 300)?,
+                auth: positive("RATE_LIMIT_AUTH", 60)?,
+            },
         })
     }
 }

@@ -90,7 +90,29 @@ pub async fn spawn_app_refusing_private_targets() -> TestApp {
     serve_on(&app.database_url, &app.secret, false)
 }
 
+/// Generous limits, so that no test but the rate limits' own meets them.
+pub const TEST_LIMITS: tourney::infra::ratelimit::Limits = tourney::infra::ratelimit::Limits {
+    read: 1_000_000,
+    write: 1_000_000,
+    auth: 1_000_000,
+};
+
+/// An app on its own database whose rate limits are `limits`.
+pub async fn spawn_app_with_limits(limits: tourney::infra::ratelimit::Limits) -> TestApp {
+    let app = spawn_app().await;
+    serve_with(&app.database_url, &app.secret, true, limits)
+}
+
 fn serve_on(db_url: &str, secret: &str, allow_private: bool) -> TestApp {
+    serve_with(db_url, secret, allow_private, TEST_LIMITS)
+}
+
+fn serve_with(
+    db_url: &str,
+    secret: &str,
+    allow_private: bool,
+    limits: tourney::infra::ratelimit::Limits,
+) -> TestApp {
     let pool = tourney::db::pool(db_url, 4).expect("pool");
     let clock = tourney::services::play::scheduling::Clock::default();
     let state = AppState {
@@ -98,6 +120,7 @@ fn serve_on(db_url: &str, secret: &str, allow_private: bool) -> TestApp {
         jwt: JwtKeys::new(secret.as_bytes(), std::time::Duration::from_secs(600)),
         leaderboards: Default::default(),
         login_throttle: Default::default(),
+        rate_limits: tourney::infra::ratelimit::RateLimiter::new(limits),
         accounts: Default::default(),
         circuit: Default::default(),
         live: tourney::infra::live::LiveHub::new(db_url),
