@@ -200,6 +200,14 @@ fn main() {
         ),
         leaderboards: Default::default(),
         login_throttle: Default::default(),
+        // The benchmarks measure the service, not its limits.
+        rate_limits: tourney::infra::ratelimit::RateLimiter::new(
+            tourney::infra::ratelimit::Limits {
+                read: u32::MAX,
+                write: u32::MAX,
+                auth: u32::MAX,
+            },
+        ),
         accounts: Default::default(),
         circuit: Default::default(),
         live: tourney::infra::live::LiveHub::new(&url),

@@ -14,6 +14,7 @@ use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::http::Method;
 use actix_web::rt::net::TcpStream;
 use actix_web::{web, App, HttpRequest};
+use futures_util::future::{ready, Either, FutureExt};
 use utoipa::OpenApi;
 use utoipa_actix_web::AppExt;
 use utoipa_swagger_ui::SwaggerUi;
@@ -184,10 +185,65 @@ fn request_id(req: &actix_web::dev::ServiceRequest) -> String {
         .unwrap_or_else(|| format!("{:016x}", rand::random::<u64>()))
 }
 
+/// Counts a request of the API (`/api/v1/...`; probes, metrics, the document and the pages are
+/// not counted) against its caller's rate limits.
+fn rate_limit(
+    limiter: &crate::infra::ratelimit::RateLimiter,
+    req: &actix_web::dev::ServiceRequest,
+) -> Option<crate::infra::ratelimit::Verdict> {
+    use crate::infra::ratelimit::Class;
+    if !req.path().starts_with("/api/v1/") || req.method() == Method::OPTIONS {
+        return None;
+    }
+    let address = req
+        .peer_addr()
+        .map(|a| a.ip().to_string())
+        .unwrap_or_default();
+    let credential = req
+        .headers()
+        .get(actix_web::http::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok());
+    let class = Class::of(req.method().as_str(), req.path());
+    Some(limiter.count(class, &address, credential))
+}
+
+/// The 429 of a request past its rate limit, with its headers.
+fn too_many(v: &crate::infra::ratelimit::Verdict) -> actix_web::HttpResponse {
+    let mut res = actix_web::ResponseError::error_response(&ApiError::TooManyRequests {
+        detail: format!(
+            "too many {} requests; try again in {} seconds",
+            v.class.name(),
+            v.reset
+        ),
+        retry_after: v.reset,
+    });
+    rate_limit_headers(v, res.headers_mut());
+    res
+}
+
+/// `RateLimit-Policy` and `RateLimit` (IETF httpapi draft) on a counted answer.
+fn rate_limit_headers(
+    v: &crate::infra::ratelimit::Verdict,
+    headers: &mut actix_web::http::header::HeaderMap,
+) {
+    for (name, value) in [
+        ("ratelimit-policy", v.policy_header()),
+        ("ratelimit", v.header()),
+    ] {
+        if let Ok(value) = HeaderValue::from_str(&value) {
+            headers.insert(HeaderName::from_static(name), value);
+        }
+    }
+}
+
 /// Only the embeddable pages may be framed (they send `frame-ancestors *` themselves); every
 /// other answer forbids it.
 fn frame_policy(path: &str, headers: &mut actix_web::http::header::HeaderMap) {
-    use actix_web::http::header::{CONTENT_SECURITY_POLICY, X_FRAME_OPTIONS};
+    use actix_web::http::header::{
+        CONTENT_SECURITY_POLICY, X_CONTENT_TYPE_OPTIONS, X_FRAME_OPTIONS,
+    };
+    // Every answer is what its Content-Type says: no browser guesses a script in a CSV.
+    headers.insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
     if path.starts_with("/embed/") {
         return;
     }
@@ -213,6 +269,33 @@ fn observe<B>(metrics: &Metrics, res: &ServiceResponse<B>, head: bool, start: In
     metrics.request(method, route, res.status().as_u16(), start.elapsed());
 }
 
+/// Any site's scripts may call the API and read the headers it documents: paging (`Link`), the
+/// back-off of a 429/503 (`Retry-After`) and the rate-limit headers (besides `ETag`,
+/// `Location` and `X-Request-Id`).
+fn cors() -> Cors {
+    Cors::default()
+        .allow_any_origin()
+        .allow_any_method()
+        .allow_any_header()
+        .expose_headers([
+            "etag",
+            "location",
+            "x-request-id",
+            "link",
+            "retry-after",
+            "ratelimit",
+            "ratelimit-policy",
+        ])
+        .max_age(3600)
+}
+
+/// `/docs` -> `/docs/` (the interactive page).
+async fn docs_redirect() -> actix_web::HttpResponse {
+    actix_web::HttpResponse::PermanentRedirect()
+        .insert_header(("Location", "/docs/"))
+        .finish()
+}
+
 /// Starts the HTTP server on `listener`.
 pub fn serve(
     listener: TcpListener,
@@ -224,6 +307,7 @@ pub fn serve(
     // One LISTEN connection for the instance's live feeds.
     state.live.start();
     let live = state.live.clone();
+    let limiter = state.rate_limits.clone();
     let state = web::Data::new(state);
     crate::runtime::jobs::start(state.clone());
     let app = move || {
@@ -237,21 +321,13 @@ pub fn serve(
             .service(api::problem::explain)
             .service(utoipa_actix_web::scope("/api/v1").configure(api::routes))
             .split_for_parts();
-        let metrics = state.metrics.clone();
-        let live = live.clone();
+        let (metrics, live, limiter) = (state.metrics.clone(), live.clone(), limiter.clone());
         app.app_data(state.clone())
             .app_data(routes.clone())
             .app_data(web::PathConfig::default().error_handler(api::extract::path_error))
             .app_data(web::QueryConfig::default().error_handler(api::extract::query_error))
             .app_data(web::JsonConfig::default().error_handler(api::extract::json_error))
-            .route(
-                "/docs",
-                web::get().to(|| async {
-                    actix_web::HttpResponse::PermanentRedirect()
-                        .insert_header(("Location", "/docs/"))
-                        .finish()
-                }),
-            )
+            .route("/docs", web::get().to(docs_redirect))
             .service(
                 SwaggerUi::new("/docs/{_:.*}")
                     .external_urls_from_iter_unchecked([("/openapi.json", (*doc).clone())]),
@@ -261,14 +337,7 @@ pub fn serve(
             // gzip for JSON, CSV and the document when the client accepts it; the live feed
             // opts out (`Content-Encoding: identity`) so events are not held in a buffer.
             .wrap(actix_web::middleware::Compress::default())
-            .wrap(
-                Cors::default()
-                    .allow_any_origin()
-                    .allow_any_method()
-                    .allow_any_header()
-                    .expose_headers(["etag", "location", "x-request-id"])
-                    .max_age(3600),
-            )
+            .wrap(cors())
             .wrap_fn(move |mut req, srv| {
                 let start = Instant::now();
                 // HEAD is answered by every GET route: routed as GET, sent without the body.
@@ -278,17 +347,28 @@ pub fn serve(
                 }
                 let metrics = metrics.clone();
                 let live = live.clone();
+                let verdict = rate_limit(&limiter, &req);
                 let touch = touches(req.method(), req.path());
                 let method = req.method().to_string();
                 let path = req.path().to_string();
                 let request_id = request_id(&req);
-                let fut = srv.call(req);
+                // Past its rate limit, a request is answered 429 without reaching a handler.
+                let fut = match verdict.as_ref().filter(|v| v.refused) {
+                    Some(v) => Either::Left(ready(Ok(req.into_response(too_many(v))))),
+                    None => Either::Right(
+                        srv.call(req)
+                            .map(|r| r.map(ServiceResponse::map_into_boxed_body)),
+                    ),
+                };
                 async move {
                     let mut res = fut.await?;
                     // The write has committed (or failed): this instance's next read of what
                     // it may have changed is rebuilt, without waiting for the notification.
                     touch.apply(&live);
                     frame_policy(&path, res.headers_mut());
+                    if let Some(v) = &verdict {
+                        rate_limit_headers(v, res.headers_mut());
+                    }
                     if let Ok(v) = HeaderValue::from_str(&request_id) {
                         res.headers_mut()
                             .insert(HeaderName::from_static("x-request-id"), v);
@@ -305,7 +385,7 @@ pub fn serve(
                     Ok(if head {
                         res.map_body(|_, _| BoxBody::new(()))
                     } else {
-                        res.map_into_boxed_body()
+                        res
                     })
                 }
             })

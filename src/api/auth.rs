@@ -39,7 +39,11 @@ pub async fn issue_token(
         .map(|a| a.ip().to_string())
         .unwrap_or_default();
     let throttle = state.login_throttle.clone();
-    throttle.check(&username, &address)?;
+    let slowed = throttle.check(&username, &address)?;
+    if !slowed.is_zero() {
+        // The account is being guessed at from elsewhere: slowed, never locked.
+        actix_web::rt::time::sleep(slowed).await;
+    }
     let wrong = || ApiError::Unauthorized("wrong username or password".into());
     if username.len() > 64 || password.len() > 256 {
         throttle.failed(&username, &address);
@@ -53,7 +57,7 @@ pub async fn issue_token(
         throttle.failed(&username, &address);
         return Err(wrong());
     };
-    throttle.succeeded(&username);
+    throttle.succeeded(&username, &address);
     tokens(&state, session)
 }
 

@@ -3,11 +3,13 @@
 //! headers the service sends (`ETag`, `Cache-Control`, `Link`, `Location`, `Retry-After`,
 //! `Allow`), and each schema's example copied onto the media types that carry it.
 
+mod events;
+
 use serde_json::{json, Map, Value};
 
 /// Operations whose 200 answer carries no `ETag`/`Cache-Control` (probes, metrics, the live
 /// stream, answers computed per caller and never cached).
-const UNCACHED: [&str; 15] = [
+const UNCACHED: [&str; 19] = [
     "check_liveness",
     "check_readiness",
     "read_metrics",
@@ -16,6 +18,7 @@ const UNCACHED: [&str; 15] = [
     "list_users",
     "read_user",
     "list_api_keys",
+    "read_api_key",
     "list_my_games",
     "list_my_tournaments",
     "read_report",
@@ -23,6 +26,9 @@ const UNCACHED: [&str; 15] = [
     "list_tournament_webhooks",
     "list_pool_webhooks",
     "list_webhook_deliveries",
+    "read_webhook",
+    "update_webhook",
+    "read_webhook_delivery",
 ];
 
 /// Applies every touch to the document. The result stays JSON: utoipa's own types would drop
@@ -30,9 +36,11 @@ const UNCACHED: [&str; 15] = [
 pub fn finish(doc: utoipa::openapi::OpenApi) -> Value {
     let mut value = serde_json::to_value(&doc).expect("the document serialises");
     pages_refer_to_entities(&mut value);
+    events::typed_events(&mut value);
     live_feed_frames(&mut value);
     links_from_creations(&mut value);
     query_errors_documented(&mut value);
+    rate_limits_documented(&mut value);
     document_headers(&mut value);
     examples_on_media_types(&mut value);
     plain_descriptions(&mut value);
@@ -218,6 +226,57 @@ fn query_errors_documented(doc: &mut Value) {
     });
 }
 
+/// Every operation of the API (`/api/v1/...`) may answer 429 when its caller's rate limit of
+/// its class is used up (`infra::ratelimit`), with `Retry-After`, `RateLimit` and
+/// `RateLimit-Policy`.
+fn rate_limits_documented(doc: &mut Value) {
+    let Some(paths) = doc.get_mut("paths").and_then(Value::as_object_mut) else {
+        return;
+    };
+    for (path, item) in paths.iter_mut() {
+        if !path.starts_with("/api/v1/") {
+            continue;
+        }
+        let Some(item) = item.as_object_mut() else {
+            continue;
+        };
+        for op in item.values_mut() {
+            let Some(responses) = op.get_mut("responses").and_then(Value::as_object_mut) else {
+                continue;
+            };
+            let entry = responses.entry("429").or_insert_with(|| {
+                json!({
+                    "description": "Too many requests of this class (reads, writes or sign-ins) \
+                        from this credential or address in the current minute; wait \
+                        Retry-After seconds",
+                    "content": { "application/problem+json": {
+                        "schema": { "$ref": "#/components/schemas/Problem" } } }
+                })
+            });
+            add_headers(
+                entry,
+                &[
+                    (
+                        "RateLimit",
+                        header(
+                            "The tightest limit's state: its class, requests left (r) and \
+                             seconds until it resets (t) (IETF httpapi draft)",
+                            "\"read\";r=0;t=42",
+                        ),
+                    ),
+                    (
+                        "RateLimit-Policy",
+                        header(
+                            "The limit: its class, quota (q) and window in seconds (w)",
+                            "\"read\";q=1200;w=60",
+                        ),
+                    ),
+                ],
+            );
+        }
+    }
+}
+
 fn header(description: &str, example: &str) -> Value {
     json!({
         "description": description,
@@ -318,7 +377,15 @@ fn document_headers(doc: &mut Value) {
 fn response_has_location(id: &str) -> bool {
     matches!(
         id,
-        "create_player" | "create_tournament" | "create_rating_pool" | "create_user"
+        "create_player"
+            | "create_tournament"
+            | "create_rating_pool"
+            | "create_user"
+            | "register_player"
+            | "create_api_key"
+            | "create_tournament_webhook"
+            | "create_pool_webhook"
+            | "ping_webhook"
     )
 }
 

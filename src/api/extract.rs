@@ -266,6 +266,16 @@ async fn caller_from_header(req: HttpRequest) -> Result<Option<Caller>, ApiError
                 .into(),
         ));
     }
+    if claims
+        .sid
+        .is_some_and(|sid| account.revoked_sessions.contains(&sid))
+    {
+        return Err(ApiError::Unauthorized(
+            "this token's session was ended (signed out, or its refresh token was used twice); \
+             sign in again"
+                .into(),
+        ));
+    }
     Ok(Some(Caller {
         user_id,
         username: account.username,

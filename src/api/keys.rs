@@ -1,9 +1,10 @@
 //! `/me/api-keys`: the caller's API keys for scripts and club websites.
 
-use actix_web::{delete, get, post, web, HttpResponse};
+use actix_web::{delete, get, post, web, HttpRequest, HttpResponse};
 
-use crate::api::extract::Json;
+use crate::api::extract::{Json, Query};
 use crate::api::problem::{AuthErrors, BodyErrors};
+use crate::api::support::{private_page, Page, PageParams};
 use crate::auth::Caller;
 use crate::error::{ApiResult, Problem};
 use crate::runtime::state::AppState;
@@ -39,28 +40,65 @@ pub async fn create(
         .await?;
     Ok(HttpResponse::Created()
         .insert_header(("Cache-Control", "no-store"))
-        .insert_header(("Location", "/api/v1/me/api-keys"))
+        .insert_header((
+            "Location",
+            format!("/api/v1/me/api-keys/{}", created.api_key.id),
+        ))
         .json(created))
 }
 
 /// List my API keys.
 ///
-/// Newest first, revoked ones included, never the secret: the prefix tells them apart.
+/// Newest first, revoked ones included, never the secret: the prefix tells them apart. In the
+/// list envelope, with `Link`.
 #[utoipa::path(
     operation_id = "list_api_keys",
     tag = "auth",
     security(("bearer" = [])),
+    params(PageParams),
     responses(
         AuthErrors,
-        (status = 200, description = "The keys", body = Vec<ApiKeyOut>),
+        (status = 200, description = "The keys", body = Page<ApiKeyOut>),
     )
 )]
 #[get("/me/api-keys")]
-pub async fn list(state: web::Data<AppState>, caller: Caller) -> ApiResult<HttpResponse> {
+pub async fn list(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    caller: Caller,
+    page: Query<PageParams>,
+) -> ApiResult<HttpResponse> {
     let keys = state.run(move |conn| api_keys::list(conn, &caller)).await?;
+    Ok(private_page(&req, &Page::window(keys, &page.0)?))
+}
+
+/// Read one of my API keys.
+///
+/// Where creating a key points (`Location`); never the secret.
+#[utoipa::path(
+    operation_id = "read_api_key",
+    tag = "auth",
+    security(("bearer" = [])),
+    params(("id" = i64, Path, description = "Key id")),
+    responses(
+        AuthErrors,
+        (status = 200, description = "The key (never its secret)", body = ApiKeyOut),
+        (status = 404, description = "You have no such key", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/me/api-keys/{id}")]
+pub async fn read(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<i64>,
+) -> ApiResult<HttpResponse> {
+    let id = id.into_inner();
+    let key = state
+        .run(move |conn| api_keys::read(conn, &caller, id))
+        .await?;
     Ok(HttpResponse::Ok()
         .insert_header(("Cache-Control", "private, no-store"))
-        .json(keys))
+        .json(key))
 }
 
 /// Revoke an API key.

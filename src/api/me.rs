@@ -1,8 +1,10 @@
 //! `/me/games` and `/me/tournaments`: a player's own view.
 
-use actix_web::{get, web, HttpResponse};
+use actix_web::{get, web, HttpRequest, HttpResponse};
 
+use crate::api::extract::Query;
 use crate::api::problem::AuthErrors;
+use crate::api::support::{private_page, Page, PageParams};
 use crate::auth::Caller;
 use crate::error::ApiResult;
 use crate::runtime::state::AppState;
@@ -33,22 +35,26 @@ pub async fn games(state: web::Data<AppState>, caller: Caller) -> ApiResult<Http
 /// My tournaments.
 ///
 /// Where my linked player is registered (with the registration's status) or I hold a staff
-/// role, newest first.
+/// role, newest first, in the list envelope (with `Link`).
 #[utoipa::path(
     operation_id = "list_my_tournaments",
     tag = "auth",
     security(("bearer" = [])),
+    params(PageParams),
     responses(
         AuthErrors,
-        (status = 200, description = "My tournaments", body = Vec<MyTournament>),
+        (status = 200, description = "My tournaments", body = Page<MyTournament>),
     )
 )]
 #[get("/me/tournaments")]
-pub async fn tournaments(state: web::Data<AppState>, caller: Caller) -> ApiResult<HttpResponse> {
+pub async fn tournaments(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    caller: Caller,
+    page: Query<PageParams>,
+) -> ApiResult<HttpResponse> {
     let list = state
         .run(move |conn| me::my_tournaments(conn, &caller))
         .await?;
-    Ok(HttpResponse::Ok()
-        .insert_header(("Cache-Control", "private, no-store"))
-        .json(list))
+    Ok(private_page(&req, &Page::window(list, &page.0)?))
 }

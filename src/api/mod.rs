@@ -64,6 +64,7 @@ use utoipa_actix_web::service_config::ServiceConfig;
         crate::error::Problem,
         crate::error::FieldError,
         crate::services::running::events::LiveEvent,
+        crate::domain::events::TournamentEvent,
         // Enums used only by query parameters: IntoParams refers to them, so they must be in
         // the components for the references to resolve.
         crate::services::ratings::ListFormat,
@@ -111,6 +112,7 @@ pub fn routes(cfg: &mut ServiceConfig) {
         .service(me::tournaments)
         .service(keys::create)
         .service(keys::list)
+        .service(keys::read)
         .service(keys::revoke)
         .service(users::create)
         .service(users::list)
@@ -129,6 +131,7 @@ pub fn routes(cfg: &mut ServiceConfig) {
         .service(tournaments::dismiss)
         .service(registrations::list)
         .service(registrations::register)
+        .service(registrations::read)
         .service(registrations::update)
         .service(registrations::cancel)
         .service(registrations::list_teams)
@@ -194,7 +197,12 @@ pub fn routes(cfg: &mut ServiceConfig) {
         .service(webhooks::list_for_tournament)
         .service(webhooks::create_for_pool)
         .service(webhooks::list_for_pool)
+        .service(webhooks::read)
+        .service(webhooks::update)
         .service(webhooks::remove)
+        .service(webhooks::rotate_secret)
+        .service(webhooks::ping)
         .service(webhooks::deliveries)
+        .service(webhooks::read_delivery)
         .service(webhooks::redeliver);
 }

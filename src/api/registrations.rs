@@ -8,10 +8,9 @@ use actix_web::{delete, get, patch, post, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::{idempotency_key, Json, Query, TournamentPath};
 use crate::api::problem::BodyErrors;
-use std::collections::BTreeMap;
 
-use crate::api::support::idempotent_answer;
-use crate::api::support::{page_json, Page, PageParams, Visibility};
+use crate::api::support::{cached_json, page_json, Page, PageParams, Visibility};
+use crate::api::support::{created_at, idempotent_answer};
 use crate::auth::{Caller, MaybeCaller};
 use crate::domain::{PlayerId, TournamentId};
 use crate::error::{ApiResult, Problem};
@@ -58,8 +57,8 @@ pub async fn list(
 
 /// Register a player.
 ///
-/// Confirmed when the count reaches a multiple of the table size, else waitlisted; answers the full
-/// list.
+/// Confirmed when the count reaches a multiple of the table size, else waitlisted. Answers 201
+/// with the new registration and its `Location` (the list shows everyone's status after it).
 #[utoipa::path(
     operation_id = "register_player",
     tag = "registrations",
@@ -71,7 +70,7 @@ pub async fn list(
     request_body = Register,
     responses(
         BodyErrors,
-        (status = 201, description = "Registered; the live registrations", body = Page<RegistrationOut>),
+        (status = 201, description = "Registered", body = RegistrationOut),
         (status = 403, description = "Neither an organiser nor the player", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "Already registered or registration closed", body = Problem, content_type = "application/problem+json"),
@@ -87,6 +86,7 @@ pub async fn register(
 ) -> ApiResult<HttpResponse> {
     let id = path.into_inner().id;
     let key = idempotency_key(&req, &body.0)?;
+    let player = body.0.player_id;
     let answer = state
         .run(move |conn| {
             idempotency::once(
@@ -94,12 +94,53 @@ pub async fn register(
                 caller.user_id,
                 key.as_ref(),
                 201,
-                |_| BTreeMap::new(),
-                |conn| registrations::register(conn, &caller, id, body.0).map(Page::whole),
+                |_| {
+                    created_at(
+                        format!("/api/v1/tournaments/{id}/registrations/{player}"),
+                        None,
+                    )
+                },
+                |conn| registrations::register(conn, &caller, id, body.0),
             )
         })
         .await?;
     Ok(idempotent_answer(answer))
+}
+
+/// One registration (where `POST .../registrations` points).
+///
+/// Public once the tournament is published, like the list.
+#[utoipa::path(
+    operation_id = "read_registration",
+    tag = "registrations",
+    params(
+        ("id" = i64, Path, description = "Tournament id"),
+        ("player_id" = i64, Path, description = "Player id"),
+    ),
+    responses(
+        (status = 200, description = "The registration", body = RegistrationOut),
+        (status = 304, description = "Not modified"),
+        (status = 401, description = "Invalid token", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such tournament or live registration", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/tournaments/{id}/registrations/{player_id}")]
+pub async fn read(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    caller: MaybeCaller,
+    path: web::Path<(i64, i64)>,
+) -> ApiResult<HttpResponse> {
+    let (id, player_id) = path.into_inner();
+    let (public, out) = state
+        .run(move |conn| registrations::read_registration(conn, &caller, id, player_id))
+        .await?;
+    let vis = if public {
+        Visibility::Public
+    } else {
+        Visibility::Private
+    };
+    cached_json(&req, &out, vis)
 }
 
 /// Change a registration's seeding rating (organisers).

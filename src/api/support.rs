@@ -268,6 +268,15 @@ pub fn page_json<T: Serialize>(
     Ok(answer)
 }
 
+/// A page of a list only its caller sees (never cached), with its `Link` header.
+pub fn private_page<T: Serialize>(req: &HttpRequest, page: &Page<T>) -> HttpResponse {
+    let mut answer = HttpResponse::Ok()
+        .insert_header(("Cache-Control", "private, no-store"))
+        .json(page);
+    with_links(req, page, &mut answer);
+    answer
+}
+
 /// Adds a page's `Link` header to an answer.
 pub fn with_links<T>(req: &HttpRequest, page: &Page<T>, answer: &mut HttpResponse) {
     if let Some(links) = page_links(req, page) {

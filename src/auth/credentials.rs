@@ -11,6 +11,9 @@ pub fn is_valid_username(username: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
 }
 
+/// The shortest password accepted, in characters (the API document and README say the same).
+pub const MIN_PASSWORD_CHARS: usize = 10;
+
 /// Checks a username and password; shared with `tourney create-admin`.
 pub fn check_credentials(username: &str, password: &str) -> Result<(), ApiError> {
     let mut errors: Vec<FieldError> = Vec::new();
@@ -25,9 +28,9 @@ pub fn check_credentials(username: &str, password: &str) -> Result<(), ApiError>
         "must be 3-64 characters of letters, digits, `.`, `_` and `-`",
     );
     ensure(
-        (8..=256).contains(&password.chars().count()),
+        (MIN_PASSWORD_CHARS..=256).contains(&password.chars().count()),
         "password",
-        "must be 8-256 characters",
+        "must be 10-256 characters",
     );
     ensure(
         !password.eq_ignore_ascii_case(username),

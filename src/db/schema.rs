@@ -98,6 +98,13 @@ diesel::table! {
         cursor_id -> Int8,
         created_by -> Int8,
         created_at -> Timestamptz,
+        paused -> Bool,
+        previous_secret -> Nullable<Text>,
+        previous_secret_until -> Nullable<Timestamptz>,
+        last_error -> Nullable<Text>,
+        last_error_at -> Nullable<Timestamptz>,
+        last_delivered_at -> Nullable<Timestamptz>,
+        deleted_at -> Nullable<Timestamptz>,
     }
 }
 
@@ -105,7 +112,7 @@ diesel::table! {
     webhook_deliveries (id) {
         id -> Int8,
         endpoint_id -> Int8,
-        event_id -> Int8,
+        event_id -> Nullable<Int8>,
         kind -> Text,
         body -> Jsonb,
         status -> Text,
@@ -115,6 +122,7 @@ diesel::table! {
         last_error -> Nullable<Text>,
         created_at -> Timestamptz,
         delivered_at -> Nullable<Timestamptz>,
+        message_id -> Text,
     }
 }
 

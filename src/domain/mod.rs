@@ -10,6 +10,7 @@
 
 pub mod cases;
 pub mod colours;
+pub mod events;
 pub mod ids;
 pub mod rating;
 pub mod rng;

@@ -9,5 +9,6 @@ pub mod idempotency;
 pub mod kept;
 pub mod live;
 pub mod metrics;
+pub mod ratelimit;
 pub mod standings_cache;
 pub mod throttle;

@@ -1,7 +1,16 @@
-//! Login throttling: failed sign-ins are counted per account and per client address in a
-//! fixed window; past the limit, sign-ins are refused with 429 and `Retry-After` until the
-//! window ends (OWASP authentication cheat sheet). Counters live in this instance's memory:
-//! behind a load balancer each instance counts its own share, which still bounds guessing.
+//! Login throttling (OWASP authentication cheat sheet): failed sign-ins are counted in a fixed
+//! window per account *and* client address, per address, and per account as a whole.
+//!
+//! - An account from one address: after [`PER_ACCOUNT_AND_ADDRESS`] failures that address is
+//!   refused (429 with `Retry-After`) for that account until the window ends.
+//! - An address: after [`PER_ADDRESS`] failures on any accounts it is refused for every account.
+//! - An account as a whole: after [`ACCOUNT_SLOW_AFTER`] failures from any addresses, every
+//!   sign-in to it is slowed (an added wait growing by [`SLOW_STEP`] per failure up to
+//!   [`SLOW_MAX`]), never refused: someone guessing from many addresses cannot lock its owner
+//!   out, and each of those addresses still meets its own limits.
+//!
+//! Counters live in this instance's memory: behind a load balancer each instance counts its own
+//! share, which still bounds guessing.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -9,10 +18,16 @@ use std::time::{Duration, Instant};
 
 use crate::error::ApiError;
 
-/// Failed sign-ins allowed per account in one window.
-pub const PER_ACCOUNT: u32 = 10;
+/// Failed sign-ins allowed per account from one address in one window.
+pub const PER_ACCOUNT_AND_ADDRESS: u32 = 10;
 /// Failed sign-ins allowed per client address in one window.
 pub const PER_ADDRESS: u32 = 50;
+/// Failed sign-ins to an account (from anywhere) after which its sign-ins are slowed.
+pub const ACCOUNT_SLOW_AFTER: u32 = 10;
+/// The added wait per failure beyond [`ACCOUNT_SLOW_AFTER`].
+pub const SLOW_STEP: Duration = Duration::from_millis(250);
+/// The longest added wait.
+pub const SLOW_MAX: Duration = Duration::from_secs(3);
 /// The window.
 pub const WINDOW: Duration = Duration::from_secs(300);
 
@@ -29,29 +44,36 @@ pub struct LoginThrottle {
 }
 
 impl LoginThrottle {
-    /// 429 when the account or the address has used up its failures in the current window.
-    pub fn check(&self, username: &str, address: &str) -> Result<(), ApiError> {
+    /// 429 when the account from this address, or the address, has used up its failures in
+    /// the current window; else how long to wait before trying the password (zero unless the
+    /// account is being slowed).
+    pub fn check(&self, username: &str, address: &str) -> Result<Duration, ApiError> {
         let now = Instant::now();
         let windows = self.windows.lock().unwrap_or_else(|e| e.into_inner());
+        let current = |key: &str| {
+            windows
+                .get(key)
+                .filter(|w| now.duration_since(w.started) < WINDOW)
+                .copied()
+        };
         for (key, limit) in [
-            (account_key(username), PER_ACCOUNT),
+            (pair_key(username, address), PER_ACCOUNT_AND_ADDRESS),
             (address_key(address), PER_ADDRESS),
         ] {
-            if let Some(w) = windows.get(&key) {
-                let elapsed = now.duration_since(w.started);
-                if elapsed < WINDOW && w.failures >= limit {
-                    let wait = (WINDOW - elapsed).as_secs().max(1);
-                    return Err(ApiError::TooManyRequests {
-                        detail: format!("too many failed sign-ins; try again in {wait} seconds"),
-                        retry_after: wait,
-                    });
-                }
+            if let Some(w) = current(&key).filter(|w| w.failures >= limit) {
+                let wait = (WINDOW - now.duration_since(w.started)).as_secs().max(1);
+                return Err(ApiError::TooManyRequests {
+                    detail: format!("too many failed sign-ins; try again in {wait} seconds"),
+                    retry_after: wait,
+                });
             }
         }
-        Ok(())
+        let failures = current(&account_key(username)).map_or(0, |w| w.failures);
+        Ok(slowdown(failures))
     }
 
-    /// Counts a failed sign-in against the account and the address.
+    /// Counts a failed sign-in against the account from the address, the address and the
+    /// account.
     pub fn failed(&self, username: &str, address: &str) {
         let now = Instant::now();
         let mut windows = self.windows.lock().unwrap_or_else(|e| e.into_inner());
@@ -59,7 +81,11 @@ impl LoginThrottle {
         if windows.len() > 10_000 {
             windows.retain(|_, w| now.duration_since(w.started) < WINDOW);
         }
-        for key in [account_key(username), address_key(address)] {
+        for key in [
+            pair_key(username, address),
+            address_key(address),
+            account_key(username),
+        ] {
             let w = windows.entry(key).or_insert(Window {
                 started: now,
                 failures: 0,
@@ -74,11 +100,24 @@ impl LoginThrottle {
         }
     }
 
-    /// A successful sign-in clears the account's failures (not the address's).
-    pub fn succeeded(&self, username: &str) {
+    /// A successful sign-in clears the failures of the account from that address (not the
+    /// address's, nor the account's as a whole: someone else's guessing goes on counting).
+    pub fn succeeded(&self, username: &str, address: &str) {
         let mut windows = self.windows.lock().unwrap_or_else(|e| e.into_inner());
-        windows.remove(&account_key(username));
+        windows.remove(&pair_key(username, address));
     }
+}
+
+/// The added wait after `failures` failures of an account as a whole.
+fn slowdown(failures: u32) -> Duration {
+    if failures < ACCOUNT_SLOW_AFTER {
+        return Duration::ZERO;
+    }
+    (SLOW_STEP * (failures - ACCOUNT_SLOW_AFTER + 1)).min(SLOW_MAX)
+}
+
+fn pair_key(username: &str, address: &str) -> String {
+    format!("pair:{address}:{}", username.to_lowercase())
 }
 
 fn account_key(username: &str) -> String {
@@ -93,20 +132,53 @@ fn address_key(address: &str) -> String {
 mod tests {
     use super::*;
 
+    fn refused(t: &LoginThrottle, user: &str, address: &str) -> Option<u64> {
+        match t.check(user, address) {
+            Err(ApiError::TooManyRequests { retry_after, .. }) => Some(retry_after),
+            Err(other) => panic!("{other:?}"),
+            Ok(_) => None,
+        }
+    }
+
     #[test]
-    fn an_account_is_refused_after_its_failures_and_cleared_by_a_success() {
+    fn an_address_guessing_one_account_is_refused_but_not_the_owner_elsewhere() {
         let t = LoginThrottle::default();
-        for _ in 0..PER_ACCOUNT {
-            assert!(t.check("kari", "10.0.0.1").is_ok());
+        for _ in 0..PER_ACCOUNT_AND_ADDRESS {
+            assert_eq!(refused(&t, "kari", "10.0.0.1"), None);
             t.failed("kari", "10.0.0.1");
         }
-        let Err(ApiError::TooManyRequests { retry_after, .. }) = t.check("KARI", "10.0.0.2") else {
-            panic!("the account is throttled from any address");
-        };
-        assert!(retry_after > 0 && retry_after <= WINDOW.as_secs());
-        assert!(t.check("ola", "10.0.0.2").is_ok());
-        t.succeeded("kari");
-        assert!(t.check("kari", "10.0.0.2").is_ok());
+        let wait = refused(&t, "KARI", "10.0.0.1").expect("this address is refused for kari");
+        assert!(wait > 0 && wait <= WINDOW.as_secs());
+        // The owner, from her own address, is slowed, not refused.
+        assert_eq!(refused(&t, "kari", "10.0.0.2"), None);
+        assert_eq!(t.check("kari", "10.0.0.2").unwrap(), SLOW_STEP);
+        // The guessing address may still sign in to other accounts.
+        assert_eq!(refused(&t, "ola", "10.0.0.1"), None);
+        assert_eq!(t.check("ola", "10.0.0.1").unwrap(), Duration::ZERO);
+        // A success clears only its own address's count for the account.
+        t.succeeded("kari", "10.0.0.1");
+        assert_eq!(refused(&t, "kari", "10.0.0.1"), None);
+        assert_eq!(t.check("kari", "10.0.0.2").unwrap(), SLOW_STEP);
+    }
+
+    #[test]
+    fn guessing_from_many_addresses_slows_the_account_and_never_locks_it() {
+        let t = LoginThrottle::default();
+        for i in 0..ACCOUNT_SLOW_AFTER - 1 {
+            t.failed("kari", &format!("10.1.0.{i}"));
+        }
+        assert_eq!(t.check("kari", "10.9.9.9").unwrap(), Duration::ZERO);
+        t.failed("kari", "10.1.1.1");
+        assert_eq!(t.check("kari", "10.9.9.9").unwrap(), SLOW_STEP);
+        t.failed("kari", "10.1.1.2");
+        assert_eq!(t.check("kari", "10.9.9.9").unwrap(), SLOW_STEP * 2);
+        for i in 0..1000 {
+            t.failed("kari", &format!("10.2.{}.{}", i / 250, i % 250));
+        }
+        assert_eq!(refused(&t, "kari", "10.9.9.9"), None);
+        assert_eq!(t.check("kari", "10.9.9.9").unwrap(), SLOW_MAX);
+        // Other accounts are not slowed.
+        assert_eq!(t.check("ola", "10.9.9.9").unwrap(), Duration::ZERO);
     }
 
     #[test]

@@ -38,6 +38,9 @@ pub struct Config {
     /// `STANDINGS_CACHE_MAX_BYTES`: the byte budget of the staff standings cache (default
     /// `infra::standings_cache::DEFAULT_MAX_BYTES`, 16 MiB; 0 keeps none).
     pub standings_cache_max_bytes: u64,
+    /// `RATE_LIMIT_READ`, `RATE_LIMIT_WRITE`, `RATE_LIMIT_AUTH`: requests per minute per
+    /// credential (reads, writes) and per address (sign-in calls); defaults 1200, 300, 60.
+    pub rate_limits: crate::infra::ratelimit::Limits,
 }
 
 impl std::fmt::Debug for Config {
@@ -62,6 +65,7 @@ impl std::fmt::Debug for Config {
             .field("log_json", &self.log_json)
             .field("kept_bodies_max_bytes", &self.kept_bodies_max_bytes)
             .field("standings_cache_max_bytes", &self.standings_cache_max_bytes)
+            .field("rate_limits", &self.rate_limits)
             .finish()
     }
 }
@@ -77,6 +81,14 @@ fn parsed<T: std::str::FromStr>(name: &str, default: T) -> Result<T, String> {
             .trim()
             .parse()
             .map_err(|_| format!("{name}={v:?} is not a valid value")),
+    }
+}
+
+/// A count of at least 1 (a limit of 0 would refuse everything).
+fn positive(name: &str, default: u32) -> Result<u32, String> {
+    match parsed(name, default)? {
+        0 => Err(format!("{name} must be at least 1")),
+        n => Ok(n),
     }
 }
 
@@ -120,6 +132,11 @@ impl Config {
                 "STANDINGS_CACHE_MAX_BYTES",
                 crate::infra::standings_cache::DEFAULT_MAX_BYTES,
             )?,
+            rate_limits: crate::infra::ratelimit::Limits {
+                read: positive("RATE_LIMIT_READ", 1200)?,
+                write: positive("RATE_LIMIT_WRITE", 300)?,
+                auth: positive("RATE_LIMIT_AUTH", 60)?,
+            },
         })
     }
 }

@@ -7,6 +7,7 @@
 //! request pool: they never take a connection from a request, and their few small queries a
 //! second do not grow with the number of clients.
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -22,9 +23,6 @@ use crate::services::play::scheduling_deadlines;
 
 /// How often the jobs run.
 const TICK: Duration = Duration::from_secs(1);
-
-/// Deliveries one instance sends per tick.
-const SEND_PER_TICK: i64 = 50;
 
 /// The `application_name` of the jobs' connection.
 pub const APPLICATION_NAME: &str = "tourney-jobs";
@@ -67,20 +65,33 @@ async fn on_connection<T: Send + 'static>(
 pub const DEADLINES: &str = "deadlines";
 pub const WEBHOOKS: &str = "webhooks";
 
-/// Spawns the jobs on the current actix runtime; they end with the runtime. Each tick that
-/// completes is recorded in the metrics (its duration, and the time of the last success).
+/// Deliveries one instance has in flight at once.
+pub const MAX_IN_FLIGHT: usize = 32;
+/// Deliveries of one endpoint in flight at once: a receiver that never answers holds at most
+/// these, never the others' turn.
+pub const PER_ENDPOINT: usize = 2;
+/// How long one attempt may take (connecting included) before it counts as failed.
+pub const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Spawns the jobs on the current actix runtime; they end with the runtime. The deadlines and
+/// the webhooks run apart, each on its own connection: a slow receiver never delays a
+/// deadline. Each tick that completes is recorded in the metrics (its duration, and the time
+/// of the last success).
 pub fn start(state: web::Data<AppState>) {
     let url = job_url(state.live.database_url());
-    let conn: Shared = Arc::new(Mutex::new(None));
     let client = reqwest::Client::builder()
         .connect_timeout(Duration::from_secs(5))
-        .timeout(Duration::from_secs(10))
+        .timeout(ATTEMPT_TIMEOUT)
         .redirect(reqwest::redirect::Policy::none())
         .user_agent("tourney-webhooks/1")
         .build();
     state.metrics.job_started(DEADLINES);
     state.metrics.job_started(WEBHOOKS);
+    let deadlines_state = state.clone();
+    let deadlines_url = url.clone();
     actix_web::rt::spawn(async move {
+        let (state, url) = (deadlines_state, deadlines_url);
+        let conn: Shared = Arc::new(Mutex::new(None));
         let mut tick = actix_web::rt::time::interval(TICK);
         loop {
             tick.tick().await;
@@ -93,39 +104,141 @@ pub fn start(state: web::Data<AppState>) {
             if deadlines.is_some() {
                 state.metrics.job_ticked(DEADLINES, started.elapsed());
             }
+        }
+    });
+    actix_web::rt::spawn(async move {
+        let conn: Shared = Arc::new(Mutex::new(None));
+        let flights = Flights::default();
+        let mut tick = actix_web::rt::time::interval(TICK);
+        loop {
+            tick.tick().await;
             let started = Instant::now();
-            if deliver(&state, &url, &conn, client.as_ref().ok()).await {
+            if deliver(&state, &url, &conn, client.as_ref().ok(), &flights).await {
                 state.metrics.job_ticked(WEBHOOKS, started.elapsed());
             }
         }
     });
 }
 
-/// One tick of the webhook job: the outbox queued, due deliveries claimed and sent, each
-/// outcome recorded (without an HTTP client, only the outbox is queued). Whether every step
-/// was done (a receiver that fails is an outcome, not a failure of the job).
+/// The deliveries this instance is waiting on, per endpoint.
+#[derive(Clone, Default)]
+struct Flights(Arc<Mutex<HashMap<i64, usize>>>);
+
+impl Flights {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<i64, usize>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn total(&self) -> usize {
+        self.lock().values().sum()
+    }
+
+    /// Endpoints with [`PER_ENDPOINT`] deliveries in flight.
+    fn busy(&self) -> Vec<i64> {
+        self.lock()
+            .iter()
+            .filter(|(_, n)| **n >= PER_ENDPOINT)
+            .map(|(e, _)| *e)
+            .collect()
+    }
+
+    /// Takes a place for a delivery to `endpoint`, unless it has all its places.
+    fn take(&self, endpoint: i64) -> bool {
+        let mut map = self.lock();
+        let n = map.entry(endpoint).or_insert(0);
+        if *n >= PER_ENDPOINT {
+            return false;
+        }
+        *n += 1;
+        true
+    }
+
+    fn land(&self, endpoint: i64) {
+        let mut map = self.lock();
+        if let Some(n) = map.get_mut(&endpoint) {
+            *n -= 1;
+            if *n == 0 {
+                map.remove(&endpoint);
+            }
+        }
+    }
+}
+
+/// One tick of the webhook job: the outbox queued, old deleted subscriptions purged, due
+/// deliveries claimed (as many as there are free places, at most [`PER_ENDPOINT`] per
+/// endpoint) and each sent on its own task, which records its outcome on a connection of its
+/// own: the tick never waits for a receiver. Whether every step was done (a receiver that
+/// fails is an outcome, not a failure of the job).
 async fn deliver(
     state: &web::Data<AppState>,
     url: &str,
     conn: &Shared,
     client: Option<&reqwest::Client>,
+    flights: &Flights,
 ) -> bool {
     let queued = on_connection(url, conn, webhook_queue::enqueue).await;
+    let purged = on_connection(url, conn, webhook_queue::purge_deleted).await;
     let Some(client) = client else {
         return false;
     };
-    let claimed = on_connection(url, conn, |c| webhook_queue::claim(c, SEND_PER_TICK)).await;
-    let mut recorded = queued.is_some() && claimed.is_some();
+    let free = MAX_IN_FLIGHT.saturating_sub(flights.total()) as i64;
+    if free == 0 {
+        return queued.is_some() && purged.is_some();
+    }
+    let busy = flights.busy();
+    let claimed = on_connection(url, conn, move |c| {
+        webhook_queue::claim(c, free, PER_ENDPOINT as i64, &busy)
+    })
+    .await;
+    let recorded = queued.is_some() && purged.is_some() && claimed.is_some();
     for delivery in claimed.unwrap_or_default() {
-        let outcome = send(client, &delivery, state.webhooks.allow_private).await;
-        let policy = state.webhooks.clone();
-        recorded &= on_connection(url, conn, move |c| {
-            webhook_queue::record(c, &delivery, outcome, &policy)
-        })
-        .await
-        .is_some();
+        if !flights.take(delivery.endpoint_id) {
+            // Its lease runs out and it is claimed again later.
+            continue;
+        }
+        let (state, url, client, flights, conn) = (
+            state.clone(),
+            url.to_string(),
+            client.clone(),
+            flights.clone(),
+            conn.clone(),
+        );
+        actix_web::rt::spawn(async move {
+            let endpoint = delivery.endpoint_id;
+            let outcome = send(&client, &delivery, state.webhooks.allow_private).await;
+            let policy = state.webhooks.clone();
+            // The job's connection: recording is one short transaction.
+            on_connection(&url, &conn, move |c| {
+                webhook_queue::record(c, &delivery, outcome, &policy)
+            })
+            .await;
+            flights.land(endpoint);
+        });
     }
     recorded
+}
+
+/// Why an attempt got no answer, with the causes beneath (`reqwest` says only "error sending
+/// request" at the top).
+fn describe(e: &reqwest::Error) -> String {
+    if e.is_timeout() {
+        return format!(
+            "no answer within {} s (timed out)",
+            ATTEMPT_TIMEOUT.as_secs()
+        );
+    }
+    let mut text = if e.is_connect() {
+        "could not connect".to_string()
+    } else {
+        e.to_string()
+    };
+    let mut source = std::error::Error::source(e);
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
 }
 
 /// One attempt: the target checked again (its addresses may have changed since it was
@@ -147,5 +260,5 @@ async fn send(client: &reqwest::Client, d: &Claimed, allow_private: bool) -> Res
         .send()
         .await
         .map(|r| r.status().as_u16())
-        .map_err(|e| e.to_string())
+        .map_err(|e| describe(&e))
 }

@@ -27,6 +27,8 @@ pub struct AppState {
     pub leaderboards: LeaderboardCache,
     /// Failed sign-ins per account and client address (this instance's).
     pub login_throttle: LoginThrottle,
+    /// Requests per class, credential and address (this instance's).
+    pub rate_limits: crate::infra::ratelimit::RateLimiter,
     /// The accounts behind recently used tokens (role and existence, re-read every 2 s).
     pub accounts: AccountCache,
     /// Open while the database is unreachable: requests get 503 at once instead of each

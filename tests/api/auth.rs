@@ -3,7 +3,7 @@
 use jsonwebtoken::{encode, Algorithm, EncodingKey, Header};
 use serde_json::{json, Value};
 
-use crate::helpers::{problem, spawn_app, ADMIN, PASSWORD};
+use crate::helpers::{fields, problem, spawn_app, ADMIN, PASSWORD};
 
 fn claims(exp_offset: i64) -> Value {
     let now = chrono::Utc::now().timestamp();
@@ -156,5 +156,40 @@ async fn me_lists_tournament_roles() {
     assert_eq!(
         me["tournament_roles"],
         json!([{"tournament_id": t, "role": "organiser"}])
+    );
+}
+
+/// The document's minimum is the service's: 9 characters are refused naming the password,
+/// 10 are accepted (and 256 is the most).
+#[actix_web::test]
+async fn passwords_need_the_documented_ten_characters() {
+    let app = spawn_app().await;
+    let admin = app.admin_token().await;
+    for (name, pw) in [("nine.chars", "kx7-qp2zw"), ("too.long", &"k".repeat(257))] {
+        let p = problem(
+            app.post(
+                "/api/v1/users",
+                Some(&admin),
+                json!({"username": name, "password": pw}),
+            )
+            .await,
+            422,
+        )
+        .await;
+        assert_eq!(fields(&p), vec!["password"], "{name}");
+    }
+    let r = app
+        .post(
+            "/api/v1/users",
+            Some(&admin),
+            json!({"username": "ten.chars", "password": "kx7-qp2zwm"}),
+        )
+        .await;
+    assert_eq!(r.status(), 201);
+    app.token("ten.chars", "kx7-qp2zwm").await;
+    let doc: Value = app.get("/openapi.json", None).await.json().await.unwrap();
+    assert_eq!(
+        doc.pointer("/components/schemas/CreateUser/properties/password/minLength"),
+        Some(&json!(10))
     );
 }

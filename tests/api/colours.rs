@@ -280,6 +280,8 @@ async fn a_player_sees_their_own_games_and_tournaments() {
         .json()
         .await
         .unwrap();
+    assert_eq!(hers["total"], 1);
+    let hers = &hers["items"];
     assert_eq!(hers[0]["tournament_id"], tid);
     assert_eq!(hers[0]["registration"], "confirmed");
     assert_eq!(hers[0]["roles"], json!([]));
@@ -289,6 +291,7 @@ async fn a_player_sees_their_own_games_and_tournaments() {
         .json()
         .await
         .unwrap();
+    let staff = &staff["items"];
     assert_eq!(staff[0]["registration"], Value::Null);
     assert_eq!(staff[0]["roles"], json!(["organiser"]));
     // No linked player: no games.

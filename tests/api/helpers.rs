@@ -100,11 +100,30 @@ pub async fn spawn_app_refusing_private_targets() -> TestApp {
     serve_on(&app.database_url, &app.secret, false)
 }
 
+/// Generous limits, so that no test but the rate limits' own meets them.
+pub const TEST_LIMITS: tourney::infra::ratelimit::Limits = tourney::infra::ratelimit::Limits {
+    read: 1_000_000,
+    write: 1_000_000,
+    auth: 1_000_000,
+};
+
+/// An app on its own database whose rate limits are `limits`.
+pub async fn spawn_app_with_limits(limits: tourney::infra::ratelimit::Limits) -> TestApp {
+    let app = spawn_app().await;
+    serve_with(
+        &app.database_url,
+        &app.secret,
+        true,
+        tourney::infra::kept::DEFAULT_MAX_BYTES,
+        limits,
+    )
+}
+
 /// An app whose kept public bodies may weigh at most `kept_bytes` (issue 33: a small budget
 /// to read past).
 pub async fn spawn_app_with_kept_budget(kept_bytes: u64) -> TestApp {
     let app = spawn_app().await;
-    serve_with(&app.database_url, &app.secret, true, kept_bytes)
+    serve_with(&app.database_url, &app.secret, true, kept_bytes, TEST_LIMITS)
 }
 
 fn serve_on(db_url: &str, secret: &str, allow_private: bool) -> TestApp {
@@ -113,11 +132,26 @@ fn serve_on(db_url: &str, secret: &str, allow_private: bool) -> TestApp {
         secret,
         allow_private,
         tourney::infra::kept::DEFAULT_MAX_BYTES,
+        TEST_LIMITS,
     )
 }
 
-fn serve_with(db_url: &str, secret: &str, allow_private: bool, kept_bytes: u64) -> TestApp {
-    serve_split(db_url, secret, allow_private, kept_bytes, None, db_url)
+fn serve_with(
+    db_url: &str,
+    secret: &str,
+    allow_private: bool,
+    kept_bytes: u64,
+    limits: tourney::infra::ratelimit::Limits,
+) -> TestApp {
+    serve_split(
+        db_url,
+        secret,
+        allow_private,
+        kept_bytes,
+        limits,
+        None,
+        db_url,
+    )
 }
 
 /// An app on `db_url` (with one admin, `ADMIN` / `PASSWORD`, created here) whose lag-tolerant
@@ -141,6 +175,7 @@ pub fn serve_with_replica(db_url: &str, read_url: &str, listen_url: &str) -> Tes
         &secret,
         true,
         tourney::infra::kept::DEFAULT_MAX_BYTES,
+        TEST_LIMITS,
         Some(replica),
         listen_url,
     )
@@ -151,6 +186,7 @@ fn serve_split(
     secret: &str,
     allow_private: bool,
     kept_bytes: u64,
+    limits: tourney::infra::ratelimit::Limits,
     replica: Option<tourney::db::DbPool>,
     listen_url: &str,
 ) -> TestApp {
@@ -163,6 +199,7 @@ fn serve_split(
         jwt: JwtKeys::new(secret.as_bytes(), std::time::Duration::from_secs(600)),
         leaderboards: Default::default(),
         login_throttle: Default::default(),
+        rate_limits: tourney::infra::ratelimit::RateLimiter::new(limits),
         accounts: Default::default(),
         circuit: Default::default(),
         live: tourney::infra::live::LiveHub::with_listen_url(db_url, listen_url),

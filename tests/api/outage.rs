@@ -117,6 +117,7 @@ fn state_on(pool: tourney::db::DbPool, url: &str) -> tourney::runtime::state::Ap
         ),
         leaderboards: Default::default(),
         login_throttle: Default::default(),
+        rate_limits: tourney::infra::ratelimit::RateLimiter::new(crate::helpers::TEST_LIMITS),
         accounts: Default::default(),
         circuit: Default::default(),
         live: tourney::infra::live::LiveHub::new(url),

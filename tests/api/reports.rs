@@ -174,3 +174,52 @@ async fn the_opponent_or_the_referee_confirms_and_it_counts_as_the_result() {
         .unwrap();
     assert_eq!(standings["rows"][0]["player_id"], kari);
 }
+
+fn reported_events(app: &crate::helpers::TestApp, tid: i64) -> i64 {
+    use diesel::prelude::*;
+    let mut conn = crate::rating_fixtures::db(app);
+    diesel::dsl::sql::<diesel::sql_types::BigInt>(&format!(
+        "SELECT count(*) FROM tournament_events WHERE tournament_id = {tid} AND kind = 'result_reported'"
+    ))
+    .get_result::<i64>(&mut conn)
+    .unwrap()
+}
+
+/// The same report sent again and again (a double tap, a retrying script) is the one pending
+/// report: one event, one deadline. A different report replaces it (an event), the opponent's
+/// report is another one, and sending the first again after it is new again.
+#[actix_web::test]
+async fn repeating_the_same_report_is_not_a_new_event() {
+    let app = spawn_app().await;
+    let (tid, org, _, _) = event(&app, "tantrix", 0).await;
+    let (kari, kari_token) = linked_player(&app, tid, "kari").await;
+    let (ola, ola_token) = linked_player(&app, tid, "ola").await;
+    new_round(&app, tid, &org, json!({"method": "round_robin"})).await;
+    let report = format!("/api/v1/tournaments/{tid}/rounds/1/tables/1/report");
+    let send = |token: String, body: Value| {
+        let (app, report) = (&app, report.clone());
+        async move {
+            let r = app.post(&report, Some(&token), body).await;
+            assert!(r.status().is_success(), "{}", r.status());
+            r.json::<Value>().await.unwrap()
+        }
+    };
+    let first = send(kari_token.clone(), scores(kari, ola)).await;
+    for _ in 0..5 {
+        let again = send(kari_token.clone(), scores(kari, ola)).await;
+        assert_eq!(again["id"], first["id"]);
+        assert_eq!(again["answer_by"], first["answer_by"]);
+    }
+    assert_eq!(reported_events(&app, tid), 1);
+    let changed = send(kari_token.clone(), scores(ola, kari)).await;
+    assert_ne!(changed["id"], first["id"]);
+    assert_eq!(reported_events(&app, tid), 2);
+    // Ola's identical report is his own: it replaces Kari's.
+    let olas = send(ola_token.clone(), scores(ola, kari)).await;
+    assert_ne!(olas["id"], changed["id"]);
+    assert_eq!(olas["reported_by_player"], ola);
+    assert_eq!(reported_events(&app, tid), 3);
+    let back = send(kari_token, scores(ola, kari)).await;
+    assert_ne!(back["id"], olas["id"]);
+    assert_eq!(reported_events(&app, tid), 4);
+}

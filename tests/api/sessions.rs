@@ -72,6 +72,18 @@ async fn a_refresh_token_rotates_and_a_reused_one_revokes_the_session() {
     // Another session of the same account is untouched.
     let other = sign_in(&app, "mobile", PASSWORD).await;
     assert_eq!(refresh(&app, &other["refresh_token"]).await.status(), 200);
+    // Every access token of the revoked session stops within the documented 2 s; the other
+    // session's goes on.
+    for access in [&first, &second, &third].map(|t| &t["access_token"]) {
+        assert!(me_settles_at(&app, access, 401).await);
+    }
+    let p = problem(
+        app.get("/api/v1/me", third["access_token"].as_str()).await,
+        401,
+    )
+    .await;
+    assert!(p["detail"].as_str().unwrap().contains("session was ended"));
+    assert_eq!(me_status(&app, &other["access_token"]).await, 200);
     // Unknown tokens are refused.
     problem(refresh(&app, &json!("rt_00")).await, 401).await;
 }
@@ -117,6 +129,8 @@ async fn signing_out_ends_one_session_or_every_session() {
         .await;
     assert_eq!(r.status(), 204);
     problem(refresh(&app, &phone["refresh_token"]).await, 401).await;
+    // The phone's access token stops within 2 s too.
+    assert!(me_settles_at(&app, &phone["access_token"], 401).await);
     // The laptop's session goes on, and its access tokens still work.
     let r = refresh(&app, &laptop["refresh_token"]).await;
     assert_eq!(r.status(), 200);
@@ -177,7 +191,7 @@ async fn a_password_change_needs_the_current_password_and_ends_every_session() {
     )
     .await;
     assert_eq!(fields(&p), vec!["current_password"]);
-    for weak in ["password123", "changer", "short"] {
+    for weak in ["password123", "changer", "short", "nine-char"] {
         let p = problem(
             app.post("/api/v1/me/password", Some(token), change(PASSWORD, weak))
                 .await,

@@ -32,6 +32,7 @@ from tourney_client.models import (
     PoolOut,
     PoolPreset,
     Problem,
+    RegistrationOut,
     RegistrationStatus,
     Register,
     ResultSeat,
@@ -114,14 +115,15 @@ def main(base: str, username: str, password: str) -> None:
     assert opened.status == TournamentStatus.REGISTRATION_OPEN
 
     for i, p in enumerate(players):
-        expect(
+        registered = expect(
             register_player.sync(
                 tournament.id,
                 client=client,
                 body=Register(player_id=p.id, seeding_rating=1500.0 + 10 * i, seeding_rated_games=6),
             ),
-            PageRegistrationOut,
+            RegistrationOut,
         )
+        assert registered.player_id == p.id, registered
     regs = expect(list_registrations.sync(tournament.id, client=anonymous), PageRegistrationOut)
     assert regs.total == 8
     assert all(r.status == RegistrationStatus.CONFIRMED for r in regs.items), regs

@@ -222,6 +222,18 @@ pub fn list(conn: &mut PgConnection, caller: &Caller) -> Result<Vec<ApiKeyOut>, 
     Ok(rows.into_iter().map(out).collect())
 }
 
+/// One of the caller's keys (never its secret).
+pub fn read(conn: &mut PgConnection, caller: &Caller, id: i64) -> Result<ApiKeyOut, ApiError> {
+    let row: Option<KeyRow> = api_keys::table
+        .filter(api_keys::user_id.eq(caller.user_id))
+        .filter(api_keys::id.eq(id))
+        .select(columns())
+        .first(conn)
+        .optional()?;
+    row.map(out)
+        .ok_or_else(|| ApiError::NotFound(format!("you have no key {id}")))
+}
+
 /// Revokes one of the caller's keys (admins: anyone's); it stops working within seconds.
 pub fn revoke(conn: &mut PgConnection, caller: &Caller, id: i64) -> Result<(), ApiError> {
     conn.transaction(|conn| {

@@ -104,8 +104,9 @@ pub fn me(conn: &mut PgConnection, caller: &Caller) -> Result<Me, ApiError> {
     })
 }
 
-/// How long a looked-up account is trusted before it is read again: a role change or a deletion
-/// takes effect on every token within this time.
+/// How long a looked-up account is trusted before it is read again: a role change, a deletion,
+/// a sign-out (of one session or everywhere), a password change and a session revoked for a
+/// reused refresh token take effect on every access token within this time.
 pub const ACCOUNT_TTL: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// What a token's holder is now: the account's name and global role as stored.
@@ -116,6 +117,9 @@ pub struct Account {
     /// Access tokens issued before this epoch are refused.
     pub session_epoch: i32,
     pub disabled: bool,
+    /// Sessions (refresh-token families) revoked within the longest life of an access token
+    /// (24 h): access tokens issued for them are refused.
+    pub revoked_sessions: Vec<i64>,
 }
 
 /// The accounts behind recently used tokens (this instance's; `None`: deleted), so most
@@ -172,6 +176,13 @@ impl AccountCache {
 
 /// The account a token names, as stored now (`None` when it was deleted).
 pub fn account_of(conn: &mut PgConnection, user_id: i64) -> Result<Option<Account>, ApiError> {
+    use crate::db::schema::refresh_tokens;
+    let revoked_sessions: Vec<i64> = refresh_tokens::table
+        .filter(refresh_tokens::user_id.eq(user_id))
+        .filter(refresh_tokens::revoked_at.gt(chrono::Utc::now() - chrono::Duration::days(1)))
+        .select(refresh_tokens::family_id)
+        .distinct()
+        .load(conn)?;
     Ok(users::table
         .find(user_id)
         .filter(users::deleted_at.is_null())
@@ -188,5 +199,6 @@ pub fn account_of(conn: &mut PgConnection, user_id: i64) -> Result<Option<Accoun
             is_admin,
             session_epoch,
             disabled,
+            revoked_sessions,
         }))
 }

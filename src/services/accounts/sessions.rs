@@ -244,8 +244,8 @@ pub fn logout(conn: &mut PgConnection, input: &Logout) -> Result<(), ApiError> {
 pub struct ChangePassword {
     #[schema(max_length = 256)]
     pub current_password: String,
-    /// 8-256 characters, not the username, not a common password.
-    #[schema(min_length = 8, max_length = 256)]
+    /// 10-256 characters, not the username, not a common password.
+    #[schema(min_length = 10, max_length = 256)]
     pub new_password: String,
 }
 

@@ -42,8 +42,8 @@ pub struct CreateUser {
     /// 3-64 characters: letters, digits, `.`, `_`, `-`.
     #[schema(example = "kari.referee", pattern = "^[A-Za-z0-9._-]{3,64}$")]
     pub username: String,
-    /// 8-256 characters.
-    #[schema(example = "a long passphrase", min_length = 8, max_length = 256)]
+    /// 10-256 characters, not the username, not a common password.
+    #[schema(example = "a long passphrase", min_length = 10, max_length = 256)]
     pub password: String,
     /// Make the account an admin (default false).
     #[serde(default)]

@@ -1,6 +1,7 @@
 //! Applying a decision: remedies through the result and penalty paths, and the panel checks before it.
 
 use super::*;
+use crate::domain::events::{CaseDecidedPayload, ReplayOrderedPayload, TournamentEvent};
 use crate::domain::status::CaseStatus;
 use crate::domain::{CaseId, TournamentId, UserId};
 
@@ -89,8 +90,12 @@ pub(super) fn apply_remedy(
             crate::db::events::record(
                 conn,
                 t.id,
-                "replay_ordered",
-                serde_json::json!({"round": round, "table": table, "case_id": cid}),
+                TournamentEvent::ReplayOrdered(ReplayOrderedPayload {
+                    round: *round,
+                    table: *table,
+                    case_id: Some(cid),
+                    double_crash: None,
+                }),
             )?;
             serde_json::json!({"replay_ordered": {"round": round, "table": table}})
         }
@@ -140,8 +145,12 @@ pub(super) fn decide(
     crate::db::events::record(
         conn,
         t.id,
-        "case_decided",
-        serde_json::json!({"case_id": case.id, "kind": case.kind.as_str(), "outcome": verdict.outcome(), "remedies": applied}),
+        TournamentEvent::CaseDecided(CaseDecidedPayload {
+            case_id: case.id,
+            kind: case.kind.as_str().to_string(),
+            outcome: verdict.outcome().to_string(),
+            remedies: applied,
+        }),
     )?;
     Ok(())
 }

@@ -282,8 +282,12 @@ pub fn appeal(
         crate::db::events::record(
             conn,
             tid,
-            "case_appealed",
-            serde_json::json!({"case_id": cid, "appeal_id": aid}),
+            crate::domain::events::TournamentEvent::CaseAppealed(
+                crate::domain::events::CaseAppealedPayload {
+                    case_id: cid,
+                    appeal_id: aid,
+                },
+            ),
         )?;
         render_for(conn, &t, &MaybeCaller(Some(caller.clone())), aid)
     })

@@ -112,6 +112,8 @@ pub struct ListLine {
     pub country: Option<String>,
     pub rating: f64,
     pub games: i64,
+    /// Fewer rated games than the pool's threshold (listed only when asked for).
+    pub provisional: bool,
 }
 
 /// The rating list page.
@@ -121,16 +123,20 @@ pub struct ListPage {
     pub lines: Vec<ListLine>,
 }
 
-/// A page of a pool's leaderboard: everyone with a rated game, in rank order.
+/// A page of a pool's leaderboard in rank order: the players the JSON leaderboard lists by
+/// default (the pool's threshold of rated games), or with `provisional` everyone, those under
+/// the threshold marked.
 pub fn leaderboard(
     conn: &mut PgConnection,
     pool: i64,
     limit: i64,
     offset: i64,
+    provisional: bool,
 ) -> Result<ListPage, ApiError> {
     let board = load_board(conn, pool)?;
+    let min_games = board.default_threshold();
     let page = board.page(&BoardQuery {
-        threshold: 1,
+        threshold: if provisional { 0 } else { min_games },
         country: None,
         club: None,
         limit,
@@ -149,6 +155,7 @@ pub fn leaderboard(
                 country: row.country.clone(),
                 rating: row.rating,
                 games: row.games,
+                provisional: row.games < min_games,
             })
             .collect(),
     })

@@ -2,5 +2,6 @@
 //! deliveries) and the HTML pages club websites embed.
 
 pub mod embed;
+pub mod webhook_manage;
 pub mod webhook_queue;
 pub mod webhooks;

@@ -26,6 +26,7 @@ const BATCH: i64 = 500;
 /// each under a row lock other instances skip.
 pub fn enqueue(conn: &mut PgConnection) -> Result<usize, ApiError> {
     let ids: Vec<i64> = webhook_endpoints::table
+        .filter(webhook_endpoints::deleted_at.is_null())
         .select(webhook_endpoints::id)
         .load(conn)?;
     let mut queued = 0;
@@ -131,10 +132,18 @@ fn enqueue_one(conn: &mut PgConnection, id: i64) -> Result<usize, ApiError> {
 pub struct Claimed {
     #[diesel(sql_type = BigInt)]
     pub id: i64,
+    #[diesel(sql_type = BigInt)]
+    pub endpoint_id: i64,
+    /// The `webhook-id` (random, never repeated).
+    #[diesel(sql_type = Text)]
+    pub message_id: String,
     #[diesel(sql_type = Text)]
     pub url: String,
     #[diesel(sql_type = Text)]
     pub secret: String,
+    /// The secret a rotation replaced, while its overlap lasts.
+    #[diesel(sql_type = diesel::sql_types::Nullable<Text>)]
+    pub previous_secret: Option<String>,
     #[diesel(sql_type = Jsonb)]
     pub body: serde_json::Value,
     #[diesel(sql_type = Integer)]
@@ -146,51 +155,91 @@ pub struct Claimed {
 impl Claimed {
     /// The headers of Standard Webhooks for sending this delivery at `now`: `webhook-id`,
     /// `webhook-timestamp` and `webhook-signature` (`v1,` and the base64 HMAC-SHA256 of
-    /// `{id}.{timestamp}.{body}` keyed by the secret's bytes), with the body as sent.
+    /// `{id}.{timestamp}.{body}` keyed by the secret's bytes; during a rotation's overlap a
+    /// second, space-separated `v1,` signature by the previous secret), with the body as sent.
     pub fn signed(&self, now: DateTime<Utc>) -> Result<Signed, ApiError> {
-        let id = crate::services::integrations::webhooks::webhook_id(self.id);
+        let id = self.message_id.clone();
         let timestamp = now.timestamp().to_string();
         let body = self.body.to_string();
-        let key = base64::engine::general_purpose::STANDARD
-            .decode(self.secret.trim_start_matches("whsec_"))
-            .map_err(|e| ApiError::Internal(format!("webhook secret: {e}")))?;
-        let mut mac = Hmac::<Sha256>::new_from_slice(&key)
-            .map_err(|e| ApiError::Internal(format!("webhook key: {e}")))?;
-        mac.update(format!("{id}.{timestamp}.{body}").as_bytes());
-        let signature =
-            base64::engine::general_purpose::STANDARD.encode(mac.finalize().into_bytes());
+        let content = format!("{id}.{timestamp}.{body}");
+        let signatures = std::iter::once(&self.secret)
+            .chain(self.previous_secret.as_ref())
+            .map(|secret| sign(secret, &content).map(|s| format!("v1,{s}")))
+            .collect::<Result<Vec<_>, _>>()?;
         Ok((
             vec![
                 ("webhook-id", id),
                 ("webhook-timestamp", timestamp),
-                ("webhook-signature", format!("v1,{signature}")),
+                ("webhook-signature", signatures.join(" ")),
             ],
             body,
         ))
     }
 }
 
-/// Claims up to `limit` due deliveries for this instance: each is leased (its next attempt
-/// moved past the lease) in one statement that skips rows another instance is claiming.
-pub fn claim(conn: &mut PgConnection, limit: i64) -> Result<Vec<Claimed>, ApiError> {
+/// The base64 HMAC-SHA256 of `content` keyed by a `whsec_` secret's bytes.
+fn sign(secret: &str, content: &str) -> Result<String, ApiError> {
+    let key = base64::engine::general_purpose::STANDARD
+        .decode(secret.trim_start_matches("whsec_"))
+        .map_err(|e| ApiError::Internal(format!("webhook secret: {e}")))?;
+    let mut mac = Hmac::<Sha256>::new_from_slice(&key)
+        .map_err(|e| ApiError::Internal(format!("webhook key: {e}")))?;
+    mac.update(content.as_bytes());
+    Ok(base64::engine::general_purpose::STANDARD.encode(mac.finalize().into_bytes()))
+}
+
+impl Claimed {}
+
+/// Claims up to `limit` due deliveries for this instance, at most `per_endpoint` of each
+/// endpoint and none of the endpoints in `busy` (this instance is still waiting on them), of
+/// endpoints neither paused nor deleted: each is leased (its next attempt moved past the
+/// lease) in one statement that skips rows another instance is claiming.
+pub fn claim(
+    conn: &mut PgConnection,
+    limit: i64,
+    per_endpoint: i64,
+    busy: &[i64],
+) -> Result<Vec<Claimed>, ApiError> {
     Ok(diesel::sql_query(
-        "WITH due AS (
-             SELECT id FROM webhook_deliveries
-             WHERE status = 'pending' AND next_attempt_at <= now()
-             ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED
+        "WITH ranked AS (
+             SELECT d.id, row_number() OVER (PARTITION BY d.endpoint_id ORDER BY d.id) AS n
+             FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+             WHERE d.status = 'pending' AND d.next_attempt_at <= now()
+               AND NOT e.paused AND e.deleted_at IS NULL AND d.endpoint_id <> ALL($4)
+         ), due AS (
+             SELECT d.id FROM webhook_deliveries d JOIN ranked r ON r.id = d.id
+             WHERE r.n <= $3
+             ORDER BY d.id LIMIT $1 FOR UPDATE OF d SKIP LOCKED
          ), leased AS (
              UPDATE webhook_deliveries d
              SET next_attempt_at = now() + make_interval(secs => $2), attempts = d.attempts + 1
              FROM due WHERE d.id = due.id
-             RETURNING d.id, d.endpoint_id, d.body, d.attempts, d.created_at
+             RETURNING d.id, d.endpoint_id, d.message_id, d.body, d.attempts, d.created_at
          )
-         SELECT l.id, e.url, e.secret, l.body, l.attempts, l.created_at
+         SELECT l.id, l.endpoint_id, l.message_id, e.url, e.secret,
+                CASE WHEN e.previous_secret_until > now() THEN e.previous_secret END
+                    AS previous_secret,
+                l.body, l.attempts, l.created_at
          FROM leased l JOIN webhook_endpoints e ON e.id = l.endpoint_id
          ORDER BY l.id",
     )
     .bind::<BigInt, _>(limit)
     .bind::<diesel::sql_types::Double, _>(LEASE.num_seconds() as f64)
+    .bind::<BigInt, _>(per_endpoint)
+    .bind::<diesel::sql_types::Array<BigInt>, _>(busy)
     .load(conn)?)
+}
+
+/// Removes the subscriptions deleted more than `KEPT_AFTER_DELETE` ago, with their delivery
+/// logs (one statement).
+pub fn purge_deleted(conn: &mut PgConnection) -> Result<usize, ApiError> {
+    Ok(diesel::delete(
+        webhook_endpoints::table.filter(
+            webhook_endpoints::deleted_at
+                .lt(Utc::now() - crate::services::integrations::webhooks::KEPT_AFTER_DELETE),
+        ),
+    )
+    .execute(conn)?)
 }
 
 /// Records an attempt: delivered on a 2xx; else the next attempt after an exponential backoff
@@ -215,6 +264,9 @@ pub fn record(
                         webhook_deliveries::last_error.eq(None::<String>),
                     ))
                     .execute(conn)?;
+                diesel::update(webhook_endpoints::table.find(delivery.endpoint_id))
+                    .set(webhook_endpoints::last_delivered_at.eq(Some(now)))
+                    .execute(conn)?;
             }
             other => {
                 let (status, error) = match other {
@@ -225,13 +277,19 @@ pub fn record(
                 let step = STEPS[(delivery.attempts.max(1) as usize - 1).min(STEPS.len() - 1)];
                 let next = now + Duration::seconds(policy.retry_base_secs * step);
                 let gave_up = next > delivery.created_at + RETRY_FOR;
+                let error: String = error.chars().take(500).collect();
                 diesel::update(target)
                     .set((
                         webhook_deliveries::status.eq(if gave_up { "failed" } else { "pending" }),
                         webhook_deliveries::next_attempt_at.eq(next),
                         webhook_deliveries::last_status.eq(status),
-                        webhook_deliveries::last_error
-                            .eq(Some(error.chars().take(500).collect::<String>())),
+                        webhook_deliveries::last_error.eq(Some(&error)),
+                    ))
+                    .execute(conn)?;
+                diesel::update(webhook_endpoints::table.find(delivery.endpoint_id))
+                    .set((
+                        webhook_endpoints::last_error.eq(Some(&error)),
+                        webhook_endpoints::last_error_at.eq(Some(now)),
                     ))
                     .execute(conn)?;
             }

@@ -23,20 +23,10 @@ use crate::auth::{Caller, StaffRole};
 use crate::db::schema::{pool_events, tournament_events, webhook_deliveries, webhook_endpoints};
 use crate::error::ApiError;
 use crate::services::access::load_for_staff;
+use crate::services::validate::{Check, Page, PageParams};
 
-/// The event kinds of a tournament an endpoint can subscribe to.
-pub const TOURNAMENT_KINDS: [&str; 10] = [
-    "round_published",
-    "result_entered",
-    "result_corrected",
-    "standings_changed",
-    "case_decided",
-    "result_reported",
-    "schedule_overdue",
-    "game_forfeited",
-    "rating_status_changed",
-    "unscheduled_games",
-];
+/// The event kinds of a tournament an endpoint can subscribe to: every kind of its feed.
+pub const TOURNAMENT_KINDS: [&str; 17] = crate::domain::events::LiveEventKind::NAMES;
 /// The event kinds of a rating pool.
 pub const POOL_KINDS: [&str; 3] = ["leaderboard_changed", "rating_requested", "rating_decided"];
 
@@ -62,8 +52,12 @@ impl Default for WebhookPolicy {
 /// Retries stop this long after the event.
 pub const RETRY_FOR: Duration = Duration::hours(24);
 
-/// Whether an address is on the public internet (not loopback, private, link-local, shared,
-/// unspecified, broadcast, multicast or documentation space).
+/// Whether an address is on the public internet: not loopback, private, link-local, shared
+/// (100.64/10), unspecified, broadcast, multicast, documentation (192.0.2/24, 198.51.100/24,
+/// 203.0.113/24, 2001:db8::/32), benchmarking (198.18/15), IETF protocol assignments
+/// (192.0.0/24), reserved (240/4), unique-local or NAT64 (64:ff9b::/96, 64:ff9b:1::/48); an
+/// IPv6 form of an IPv4 address (`::ffff:a.b.c.d`, `::a.b.c.d`, `::ffff:0:a.b.c.d`) is judged
+/// by its IPv4 address.
 pub fn is_public(ip: IpAddr) -> bool {
     match ip {
         IpAddr::V4(v4) => {
@@ -76,18 +70,33 @@ pub fn is_public(ip: IpAddr) -> bool {
                 || v4.is_multicast()
                 || v4.is_documentation()
                 || o[0] == 0
-                || (o[0] == 100 && (64..128).contains(&o[1])))
+                || o[0] >= 240
+                || (o[0] == 100 && (64..128).contains(&o[1]))
+                || (o[0] == 198 && (o[1] & 0xfe) == 18)
+                || (o[0] == 192 && o[1] == 0 && o[2] == 0))
         }
         IpAddr::V6(v6) => {
-            if let Some(v4) = v6.to_ipv4_mapped() {
+            let s = v6.segments();
+            // ::ffff:a.b.c.d (mapped), ::a.b.c.d (compatible), ::ffff:0:a.b.c.d (translated).
+            // (`::` and `::1` read as 0.0.0.0 and 0.0.0.1, neither public.)
+            let embeds_v4 = (s[..5] == [0; 5] && (s[5] == 0xffff || s[5] == 0))
+                || (s[..4] == [0; 4] && s[4] == 0xffff && s[5] == 0);
+            if embeds_v4 {
+                let v4 = std::net::Ipv4Addr::new(
+                    (s[6] >> 8) as u8,
+                    s[6] as u8,
+                    (s[7] >> 8) as u8,
+                    s[7] as u8,
+                );
                 return is_public(IpAddr::V4(v4));
             }
-            let s = v6.segments();
             !(v6.is_loopback()
                 || v6.is_unspecified()
                 || v6.is_multicast()
                 || (s[0] & 0xfe00) == 0xfc00
-                || (s[0] & 0xffc0) == 0xfe80)
+                || (s[0] & 0xffc0) == 0xfe80
+                || (s[0] == 0x2001 && s[1] == 0x0db8)
+                || (s[0] == 0x0064 && s[1] == 0xff9b && (s[2] == 1 || s[2..6] == [0; 4])))
         }
     }
 }
@@ -95,6 +104,13 @@ pub fn is_public(ip: IpAddr) -> bool {
 /// Checks a target URL: http or https, and (unless private targets are allowed) every address
 /// its host resolves to public. The reason when it is refused.
 pub fn check_target(url: &str, allow_private: bool) -> Result<(), String> {
+    // The URL parser drops tabs and line breaks silently: a URL that had them is refused, so
+    // what is stored and shown is what is called.
+    if url.chars().any(|c| c.is_control() || c == ' ') {
+        return Err(
+            "must not contain spaces, tabs, line breaks or other control characters".into(),
+        );
+    }
     let parsed = reqwest::Url::parse(url).map_err(|_| "not a valid URL".to_string())?;
     if !matches!(parsed.scheme(), "http" | "https") {
         return Err("must be an http or https URL".into());
@@ -133,12 +149,10 @@ pub struct CreateWebhook {
     /// Where deliveries are POSTed (http or https, a public address).
     #[schema(min_length = 1, max_length = 2000)]
     pub url: String,
-    /// Tournaments: round_published, result_entered, result_corrected, standings_changed,
-    /// case_decided, result_reported, schedule_overdue, game_forfeited, rating_status_changed,
-    /// unscheduled_games;
-    /// pools: leaderboard_changed, rating_requested (a tournament asks to be rated),
-    /// rating_decided (accepted, refused or withdrawn).
-    #[schema(min_items = 1, max_items = 10)]
+    /// Tournaments: any kind of the live feed (`LiveEventKind`); pools: leaderboard_changed,
+    /// rating_requested (a tournament asks to be rated), rating_decided (accepted, refused or
+    /// withdrawn). Each delivery's body is a `WebhookBody` of its kind.
+    #[schema(min_items = 1, max_items = 17)]
     pub kinds: Vec<String>,
 }
 
@@ -151,6 +165,17 @@ pub struct WebhookOut {
     pub url: String,
     pub kinds: Vec<String>,
     pub created_at: DateTime<Utc>,
+    /// Paused: events still queue; nothing is sent until it is resumed (a delivery older than
+    /// a day when it is resumed is tried once more, then `failed`).
+    pub paused: bool,
+    /// Until when the secret replaced by the last rotation still signs beside the new one.
+    pub previous_secret_until: Option<DateTime<Utc>>,
+    /// Why the last failed attempt failed (the status answered, a timeout, a refused
+    /// connection, ...), and when.
+    pub last_error: Option<String>,
+    pub last_error_at: Option<DateTime<Utc>>,
+    /// The last successful delivery.
+    pub last_delivered_at: Option<DateTime<Utc>>,
 }
 
 /// A subscription just made: its signing secret is shown this once.
@@ -180,25 +205,43 @@ pub struct DeliveryOut {
     pub body: serde_json::Value,
 }
 
-type EndpointRow = (
-    i64,
-    Option<i64>,
-    Option<i64>,
-    String,
-    Vec<String>,
-    DateTime<Utc>,
-);
+/// A subscription's columns as [`endpoint_columns`] selects them.
+#[derive(Debug, Queryable)]
+pub(super) struct EndpointRow {
+    id: i64,
+    tournament_id: Option<i64>,
+    pool_id: Option<i64>,
+    url: String,
+    kinds: Vec<String>,
+    created_at: DateTime<Utc>,
+    paused: bool,
+    previous_secret_until: Option<DateTime<Utc>>,
+    last_error: Option<String>,
+    last_error_at: Option<DateTime<Utc>>,
+    last_delivered_at: Option<DateTime<Utc>>,
+}
 
-fn endpoint_out(r: EndpointRow) -> WebhookOut {
+pub(super) fn endpoint_out(r: EndpointRow) -> WebhookOut {
     WebhookOut {
-        id: r.0,
-        tournament_id: r.1,
-        pool_id: r.2,
-        url: r.3,
-        kinds: r.4,
-        created_at: r.5,
+        id: r.id,
+        tournament_id: r.tournament_id,
+        pool_id: r.pool_id,
+        url: r.url,
+        kinds: r.kinds,
+        created_at: r.created_at,
+        paused: r.paused,
+        previous_secret_until: r.previous_secret_until,
+        last_error: r.last_error,
+        last_error_at: r.last_error_at,
+        last_delivered_at: r.last_delivered_at,
     }
 }
+
+/// Live subscriptions a tournament or a pool may have.
+pub const MAX_PER_SUBJECT: i64 = 10;
+
+/// How long a deleted subscription's delivery log stays readable.
+pub const KEPT_AFTER_DELETE: Duration = Duration::days(30);
 
 /// Where a subscription is made: a tournament or a pool.
 #[derive(Debug, Clone, Copy)]
@@ -209,13 +252,69 @@ pub enum Scope {
 
 /// Checks the caller may manage webhooks of `scope` (organisers of the tournament; admins and
 /// the keepers of the pool).
-fn require_manager(conn: &mut PgConnection, caller: &Caller, scope: Scope) -> Result<(), ApiError> {
+pub(super) fn require_manager(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    scope: Scope,
+) -> Result<(), ApiError> {
     match scope {
         Scope::Tournament(tid) => {
             load_for_staff(conn, caller, tid, &[StaffRole::Organiser])?;
             Ok(())
         }
         Scope::Pool(pid) => crate::services::ratings::require_pool_keeper(conn, caller, pid),
+    }
+}
+
+/// A new signing secret: `whsec_` and the base64 of 32 random bytes.
+pub(super) fn new_secret() -> String {
+    let bytes: [u8; 32] = rand::random();
+    format!(
+        "whsec_{}",
+        base64::engine::general_purpose::STANDARD.encode(bytes)
+    )
+}
+
+/// Checks a target URL into `check`.
+pub(super) fn check_url(check: &mut Check, url: &str, policy: &WebhookPolicy) {
+    check.ensure(url.len() <= 2000, "url", "must be at most 2000 characters");
+    if let Err(why) = check_target(url, policy.allow_private) {
+        check.fail("url", why);
+    }
+}
+
+/// Checks the kinds named for `scope` into `check`; the kinds sorted, without repeats.
+pub(super) fn check_kinds(check: &mut Check, scope: Scope, kinds: &[String]) -> Vec<String> {
+    let allowed: &[&str] = match scope {
+        Scope::Tournament(_) => &TOURNAMENT_KINDS,
+        Scope::Pool(_) => &POOL_KINDS,
+    };
+    check.ensure(
+        (1..=TOURNAMENT_KINDS.len()).contains(&kinds.len()),
+        "kinds",
+        format!("name 1 to {} event kinds", TOURNAMENT_KINDS.len()),
+    );
+    for (i, k) in kinds.iter().enumerate() {
+        check.ensure(
+            allowed.contains(&k.as_str()),
+            &format!("kinds[{i}]"),
+            format!("one of {}", allowed.join(", ")),
+        );
+    }
+    let mut kinds = kinds.to_vec();
+    kinds.sort();
+    kinds.dedup();
+    kinds
+}
+
+/// The live (not deleted) subscriptions of a tournament or pool.
+fn live_endpoints(scope: Scope) -> webhook_endpoints::BoxedQuery<'static, diesel::pg::Pg> {
+    let q = webhook_endpoints::table
+        .filter(webhook_endpoints::deleted_at.is_null())
+        .into_boxed();
+    match scope {
+        Scope::Tournament(t) => q.filter(webhook_endpoints::tournament_id.eq(t)),
+        Scope::Pool(p) => q.filter(webhook_endpoints::pool_id.eq(p)),
     }
 }
 
@@ -229,35 +328,17 @@ pub fn create(
 ) -> Result<WebhookCreated, ApiError> {
     conn.transaction(|conn| {
         require_manager(conn, caller, scope)?;
-        let allowed: &[&str] = match scope {
-            Scope::Tournament(_) => &TOURNAMENT_KINDS,
-            Scope::Pool(_) => &POOL_KINDS,
-        };
         let mut check = crate::services::validate::Check::new();
-        check.ensure(
-            input.url.len() <= 2000,
-            "url",
-            "must be at most 2000 characters",
-        );
-        if let Err(why) = check_target(&input.url, policy.allow_private) {
-            check.fail("url", why);
-        }
-        check.ensure(
-            (1..=TOURNAMENT_KINDS.len()).contains(&input.kinds.len()),
-            "kinds",
-            format!("name 1 to {} event kinds", TOURNAMENT_KINDS.len()),
-        );
-        for (i, k) in input.kinds.iter().enumerate() {
-            check.ensure(
-                allowed.contains(&k.as_str()),
-                &format!("kinds[{i}]"),
-                format!("one of {}", allowed.join(", ")),
-            );
-        }
+        check_url(&mut check, &input.url, policy);
+        let kinds = check_kinds(&mut check, scope, &input.kinds);
         check.finish()?;
-        let mut kinds = input.kinds.clone();
-        kinds.sort();
-        kinds.dedup();
+        let live = live_endpoints(scope).count().get_result::<i64>(conn)?;
+        if live >= MAX_PER_SUBJECT {
+            return Err(ApiError::conflict_at(
+                "url",
+                format!("at most {MAX_PER_SUBJECT} subscriptions each; delete one first"),
+            ));
+        }
         let cursor: Option<i64> = match scope {
             Scope::Tournament(tid) => tournament_events::table
                 .filter(tournament_events::tournament_id.eq(tid))
@@ -268,11 +349,7 @@ pub fn create(
                 .select(diesel::dsl::max(pool_events::id))
                 .first(conn)?,
         };
-        let bytes: [u8; 32] = rand::random();
-        let secret = format!(
-            "whsec_{}",
-            base64::engine::general_purpose::STANDARD.encode(bytes)
-        );
+        let secret = new_secret();
         let (tid, pid) = match scope {
             Scope::Tournament(t) => (Some(t), None),
             Scope::Pool(p) => (None, Some(p)),
@@ -297,13 +374,18 @@ pub fn create(
 }
 
 #[allow(clippy::type_complexity)]
-fn endpoint_columns() -> (
+pub(super) fn endpoint_columns() -> (
     webhook_endpoints::id,
     webhook_endpoints::tournament_id,
     webhook_endpoints::pool_id,
     webhook_endpoints::url,
     webhook_endpoints::kinds,
     webhook_endpoints::created_at,
+    webhook_endpoints::paused,
+    webhook_endpoints::previous_secret_until,
+    webhook_endpoints::last_error,
+    webhook_endpoints::last_error_at,
+    webhook_endpoints::last_delivered_at,
 ) {
     (
         webhook_endpoints::id,
@@ -312,6 +394,11 @@ fn endpoint_columns() -> (
         webhook_endpoints::url,
         webhook_endpoints::kinds,
         webhook_endpoints::created_at,
+        webhook_endpoints::paused,
+        webhook_endpoints::previous_secret_until,
+        webhook_endpoints::last_error,
+        webhook_endpoints::last_error_at,
+        webhook_endpoints::last_delivered_at,
     )
 }
 
@@ -322,25 +409,35 @@ pub fn list(
     scope: Scope,
 ) -> Result<Vec<WebhookOut>, ApiError> {
     require_manager(conn, caller, scope)?;
-    let q = webhook_endpoints::table
+    let rows: Vec<EndpointRow> = live_endpoints(scope)
         .order(webhook_endpoints::id)
-        .select(endpoint_columns());
-    let rows: Vec<EndpointRow> = match scope {
-        Scope::Tournament(t) => q
-            .filter(webhook_endpoints::tournament_id.eq(t))
-            .load(conn)?,
-        Scope::Pool(p) => q.filter(webhook_endpoints::pool_id.eq(p)).load(conn)?,
-    };
+        .select(endpoint_columns())
+        .load(conn)?;
     Ok(rows.into_iter().map(endpoint_out).collect())
 }
 
+/// Whether a deleted subscription counts (its delivery log stays readable for a while).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Deleted {
+    Included,
+    Excluded,
+}
+
 /// The endpoint `id`, if the caller manages it (else 404, saying nothing about others').
-fn managed(conn: &mut PgConnection, caller: &Caller, id: i64) -> Result<(), ApiError> {
-    let row: Option<(Option<i64>, Option<i64>)> = webhook_endpoints::table
-        .find(id)
+pub(super) fn managed(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    id: i64,
+    deleted: Deleted,
+) -> Result<(), ApiError> {
+    let mut q = webhook_endpoints::table
+        .filter(webhook_endpoints::id.eq(id))
         .select((webhook_endpoints::tournament_id, webhook_endpoints::pool_id))
-        .first(conn)
-        .optional()?;
+        .into_boxed();
+    if deleted == Deleted::Excluded {
+        q = q.filter(webhook_endpoints::deleted_at.is_null());
+    }
+    let row: Option<(Option<i64>, Option<i64>)> = q.first(conn).optional()?;
     let none = || ApiError::NotFound(format!("no webhook {id}"));
     let scope = match row.ok_or_else(none)? {
         (Some(t), _) => Scope::Tournament(t),
@@ -353,16 +450,30 @@ fn managed(conn: &mut PgConnection, caller: &Caller, id: i64) -> Result<(), ApiE
     })
 }
 
-/// Removes a subscription and its delivery log.
+/// Ends a subscription: nothing more is sent (deliveries still pending fail, saying so); its
+/// delivery log stays readable for [`KEPT_AFTER_DELETE`], then the job removes both.
 pub fn delete(conn: &mut PgConnection, caller: &Caller, id: i64) -> Result<(), ApiError> {
     conn.transaction(|conn| {
-        managed(conn, caller, id)?;
-        diesel::delete(webhook_endpoints::table.find(id)).execute(conn)?;
+        managed(conn, caller, id, Deleted::Excluded)?;
+        let now = Utc::now();
+        diesel::update(webhook_endpoints::table.find(id))
+            .set(webhook_endpoints::deleted_at.eq(Some(now)))
+            .execute(conn)?;
+        diesel::update(
+            webhook_deliveries::table
+                .filter(webhook_deliveries::endpoint_id.eq(id))
+                .filter(webhook_deliveries::status.eq("pending")),
+        )
+        .set((
+            webhook_deliveries::status.eq("failed"),
+            webhook_deliveries::last_error.eq(Some("the subscription was deleted")),
+        ))
+        .execute(conn)?;
         Ok(())
     })
 }
 
-type DeliveryRow = (
+pub(super) type DeliveryRow = (
     i64,
     String,
     String,
@@ -373,12 +484,42 @@ type DeliveryRow = (
     DateTime<Utc>,
     Option<DateTime<Utc>>,
     serde_json::Value,
+    String,
 );
 
-fn delivery_out(r: DeliveryRow) -> DeliveryOut {
+#[allow(clippy::type_complexity)]
+pub(super) fn delivery_columns() -> (
+    webhook_deliveries::id,
+    webhook_deliveries::kind,
+    webhook_deliveries::status,
+    webhook_deliveries::attempts,
+    webhook_deliveries::next_attempt_at,
+    webhook_deliveries::last_status,
+    webhook_deliveries::last_error,
+    webhook_deliveries::created_at,
+    webhook_deliveries::delivered_at,
+    webhook_deliveries::body,
+    webhook_deliveries::message_id,
+) {
+    (
+        webhook_deliveries::id,
+        webhook_deliveries::kind,
+        webhook_deliveries::status,
+        webhook_deliveries::attempts,
+        webhook_deliveries::next_attempt_at,
+        webhook_deliveries::last_status,
+        webhook_deliveries::last_error,
+        webhook_deliveries::created_at,
+        webhook_deliveries::delivered_at,
+        webhook_deliveries::body,
+        webhook_deliveries::message_id,
+    )
+}
+
+pub(super) fn delivery_out(r: DeliveryRow) -> DeliveryOut {
     DeliveryOut {
         id: r.0,
-        webhook_id: webhook_id(r.0),
+        webhook_id: r.10,
         kind: r.1,
         status: r.2,
         attempts: r.3,
@@ -391,36 +532,32 @@ fn delivery_out(r: DeliveryRow) -> DeliveryOut {
     }
 }
 
-/// The `webhook-id` of a delivery.
-pub fn webhook_id(delivery: i64) -> String {
-    format!("msg_{delivery}")
-}
-
-/// The newest 100 deliveries of an endpoint.
+/// A page of an endpoint's deliveries, newest first (a deleted subscription's too, while its
+/// log is kept).
 pub fn deliveries(
     conn: &mut PgConnection,
     caller: &Caller,
     id: i64,
-) -> Result<Vec<DeliveryOut>, ApiError> {
-    managed(conn, caller, id)?;
-    let rows: Vec<DeliveryRow> = webhook_deliveries::table
-        .filter(webhook_deliveries::endpoint_id.eq(id))
+    params: &PageParams,
+) -> Result<Page<DeliveryOut>, ApiError> {
+    let (limit, offset) = params.resolve()?;
+    managed(conn, caller, id, Deleted::Included)?;
+    let of_endpoint = || webhook_deliveries::table.filter(webhook_deliveries::endpoint_id.eq(id));
+    let total = of_endpoint().count().get_result(conn)?;
+    let rows: Vec<DeliveryRow> = of_endpoint()
         .order(webhook_deliveries::id.desc())
-        .limit(100)
-        .select((
-            webhook_deliveries::id,
-            webhook_deliveries::kind,
-            webhook_deliveries::status,
-            webhook_deliveries::attempts,
-            webhook_deliveries::next_attempt_at,
-            webhook_deliveries::last_status,
-            webhook_deliveries::last_error,
-            webhook_deliveries::created_at,
-            webhook_deliveries::delivered_at,
-            webhook_deliveries::body,
-        ))
+        .limit(limit)
+        .offset(offset)
+        .select(delivery_columns())
         .load(conn)?;
-    Ok(rows.into_iter().map(delivery_out).collect())
+    Ok(Page {
+        items: rows.into_iter().map(delivery_out).collect(),
+        total,
+        limit,
+        offset,
+        next_cursor: None,
+        total_exact: None,
+    })
 }
 
 /// Queues a delivery again now (whatever became of it).
@@ -431,7 +568,7 @@ pub fn redeliver(
     delivery: i64,
 ) -> Result<(), ApiError> {
     conn.transaction(|conn| {
-        managed(conn, caller, id)?;
+        managed(conn, caller, id, Deleted::Excluded)?;
         let n = diesel::update(
             webhook_deliveries::table
                 .filter(webhook_deliveries::id.eq(delivery))
@@ -472,6 +609,22 @@ mod tests {
             "fe80::1",
             "ff02::1",
             "::ffff:10.0.0.1",
+            "2001:db8::1",
+            "2001:db8:ffff::8",
+            "64:ff9b::a00:1",
+            "64:ff9b::808:808",
+            "64:ff9b:1::1",
+            "::ffff:0:7f00:1",
+            "::ffff:0:a00:1",
+            "::127.0.0.1",
+            "::10.0.0.1",
+            "::0.0.1.2",
+            "198.18.0.1",
+            "198.19.255.254",
+            "240.0.0.1",
+            "250.1.2.3",
+            "192.0.0.8",
+            "192.0.0.170",
         ] {
             assert!(!is_public(private.parse().unwrap()), "{private}");
         }
@@ -480,6 +633,12 @@ mod tests {
             "1.1.1.1",
             "2001:4860:4860::8888",
             "::ffff:8.8.4.4",
+            "::ffff:0:808:808",
+            "198.17.255.1",
+            "198.20.0.1",
+            "192.0.1.1",
+            "2001:db9::1",
+            "2001:470::1",
         ] {
             assert!(is_public(public.parse().unwrap()), "{public}");
         }
@@ -493,5 +652,19 @@ mod tests {
         assert!(check_target("file:///etc/passwd", true).is_err());
         assert!(check_target("gopher://8.8.8.8/", false).is_err());
         assert!(check_target("http://[::1]/", false).is_err());
+        for smuggled in [
+            "https://8.8.8.8/hook\r\nX-Injected: 1",
+            "https://8.8.8.8/ho\nok",
+            "https://8.8.8.8/hook\r",
+            "https://8.8.8.8/ho\tok",
+            "https://8.8.8.8/ho ok",
+            "https://8.8.8.8/\u{0}",
+        ] {
+            assert!(check_target(smuggled, true).is_err(), "{smuggled:?}");
+            assert!(check_target(smuggled, false).is_err(), "{smuggled:?}");
+        }
+        assert!(check_target("http://[2001:db8::1]/", false).is_err());
+        assert!(check_target("http://198.18.0.1/", false).is_err());
+        assert!(check_target("http://[::ffff:0:7f00:1]/", false).is_err());
     }
 }

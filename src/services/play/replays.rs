@@ -138,8 +138,14 @@ pub(crate) fn reopen_for_replay(
     crate::db::events::record(
         conn,
         t.id,
-        "replay_ordered",
-        serde_json::json!({"round": round.number, "table": table, "double_crash": true}),
+        crate::domain::events::TournamentEvent::ReplayOrdered(
+            crate::domain::events::ReplayOrderedPayload {
+                round: round.number,
+                table,
+                case_id: None,
+                double_crash: Some(true),
+            },
+        ),
     )?;
     view(conn, t, round, table, None)
 }

@@ -188,6 +188,18 @@ pub fn report(
                 at.table
             )));
         }
+        let body = serde_json::json!({
+            "seats": input.seats,
+            "double_crash": input.double_crash,
+        });
+        // The same player sending the same report again (a double tap, a retry, a script in
+        // a loop) is answered with the pending report: no new version, no event, no new
+        // deadline for the opponent.
+        if let Some(same) =
+            latest(conn, &round, at.table, true)?.filter(|r| r.1 == player && r.2 == body)
+        {
+            return out(&round, at.table, same);
+        }
         diesel::update(
             result_reports::table
                 .filter(result_reports::round_id.eq(round.id))
@@ -203,10 +215,7 @@ pub fn report(
                 result_reports::table_number.eq(at.table),
                 result_reports::reported_by_player.eq(player),
                 result_reports::reported_by_user.eq(caller.user_id),
-                result_reports::body.eq(serde_json::json!({
-                    "seats": input.seats,
-                    "double_crash": input.double_crash,
-                })),
+                result_reports::body.eq(&body),
                 result_reports::status.eq("pending"),
                 result_reports::answer_by.eq(now + ANSWER_WITHIN),
             ))
@@ -214,8 +223,13 @@ pub fn report(
         crate::db::events::record(
             conn,
             t.id,
-            "result_reported",
-            serde_json::json!({"round": at.round, "table": at.table, "player_id": player}),
+            crate::domain::events::TournamentEvent::ResultReported(
+                crate::domain::events::TablePlayerPayload {
+                    round: at.round,
+                    table: at.table,
+                    player_id: player,
+                },
+            ),
         )?;
         let row = latest(conn, &round, at.table, true)?
             .ok_or_else(|| ApiError::Internal("report vanished".into()))?;

@@ -10,6 +10,10 @@ use crate::auth::{Caller, StaffRole};
 use crate::db::models::Tournament;
 use crate::db::running::RoundRow;
 use crate::db::schema::{game_schedules, results, rounds, tournaments};
+use crate::domain::events::{
+    ForfeitReversedPayload, ScheduleOverduePayload, TablePlayerPayload, TournamentEvent,
+    UnscheduledGame, UnscheduledGamesPayload,
+};
 use crate::domain::status::{RoundStatus, ScheduleState};
 use crate::error::ApiError;
 use crate::services::play::scheduling::{
@@ -131,18 +135,21 @@ fn unscheduled_of_round(
             .set(game_schedules::unscheduled_told_for.eq(Some(deadline)))
             .execute(conn)?;
         message(conn, g, "unscheduled", None, &[deadline], None, (None, now))?;
-        tables.push(serde_json::json!({
-            "table": g.table_number,
-            "players": crate::services::running::snapshot::seats_at(&round, g.table_number)?,
-            "state": g.state.as_str(),
-            "waiting_on": g.waiting_on,
-        }));
+        tables.push(UnscheduledGame {
+            table: g.table_number,
+            players: crate::services::running::snapshot::seats_at(&round, g.table_number)?,
+            state: g.state.as_str().to_string(),
+            waiting_on: g.waiting_on,
+        });
     }
     crate::db::events::record(
         conn,
         round.tournament_id,
-        "unscheduled_games",
-        serde_json::json!({"round": round.number, "deadline": deadline, "tables": tables}),
+        TournamentEvent::UnscheduledGames(UnscheduledGamesPayload {
+            round: round.number,
+            deadline,
+            tables,
+        }),
     )?;
     Ok(true)
 }
@@ -211,10 +218,11 @@ fn one_game(
         crate::db::events::record(
             conn,
             t.id,
-            "schedule_overdue",
-            serde_json::json!({
-                "round": round.number, "table": g.table_number, "player_id": player,
-                "forfeit_at": since + FORFEIT_AFTER,
+            TournamentEvent::ScheduleOverdue(ScheduleOverduePayload {
+                round: round.number,
+                table: g.table_number,
+                player_id: player,
+                forfeit_at: since + FORFEIT_AFTER,
             }),
         )?;
         return Ok(true);
@@ -282,8 +290,11 @@ fn forfeit(
     crate::db::events::record(
         conn,
         tid,
-        "game_forfeited",
-        serde_json::json!({"round": number, "table": g.table_number, "player_id": player}),
+        TournamentEvent::GameForfeited(TablePlayerPayload {
+            round: number,
+            table: g.table_number,
+            player_id: player,
+        }),
     )?;
     Ok(())
 }
@@ -353,12 +364,24 @@ pub fn reinstate(
                 game_schedules::leader_told_at.eq(None::<DateTime<Utc>>),
             ))
             .execute(conn)?;
-        message(conn, &g, "reinstate", Some(player), &[], Some(&reason), (Some(caller.user_id), now))?;
+        message(
+            conn,
+            &g,
+            "reinstate",
+            Some(player),
+            &[],
+            Some(&reason),
+            (Some(caller.user_id), now),
+        )?;
         crate::db::events::record(
             conn,
             t.id,
-            "forfeit_reversed",
-            serde_json::json!({"round": at.round, "table": at.table, "player_id": player, "reason": reason}),
+            TournamentEvent::ForfeitReversed(ForfeitReversedPayload {
+                round: at.round,
+                table: at.table,
+                player_id: player,
+                reason: reason.clone(),
+            }),
         )?;
         view(conn, &t, &round, at.table, None)
     })

@@ -173,14 +173,20 @@ fn record(
         ))
         .returning(rating_decisions::id)
         .get_result(conn)?;
-    let payload = serde_json::json!({
-        "tournament_id": t.id,
-        "pool_id": pool_id,
-        "rating_status": status.as_str(),
-        "reason": reason,
-        "decided_by": by,
-    });
-    crate::db::events::record(conn, t.id, "rating_status_changed", payload.clone())?;
+    // The pool's webhooks get the same payload as the tournament's feed.
+    let changed = crate::domain::events::RatingStatusChangedPayload {
+        tournament_id: t.id,
+        pool_id,
+        rating_status: status.as_str().to_string(),
+        reason: reason.map(str::to_string),
+        decided_by: by,
+    };
+    let payload = serde_json::to_value(&changed).map_err(|e| ApiError::Internal(e.to_string()))?;
+    crate::db::events::record(
+        conn,
+        t.id,
+        crate::domain::events::TournamentEvent::RatingStatusChanged(changed),
+    )?;
     let kind = if status == RatingStatus::Pending {
         "rating_requested"
     } else {

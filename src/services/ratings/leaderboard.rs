@@ -171,6 +171,11 @@ fn intern(
 }
 
 impl Board {
+    /// The pool's own threshold of rated games (fewer: provisional).
+    pub fn default_threshold(&self) -> i64 {
+        self.default_threshold
+    }
+
     /// A board of `rows` (players without a rated game are dropped); `default_threshold` is the
     /// pool's `min_games_listed`.
     pub fn new(

@@ -9,6 +9,10 @@ use utoipa::ToSchema;
 use crate::auth::{Caller, MaybeCaller, StaffRole};
 use crate::db::running::{NewPenalty, NewWithdrawal, PenaltyRow, WithdrawalRow};
 use crate::db::schema::{penalties, players, registrations, rounds, withdrawals};
+use crate::domain::events::{
+    PenaltyAnnulledPayload, PenaltyPayload, StandingsChangedPayload, TournamentEvent,
+    WithdrawalPayload,
+};
 use crate::domain::scoring::penalty::RecordedPenalty;
 use crate::domain::scoring::Preset;
 use crate::domain::status::RegistrationStatus;
@@ -286,16 +290,19 @@ pub fn record_penalty(
     crate::db::events::record(
         conn,
         tid,
-        "penalty",
-        serde_json::json!({"player_id": row.player_id, "kind": row.kind.as_str(), "round": row.round_number, "table": row.table_number}),
+        TournamentEvent::Penalty(PenaltyPayload {
+            player_id: row.player_id,
+            kind: row.kind.as_str().to_string(),
+            round: row.round_number,
+            table: row.table_number,
+        }),
     )?;
     if let (true, Some(r), Some(t)) = (needs_game, round, table) {
         crate::services::ratings::game_adjudicated(conn, tid, r, t)?;
         crate::db::events::record(
             conn,
             tid,
-            "standings_changed",
-            serde_json::json!({"after_round": round}),
+            TournamentEvent::StandingsChanged(StandingsChangedPayload { after_round: r }),
         )?;
     }
     Ok(row)
@@ -352,8 +359,7 @@ pub fn annul_penalty(
     crate::db::events::record(
         conn,
         tid,
-        "penalty_annulled",
-        serde_json::json!({"penalty": pid}),
+        TournamentEvent::PenaltyAnnulled(PenaltyAnnulledPayload { penalty: pid }),
     )?;
     Ok(row)
 }
@@ -426,14 +432,23 @@ pub fn record_withdrawal(
         if own_opt_out {
             load_visible(conn, &MaybeCaller(Some(caller.clone())), tid)?;
         } else {
-            load_for_staff(conn, caller, tid, &[StaffRole::Organiser, StaffRole::Referee])?;
+            load_for_staff(
+                conn,
+                caller,
+                tid,
+                &[StaffRole::Organiser, StaffRole::Referee],
+            )?;
         }
         ensure_confirmed(conn, tid, input.player_id)?;
         let drawn = rounds_drawn(conn, tid)?;
         if input.from_round <= drawn {
             return Err(ApiError::field(
                 "from_round",
-                format!("round {} is already drawn; the earliest is {}", input.from_round, drawn + 1),
+                format!(
+                    "round {} is already drawn; the earliest is {}",
+                    input.from_round,
+                    drawn + 1
+                ),
             ));
         }
         let row = insert_withdrawal(
@@ -450,8 +465,11 @@ pub fn record_withdrawal(
         crate::db::events::record(
             conn,
             tid,
-            "withdrawal",
-            serde_json::json!({"player_id": row.player_id, "from_round": row.from_round, "kind": row.kind.as_str()}),
+            TournamentEvent::Withdrawal(WithdrawalPayload {
+                player_id: row.player_id,
+                from_round: row.from_round,
+                kind: row.kind.as_str().to_string(),
+            }),
         )?;
         Ok(withdrawal_out(row))
     })

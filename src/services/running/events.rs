@@ -12,28 +12,7 @@ use crate::db::schema::tournament_events;
 use crate::error::ApiError;
 use crate::services::access::load_visible;
 
-/// What an event announces.
-#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum LiveEventKind {
-    RoundPublished,
-    ResultEntered,
-    ResultCorrected,
-    RoundCompleted,
-    StandingsChanged,
-    Withdrawal,
-    Penalty,
-    PenaltyAnnulled,
-    CaseDecided,
-    CaseAppealed,
-    ReplayOrdered,
-    /// The tournament's request to be rated was made or decided (pending, accepted, refused,
-    /// withdrawn).
-    RatingStatusChanged,
-    /// A self-scheduled round's deadline is 48 hours away or less and games have no agreed
-    /// time: the leader decides (seed 003 rule 8.5).
-    UnscheduledGames,
-}
+pub use crate::domain::events::LiveEventKind;
 
 /// One event of the live feed: the JSON in an SSE frame's `data` line.
 #[derive(Debug, Serialize, ToSchema)]

@@ -275,13 +275,27 @@ pub fn list_registrations(
     Ok((vis, list_out(conn, id)?))
 }
 
+/// One live registration of a tournament, and whether it is public.
+pub fn read_registration(
+    conn: &mut PgConnection,
+    caller: &MaybeCaller,
+    id: i64,
+    player_id: i64,
+) -> Result<(bool, RegistrationOut), ApiError> {
+    let (public, all) = list_registrations(conn, caller, id)?;
+    all.into_iter()
+        .find(|r| r.player_id == player_id)
+        .map(|r| (public, r))
+        .ok_or_else(|| ApiError::NotFound(format!("player {player_id} is not registered")))
+}
+
 /// Registers a player (the player themselves, or an organiser for anyone); the first full tables are confirmed, the rest waitlisted.
 pub fn register(
     conn: &mut PgConnection,
     caller: &Caller,
     id: i64,
     input: Register,
-) -> Result<Vec<RegistrationOut>, ApiError> {
+) -> Result<RegistrationOut, ApiError> {
     let mut check = Check::new();
     check_seeding(&mut check, input.seeding_rating, input.seeding_rated_games);
     check_colours(&mut check, input.colours);
@@ -339,7 +353,10 @@ pub fn register(
             id,
             crate::services::running::registrations::confirmation_block(&t),
         )?;
-        list_out(conn, id)
+        list_out(conn, id)?
+            .into_iter()
+            .find(|r| r.player_id == input.player_id)
+            .ok_or_else(|| ApiError::Internal("the new registration vanished".into()))
     })
 }
 

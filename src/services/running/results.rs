@@ -14,6 +14,9 @@ use crate::db::rounds::Lock;
 use crate::db::running::{ResultRow, RoundRow};
 use crate::db::schema::{results, rounds};
 use crate::db::{self};
+use crate::domain::events::{
+    ResultPayload, RoundPayload, StandingsChangedPayload, TournamentEvent,
+};
 use crate::domain::rating::PlayingDays;
 use crate::domain::scoring::{score_table, Format, Outcome, Points, SeatResult, TableResult};
 use crate::domain::scoring::{Preset, Ruleset};
@@ -373,19 +376,20 @@ pub fn store_result(
             playoff_winner: input.playoff_winner,
         })
         .execute(conn)?;
-    let mut payload = serde_json::json!({"round": number, "table": table, "version": current + 1});
-    if let Some(id) = case_id {
-        payload["case_id"] = id.into();
-    }
+    let payload = ResultPayload {
+        round: number,
+        table,
+        version: current + 1,
+        case_id,
+    };
     crate::db::events::record(
         conn,
         tid,
         if current == 0 {
-            "result_entered"
+            TournamentEvent::ResultEntered(payload)
         } else {
-            "result_corrected"
+            TournamentEvent::ResultCorrected(payload)
         },
-        payload,
     )?;
     // After the result's own event, so the feed reads in the order things happened.
     let round_status = after_result_change(conn, &round, &draw, days)?;
@@ -430,8 +434,9 @@ pub fn after_result_change(
         crate::db::events::record(
             conn,
             round.tournament_id,
-            "round_completed",
-            serde_json::json!({"round": round.number}),
+            TournamentEvent::RoundCompleted(RoundPayload {
+                round: round.number,
+            }),
         )?;
     }
     if status == RoundStatus::Completed {
@@ -444,8 +449,9 @@ pub fn after_result_change(
         crate::db::events::record(
             conn,
             round.tournament_id,
-            "standings_changed",
-            serde_json::json!({"after_round": round.number}),
+            TournamentEvent::StandingsChanged(StandingsChangedPayload {
+                after_round: round.number,
+            }),
         )?;
     }
     Ok(status)

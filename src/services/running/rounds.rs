@@ -556,8 +556,12 @@ pub fn publish(
         crate::db::events::record(
             conn,
             tid,
-            "round_published",
-            serde_json::json!({"round": number, "seed_commitment": row.seed_commitment}),
+            crate::domain::events::TournamentEvent::RoundPublished(
+                crate::domain::events::RoundPublishedPayload {
+                    round: number,
+                    seed_commitment: row.seed_commitment.clone(),
+                },
+            ),
         )?;
         round_out(&t, row, Vec::new())
     })

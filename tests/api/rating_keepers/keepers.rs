@@ -215,7 +215,7 @@ async fn a_keeper_keeps_one_pool_and_no_other() {
         Some(&k),
     )
     .await;
-    assert_eq!(hooks.as_array().unwrap().len(), 1, "{hooks}");
+    assert_eq!(hooks["items"].as_array().unwrap().len(), 1, "{hooks}");
     assert_eq!(queue(&app, &k, pool_a, "pending").await.status(), 200);
     accept(&app, &k, pool_a, t_a).await;
 
