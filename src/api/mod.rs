@@ -2,6 +2,7 @@
 //! routes are registered through `utoipa-actix-web`, so the OpenAPI document cannot drift from
 //! the routes.
 
+pub mod accounts;
 pub mod auth;
 pub mod cases;
 pub mod conduct;
@@ -105,6 +106,10 @@ pub fn routes(cfg: &mut ServiceConfig) {
         .service(auth::logout)
         .service(auth::me)
         .service(auth::change_password)
+        .service(accounts::sign_up)
+        .service(accounts::verify_email)
+        .service(accounts::request_reset)
+        .service(accounts::confirm_reset)
         .service(me::games)
         .service(me::tournaments)
         .service(keys::create)

@@ -26,6 +26,12 @@ pub struct Config {
     pub workers: Option<usize>,
     /// `LOG_FORMAT`: `text` (default) or `json`.
     pub log_json: bool,
+    /// `SIGNUP_MODE`: `closed` (default), `invite` or `open`.
+    pub signup_mode: crate::domain::accounts::SignupMode,
+    /// `SMTP_URL`: the SMTP server mail goes through (may hold a password). Unset: no mail.
+    pub smtp_url: Option<String>,
+    /// `MAIL_FROM`: the sender of every message.
+    pub mail_from: Option<String>,
 }
 
 impl std::fmt::Debug for Config {
@@ -40,6 +46,9 @@ impl std::fmt::Debug for Config {
             .field("db_checkout_timeout", &self.db_checkout_timeout)
             .field("workers", &self.workers)
             .field("log_json", &self.log_json)
+            .field("signup_mode", &self.signup_mode)
+            .field("smtp_url", &self.smtp_url.as_ref().map(|_| "<set>"))
+            .field("mail_from", &self.mail_from)
             .finish()
     }
 }
@@ -88,6 +97,13 @@ impl Config {
                 .transpose()
                 .map_err(|_| "WORKERS must be a number".to_string())?,
             log_json: log_format == "json",
+            signup_mode: match var("SIGNUP_MODE") {
+                None => Default::default(),
+                Some(m) => crate::domain::accounts::SignupMode::parse(m.trim())
+                    .ok_or("SIGNUP_MODE must be `closed`, `invite` or `open`")?,
+            },
+            smtp_url: var("SMTP_URL"),
+            mail_from: var("MAIL_FROM"),
         })
     }
 }

@@ -63,6 +63,12 @@ pub struct TestApp {
 
 /// Starts the app against a fresh database with one admin account (`ADMIN` / `PASSWORD`).
 pub async fn spawn_app() -> TestApp {
+    let (db_url, secret) = database_with_admin();
+    serve_on(&db_url, &secret, true)
+}
+
+/// A fresh database with the admin account, and a token secret.
+fn database_with_admin() -> (String, String) {
     let db_url = fresh_database();
     let secret = format!(
         "{:032x}{:032x}",
@@ -75,7 +81,49 @@ pub async fn spawn_app() -> TestApp {
         tourney::services::accounts::users::create_user(&mut conn, ADMIN, PASSWORD, true)
             .expect("admin");
     }
-    serve_on(&db_url, &secret, true)
+    (db_url, secret)
+}
+
+/// Starts the app with a sign-up mode and, with `smtp_url`, mail through that server (retried
+/// after a second).
+pub async fn spawn_app_with_signup(
+    mode: tourney::domain::accounts::SignupMode,
+    smtp_url: Option<&str>,
+) -> TestApp {
+    let (db_url, secret) = database_with_admin();
+    let mut mail =
+        tourney::infra::mail::Mail::new(smtp_url, Some("Tourney <noreply@tourney.test>"))
+            .expect("mail settings");
+    mail.retry_base_secs = 1;
+    serve_with(
+        &db_url,
+        &secret,
+        true,
+        tourney::runtime::state::SignupSetup {
+            mode,
+            mail,
+            throttle: Default::default(),
+        },
+    )
+}
+
+/// Another instance on `app`'s database that sends mail through `smtp_url` as well (its own
+/// background job, its own sign-up throttle).
+pub fn second_instance_with_mail(app: &TestApp, smtp_url: &str) -> TestApp {
+    let mut mail =
+        tourney::infra::mail::Mail::new(Some(smtp_url), Some("Tourney <noreply@tourney.test>"))
+            .expect("mail settings");
+    mail.retry_base_secs = 1;
+    serve_with(
+        &app.database_url,
+        &app.secret,
+        true,
+        tourney::runtime::state::SignupSetup {
+            mode: tourney::domain::accounts::SignupMode::Open,
+            mail,
+            throttle: Default::default(),
+        },
+    )
 }
 
 /// A second instance of the service on the same database and token secret as `app` (tokens
@@ -91,6 +139,15 @@ pub async fn spawn_app_refusing_private_targets() -> TestApp {
 }
 
 fn serve_on(db_url: &str, secret: &str, allow_private: bool) -> TestApp {
+    serve_with(db_url, secret, allow_private, Default::default())
+}
+
+fn serve_with(
+    db_url: &str,
+    secret: &str,
+    allow_private: bool,
+    signup: tourney::runtime::state::SignupSetup,
+) -> TestApp {
     let pool = tourney::db::pool(db_url, 4).expect("pool");
     let clock = tourney::services::play::scheduling::Clock::default();
     let state = AppState {
@@ -110,6 +167,7 @@ fn serve_on(db_url: &str, secret: &str, allow_private: bool) -> TestApp {
             retry_base_secs: 1,
         },
         metrics: Default::default(),
+        signup,
     };
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
     let port = listener.local_addr().expect("addr").port();
