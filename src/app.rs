@@ -143,6 +143,8 @@ fn touches(method: &Method, path: &str) -> Touch {
         (Some("tournaments"), Some(Ok(id))) => Touch::Tournament(id),
         (Some("rating-pools"), Some(Ok(id))) => Touch::Pool(id),
         (Some("players"), Some(_)) => Touch::Everything,
+        // An erased account's player is renamed (issue 29).
+        (Some("me"), None) | (Some("users"), Some(Ok(_))) => Touch::Everything,
         _ => Touch::Nothing,
     }
 }

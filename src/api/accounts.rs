@@ -1,13 +1,17 @@
-//! Accounts their owners make and recover (issue 29): `POST /auth/signup`,
-//! `/auth/verify-email`, `/auth/password-reset` and `/auth/password-reset/confirm`.
+//! Accounts their owners make, recover and take away (issue 29): `POST /auth/signup`,
+//! `/auth/verify-email`, `/auth/password-reset` and `/auth/password-reset/confirm`; a person's
+//! own data, `GET /me/export` and `DELETE /me`, and an admin's `GET /users/{id}/export` and
+//! `POST /users/{id}/erasure`.
 
-use actix_web::{post, web, HttpRequest, HttpResponse};
+use actix_web::{delete, get, post, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::Json;
-use crate::api::problem::BodyErrors;
+use crate::api::problem::{AuthErrors, BodyErrors};
+use crate::auth::Caller;
 use crate::domain::accounts::{Language, SignupMode};
 use crate::error::{ApiResult, Problem};
 use crate::runtime::state::AppState;
+use crate::services::accounts::data::{self, Erased, Export};
 use crate::services::accounts::reset::{self, ResetConfirm, ResetRequest};
 use crate::services::accounts::signup::{self, Accepted, SignUp, VerifyEmail};
 
@@ -143,4 +147,120 @@ pub async fn confirm_reset(
         .run(move |conn| reset::confirm_reset(conn, &body.0))
         .await?;
     Ok(HttpResponse::NoContent().finish())
+}
+
+fn private_json<T: serde::Serialize>(body: &T) -> HttpResponse {
+    HttpResponse::Ok()
+        .insert_header(("Cache-Control", "private, no-store"))
+        .json(body)
+}
+
+/// Everything stored about me (GDPR articles 15 and 20).
+///
+/// One JSON document: my account (without the password hash), my player, and every row that
+/// refers to either (registrations, rating changes, results entered, sessions, keys, messages,
+/// cases...), by `table.column`, secrets and their hashes left out. A password sign-in only
+/// (an API key is refused).
+#[utoipa::path(
+    operation_id = "export_me",
+    tag = "auth",
+    security(("bearer" = [])),
+    responses(
+        AuthErrors,
+        (status = 200, description = "Everything stored about the account and its player", body = Export),
+        (status = 403, description = "Signed in with an API key", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/me/export")]
+pub async fn export_me(state: web::Data<AppState>, caller: Caller) -> ApiResult<HttpResponse> {
+    let id = caller.user_id;
+    let export = state
+        .run(move |conn| data::export(conn, &caller, id))
+        .await?;
+    Ok(private_json(&export))
+}
+
+/// Erase my account (GDPR article 17).
+///
+/// The account's address, name, password, sessions, keys, codes, messages and roles go. My
+/// player is removed, or, if records refer to it (games, ratings, registrations), renamed
+/// `Player <id> (erased)` without club or country, so results, standings and ratings stay
+/// intact. Every token of the account is refused within 2 seconds. The last enabled admin
+/// cannot erase themselves (409). A password sign-in only.
+#[utoipa::path(
+    operation_id = "erase_me",
+    tag = "auth",
+    security(("bearer" = [])),
+    responses(
+        AuthErrors,
+        (status = 200, description = "Erased; what became of the player", body = Erased),
+        (status = 403, description = "Signed in with an API key", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The last enabled admin", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[delete("/me")]
+pub async fn erase_me(state: web::Data<AppState>, caller: Caller) -> ApiResult<HttpResponse> {
+    let id = caller.user_id;
+    let erased = state
+        .run(move |conn| data::erase(conn, &caller, id))
+        .await?;
+    Ok(private_json(&erased))
+}
+
+/// Everything stored about an account and its player (admin).
+///
+/// As `GET /me/export`, for any account: an admin answers a person's request for their data.
+#[utoipa::path(
+    operation_id = "export_user",
+    tag = "users",
+    security(("bearer" = [])),
+    params(("id" = i64, Path, description = "User id")),
+    responses(
+        AuthErrors,
+        (status = 200, description = "Everything stored about the account and its player", body = Export),
+        (status = 403, description = "Not an admin, or an API key", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such account", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/users/{id}/export")]
+pub async fn export_user(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<i64>,
+) -> ApiResult<HttpResponse> {
+    let id = path.into_inner();
+    let export = state
+        .run(move |conn| data::export(conn, &caller, id))
+        .await?;
+    Ok(private_json(&export))
+}
+
+/// Erase an account and pseudonymise its player (admin).
+///
+/// As `DELETE /me`, for any account (an admin answers a person's request for erasure); not the
+/// last enabled admin.
+#[utoipa::path(
+    operation_id = "erase_user",
+    tag = "users",
+    security(("bearer" = [])),
+    params(("id" = i64, Path, description = "User id")),
+    responses(
+        AuthErrors,
+        (status = 200, description = "Erased; what became of the player", body = Erased),
+        (status = 403, description = "Not an admin, or an API key", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such account", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The last enabled admin", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/users/{id}/erasure")]
+pub async fn erase_user(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<i64>,
+) -> ApiResult<HttpResponse> {
+    let id = path.into_inner();
+    let erased = state
+        .run(move |conn| data::erase(conn, &caller, id))
+        .await?;
+    Ok(private_json(&erased))
 }

@@ -253,8 +253,17 @@ pub fn update_player(
             ))
             .returning(Player::as_returning())
             .get_result(conn)?;
-        // The leaderboards that list the player show the name, club and country: their
-        // ETags derive from the pool's leaderboard version.
+        leaderboards_show_changed(conn, id)?;
+        Ok(updated)
+    })
+    .map(PlayerOut::from)
+}
+
+/// The leaderboards that list player `id` show its name, club and country: their ETags derive
+/// from the pool's leaderboard version, moved on here after a change of those, inside the
+/// caller's transaction.
+pub fn leaderboards_show_changed(conn: &mut PgConnection, id: i64) -> Result<(), ApiError> {
+    {
         diesel::update(
             rating_pools::table.filter(
                 rating_pools::id.eq_any(
@@ -266,7 +275,6 @@ pub fn update_player(
         )
         .set(rating_pools::leaderboard_version.eq(rating_pools::leaderboard_version + 1))
         .execute(conn)?;
-        Ok(updated)
-    })
-    .map(PlayerOut::from)
+        Ok(())
+    }
 }

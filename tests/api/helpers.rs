@@ -268,6 +268,13 @@ impl TestApp {
             .expect("request")
     }
 
+    pub async fn delete_req(&self, path: &str, token: &str) -> Response {
+        self.req(Method::DELETE, path, Some(token))
+            .send()
+            .await
+            .expect("request")
+    }
+
     pub async fn token(&self, username: &str, password: &str) -> String {
         let r = self
             .post(

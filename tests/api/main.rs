@@ -23,6 +23,7 @@ mod mail_outbox;
 mod metrics;
 mod openapi;
 mod outage;
+mod own_data;
 mod password_reset;
 mod players;
 mod rating_fixtures;
