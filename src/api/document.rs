@@ -7,7 +7,7 @@ use serde_json::{json, Map, Value};
 
 /// Operations whose 200 answer carries no `ETag`/`Cache-Control` (probes, metrics, the live
 /// stream, answers computed per caller and never cached).
-const UNCACHED: [&str; 15] = [
+const UNCACHED: [&str; 17] = [
     "check_liveness",
     "check_readiness",
     "read_metrics",
@@ -23,6 +23,8 @@ const UNCACHED: [&str; 15] = [
     "list_tournament_webhooks",
     "list_pool_webhooks",
     "list_webhook_deliveries",
+    "export_me",
+    "export_user",
 ];
 
 /// Applies every touch to the document. The result stays JSON: utoipa's own types would drop

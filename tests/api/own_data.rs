@@ -222,3 +222,60 @@ async fn a_player_without_records_is_removed_and_admins_erase_others_but_not_the
     assert!(p["detail"].as_str().unwrap().contains("last enabled admin"));
     let _ = app.admin_token().await;
 }
+
+#[actix_web::test]
+async fn an_admin_links_and_unlinks_a_player_and_an_account_directly() {
+    let app = spawn_app().await;
+    let admin = app.admin_token().await;
+    let (uid, token) = app.user("kari").await;
+    let p = player(&app, &admin, "Kari Nordmann", "NO", "Oslo").await;
+    let q = player(&app, &admin, "Kari N.", "NO", "Oslo").await;
+    let path = format!("/api/v1/players/{p}");
+    // Only an admin; the account must exist and have no other player.
+    let (_, other) = app.user("ola").await;
+    problem(
+        app.patch(&path, Some(&other), json!({"user_id": uid}))
+            .await,
+        403,
+    )
+    .await;
+    let r = app
+        .patch(&path, Some(&admin), json!({"user_id": 999_999}))
+        .await;
+    assert_eq!(crate::helpers::fields(&problem(r, 422).await), ["user_id"]);
+    let r = app
+        .patch(&path, Some(&admin), json!({"user_id": uid}))
+        .await;
+    assert_eq!(r.status(), 200);
+    let mine: Value = app
+        .get("/api/v1/me", Some(&token))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(mine["player_id"], json!(p));
+    let r = app
+        .patch(
+            &format!("/api/v1/players/{q}"),
+            Some(&admin),
+            json!({"user_id": uid}),
+        )
+        .await;
+    assert_eq!(crate::helpers::fields(&problem(r, 409).await), ["user_id"]);
+    // The same link again changes nothing; null unlinks.
+    let r = app
+        .patch(&path, Some(&admin), json!({"user_id": uid}))
+        .await;
+    assert_eq!(r.status(), 200);
+    let r = app
+        .patch(&path, Some(&admin), json!({"user_id": null}))
+        .await;
+    assert_eq!(r.status(), 200);
+    let mine: Value = app
+        .get("/api/v1/me", Some(&token))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(mine["player_id"], Value::Null);
+}
