@@ -216,6 +216,7 @@ fn main() {
         clock: Default::default(),
         webhooks: Default::default(),
         metrics: Default::default(),
+        signup: Default::default(),
     };
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
     let addr = listener.local_addr().expect("addr").to_string();

@@ -153,6 +153,8 @@ fn touches(method: &Method, path: &str) -> Touch {
         (Some("rating-pools"), None) => Touch::List(Subject::Pools),
         (Some("players"), Some(_)) | (Some("users"), Some(_)) => Touch::Everything,
         (Some("players"), None) => Touch::List(Subject::Players),
+        // An erased account's player is renamed (issue 29).
+        (Some("me"), None) => Touch::Everything,
         _ => Touch::Nothing,
     }
 }

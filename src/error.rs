@@ -77,8 +77,8 @@ pub const PROBLEM_KINDS: &[(&str, &str, u16, &str)] = &[
     ("conflict", "Conflict", 409, "The resource's state does not allow this step (for example a round that is still a draft), or it already exists. Read it again and decide."),
     ("precondition-failed", "Precondition failed", 412, "`If-Match` names a version that is no longer current: someone changed the resource since you read it. Read it again, reapply your change, and send the new version."),
     ("precondition-required", "Precondition required", 428, "This resource is versioned: send `If-Match` with the version you read (its `ETag`)."),
-    ("too-many-requests", "Too many requests", 429, "Too many failed sign-ins for this account or from this address. Wait the `Retry-After` seconds."),
-    ("unavailable", "Service unavailable", 503, "The database cannot be reached right now. Retry after the `Retry-After` seconds."),
+    ("too-many-requests", "Too many requests", 429, "Too many failed sign-ins, sign-ups or password-reset requests for this account or address or from this client. Wait the `Retry-After` seconds."),
+    ("unavailable", "Service unavailable", 503, "The database cannot be reached right now: retry after the `Retry-After` seconds. Or the operation needs e-mail (sign-up, password reset) and this instance has no SMTP server configured (`SMTP_URL`): ask its operator."),
     ("internal", "Internal server error", 500, "Our fault. It has been logged with the request id (`X-Request-Id`); retrying may help."),
 ];
 
@@ -208,9 +208,16 @@ impl From<diesel::result::Error> for ApiError {
         }
         match e {
             Error::NotFound => Self::NotFound("no such resource".into()),
+            Error::DatabaseError(DatabaseErrorKind::UniqueViolation, info)
+                if matches!(
+                    info.constraint_name(),
+                    Some("users_username_key" | "users_username_lower_key")
+                ) =>
+            {
+                Self::conflict_at("username", "that username is taken")
+            }
             Error::DatabaseError(DatabaseErrorKind::UniqueViolation, info) => {
                 Self::Conflict(match info.constraint_name() {
-                    Some("users_username_key") => "that username is taken".to_string(),
                     Some("players_user_id_key") => {
                         "that user account is already linked to another player".to_string()
                     }

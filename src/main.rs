@@ -182,7 +182,23 @@ fn serve(cfg: Config) -> Result<(), String> {
                 ..Default::default()
             },
             metrics,
+            signup: tourney::runtime::state::SignupSetup {
+                mode: cfg.signup_mode,
+                mail: tourney::infra::mail::Mail::new(
+                    cfg.smtp_url.as_deref(),
+                    cfg.mail_from.as_deref(),
+                )?,
+                throttle: Default::default(),
+            },
         };
+        if state.signup.mail.configured() {
+            tracing::info!(
+                mode = state.signup.mode.as_str(),
+                "e-mail goes out through SMTP_URL"
+            );
+        } else {
+            tracing::warn!(mode = state.signup.mode.as_str(), "e-mail is not configured (SMTP_URL unset): sign-up in open mode, password reset and invitations answer 503");
+        }
         let listener = TcpListener::bind(&cfg.bind_addr)
             .map_err(|e| format!("cannot listen on {} (BIND_ADDR): {e}", cfg.bind_addr))?;
         tracing::info!(addr = %cfg.bind_addr, docs = %format!("http://{}/docs/", cfg.bind_addr), "tourney is listening");

@@ -9,7 +9,7 @@ use serde_json::{json, Map, Value};
 
 /// Operations whose 200 answer carries no `ETag`/`Cache-Control` (probes, metrics, the live
 /// stream, answers computed per caller and never cached).
-const UNCACHED: [&str; 19] = [
+const UNCACHED: [&str; 21] = [
     "check_liveness",
     "check_readiness",
     "read_metrics",
@@ -29,6 +29,8 @@ const UNCACHED: [&str; 19] = [
     "read_webhook",
     "update_webhook",
     "read_webhook_delivery",
+    "export_me",
+    "export_user",
 ];
 
 /// Applies every touch to the document. The result stays JSON: utoipa's own types would drop

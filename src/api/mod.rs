@@ -2,6 +2,7 @@
 //! routes are registered through `utoipa-actix-web`, so the OpenAPI document cannot drift from
 //! the routes.
 
+pub mod accounts;
 pub mod archives;
 pub mod auth;
 pub mod cases;
@@ -108,6 +109,14 @@ pub fn routes(cfg: &mut ServiceConfig) {
         .service(auth::logout)
         .service(auth::me)
         .service(auth::change_password)
+        .service(accounts::sign_up)
+        .service(accounts::verify_email)
+        .service(accounts::request_reset)
+        .service(accounts::confirm_reset)
+        .service(accounts::export_me)
+        .service(accounts::erase_me)
+        .service(accounts::export_user)
+        .service(accounts::erase_user)
         .service(me::games)
         .service(me::tournaments)
         .service(keys::create)

@@ -22,3 +22,31 @@ pub fn end_every_session(conn: &mut PgConnection, user_id: i64) -> Result<(), Ap
         .execute(conn)?;
     Ok(())
 }
+
+diesel::define_sql_function! {
+    /// PostgreSQL's `lower(text)`: usernames and addresses are unique without regard to case.
+    fn lower(x: diesel::sql_types::Text) -> diesel::sql_types::Text;
+}
+
+/// The live (not deleted) account with this e-mail address, whatever its case.
+pub fn by_email(
+    conn: &mut PgConnection,
+    email: &str,
+) -> Result<Option<crate::db::models::User>, ApiError> {
+    use crate::db::models::User;
+    Ok(users::table
+        .filter(lower(users::email.assume_not_null()).eq(lower(email)))
+        .filter(users::deleted_at.is_null())
+        .select(User::as_select())
+        .first(conn)
+        .optional()?)
+}
+
+/// Whether an account (deleted ones included: their names stay taken) has this username,
+/// whatever its case.
+pub fn username_taken(conn: &mut PgConnection, username: &str) -> Result<bool, ApiError> {
+    Ok(diesel::select(diesel::dsl::exists(
+        users::table.filter(lower(users::username).eq(lower(username))),
+    ))
+    .get_result(conn)?)
+}

@@ -18,6 +18,7 @@ use diesel::pg::{Pg, PgValue};
 use diesel::serialize::{self, Output, ToSql};
 use diesel::sql_types::{Nullable, Text};
 
+use crate::domain::accounts::{Language, TokenPurpose};
 use crate::domain::cases::{CaseKind, PanelMode, Seat};
 use crate::domain::colours::Colour;
 use crate::domain::rating::acceptance::RatingStatus;
@@ -111,6 +112,8 @@ stored_as_text! {
     Seat => "panel seat",
     ScheduleState => "schedule state",
     CheckoutState => "check-out state",
+    Language => "language",
+    TokenPurpose => "token purpose",
 }
 
 #[cfg(test)]

@@ -22,6 +22,12 @@ pub struct User {
     pub disabled_at: Option<DateTime<Utc>>,
     /// Deleted while records refer to it: kept without name, password or power.
     pub deleted_at: Option<DateTime<Utc>>,
+    /// The account's e-mail address (accounts made by an admin may have none).
+    pub email: Option<String>,
+    /// When the address was proved; a self-made account signs in only after.
+    pub email_verified_at: Option<DateTime<Utc>>,
+    /// The language of the account's messages.
+    pub language: crate::domain::accounts::Language,
 }
 
 #[derive(Debug, Insertable)]

@@ -11,6 +11,37 @@ diesel::table! {
         session_epoch -> Int4,
         disabled_at -> Nullable<Timestamptz>,
         deleted_at -> Nullable<Timestamptz>,
+        email -> Nullable<Text>,
+        email_verified_at -> Nullable<Timestamptz>,
+        language -> Text,
+    }
+}
+
+diesel::table! {
+    account_tokens (id) {
+        id -> Int8,
+        user_id -> Int8,
+        purpose -> Text,
+        token_hash -> Bytea,
+        created_at -> Timestamptz,
+        expires_at -> Timestamptz,
+        used_at -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::table! {
+    mail_outbox (id) {
+        id -> Int8,
+        user_id -> Nullable<Int8>,
+        to_address -> Text,
+        subject -> Text,
+        body -> Text,
+        created_at -> Timestamptz,
+        attempts -> Int4,
+        next_attempt_at -> Timestamptz,
+        sent_at -> Nullable<Timestamptz>,
+        failed_at -> Nullable<Timestamptz>,
+        last_error -> Nullable<Text>,
     }
 }
 
@@ -576,5 +607,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     webhook_deliveries,
     pool_keepers,
     rating_decisions,
+    account_tokens,
+    mail_outbox,
     tournament_checkouts,
 );

@@ -8,6 +8,7 @@
 //! The rules come from the five rule documents in `../shared/seeds/` (digest:
 //! `../shared/docs/domain.md`); each rule names its source in its doc comment.
 
+pub mod accounts;
 pub mod cases;
 pub mod colours;
 pub mod events;

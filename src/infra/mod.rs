@@ -8,6 +8,7 @@ pub mod csv;
 pub mod idempotency;
 pub mod kept;
 pub mod live;
+pub mod mail;
 pub mod metrics;
 pub mod ratelimit;
 pub mod standings_cache;

@@ -41,6 +41,12 @@ pub struct Config {
     /// `RATE_LIMIT_READ`, `RATE_LIMIT_WRITE`, `RATE_LIMIT_AUTH`: requests per minute per
     /// credential (reads, writes) and per address (sign-in calls); defaults 1200, 300, 60.
     pub rate_limits: crate::infra::ratelimit::Limits,
+    /// `SIGNUP_MODE`: `closed` (default), `invite` or `open`.
+    pub signup_mode: crate::domain::accounts::SignupMode,
+    /// `SMTP_URL`: the SMTP server mail goes through (may hold a password). Unset: no mail.
+    pub smtp_url: Option<String>,
+    /// `MAIL_FROM`: the sender of every message.
+    pub mail_from: Option<String>,
 }
 
 impl std::fmt::Debug for Config {
@@ -66,6 +72,9 @@ impl std::fmt::Debug for Config {
             .field("kept_bodies_max_bytes", &self.kept_bodies_max_bytes)
             .field("standings_cache_max_bytes", &self.standings_cache_max_bytes)
             .field("rate_limits", &self.rate_limits)
+            .field("signup_mode", &self.signup_mode)
+            .field("smtp_url", &self.smtp_url.as_ref().map(|_| "<set>"))
+            .field("mail_from", &self.mail_from)
             .finish()
     }
 }
@@ -137,6 +146,13 @@ impl Config {
                 write: positive("RATE_LIMIT_WRITE", 300)?,
                 auth: positive("RATE_LIMIT_AUTH", 60)?,
             },
+            signup_mode: match var("SIGNUP_MODE") {
+                None => Default::default(),
+                Some(m) => crate::domain::accounts::SignupMode::parse(m.trim())
+                    .ok_or("SIGNUP_MODE must be `closed`, `invite` or `open`")?,
+            },
+            smtp_url: var("SMTP_URL"),
+            mail_from: var("MAIL_FROM"),
         })
     }
 }

@@ -1,6 +1,6 @@
 //! Background work every instance runs next to its HTTP workers, once a second: the deadlines
-//! of self-scheduled games (`services::play::scheduling`) and webhook deliveries
-//! (`services::integrations::webhooks`). Several instances may run it at once: each game and each delivery is
+//! of self-scheduled games (`services::play::scheduling`), webhook deliveries
+//! (`services::integrations::webhooks`) and the mail outbox (`services::accounts::outbox`). Several instances may run it at once: each game and each delivery is
 //! taken under a row lock (or a lease) that the others skip.
 //!
 //! The jobs have their own connection (named `tourney-jobs` in `pg_stat_activity`), outside the
@@ -15,7 +15,9 @@ use actix_web::web;
 use diesel::{Connection, PgConnection};
 
 use crate::error::ApiError;
+use crate::infra::mail::Outgoing;
 use crate::runtime::state::AppState;
+use crate::services::accounts::outbox;
 use crate::services::integrations::webhook_queue;
 use crate::services::integrations::webhook_queue::Claimed;
 use crate::services::integrations::webhooks;
@@ -23,6 +25,9 @@ use crate::services::play::scheduling_deadlines;
 
 /// How often the jobs run.
 const TICK: Duration = Duration::from_secs(1);
+
+/// Messages one instance sends per tick.
+const MAIL_PER_TICK: i64 = 20;
 
 /// The `application_name` of the jobs' connection.
 pub const APPLICATION_NAME: &str = "tourney-jobs";
@@ -64,6 +69,7 @@ async fn on_connection<T: Send + 'static>(
 /// The jobs' names in the metrics (`tourney_job_lag_seconds{job=..}`).
 pub const DEADLINES: &str = "deadlines";
 pub const WEBHOOKS: &str = "webhooks";
+pub const MAIL: &str = "mail";
 
 /// Deliveries one instance has in flight at once.
 pub const MAX_IN_FLIGHT: usize = 32;
@@ -89,6 +95,9 @@ pub fn start(state: web::Data<AppState>) {
     state.metrics.job_started(WEBHOOKS);
     let deadlines_state = state.clone();
     let deadlines_url = url.clone();
+    if state.signup.mail.configured() {
+        state.metrics.job_started(MAIL);
+    }
     actix_web::rt::spawn(async move {
         let (state, url) = (deadlines_state, deadlines_url);
         let conn: Shared = Arc::new(Mutex::new(None));
@@ -115,6 +124,10 @@ pub fn start(state: web::Data<AppState>) {
             let started = Instant::now();
             if deliver(&state, &url, &conn, client.as_ref().ok(), &flights).await {
                 state.metrics.job_ticked(WEBHOOKS, started.elapsed());
+            }
+            let started = Instant::now();
+            if state.signup.mail.configured() && send_mail(&state, &url, &conn).await {
+                state.metrics.job_ticked(MAIL, started.elapsed());
             }
         }
     });
@@ -261,4 +274,31 @@ async fn send(client: &reqwest::Client, d: &Claimed, allow_private: bool) -> Res
         .await
         .map(|r| r.status().as_u16())
         .map_err(|e| describe(&e))
+}
+
+/// One tick of the mail job: due messages claimed and sent one by one, each outcome recorded
+/// at once (a message the server accepted is marked sent before the next is tried). Whether
+/// every step was done (a refusing server is an outcome, not a failure of the job).
+async fn send_mail(state: &web::Data<AppState>, url: &str, conn: &Shared) -> bool {
+    let claimed = on_connection(url, conn, |c| outbox::claim(c, MAIL_PER_TICK)).await;
+    let mut recorded = claimed.is_some();
+    let mail = &state.signup.mail;
+    for m in claimed.unwrap_or_default() {
+        let outcome = mail
+            .send(&Outgoing {
+                id: m.id,
+                to: m.to_address.clone(),
+                subject: m.subject.clone(),
+                body: m.body.clone(),
+            })
+            .await;
+        if let Err(e) = &outcome {
+            tracing::info!(mail = m.id, attempt = m.attempts, error = %e, "a message was not sent; it will be retried");
+        }
+        let base = mail.retry_base_secs;
+        recorded &= on_connection(url, conn, move |c| outbox::record(c, &m, outcome, base))
+            .await
+            .is_some();
+    }
+    recorded
 }

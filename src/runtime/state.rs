@@ -47,6 +47,20 @@ pub struct AppState {
     pub webhooks: crate::services::integrations::webhooks::WebhookPolicy,
     /// The instance's metrics registry, rendered by `GET /metrics`.
     pub metrics: crate::infra::metrics::Metrics,
+    /// Sign-up mode, e-mail and the sign-up throttle (issue 29).
+    pub signup: SignupSetup,
+}
+
+/// Who may sign up here, how mail goes out, and the throttle on sign-ups and reset requests.
+#[derive(Clone, Debug, Default)]
+pub struct SignupSetup {
+    /// `SIGNUP_MODE` (default `closed`).
+    pub mode: crate::domain::accounts::SignupMode,
+    /// The SMTP transport of `SMTP_URL` and `MAIL_FROM`, if configured.
+    pub mail: crate::infra::mail::Mail,
+    /// Sign-ups and password-reset requests, counted like failed sign-ins: per address asked
+    /// for and per client address (this instance's).
+    pub throttle: LoginThrottle,
 }
 
 /// A pooled connection: 503 when none comes within the checkout timeout. Only a failure to

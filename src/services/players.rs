@@ -84,6 +84,11 @@ pub struct UpdatePlayer {
     #[serde(default, with = "crate::services::validate::double_option")]
     #[schema(value_type = Option<String>, pattern = "^[A-Za-z]{2}$")]
     pub country: Option<Option<String>>,
+    /// Links the player to an account (`null` unlinks it): admins only (issue 29). The account
+    /// must exist and have no other player.
+    #[serde(default, with = "crate::services::validate::double_option")]
+    #[schema(value_type = Option<i64>)]
+    pub user_id: Option<Option<i64>>,
 }
 
 /// How the player list is ordered.
@@ -336,6 +341,9 @@ pub fn update_player(
                 "only an admin or the player's creator may change it".into(),
             ));
         }
+        if let Some(link) = input.user_id {
+            link_account(conn, caller, id, link)?;
+        }
         let updated = diesel::update(players::table.find(id))
             .set((
                 players::name.eq(name.unwrap_or(current.name)),
@@ -345,8 +353,17 @@ pub fn update_player(
             ))
             .returning(Player::as_returning())
             .get_result(conn)?;
-        // The leaderboards that list the player show the name, club and country: their
-        // ETags derive from the pool's leaderboard version.
+        leaderboards_show_changed(conn, id)?;
+        Ok(updated)
+    })
+    .map(PlayerOut::from)
+}
+
+/// The leaderboards that list player `id` show its name, club and country: their ETags derive
+/// from the pool's leaderboard version, moved on here after a change of those, inside the
+/// caller's transaction.
+pub fn leaderboards_show_changed(conn: &mut PgConnection, id: i64) -> Result<(), ApiError> {
+    {
         diesel::update(
             rating_pools::table.filter(
                 rating_pools::id.eq_any(
@@ -358,7 +375,49 @@ pub fn update_player(
         )
         .set(rating_pools::leaderboard_version.eq(rating_pools::leaderboard_version + 1))
         .execute(conn)?;
-        Ok(updated)
-    })
-    .map(PlayerOut::from)
+        Ok(())
+    }
+}
+
+/// Links player `id` to account `link` (or unlinks it), inside the caller's transaction: an
+/// admin only; 422 naming `user_id` for an account that does not exist, 409 for one linked to
+/// another player.
+fn link_account(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    id: i64,
+    link: Option<i64>,
+) -> Result<(), ApiError> {
+    if !caller.is_admin {
+        return Err(ApiError::Forbidden(
+            "only an admin links a player to an account directly".into(),
+        ));
+    }
+    if let Some(user_id) = link {
+        let exists: bool = diesel::select(diesel::dsl::exists(
+            users::table
+                .find(user_id)
+                .filter(users::deleted_at.is_null()),
+        ))
+        .get_result(conn)?;
+        if !exists {
+            return Err(ApiError::field("user_id", "no such account"));
+        }
+        let other: Option<i64> = players::table
+            .filter(players::user_id.eq(user_id))
+            .filter(players::id.ne(id))
+            .select(players::id)
+            .first(conn)
+            .optional()?;
+        if let Some(other) = other {
+            return Err(ApiError::conflict_at(
+                "user_id",
+                format!("that account is already linked to player {other}"),
+            ));
+        }
+    }
+    diesel::update(players::table.find(id))
+        .set(players::user_id.eq(link))
+        .execute(conn)?;
+    Ok(())
 }

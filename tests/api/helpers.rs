@@ -63,6 +63,12 @@ pub struct TestApp {
 
 /// Starts the app against a fresh database with one admin account (`ADMIN` / `PASSWORD`).
 pub async fn spawn_app() -> TestApp {
+    let (db_url, secret) = database_with_admin();
+    serve_on(&db_url, &secret, true)
+}
+
+/// A fresh database with the admin account, and a token secret.
+fn database_with_admin() -> (String, String) {
     let db_url = fresh_database();
     let secret = format!(
         "{:032x}{:032x}",
@@ -75,7 +81,53 @@ pub async fn spawn_app() -> TestApp {
         tourney::services::accounts::users::create_user(&mut conn, ADMIN, PASSWORD, true)
             .expect("admin");
     }
-    serve_on(&db_url, &secret, true)
+    (db_url, secret)
+}
+
+/// Starts the app with a sign-up mode and, with `smtp_url`, mail through that server (retried
+/// after a second).
+pub async fn spawn_app_with_signup(
+    mode: tourney::domain::accounts::SignupMode,
+    smtp_url: Option<&str>,
+) -> TestApp {
+    let (db_url, secret) = database_with_admin();
+    let mut mail =
+        tourney::infra::mail::Mail::new(smtp_url, Some("Tourney <noreply@tourney.test>"))
+            .expect("mail settings");
+    mail.retry_base_secs = 1;
+    serve_with(
+        &db_url,
+        &secret,
+        Serve {
+            signup: tourney::runtime::state::SignupSetup {
+                mode,
+                mail,
+                throttle: Default::default(),
+            },
+            ..Serve::default()
+        },
+    )
+}
+
+/// Another instance on `app`'s database that sends mail through `smtp_url` as well (its own
+/// background job, its own sign-up throttle).
+pub fn second_instance_with_mail(app: &TestApp, smtp_url: &str) -> TestApp {
+    let mut mail =
+        tourney::infra::mail::Mail::new(Some(smtp_url), Some("Tourney <noreply@tourney.test>"))
+            .expect("mail settings");
+    mail.retry_base_secs = 1;
+    serve_with(
+        &app.database_url,
+        &app.secret,
+        Serve {
+            signup: tourney::runtime::state::SignupSetup {
+                mode: tourney::domain::accounts::SignupMode::Open,
+                mail,
+                throttle: Default::default(),
+            },
+            ..Serve::default()
+        },
+    )
 }
 
 /// A second instance of the service on the same database and token secret as `app` (tokens
@@ -113,9 +165,10 @@ pub async fn spawn_app_with_limits(limits: tourney::infra::ratelimit::Limits) ->
     serve_with(
         &app.database_url,
         &app.secret,
-        true,
-        tourney::infra::kept::DEFAULT_MAX_BYTES,
-        limits,
+        Serve {
+            limits,
+            ..Serve::default()
+        },
     )
 }
 
@@ -123,34 +176,24 @@ pub async fn spawn_app_with_limits(limits: tourney::infra::ratelimit::Limits) ->
 /// to read past).
 pub async fn spawn_app_with_kept_budget(kept_bytes: u64) -> TestApp {
     let app = spawn_app().await;
-    serve_with(&app.database_url, &app.secret, true, kept_bytes, TEST_LIMITS)
+    serve_with(
+        &app.database_url,
+        &app.secret,
+        Serve {
+            kept_bytes,
+            ..Serve::default()
+        },
+    )
 }
 
 fn serve_on(db_url: &str, secret: &str, allow_private: bool) -> TestApp {
     serve_with(
         db_url,
         secret,
-        allow_private,
-        tourney::infra::kept::DEFAULT_MAX_BYTES,
-        TEST_LIMITS,
-    )
-}
-
-fn serve_with(
-    db_url: &str,
-    secret: &str,
-    allow_private: bool,
-    kept_bytes: u64,
-    limits: tourney::infra::ratelimit::Limits,
-) -> TestApp {
-    serve_split(
-        db_url,
-        secret,
-        allow_private,
-        kept_bytes,
-        limits,
-        None,
-        db_url,
+        Serve {
+            allow_private,
+            ..Serve::default()
+        },
     )
 }
 
@@ -170,26 +213,54 @@ pub fn serve_with_replica(db_url: &str, read_url: &str, listen_url: &str) -> Tes
     );
     let replica = tourney::db::pool_with(read_url, 2, std::time::Duration::from_millis(500))
         .expect("the replica's pool");
-    serve_split(
+    serve_with(
         db_url,
         &secret,
-        true,
-        tourney::infra::kept::DEFAULT_MAX_BYTES,
-        TEST_LIMITS,
-        Some(replica),
-        listen_url,
+        Serve {
+            replica: Some(replica),
+            listen_url: Some(listen_url.to_string()),
+            ..Serve::default()
+        },
     )
 }
 
-fn serve_split(
-    db_url: &str,
-    secret: &str,
+/// How a test's service instance is set up; `Serve::default()` is the usual one.
+struct Serve {
+    /// Whether webhook targets on private addresses (the tests' receivers) are allowed.
     allow_private: bool,
+    /// The byte budget of the kept public bodies.
     kept_bytes: u64,
     limits: tourney::infra::ratelimit::Limits,
+    /// Where lag-tolerant reads go (none: the primary).
     replica: Option<tourney::db::DbPool>,
-    listen_url: &str,
-) -> TestApp {
+    /// Where the listener connects (none: the database).
+    listen_url: Option<String>,
+    signup: tourney::runtime::state::SignupSetup,
+}
+
+impl Default for Serve {
+    fn default() -> Self {
+        Serve {
+            allow_private: true,
+            kept_bytes: tourney::infra::kept::DEFAULT_MAX_BYTES,
+            limits: TEST_LIMITS,
+            replica: None,
+            listen_url: None,
+            signup: Default::default(),
+        }
+    }
+}
+
+fn serve_with(db_url: &str, secret: &str, serve: Serve) -> TestApp {
+    let Serve {
+        allow_private,
+        kept_bytes,
+        limits,
+        replica,
+        listen_url,
+        signup,
+    } = serve;
+    let listen_url = listen_url.as_deref().unwrap_or(db_url);
     let pool = tourney::db::pool(db_url, 4).expect("pool");
     let clock = tourney::services::play::scheduling::Clock::default();
     let metrics = tourney::infra::metrics::Metrics::default();
@@ -215,6 +286,7 @@ fn serve_split(
             retry_base_secs: 1,
         },
         metrics,
+        signup,
     };
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
     let port = listener.local_addr().expect("addr").port();
@@ -310,6 +382,13 @@ impl TestApp {
         self.req(Method::PUT, path, token)
             .header("if-match", version_tag(version))
             .json(&body)
+            .send()
+            .await
+            .expect("request")
+    }
+
+    pub async fn delete_req(&self, path: &str, token: &str) -> Response {
+        self.req(Method::DELETE, path, Some(token))
             .send()
             .await
             .expect("request")

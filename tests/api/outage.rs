@@ -126,6 +126,7 @@ fn state_on(pool: tourney::db::DbPool, url: &str) -> tourney::runtime::state::Ap
         clock: Default::default(),
         webhooks: Default::default(),
         metrics: Default::default(),
+        signup: Default::default(),
     }
 }
 

@@ -55,7 +55,9 @@ pub fn authenticate(
         return Ok(None);
     }
     let user: Option<User> = users::table
-        .filter(users::username.eq(username))
+        .filter(
+            crate::db::accounts::lower(users::username).eq(crate::db::accounts::lower(username)),
+        )
         .select(User::as_select())
         .first(conn)
         .optional()?;

@@ -328,6 +328,11 @@ pub fn sign_in(
     if user.disabled_at.is_some() {
         return Err(ApiError::Unauthorized("this account is disabled".into()));
     }
+    if user.email.is_some() && user.email_verified_at.is_none() {
+        return Err(ApiError::Forbidden(
+            "verify your e-mail address first: send the code from the message to POST /api/v1/auth/verify-email".into(),
+        ));
+    }
     let session = start(conn, &user)?;
     Ok(Some(Started::of(&user, session)))
 }

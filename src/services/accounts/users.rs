@@ -217,51 +217,72 @@ pub fn update_user(
 /// password, admin role, player link, staff roles, sessions and keys ("deleted-<id>", no longer
 /// listed or readable); an account without records is removed.
 pub fn delete_user(conn: &mut PgConnection, caller: &Caller, id: i64) -> Result<(), ApiError> {
-    use crate::db::schema::{api_keys, players, refresh_tokens, tournament_staff};
     caller.require_admin()?;
     conn.transaction(|conn| {
-        users::table
-            .filter(users::is_admin.eq(true))
-            .select(users::id)
-            .order(users::id)
-            .for_update()
-            .load::<i64>(conn)?;
-        let user = find(conn, id)?;
+        let user = lock_for_removal(conn, id)?;
         if id == caller.user_id {
             return Err(not_yourself());
         }
-        if user.is_admin && user.disabled_at.is_none() {
-            keep_an_admin(conn, id)?;
-        }
-        diesel::update(players::table.filter(players::user_id.eq(id)))
-            .set(players::user_id.eq(None::<i64>))
-            .execute(conn)?;
-        diesel::delete(tournament_staff::table.filter(tournament_staff::user_id.eq(id)))
-            .execute(conn)?;
-        diesel::delete(api_keys::table.filter(api_keys::user_id.eq(id))).execute(conn)?;
-        diesel::delete(refresh_tokens::table.filter(refresh_tokens::user_id.eq(id)))
-            .execute(conn)?;
-        // Removed outright when nothing refers to it; kept as a nameless tombstone otherwise.
-        let removed = conn.transaction(|conn| diesel::delete(users::table.find(id)).execute(conn));
-        match removed {
-            Ok(_) => Ok(()),
-            Err(diesel::result::Error::DatabaseError(
-                diesel::result::DatabaseErrorKind::ForeignKeyViolation,
-                _,
-            )) => {
-                diesel::update(users::table.find(id))
-                    .set((
-                        users::username.eq(format!("deleted-{id}")),
-                        users::password_hash.eq("!"),
-                        users::is_admin.eq(false),
-                        users::disabled_at.eq(Utc::now()),
-                        users::deleted_at.eq(Utc::now()),
-                        users::session_epoch.eq(users::session_epoch + 1),
-                    ))
-                    .execute(conn)?;
-                Ok(())
-            }
-            Err(e) => Err(e.into()),
-        }
+        remove_account(conn, &user)
     })
+}
+
+/// Locks the admin rows (so two removals cannot both see the other admin still there) and the
+/// account; 404 when it is gone. Inside the caller's transaction.
+pub(crate) fn lock_for_removal(conn: &mut PgConnection, id: i64) -> Result<User, ApiError> {
+    users::table
+        .filter(users::is_admin.eq(true))
+        .select(users::id)
+        .order(users::id)
+        .for_update()
+        .load::<i64>(conn)?;
+    let user = find(conn, id)?;
+    if user.is_admin && user.disabled_at.is_none() {
+        keep_an_admin(conn, id)?;
+    }
+    Ok(user)
+}
+
+/// Removes an account locked by [`lock_for_removal`], inside the caller's transaction: its
+/// player link, staff roles, keys, sessions, codes and mail go; the row is removed when nothing
+/// refers to it, else kept as a nameless tombstone (`deleted-<id>`, no password, address or
+/// power).
+pub(crate) fn remove_account(conn: &mut PgConnection, user: &User) -> Result<(), ApiError> {
+    use crate::db::schema::{
+        account_tokens, api_keys, mail_outbox, players, refresh_tokens, tournament_staff,
+    };
+    let id = user.id;
+    diesel::update(players::table.filter(players::user_id.eq(id)))
+        .set(players::user_id.eq(None::<i64>))
+        .execute(conn)?;
+    diesel::delete(tournament_staff::table.filter(tournament_staff::user_id.eq(id)))
+        .execute(conn)?;
+    diesel::delete(api_keys::table.filter(api_keys::user_id.eq(id))).execute(conn)?;
+    diesel::delete(refresh_tokens::table.filter(refresh_tokens::user_id.eq(id))).execute(conn)?;
+    diesel::delete(account_tokens::table.filter(account_tokens::user_id.eq(id))).execute(conn)?;
+    diesel::delete(mail_outbox::table.filter(mail_outbox::user_id.eq(id))).execute(conn)?;
+    // Removed outright when nothing refers to it; kept as a nameless tombstone otherwise.
+    let removed = conn.transaction(|conn| diesel::delete(users::table.find(id)).execute(conn));
+    match removed {
+        Ok(_) => Ok(()),
+        Err(diesel::result::Error::DatabaseError(
+            diesel::result::DatabaseErrorKind::ForeignKeyViolation,
+            _,
+        )) => {
+            diesel::update(users::table.find(id))
+                .set((
+                    users::username.eq(format!("deleted-{id}")),
+                    users::password_hash.eq("!"),
+                    users::is_admin.eq(false),
+                    users::email.eq(None::<String>),
+                    users::email_verified_at.eq(None::<DateTime<Utc>>),
+                    users::disabled_at.eq(Utc::now()),
+                    users::deleted_at.eq(Utc::now()),
+                    users::session_epoch.eq(users::session_epoch + 1),
+                ))
+                .execute(conn)?;
+            Ok(())
+        }
+        Err(e) => Err(e.into()),
+    }
 }

@@ -37,11 +37,18 @@ fn filter_of(table: &str) -> (&'static str, &'static str) {
     }
 }
 
+/// The table's generated columns (derived from the others, e.g. the folded search name): left
+/// out of the archive, computed again where it is imported.
+/// (`$TABLE` is the table's name, from the fixed list of archived tables.)
+const GENERATED: &str = "ARRAY(SELECT column_name::text FROM information_schema.columns \
+     WHERE table_schema = 'public' AND table_name = '$TABLE' AND is_generated <> 'NEVER')";
+
 fn rows_of(conn: &mut PgConnection, table: &str, tid: i64) -> Result<Vec<Row>, ApiError> {
     let (filter, order) = filter_of(table);
+    let generated = GENERATED.replace("$TABLE", table);
     let sql = format!(
-        "SELECT coalesce(jsonb_agg(to_jsonb(x) ORDER BY {order}), '[]'::jsonb) AS rows \
-         FROM {table} x WHERE {filter}"
+        "SELECT coalesce(jsonb_agg(to_jsonb(x) - {generated} ORDER BY {order}), '[]'::jsonb) \
+         AS rows FROM {table} x WHERE {filter}"
     );
     let rows: Rows = diesel::sql_query(sql)
         .bind::<BigInt, _>(tid)

@@ -92,10 +92,11 @@ pub(super) fn next_id(conn: &mut PgConnection, table: &str) -> Result<i64, ApiEr
     )
 }
 
+/// The columns of `table` a row can be written with (generated ones are computed).
 pub(super) fn columns(conn: &mut PgConnection, table: &str) -> Result<HashSet<String>, ApiError> {
     Ok(diesel::sql_query(
         "SELECT column_name::text AS column_name FROM information_schema.columns
-         WHERE table_schema = 'public' AND table_name = $1",
+         WHERE table_schema = 'public' AND table_name = $1 AND is_generated = 'NEVER'",
     )
     .bind::<Text, _>(table)
     .load::<Column>(conn)?

@@ -1,0 +1,266 @@
+//! Accounts their owners make, recover and take away (issue 29): `POST /auth/signup`,
+//! `/auth/verify-email`, `/auth/password-reset` and `/auth/password-reset/confirm`; a person's
+//! own data, `GET /me/export` and `DELETE /me`, and an admin's `GET /users/{id}/export` and
+//! `POST /users/{id}/erasure`.
+
+use actix_web::{delete, get, post, web, HttpRequest, HttpResponse};
+
+use crate::api::extract::Json;
+use crate::api::problem::{AuthErrors, BodyErrors};
+use crate::auth::Caller;
+use crate::domain::accounts::{Language, SignupMode};
+use crate::error::{ApiResult, Problem};
+use crate::runtime::state::AppState;
+use crate::services::accounts::data::{self, Erased, Export};
+use crate::services::accounts::reset::{self, ResetConfirm, ResetRequest};
+use crate::services::accounts::signup::{self, Accepted, SignUp, VerifyEmail};
+
+fn client_address(req: &HttpRequest) -> String {
+    req.peer_addr()
+        .map(|a| a.ip().to_string())
+        .unwrap_or_default()
+}
+
+/// Sign up (when the instance's `SIGNUP_MODE` is `open`).
+///
+/// Makes an account that can sign in once its e-mail address is verified: the code goes to the
+/// address, in the language of `Accept-Language` (en, nb, pl, de, zh-Hant; else English). The
+/// answer is 202 whether or not the address already has an account (that account gets a
+/// message instead), so it tells nobody which addresses are known. Sign-ups are counted like
+/// failed sign-ins: 10 per address or 50 per client in 5 minutes. Public.
+#[utoipa::path(
+    operation_id = "sign_up",
+    tag = "auth",
+    request_body = SignUp,
+    params(("Accept-Language" = Option<String>, Header, description = "The language of the account's messages")),
+    responses(
+        BodyErrors,
+        (status = 202, description = "Taken: if the address can be used, a message is on its way", body = Accepted),
+        (status = 403, description = "Sign-up is closed here, or by invitation only", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The username is taken (in any case)", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "Too many sign-ups for the address or from the client; wait Retry-After seconds", body = Problem, content_type = "application/problem+json",
+            headers(("Retry-After" = u64, description = "Seconds until sign-ups are taken again"))),
+        (status = 503, description = "This instance cannot send e-mail (SMTP_URL is not configured)", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/auth/signup")]
+pub async fn sign_up(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    body: Json<SignUp>,
+) -> ApiResult<HttpResponse> {
+    let setup = &state.signup;
+    if setup.mode == SignupMode::Open {
+        setup.mail.require()?;
+    }
+    let address = client_address(&req);
+    setup.throttle.check(&body.0.email, &address)?;
+    setup.throttle.failed(&body.0.email, &address);
+    let language = Language::from_accept_language(
+        req.headers()
+            .get("accept-language")
+            .and_then(|v| v.to_str().ok()),
+    );
+    let mode = setup.mode;
+    let accepted = state
+        .run(move |conn| signup::sign_up(conn, mode, &body.0, language))
+        .await?;
+    Ok(HttpResponse::Accepted().json(accepted))
+}
+
+/// Verify an e-mail address with the code from its message.
+///
+/// The account can sign in from then on. A code works once and for 24 hours. Public.
+#[utoipa::path(
+    operation_id = "verify_email",
+    tag = "auth",
+    request_body = VerifyEmail,
+    responses(
+        BodyErrors,
+        (status = 204, description = "Verified"),
+    )
+)]
+#[post("/auth/verify-email")]
+pub async fn verify_email(
+    state: web::Data<AppState>,
+    body: Json<VerifyEmail>,
+) -> ApiResult<HttpResponse> {
+    state
+        .run(move |conn| signup::verify_email(conn, &body.0))
+        .await?;
+    Ok(HttpResponse::NoContent().finish())
+}
+
+/// Ask for a password-reset code by e-mail.
+///
+/// Always 202 for an address: if it belongs to an enabled account, a code valid for one hour
+/// is on its way to it (in the account's language). Counted like sign-ups. Public.
+#[utoipa::path(
+    operation_id = "request_password_reset",
+    tag = "auth",
+    request_body = ResetRequest,
+    responses(
+        BodyErrors,
+        (status = 202, description = "Taken: if the address is known, a message is on its way", body = Accepted),
+        (status = 429, description = "Too many requests for the address or from the client; wait Retry-After seconds", body = Problem, content_type = "application/problem+json",
+            headers(("Retry-After" = u64, description = "Seconds until requests are taken again"))),
+        (status = 503, description = "This instance cannot send e-mail (SMTP_URL is not configured)", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/auth/password-reset")]
+pub async fn request_reset(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    body: Json<ResetRequest>,
+) -> ApiResult<HttpResponse> {
+    let setup = &state.signup;
+    setup.mail.require()?;
+    let address = client_address(&req);
+    setup.throttle.check(&body.0.email, &address)?;
+    setup.throttle.failed(&body.0.email, &address);
+    let accepted = state
+        .run(move |conn| reset::request_reset(conn, &body.0))
+        .await?;
+    Ok(HttpResponse::Accepted().json(accepted))
+}
+
+/// Set a new password with a reset code.
+///
+/// The code works once and for an hour; using it spends the account's other reset codes,
+/// counts its address as verified, and ends every session (refresh tokens revoked, access
+/// tokens refused). Sign in with the new password afterwards. Public.
+#[utoipa::path(
+    operation_id = "confirm_password_reset",
+    tag = "auth",
+    request_body = ResetConfirm,
+    responses(
+        BodyErrors,
+        (status = 204, description = "The password is set; every session ended"),
+    )
+)]
+#[post("/auth/password-reset/confirm")]
+pub async fn confirm_reset(
+    state: web::Data<AppState>,
+    body: Json<ResetConfirm>,
+) -> ApiResult<HttpResponse> {
+    state
+        .run(move |conn| reset::confirm_reset(conn, &body.0))
+        .await?;
+    Ok(HttpResponse::NoContent().finish())
+}
+
+fn private_json<T: serde::Serialize>(body: &T) -> HttpResponse {
+    HttpResponse::Ok()
+        .insert_header(("Cache-Control", "private, no-store"))
+        .json(body)
+}
+
+/// Everything stored about me (GDPR articles 15 and 20).
+///
+/// One JSON document: my account (without the password hash), my player, and every row that
+/// refers to either (registrations, rating changes, results entered, sessions, keys, messages,
+/// cases...), by `table.column`, secrets and their hashes left out. A password sign-in only
+/// (an API key is refused).
+#[utoipa::path(
+    operation_id = "export_me",
+    tag = "auth",
+    security(("bearer" = [])),
+    responses(
+        AuthErrors,
+        (status = 200, description = "Everything stored about the account and its player", body = Export),
+        (status = 403, description = "Signed in with an API key", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/me/export")]
+pub async fn export_me(state: web::Data<AppState>, caller: Caller) -> ApiResult<HttpResponse> {
+    let id = caller.user_id;
+    let export = state
+        .run(move |conn| data::export(conn, &caller, id))
+        .await?;
+    Ok(private_json(&export))
+}
+
+/// Erase my account (GDPR article 17).
+///
+/// The account's address, name, password, sessions, keys, codes, messages and roles go. My
+/// player is removed, or, if records refer to it (games, ratings, registrations), renamed
+/// `Player <id> (erased)` without club or country, so results, standings and ratings stay
+/// intact. Every token of the account is refused within 2 seconds. The last enabled admin
+/// cannot erase themselves (409). A password sign-in only.
+#[utoipa::path(
+    operation_id = "erase_me",
+    tag = "auth",
+    security(("bearer" = [])),
+    responses(
+        AuthErrors,
+        (status = 200, description = "Erased; what became of the player", body = Erased),
+        (status = 403, description = "Signed in with an API key", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The last enabled admin", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[delete("/me")]
+pub async fn erase_me(state: web::Data<AppState>, caller: Caller) -> ApiResult<HttpResponse> {
+    let id = caller.user_id;
+    let erased = state
+        .run(move |conn| data::erase(conn, &caller, id))
+        .await?;
+    Ok(private_json(&erased))
+}
+
+/// Everything stored about an account and its player (admin).
+///
+/// As `GET /me/export`, for any account: an admin answers a person's request for their data.
+#[utoipa::path(
+    operation_id = "export_user",
+    tag = "users",
+    security(("bearer" = [])),
+    params(("id" = i64, Path, description = "User id")),
+    responses(
+        AuthErrors,
+        (status = 200, description = "Everything stored about the account and its player", body = Export),
+        (status = 403, description = "Not an admin, or an API key", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such account", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/users/{id}/export")]
+pub async fn export_user(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<i64>,
+) -> ApiResult<HttpResponse> {
+    let id = path.into_inner();
+    let export = state
+        .run(move |conn| data::export(conn, &caller, id))
+        .await?;
+    Ok(private_json(&export))
+}
+
+/// Erase an account and pseudonymise its player (admin).
+///
+/// As `DELETE /me`, for any account (an admin answers a person's request for erasure); not the
+/// last enabled admin.
+#[utoipa::path(
+    operation_id = "erase_user",
+    tag = "users",
+    security(("bearer" = [])),
+    params(("id" = i64, Path, description = "User id")),
+    responses(
+        AuthErrors,
+        (status = 200, description = "Erased; what became of the player", body = Erased),
+        (status = 403, description = "Not an admin, or an API key", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such account", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The last enabled admin", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/users/{id}/erasure")]
+pub async fn erase_user(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<i64>,
+) -> ApiResult<HttpResponse> {
+    let id = path.into_inner();
+    let erased = state
+        .run(move |conn| data::erase(conn, &caller, id))
+        .await?;
+    Ok(private_json(&erased))
+}

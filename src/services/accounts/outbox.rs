@@ -1,0 +1,121 @@
+//! The mail outbox (issue 29): a message is written here in the transaction of the change that
+//! causes it, so it exists exactly when the change does; the background job claims due messages
+//! under a lease (rows another instance is claiming are skipped), sends them and records the
+//! outcome, retrying with backoff for a day as webhook deliveries do.
+//!
+//! Nothing is sent twice: a claimed message is leased for longer than an SMTP conversation may
+//! take, and `sent_at` is written as soon as the server has accepted it; only a crash between
+//! the server's acceptance and that write (a few milliseconds) could send a message again, and
+//! every copy then carries the same `Message-ID`.
+
+use chrono::{DateTime, Duration, Utc};
+use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Integer, Text, Timestamptz};
+use diesel::PgConnection;
+
+use crate::db::schema::mail_outbox;
+use crate::domain::accounts::Language;
+use crate::error::ApiError;
+use crate::services::accounts::mail_text::{render, Mail};
+
+/// How long a claimed message is held before another instance may try it (longer than one
+/// SMTP conversation's 20-second timeout).
+const LEASE: Duration = Duration::seconds(60);
+
+/// How long a message is retried before it is given up.
+pub const RETRY_FOR: Duration = Duration::days(1);
+
+/// Queues `mail` in `language` for `to` (the account `user_id`'s), in the change's
+/// transaction: inside the caller's transaction.
+pub fn queue(
+    conn: &mut PgConnection,
+    user_id: Option<i64>,
+    to: &str,
+    language: Language,
+    mail: &Mail<'_>,
+) -> Result<(), ApiError> {
+    let text = render(language, mail);
+    diesel::insert_into(mail_outbox::table)
+        .values((
+            mail_outbox::user_id.eq(user_id),
+            mail_outbox::to_address.eq(to),
+            mail_outbox::subject.eq(&text.subject),
+            mail_outbox::body.eq(&text.body),
+        ))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// A message claimed for one attempt.
+#[derive(Debug, Clone, QueryableByName)]
+pub struct ClaimedMail {
+    #[diesel(sql_type = BigInt)]
+    pub id: i64,
+    #[diesel(sql_type = Text)]
+    pub to_address: String,
+    #[diesel(sql_type = Text)]
+    pub subject: String,
+    #[diesel(sql_type = Text)]
+    pub body: String,
+    #[diesel(sql_type = Integer)]
+    pub attempts: i32,
+    #[diesel(sql_type = Timestamptz)]
+    pub created_at: DateTime<Utc>,
+}
+
+/// Claims up to `limit` due messages for this instance, each leased (its next attempt moved
+/// past the lease, its attempts counted) in one statement that skips rows another instance is
+/// claiming.
+pub fn claim(conn: &mut PgConnection, limit: i64) -> Result<Vec<ClaimedMail>, ApiError> {
+    Ok(diesel::sql_query(
+        "WITH due AS (
+             SELECT id FROM mail_outbox
+             WHERE sent_at IS NULL AND failed_at IS NULL AND next_attempt_at <= now()
+             ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED
+         )
+         UPDATE mail_outbox m
+         SET next_attempt_at = now() + make_interval(secs => $2), attempts = m.attempts + 1
+         FROM due WHERE m.id = due.id
+         RETURNING m.id, m.to_address, m.subject, m.body, m.attempts, m.created_at",
+    )
+    .bind::<BigInt, _>(limit)
+    .bind::<diesel::sql_types::Double, _>(LEASE.num_seconds() as f64)
+    .load(conn)?)
+}
+
+/// Records an attempt (one statement): sent; else the next attempt after an exponential
+/// backoff (base, 6x, 24x, 120x, 360x, 720x, then every 2,160x base), or given up once the
+/// message is a day old.
+pub fn record(
+    conn: &mut PgConnection,
+    mail: &ClaimedMail,
+    outcome: Result<(), String>,
+    retry_base_secs: i64,
+) -> Result<(), ApiError> {
+    let now = Utc::now();
+    let target = mail_outbox::table.find(mail.id);
+    match outcome {
+        Ok(()) => {
+            diesel::update(target)
+                .set((
+                    mail_outbox::sent_at.eq(Some(now)),
+                    mail_outbox::last_error.eq(None::<String>),
+                ))
+                .execute(conn)?;
+        }
+        Err(error) => {
+            const STEPS: [i64; 7] = [1, 6, 24, 120, 360, 720, 2160];
+            let step = STEPS[(mail.attempts.max(1) as usize - 1).min(STEPS.len() - 1)];
+            let next = now + Duration::seconds(retry_base_secs * step);
+            let gave_up = next > mail.created_at + RETRY_FOR;
+            diesel::update(target)
+                .set((
+                    mail_outbox::next_attempt_at.eq(next),
+                    mail_outbox::failed_at.eq(gave_up.then_some(now)),
+                    mail_outbox::last_error.eq(Some(error.chars().take(500).collect::<String>())),
+                ))
+                .execute(conn)?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,100 @@
+//! Password reset by e-mail (issue 29): a request always answers the same; a known address gets
+//! a one-hour, single-use code; confirming it sets the new password, proves the address, and
+//! ends every session of the account.
+
+use diesel::prelude::*;
+use diesel::PgConnection;
+use serde::Deserialize;
+use utoipa::ToSchema;
+
+use crate::auth::credentials::check_credentials;
+use crate::auth::password;
+use crate::db::accounts::{by_email, end_every_session};
+use crate::db::models::User;
+use crate::db::schema::users;
+use crate::domain::accounts::{normalise_email, TokenPurpose};
+use crate::error::ApiError;
+use crate::services::accounts::mail_text::Mail;
+use crate::services::accounts::signup::Accepted;
+use crate::services::accounts::{outbox, tokens};
+
+/// The address of the account whose password is forgotten.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"email": "kari@example.no"}))]
+pub struct ResetRequest {
+    #[schema(example = "kari@example.no", max_length = 254)]
+    pub email: String,
+}
+
+/// The code from the message and the new password.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"token": "pr_3f9c...", "password": "another long passphrase"}))]
+pub struct ResetConfirm {
+    #[schema(min_length = 1, max_length = 100)]
+    pub token: String,
+    /// 8-256 characters, not the username, not one of the most common passwords.
+    #[schema(min_length = 8, max_length = 256)]
+    pub password: String,
+}
+
+/// Asks for a reset code: sent to the address if an enabled account has it; the same answer
+/// either way. 422 naming `email` only for what is not an address at all.
+pub fn request_reset(conn: &mut PgConnection, input: &ResetRequest) -> Result<Accepted, ApiError> {
+    let email = normalise_email(&input.email)
+        .ok_or_else(|| ApiError::field("email", "must be an e-mail address (name@example.org)"))?;
+    conn.transaction(|conn| {
+        if let Some(user) = by_email(conn, &email)?.filter(|u| u.disabled_at.is_none()) {
+            let code = tokens::issue(conn, user.id, TokenPurpose::Reset)?;
+            outbox::queue(
+                conn,
+                Some(user.id),
+                user.email.as_deref().unwrap_or(&email),
+                user.language,
+                &Mail::Reset {
+                    username: &user.username,
+                    code: &code,
+                },
+            )?;
+        }
+        Ok(Accepted {
+            detail:
+                "If the address belongs to an account, a message with a code is on its way to it."
+                    .into(),
+        })
+    })
+}
+
+/// Sets a new password with a reset code: the code and every other reset code of the account
+/// are spent, the address counts as verified, and every session ends. 422 naming `token` for an
+/// unknown, expired or used code, `password` for a password that is not allowed (the code is
+/// then still good).
+pub fn confirm_reset(conn: &mut PgConnection, input: &ResetConfirm) -> Result<(), ApiError> {
+    conn.transaction(|conn| {
+        let user_id = tokens::redeem(conn, &input.token, TokenPurpose::Reset, "token")?;
+        let user: User = users::table
+            .find(user_id)
+            .select(User::as_select())
+            .for_update()
+            .first(conn)?;
+        if user.deleted_at.is_some() || user.disabled_at.is_some() {
+            return Err(ApiError::field(
+                "token",
+                "the account of this code is closed",
+            ));
+        }
+        check_credentials(&user.username, &input.password)?;
+        let hash = password::hash(&input.password).map_err(ApiError::Internal)?;
+        diesel::update(users::table.find(user_id))
+            .set((
+                users::password_hash.eq(hash),
+                users::email_verified_at.eq(diesel::dsl::sql::<
+                    diesel::sql_types::Nullable<diesel::sql_types::Timestamptz>,
+                >("coalesce(email_verified_at, now())")),
+            ))
+            .execute(conn)?;
+        tokens::spend_all(conn, user_id, TokenPurpose::Reset)?;
+        end_every_session(conn, user_id)
+    })
+}

@@ -1,0 +1,199 @@
+//! Sign-up and address verification (issue 29). An instance's `SIGNUP_MODE` says who may make
+//! an account: `closed` (an admin, `POST /users`), `invite` (an invitation's link) or `open`
+//! (anyone here, with the address verified before the account can sign in).
+//!
+//! The answer never tells whether an address is known: a new address gets a verification
+//! code; a known one gets a message saying someone tried to sign up with it (a new code if its
+//! account is not verified yet); both answer the same, after the same password hash.
+
+use chrono::Utc;
+use diesel::prelude::*;
+use diesel::PgConnection;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::auth::credentials::check_credentials;
+use crate::auth::password;
+use crate::db::accounts::{by_email, username_taken};
+use crate::db::models::User;
+use crate::db::schema::users;
+use crate::domain::accounts::{normalise_email, Language, SignupMode, TokenPurpose};
+use crate::error::{ApiError, FieldError};
+use crate::services::accounts::mail_text::Mail;
+use crate::services::accounts::{outbox, tokens};
+
+/// A new account, made by its owner.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"username": "kari", "email": "kari@example.no", "password": "a long passphrase"}))]
+pub struct SignUp {
+    /// 3-64 characters: letters, digits, `.`, `_`, `-`; unique without regard to case.
+    #[schema(example = "kari", pattern = "^[A-Za-z0-9._-]{3,64}$")]
+    pub username: String,
+    /// Where the verification code goes; unique without regard to case.
+    #[schema(example = "kari@example.no", max_length = 254)]
+    pub email: String,
+    /// 8-256 characters, not the username, not one of the most common passwords.
+    #[schema(example = "a long passphrase", min_length = 8, max_length = 256)]
+    pub password: String,
+}
+
+/// A request taken: a message is on its way if the address can be used (the answer is the same
+/// whether or not the address is known).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Accepted {
+    #[schema(example = "If the address can be used, a message with a code is on its way to it.")]
+    pub detail: String,
+}
+
+/// A verification code from the message.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"token": "ev_3f9c..."}))]
+pub struct VerifyEmail {
+    #[schema(min_length = 1, max_length = 100)]
+    pub token: String,
+}
+
+fn accepted() -> Accepted {
+    Accepted {
+        detail: "If the address can be used, a message with a code is on its way to it.".into(),
+    }
+}
+
+/// The checked address, and the credentials' form: 422 with every field at fault.
+pub(crate) fn check_sign_up(
+    username: &str,
+    email: &str,
+    password: &str,
+) -> Result<String, ApiError> {
+    let mut errors: Vec<FieldError> = match check_credentials(username, password) {
+        Ok(()) => Vec::new(),
+        Err(ApiError::Validation(fields)) => fields,
+        Err(e) => return Err(e),
+    };
+    let email = normalise_email(email);
+    if email.is_none() {
+        errors.push(FieldError::new(
+            "email",
+            "must be an e-mail address (name@example.org)",
+        ));
+    }
+    match email {
+        Some(email) if errors.is_empty() => Ok(email),
+        _ => Err(ApiError::Validation(errors)),
+    }
+}
+
+/// Signs up in `open` mode (403 in the others): a new account, unverified, and its
+/// verification code by mail in `language`; or, for a known address, a message to it. 409
+/// naming `username` when the name is taken in any case.
+pub fn sign_up(
+    conn: &mut PgConnection,
+    mode: SignupMode,
+    input: &SignUp,
+    language: Language,
+) -> Result<Accepted, ApiError> {
+    match mode {
+        SignupMode::Closed => {
+            return Err(ApiError::Forbidden(
+                "sign-up is closed on this instance: an admin creates accounts".into(),
+            ))
+        }
+        SignupMode::Invite => {
+            return Err(ApiError::Forbidden(
+                "sign-up on this instance is by invitation: follow the link of your invitation"
+                    .into(),
+            ))
+        }
+        SignupMode::Open => {}
+    }
+    let email = check_sign_up(&input.username, &input.email, &input.password)?;
+    // Hashed whatever follows, so a known address costs the same time as a new one.
+    let hash = password::hash(&input.password).map_err(ApiError::Internal)?;
+    conn.transaction(|conn| {
+        if let Some(known) = by_email(conn, &email)? {
+            return known_address(conn, &known);
+        }
+        if username_taken(conn, &input.username)? {
+            return Err(ApiError::conflict_at("username", "that username is taken"));
+        }
+        let inserted = conn.transaction(|conn| {
+            diesel::insert_into(users::table)
+                .values((
+                    users::username.eq(&input.username),
+                    users::password_hash.eq(&hash),
+                    users::email.eq(&email),
+                    users::language.eq(language),
+                ))
+                .returning(User::as_returning())
+                .get_result::<User>(conn)
+        });
+        let user = match inserted {
+            Ok(user) => user,
+            // Someone signed up with the same address or name at the same moment.
+            Err(diesel::result::Error::DatabaseError(
+                diesel::result::DatabaseErrorKind::UniqueViolation,
+                info,
+            )) if info.constraint_name() == Some("users_email_lower_key") => return Ok(accepted()),
+            Err(diesel::result::Error::DatabaseError(
+                diesel::result::DatabaseErrorKind::UniqueViolation,
+                _,
+            )) => return Err(ApiError::conflict_at("username", "that username is taken")),
+            Err(e) => return Err(e.into()),
+        };
+        send_code(conn, &user)?;
+        Ok(accepted())
+    })
+}
+
+/// A sign-up with an address that has an account: a new code if it is not verified yet, else a
+/// message saying someone tried; inside the caller's transaction.
+fn known_address(conn: &mut PgConnection, known: &User) -> Result<Accepted, ApiError> {
+    let to = known.email.as_deref().unwrap_or_default();
+    if known.email_verified_at.is_none() {
+        send_code(conn, known)?;
+    } else {
+        outbox::queue(
+            conn,
+            Some(known.id),
+            to,
+            known.language,
+            &Mail::AlreadyRegistered {
+                username: &known.username,
+            },
+        )?;
+    }
+    Ok(accepted())
+}
+
+/// A verification code for the account's address, by mail, inside the caller's transaction.
+fn send_code(conn: &mut PgConnection, user: &User) -> Result<(), ApiError> {
+    let code = tokens::issue(conn, user.id, TokenPurpose::Verify)?;
+    outbox::queue(
+        conn,
+        Some(user.id),
+        user.email.as_deref().unwrap_or_default(),
+        user.language,
+        &Mail::Verify {
+            username: &user.username,
+            code: &code,
+        },
+    )
+}
+
+/// Verifies an address with the code from its message: the account can sign in from now on.
+/// 422 naming `token` for an unknown, expired or used code.
+pub fn verify_email(conn: &mut PgConnection, input: &VerifyEmail) -> Result<(), ApiError> {
+    conn.transaction(|conn| {
+        let user_id = tokens::redeem(conn, &input.token, TokenPurpose::Verify, "token")?;
+        diesel::update(
+            users::table
+                .find(user_id)
+                .filter(users::email_verified_at.is_null()),
+        )
+        .set(users::email_verified_at.eq(Some(Utc::now())))
+        .execute(conn)?;
+        Ok(())
+    })
+}
