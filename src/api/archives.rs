@@ -92,7 +92,7 @@ pub async fn archive(
         BodyErrors,
         (status = 201, description = "Imported", body = ImportOut),
         (status = 403, description = "Not an admin", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "The pool named refuses the request (`rating_status`)", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The pool named refuses the request (`rating_status`) or already holds this tournament, which would count twice (`rating_pool_id`)", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/tournament-imports")]

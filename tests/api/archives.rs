@@ -328,7 +328,17 @@ async fn a_whole_event_moves_to_another_instance_with_new_ids_and_everything_equ
         "the imported list equals the original"
     );
 
-    // The same archive again is a second, separate tournament (new ids again).
+    // The same archive again into the same pool would count its games twice: refused. As a
+    // copy outside the pool it is a second, separate tournament (new ids again).
+    let p = problem(
+        b.post("/api/v1/tournament-imports", Some(&admin_b), import.clone())
+            .await,
+        409,
+    )
+    .await;
+    assert_eq!(p["errors"][0]["field"], "rating_pool_id", "{p}");
+    let mut import = import;
+    import["rating_pool_id"] = Value::Null;
     let again = ok(
         b.post("/api/v1/tournament-imports", Some(&admin_b), import)
             .await,

@@ -23,6 +23,7 @@ mod helpers;
 mod kept_budget;
 mod kept_reads;
 mod kept_registry;
+mod league_history;
 mod live;
 mod mail_outbox;
 mod metrics;

@@ -77,12 +77,6 @@ struct Id {
     id: i64,
 }
 
-#[derive(QueryableByName)]
-struct Column {
-    #[diesel(sql_type = Text)]
-    column_name: String,
-}
-
 pub(super) fn next_id(conn: &mut PgConnection, table: &str) -> Result<i64, ApiError> {
     Ok(
         diesel::sql_query("SELECT nextval(pg_get_serial_sequence($1, 'id')) AS id")
@@ -92,17 +86,34 @@ pub(super) fn next_id(conn: &mut PgConnection, table: &str) -> Result<i64, ApiEr
     )
 }
 
-/// The columns of `table` a row can be written with (generated ones are computed).
-pub(super) fn columns(conn: &mut PgConnection, table: &str) -> Result<HashSet<String>, ApiError> {
-    Ok(diesel::sql_query(
-        "SELECT column_name::text AS column_name FROM information_schema.columns
-         WHERE table_schema = 'public' AND table_name = $1 AND is_generated = 'NEVER'",
+/// A table's columns here: those an import writes, and those the database computes
+/// (`GENERATED ALWAYS`, e.g. `name_folded`), which an archive may carry and an import skips.
+pub(super) struct Columns {
+    pub writable: HashSet<String>,
+    pub generated: HashSet<String>,
+}
+
+#[derive(QueryableByName)]
+struct ColumnKind {
+    #[diesel(sql_type = Text)]
+    column_name: String,
+    #[diesel(sql_type = diesel::sql_types::Bool)]
+    generated: bool,
+}
+
+pub(super) fn columns(conn: &mut PgConnection, table: &str) -> Result<Columns, ApiError> {
+    let all = diesel::sql_query(
+        "SELECT column_name::text AS column_name, is_generated = 'ALWAYS' AS generated
+         FROM information_schema.columns WHERE table_schema = 'public' AND table_name = $1",
     )
     .bind::<Text, _>(table)
-    .load::<Column>(conn)?
-    .into_iter()
-    .map(|c| c.column_name)
-    .collect())
+    .load::<ColumnKind>(conn)?;
+    let (generated, writable): (Vec<_>, Vec<_>) = all.into_iter().partition(|c| c.generated);
+    let names = |cs: Vec<ColumnKind>| cs.into_iter().map(|c| c.column_name).collect();
+    Ok(Columns {
+        writable: names(writable),
+        generated: names(generated),
+    })
 }
 
 /// The archive's id mapped by `user` into this instance's id space.
@@ -318,9 +329,11 @@ pub(super) fn insert_row(
     conn: &mut PgConnection,
     spec: &TableSpec,
     at: &str,
-    row: Row,
-    cols: &HashSet<String>,
+    mut row: Row,
+    cols: &Columns,
 ) -> Result<(), ApiError> {
+    row.retain(|k, _| !cols.generated.contains(k));
+    let cols = &cols.writable;
     if let Some(c) = cols.iter().find(|c| !row.contains_key(c.as_str())) {
         return Err(ApiError::field(
             format!("{at}.{c}"),
@@ -333,8 +346,11 @@ pub(super) fn insert_row(
             "not a column of this table here",
         ));
     }
+    let mut list: Vec<&str> = cols.iter().map(String::as_str).collect();
+    list.sort_unstable();
+    let list = list.join(", ");
     let sql = format!(
-        "INSERT INTO {t} SELECT * FROM jsonb_populate_record(NULL::{t}, $1)",
+        "INSERT INTO {t} ({list}) SELECT {list} FROM jsonb_populate_record(NULL::{t}, $1)",
         t = spec.table
     );
     diesel::sql_query(sql)
@@ -363,7 +379,8 @@ fn tournament_row(
         None => (Value::Null, Value::Null, None),
     };
     let decided = !pool.is_null();
-    row.insert("created_by".into(), Value::from(caller.user_id));
+    // `created_by` stays the archive's creator (mapped like every account): a league counts
+    // one national-rank bonus per organiser and season, and the organiser is the creator.
     // A checked-out tournament's archive runs here: not read-only here.
     row.insert("checked_out_to".into(), Value::Null);
     row.insert("checked_out_at".into(), Value::Null);
@@ -434,6 +451,7 @@ const KEPT_ON_CHECK_IN: &[&str] = &[
 
 fn update_tournament(conn: &mut PgConnection, tid: i64, row: Row) -> Result<(), ApiError> {
     let mut cols: Vec<String> = columns(conn, "tournaments")?
+        .writable
         .into_iter()
         .filter(|c| !KEPT_ON_CHECK_IN.contains(&c.as_str()))
         .collect();
@@ -557,6 +575,52 @@ pub(super) fn write_archive(
     })
 }
 
+#[derive(QueryableByName)]
+struct Named {
+    #[diesel(sql_type = BigInt)]
+    id: i64,
+    #[diesel(sql_type = Text)]
+    name: String,
+}
+
+/// Refuses an archive whose tournament the pool already rates or is asked to (a tournament
+/// there with a round of the same seed commitment: an earlier import of the same archive, or
+/// the original): its games would count twice. Commitments are SHA-256 digests of random
+/// seeds, so equal ones mean the same round.
+fn not_counted_yet(
+    conn: &mut PgConnection,
+    pool: i64,
+    archive: &TournamentArchive,
+) -> Result<(), ApiError> {
+    let commitments: Vec<String> = archive
+        .content
+        .rounds
+        .iter()
+        .filter_map(|r| r.get("seed_commitment")?.as_str().map(str::to_string))
+        .collect();
+    let found = diesel::sql_query(
+        "SELECT t.id, t.name FROM tournaments t JOIN rounds r ON r.tournament_id = t.id
+         WHERE t.rating_pool_id = $1 AND t.rating_status IN ('accepted', 'pending')
+           AND r.seed_commitment = ANY($2)
+         ORDER BY t.id LIMIT 1",
+    )
+    .bind::<BigInt, _>(pool)
+    .bind::<diesel::sql_types::Array<Text>, _>(commitments)
+    .get_result::<Named>(conn)
+    .optional()?;
+    match found {
+        Some(t) => Err(ApiError::conflict_at(
+            "rating_pool_id",
+            format!(
+                "the pool already holds this tournament (tournament {}, \"{}\", has the \
+                 archive's rounds): its games would count twice",
+                t.id, t.name
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
 /// Imports a tournament archive (admins): checks it whole (format, version, digest, every
 /// reference, every draw recomputed from its seed and input), then recreates the tournament
 /// with new ids in one transaction: players and accounts mapped as given or created, the
@@ -576,6 +640,7 @@ pub fn import_tournament(
         };
         let rating = match &pool {
             Some(p) => {
+                not_counted_yet(conn, p.id, archive)?;
                 let status = crate::services::ratings::request_status(conn, caller, p, None)?;
                 let reason = crate::services::ratings::automatic_reason(p, status);
                 Some((p.id, status, reason))
