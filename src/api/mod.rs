@@ -67,7 +67,6 @@ use utoipa_actix_web::service_config::ServiceConfig;
         crate::domain::events::TournamentEvent,
         // Enums used only by query parameters: IntoParams refers to them, so they must be in
         // the components for the references to resolve.
-        crate::services::ratings::ListFormat,
         crate::services::running::standings::StandingsPurpose,
     ))
 )]
