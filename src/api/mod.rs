@@ -68,7 +68,6 @@ use utoipa_actix_web::service_config::ServiceConfig;
         crate::domain::events::TournamentEvent,
         // Enums used only by query parameters: IntoParams refers to them, so they must be in
         // the components for the references to resolve.
-        crate::services::ratings::ListFormat,
         crate::services::running::standings::StandingsPurpose,
     ))
 )]
@@ -100,9 +99,11 @@ impl Modify for BearerAuth {
 /// order changes nothing else).
 pub fn routes(cfg: &mut ServiceConfig) {
     cfg.service(standings::standings)
+        .service(standings::standings_csv)
         .service(tournaments::read)
         .service(rounds::read)
         .service(ratings::leaderboard)
+        .service(ratings::leaderboard_csv)
         .service(events::events)
         .service(auth::issue_token)
         .service(auth::refresh)
@@ -187,6 +188,7 @@ pub fn routes(cfg: &mut ServiceConfig) {
         .service(ratings::list_seasons)
         .service(ratings::read_season)
         .service(ratings::league)
+        .service(ratings::league_csv)
         .service(ratings::player_ratings)
         .service(archives::archive)
         .service(archives::import)

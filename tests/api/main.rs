@@ -16,6 +16,7 @@ mod colours;
 mod concurrency;
 mod contract;
 mod contract_shapes;
+mod csv_operations;
 mod embed;
 mod errors;
 mod event_fixtures;

@@ -46,10 +46,12 @@ pub struct LeaderboardQuery {
     /// Ratings at the standings time of this season (1-based) instead of now.
     #[param(minimum = 1, maximum = 24)]
     pub season: Option<i64>,
-    /// `csv` for CSV (or send `Accept: text/csv`): the whole list, every row, whatever
-    /// `limit` and `offset` say.
+    /// Kept for curl users of the past: `csv` (or `Accept: text/csv`) answers the CSV here too.
+    /// Not in the document: the CSV has its own operation (`/leaderboard.csv`), so that
+    /// generated clients keep the two representations apart.
+    #[param(ignore)]
     pub format: Option<ListFormat>,
-    /// How many items (1-200, default 50); JSON only.
+    /// How many items (1-200, default 50); the CSV holds every row whatever this says.
     #[param(minimum = 1, maximum = 200)]
     pub limit: Option<i64>,
     /// How many items to skip (default 0).

@@ -14,7 +14,9 @@ use diesel::PgConnection;
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct LeagueQuery {
-    /// `csv` for CSV (or send `Accept: text/csv`).
+    /// Kept for curl users of the past: `csv` (or `Accept: text/csv`) answers the CSV here too.
+    /// Not in the document: the CSV has its own operation (`/league.csv`).
+    #[param(ignore)]
     pub format: Option<ListFormat>,
 }
 
