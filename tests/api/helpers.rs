@@ -123,7 +123,13 @@ pub async fn spawn_app_with_limits(limits: tourney::infra::ratelimit::Limits) ->
 /// to read past).
 pub async fn spawn_app_with_kept_budget(kept_bytes: u64) -> TestApp {
     let app = spawn_app().await;
-    serve_with(&app.database_url, &app.secret, true, kept_bytes, TEST_LIMITS)
+    serve_with(
+        &app.database_url,
+        &app.secret,
+        true,
+        kept_bytes,
+        TEST_LIMITS,
+    )
 }
 
 fn serve_on(db_url: &str, secret: &str, allow_private: bool) -> TestApp {

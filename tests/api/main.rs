@@ -27,6 +27,7 @@ mod live;
 mod metrics;
 mod openapi;
 mod outage;
+mod paged_lists;
 mod players;
 mod pool_archives;
 mod rate_limits;
