@@ -200,3 +200,43 @@ async fn per_tournament_lists_page_in_sql_without_gaps_or_repeats() {
         .await;
     }
 }
+
+#[actix_web::test]
+async fn staff_and_teams_page_in_sql_in_their_order() {
+    let app = spawn_app().await;
+    let (tid, org, _, teams) = team_event(&app, 5).await;
+    let base = format!("/api/v1/tournaments/{tid}");
+    // Teams by number.
+    let listed = paged(&app, &format!("{base}/teams"), Some(&org), 2).await;
+    let numbers: Vec<i64> = listed
+        .iter()
+        .map(|t| t["number"].as_i64().unwrap())
+        .collect();
+    assert_eq!(numbers, vec![1, 2, 3, 4, 5]);
+    let first: Vec<i64> = listed
+        .iter()
+        .map(|t| t["pair_a"][0].as_i64().unwrap())
+        .collect();
+    assert_eq!(first, teams.iter().map(|m| m[0]).collect::<Vec<_>>());
+    // Staff by role, then user: the organiser, two referees, a committee member.
+    let (extra_id, _) = app.user("second_referee").await;
+    let (judge_id, _) = app.user("judge").await;
+    for (user, role) in [(extra_id, "referee"), (judge_id, "appeals_committee")] {
+        let r = app
+            .post(
+                &format!("{base}/staff"),
+                Some(&org),
+                json!({"user_id": user, "role": role}),
+            )
+            .await;
+        assert_eq!(r.status(), 201);
+    }
+    let staff = paged(&app, &format!("{base}/staff"), None, 1).await;
+    let roles: Vec<&str> = staff.iter().map(|s| s["role"].as_str().unwrap()).collect();
+    assert_eq!(
+        roles,
+        vec!["appeals_committee", "organiser", "referee", "referee"]
+    );
+    assert!(staff[2]["user_id"].as_i64() < staff[3]["user_id"].as_i64());
+    assert_eq!(staff[3]["user_id"], extra_id);
+}
