@@ -240,3 +240,51 @@ async fn staff_and_teams_page_in_sql_in_their_order() {
     assert!(staff[2]["user_id"].as_i64() < staff[3]["user_id"].as_i64());
     assert_eq!(staff[3]["user_id"], extra_id);
 }
+
+#[actix_web::test]
+async fn cases_page_in_sql_for_staff_and_the_public_and_whole_for_parties() {
+    use crate::case_fixtures::{ok, open_case, setup};
+    let app = spawn_app().await;
+    let e = setup(&app, false).await;
+    let complaint = |respondent: i64| {
+        json!({
+            "subject": "conduct",
+            "statement": "My opponent kept rushing me.",
+            "respondents": [{"player_id": respondent}],
+            "remedies": [{"kind": "add_penalty", "player_id": respondent, "penalty": "warning"}]
+        })
+    };
+    let (_, w0, l0) = e.tables[0];
+    let (_, w1, l1) = e.tables[1];
+    let mut ids = Vec::new();
+    for (by, against) in [(l0, w0), (l1, w1), (w0, l0)] {
+        let case = open_case(&app, &e, e.token_of_player(by), complaint(against)).await;
+        ids.push(case["id"].as_i64().unwrap());
+    }
+    // The second case is decided: the public sees only it.
+    ok(
+        app.post(
+            &format!("/api/v1/tournaments/{}/cases/{}/decision", e.tid, ids[1]),
+            Some(&e.referee),
+            json!({"verdict": "uphold", "reason": "seen by the next table"}),
+        )
+        .await,
+        200,
+    )
+    .await;
+    let path = format!("/api/v1/tournaments/{}/cases", e.tid);
+    let of =
+        |list: &[Value]| -> Vec<i64> { list.iter().map(|c| c["id"].as_i64().unwrap()).collect() };
+    let staff = paged(&app, &path, Some(&e.referee), 1).await;
+    assert_eq!(of(&staff), ids);
+    let public = paged(&app, &path, None, 1).await;
+    assert_eq!(of(&public), vec![ids[1]]);
+    // A party of the first and third cases sees them (open) and the decided one.
+    let party = paged(&app, &path, Some(e.token_of_player(w0)), 2).await;
+    assert_eq!(of(&party), ids);
+    // A party of the second case only: the decided one alone.
+    let other = paged(&app, &path, Some(e.token_of_player(w1)), 1).await;
+    assert_eq!(of(&other), vec![ids[1]]);
+    // The decided case sits between the open ones for staff, alone for the public.
+    assert_eq!(public[0]["id"], staff[1]["id"]);
+}
