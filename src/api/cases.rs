@@ -97,9 +97,9 @@ pub async fn list(
 ) -> ApiResult<HttpResponse> {
     let tid = path.into_inner().id;
     let out = state
-        .run(move |conn| cases::list_cases(conn, &caller, TournamentId(tid)))
+        .run(move |conn| cases::list_cases(conn, &caller, TournamentId(tid), &page.0))
         .await?;
-    page_json(&req, &Page::window(out, &page.0)?, Visibility::Private)
+    page_json(&req, &out, Visibility::Private)
 }
 
 /// One case (an open case is 404 for anyone but its parties, the referees, the organisers

@@ -77,9 +77,9 @@ pub async fn list_withdrawals(
 ) -> ApiResult<HttpResponse> {
     let tid = path.into_inner().id;
     let out = state
-        .run(move |conn| conduct::list_withdrawals(conn, &caller, tid))
+        .run(move |conn| conduct::list_withdrawals(conn, &caller, tid, &page.0))
         .await?;
-    page_json(&req, &Page::window(out, &page.0)?, Visibility::Private)
+    page_json(&req, &out, Visibility::Private)
 }
 
 /// Record a penalty or sanction (referees and organisers).
@@ -153,9 +153,9 @@ pub async fn list_penalties(
 ) -> ApiResult<HttpResponse> {
     let tid = path.into_inner().id;
     let out = state
-        .run(move |conn| conduct::list_penalties(conn, &caller, tid))
+        .run(move |conn| conduct::list_penalties(conn, &caller, tid, &page.0))
         .await?;
-    page_json(&req, &Page::window(out, &page.0)?, Visibility::Private)
+    page_json(&req, &out, Visibility::Private)
 }
 
 /// Annul a penalty (referees and organisers); the penalty stays listed with who annulled it, when and why.

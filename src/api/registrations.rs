@@ -45,14 +45,14 @@ pub async fn list(
 ) -> ApiResult<HttpResponse> {
     let id = path.into_inner().id;
     let (public, out) = state
-        .run(move |conn| registrations::list_registrations(conn, &caller, id))
+        .run(move |conn| registrations::list_registrations(conn, &caller, id, &page.0))
         .await?;
     let vis = if public {
         Visibility::Public
     } else {
         Visibility::Private
     };
-    page_json(&req, &Page::window(out, &page.0)?, vis)
+    page_json(&req, &out, vis)
 }
 
 /// Register a player.
@@ -245,9 +245,9 @@ pub async fn list_teams(
 ) -> ApiResult<HttpResponse> {
     let id = path.into_inner().id;
     let out = state
-        .run(move |conn| registrations::list_teams(conn, &caller, id))
+        .run(move |conn| registrations::list_teams(conn, &caller, id, &page.0))
         .await?;
-    page_json(&req, &Page::window(out, &page.0)?, Visibility::Private)
+    page_json(&req, &out, Visibility::Private)
 }
 
 /// Register a team (organisers of a team-format tournament).

@@ -157,13 +157,9 @@ pub async fn list(
 ) -> ApiResult<HttpResponse> {
     let tid = path.into_inner().id;
     let (public, out) = state
-        .run(move |conn| rounds::list_rounds(conn, &caller, tid))
+        .run(move |conn| rounds::list_rounds(conn, &caller, tid, &page.0))
         .await?;
-    page_json(
-        &req,
-        &Page::window(out, &page.0)?,
-        Visibility::public_if(public),
-    )
+    page_json(&req, &out, Visibility::public_if(public))
 }
 
 /// A round: its draw, report and seed commitment (drafts only for the tournament's staff).
@@ -271,9 +267,9 @@ pub async fn draws(
 ) -> ApiResult<HttpResponse> {
     let RoundPath { id: tid, n: number } = path.into_inner();
     let out = state
-        .run(move |conn| rounds::draw_records(conn, &caller, tid, number))
+        .run(move |conn| rounds::draw_records(conn, &caller, tid, number, &page.0))
         .await?;
-    page_json(&req, &Page::window(out, &page.0)?, Visibility::Private)
+    page_json(&req, &out, Visibility::Private)
 }
 
 /// The team matches of a round (2v2 duplicate) with their outcomes: the six compared values,

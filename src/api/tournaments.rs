@@ -237,13 +237,9 @@ pub async fn list_staff(
 ) -> ApiResult<HttpResponse> {
     let id = path.into_inner().id;
     let (public, staff) = state
-        .run(move |conn| tournaments::list_staff(conn, &caller, id))
+        .run(move |conn| tournaments::list_staff(conn, &caller, id, &page.0))
         .await?;
-    page_json(
-        &req,
-        &Page::window(staff, &page.0)?,
-        Visibility::public_if(public),
-    )
+    page_json(&req, &staff, Visibility::public_if(public))
 }
 
 /// Appoint an organiser, a referee or an appeals committee member (organisers).

@@ -87,6 +87,42 @@ impl<T> Page<T> {
         Ok(Page::new(items, total, limit, offset))
     }
 
+    /// A page read in SQL: `params` checked, `count` the whole list (a cheap `count(*)`), then
+    /// `load(limit, offset)` its items (`ORDER BY` ending in the id, `LIMIT`/`OFFSET`); no
+    /// items are read when the page starts past the end.
+    pub fn read<C, E: Into<ApiError>>(
+        conn: &mut C,
+        params: &PageParams,
+        count: impl FnOnce(&mut C) -> Result<i64, E>,
+        load: impl FnOnce(&mut C, i64, i64) -> Result<Vec<T>, E>,
+    ) -> Result<Page<T>, ApiError> {
+        let (limit, offset) = params.resolve()?;
+        let total = count(conn).map_err(Into::into)?;
+        let items = if offset < total {
+            load(conn, limit, offset).map_err(Into::into)?
+        } else {
+            Vec::new()
+        };
+        Ok(Page::new(items, total, limit, offset))
+    }
+
+    /// The page's items turned into another type (rendered), in order.
+    pub fn try_map<U, E>(self, f: impl FnMut(T) -> Result<U, E>) -> Result<Page<U>, E> {
+        let items = self
+            .items
+            .into_iter()
+            .map(f)
+            .collect::<Result<Vec<U>, E>>()?;
+        Ok(Page {
+            items,
+            total: self.total,
+            limit: self.limit,
+            offset: self.offset,
+            next_cursor: self.next_cursor,
+            total_exact: self.total_exact,
+        })
+    }
+
     /// A page of a list counted in full (no cursor).
     pub fn new(items: Vec<T>, total: i64, limit: i64, offset: i64) -> Page<T> {
         Page {

@@ -31,6 +31,7 @@ mod metrics;
 mod openapi;
 mod outage;
 mod own_data;
+mod paged_lists;
 mod password_reset;
 mod players;
 mod pool_archives;

@@ -3,6 +3,7 @@
 use super::*;
 use crate::domain::status::CaseStatus;
 use crate::domain::{CaseId, TournamentId};
+use crate::services::validate::{Page, PageParams};
 
 /// The checks of a new case that need no database: texts, evidence, the round and table or
 /// penalty its subject needs, at most 10 respondents, the remedies asked for.
@@ -152,14 +153,40 @@ pub fn open_case(
     })
 }
 
-/// The cases of a tournament the caller may see.
+/// A page of the cases of a tournament the caller may see. Staff (every case, as insiders) and
+/// anonymous callers (no open case) read the page in SQL; another signed-in caller may be an
+/// insider of some open cases (a party, on the panel), checked case by case, so that list is
+/// built whole and cut.
 pub fn list_cases(
     conn: &mut PgConnection,
     caller: &MaybeCaller,
     tid: TournamentId,
-) -> Result<Vec<CaseOut>, ApiError> {
+    params: &PageParams,
+) -> Result<Page<CaseOut>, ApiError> {
     let tid = tid.0;
     let t = load_visible(conn, caller, tid)?;
+    let staff = match &caller.0 {
+        None => Some(false),
+        Some(c) => c
+            .has_any_role(conn, tid, &[StaffRole::Referee, StaffRole::Organiser])?
+            .then_some(true),
+    };
+    if let Some(insider) = staff {
+        let page = Page::read(
+            conn,
+            params,
+            |c| listed_cases(tid, insider).count().get_result(c),
+            |c, limit, offset| {
+                listed_cases(tid, insider)
+                    .order(cases::id)
+                    .select(CaseRow::as_select())
+                    .limit(limit)
+                    .offset(offset)
+                    .load(c)
+            },
+        )?;
+        return page.try_map(|row| render(conn, &t, row, insider));
+    }
     let rows: Vec<CaseRow> = cases::table
         .filter(cases::tournament_id.eq(tid))
         .order(cases::id)
@@ -172,7 +199,19 @@ pub fn list_cases(
             out.push(render(conn, &t, row, insider)?);
         }
     }
-    Ok(out)
+    Page::window(out, params)
+}
+
+/// The cases of a tournament a list shows: every case to insiders, no open case to others.
+fn listed_cases(tid: i64, insider: bool) -> cases::BoxedQuery<'static, diesel::pg::Pg> {
+    let q = cases::table
+        .filter(cases::tournament_id.eq(tid))
+        .into_boxed();
+    if insider {
+        q
+    } else {
+        q.filter(cases::status.ne(CaseStatus::Open))
+    }
 }
 
 /// One case, as the caller may see it.

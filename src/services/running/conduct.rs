@@ -19,7 +19,7 @@ use crate::domain::status::RegistrationStatus;
 use crate::domain::{CaseId, TournamentId, UserId};
 use crate::error::ApiError;
 use crate::services::access::{load_for_staff, load_visible};
-use crate::services::validate::Check;
+use crate::services::validate::{Check, Page, PageParams};
 pub fn rounds_drawn(conn: &mut PgConnection, tid: i64) -> Result<i32, ApiError> {
     Ok(rounds::table
         .filter(rounds::tournament_id.eq(tid))
@@ -480,14 +480,29 @@ pub fn list_withdrawals(
     conn: &mut PgConnection,
     caller: &MaybeCaller,
     tid: i64,
-) -> Result<Vec<WithdrawalOut>, ApiError> {
+    params: &PageParams,
+) -> Result<Page<WithdrawalOut>, ApiError> {
     load_visible(conn, caller, tid)?;
-    let rows: Vec<WithdrawalRow> = withdrawals::table
-        .filter(withdrawals::tournament_id.eq(tid))
-        .order(withdrawals::id)
-        .select(WithdrawalRow::as_select())
-        .load(conn)?;
-    Ok(rows.into_iter().map(withdrawal_out).collect::<Vec<_>>())
+    let page = Page::read(
+        conn,
+        params,
+        |c| {
+            withdrawals::table
+                .filter(withdrawals::tournament_id.eq(tid))
+                .count()
+                .get_result(c)
+        },
+        |c, limit, offset| {
+            withdrawals::table
+                .filter(withdrawals::tournament_id.eq(tid))
+                .order(withdrawals::id)
+                .select(WithdrawalRow::as_select())
+                .limit(limit)
+                .offset(offset)
+                .load(c)
+        },
+    )?;
+    page.try_map(|row| Ok(withdrawal_out(row)))
 }
 
 /// Records a penalty or sanction (referees and organisers).
@@ -534,14 +549,29 @@ pub fn list_penalties(
     conn: &mut PgConnection,
     caller: &MaybeCaller,
     tid: i64,
-) -> Result<Vec<PenaltyOut>, ApiError> {
+    params: &PageParams,
+) -> Result<Page<PenaltyOut>, ApiError> {
     load_visible(conn, caller, tid)?;
-    let rows: Vec<PenaltyRow> = penalties::table
-        .filter(penalties::tournament_id.eq(tid))
-        .order(penalties::id)
-        .select(PenaltyRow::as_select())
-        .load(conn)?;
-    Ok(rows.into_iter().map(penalty_out).collect::<Vec<_>>())
+    let page = Page::read(
+        conn,
+        params,
+        |c| {
+            penalties::table
+                .filter(penalties::tournament_id.eq(tid))
+                .count()
+                .get_result(c)
+        },
+        |c, limit, offset| {
+            penalties::table
+                .filter(penalties::tournament_id.eq(tid))
+                .order(penalties::id)
+                .select(PenaltyRow::as_select())
+                .limit(limit)
+                .offset(offset)
+                .load(c)
+        },
+    )?;
+    page.try_map(|row| Ok(penalty_out(row)))
 }
 
 /// Annuls a penalty (referees and organisers); it stays listed with who annulled it, when and why.

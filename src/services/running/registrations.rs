@@ -17,7 +17,7 @@ use crate::domain::status::TournamentStatus;
 use crate::domain::{PlayerId, TournamentId};
 use crate::error::ApiError;
 use crate::services::access::{load_for_staff, load_visible, lock_tournament};
-use crate::services::validate::Check;
+use crate::services::validate::{Check, Page, PageParams};
 
 /// How many registrations make a confirmable block: the table size for table games (domain.md
 /// section 2), 1 for the two-player formats, whose pairings give a bye to an odd player out
@@ -156,30 +156,53 @@ fn check_seeding(check: &mut Check, rating: Option<f64>, games: Option<i32>) {
 }
 
 fn list_out(conn: &mut PgConnection, tid: i64) -> Result<Vec<RegistrationOut>, ApiError> {
-    let rows: Vec<(Registration, String)> = registrations::table
+    Ok(live_rows(conn, tid, i64::MAX, 0)?
+        .into_iter()
+        .enumerate()
+        .map(|(i, row)| registration_out(row, i as i64 + 1))
+        .collect())
+}
+
+/// `limit` live registrations of a tournament after the first `offset`, in order of id.
+fn live_rows(
+    conn: &mut PgConnection,
+    tid: i64,
+    limit: i64,
+    offset: i64,
+) -> QueryResult<Vec<(Registration, String)>> {
+    registrations::table
         .inner_join(players::table)
         .filter(registrations::tournament_id.eq(tid))
         .filter(registrations::status.ne(RegistrationStatus::Cancelled))
         .order(registrations::id)
         .select((Registration::as_select(), players::name))
-        .load(conn)?;
-    Ok(rows
-        .into_iter()
-        .enumerate()
-        .map(|(i, (r, name))| {
-            let colours = choices_of(&r);
-            RegistrationOut {
-                player_id: r.player_id,
-                player_name: name,
-                status: r.status.as_str().to_string(),
-                position: i as i64 + 1,
-                seeding_rating: r.seeding_rating,
-                seeding_rated_games: r.seeding_rated_games,
-                registered_at: r.registered_at,
-                colours,
-            }
-        })
-        .collect())
+        .limit(limit)
+        .offset(offset)
+        .load(conn)
+}
+
+/// How many live registrations a tournament has (with `id` at most `upto`: a position).
+fn count_live(conn: &mut PgConnection, tid: i64, upto: i64) -> QueryResult<i64> {
+    registrations::table
+        .filter(registrations::tournament_id.eq(tid))
+        .filter(registrations::status.ne(RegistrationStatus::Cancelled))
+        .filter(registrations::id.le(upto))
+        .count()
+        .get_result(conn)
+}
+
+fn registration_out((r, name): (Registration, String), position: i64) -> RegistrationOut {
+    let colours = choices_of(&r);
+    RegistrationOut {
+        player_id: r.player_id,
+        player_name: name,
+        status: r.status.as_str().to_string(),
+        position,
+        seeding_rating: r.seeding_rating,
+        seeding_rated_games: r.seeding_rated_games,
+        registered_at: r.registered_at,
+        colours,
+    }
 }
 
 /// Registration is open: the tournament takes registrations and no round is drawn yet.
@@ -264,15 +287,29 @@ fn team_out(t: TeamRow) -> TeamOut {
     }
 }
 
-/// The registrations of a tournament, and whether anyone may see them (not a draft).
+/// A page of the registrations of a tournament (read in SQL), and whether anyone may see
+/// them (not a draft).
 pub fn list_registrations(
     conn: &mut PgConnection,
     caller: &MaybeCaller,
     id: i64,
-) -> Result<(bool, Vec<RegistrationOut>), ApiError> {
+    params: &PageParams,
+) -> Result<(bool, Page<RegistrationOut>), ApiError> {
     let t = load_visible(conn, caller, id)?;
     let vis = t.status != TournamentStatus::Draft;
-    Ok((vis, list_out(conn, id)?))
+    let page = Page::read(
+        conn,
+        params,
+        |c| count_live(c, id, i64::MAX),
+        |c, limit, offset| live_rows(c, id, limit, offset),
+    )?;
+    let first = page.offset;
+    let mut i = 0;
+    let page = page.try_map(|row| {
+        i += 1;
+        Ok::<_, ApiError>(registration_out(row, first + i))
+    })?;
+    Ok((vis, page))
 }
 
 /// One live registration of a tournament, and whether it is public.
@@ -282,11 +319,21 @@ pub fn read_registration(
     id: i64,
     player_id: i64,
 ) -> Result<(bool, RegistrationOut), ApiError> {
-    let (public, all) = list_registrations(conn, caller, id)?;
-    all.into_iter()
-        .find(|r| r.player_id == player_id)
-        .map(|r| (public, r))
-        .ok_or_else(|| ApiError::NotFound(format!("player {player_id} is not registered")))
+    let t = load_visible(conn, caller, id)?;
+    let public = t.status != TournamentStatus::Draft;
+    let row: Option<(Registration, String)> = registrations::table
+        .inner_join(players::table)
+        .filter(registrations::tournament_id.eq(id))
+        .filter(registrations::player_id.eq(player_id))
+        .filter(registrations::status.ne(RegistrationStatus::Cancelled))
+        .order(registrations::id)
+        .select((Registration::as_select(), players::name))
+        .first(conn)
+        .optional()?;
+    let row =
+        row.ok_or_else(|| ApiError::NotFound(format!("player {player_id} is not registered")))?;
+    let position = count_live(conn, id, row.0.id)?;
+    Ok((public, registration_out(row, position)))
 }
 
 /// Registers a player (the player themselves, or an organiser for anyone); the first full tables are confirmed, the rest waitlisted.
@@ -470,14 +517,29 @@ pub fn list_teams(
     conn: &mut PgConnection,
     caller: &MaybeCaller,
     id: i64,
-) -> Result<Vec<TeamOut>, ApiError> {
+    params: &PageParams,
+) -> Result<Page<TeamOut>, ApiError> {
     load_visible(conn, caller, id)?;
-    let rows: Vec<TeamRow> = teams::table
-        .filter(teams::tournament_id.eq(id))
-        .order(teams::number)
-        .select(TeamRow::as_select())
-        .load(conn)?;
-    Ok(rows.into_iter().map(team_out).collect::<Vec<_>>())
+    let page = Page::read(
+        conn,
+        params,
+        |c| {
+            teams::table
+                .filter(teams::tournament_id.eq(id))
+                .count()
+                .get_result(c)
+        },
+        |c, limit, offset| {
+            teams::table
+                .filter(teams::tournament_id.eq(id))
+                .order((teams::number, teams::id))
+                .select(TeamRow::as_select())
+                .limit(limit)
+                .offset(offset)
+                .load(c)
+        },
+    )?;
+    page.try_map(|row| Ok(team_out(row)))
 }
 
 /// Creates a team of two pairs (organisers); its members are registered.

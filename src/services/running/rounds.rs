@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
+use diesel::pg::Pg;
 use diesel::prelude::*;
 use diesel::PgConnection;
 use serde::{Deserialize, Serialize};
@@ -27,6 +28,7 @@ use crate::services::running::round_input::{
 };
 use crate::services::running::snapshot::{Snapshot, TeamMatchResult};
 use crate::services::running::time_of_play;
+use crate::services::validate::{Page, PageParams};
 
 /// A round as shown.
 #[derive(Debug, Serialize, ToSchema)]
@@ -567,29 +569,47 @@ pub fn publish(
     })
 }
 
-/// The rounds of a tournament (drafts only for staff), and whether the list is public.
+/// A page of the rounds of a tournament (drafts only for staff; read in SQL), and whether the
+/// list is public.
 pub fn list_rounds(
     conn: &mut PgConnection,
     caller: &MaybeCaller,
     tid: i64,
-) -> Result<(bool, Vec<RoundOut>), ApiError> {
+    params: &PageParams,
+) -> Result<(bool, Page<RoundOut>), ApiError> {
     let t = load_visible(conn, caller, tid)?;
     let staff = is_staff(conn, caller, tid)?;
-    let rows: Vec<RoundRow> = rounds::table
-        .filter(rounds::tournament_id.eq(tid))
-        .order(rounds::number)
-        .select(RoundRow::as_select())
-        .load(conn)?;
-    let mut out = Vec::new();
-    for r in rows {
-        if r.status == RoundStatus::Draft && !staff {
-            continue;
-        }
+    let page = Page::read(
+        conn,
+        params,
+        |c| listed_rounds(tid, staff).count().get_result(c),
+        |c, limit, offset| {
+            listed_rounds(tid, staff)
+                .order((rounds::number, rounds::id))
+                .select(RoundRow::as_select())
+                .limit(limit)
+                .offset(offset)
+                .load(c)
+        },
+    )?;
+    let page = page.try_map(|r| {
         let done = tables_with_results(conn, r.id)?;
-        out.push(round_out(&t, r, done)?);
-    }
+        round_out(&t, r, done)
+    })?;
     let vis = !staff;
-    Ok((vis, out))
+    Ok((vis, page))
+}
+
+/// The rounds of a tournament its list shows: every round to staff, no drafts to others.
+fn listed_rounds(tid: i64, staff: bool) -> rounds::BoxedQuery<'static, Pg> {
+    let q = rounds::table
+        .filter(rounds::tournament_id.eq(tid))
+        .into_boxed();
+    if staff {
+        q
+    } else {
+        q.filter(rounds::status.ne(RoundStatus::Draft))
+    }
 }
 
 /// One round, and whether it is public.
@@ -611,32 +631,45 @@ pub fn draw_records(
     caller: &MaybeCaller,
     tid: i64,
     number: i32,
-) -> Result<Vec<DrawRecord>, ApiError> {
+    params: &PageParams,
+) -> Result<Page<DrawRecord>, ApiError> {
     let (t, r) = load_round(conn, caller, tid, number)?;
     let revealed = r.status != RoundStatus::Draft;
-    let rows: Vec<RoundDraw> = round_draws::table
-        .filter(round_draws::round_id.eq(r.id))
-        .order(round_draws::attempt)
-        .select(RoundDraw::as_select())
-        .load(conn)?;
-    let mut out = Vec::with_capacity(rows.len());
-    for d in rows {
+    let page = Page::read(
+        conn,
+        params,
+        |c| {
+            round_draws::table
+                .filter(round_draws::round_id.eq(r.id))
+                .count()
+                .get_result(c)
+        },
+        |c, limit, offset| {
+            round_draws::table
+                .filter(round_draws::round_id.eq(r.id))
+                .order(round_draws::attempt) // the key: (round_id, attempt)
+                .select(RoundDraw::as_select())
+                .limit(limit)
+                .offset(offset)
+                .load(c)
+        },
+    )?;
+    page.try_map(|d| {
         let input = if revealed {
             let full = restored(conn, &t, number, d.draw_input)?;
             Some(serde_json::to_value(full).map_err(|e| ApiError::Internal(e.to_string()))?)
         } else {
             None
         };
-        out.push(DrawRecord {
+        Ok(DrawRecord {
             attempt: d.attempt,
             seed_commitment: d.seed_commitment,
             seed: revealed.then_some(d.seed),
             input,
             draw: d.draw,
             drawn_at: d.drawn_at,
-        });
-    }
-    Ok(out)
+        })
+    })
 }
 
 /// A team round's matches, and whether they are public.

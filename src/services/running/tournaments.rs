@@ -9,7 +9,7 @@ use crate::domain::status::TournamentStatus;
 use crate::domain::{PoolId, TournamentId, UserId};
 use crate::error::ApiError;
 use crate::services::access::{load_for_staff, load_visible, lock_tournament};
-use crate::services::validate::{check_country, Check};
+use crate::services::validate::{check_country, Check, Page, PageParams};
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::prelude::*;
 use diesel::PgConnection;
@@ -293,11 +293,27 @@ pub struct AppointStaff {
 }
 
 fn staff_of(conn: &mut PgConnection, id: i64) -> Result<Vec<StaffOut>, ApiError> {
+    staff_page(conn, id, i64::MAX, 0)
+}
+
+/// The roles a staff list shows (a row with another role is not listed, nor counted).
+const LISTED_ROLES: [&str; 3] = ["organiser", "referee", "appeals_committee"];
+
+/// `limit` staff appointments of a tournament after the first `offset`, by role then user.
+fn staff_page(
+    conn: &mut PgConnection,
+    id: i64,
+    limit: i64,
+    offset: i64,
+) -> Result<Vec<StaffOut>, ApiError> {
     let rows: Vec<(StaffRow, String)> = tournament_staff::table
         .inner_join(users::table.on(users::id.eq(tournament_staff::user_id)))
         .filter(tournament_staff::tournament_id.eq(id))
+        .filter(tournament_staff::role.eq_any(LISTED_ROLES))
         .order((tournament_staff::role, tournament_staff::user_id))
         .select((StaffRow::as_select(), users::username))
+        .limit(limit)
+        .offset(offset)
         .load(conn)?;
     Ok(rows
         .into_iter()
@@ -600,9 +616,23 @@ pub fn list_staff(
     conn: &mut PgConnection,
     caller: &MaybeCaller,
     id: i64,
-) -> Result<(bool, Vec<StaffOut>), ApiError> {
+    params: &PageParams,
+) -> Result<(bool, Page<StaffOut>), ApiError> {
     let t = load_visible(conn, caller, id)?;
-    Ok((t.status != TournamentStatus::Draft, staff_of(conn, id)?))
+    let page = Page::read(
+        conn,
+        params,
+        |c| {
+            tournament_staff::table
+                .filter(tournament_staff::tournament_id.eq(id))
+                .filter(tournament_staff::role.eq_any(LISTED_ROLES))
+                .count()
+                .get_result::<i64>(c)
+                .map_err(ApiError::from)
+        },
+        |c, limit, offset| staff_page(c, id, limit, offset),
+    )?;
+    Ok((t.status != TournamentStatus::Draft, page))
 }
 
 /// Appoints a user to a staff role (organisers; the appeals committee holds at most three).
