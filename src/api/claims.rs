@@ -6,7 +6,7 @@ use actix_web::{delete, get, post, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::{Json, Query};
 use crate::api::problem::{AuthErrors, BodyErrors};
-use crate::api::support::{private_page, Page, PageParams};
+use crate::api::support::{page_json, Page, PageParams, Visibility};
 use crate::auth::Caller;
 use crate::error::{ApiResult, Problem};
 use crate::runtime::state::AppState;
@@ -64,6 +64,7 @@ pub async fn create(
     responses(
         AuthErrors,
         (status = 200, description = "Claims, oldest first", body = Page<ClaimOut>),
+        (status = 304, description = "Not modified"),
         (status = 404, description = "No such player", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -79,7 +80,7 @@ pub async fn list(
     let all = state
         .run(move |conn| claims::list_for_player(conn, &caller, player))
         .await?;
-    Ok(private_page(&req, &Page::window(all, &page.0)?))
+    page_json(&req, &Page::window(all, &page.0)?, Visibility::Private)
 }
 
 /// The open claims I may decide (signed in).
@@ -94,6 +95,7 @@ pub async fn list(
     responses(
         AuthErrors,
         (status = 200, description = "Open claims to decide, oldest first", body = Page<ClaimOut>),
+        (status = 304, description = "Not modified"),
     )
 )]
 #[get("/player-claims")]
@@ -104,7 +106,7 @@ pub async fn queue(
     page: Query<PageParams>,
 ) -> ApiResult<HttpResponse> {
     let all = state.run(move |conn| claims::queue(conn, &caller)).await?;
-    Ok(private_page(&req, &Page::window(all, &page.0)?))
+    page_json(&req, &Page::window(all, &page.0)?, Visibility::Private)
 }
 
 /// Approve or refuse a claim (an admin, a keeper of a pool the player is rated in, or an

@@ -5,7 +5,7 @@ use actix_web::{delete, get, post, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::{Json, Query};
 use crate::api::problem::{AuthErrors, BodyErrors};
-use crate::api::support::{private_page, Page, PageParams};
+use crate::api::support::{page_json, Page, PageParams, Visibility};
 use crate::auth::{Caller, MaybeCaller};
 use crate::domain::accounts::Language;
 use crate::error::{ApiResult, Problem};
@@ -81,6 +81,7 @@ pub async fn create(
     responses(
         AuthErrors,
         (status = 200, description = "Invitations, oldest first", body = Page<InvitationOut>),
+        (status = 304, description = "Not modified"),
         (status = 403, description = "Not an organiser of the tournament", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
     )
@@ -97,7 +98,7 @@ pub async fn list(
     let all = state
         .run(move |conn| invite::list(conn, &caller, tid))
         .await?;
-    Ok(private_page(&req, &Page::window(all, &page.0)?))
+    page_json(&req, &Page::window(all, &page.0)?, Visibility::Private)
 }
 
 /// Revoke an invitation (organisers and admins).
