@@ -6,12 +6,14 @@ pub mod accounts;
 pub mod archives;
 pub mod auth;
 pub mod cases;
+pub mod claims;
 pub mod conduct;
 pub mod document;
 pub mod embed;
 pub mod events;
 pub mod extract;
 pub mod health;
+pub mod invitations;
 pub mod keys;
 pub mod me;
 pub mod metrics;
@@ -91,6 +93,19 @@ impl Modify for BearerAuth {
             ),
         );
     }
+}
+
+/// The routes that bring people in: invitations and claims on players (issue 29).
+fn people_routes(cfg: &mut ServiceConfig) {
+    cfg.service(invitations::create)
+        .service(invitations::list)
+        .service(invitations::revoke)
+        .service(invitations::accept)
+        .service(claims::create)
+        .service(claims::list)
+        .service(claims::queue)
+        .service(claims::decide)
+        .service(claims::withdraw);
 }
 
 /// Registers every `/api/v1` route. actix tries routes in this order, one path pattern after
@@ -216,4 +231,5 @@ pub fn routes(cfg: &mut ServiceConfig) {
         .service(webhooks::deliveries)
         .service(webhooks::read_delivery)
         .service(webhooks::redeliver);
+    people_routes(cfg);
 }

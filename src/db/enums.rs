@@ -18,7 +18,7 @@ use diesel::pg::{Pg, PgValue};
 use diesel::serialize::{self, Output, ToSql};
 use diesel::sql_types::{Nullable, Text};
 
-use crate::domain::accounts::{Language, TokenPurpose};
+use crate::domain::accounts::{ClaimStatus, Language, TokenPurpose};
 use crate::domain::cases::{CaseKind, PanelMode, Seat};
 use crate::domain::colours::Colour;
 use crate::domain::rating::acceptance::RatingStatus;
@@ -114,6 +114,7 @@ stored_as_text! {
     CheckoutState => "check-out state",
     Language => "language",
     TokenPurpose => "token purpose",
+    ClaimStatus => "claim status",
 }
 
 #[cfg(test)]

@@ -30,6 +30,37 @@ diesel::table! {
 }
 
 diesel::table! {
+    invitations (id) {
+        id -> Int8,
+        tournament_id -> Int8,
+        email -> Text,
+        player_id -> Nullable<Int8>,
+        message -> Nullable<Text>,
+        invited_by -> Nullable<Int8>,
+        token_hash -> Bytea,
+        created_at -> Timestamptz,
+        expires_at -> Timestamptz,
+        revoked_at -> Nullable<Timestamptz>,
+        accepted_at -> Nullable<Timestamptz>,
+        accepted_by -> Nullable<Int8>,
+    }
+}
+
+diesel::table! {
+    player_claims (id) {
+        id -> Int8,
+        player_id -> Int8,
+        user_id -> Int8,
+        message -> Text,
+        status -> Text,
+        reason -> Nullable<Text>,
+        decided_by -> Nullable<Int8>,
+        created_at -> Timestamptz,
+        decided_at -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::table! {
     mail_outbox (id) {
         id -> Int8,
         user_id -> Nullable<Int8>,
@@ -610,4 +641,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     account_tokens,
     mail_outbox,
     tournament_checkouts,
+    invitations,
+    player_claims,
 );

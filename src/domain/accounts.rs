@@ -36,6 +36,38 @@ impl SignupMode {
     }
 }
 
+/// Where a claim on a player stands: `open` until decided (`approved`, `refused`) or
+/// `withdrawn` by its claimant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ClaimStatus {
+    Open,
+    Approved,
+    Refused,
+    Withdrawn,
+}
+
+impl ClaimStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Open => "open",
+            Self::Approved => "approved",
+            Self::Refused => "refused",
+            Self::Withdrawn => "withdrawn",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "open" => Some(Self::Open),
+            "approved" => Some(Self::Approved),
+            "refused" => Some(Self::Refused),
+            "withdrawn" => Some(Self::Withdrawn),
+            _ => None,
+        }
+    }
+}
+
 /// What a one-time code sent by e-mail is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TokenPurpose {

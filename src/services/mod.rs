@@ -10,6 +10,7 @@
 //! - [`cases`]: complaints, rulings, appeals and the committee;
 //! - [`accounts`]: users, sign-in, sessions and API keys;
 //! - [`integrations`]: webhooks and embeddable pages;
+//! - [`invitations`]: invitations to a tournament by e-mail;
 //! - shared by all: [`access`] (who may see and change what), [`validate`] (checks of plain
 //!   input), [`players`] (identities shared across tournaments), [`health`].
 
@@ -19,6 +20,7 @@ pub mod archives;
 pub mod cases;
 pub mod health;
 pub mod integrations;
+pub mod invitations;
 pub mod play;
 pub mod players;
 pub mod ratings;

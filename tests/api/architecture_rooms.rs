@@ -36,6 +36,7 @@ fn allowed(room: &str) -> Option<(bool, &'static [&'static str])> {
         "services::cases" => (true, &["services::running", "services::ratings"]),
         "services::integrations" => (true, &["services::running", "services::ratings"]),
         "services::archives" => (true, &["services::running", "services::ratings"]),
+        "services::invitations" => (true, &["services::running", "services::accounts"]),
         "services::play" => (
             true,
             &["services::running", "services::ratings", "services::cases"],

@@ -19,6 +19,21 @@ pub enum Mail<'a> {
     AlreadyRegistered { username: &'a str },
     /// A password reset was asked for: the code that sets a new password.
     Reset { username: &'a str, code: &'a str },
+    /// An invitation to a tournament: the code that accepts it, and the inviter's own words.
+    Invitation {
+        inviter: &'a str,
+        tournament: &'a str,
+        code: &'a str,
+        message: &'a str,
+    },
+    /// A claim on a player was decided: approved (the player is linked) or refused, with the
+    /// decider's reason.
+    ClaimDecided {
+        username: &'a str,
+        player: &'a str,
+        approved: bool,
+        reason: &'a str,
+    },
 }
 
 /// The message in `language`.
@@ -86,8 +101,52 @@ pub fn render(language: Language, mail: &Mail<'_>) -> Text {
             "設定新密碼".to_string(),
             format!("{username} 您好：\n\n有人為您的 tourney 帳號申請了新密碼。請將以下代碼連同新密碼送至 POST /api/v1/auth/password-reset/confirm（或在應用程式中輸入）：\n\n{code}\n\n此代碼一小時內有效且只能使用一次；使用後帳號的所有登入工作階段都會結束。若不是您本人申請，請忽略此訊息，您的密碼不會改變。\n"),
         ),
+        (Mail::Invitation { inviter, tournament, code, message }, En) => (
+            format!("Invitation to {tournament}"),
+            format!("Hello,\n\n{inviter} invites you to the tournament \"{tournament}\".\n{message}\nTo accept, send this code to POST /api/v1/auth/invitations/accept (or enter it in your app), with a new username and password or signed in to your account:\n\n{code}\n\nThe invitation is valid for 14 days and works once. If you do not want to take part, ignore this message.\n"),
+        ),
+        (Mail::Invitation { inviter, tournament, code, message }, Nb) => (
+            format!("Invitasjon til {tournament}"),
+            format!("Hei,\n\n{inviter} inviterer deg til turneringen «{tournament}».\n{message}\nFor å takke ja, send denne koden til POST /api/v1/auth/invitations/accept (eller skriv den inn i appen), med nytt brukernavn og passord eller innlogget på kontoen din:\n\n{code}\n\nInvitasjonen gjelder i 14 dager og kan brukes én gang. Vil du ikke delta, kan du se bort fra denne meldingen.\n"),
+        ),
+        (Mail::Invitation { inviter, tournament, code, message }, Pl) => (
+            format!("Zaproszenie na {tournament}"),
+            format!("Dzień dobry,\n\n{inviter} zaprasza Cię na turniej „{tournament}”.\n{message}\nAby przyjąć zaproszenie, wyślij ten kod na POST /api/v1/auth/invitations/accept (lub wpisz go w aplikacji), z nową nazwą użytkownika i hasłem albo zalogowany na swoje konto:\n\n{code}\n\nZaproszenie jest ważne przez 14 dni i działa raz. Jeśli nie chcesz wziąć udziału, zignoruj tę wiadomość.\n"),
+        ),
+        (Mail::Invitation { inviter, tournament, code, message }, De) => (
+            format!("Einladung zu {tournament}"),
+            format!("Hallo,\n\n{inviter} lädt dich zum Turnier „{tournament}“ ein.\n{message}\nUm anzunehmen, sende diesen Code an POST /api/v1/auth/invitations/accept (oder gib ihn in deiner App ein), mit neuem Benutzernamen und Passwort oder angemeldet mit deinem Konto:\n\n{code}\n\nDie Einladung ist 14 Tage gültig und funktioniert einmal. Wenn du nicht teilnehmen möchtest, ignoriere diese Nachricht.\n"),
+        ),
+        (Mail::Invitation { inviter, tournament, code, message }, ZhHant) => (
+            format!("{tournament} 邀請函"),
+            format!("您好：\n\n{inviter} 邀請您參加比賽「{tournament}」。\n{message}\n若要接受，請將以下代碼送至 POST /api/v1/auth/invitations/accept（或在應用程式中輸入），並提供新的使用者名稱與密碼，或以您的帳號登入：\n\n{code}\n\n此邀請 14 天內有效且只能使用一次。若您不想參加，請忽略此訊息。\n"),
+        ),
+        (Mail::ClaimDecided { username, player, approved, reason }, lang) => claim_text(lang, username, player, *approved, reason),
     };
     Text { subject, body }
+}
+
+/// A claim's decision in `language`.
+fn claim_text(
+    language: Language,
+    username: &str,
+    player: &str,
+    approved: bool,
+    reason: &str,
+) -> (String, String) {
+    use Language::*;
+    match (language, approved) {
+        (En, true) => ("Your claim was approved".into(), format!("Hello {username},\n\nyour account is now linked to the player \"{player}\".\n{reason}\n")),
+        (En, false) => ("Your claim was refused".into(), format!("Hello {username},\n\nyour claim on the player \"{player}\" was refused. The reason given:\n\n{reason}\n")),
+        (Nb, true) => ("Kravet ditt er godkjent".into(), format!("Hei {username},\n\nkontoen din er nå knyttet til spilleren «{player}».\n{reason}\n")),
+        (Nb, false) => ("Kravet ditt er avslått".into(), format!("Hei {username},\n\nkravet ditt på spilleren «{player}» ble avslått. Begrunnelse:\n\n{reason}\n")),
+        (Pl, true) => ("Twoje zgłoszenie zostało przyjęte".into(), format!("Dzień dobry {username},\n\nTwoje konto jest teraz powiązane z graczem „{player}”.\n{reason}\n")),
+        (Pl, false) => ("Twoje zgłoszenie zostało odrzucone".into(), format!("Dzień dobry {username},\n\nTwoje zgłoszenie dotyczące gracza „{player}” zostało odrzucone. Uzasadnienie:\n\n{reason}\n")),
+        (De, true) => ("Dein Anspruch wurde bestätigt".into(), format!("Hallo {username},\n\ndein Konto ist jetzt mit dem Spieler „{player}“ verknüpft.\n{reason}\n")),
+        (De, false) => ("Dein Anspruch wurde abgelehnt".into(), format!("Hallo {username},\n\ndein Anspruch auf den Spieler „{player}“ wurde abgelehnt. Begründung:\n\n{reason}\n")),
+        (ZhHant, true) => ("您的認領已核准".into(), format!("{username} 您好：\n\n您的帳號現已連結至選手「{player}」。\n{reason}\n")),
+        (ZhHant, false) => ("您的認領未獲核准".into(), format!("{username} 您好：\n\n您對選手「{player}」的認領未獲核准。理由：\n\n{reason}\n")),
+    }
 }
 
 #[cfg(test)]
@@ -107,10 +166,19 @@ mod tests {
                     code: "pr_5678",
                 },
                 Mail::AlreadyRegistered { username: "kari" },
+                Mail::Invitation {
+                    inviter: "kari",
+                    tournament: "Oslo Open",
+                    code: "in_9abc",
+                    message: "",
+                },
             ] {
                 let t = render(l, &m);
                 assert!(!t.subject.is_empty() && t.body.contains("kari"));
-                if let Mail::Verify { code, .. } | Mail::Reset { code, .. } = m {
+                if let Mail::Verify { code, .. }
+                | Mail::Reset { code, .. }
+                | Mail::Invitation { code, .. } = m
+                {
                     assert!(t.body.contains(code), "{l:?} {m:?}");
                 }
             }

@@ -1,0 +1,347 @@
+//! Claims on players (issue 29, item 5): a signed-in account without a player asks to be linked
+//! to an existing one, with a message; an admin, a keeper of a pool the player is rated in, or
+//! an organiser of a tournament the player is (or was) registered in approves or refuses it
+//! with a reason. The claimant can withdraw an open claim. The decision goes to the claimant by
+//! mail. One open claim per player and account.
+
+use chrono::{DateTime, Utc};
+use diesel::prelude::*;
+use diesel::PgConnection;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::auth::{Caller, StaffRole};
+use crate::db::schema::{
+    player_claims, players, pool_keepers, rating_standings, registrations, tournament_staff, users,
+};
+use crate::domain::accounts::{ClaimStatus, Language};
+use crate::domain::status::RegistrationStatus;
+use crate::error::ApiError;
+use crate::services::accounts::mail_text::Mail;
+use crate::services::accounts::outbox;
+
+/// The longest message or reason.
+const TEXT_MAX: usize = 2000;
+
+/// A claim to make.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"message": "This is me: I played the Oslo Open 2025 for Asker."}))]
+pub struct NewClaim {
+    /// Why the player is the claimant's, for the deciders (1-2000 characters).
+    #[schema(min_length = 1, max_length = 2000)]
+    pub message: String,
+}
+
+/// A decision on a claim.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"approve": false, "reason": "Kari Nordmann of Asker is someone else."}))]
+pub struct ClaimDecision {
+    pub approve: bool,
+    /// Required when refusing; sent to the claimant.
+    #[schema(max_length = 2000)]
+    pub reason: Option<String>,
+}
+
+/// A claim as shown to its claimant and its deciders.
+#[derive(Debug, Serialize, ToSchema, Queryable, Selectable)]
+#[diesel(table_name = player_claims)]
+pub struct ClaimOut {
+    pub id: i64,
+    pub player_id: i64,
+    /// The claimant's account.
+    pub user_id: i64,
+    pub message: String,
+    pub status: ClaimStatus,
+    pub reason: Option<String>,
+    pub decided_by: Option<i64>,
+    pub created_at: DateTime<Utc>,
+    pub decided_at: Option<DateTime<Utc>>,
+}
+
+fn check_text(field: &str, text: &str) -> Result<(), ApiError> {
+    let n = text.trim().chars().count();
+    if n == 0 || n > TEXT_MAX {
+        return Err(ApiError::field(
+            field,
+            format!("must be 1-{TEXT_MAX} characters"),
+        ));
+    }
+    Ok(())
+}
+
+fn linked_player(conn: &mut PgConnection, user_id: i64) -> Result<Option<i64>, ApiError> {
+    Ok(players::table
+        .filter(players::user_id.eq(user_id))
+        .select(players::id)
+        .first(conn)
+        .optional()?)
+}
+
+/// Whether the caller may decide claims on `player`: an admin, a keeper of a pool the player
+/// is rated in, or an organiser of a tournament the player is registered in.
+pub fn may_decide(conn: &mut PgConnection, caller: &Caller, player: i64) -> Result<bool, ApiError> {
+    if caller.is_admin {
+        return Ok(true);
+    }
+    let keeper: bool = diesel::select(diesel::dsl::exists(
+        pool_keepers::table
+            .filter(pool_keepers::user_id.eq(caller.user_id))
+            .filter(
+                pool_keepers::pool_id.eq_any(
+                    rating_standings::table
+                        .filter(rating_standings::player_id.eq(player))
+                        .select(rating_standings::pool_id),
+                ),
+            ),
+    ))
+    .get_result(conn)?;
+    if keeper {
+        return Ok(true);
+    }
+    Ok(diesel::select(diesel::dsl::exists(
+        tournament_staff::table
+            .filter(tournament_staff::user_id.eq(caller.user_id))
+            .filter(tournament_staff::role.eq(StaffRole::Organiser.as_str()))
+            .filter(
+                tournament_staff::tournament_id.eq_any(
+                    registrations::table
+                        .filter(registrations::player_id.eq(player))
+                        .filter(registrations::status.ne(RegistrationStatus::Cancelled))
+                        .select(registrations::tournament_id),
+                ),
+            ),
+    ))
+    .get_result(conn)?)
+}
+
+/// Claims `player` for the caller's account: 409 naming `player_id` if the account already has
+/// a player, the player an account, or the account an open claim on the player already.
+pub fn claim(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    player: i64,
+    input: &NewClaim,
+) -> Result<ClaimOut, ApiError> {
+    check_text("message", &input.message)?;
+    conn.transaction(|conn| {
+        let owner: Option<Option<i64>> = players::table
+            .find(player)
+            .select(players::user_id)
+            .first(conn)
+            .optional()?;
+        let owner = owner.ok_or_else(|| ApiError::NotFound(format!("no player {player}")))?;
+        if let Some(own) = linked_player(conn, caller.user_id)? {
+            return Err(ApiError::conflict_at(
+                "player_id",
+                format!("your account is already linked to player {own}"),
+            ));
+        }
+        if owner.is_some() {
+            return Err(ApiError::conflict_at(
+                "player_id",
+                format!("player {player} is already linked to an account"),
+            ));
+        }
+        let inserted = conn.transaction(|conn| {
+            diesel::insert_into(player_claims::table)
+                .values((
+                    player_claims::player_id.eq(player),
+                    player_claims::user_id.eq(caller.user_id),
+                    player_claims::message.eq(input.message.trim()),
+                ))
+                .returning(ClaimOut::as_returning())
+                .get_result(conn)
+        });
+        match inserted {
+            Err(diesel::result::Error::DatabaseError(
+                diesel::result::DatabaseErrorKind::UniqueViolation,
+                _,
+            )) => Err(ApiError::conflict_at(
+                "player_id",
+                "you already have an open claim on this player",
+            )),
+            other => Ok(other?),
+        }
+    })
+}
+
+/// The claims on `player`, oldest first: all of them for its deciders, the caller's own for
+/// anyone else signed in.
+pub fn list_for_player(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    player: i64,
+) -> Result<Vec<ClaimOut>, ApiError> {
+    let exists: bool =
+        diesel::select(diesel::dsl::exists(players::table.find(player))).get_result(conn)?;
+    if !exists {
+        return Err(ApiError::NotFound(format!("no player {player}")));
+    }
+    let mut q = player_claims::table
+        .filter(player_claims::player_id.eq(player))
+        .order(player_claims::id)
+        .select(ClaimOut::as_select())
+        .into_boxed();
+    if !may_decide(conn, caller, player)? {
+        q = q.filter(player_claims::user_id.eq(caller.user_id));
+    }
+    Ok(q.load(conn)?)
+}
+
+/// The open claims the caller may decide, oldest first (the deciders' queue).
+pub fn queue(conn: &mut PgConnection, caller: &Caller) -> Result<Vec<ClaimOut>, ApiError> {
+    let open: Vec<ClaimOut> = player_claims::table
+        .filter(player_claims::status.eq(ClaimStatus::Open))
+        .order(player_claims::id)
+        .select(ClaimOut::as_select())
+        .load(conn)?;
+    let mut mine = Vec::new();
+    for c in open {
+        if may_decide(conn, caller, c.player_id)? {
+            mine.push(c);
+        }
+    }
+    Ok(mine)
+}
+
+/// The open claim, locked; 404 if there is none such on the player, 409 naming `claim_id` if
+/// it is no longer open. Inside the caller's transaction.
+fn open_claim(conn: &mut PgConnection, player: i64, id: i64) -> Result<ClaimOut, ApiError> {
+    let c: ClaimOut = player_claims::table
+        .find(id)
+        .filter(player_claims::player_id.eq(player))
+        .select(ClaimOut::as_select())
+        .for_update()
+        .first(conn)
+        .optional()?
+        .ok_or_else(|| ApiError::NotFound(format!("no claim {id} on player {player}")))?;
+    if c.status != ClaimStatus::Open {
+        return Err(ApiError::conflict_at(
+            "claim_id",
+            format!("the claim is already {}", c.status.as_str()),
+        ));
+    }
+    Ok(c)
+}
+
+/// Decides a claim (its deciders; 403 for others). Approving links the account to the player
+/// (409 naming `player_id` if the player or the account was linked meanwhile: the player's row
+/// lock is taken first); refusing needs a reason (422 naming `reason`). The claimant gets a
+/// mail either way; a second decision is 409 naming `claim_id`.
+pub fn decide(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    player: i64,
+    id: i64,
+    input: &ClaimDecision,
+) -> Result<ClaimOut, ApiError> {
+    if let Some(r) = &input.reason {
+        check_text("reason", r)?;
+    } else if !input.approve {
+        return Err(ApiError::field("reason", "required when refusing a claim"));
+    }
+    conn.transaction(|conn| {
+        // The player's row first: an approval and an invitation linking it wait for each other.
+        let owner: Option<Option<i64>> = players::table
+            .find(player)
+            .select(players::user_id)
+            .for_update()
+            .first(conn)
+            .optional()?;
+        let owner = owner.ok_or_else(|| ApiError::NotFound(format!("no player {player}")))?;
+        if !may_decide(conn, caller, player)? {
+            return Err(ApiError::Forbidden(
+                "claims are decided by an admin, a keeper of a pool the player is rated in, or an organiser of a tournament the player played".into(),
+            ));
+        }
+        let c = open_claim(conn, player, id)?;
+        let status = if input.approve {
+            if owner.is_some() {
+                return Err(ApiError::conflict_at(
+                    "player_id",
+                    format!("player {player} was linked to an account meanwhile"),
+                ));
+            }
+            if let Some(other) = linked_player(conn, c.user_id)? {
+                return Err(ApiError::conflict_at(
+                    "player_id",
+                    format!("the claimant's account was linked to player {other} meanwhile"),
+                ));
+            }
+            diesel::update(players::table.find(player))
+                .set((
+                    players::user_id.eq(Some(c.user_id)),
+                    players::updated_at.eq(Utc::now()),
+                ))
+                .execute(conn)?;
+            ClaimStatus::Approved
+        } else {
+            ClaimStatus::Refused
+        };
+        let out: ClaimOut = diesel::update(player_claims::table.find(id))
+            .set((
+                player_claims::status.eq(status),
+                player_claims::reason.eq(input.reason.as_deref().map(str::trim)),
+                player_claims::decided_by.eq(Some(caller.user_id)),
+                player_claims::decided_at.eq(Some(Utc::now())),
+            ))
+            .returning(ClaimOut::as_returning())
+            .get_result(conn)?;
+        notify(conn, &out)?;
+        Ok(out)
+    })
+}
+
+/// The decision's mail to the claimant (if the account has an address), inside the caller's
+/// transaction.
+fn notify(conn: &mut PgConnection, c: &ClaimOut) -> Result<(), ApiError> {
+    let who: (String, Option<String>, Language) = users::table
+        .find(c.user_id)
+        .select((users::username, users::email, users::language))
+        .first(conn)?;
+    let name: String = players::table
+        .find(c.player_id)
+        .select(players::name)
+        .first(conn)?;
+    let Some(to) = who.1 else {
+        return Ok(());
+    };
+    outbox::queue(
+        conn,
+        Some(c.user_id),
+        &to,
+        who.2,
+        &Mail::ClaimDecided {
+            username: &who.0,
+            player: &name,
+            approved: c.status == ClaimStatus::Approved,
+            reason: c.reason.as_deref().unwrap_or(""),
+        },
+    )
+}
+
+/// Withdraws the caller's own open claim (409 naming `claim_id` once decided).
+pub fn withdraw(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    player: i64,
+    id: i64,
+) -> Result<ClaimOut, ApiError> {
+    conn.transaction(|conn| {
+        let c = open_claim(conn, player, id)?;
+        if c.user_id != caller.user_id {
+            return Err(ApiError::Forbidden(
+                "only the claimant withdraws a claim".into(),
+            ));
+        }
+        Ok(diesel::update(player_claims::table.find(id))
+            .set((
+                player_claims::status.eq(ClaimStatus::Withdrawn),
+                player_claims::decided_at.eq(Some(Utc::now())),
+            ))
+            .returning(ClaimOut::as_returning())
+            .get_result(conn)?)
+    })
+}

@@ -1,0 +1,508 @@
+//! Invitations to a tournament (issue 29, item 4). An organiser (or an admin) invites an
+//! address, optionally as a given player; the message carries a code (`in_`, 256 bits, stored as
+//! its SHA-256 only) that works once and for [`LIFETIME_DAYS`] days, unless revoked first.
+//! Accepting signs the person up (a new account, its address counted as verified: the code came
+//! to it) or takes the account they are signed in with, links the account to the invited player
+//! only with their consent (and only if the player has no account), and registers the player by
+//! the inviter's authority (confirmed or waitlisted as any registration).
+
+use chrono::{DateTime, Duration, Utc};
+use diesel::prelude::*;
+use diesel::PgConnection;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::auth::credentials::check_credentials;
+use crate::auth::password;
+use crate::auth::secrets::{new_secret, secret_hash};
+use crate::auth::{Caller, MaybeCaller, StaffRole};
+use crate::db::accounts::{by_email, username_taken};
+use crate::db::schema::{invitations, players, registrations, users};
+use crate::domain::accounts::{normalise_email, Language, SignupMode};
+use crate::domain::status::RegistrationStatus;
+use crate::error::{ApiError, FieldError};
+use crate::services::access::load_for_staff;
+use crate::services::accounts::mail_text::Mail;
+use crate::services::accounts::outbox;
+use crate::services::running::registrations::{
+    read_registration, register, Register, RegistrationOut,
+};
+
+/// How long an invitation can be accepted.
+pub const LIFETIME_DAYS: i64 = 14;
+
+/// The longest personal message.
+const MESSAGE_MAX: usize = 2000;
+
+/// An invitation to send.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"email": "kari@example.no", "player_id": 12, "message": "See you in Oslo!"}))]
+pub struct Invite {
+    /// Where the invitation goes.
+    #[schema(example = "kari@example.no", max_length = 254)]
+    pub email: String,
+    /// The existing player the person is invited as (linked to their account if they consent);
+    /// absent: the player of their account, or a new one named after it.
+    pub player_id: Option<i64>,
+    /// A few words of the inviter's, quoted in the message.
+    #[schema(max_length = 2000)]
+    pub message: Option<String>,
+}
+
+/// An invitation as its tournament's organisers see it (never its code).
+#[derive(Debug, Serialize, ToSchema, Queryable, Selectable)]
+#[diesel(table_name = invitations)]
+pub struct InvitationOut {
+    pub id: i64,
+    pub tournament_id: i64,
+    pub email: String,
+    pub player_id: Option<i64>,
+    pub message: Option<String>,
+    /// The account that sent it (absent once that account is erased).
+    pub invited_by: Option<i64>,
+    pub created_at: DateTime<Utc>,
+    /// After this it cannot be accepted.
+    pub expires_at: DateTime<Utc>,
+    pub revoked_at: Option<DateTime<Utc>>,
+    pub accepted_at: Option<DateTime<Utc>>,
+    /// The account that accepted it.
+    pub accepted_by: Option<i64>,
+}
+
+/// Accepting an invitation: a new account's username and password, or none of them with the
+/// bearer token of an existing account.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"token": "in_3f9c...", "consent_link_player": true, "username": "kari", "password": "a long passphrase"}))]
+pub struct AcceptInvitation {
+    /// The code from the invitation's message.
+    #[schema(min_length = 1, max_length = 100)]
+    pub token: String,
+    /// Whether the invited player (if the invitation names one) is to be linked to the account.
+    /// Without consent the player is registered but stays unlinked.
+    pub consent_link_player: bool,
+    /// A new account's name (without a bearer token; `invite` and `open` modes only).
+    pub username: Option<String>,
+    /// A new account's password (with `username`).
+    pub password: Option<String>,
+}
+
+/// What accepting did.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Accepted {
+    pub user_id: i64,
+    pub username: String,
+    /// Whether a new account was made (sign in with it at `POST /auth/token`).
+    pub new_account: bool,
+    pub tournament_id: i64,
+    pub player_id: i64,
+    /// Whether the player is now linked to the account.
+    pub linked: bool,
+    pub registration: RegistrationOut,
+}
+
+fn check_invite(input: &Invite) -> Result<String, ApiError> {
+    let mut errors = Vec::new();
+    let email = normalise_email(&input.email);
+    if email.is_none() {
+        errors.push(FieldError::new(
+            "email",
+            "must be an e-mail address (name@example.org)",
+        ));
+    }
+    if input
+        .message
+        .as_ref()
+        .is_some_and(|m| m.chars().count() > MESSAGE_MAX)
+    {
+        errors.push(FieldError::new(
+            "message",
+            format!("at most {MESSAGE_MAX} characters"),
+        ));
+    }
+    match email {
+        Some(email) if errors.is_empty() => Ok(email),
+        _ => Err(ApiError::Validation(errors)),
+    }
+}
+
+/// Invites `input.email` to tournament `tid` (organisers and admins): the invitation, and its
+/// message in `language` (the inviter's) through the outbox.
+pub fn invite(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    tid: i64,
+    input: &Invite,
+    language: Language,
+) -> Result<InvitationOut, ApiError> {
+    let email = check_invite(input)?;
+    conn.transaction(|conn| {
+        let t = load_for_staff(conn, caller, tid, &[StaffRole::Organiser])?;
+        if let Some(p) = input.player_id {
+            let exists: bool =
+                diesel::select(diesel::dsl::exists(players::table.find(p))).get_result(conn)?;
+            if !exists {
+                return Err(ApiError::field(
+                    "player_id",
+                    format!("there is no player {p}"),
+                ));
+            }
+        }
+        let code = new_secret("in_");
+        let out = diesel::insert_into(invitations::table)
+            .values((
+                invitations::tournament_id.eq(tid),
+                invitations::email.eq(&email),
+                invitations::player_id.eq(input.player_id),
+                invitations::message.eq(&input.message),
+                invitations::invited_by.eq(caller.user_id),
+                invitations::token_hash.eq(secret_hash(&code)),
+                invitations::expires_at.eq(Utc::now() + Duration::days(LIFETIME_DAYS)),
+            ))
+            .returning(InvitationOut::as_returning())
+            .get_result(conn)?;
+        outbox::queue(
+            conn,
+            None,
+            &email,
+            language,
+            &Mail::Invitation {
+                inviter: &caller.username,
+                tournament: &t.name,
+                code: &code,
+                message: input.message.as_deref().unwrap_or(""),
+            },
+        )?;
+        Ok(out)
+    })
+}
+
+/// The tournament's invitations, oldest first (organisers and admins).
+pub fn list(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    tid: i64,
+) -> Result<Vec<InvitationOut>, ApiError> {
+    load_for_staff(conn, caller, tid, &[StaffRole::Organiser])?;
+    Ok(invitations::table
+        .filter(invitations::tournament_id.eq(tid))
+        .order(invitations::id)
+        .select(InvitationOut::as_select())
+        .load(conn)?)
+}
+
+/// Revokes an invitation (organisers and admins): its code is refused from now on. Revoking
+/// twice is the same as once; an accepted invitation cannot be revoked (409 naming `id`).
+pub fn revoke(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    tid: i64,
+    id: i64,
+) -> Result<InvitationOut, ApiError> {
+    conn.transaction(|conn| {
+        load_for_staff(conn, caller, tid, &[StaffRole::Organiser])?;
+        let found: InvitationOut = invitations::table
+            .find(id)
+            .filter(invitations::tournament_id.eq(tid))
+            .select(InvitationOut::as_select())
+            .for_update()
+            .first(conn)
+            .optional()?
+            .ok_or_else(|| ApiError::NotFound(format!("no invitation {id}")))?;
+        if found.accepted_at.is_some() {
+            return Err(ApiError::conflict_at(
+                "id",
+                "the invitation was already accepted",
+            ));
+        }
+        if found.revoked_at.is_some() {
+            return Ok(found);
+        }
+        Ok(diesel::update(invitations::table.find(id))
+            .set(invitations::revoked_at.eq(Some(Utc::now())))
+            .returning(InvitationOut::as_returning())
+            .get_result(conn)?)
+    })
+}
+
+/// Who accepts: the signed-in account, or a new one (its name and password hash).
+enum Who<'a> {
+    Existing(&'a Caller),
+    New { username: &'a str, hash: String },
+}
+
+fn who<'a>(
+    mode: SignupMode,
+    caller: Option<&'a Caller>,
+    input: &'a AcceptInvitation,
+) -> Result<Who<'a>, ApiError> {
+    if input.token.is_empty() || input.token.len() > 100 {
+        return Err(ApiError::field(
+            "token",
+            "must be 1-100 characters (the code from the invitation)",
+        ));
+    }
+    match (caller, &input.username, &input.password) {
+        (Some(c), None, None) => Ok(Who::Existing(c)),
+        (Some(_), _, _) => Err(ApiError::field(
+            "username",
+            "signed in: accept without a username and password, or sign out to make a new account",
+        )),
+        (None, Some(username), Some(pw)) => {
+            if mode == SignupMode::Closed {
+                return Err(ApiError::Forbidden(
+                    "sign-up is closed on this instance: sign in to an existing account to accept"
+                        .into(),
+                ));
+            }
+            check_credentials(username, pw)?;
+            let hash = password::hash(pw).map_err(ApiError::Internal)?;
+            Ok(Who::New { username, hash })
+        }
+        (None, u, p) => Err(ApiError::Validation(
+            [("username", u.is_none()), ("password", p.is_none())]
+                .into_iter()
+                .filter(|(_, missing)| *missing)
+                .map(|(f, _)| {
+                    FieldError::new(f, "required to make an account (or send a bearer token)")
+                })
+                .collect(),
+        )),
+    }
+}
+
+/// The invitation a code belongs to, locked; 422 naming `token` if unknown, revoked, used or
+/// expired. Inside the caller's transaction.
+fn redeem(conn: &mut PgConnection, code: &str) -> Result<InvitationOut, ApiError> {
+    let found: InvitationOut = invitations::table
+        .filter(invitations::token_hash.eq(secret_hash(code)))
+        .select(InvitationOut::as_select())
+        .for_update()
+        .first(conn)
+        .optional()?
+        .ok_or_else(|| ApiError::field("token", "unknown invitation code"))?;
+    if found.accepted_at.is_some() {
+        return Err(ApiError::field("token", "this invitation was already used"));
+    }
+    if found.revoked_at.is_some() {
+        return Err(ApiError::field("token", "this invitation was revoked"));
+    }
+    if found.expires_at <= Utc::now() {
+        return Err(ApiError::field(
+            "token",
+            "this invitation has expired; ask the organiser for a new one",
+        ));
+    }
+    Ok(found)
+}
+
+/// The new account for the invited address (verified: the code came to it), inside the
+/// caller's transaction; 409 naming `username` when the name is taken or the address already
+/// has an account (then sign in and accept with its token).
+fn new_account(
+    conn: &mut PgConnection,
+    username: &str,
+    hash: &str,
+    email: &str,
+    language: Language,
+) -> Result<Caller, ApiError> {
+    if let Some(known) = by_email(conn, email)? {
+        return Err(ApiError::conflict_at(
+            "username",
+            format!(
+                "the invited address already has the account \"{}\": sign in and accept with its token",
+                known.username
+            ),
+        ));
+    }
+    if username_taken(conn, username)? {
+        return Err(ApiError::conflict_at("username", "that username is taken"));
+    }
+    let inserted = conn.transaction(|conn| {
+        diesel::insert_into(users::table)
+            .values((
+                users::username.eq(username),
+                users::password_hash.eq(hash),
+                users::email.eq(email),
+                users::email_verified_at.eq(Some(Utc::now())),
+                users::language.eq(language),
+            ))
+            .returning(users::id)
+            .get_result::<i64>(conn)
+    });
+    match inserted {
+        Ok(id) => Ok(Caller {
+            user_id: id,
+            username: username.to_string(),
+            is_admin: false,
+            key: None,
+        }),
+        Err(diesel::result::Error::DatabaseError(
+            diesel::result::DatabaseErrorKind::UniqueViolation,
+            _,
+        )) => Err(ApiError::conflict_at(
+            "username",
+            "that username or the invited address was taken at the same moment",
+        )),
+        Err(e) => Err(e.into()),
+    }
+}
+
+fn own_player(conn: &mut PgConnection, user_id: i64) -> Result<Option<i64>, ApiError> {
+    Ok(players::table
+        .filter(players::user_id.eq(user_id))
+        .select(players::id)
+        .first(conn)
+        .optional()?)
+}
+
+/// The player to register and whether it is (now) the account's, inside the caller's
+/// transaction: the invited player (linked only with consent, and only if it has no account:
+/// 409 naming `player_id` otherwise); without one, the account's player or a new one named
+/// after the account.
+fn the_player(
+    conn: &mut PgConnection,
+    invited: Option<i64>,
+    account: &Caller,
+    consent: bool,
+) -> Result<(i64, bool), ApiError> {
+    let Some(p) = invited else {
+        if let Some(own) = own_player(conn, account.user_id)? {
+            return Ok((own, true));
+        }
+        let id = diesel::insert_into(players::table)
+            .values((
+                players::name.eq(&account.username),
+                players::user_id.eq(Some(account.user_id)),
+                players::created_by.eq(account.user_id),
+            ))
+            .returning(players::id)
+            .get_result(conn)?;
+        return Ok((id, true));
+    };
+    // The row lock: a claim or another acceptance linking the player waits for this one.
+    let owner: Option<Option<i64>> = players::table
+        .find(p)
+        .select(players::user_id)
+        .for_update()
+        .first(conn)
+        .optional()?;
+    let Some(owner) = owner else {
+        return Err(ApiError::field(
+            "token",
+            "the invited player no longer exists",
+        ));
+    };
+    if owner == Some(account.user_id) {
+        return Ok((p, true));
+    }
+    if !consent {
+        return Ok((p, false));
+    }
+    if owner.is_some() {
+        return Err(ApiError::conflict_at(
+            "player_id",
+            format!("player {p} is already linked to another account"),
+        ));
+    }
+    if let Some(other) = own_player(conn, account.user_id)? {
+        return Err(ApiError::conflict_at(
+            "player_id",
+            format!("your account is already linked to player {other}"),
+        ));
+    }
+    diesel::update(players::table.find(p))
+        .set((
+            players::user_id.eq(Some(account.user_id)),
+            players::updated_at.eq(Utc::now()),
+        ))
+        .execute(conn)?;
+    Ok((p, true))
+}
+
+/// The inviter as a caller (their authority registers the player), or the account itself when
+/// the inviter's account is gone.
+fn inviter(
+    conn: &mut PgConnection,
+    inv: &InvitationOut,
+    account: &Caller,
+) -> Result<Caller, ApiError> {
+    let row: Option<(i64, String, bool)> = match inv.invited_by {
+        Some(id) => users::table
+            .find(id)
+            .select((users::id, users::username, users::is_admin))
+            .first(conn)
+            .optional()?,
+        None => None,
+    };
+    Ok(match row {
+        Some((user_id, username, is_admin)) => Caller {
+            user_id,
+            username,
+            is_admin,
+            key: None,
+        },
+        None => account.clone(),
+    })
+}
+
+/// Accepts an invitation: signs up (in `invite` and `open` modes) or takes the signed-in
+/// account, links the player with consent, registers it in the tournament, and spends the code.
+/// 422 naming `token` for an unknown, revoked, used or expired code.
+pub fn accept(
+    conn: &mut PgConnection,
+    mode: SignupMode,
+    caller: &MaybeCaller,
+    input: &AcceptInvitation,
+    language: Language,
+) -> Result<Accepted, ApiError> {
+    let who = who(mode, caller.0.as_ref(), input)?;
+    conn.transaction(|conn| {
+        let inv = redeem(conn, &input.token)?;
+        let (account, new_account_made) = match &who {
+            Who::Existing(c) => ((*c).clone(), false),
+            Who::New { username, hash } => (
+                new_account(conn, username, hash, &inv.email, language)?,
+                true,
+            ),
+        };
+        let (player_id, linked) =
+            the_player(conn, inv.player_id, &account, input.consent_link_player)?;
+        let by = inviter(conn, &inv, &account)?;
+        let tid = inv.tournament_id;
+        let live: bool = diesel::select(diesel::dsl::exists(
+            registrations::table
+                .filter(registrations::tournament_id.eq(tid))
+                .filter(registrations::player_id.eq(player_id))
+                .filter(registrations::status.ne(RegistrationStatus::Cancelled)),
+        ))
+        .get_result(conn)?;
+        let registration = if live {
+            read_registration(conn, &MaybeCaller(Some(by)), tid, player_id)?.1
+        } else {
+            let input = Register {
+                player_id,
+                seeding_rating: None,
+                seeding_rated_games: None,
+                colours: None,
+            };
+            register(conn, &by, tid, input)?
+        };
+        diesel::update(invitations::table.find(inv.id))
+            .set((
+                invitations::accepted_at.eq(Some(Utc::now())),
+                invitations::accepted_by.eq(Some(account.user_id)),
+            ))
+            .execute(conn)?;
+        Ok(Accepted {
+            user_id: account.user_id,
+            username: account.username,
+            new_account: new_account_made,
+            tournament_id: tid,
+            player_id,
+            linked,
+            registration,
+        })
+    })
+}

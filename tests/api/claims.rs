@@ -1,0 +1,243 @@
+//! Issue 29, item 5: an account without a player claims one; an admin, a keeper of a pool the
+//! player is rated in, or an organiser of a tournament the player played decides; approval
+//! links (once), refusal needs a reason, the claimant can withdraw and hears of the decision.
+
+use serde_json::{json, Value};
+use tourney::domain::accounts::SignupMode;
+
+use crate::helpers::{fields, problem, spawn_app_with_signup, TestApp};
+use crate::signup::{sql, verified_account};
+use crate::smtp_sink::SmtpSink;
+
+async fn player(app: &TestApp, admin: &str, name: &str) -> i64 {
+    let r = app
+        .post("/api/v1/players", Some(admin), json!({"name": name}))
+        .await;
+    assert_eq!(r.status(), 201);
+    r.json::<Value>().await.unwrap()["id"].as_i64().unwrap()
+}
+
+async fn claim(app: &TestApp, token: &str, player: i64) -> reqwest::Response {
+    app.post(
+        &format!("/api/v1/players/{player}/claims"),
+        Some(token),
+        json!({"message": "This is me."}),
+    )
+    .await
+}
+
+async fn decide(
+    app: &TestApp,
+    token: &str,
+    player: i64,
+    id: i64,
+    body: Value,
+) -> reqwest::Response {
+    app.post(
+        &format!("/api/v1/players/{player}/claims/{id}/decision"),
+        Some(token),
+        body,
+    )
+    .await
+}
+
+async fn claim_id(r: reqwest::Response) -> i64 {
+    assert_eq!(r.status(), 201);
+    r.json::<Value>().await.unwrap()["id"].as_i64().unwrap()
+}
+
+#[actix_web::test]
+async fn who_decides_refusal_needs_a_reason_and_a_claim_is_decided_once() {
+    let sink = SmtpSink::start();
+    let app = spawn_app_with_signup(SignupMode::Open, Some(&sink.url())).await;
+    let admin = app.admin_token().await;
+    let kari = verified_account(&app, &sink, "kari", "kari@example.no").await;
+    let p = player(&app, &admin, "Kari Nordmann").await;
+    // The organiser of a tournament the player played; a keeper of a pool it is rated in;
+    // an organiser elsewhere, a keeper of another pool.
+    let (_, org) = app.user("leader").await;
+    let tid = app.tournament(&org, "tantrix").await;
+    let r = app
+        .post(
+            &format!("/api/v1/tournaments/{tid}/registrations"),
+            Some(&org),
+            json!({"player_id": p}),
+        )
+        .await;
+    assert_eq!(r.status(), 201);
+    let (_, stranger) = app.user("stranger").await;
+    app.tournament(&stranger, "tantrix").await;
+    let (keeper_id, keeper) = app.user("keeper").await;
+    let r = app
+        .post(
+            "/api/v1/rating-pools",
+            Some(&admin),
+            json!({"name": "Norway", "preset": "ashes_poland", "time_zone": "Europe/Oslo"}),
+        )
+        .await;
+    assert_eq!(r.status(), 201);
+    let pool = r.json::<Value>().await.unwrap()["id"].as_i64().unwrap();
+    sql(&app, &format!("INSERT INTO pool_keepers (pool_id, user_id, granted_by) SELECT {pool}, {keeper_id}, min(id) FROM users WHERE is_admin"));
+    let id = claim_id(claim(&app, &kari, p).await).await;
+    // One open claim per player and account.
+    assert_eq!(
+        fields(&problem(claim(&app, &kari, p).await, 409).await),
+        ["player_id"]
+    );
+    // The queue: the organiser sees it, the stranger and the keeper (not rated yet) do not.
+    let q: Value = app
+        .get("/api/v1/player-claims", Some(&org))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(q["items"][0]["id"], id);
+    for t in [&stranger, &keeper] {
+        let q: Value = app
+            .get("/api/v1/player-claims", Some(t))
+            .await
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(q["total"], 0);
+        problem(decide(&app, t, p, id, json!({"approve": true})).await, 403).await;
+    }
+    problem(
+        decide(&app, &kari, p, id, json!({"approve": true})).await,
+        403,
+    )
+    .await;
+    // Rated in the keeper's pool: now the keeper decides. Refusal needs a reason.
+    sql(&app, &format!("INSERT INTO rating_standings (pool_id, player_id, rating, games, trend_games, trend_delta) VALUES ({pool}, {p}, 1500, 3, 3, 0)"));
+    let r = decide(&app, &keeper, p, id, json!({"approve": false})).await;
+    assert_eq!(fields(&problem(r, 422).await), ["reason"]);
+    let r = decide(
+        &app,
+        &keeper,
+        p,
+        id,
+        json!({"approve": false, "reason": "Kari Nordmann of Asker is someone else."}),
+    )
+    .await;
+    assert_eq!(r.status(), 200);
+    let out: Value = r.json().await.unwrap();
+    assert_eq!(out["status"], "refused");
+    let mail = sink.wait_for("kari@example.no", 2, 20).await;
+    assert!(
+        mail[1].body().contains("someone else"),
+        "{}",
+        mail[1].body()
+    );
+    // Decided once.
+    let r = decide(&app, &org, p, id, json!({"approve": true})).await;
+    assert_eq!(fields(&problem(r, 409).await), ["claim_id"]);
+    assert_eq!(
+        sql(
+            &app,
+            &format!("SELECT 1 FROM players WHERE id = {p} AND user_id IS NULL")
+        ),
+        1
+    );
+    // A new claim, approved by the organiser: linked, mailed.
+    let again = claim_id(claim(&app, &kari, p).await).await;
+    let r = decide(&app, &org, p, again, json!({"approve": true})).await;
+    assert_eq!(r.status(), 200);
+    let mail = sink.wait_for("kari@example.no", 3, 20).await;
+    assert!(mail[2].header("subject").unwrap().contains("approved"));
+    let kari_id: i64 = app
+        .get("/api/v1/me", Some(&kari))
+        .await
+        .json::<Value>()
+        .await
+        .unwrap()["id"]
+        .as_i64()
+        .unwrap();
+    assert_eq!(
+        sql(
+            &app,
+            &format!("SELECT 1 FROM players WHERE id = {p} AND user_id = {kari_id}")
+        ),
+        1
+    );
+    // An account with a player claims no other; a linked player is claimed by nobody.
+    let other = player(&app, &admin, "Someone").await;
+    assert_eq!(
+        fields(&problem(claim(&app, &kari, other).await, 409).await),
+        ["player_id"]
+    );
+    let (_, ola) = app.user("ola").await;
+    assert_eq!(
+        fields(&problem(claim(&app, &ola, p).await, 409).await),
+        ["player_id"]
+    );
+    // The claimant sees their own claims; a decider sees all.
+    let mine: Value = app
+        .get(&format!("/api/v1/players/{p}/claims"), Some(&kari))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(mine["total"], 2);
+    let none: Value = app
+        .get(&format!("/api/v1/players/{p}/claims"), Some(&ola))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(none["total"], 0);
+}
+
+#[actix_web::test]
+async fn a_player_linked_meanwhile_is_not_linked_twice_and_claims_can_be_withdrawn() {
+    let sink = SmtpSink::start();
+    let app = spawn_app_with_signup(SignupMode::Open, Some(&sink.url())).await;
+    let admin = app.admin_token().await;
+    let p = player(&app, &admin, "Anna").await;
+    let (_, ola) = app.user("ola").await;
+    let (_, per) = app.user("per").await;
+    let a = claim_id(claim(&app, &ola, p).await).await;
+    let b = claim_id(claim(&app, &per, p).await).await;
+    // Two approvals at once: exactly one links, the other is 409 naming player_id.
+    let mut both = futures_util::future::join_all([
+        decide(&app, &admin, p, a, json!({"approve": true})),
+        decide(&app, &admin, p, b, json!({"approve": true})),
+    ])
+    .await;
+    let (r2, r1) = (both.pop().unwrap(), both.pop().unwrap());
+    let mut statuses = [r1.status().as_u16(), r2.status().as_u16()];
+    statuses.sort();
+    assert_eq!(statuses, [200, 409]);
+    let loser = if r1.status() == 409 { r1 } else { r2 };
+    assert_eq!(fields(&problem(loser, 409).await), ["player_id"]);
+    assert_eq!(
+        sql(
+            &app,
+            &format!("SELECT 1 FROM players WHERE id = {p} AND user_id IS NOT NULL")
+        ),
+        1
+    );
+    // Withdrawal: the claimant only, once.
+    let q = player(&app, &admin, "Bob").await;
+    let (_, kim) = app.user("kim").await;
+    let c = claim_id(claim(&app, &kim, q).await).await;
+    let path = format!("/api/v1/players/{q}/claims/{c}");
+    problem(app.delete_req(&path, &admin).await, 403).await;
+    assert_eq!(app.delete_req(&path, &kim).await.status(), 204);
+    assert_eq!(
+        fields(&problem(app.delete_req(&path, &kim).await, 409).await),
+        ["claim_id"]
+    );
+    let r = decide(&app, &admin, q, c, json!({"approve": true})).await;
+    assert_eq!(fields(&problem(r, 409).await), ["claim_id"]);
+    // Another claim may follow a withdrawn one.
+    claim_id(claim(&app, &kim, q).await).await;
+    let r = app
+        .post(
+            &format!("/api/v1/players/{q}/claims"),
+            Some(&kim),
+            json!({"message": "  "}),
+        )
+        .await;
+    assert_eq!(fields(&problem(r, 422).await), ["message"]);
+    problem(claim(&app, &kim, 999999).await, 404).await;
+}
