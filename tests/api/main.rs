@@ -11,6 +11,7 @@ mod backup;
 mod case_fixtures;
 mod cases;
 mod cases_appeals;
+mod cases_history;
 mod checkouts;
 mod claims;
 mod colours;

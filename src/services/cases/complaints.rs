@@ -134,8 +134,12 @@ pub fn open_case(
             conn,
             cid,
             caller.user_id,
-            "opened",
-            serde_json::json!({"subject": row.subject, "round": row.round_number, "table": row.table_number, "penalty_id": row.penalty_id}),
+            CaseEvent::Opened(OpenedDetail::Complaint(OpenedComplaint {
+                subject: row.subject.clone(),
+                round: row.round_number,
+                table: row.table_number,
+                penalty_id: row.penalty_id,
+            })),
         )?;
         add_party(conn, cid, complainant_user, complainant_player, "complainant", caller.user_id)?;
         for r in &respondents {

@@ -329,19 +329,6 @@ pub enum CaseOutcome {
     Remedied,
 }
 
-/// A step in a case's history.
-#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum CaseEventKind {
-    Opened,
-    PartyAdded,
-    PanelComputed,
-    Voted,
-    Decided,
-    RemedyApplied,
-    Appealed,
-}
-
 /// A party of a case.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct PartyOut {
@@ -354,7 +341,7 @@ pub struct PartyOut {
 }
 
 /// A member of the deciding panel.
-#[derive(Debug, Serialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct PanelMember {
     pub user_id: i64,
     #[schema(value_type = PanelSeat, example = "committee")]
@@ -381,18 +368,6 @@ pub struct VoteOut {
     pub remedies: Option<serde_json::Value>,
     pub reason: String,
     pub at: DateTime<Utc>,
-}
-
-/// A step in a case's history.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct CaseEventOut {
-    pub author: i64,
-    pub at: DateTime<Utc>,
-    #[schema(value_type = CaseEventKind, example = "opened")]
-    pub what: String,
-    /// What the step recorded; its fields depend on `what`.
-    #[schema(value_type = Object)]
-    pub detail: serde_json::Value,
 }
 
 /// A case. The public sees decided cases only, and only their outcome and remedies; the
@@ -444,7 +419,9 @@ pub struct CaseOut {
 // Checks of the input (exactly what the schema states)
 
 mod checks;
+mod history;
 use checks::*;
+pub use history::*;
 mod panel;
 use panel::*;
 mod view;

@@ -125,11 +125,17 @@ pub(super) fn recompute_panel(
         conn,
         cid,
         author,
-        "panel_computed",
-        serde_json::json!({
-            "mode": panel.mode.as_str(),
-            "rule": panel.rule.explain(kind),
-            "members": panel.members.iter().map(|(u, s)| serde_json::json!({"user_id": u, "seat": s.as_str()})).collect::<Vec<_>>(),
+        CaseEvent::PanelComputed(PanelComputedDetail {
+            mode: panel.mode.as_str().into(),
+            rule: panel.rule.explain(kind).into(),
+            members: panel
+                .members
+                .iter()
+                .map(|(u, s)| PanelMember {
+                    user_id: *u,
+                    seat: s.as_str().into(),
+                })
+                .collect(),
         }),
     )?;
     Ok(panel)
@@ -139,15 +145,14 @@ pub(super) fn log(
     conn: &mut PgConnection,
     cid: i64,
     author: i64,
-    what: &str,
-    detail: serde_json::Value,
+    event: CaseEvent,
 ) -> Result<(), ApiError> {
     diesel::insert_into(case_events::table)
         .values(NewCaseEvent {
             case_id: cid,
             author,
-            what: what.into(),
-            detail,
+            what: event.what().into(),
+            detail: event.detail()?,
         })
         .execute(conn)?;
     Ok(())
@@ -235,8 +240,11 @@ pub(super) fn add_party(
         conn,
         cid,
         by,
-        "party_added",
-        serde_json::json!({"user_id": user_id, "player_id": player_id, "role": role}),
+        CaseEvent::PartyAdded(PartyAddedDetail {
+            user_id,
+            player_id,
+            role: role.into(),
+        }),
     )?;
     Ok(true)
 }

@@ -120,8 +120,12 @@ pub(super) fn decide(
     let mut applied = Vec::new();
     for (i, r) in remedies.iter().enumerate() {
         let effect = apply_remedy(conn, t, case.id, i, r, &reason, by)?;
-        let entry = serde_json::json!({"order": to_json(r)?, "effect": effect});
-        log(conn, case.id, by, "remedy_applied", entry.clone())?;
+        let entry = serde_json::json!({"order": to_json(r)?, "effect": effect.clone()});
+        let detail = RemedyAppliedDetail {
+            order: r.clone(),
+            effect,
+        };
+        log(conn, case.id, by, CaseEvent::RemedyApplied(detail))?;
         applied.push(entry);
     }
     diesel::update(cases::table.find(case.id))
@@ -139,8 +143,11 @@ pub(super) fn decide(
         conn,
         case.id,
         by,
-        "decided",
-        serde_json::json!({"outcome": verdict.outcome(), "reason": reason, "remedies": applied.len()}),
+        CaseEvent::Decided(DecidedDetail {
+            outcome: verdict.outcome().into(),
+            reason,
+            remedies: applied.len(),
+        }),
     )?;
     crate::db::events::record(
         conn,

@@ -83,8 +83,11 @@ pub fn vote(
             conn,
             cid,
             caller.user_id,
-            "voted",
-            serde_json::json!({"vote": input.vote.as_str(), "remedies": remedy_json, "reason": reason}),
+            CaseEvent::Voted(VotedDetail {
+                vote: input.vote.as_str().into(),
+                remedies: (input.vote == Verdict::Remedy).then(|| remedies.clone()),
+                reason: reason.clone(),
+            }),
         )?;
         // Tally: a choice is the verdict together with the remedies it orders.
         let all = votes_of(conn, cid)?;
@@ -261,8 +264,7 @@ pub fn appeal(
             conn,
             aid,
             caller.user_id,
-            "opened",
-            serde_json::json!({"appeal_of": cid}),
+            CaseEvent::Opened(OpenedDetail::Appeal(OpenedAppeal { appeal_of: cid })),
         )?;
         add_appeal_parties(conn, tid, aid, &case, &parties, caller)?;
         recompute_panel(conn, tid, aid, CaseKind::Appeal, caller.user_id)?;
@@ -276,8 +278,7 @@ pub fn appeal(
             conn,
             cid,
             caller.user_id,
-            "appealed",
-            serde_json::json!({"appeal": aid}),
+            CaseEvent::Appealed(AppealedDetail { appeal: aid }),
         )?;
         crate::db::events::record(
             conn,

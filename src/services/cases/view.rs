@@ -123,13 +123,14 @@ fn add_insider_view(
     out.history = Some(
         events
             .into_iter()
-            .map(|e| CaseEventOut {
-                author: e.author,
-                at: e.at,
-                what: e.what,
-                detail: e.detail,
+            .map(|e| {
+                Ok(CaseEventOut {
+                    author: e.author,
+                    at: e.at,
+                    event: CaseEvent::read(&e.what, e.detail)?,
+                })
             })
-            .collect(),
+            .collect::<Result<_, ApiError>>()?,
     );
     Ok(())
 }
