@@ -95,9 +95,18 @@ impl Modify for BearerAuth {
     }
 }
 
-/// The routes that bring people in: invitations and claims on players (issue 29).
+/// The routes that bring people in (issue 29): accounts people make, verify, reset, export and
+/// erase themselves, invitations, and claims on players.
 fn people_routes(cfg: &mut ServiceConfig) {
-    cfg.service(invitations::create)
+    cfg.service(accounts::sign_up)
+        .service(accounts::verify_email)
+        .service(accounts::request_reset)
+        .service(accounts::confirm_reset)
+        .service(accounts::export_me)
+        .service(accounts::erase_me)
+        .service(accounts::export_user)
+        .service(accounts::erase_user)
+        .service(invitations::create)
         .service(invitations::list)
         .service(invitations::revoke)
         .service(invitations::accept)
@@ -125,14 +134,6 @@ pub fn routes(cfg: &mut ServiceConfig) {
         .service(auth::logout)
         .service(auth::me)
         .service(auth::change_password)
-        .service(accounts::sign_up)
-        .service(accounts::verify_email)
-        .service(accounts::request_reset)
-        .service(accounts::confirm_reset)
-        .service(accounts::export_me)
-        .service(accounts::erase_me)
-        .service(accounts::export_user)
-        .service(accounts::erase_user)
         .service(me::games)
         .service(me::tournaments)
         .service(keys::create)
