@@ -23,6 +23,7 @@ use crate::services::accounts::sessions::{self, ChangePassword, Logout, SessionT
         BodyErrors,
         (status = 200, description = "A fresh access token and the refresh token of a new session", body = SessionTokens),
         (status = 401, description = "Wrong username or password", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "The account's e-mail address is not verified yet (self-made accounts, issue 29)", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "Too many failed sign-ins for the account or from the address; wait Retry-After seconds", body = Problem, content_type = "application/problem+json",
             headers(("Retry-After" = u64, description = "Seconds until sign-ins are taken again"))),
     )

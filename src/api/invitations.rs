@@ -11,7 +11,7 @@ use crate::domain::accounts::Language;
 use crate::error::{ApiResult, Problem};
 use crate::runtime::state::AppState;
 use crate::services::invitations::invite::{
-    self, AcceptInvitation, Accepted, InvitationOut, Invite,
+    self, AcceptInvitation, InvitationAccepted, InvitationOut, Invite,
 };
 
 fn language(req: &HttpRequest) -> Language {
@@ -152,7 +152,7 @@ pub async fn revoke(
     request_body = AcceptInvitation,
     responses(
         BodyErrors,
-        (status = 200, description = "Accepted: the account, the player and the registration", body = Accepted),
+        (status = 200, description = "Accepted: the account, the player and the registration", body = InvitationAccepted),
         (status = 403, description = "A new account, but sign-up is closed on this instance", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "The username is taken, the invited address has an account, or the player is linked elsewhere", body = Problem, content_type = "application/problem+json"),
     )
@@ -166,7 +166,7 @@ pub async fn accept(
 ) -> ApiResult<HttpResponse> {
     let mode = state.signup.mode;
     let lang = language(&req);
-    let out: Accepted = state
+    let out: InvitationAccepted = state
         .run(move |conn| invite::accept(conn, mode, &caller, &body.0, lang))
         .await?;
     Ok(HttpResponse::Ok()

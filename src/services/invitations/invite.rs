@@ -90,7 +90,7 @@ pub struct AcceptInvitation {
 
 /// What accepting did.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct Accepted {
+pub struct InvitationAccepted {
     pub user_id: i64,
     pub username: String,
     /// Whether a new account was made (sign in with it at `POST /auth/token`).
@@ -456,7 +456,7 @@ pub fn accept(
     caller: &MaybeCaller,
     input: &AcceptInvitation,
     language: Language,
-) -> Result<Accepted, ApiError> {
+) -> Result<InvitationAccepted, ApiError> {
     let who = who(mode, caller.0.as_ref(), input)?;
     conn.transaction(|conn| {
         let inv = redeem(conn, &input.token)?;
@@ -495,7 +495,7 @@ pub fn accept(
                 invitations::accepted_by.eq(Some(account.user_id)),
             ))
             .execute(conn)?;
-        Ok(Accepted {
+        Ok(InvitationAccepted {
             user_id: account.user_id,
             username: account.username,
             new_account: new_account_made,
