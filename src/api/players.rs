@@ -158,6 +158,7 @@ pub async fn read(
         (status = 200, description = "The changed player", body = PlayerOut),
         (status = 403, description = "Not yours to change", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such player", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The account is linked to another player already", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[patch("/players/{id}")]

@@ -160,6 +160,7 @@ pub async fn read(
         (status = 200, description = "The live registrations", body = Page<RegistrationOut>),
         (status = 403, description = "Not an organiser", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such tournament or registration", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The change conflicts with the tournament's state (e.g. it is checked out to another instance)", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[patch("/tournaments/{id}/registrations/{player_id}")]
