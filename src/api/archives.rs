@@ -13,8 +13,8 @@ use crate::error::{ApiError, ApiResult, Problem};
 use crate::infra::idempotency;
 use crate::runtime::state::AppState;
 use crate::services::archives::{
-    self, BreakCheckout, CheckIn, CheckOut, CheckedOut, CheckoutOut, ImportOut, ImportPool,
-    ImportTournament, PoolArchive, PoolImportOut, TournamentArchive,
+    self, BreakCheckout, CheckIn, CheckOut, CheckedOut, CheckoutOut, ImportPool, ImportTournament,
+    PoolArchive, PoolImportOut, TournamentArchive, TournamentImportOut,
 };
 
 /// The largest archive an import reads (an event's archive is a few hundred kilobytes).
@@ -90,7 +90,7 @@ pub async fn archive(
     request_body = ImportTournament,
     responses(
         BodyErrors,
-        (status = 201, description = "Imported", body = ImportOut),
+        (status = 201, description = "Imported", body = TournamentImportOut),
         (status = 403, description = "Not an admin", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "The pool named refuses the request (`rating_status`) or already holds this tournament, which would count twice (`rating_pool_id`)", body = Problem, content_type = "application/problem+json"),
     )
@@ -122,7 +122,7 @@ pub async fn import(
                 caller.user_id,
                 key.as_ref(),
                 201,
-                |out: &ImportOut| {
+                |out: &TournamentImportOut| {
                     created_at(format!("/api/v1/tournaments/{}", out.tournament_id), None)
                 },
                 |conn| archives::import_tournament(conn, &caller, input),

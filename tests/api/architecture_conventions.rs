@@ -151,3 +151,67 @@ fn the_convention_checks_catch_violations() {
     let read = "pub fn read(conn: &mut PgConnection) -> R {\n    t.load(conn)\n}\n";
     assert!(unguarded_writes(read).is_empty());
 }
+
+/// The OpenAPI names of the `ToSchema` types in `code`: the type's name, or its `as =` alias.
+fn schema_names(code: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut derives_schema = false;
+    let mut alias: Option<String> = None;
+    let mut in_derive = false;
+    for line in code.lines().map(str::trim) {
+        if in_derive || line.starts_with("#[derive(") {
+            // A derive list rustfmt broke over lines runs to its `)]`.
+            derives_schema |= line.contains("ToSchema");
+            in_derive = !line.ends_with(")]");
+        } else if let Some(rest) = line.strip_prefix("#[schema(as = ") {
+            alias = Some(rest.trim_end_matches(")]").to_string());
+        } else if line.starts_with("#[") || line.starts_with("///") {
+        } else {
+            let item = line
+                .strip_prefix("pub struct ")
+                .or_else(|| line.strip_prefix("pub enum "));
+            if let (true, Some(item)) = (derives_schema, item) {
+                let name: String = item
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                names.push(alias.take().unwrap_or(name));
+            }
+            derives_schema = false;
+            alias = None;
+        }
+    }
+    names
+}
+
+/// utoipa names a component after its type and keeps the last one registered, so two types of
+/// one name in different modules silently share a schema and one of them answers against the
+/// other's (schemathesis found the tournament import and the rating import doing so).
+#[test]
+fn every_openapi_schema_name_is_one_type() {
+    let mut seen: std::collections::BTreeMap<String, PathBuf> = Default::default();
+    let mut clashes = Vec::new();
+    for (path, code) in files("") {
+        for name in schema_names(&code) {
+            if let Some(first) = seen.insert(name.clone(), path.clone()) {
+                clashes.push(format!(
+                    "{name}: {} and {}",
+                    first.display(),
+                    path.display()
+                ));
+            }
+        }
+    }
+    assert!(
+        seen.len() > 100,
+        "the scan found only {} schemas",
+        seen.len()
+    );
+    assert!(clashes.is_empty(), "{clashes:#?}");
+}
+
+#[test]
+fn the_schema_name_scan_reads_aliases_and_skips_other_derives() {
+    let code = "#[derive(Serialize, ToSchema)]\n/// Doc.\npub struct A {\n}\n#[derive(ToSchema)]\n#[schema(as = Preset)]\npub enum B {}\n#[derive(Debug)]\npub struct C;\n#[derive(\n    Debug,\n    ToSchema,\n)]\npub enum D {}\n";
+    assert_eq!(schema_names(code), ["A", "Preset", "D"]);
+}

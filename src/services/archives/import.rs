@@ -60,7 +60,7 @@ pub struct MappedId {
 
 /// What an import made.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct ImportOut {
+pub struct TournamentImportOut {
     /// The new tournament.
     pub tournament_id: i64,
     /// Its rating status in the pool named (none without one).
@@ -629,7 +629,7 @@ pub fn import_tournament(
     conn: &mut PgConnection,
     caller: &Caller,
     input: ImportTournament,
-) -> Result<ImportOut, ApiError> {
+) -> Result<TournamentImportOut, ApiError> {
     caller.require_admin()?;
     let archive = &input.archive;
     let known = checked(archive)?;
@@ -659,7 +659,7 @@ pub fn import_tournament(
                 crate::services::ratings::rebuild_pool(conn, p.id)?;
             }
         }
-        Ok(ImportOut {
+        Ok(TournamentImportOut {
             tournament_id: w.tid,
             rating_status: t.rating_status,
             players: w.players,

@@ -27,7 +27,7 @@ pub use checkouts::{
     break_checkout, check_in, check_out, BreakCheckout, CheckIn, CheckOut, CheckedOut, CheckoutOut,
 };
 pub use export::tournament_archive;
-pub use import::{import_tournament, ImportOut, ImportTournament};
+pub use import::{import_tournament, ImportTournament, TournamentImportOut};
 pub use pools::{import_pool, pool_archive, ImportPool, PoolArchive, PoolImportOut};
 
 /// The `format` of a tournament archive.
