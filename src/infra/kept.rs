@@ -23,6 +23,7 @@
 
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use moka::notification::RemovalCause;
 use moka::sync::Cache;
@@ -38,6 +39,10 @@ pub const DEFAULT_MAX_BYTES: u64 = 64 * 1024 * 1024;
 pub const ENTRY_OVERHEAD: usize = 160;
 /// Public rebuilds running at once per instance (each holds a pooled connection).
 pub const REBUILDS: usize = 3;
+/// How long a body read on the read replica is served: the replica may not yet have replayed the
+/// change that moved the generation it is kept at, so such a body is read again this often
+/// while its subject is quiet (a stale answer lasts the replica's lag and this at most).
+pub const KEEP_LAGGING: Duration = Duration::from_secs(1);
 /// Locks for single-flight, shared by keys with the same hash (bounded, whatever the keys).
 const FLIGHTS: usize = 64;
 
@@ -53,6 +58,9 @@ pub struct KeptBody {
 
 struct Entry {
     generation: Generation,
+    /// Served until then at most (a body read on a replica, which may lag behind the
+    /// generation it is kept at: `KEEP_LAGGING`).
+    until: Option<Instant>,
     kept: KeptBody,
 }
 
@@ -137,7 +145,7 @@ impl KeptReads {
         let current = current?;
         self.kept
             .get(key)
-            .filter(|e| e.generation == current)
+            .filter(|e| e.generation == current && e.until.is_none_or(|t| Instant::now() < t))
             .map(|e| e.kept.clone())
     }
 
@@ -164,6 +172,17 @@ impl KeptReads {
     /// Keeps `body` under `key`, as read at `generation` (the one seen before the read began;
     /// a change committed meanwhile has moved the tournament on, so it is not served).
     pub fn keep(&self, key: String, generation: Option<Generation>, body: KeptBody) {
+        self.keep_until(key, generation, body, None);
+    }
+
+    /// Keeps `body` as [`KeptReads::keep`] does, served until `until` at most.
+    pub fn keep_until(
+        &self,
+        key: String,
+        generation: Option<Generation>,
+        body: KeptBody,
+        until: Option<Instant>,
+    ) {
         let Some(generation) = generation else {
             return;
         };
@@ -171,6 +190,7 @@ impl KeptReads {
             key,
             Arc::new(Entry {
                 generation,
+                until,
                 kept: body,
             }),
         );
@@ -215,6 +235,26 @@ mod tests {
         // Read while not listening: not kept.
         k.keep("c".into(), None, body("three"));
         assert!(k.fresh("c", Some(g1)).is_none());
+    }
+
+    #[test]
+    fn a_body_read_on_the_replica_is_served_until_its_time_only() {
+        let k = kept(DEFAULT_MAX_BYTES);
+        let g = Generation::new(1, 0);
+        let soon = Instant::now() + Duration::from_millis(30);
+        k.keep_until("a".into(), Some(g), body("one"), Some(soon));
+        assert!(k.fresh("a", Some(g)).is_some());
+        // Past its time, at the same generation.
+        std::thread::sleep(Duration::from_millis(40));
+        assert!(k.fresh("a", Some(g)).is_none());
+        // A newer generation ends it earlier.
+        k.keep_until(
+            "b".into(),
+            Some(g),
+            body("two"),
+            Some(Instant::now() + KEEP_LAGGING),
+        );
+        assert!(k.fresh("b", Some(Generation::new(1, 1))).is_none());
     }
 
     #[actix_web::test]
