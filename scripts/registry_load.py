@@ -5,6 +5,11 @@ take hours), then runs wrk against each list, search, late page and profile read
 /healthz in the same run as the reference. Prints one line per read with its ratio to /healthz,
 and the service's resident memory (VmRSS of SERVICE_PID) before and after the reads.
 
+Two kinds of runs: "repeated" reads one URL over and over (what a popular page, a home page's
+list or a shared search link costs: after the first read each instance answers from its kept
+body), and "distinct" reads a different URL on every request (thousands of profiles, typed
+names, pages by cursor), so nearly every request is a miss that reaches PostgreSQL.
+
 Usage: scripts/registry_load.py DATABASE_URL BASE_URL SERVICE_PID ADMIN_USER ADMIN_PASSWORD
        [PLAYERS] [TOURNAMENTS] [CONNECTIONS] [SECONDS]
 Defaults: 1,000,000 players, 100,000 tournaments, 64 connections, 10 s per read; PLAYERS 0
@@ -16,10 +21,14 @@ of /healthz, searches at least 1/10; the service's resident memory under 300 MB.
 """
 
 import json
+import os
+import random
 import re
 import subprocess
 import sys
+import tempfile
 import time
+import urllib.parse
 import urllib.request
 
 # Names with the letters players leave out when they type: search must find them folded.
@@ -93,19 +102,50 @@ def call(url, body=None, token=None):
         return r.status, dict(r.headers), r.read()
 
 
-def late_cursor(first, depth):
-    """The cursor `depth` items into a list, reached by following its cursors."""
+def late_cursor(first, depth, every=None):
+    """The cursor `depth` items into a list, reached by following its cursors; the cursors met
+    on the way are appended to `every` when given."""
     page = json.loads(call(first)[2])
     seen = len(page["items"])
     while seen < depth and page.get("next_cursor"):
+        if every is not None:
+            every.append(page["next_cursor"])
         page = json.loads(call(f"{first}&cursor={page['next_cursor']}")[2])
         seen += len(page["items"])
     return page["next_cursor"]
 
 
-def wrk(url, connections, seconds):
-    cmd = ["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", "--latency", url]
-    out = subprocess.run(cmd, capture_output=True, text=True).stdout
+# wrk reads PATHS (one path per line) and sends each connection's requests through it in turn,
+# each thread from its own place, so that no URL repeats until the list is used up.
+ROTATE = """
+local paths = {}
+for line in io.lines(os.getenv("PATHS")) do paths[#paths + 1] = line end
+local threads = 0
+function setup(thread)
+  threads = threads + 1
+  thread:set("first", threads * 7919)
+end
+function init(args) i = first or 0 end
+function request()
+  i = i % #paths + 1
+  return wrk.format("GET", paths[i])
+end
+"""
+
+
+def wrk(url, connections, seconds, paths=None):
+    cmd = ["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", "--latency"]
+    env = dict(os.environ)
+    if paths:
+        script = tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False)
+        script.write(ROTATE)
+        script.close()
+        listing = tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False)
+        listing.write("\n".join(paths) + "\n")
+        listing.close()
+        cmd += ["-s", script.name]
+        env["PATHS"] = listing.name
+    out = subprocess.run(cmd + [url], capture_output=True, text=True, env=env).stdout
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
     p99 = re.search(r"99%\s+([\d.]+)(\w+)", out)
     p99_ms = float(p99.group(1)) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[p99.group(2)]
@@ -140,7 +180,8 @@ def main():
         print(f"loaded already: {players} players, {tournaments} tournaments")
     # A late page by cursor: follow the next links 90% into the list (the walk a client
     # makes), then read that page over and over.
-    late_players = late_cursor(f"{api}/players?limit=200", players * 9 // 10)
+    cursors = []
+    late_players = late_cursor(f"{api}/players?limit=200", players * 9 // 10, cursors)
     late_tournaments = late_cursor(f"{api}/tournaments?limit=200&sort=name",
                                    tournaments * 9 // 10)
     reads = [
@@ -165,6 +206,21 @@ def main():
     ]
     _, _, page = call(f"{api}/tournaments?limit=1")
     reads[-1] = ("profile", "tournament", f"{api}/tournaments/{json.loads(page)['items'][0]['id']}")
+    # Distinct URLs: profiles of random players, full names as a user types them (folded, no
+    # marks: "kari hansen 12345"), pages by cursor met on the walk above.
+    rng = random.Random(31)
+    prefix = urllib.parse.urlparse(base).path + "/api/v1"
+    ids = [rng.randint(first, last) for _ in range(20000)]
+    named = json.loads(psql(db, "SELECT json_agg(name_folded) FROM (SELECT name_folded FROM players"
+                                f" WHERE id = ANY(ARRAY{ids[:5000]}::bigint[])) n"))
+    distinct = [
+        ("profile", "player profiles, a different player each time",
+         [f"{prefix}/players/{i}" for i in ids]),
+        ("search", "players by full name typed without marks, a different name each time",
+         [f"{prefix}/players?limit=20&q={urllib.parse.quote(n)}" for n in named]),
+        ("list", "players, a different page by cursor each time",
+         [f"{prefix}/players?limit=50&cursor={c}" for c in cursors]),
+    ]
     print(f"service RSS before the reads: {rss_mb(pid):.0f} MB")
     ref_rps, ref_p99, _ = wrk(base + "/healthz", connections, seconds)
     print(f"/healthz: {ref_rps:.0f} req/s, p99 {ref_p99:.1f} ms")
@@ -176,8 +232,15 @@ def main():
         peak = max(peak, rss_mb(pid))
         target = 10 if kind == "search" else 4
         ok = "met" if rps * target >= ref_rps and p99 < 20 else "missed"
-        print(f"| {name} | {kind} | {rps:.0f} | {p99:.1f} | 1/{ref_rps / rps:.1f} | "
+        print(f"| {name} | {kind}, repeated | {rps:.0f} | {p99:.1f} | 1/{ref_rps / rps:.1f} | "
               f"1/{target}, p99 < 20 ms: {ok} | {errors} |")
+    for kind, name, paths in distinct:
+        rps, p99, errors = wrk(base, connections, seconds, paths)
+        peak = max(peak, rss_mb(pid))
+        target = 10 if kind == "search" else 4
+        ok = "met" if rps * target >= ref_rps and p99 < 20 else "missed"
+        print(f"| {name} ({len(paths)} URLs) | {kind}, distinct | {rps:.0f} | {p99:.1f} | "
+              f"1/{ref_rps / rps:.1f} | 1/{target}, p99 < 20 ms: {ok} | {errors} |")
     print(f"service RSS after the reads: {rss_mb(pid):.0f} MB (peak seen {peak:.0f} MB)")
 
 
