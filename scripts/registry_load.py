@@ -241,17 +241,23 @@ def main():
     print(f"service RSS before the reads: {rss_mb(pid):.0f} MB")
     ref_rps, ref_p99, _ = wrk(base + "/healthz", connections, seconds)
     print(f"/healthz: {ref_rps:.0f} req/s, p99 {ref_p99:.1f} ms")
-    print("| read | kind | req/s | p99 ms | ratio to /healthz | target | failed or timed out |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
+    print("| read | kind | req/s | p99 ms | ratio to /healthz | target | failed or timed out "
+          "| first read ms |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     peak = rss_mb(pid)
     for kind, name, url in reads:
         settle(base)
+        # The first read of a URL rebuilds its body (the cost of a miss, timed here); the run
+        # then measures the reads that follow.
+        started = time.time()
+        call(url)
+        first_ms = (time.time() - started) * 1000
         rps, p99, errors = wrk(url, connections, seconds)
         peak = max(peak, rss_mb(pid))
         target = 10 if kind == "search" else 4
         ok = "met" if rps * target >= ref_rps and p99 < 20 else "missed"
         print(f"| {name} | {kind}, repeated | {rps:.0f} | {p99:.1f} | 1/{ref_rps / rps:.1f} | "
-              f"1/{target}, p99 < 20 ms: {ok} | {errors} |")
+              f"1/{target}, p99 < 20 ms: {ok} | {errors} | {first_ms:.1f} |")
     for kind, name, paths in distinct:
         settle(base)
         rps, p99, errors = wrk(base, connections, seconds, paths)
@@ -259,7 +265,7 @@ def main():
         target = 10 if kind == "search" else 4
         ok = "met" if rps * target >= ref_rps and p99 < 20 else "missed"
         print(f"| {name} ({len(paths)} URLs) | {kind}, distinct | {rps:.0f} | {p99:.1f} | "
-              f"1/{ref_rps / rps:.1f} | 1/{target}, p99 < 20 ms: {ok} | {errors} |")
+              f"1/{ref_rps / rps:.1f} | 1/{target}, p99 < 20 ms: {ok} | {errors} | |")
     print(f"service RSS after the reads: {rss_mb(pid):.0f} MB (peak seen {peak:.0f} MB)")
 
 
