@@ -6,7 +6,7 @@ use crate::api::extract::{idempotency_key, Json, Query};
 use crate::api::problem::BodyErrors;
 
 use crate::api::support::{created_at, idempotent_answer};
-use crate::api::support::{first_page_body, json_body, kept_answer, page_json, Page, Visibility};
+use crate::api::support::{json_body, kept_answer, page_body, page_json, Page, Visibility};
 use crate::auth::{Caller, MaybeCaller};
 use crate::error::{ApiResult, Problem};
 use crate::infra::idempotency;
@@ -60,8 +60,9 @@ pub async fn create(
 /// List players (public).
 ///
 /// Ordered by name, then id; `q` searches names case-insensitively in every alphabet. A page in the
-/// list envelope with a `Link` header. The first page with no parameters is kept by each
-/// instance for anonymous readers until a player is added, changed or removed.
+/// list envelope with a `Link` header. Every anonymous page (a search, a filter, a page
+/// by cursor) is kept by each instance under its query until a player is added, changed or
+/// removed.
 #[utoipa::path(
     operation_id = "list_players",
     tag = "players",
@@ -80,33 +81,23 @@ pub async fn list(
     caller: MaybeCaller,
     filter: Query<PlayerFilter>,
 ) -> ApiResult<HttpResponse> {
-    if caller.0.is_none() && req.query_string().is_empty() {
-        let path = req.path().to_string();
-        let (_, body) = state
-            .run_kept(
-                true,
-                "players page=1".into(),
-                Subject::Players,
-                move |conn| {
-                    let page = players::list_players(conn, filter.0)?;
-                    Ok((true, first_page_body(&path, &page)?))
-                },
-            )
-            .await?;
-        return Ok(kept_answer(&req, &body, Visibility::Public));
-    }
-    // Anonymous pages with parameters tolerate replication lag; a signed-in caller may be
-    // looking for what they just wrote.
-    let page = if caller.0.is_none() {
-        state
-            .run_lagging(move |conn| players::list_players(conn, filter.0))
-            .await?
-    } else {
-        state
+    if caller.0.is_some() {
+        // A signed-in caller may be looking for what they just wrote: exact, on the primary.
+        let page = state
             .run(move |conn| players::list_players(conn, filter.0))
-            .await?
-    };
-    page_json(&req, &page, Visibility::Public)
+            .await?;
+        return page_json(&req, &page, Visibility::Public);
+    }
+    // Every anonymous page (a search, a filter, a page by cursor) is kept per query until a
+    // player changes; misses tolerate replication lag (`docs/scaling.md`).
+    let (path, query) = (req.path().to_string(), req.query_string().to_string());
+    let body = state
+        .run_kept_lagging(format!("players?{query}"), Subject::Players, move |conn| {
+            let page = players::list_players(conn, filter.0)?;
+            Ok((true, page_body(&path, &query, &page)?))
+        })
+        .await?;
+    Ok(kept_answer(&req, &body, Visibility::Public))
 }
 
 /// Read a player (public).

@@ -7,9 +7,9 @@ use actix_web::{get, patch, post, web, HttpRequest, HttpResponse};
 use crate::api::extract::{Json, Query};
 use crate::api::problem::BodyErrors;
 use crate::api::support::{
-    cached_body, cached_json, etag_matches, etag_of_key, first_page_body, if_none_match,
-    kept_answer, links_for, not_modified_answer, page_json, required_if_match, versioned_json,
-    Page, PageParams, Visibility,
+    cached_body, cached_json, etag_matches, etag_of_key, if_none_match, kept_answer, links_for,
+    not_modified_answer, page_body, page_json, required_if_match, versioned_json, Page, PageParams,
+    Visibility,
 };
 use crate::auth::{Caller, MaybeCaller};
 use crate::domain::PlayerId;
@@ -58,8 +58,8 @@ pub async fn create_pool(
 
 /// List rating pools (public).
 ///
-/// In creation order. A page in the list envelope with a `Link` header. The first page with no
-/// parameters is kept by each instance for anonymous readers until a pool changes.
+/// In creation order. A page in the list envelope with a `Link` header. Every anonymous page is
+/// kept by each instance under its query until a pool changes.
 #[utoipa::path(
     operation_id = "list_rating_pools",
     tag = "ratings",
@@ -78,27 +78,22 @@ pub async fn list_pools(
     caller: MaybeCaller,
     page: Query<PageParams>,
 ) -> ApiResult<HttpResponse> {
-    if caller.0.is_none() && req.query_string().is_empty() {
-        let path = req.path().to_string();
-        let (_, body) = state
-            .run_kept(true, "pools page=1".into(), Subject::Pools, move |conn| {
-                let page = ratings::list_pools(conn, &page.0)?;
-                Ok((true, first_page_body(&path, &page)?))
-            })
-            .await?;
-        return Ok(kept_answer(&req, &body, Visibility::Public));
-    }
-    // Anonymous pages with parameters tolerate replication lag (`docs/scaling.md`).
-    let page = if caller.0.is_none() {
-        state
-            .run_lagging(move |conn| ratings::list_pools(conn, &page.0))
-            .await?
-    } else {
-        state
+    if caller.0.is_some() {
+        let page = state
             .run(move |conn| ratings::list_pools(conn, &page.0))
-            .await?
-    };
-    page_json(&req, &page, Visibility::Public)
+            .await?;
+        return page_json(&req, &page, Visibility::Public);
+    }
+    // Every anonymous page is kept per query until a pool changes; misses tolerate replication
+    // lag (`docs/scaling.md`).
+    let (path, query) = (req.path().to_string(), req.query_string().to_string());
+    let body = state
+        .run_kept_lagging(format!("pools?{query}"), Subject::Pools, move |conn| {
+            let page = ratings::list_pools(conn, &page.0)?;
+            Ok((true, page_body(&path, &query, &page)?))
+        })
+        .await?;
+    Ok(kept_answer(&req, &body, Visibility::Public))
 }
 
 /// Read a rating pool (public).

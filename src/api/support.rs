@@ -249,11 +249,15 @@ pub fn links_for<T>(path: &str, query_string: &str, page: &Page<T>) -> Option<St
     (!links.is_empty()).then(|| links.join(", "))
 }
 
-/// A page of a list read at `path` with no query (its first page, default parameters) as a
-/// body to keep, its `Link` header with it (issue 31, item 3).
-pub fn first_page_body<T: Serialize>(path: &str, page: &Page<T>) -> Result<KeptBody, ApiError> {
+/// A page of a list read at `path` with the query string `query` as a body to keep, its `Link`
+/// header with it (issue 31, item 3).
+pub fn page_body<T: Serialize>(
+    path: &str,
+    query: &str,
+    page: &Page<T>,
+) -> Result<KeptBody, ApiError> {
     let mut body = json_body(page, None)?;
-    body.link = links_for(path, "", page);
+    body.link = links_for(path, query, page);
     Ok(body)
 }
 

@@ -7,8 +7,7 @@ use crate::api::problem::BodyErrors;
 
 use crate::api::support::{created_at, idempotent_answer};
 use crate::api::support::{
-    first_page_body, json_body, kept_answer, page_json, required_if_match, Page, PageParams,
-    Visibility,
+    json_body, kept_answer, page_body, page_json, required_if_match, Page, PageParams, Visibility,
 };
 use crate::auth::{Caller, MaybeCaller, StaffRole};
 use crate::domain::status::TournamentStatus;
@@ -74,8 +73,8 @@ pub async fn create(
 /// List tournaments: published ones for everyone, plus your own drafts when signed in.
 ///
 /// Newest first, in the list envelope with a `Link` header; filter by `status` and search names
-/// with `q`. The first page with no parameters is kept by each instance for anonymous readers
-/// until a tournament is added, changed or removed.
+/// with `q`. Every anonymous page is kept by each instance under its query until a
+/// tournament is added, changed or removed.
 #[utoipa::path(
     operation_id = "list_tournaments",
     tag = "tournaments",
@@ -94,39 +93,27 @@ pub async fn list(
     caller: MaybeCaller,
     filter: Query<TournamentFilter>,
 ) -> ApiResult<HttpResponse> {
-    let signed_in = caller.0.is_some();
-    if !signed_in && req.query_string().is_empty() {
-        let path = req.path().to_string();
-        let (_, body) = state
-            .run_kept(
-                true,
-                "tournaments page=1".into(),
-                Subject::Tournaments,
-                move |conn| {
-                    let page = tournament_list::list_tournaments(conn, &caller, filter.0)?;
-                    Ok((true, first_page_body(&path, &page)?))
-                },
-            )
-            .await?;
-        return Ok(kept_answer(&req, &body, Visibility::Public));
-    }
-    // Anonymous pages with parameters tolerate replication lag (`docs/scaling.md`); signed-in
-    // callers see their drafts and their writes on the primary.
-    let page = if signed_in {
-        state
+    if caller.0.is_some() {
+        // Signed-in callers see their drafts and their writes: exact, on the primary.
+        let page = state
             .run(move |conn| tournament_list::list_tournaments(conn, &caller, filter.0))
-            .await?
-    } else {
-        state
-            .run_lagging(move |conn| tournament_list::list_tournaments(conn, &caller, filter.0))
-            .await?
-    };
-    let vis = if signed_in {
-        Visibility::Private
-    } else {
-        Visibility::Public
-    };
-    page_json(&req, &page, vis)
+            .await?;
+        return page_json(&req, &page, Visibility::Private);
+    }
+    // Every anonymous page (a search, filters, a page by cursor) is kept per query until a
+    // tournament changes; misses tolerate replication lag (`docs/scaling.md`).
+    let (path, query) = (req.path().to_string(), req.query_string().to_string());
+    let body = state
+        .run_kept_lagging(
+            format!("tournaments?{query}"),
+            Subject::Tournaments,
+            move |conn| {
+                let page = tournament_list::list_tournaments(conn, &caller, filter.0)?;
+                Ok((true, page_body(&path, &query, &page)?))
+            },
+        )
+        .await?;
+    Ok(kept_answer(&req, &body, Visibility::Public))
 }
 
 /// Read a tournament (public once published).

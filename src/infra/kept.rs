@@ -23,8 +23,10 @@
 
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use moka::notification::RemovalCause;
+use moka::policy::EvictionPolicy;
 use moka::sync::Cache;
 use tokio::sync::{Mutex as AsyncMutex, OwnedSemaphorePermit, Semaphore};
 
@@ -38,6 +40,10 @@ pub const DEFAULT_MAX_BYTES: u64 = 64 * 1024 * 1024;
 pub const ENTRY_OVERHEAD: usize = 160;
 /// Public rebuilds running at once per instance (each holds a pooled connection).
 pub const REBUILDS: usize = 3;
+/// How long a body read on the read replica is served: the replica may not yet have replayed the
+/// change that moved the generation it is kept at, so such a body is read again this often
+/// while its subject is quiet (a stale answer lasts the replica's lag and this at most).
+pub const KEEP_LAGGING: Duration = Duration::from_secs(1);
 /// Locks for single-flight, shared by keys with the same hash (bounded, whatever the keys).
 const FLIGHTS: usize = 64;
 
@@ -53,6 +59,9 @@ pub struct KeptBody {
 
 struct Entry {
     generation: Generation,
+    /// Served until then at most (a body read on a replica, which may lag behind the
+    /// generation it is kept at: `KEEP_LAGGING`).
+    until: Option<Instant>,
     kept: KeptBody,
 }
 
@@ -63,9 +72,20 @@ pub fn weighted_cache<V: Clone + Send + Sync + 'static>(
     meter: &CacheMeter,
     weight: fn(&V) -> usize,
 ) -> Cache<String, V> {
+    weighted_cache_with(max_bytes, meter, weight, EvictionPolicy::tiny_lfu())
+}
+
+/// [`weighted_cache`] with another eviction policy.
+fn weighted_cache_with<V: Clone + Send + Sync + 'static>(
+    max_bytes: u64,
+    meter: &CacheMeter,
+    weight: fn(&V) -> usize,
+    policy: EvictionPolicy,
+) -> Cache<String, V> {
     let evictions = meter.evictions.clone();
     Cache::builder()
         .max_capacity(max_bytes)
+        .eviction_policy(policy)
         .weigher(move |key: &String, value: &V| {
             u32::try_from(key.len() + weight(value) + ENTRY_OVERHEAD).unwrap_or(u32::MAX)
         })
@@ -97,10 +117,22 @@ fn entry_weight(e: &Arc<Entry>) -> usize {
     e.kept.body.len() + e.kept.etag.len() + e.kept.link.as_ref().map_or(0, String::len)
 }
 
+/// The share of the budget that is the admission window: 1/`WINDOW_SHARE`.
+const WINDOW_SHARE: u64 = 8;
+
 /// The instance's kept public bodies (cheap to clone).
+///
+/// Two parts, as in W-TinyLFU: every body kept enters a small LRU *window* (1/8 of the budget)
+/// and is offered to the *main* part (TinyLFU, the rest). moka admits a body to the main part
+/// only if it is read more often than the bodies it would push out *together*, so once the main
+/// part is full of small bodies read once (profiles, pages by cursor), a large body read
+/// thousands of times a second (a filtered list, a search) would be turned away on every
+/// rebuild, each rebuild a query of up to hundreds of milliseconds. The window holds it while it
+/// is read; bodies read once pass through the window without touching the main part.
 #[derive(Clone)]
 pub struct KeptReads {
     kept: Cache<String, Arc<Entry>>,
+    window: Cache<String, Arc<Entry>>,
     budget: u64,
     flights: Arc<Vec<Arc<AsyncMutex<()>>>>,
     rebuilds: Arc<Semaphore>,
@@ -123,8 +155,10 @@ pub struct Flight {
 impl KeptReads {
     /// Kept bodies weighing at most `max_bytes` in all; evictions count into `meter`.
     pub fn new(max_bytes: u64, meter: &CacheMeter) -> Self {
+        let window = max_bytes / WINDOW_SHARE;
         Self {
-            kept: weighted_cache(max_bytes, meter, entry_weight),
+            kept: weighted_cache(max_bytes - window, meter, entry_weight),
+            window: weighted_cache_with(window, meter, entry_weight, EvictionPolicy::lru()),
             budget: max_bytes,
             flights: Arc::new((0..FLIGHTS).map(|_| Default::default()).collect()),
             rebuilds: Arc::new(Semaphore::new(REBUILDS)),
@@ -135,9 +169,12 @@ impl KeptReads {
     /// generation now); `None` when nothing is kept, or the tournament changed since.
     pub fn fresh(&self, key: &str, current: Option<Generation>) -> Option<KeptBody> {
         let current = current?;
+        let fresh =
+            |e: &Arc<Entry>| e.generation == current && e.until.is_none_or(|t| Instant::now() < t);
         self.kept
             .get(key)
-            .filter(|e| e.generation == current)
+            .filter(fresh)
+            .or_else(|| self.window.get(key).filter(fresh))
             .map(|e| e.kept.clone())
     }
 
@@ -164,21 +201,40 @@ impl KeptReads {
     /// Keeps `body` under `key`, as read at `generation` (the one seen before the read began;
     /// a change committed meanwhile has moved the tournament on, so it is not served).
     pub fn keep(&self, key: String, generation: Option<Generation>, body: KeptBody) {
+        self.keep_until(key, generation, body, None);
+    }
+
+    /// Keeps `body` as [`KeptReads::keep`] does, served until `until` at most.
+    pub fn keep_until(
+        &self,
+        key: String,
+        generation: Option<Generation>,
+        body: KeptBody,
+        until: Option<Instant>,
+    ) {
         let Some(generation) = generation else {
             return;
         };
-        self.kept.insert(
-            key,
-            Arc::new(Entry {
-                generation,
-                kept: body,
-            }),
-        );
+        let entry = Arc::new(Entry {
+            generation,
+            until,
+            kept: body,
+        });
+        // Both parts share the entry (its bytes are held once, weighed in each part).
+        self.window.insert(key.clone(), entry.clone());
+        self.kept.insert(key, entry);
     }
 
-    /// What is kept now (for `GET /metrics`).
+    /// What is kept now (for `GET /metrics`): both parts, a body in both counted twice (an
+    /// upper bound of the bytes held).
     pub fn sample(&self) -> CacheSample {
-        sample("public", &self.kept, self.budget)
+        let main = sample("public", &self.kept, self.budget);
+        let window = sample("public", &self.window, self.budget);
+        CacheSample {
+            bytes: main.bytes + window.bytes,
+            entries: main.entries + window.entries,
+            ..main
+        }
     }
 }
 
@@ -215,6 +271,64 @@ mod tests {
         // Read while not listening: not kept.
         k.keep("c".into(), None, body("three"));
         assert!(k.fresh("c", Some(g1)).is_none());
+    }
+
+    #[test]
+    fn a_body_read_on_the_replica_is_served_until_its_time_only() {
+        let k = kept(DEFAULT_MAX_BYTES);
+        let g = Generation::new(1, 0);
+        let soon = Instant::now() + Duration::from_millis(30);
+        k.keep_until("a".into(), Some(g), body("one"), Some(soon));
+        assert!(k.fresh("a", Some(g)).is_some());
+        // Past its time, at the same generation.
+        std::thread::sleep(Duration::from_millis(40));
+        assert!(k.fresh("a", Some(g)).is_none());
+        // A newer generation ends it earlier.
+        k.keep_until(
+            "b".into(),
+            Some(g),
+            body("two"),
+            Some(Instant::now() + KEEP_LAGGING),
+        );
+        assert!(k.fresh("b", Some(Generation::new(1, 1))).is_none());
+    }
+
+    #[test]
+    fn a_large_body_read_often_stays_though_small_bodies_read_once_fill_the_budget() {
+        let k = kept(256 * 1024);
+        let g = Generation::new(1, 0);
+        let sized = |n: usize| KeptBody {
+            body: vec![b'x'; n].into(),
+            ..body("")
+        };
+        // Profiles read once or twice fill the budget.
+        for i in 0..3000 {
+            let key = format!("small-{i}");
+            k.keep(key.clone(), Some(g), sized(300));
+            k.fresh(&key, Some(g));
+        }
+        // A filtered list read over and over, rebuilt whenever it is missing.
+        let mut rebuilds = 0;
+        for _ in 0..300 {
+            if k.fresh("big", Some(g)).is_none() {
+                rebuilds += 1;
+                k.keep("big".into(), Some(g), sized(12_000));
+            }
+            k.kept.run_pending_tasks();
+            k.window.run_pending_tasks();
+        }
+        // The main part alone turns it away: it would push out dozens of bodies at once.
+        assert!(
+            k.kept.get("big").is_none(),
+            "the scenario no longer needs the window"
+        );
+        assert_eq!(rebuilds, 1, "read from the window after its first rebuild");
+        // Bodies read once pass through the window; the one read often stays.
+        for i in 3000..3100 {
+            k.keep(format!("small-{i}"), Some(g), sized(300));
+            assert!(k.fresh("big", Some(g)).is_some(), "after {i}");
+            k.window.run_pending_tasks();
+        }
     }
 
     #[actix_web::test]
@@ -299,9 +413,12 @@ mod tests {
             meter.evictions.get()
         );
         read_hot(&k);
-        // A replaced body is no eviction.
-        let before = meter.evictions.get();
+        // A replaced body is no eviction (once it is in the window too: its first keep there
+        // may push a body read once out of the window).
         k.keep("hot-0".into(), Some(Generation::new(1, 1)), big("hot"));
+        k.sample();
+        let before = meter.evictions.get();
+        k.keep("hot-0".into(), Some(Generation::new(1, 2)), big("hot"));
         k.sample();
         assert_eq!(meter.evictions.get(), before);
     }

@@ -8,7 +8,7 @@ use crate::auth::JwtKeys;
 
 use crate::db::{DbConn, DbPool};
 use crate::error::ApiError;
-use crate::infra::kept::KeptBody;
+use crate::infra::kept::{self, KeptBody};
 use crate::infra::live::Subject;
 use crate::infra::throttle::LoginThrottle;
 use crate::services::accounts::auth::AccountCache;
@@ -197,6 +197,36 @@ impl AppState {
         if !anonymous {
             return self.run(f).await;
         }
+        self.kept_read(key, subject, false, f).await
+    }
+
+    /// An anonymous read of `subject` kept under `key` as [`AppState::run_kept`] keeps it, that
+    /// tolerates replication lag: rebuilt on the replica when there is one
+    /// ([`AppState::run_lagging`]) and then kept for [`kept::KEEP_LAGGING`] at most, since the
+    /// replica may not yet show the change that moved the subject's generation. Without a
+    /// replica, exactly as `run_kept`. For the anonymous pages of the registry's lists.
+    pub async fn run_kept_lagging<F>(
+        &self,
+        key: String,
+        subject: Subject,
+        f: F,
+    ) -> Result<KeptBody, ApiError>
+    where
+        F: FnOnce(&mut DbConn) -> Result<(bool, KeptBody), ApiError> + Send + 'static,
+    {
+        Ok(self.kept_read(key, subject, true, f).await?.1)
+    }
+
+    async fn kept_read<F>(
+        &self,
+        key: String,
+        subject: Subject,
+        lagging: bool,
+        f: F,
+    ) -> Result<(bool, KeptBody), ApiError>
+    where
+        F: FnOnce(&mut DbConn) -> Result<(bool, KeptBody), ApiError> + Send + 'static,
+    {
         // Only public answers are kept.
         if let Some(kept) = self.kept.fresh(&key, self.live.generation(subject)) {
             self.metrics.kept_read(true);
@@ -210,9 +240,15 @@ impl AppState {
             return Ok((true, kept));
         }
         self.metrics.kept_read(false);
-        let (public, body) = self.run(f).await?;
+        let on_replica = lagging && self.replica.is_some();
+        let (public, body) = if on_replica {
+            self.run_lagging(f).await?
+        } else {
+            self.run(f).await?
+        };
         if public {
-            self.kept.keep(key, generation, body.clone());
+            let until = on_replica.then(|| std::time::Instant::now() + kept::KEEP_LAGGING);
+            self.kept.keep_until(key, generation, body.clone(), until);
         }
         Ok((public, body))
     }

@@ -1,9 +1,9 @@
-//! Issue 31, item 3: a player's profile and the first pages (no parameters) of the player,
-//! tournament and rating-pool lists are kept per instance for anonymous readers, like a
-//! tournament's reads. Each follows every write that changes it: at once on the instance that
-//! took the write, soon on another (the write's notification), and when a row changes in the
-//! database without the service (the triggers announce it). Reads with parameters, and
-//! signed-in reads of the tournament list (they see drafts), stay exact.
+//! Issue 31, item 3: a player's profile and every anonymous page of the player, tournament and
+//! rating-pool lists (the first page, a search, a filter, a page by cursor, each under its own
+//! query) are kept per instance, like a tournament's reads. Each follows every write that
+//! changes it: at once on the instance that took the write, soon on another (the write's
+//! notification), and when a row changes in the database without the service (the triggers
+//! announce it). Signed-in reads (of the tournament list, they see drafts) stay exact.
 
 use std::time::Duration;
 
@@ -157,10 +157,89 @@ async fn the_first_page_of_players_follows_new_changed_and_removed_players() {
     sql(&app, "DELETE FROM players WHERE name = 'Cai'");
     eventually(&app, list, |p| names(p) == ["Ari"] && p["total"] == 1).await;
 
-    // With parameters the read is exact, and not kept.
+    // A page with parameters is kept under its own query.
+    assert_eq!(names(&warm(&app, "/api/v1/players?limit=1").await), ["Ari"]);
+    assert_eq!(names(&read(&app, list).await), ["Ari"]);
+}
+
+/// Reads `path` anonymously: its body and `Link` header.
+async fn read_linked(app: &TestApp, path: &str) -> (Value, Option<String>) {
+    let r = app.get(path, None).await;
+    assert_eq!(r.status(), 200, "{path}");
+    let link = r
+        .headers()
+        .get("link")
+        .map(|l| l.to_str().unwrap().to_string());
+    (r.json().await.unwrap(), link)
+}
+
+/// The path of the `next` link in `link`.
+fn next_of(link: &str) -> String {
+    let start = link.find("</api/").unwrap() + 1;
+    let end = start + link[start..].find(">; rel=\"next\"").unwrap();
+    link[start..end].to_string()
+}
+
+#[actix_web::test]
+async fn searches_and_pages_by_cursor_are_kept_per_query_with_their_links() {
+    let app = spawn_app().await;
+    let other = second_instance(&app).await;
+    let admin = app.admin_token().await;
+    for name in ["Øystein Ødegård", "Oda Berg", "Per Stad", "Åse Stadheim"] {
+        let r = app
+            .post("/api/v1/players", Some(&admin), json!({ "name": name }))
+            .await;
+        assert_eq!(r.status(), 201);
+    }
+    let search = "/api/v1/players?q=stad";
+    actix_web::rt::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(
+        names(&warm(&app, search).await),
+        ["Per Stad", "Åse Stadheim"]
+    );
+    assert_eq!(
+        names(&warm(&app, "/api/v1/players?q=oystein").await),
+        ["Øystein Ødegård"]
+    );
+
+    // Pages by cursor: the kept page answers with the `Link` it was kept with.
+    let (first, link) = read_linked(&app, "/api/v1/players?limit=2").await;
+    assert_eq!(names(&first), ["Oda Berg", "Per Stad"]);
+    let next = next_of(&link.expect("a next link"));
+    assert!(next.contains("cursor="), "{next}");
+    let (second, second_link) = read_linked(&app, &next).await;
+    assert_eq!(names(&second), ["Åse Stadheim", "Øystein Ødegård"]);
+    assert_eq!(names(&warm(&app, &next).await), names(&second));
+    assert_eq!(read_linked(&app, &next).await.1, second_link);
+
+    // A rename through the API: at once where written, soon on the other instance.
+    warm(&other, search).await;
+    let oda = first["items"][0]["id"].as_i64().unwrap();
+    let r = app
+        .patch(
+            &format!("/api/v1/players/{oda}"),
+            Some(&admin),
+            json!({"name": "Oda Stad"}),
+        )
+        .await;
+    assert_eq!(r.status(), 200);
+    assert_eq!(
+        names(&read(&app, search).await),
+        ["Oda Stad", "Per Stad", "Åse Stadheim"]
+    );
+    eventually(&other, search, |p| names(p).len() == 3).await;
+
+    // Removed in the database: the search and the page by cursor both follow.
+    warm(&app, search).await;
+    warm(&app, &next).await;
+    sql(&app, "DELETE FROM players WHERE name = 'Åse Stadheim'");
+    eventually(&app, search, |p| names(p) == ["Oda Stad", "Per Stad"]).await;
+    eventually(&app, &next, |p| names(p) == ["Øystein Ødegård"]).await;
+
+    // Signed in: exact, never counted as kept.
     let before = kept(&app).await;
-    let page = read(&app, "/api/v1/players?limit=1").await;
-    assert_eq!(names(&page), ["Ari"]);
+    let r = app.get(search, Some(&admin)).await;
+    assert_eq!(r.status(), 200);
     assert_eq!(kept(&app).await, before);
 }
 

@@ -2,7 +2,15 @@
 //! account and its player; `DELETE /me` erases the account; a player with rated games stays in
 //! the lists under a pseudonym with results and ratings intact; an admin does both for anyone.
 
+use diesel::connection::SimpleConnection;
+use diesel::prelude::*;
 use serde_json::{json, Value};
+
+#[derive(QueryableByName)]
+struct Count {
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    n: i64,
+}
 
 use crate::event_fixtures::account_player;
 use crate::helpers::{problem, spawn_app, TestApp, PASSWORD};
@@ -134,10 +142,45 @@ async fn an_erased_player_with_rated_games_keeps_its_ratings_under_a_pseudonym()
     let (app, admin, pool_id, a, uid, token) = rated_ania().await;
     let before = leaderboard(&app, pool_id).await;
     assert!(before.contains("Ania"));
+    // Her claim on another player, an invitation she accepted, one still waiting at her
+    // address (in other letters' case), and someone else's invitation.
+    let b = player(&app, &admin, "Bartek Two", "PL", "Kraków").await;
+    let mut conn = db(&app);
+    let count = |conn: &mut PgConnection, sql: &str| -> i64 {
+        diesel::sql_query(sql).get_result::<Count>(conn).unwrap().n
+    };
+    conn.batch_execute(&format!(
+        "UPDATE users SET email = 'ania@example.org' WHERE id = {uid};
+         INSERT INTO player_claims (player_id, user_id, message, status)
+             VALUES ({b}, {uid}, 'I am Bartek too', 'open');
+         INSERT INTO invitations (tournament_id, email, token_hash, expires_at, accepted_at,
+                                  accepted_by)
+         SELECT id, e, sha256(e::bytea), now() + interval '1 day', a, u
+         FROM (SELECT min(id) AS id FROM tournaments) t,
+              (VALUES ('ania@example.org', now(), {uid}), ('ANIA@example.org', NULL, NULL),
+                      ('celina@example.org', NULL, NULL)) v(e, a, u)"
+    ))
+    .unwrap();
     let r = app.delete_req("/api/v1/me", &token).await;
     assert_eq!(r.status(), 200);
     let erased: Value = r.json().await.unwrap();
     assert_eq!(erased, json!({"user_id": uid, "player": "pseudonymised"}));
+    assert_eq!(
+        count(
+            &mut conn,
+            &format!("SELECT count(*) AS n FROM player_claims WHERE user_id = {uid}")
+        ),
+        0,
+        "her claim went with the account"
+    );
+    let left = "SELECT count(*) AS n FROM invitations WHERE email <> 'celina@example.org'";
+    assert_eq!(
+        count(&mut conn, left),
+        0,
+        "her invitations went with her address"
+    );
+    let other = "SELECT count(*) AS n FROM invitations WHERE email = 'celina@example.org'";
+    assert_eq!(count(&mut conn, other), 1, "another's invitation stays");
     let after = leaderboard(&app, pool_id).await;
     assert!(!after.contains("Ania") && !after.contains("Kraków\",\"player_id\":{a}"));
     assert!(after.contains(&format!("Player {a} (erased)")), "{after}");

@@ -193,7 +193,8 @@ pub struct Erased {
 }
 
 /// Erases account `user_id` (the owner or an admin; not the last enabled admin): its address,
-/// name, password, sessions, keys, codes, mail and roles go; its linked player is removed, or,
+/// name, password, sessions, keys, codes, mail, roles, player claims and the invitations it
+/// accepted or that were sent to its address go; its linked player is removed, or,
 /// with records, renamed `Player <id> (erased)` without club or country, so results and
 /// ratings stay intact.
 pub fn erase(conn: &mut PgConnection, caller: &Caller, user_id: i64) -> Result<Erased, ApiError> {

@@ -249,12 +249,27 @@ pub(crate) fn lock_for_removal(conn: &mut PgConnection, id: i64) -> Result<User,
 /// power).
 pub(crate) fn remove_account(conn: &mut PgConnection, user: &User) -> Result<(), ApiError> {
     use crate::db::schema::{
-        account_tokens, api_keys, mail_outbox, players, refresh_tokens, tournament_staff,
+        account_tokens, api_keys, invitations, mail_outbox, player_claims, players, refresh_tokens,
+        tournament_staff,
     };
     let id = user.id;
     diesel::update(players::table.filter(players::user_id.eq(id)))
         .set(players::user_id.eq(None::<i64>))
         .execute(conn)?;
+    // The account's claims (their messages are its words) and the invitations it accepted or
+    // that were sent to its address (they hold the address) go with it.
+    diesel::delete(player_claims::table.filter(player_claims::user_id.eq(id))).execute(conn)?;
+    diesel::delete(invitations::table.filter(invitations::accepted_by.eq(id))).execute(conn)?;
+    if let Some(email) = &user.email {
+        diesel::delete(
+            invitations::table.filter(
+                diesel::dsl::sql::<diesel::sql_types::Bool>("lower(email) = lower(")
+                    .bind::<diesel::sql_types::Text, _>(email.clone())
+                    .sql(")"),
+            ),
+        )
+        .execute(conn)?;
+    }
     diesel::delete(tournament_staff::table.filter(tournament_staff::user_id.eq(id)))
         .execute(conn)?;
     diesel::delete(api_keys::table.filter(api_keys::user_id.eq(id))).execute(conn)?;

@@ -1,0 +1,1 @@
+DROP TRIGGER checkout_guard ON invitations;
