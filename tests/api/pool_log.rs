@@ -485,3 +485,59 @@ async fn a_recompute_rewrites_the_log_and_says_from_where() {
     assert_eq!(rebuilt["log_rewritten_from"], 0);
     assert_eq!(entries(&rebuilt), entries(&late));
 }
+
+#[actix_web::test]
+async fn an_imported_list_shows_in_its_place_without_a_game() {
+    let s = rated().await;
+    let (app, pool_id) = (&s.app, s.pool);
+    let [_, _, c, _] = s.players;
+    // A list that applies from 8 March, 00:00 in Warsaw: after T1 round 1 (sequences 0-1),
+    // before T2 round 1, so it takes sequence 2 and the log is rewritten from there.
+    let r = app
+        .post(
+            &format!("/api/v1/rating-pools/{pool_id}/imports"),
+            Some(&s.admin),
+            json!({"applies_from": "2026-03-08", "source": "PL list",
+                   "csv": format!("player_id,rating,games\n{c},1612.5,41\n")}),
+        )
+        .await;
+    assert_eq!(r.status(), 201);
+    let import: Value = r.json().await.unwrap();
+    notified();
+    let base = format!("/api/v1/rating-pools/{pool_id}/changes?limit=200");
+    let page = get_ok(app, &base, None).await;
+    assert_eq!(page["total"], 13);
+    assert_eq!(page["log_rewrites"], 1);
+    assert_eq!(page["log_rewritten_from"], 2);
+    let mut conn = db(app);
+    assert_eq!(entries(&page), rounded(log(&mut conn, pool_id)));
+    let row = &page["items"][4];
+    assert_eq!(row["sequence"], 2);
+    assert_eq!(row["player_id"], c);
+    assert_eq!(row["kind"], "import");
+    assert_eq!(row["import_id"], import["id"]);
+    assert_eq!(row["rated_at"], import["applies_at"]);
+    for field in [
+        "tournament_id",
+        "round_id",
+        "round_number",
+        "table_number",
+        "result_version",
+    ] {
+        assert_eq!(row[field], Value::Null, "{field}");
+    }
+    assert_eq!(row["games"], 41);
+    assert_eq!(row["rating_after"], 1612.5);
+    // No tournament selects it; the player's part of the log has it.
+    for t in [s.t1, s.t2] {
+        let only = get_ok(app, &format!("{base}&tournament_id={t}"), None).await;
+        assert!(only["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|x| x["kind"] == "game" && x["tournament_id"] == t));
+    }
+    let mine = get_ok(app, &format!("{base}&player_id={c}"), None).await;
+    assert_eq!(mine["total"], 4);
+    assert_eq!(mine["items"][1]["kind"], "import");
+}
