@@ -228,7 +228,8 @@ fn log_rows(
 /// equal (a correction moves the ratings of its players and of those they met later, not of
 /// everyone after it; the replay is deterministic, so equal means bit-equal), so only the rows
 /// that differ are deleted and written, and only their players' standings are rewritten.
-/// Returns the first sequence whose rows were replaced or removed (`None`: the log only grew).
+/// Returns the first sequence whose rows were replaced, removed or added among the items
+/// already logged (`None`: the log only grew at its end).
 pub(super) fn write_difference(
     conn: &mut PgConnection,
     pool_id: i64,
@@ -278,7 +279,19 @@ pub(super) fn write_difference(
         .chain(fresh.iter().map(|r| r.player_id))
         .collect();
     refresh_standings(conn, pool_id, first_seq, &touched, before, rows)?;
-    Ok(gone.iter().map(|r| r.sequence).min())
+    // Rows written where the log already had items change what a reader saw, as do rows
+    // removed; rows after the old last item only extend it.
+    let old_last = old.iter().map(|r| r.sequence).max();
+    Ok(gone
+        .iter()
+        .map(|r| r.sequence)
+        .chain(
+            fresh
+                .iter()
+                .map(|r| r.sequence)
+                .filter(|s| old_last.is_some_and(|last| *s <= last)),
+        )
+        .min())
 }
 
 /// Records on the pool that its log was rewritten from `sequence` on (rows already in it were
