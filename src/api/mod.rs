@@ -206,6 +206,7 @@ pub fn routes(cfg: &mut ServiceConfig) {
         .service(ratings::league)
         .service(ratings::league_csv)
         .service(ratings::player_ratings)
+        .service(ratings::pool_changes)
         .service(archives::archive)
         .service(archives::import)
         .service(archives::check_out)

@@ -7,9 +7,9 @@ use actix_web::{get, patch, post, web, HttpRequest, HttpResponse};
 use crate::api::extract::{Json, Query};
 use crate::api::problem::BodyErrors;
 use crate::api::support::{
-    cached_body, cached_json, etag_matches, etag_of_key, if_none_match, kept_answer, links_for,
-    not_modified_answer, page_body, page_json, required_if_match, versioned_json, Page, PageParams,
-    Visibility,
+    cached_body, cached_json, etag_matches, etag_of_key, if_none_match, json_body, kept_answer,
+    links_for, not_modified_answer, page_body, page_json, required_if_match, versioned_json, Page,
+    PageParams, Visibility,
 };
 use crate::auth::{Caller, MaybeCaller};
 use crate::domain::PlayerId;
@@ -20,8 +20,8 @@ use crate::infra::live::Subject;
 use crate::runtime::state::AppState;
 use crate::services::ratings::{
     self, CreatePool, HistoryQuery, ImportOut, ImportRatings, LeaderboardQuery, LeaderboardRowOut,
-    LeaderboardSelection, LeagueOut, LeagueQuery, ListFormat, PoolOut, RatingChangeOut, RebuildOut,
-    SeasonOut, SeasonStandingsOut, UpdatePool,
+    LeaderboardSelection, LeagueOut, LeagueQuery, ListFormat, PoolLogPage, PoolLogQuery, PoolOut,
+    RatingChangeOut, RebuildOut, SeasonOut, SeasonStandingsOut, UpdatePool,
 };
 
 /// Create a rating pool (admins).
@@ -612,6 +612,51 @@ pub async fn player_ratings(
         .run(move |conn| ratings::player_ratings(conn, PlayerId(id), query.0))
         .await?;
     page_json(&req, &page, Visibility::Public)
+}
+
+/// A pool's log (public, like every pool): every rating change the pool applied, in the order
+/// it applied them (sequence, then player), for keepers who audit or mirror the list.
+///
+/// Each change names its player, kind, tournament, round and table (or imported list), the
+/// result version rated, when it was rated, the ratings before and after and the games it
+/// counts. Paged by `cursor` (follow the `next` link; a page costs the same at any depth),
+/// `offset` within 10000; `total` counted to 1000 (`total_exact`). A recomputation (a corrected
+/// result, an earlier round rated late, an import, new parameters, a rebuild) rewrites the log
+/// from some sequence on: `log_rewrites` counts the rewrites and `log_rewritten_from` says
+/// where the latest began, so a mirror reads again from there. Anonymous reads are kept by
+/// each instance until the pool changes.
+#[utoipa::path(
+    operation_id = "list_pool_rating_changes",
+    tag = "ratings",
+    params(("id" = i64, Path, description = "Rating pool id"), PoolLogQuery),
+    responses(
+        (status = 200, description = "A page of the pool's log", body = PoolLogPage),
+        (status = 304, description = "Not modified"),
+        (status = 401, description = "Invalid token", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such pool or season", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Invalid parameters (a cursor of another list, pool or filter names `cursor`; `cursor` with `offset` names `offset`)", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/rating-pools/{id}/changes")]
+pub async fn pool_changes(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    caller: MaybeCaller,
+    id: web::Path<i64>,
+    query: Query<PoolLogQuery>,
+) -> ApiResult<HttpResponse> {
+    let id = id.into_inner();
+    let (path, query_string) = (req.path().to_string(), req.query_string().to_string());
+    let key = format!("pool-changes pool={id} q={query_string}");
+    let (_, body) = state
+        .run_kept(caller.0.is_none(), key, Subject::Pool(id), move |conn| {
+            let log = ratings::pool_changes(conn, id, query.0)?;
+            let mut body = json_body(&log, None)?;
+            body.link = links_for(&path, &query_string, &log.page);
+            Ok((true, body))
+        })
+        .await?;
+    Ok(kept_answer(&req, &body, Visibility::Public))
 }
 
 /// A `.csv` operation answers CSV only: `format=json` there is a contradiction, refused.

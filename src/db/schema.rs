@@ -435,6 +435,8 @@ diesel::table! {
         version -> Int4,
         leaderboard_version -> Int8,
         open -> Bool,
+        log_rewrites -> Int8,
+        log_rewritten_from -> Nullable<Int8>,
     }
 }
 

@@ -38,6 +38,7 @@ mod paged_lists;
 mod password_reset;
 mod players;
 mod pool_archives;
+mod pool_log;
 mod rate_limits;
 mod rating_fixtures;
 mod rating_keepers;

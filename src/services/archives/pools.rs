@@ -230,6 +230,10 @@ fn write_pool(
         ("created_by", Value::from(caller.user_id)),
         ("version", Value::from(1)),
         ("leaderboard_version", Value::from(0)),
+        // A new pool's log is new: not rewritten yet (archives made before these columns
+        // existed have neither).
+        ("log_rewrites", Value::from(0)),
+        ("log_rewritten_from", Value::Null),
     ] {
         pool.insert(k.into(), v);
     }

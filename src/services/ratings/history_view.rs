@@ -46,6 +46,16 @@ pub enum ChangeKindOut {
     Import,
 }
 
+impl From<ChangeKind> for ChangeKindOut {
+    fn from(kind: ChangeKind) -> Self {
+        match kind {
+            ChangeKind::Game => ChangeKindOut::Game,
+            ChangeKind::Bonus => ChangeKindOut::Bonus,
+            ChangeKind::Import => ChangeKindOut::Import,
+        }
+    }
+}
+
 /// One rating change and the game that caused it (or the bonus, or the imported list).
 #[derive(Debug, Serialize, ToSchema)]
 pub struct RatingChangeOut {
@@ -99,11 +109,7 @@ fn change_out(r: ChangeRow) -> RatingChangeOut {
     RatingChangeOut {
         pool_id: r.0,
         pool_name: r.1,
-        kind: match r.2 {
-            ChangeKind::Game => ChangeKindOut::Game,
-            ChangeKind::Bonus => ChangeKindOut::Bonus,
-            ChangeKind::Import => ChangeKindOut::Import,
-        },
+        kind: ChangeKindOut::from(r.2),
         tournament_id: game(r.3),
         tournament_name: r.4.filter(|_| !imported),
         round_id: game(r.5),

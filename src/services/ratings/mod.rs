@@ -47,11 +47,13 @@ pub use acceptance::*;
 pub use keepers::*;
 mod leaderboard_view;
 mod league_view;
+mod pool_log;
 mod pools;
 mod seasons;
 pub use history_view::*;
 pub use leaderboard_view::*;
 pub use league_view::*;
+pub use pool_log::*;
 pub use pools::*;
 pub use seasons::*;
 

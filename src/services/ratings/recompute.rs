@@ -35,7 +35,11 @@ pub(super) fn recompute_from(
     // `rating_before` there, and how many of their rows were games) and because most of it is
     // usually written again unchanged (see `write_difference`).
     let old: Vec<RatingChangeRow> = if from.is_none() {
-        diesel::delete(rc::rating_changes.filter(rc::pool_id.eq(pool_id))).execute(conn)?;
+        let deleted =
+            diesel::delete(rc::rating_changes.filter(rc::pool_id.eq(pool_id))).execute(conn)?;
+        if deleted > 0 {
+            log_rewritten(conn, pool_id, 0)?;
+        }
         Vec::new()
     } else {
         rc::rating_changes
@@ -86,7 +90,9 @@ pub(super) fn recompute_from(
         // with them instead of waiting for autovacuum (ANALYZE sees this transaction's rows).
         diesel::sql_query("ANALYZE rating_changes, rating_standings").execute(conn)?;
     } else {
-        write_difference(conn, pool_id, first_seq, &old, &before, &rows)?;
+        if let Some(rewritten) = write_difference(conn, pool_id, first_seq, &old, &before, &rows)? {
+            log_rewritten(conn, pool_id, rewritten)?;
+        }
     }
     Ok(RecomputeSummary {
         games: rated.len(),
@@ -222,6 +228,8 @@ fn log_rows(
 /// equal (a correction moves the ratings of its players and of those they met later, not of
 /// everyone after it; the replay is deterministic, so equal means bit-equal), so only the rows
 /// that differ are deleted and written, and only their players' standings are rewritten.
+/// Returns the first sequence whose rows were replaced, removed or added among the items
+/// already logged (`None`: the log only grew at its end).
 pub(super) fn write_difference(
     conn: &mut PgConnection,
     pool_id: i64,
@@ -229,7 +237,7 @@ pub(super) fn write_difference(
     old: &[RatingChangeRow],
     before: &HashMap<i64, (f64, i64)>,
     rows: &[RatingChangeRow],
-) -> Result<(), ApiError> {
+) -> Result<Option<i64>, ApiError> {
     use diesel::sql_types::{Array, Int8};
     let old_by: HashMap<(i64, i64), &RatingChangeRow> =
         old.iter().map(|r| ((r.sequence, r.player_id), r)).collect();
@@ -270,7 +278,33 @@ pub(super) fn write_difference(
         .map(|r| r.player_id)
         .chain(fresh.iter().map(|r| r.player_id))
         .collect();
-    refresh_standings(conn, pool_id, first_seq, &touched, before, rows)
+    refresh_standings(conn, pool_id, first_seq, &touched, before, rows)?;
+    // Rows written where the log already had items change what a reader saw, as do rows
+    // removed; rows after the old last item only extend it.
+    let old_last = old.iter().map(|r| r.sequence).max();
+    Ok(gone
+        .iter()
+        .map(|r| r.sequence)
+        .chain(
+            fresh
+                .iter()
+                .map(|r| r.sequence)
+                .filter(|s| old_last.is_some_and(|last| *s <= last)),
+        )
+        .min())
+}
+
+/// Records on the pool that its log was rewritten from `sequence` on (rows already in it were
+/// replaced or removed), for the keepers who mirror it (`log_rewrites`, `log_rewritten_from`
+/// in `GET /rating-pools/{id}/changes`); in the caller's transaction.
+fn log_rewritten(conn: &mut PgConnection, pool_id: i64, sequence: i64) -> Result<(), ApiError> {
+    diesel::update(rating_pools::table.find(pool_id))
+        .set((
+            rating_pools::log_rewrites.eq(rating_pools::log_rewrites + 1),
+            rating_pools::log_rewritten_from.eq(sequence),
+        ))
+        .execute(conn)?;
+    Ok(())
 }
 
 /// The first sequence of the pool's log whose order key is at or after `from` (`None`: every

@@ -1,0 +1,3 @@
+ALTER TABLE rating_pools
+    DROP COLUMN log_rewritten_from,
+    DROP COLUMN log_rewrites;
