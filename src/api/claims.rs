@@ -77,10 +77,10 @@ pub async fn list(
     page: Query<PageParams>,
 ) -> ApiResult<HttpResponse> {
     let player = id.into_inner();
-    let all = state
-        .run(move |conn| claims::list_for_player(conn, &caller, player))
+    let page = state
+        .run(move |conn| claims::list_for_player(conn, &caller, player, &page.0))
         .await?;
-    page_json(&req, &Page::window(all, &page.0)?, Visibility::Private)
+    page_json(&req, &page, Visibility::Private)
 }
 
 /// The open claims I may decide (signed in).
@@ -105,8 +105,10 @@ pub async fn queue(
     caller: Caller,
     page: Query<PageParams>,
 ) -> ApiResult<HttpResponse> {
-    let all = state.run(move |conn| claims::queue(conn, &caller)).await?;
-    page_json(&req, &Page::window(all, &page.0)?, Visibility::Private)
+    let page = state
+        .run(move |conn| claims::queue(conn, &caller, &page.0))
+        .await?;
+    page_json(&req, &page, Visibility::Private)
 }
 
 /// Approve or refuse a claim (an admin, a keeper of a pool the player is rated in, or an

@@ -95,10 +95,10 @@ pub async fn list(
     page: Query<PageParams>,
 ) -> ApiResult<HttpResponse> {
     let tid = id.into_inner();
-    let all = state
-        .run(move |conn| invite::list(conn, &caller, tid))
+    let page = state
+        .run(move |conn| invite::list(conn, &caller, tid, &page.0))
         .await?;
-    page_json(&req, &Page::window(all, &page.0)?, Visibility::Private)
+    page_json(&req, &page, Visibility::Private)
 }
 
 /// Revoke an invitation (organisers and admins).

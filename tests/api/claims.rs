@@ -241,3 +241,109 @@ async fn a_player_linked_meanwhile_is_not_linked_twice_and_claims_can_be_withdra
     assert_eq!(fields(&problem(r, 422).await), ["message"]);
     problem(claim(&app, &kim, 999999).await, 404).await;
 }
+
+/// The deciders' queue and a player's claims are pages read in SQL: each decider sees exactly
+/// the open claims they may decide (a cancelled registration gives no say), pages by offset
+/// hold them in order, and a claimant sees only their own claims on a player.
+#[actix_web::test]
+async fn the_queue_pages_in_sql_and_shows_each_decider_theirs() {
+    let sink = SmtpSink::start();
+    let app = spawn_app_with_signup(SignupMode::Open, Some(&sink.url())).await;
+    let admin = app.admin_token().await;
+    let kari = verified_account(&app, &sink, "kari", "kari@example.no").await;
+    let ola = verified_account(&app, &sink, "ola", "ola@example.no").await;
+    let registered = player(&app, &admin, "Registered").await;
+    let cancelled = player(&app, &admin, "Cancelled").await;
+    let rated = player(&app, &admin, "Rated").await;
+    let unrelated = player(&app, &admin, "Unrelated").await;
+    let (_, org) = app.user("leader").await;
+    let tid = app.tournament(&org, "tantrix").await;
+    for p in [registered, cancelled] {
+        let path = format!("/api/v1/tournaments/{tid}/registrations");
+        let r = app.post(&path, Some(&org), json!({"player_id": p})).await;
+        assert_eq!(r.status(), 201);
+    }
+    let r = app
+        .delete_req(
+            &format!("/api/v1/tournaments/{tid}/registrations/{cancelled}"),
+            &org,
+        )
+        .await;
+    assert!(r.status().is_success(), "{}", r.status());
+    let (keeper_id, keeper) = app.user("keeper").await;
+    let r = app
+        .post(
+            "/api/v1/rating-pools",
+            Some(&admin),
+            json!({"name": "Norway", "preset": "ashes_poland", "time_zone": "Europe/Oslo"}),
+        )
+        .await;
+    let pool = r.json::<Value>().await.unwrap()["id"].as_i64().unwrap();
+    sql(&app, &format!("INSERT INTO pool_keepers (pool_id, user_id, granted_by) SELECT {pool}, {keeper_id}, min(id) FROM users WHERE is_admin"));
+    sql(&app, &format!("INSERT INTO rating_standings (pool_id, player_id, rating, games, trend_games, trend_delta) VALUES ({pool}, {rated}, 1500, 3, 3, 0)"));
+    let mut ids = Vec::new();
+    for p in [registered, cancelled, rated, unrelated] {
+        ids.push(claim_id(claim(&app, &kari, p).await).await);
+    }
+    let ola_claim = claim_id(claim(&app, &ola, registered).await).await;
+    let ids_of = |page: &Value| -> Vec<i64> {
+        page["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["id"].as_i64().unwrap())
+            .collect()
+    };
+    let read = |path: String, token: String| {
+        let app = &app;
+        async move {
+            let r = app.get(&path, Some(&token)).await;
+            assert_eq!(r.status(), 200, "{path}");
+            r.json::<Value>().await.unwrap()
+        }
+    };
+    let queue = |token: &str| read("/api/v1/player-claims".to_string(), token.to_string());
+    let org_queue = queue(&org).await;
+    assert_eq!(ids_of(&org_queue), [ids[0], ola_claim]);
+    assert_eq!(org_queue["total"], 2);
+    assert_eq!(ids_of(&queue(&keeper).await), [ids[2]]);
+    assert_eq!(queue(&kari).await["total"], 0);
+    // The admin's queue, two at a time, in order.
+    let mut all = ids.clone();
+    all.push(ola_claim);
+    let mut walked = Vec::new();
+    for offset in [0, 2, 4] {
+        let page = read(
+            format!("/api/v1/player-claims?limit=2&offset={offset}"),
+            admin.clone(),
+        )
+        .await;
+        assert_eq!(page["total"], 5);
+        walked.extend(ids_of(&page));
+    }
+    assert_eq!(walked, all);
+    // A decided claim leaves the queue.
+    let r = decide(
+        &app,
+        &org,
+        registered,
+        ids[0],
+        json!({"approve": false, "reason": "No."}),
+    )
+    .await;
+    assert_eq!(r.status(), 200);
+    assert_eq!(ids_of(&queue(&org).await), [ola_claim]);
+    // A player's claims: all for its decider (decided too), one's own for a claimant.
+    let of_registered = format!("/api/v1/players/{registered}/claims");
+    let page = read(of_registered.clone(), org.clone()).await;
+    assert_eq!(ids_of(&page), [ids[0], ola_claim]);
+    assert_eq!(
+        ids_of(&read(of_registered.clone(), ola.clone()).await),
+        [ola_claim]
+    );
+    let page = read(format!("{of_registered}?limit=1&offset=1"), org.clone()).await;
+    assert_eq!(
+        (ids_of(&page), page["total"].as_i64()),
+        (vec![ola_claim], Some(2))
+    );
+}

@@ -19,6 +19,7 @@ use crate::domain::status::RegistrationStatus;
 use crate::error::ApiError;
 use crate::services::accounts::mail_text::Mail;
 use crate::services::accounts::outbox;
+use crate::services::validate::{Page, PageParams};
 
 /// The longest message or reason.
 const TEXT_MAX: usize = 2000;
@@ -167,43 +168,99 @@ pub fn claim(
     })
 }
 
-/// The claims on `player`, oldest first: all of them for its deciders, the caller's own for
-/// anyone else signed in.
+/// The claims on `player`, oldest first, a page read in SQL: all of them for its deciders,
+/// the caller's own for anyone else signed in.
 pub fn list_for_player(
     conn: &mut PgConnection,
     caller: &Caller,
     player: i64,
-) -> Result<Vec<ClaimOut>, ApiError> {
+    params: &PageParams,
+) -> Result<Page<ClaimOut>, ApiError> {
     let exists: bool =
         diesel::select(diesel::dsl::exists(players::table.find(player))).get_result(conn)?;
     if !exists {
         return Err(ApiError::NotFound(format!("no player {player}")));
     }
-    let mut q = player_claims::table
-        .filter(player_claims::player_id.eq(player))
-        .order(player_claims::id)
-        .select(ClaimOut::as_select())
-        .into_boxed();
-    if !may_decide(conn, caller, player)? {
-        q = q.filter(player_claims::user_id.eq(caller.user_id));
-    }
-    Ok(q.load(conn)?)
+    let only_own = (!may_decide(conn, caller, player)?).then_some(caller.user_id);
+    let query = || {
+        let mut q = player_claims::table
+            .filter(player_claims::player_id.eq(player))
+            .into_boxed();
+        if let Some(user) = only_own {
+            q = q.filter(player_claims::user_id.eq(user));
+        }
+        q
+    };
+    Page::read(
+        conn,
+        params,
+        |conn| query().count().get_result(conn),
+        |conn, limit, offset| {
+            query()
+                .order(player_claims::id)
+                .select(ClaimOut::as_select())
+                .limit(limit)
+                .offset(offset)
+                .load(conn)
+        },
+    )
 }
 
-/// The open claims the caller may decide, oldest first (the deciders' queue).
-pub fn queue(conn: &mut PgConnection, caller: &Caller) -> Result<Vec<ClaimOut>, ApiError> {
-    let open: Vec<ClaimOut> = player_claims::table
-        .filter(player_claims::status.eq(ClaimStatus::Open))
-        .order(player_claims::id)
-        .select(ClaimOut::as_select())
-        .load(conn)?;
-    let mut mine = Vec::new();
-    for c in open {
-        if may_decide(conn, caller, c.player_id)? {
-            mine.push(c);
+/// The open claims the caller may decide, oldest first (the deciders' queue), a page read in
+/// SQL: every open claim for an admin; else those on players rated in a pool the caller keeps
+/// or registered (not cancelled) in a tournament the caller organises, as [`may_decide`] says.
+pub fn queue(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    params: &PageParams,
+) -> Result<Page<ClaimOut>, ApiError> {
+    let (admin, user) = (caller.is_admin, caller.user_id);
+    let query = move || {
+        let open = player_claims::table
+            .filter(player_claims::status.eq(ClaimStatus::Open))
+            .into_boxed();
+        if admin {
+            return open;
         }
-    }
-    Ok(mine)
+        let kept = rating_standings::table
+            .filter(
+                rating_standings::pool_id.eq_any(
+                    pool_keepers::table
+                        .filter(pool_keepers::user_id.eq(user))
+                        .select(pool_keepers::pool_id),
+                ),
+            )
+            .select(rating_standings::player_id);
+        let organised = registrations::table
+            .filter(registrations::status.ne(RegistrationStatus::Cancelled))
+            .filter(
+                registrations::tournament_id.eq_any(
+                    tournament_staff::table
+                        .filter(tournament_staff::user_id.eq(user))
+                        .filter(tournament_staff::role.eq(StaffRole::Organiser.as_str()))
+                        .select(tournament_staff::tournament_id),
+                ),
+            )
+            .select(registrations::player_id);
+        open.filter(
+            player_claims::player_id
+                .eq_any(kept)
+                .or(player_claims::player_id.eq_any(organised)),
+        )
+    };
+    Page::read(
+        conn,
+        params,
+        |conn| query().count().get_result(conn),
+        |conn, limit, offset| {
+            query()
+                .order(player_claims::id)
+                .select(ClaimOut::as_select())
+                .limit(limit)
+                .offset(offset)
+                .load(conn)
+        },
+    )
 }
 
 /// The open claim, locked; 404 if there is none such on the player, 409 naming `claim_id` if

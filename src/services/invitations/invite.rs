@@ -27,6 +27,7 @@ use crate::services::accounts::outbox;
 use crate::services::running::registrations::{
     read_registration, register, Register, RegistrationOut,
 };
+use crate::services::validate::{Page, PageParams};
 
 /// How long an invitation can be accepted.
 pub const LIFETIME_DAYS: i64 = 14;
@@ -178,18 +179,34 @@ pub fn invite(
     })
 }
 
-/// The tournament's invitations, oldest first (organisers and admins).
+/// The tournament's invitations, oldest first (organisers and admins), a page read in SQL.
 pub fn list(
     conn: &mut PgConnection,
     caller: &Caller,
     tid: i64,
-) -> Result<Vec<InvitationOut>, ApiError> {
+    params: &PageParams,
+) -> Result<Page<InvitationOut>, ApiError> {
     load_for_staff(conn, caller, tid, &[StaffRole::Organiser])?;
-    Ok(invitations::table
-        .filter(invitations::tournament_id.eq(tid))
-        .order(invitations::id)
-        .select(InvitationOut::as_select())
-        .load(conn)?)
+    let of_tournament = invitations::tournament_id.eq(tid);
+    Page::read(
+        conn,
+        params,
+        |conn| {
+            invitations::table
+                .filter(of_tournament)
+                .count()
+                .get_result(conn)
+        },
+        |conn, limit, offset| {
+            invitations::table
+                .filter(of_tournament)
+                .order(invitations::id)
+                .select(InvitationOut::as_select())
+                .limit(limit)
+                .offset(offset)
+                .load(conn)
+        },
+    )
 }
 
 /// Revokes an invitation (organisers and admins): its code is refused from now on. Revoking
