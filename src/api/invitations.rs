@@ -43,6 +43,7 @@ fn language(req: &HttpRequest) -> Language {
             headers(("Location" = String, description = "The tournament's invitations"))),
         (status = 403, description = "Not an organiser of the tournament", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The tournament is checked out to a venue: read-only here until it is checked back in (naming `tournament`)", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "This instance cannot send e-mail (SMTP_URL is not configured)", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -118,7 +119,7 @@ pub async fn list(
         (status = 204, description = "Revoked"),
         (status = 403, description = "Not an organiser of the tournament", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such tournament or invitation", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "Already accepted", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "Already accepted, or the tournament is checked out to a venue", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[delete("/tournaments/{id}/invitations/{invitation_id}")]
@@ -154,7 +155,7 @@ pub async fn revoke(
         BodyErrors,
         (status = 200, description = "Accepted: the account, the player and the registration", body = InvitationAccepted),
         (status = 403, description = "A new account, but sign-up is closed on this instance", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "The username is taken, the invited address has an account, or the player is linked elsewhere", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The username is taken, the invited address has an account, the player is linked elsewhere, or the tournament is checked out to a venue", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/auth/invitations/accept")]
