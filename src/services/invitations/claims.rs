@@ -191,19 +191,7 @@ pub fn list_for_player(
         }
         q
     };
-    Page::read(
-        conn,
-        params,
-        |conn| query().count().get_result(conn),
-        |conn, limit, offset| {
-            query()
-                .order(player_claims::id)
-                .select(ClaimOut::as_select())
-                .limit(limit)
-                .offset(offset)
-                .load(conn)
-        },
-    )
+    page_of(conn, params, query)
 }
 
 /// The open claims the caller may decide, oldest first (the deciders' queue), a page read in
@@ -248,6 +236,15 @@ pub fn queue(
                 .or(player_claims::player_id.eq_any(organised)),
         )
     };
+    page_of(conn, params, query)
+}
+
+/// A page of the claims `query` selects, oldest first.
+fn page_of(
+    conn: &mut PgConnection,
+    params: &PageParams,
+    query: impl Fn() -> player_claims::BoxedQuery<'static, diesel::pg::Pg>,
+) -> Result<Page<ClaimOut>, ApiError> {
     Page::read(
         conn,
         params,
