@@ -27,6 +27,7 @@ mod invitations;
 mod kept_budget;
 mod kept_reads;
 mod kept_registry;
+mod leaderboard_pages;
 mod league_history;
 mod live;
 mod mail_outbox;
