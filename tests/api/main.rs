@@ -19,6 +19,7 @@ mod concurrency;
 mod contract;
 mod contract_shapes;
 mod csv_operations;
+mod cursor_lists;
 mod delivery_pages;
 mod embed;
 mod errors;
