@@ -435,6 +435,15 @@ fn main() {
                 a.body.len()
             })
         });
+        // Signed in, a read is not answered from the instance's kept bodies: the pool's
+        // versions are read and the page is cut from the board (what the cursor changes).
+        group.bench_function(format!("{name}_signed_in"), |b| {
+            b.iter(|| {
+                let a = http.send("GET", path, &[("Authorization", &auth)], "");
+                assert_eq!(a.status, 200);
+                a.body.len()
+            })
+        });
     }
     let etag = http
         .send("GET", &pages[0].1, &[], "")
