@@ -120,7 +120,8 @@ pub async fn revoke_keeper(
 /// List the tournaments that ask to be rated in a pool (admins and the pool's keepers).
 ///
 /// Newest request or decision first, with who created each tournament, its confirmed players,
-/// its completed rounds and results; `rating_status=pending` is the keepers' queue.
+/// its completed rounds and results; `rating_status=pending` is the keepers' queue. Later pages
+/// by `cursor` (the `next` link); `total` is counted up to 1,000 (`total_exact`).
 #[utoipa::path(
     operation_id = "list_pool_tournaments",
     tag = "ratings",

@@ -262,8 +262,10 @@ pub async fn rebuild(
 /// The pool's leaderboard (public): rank, player, rating, games, last played and trend.
 ///
 /// By default only established players (at least the pool's `min_games_listed` rated games);
-/// `include_provisional` adds the others, flagged. The whole list as CSV is
-/// `GET /rating-pools/{id}/leaderboard.csv`.
+/// `include_provisional` adds the others, flagged. Pages past the first follow the `next` link
+/// (`cursor`, the last line's rating, games and player): every page costs the same, however deep;
+/// `offset` reaches at most 10,000 lines. `total` is exact (`total_exact` is always true). The
+/// whole list as CSV is `GET /rating-pools/{id}/leaderboard.csv`.
 #[utoipa::path(
     operation_id = "read_leaderboard",
     tag = "ratings",
@@ -290,8 +292,9 @@ pub async fn leaderboard(
     leaderboard_answer(req, state, caller, id.into_inner(), query.0, csv).await
 }
 
-/// The pool's whole leaderboard as CSV (public): every row whatever `limit` and `offset` say,
-/// the JSON's field names as columns.
+/// The pool's whole leaderboard as CSV (public): every row whatever `limit`, `offset` and
+/// `cursor` say (they are checked as for the JSON, so one query string serves both), the JSON's
+/// field names as columns.
 ///
 /// The same list, access rule and filters as `GET /rating-pools/{id}/leaderboard`.
 #[utoipa::path(
@@ -327,7 +330,7 @@ async fn leaderboard_answer(
     q: LeaderboardQuery,
     csv: bool,
 ) -> ApiResult<HttpResponse> {
-    let sel = ratings::leaderboard_selection(&q, csv)?;
+    let sel = ratings::leaderboard_selection(&q, csv, id)?;
     let season = q.season;
     let if_none_match = if_none_match(&req);
     let boards = state.leaderboards.clone();
@@ -337,13 +340,14 @@ async fn leaderboard_answer(
         etag_of_key(&format!(
             "leaderboard/1 pool={id} version={pool_version} lb={lb_version} csv={csv} \
              min_games={:?} provisional={} country={:?} club={:?} season={season:?} limit={} \
-             offset={}",
+             offset={} after={:?}",
             sel.filter.min_games,
             sel.filter.include_provisional,
             sel.country,
             sel.club.as_ref().map(|c| c.to_lowercase()),
             sel.limit,
             sel.offset,
+            sel.after,
         ))
     };
     if caller.0.is_none() {

@@ -10,7 +10,8 @@ use crate::error::{ApiError, FieldError};
 use crate::infra::idempotency::Answer;
 use crate::infra::kept::KeptBody;
 pub use crate::services::validate::{
-    check_country, Check, Page, PageParams, COUNTRY_PATTERN, SEARCH_PATTERN, TEXT_PATTERN,
+    check_country, Check, CursorParams, Page, PageParams, COUNTRY_PATTERN, SEARCH_PATTERN,
+    TEXT_PATTERN,
 };
 use std::collections::BTreeMap;
 

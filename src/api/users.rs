@@ -4,7 +4,7 @@ use actix_web::{delete, get, patch, post, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::{Json, Query};
 use crate::api::problem::{AuthErrors, BodyErrors};
-use crate::api::support::{with_links, Page, PageParams};
+use crate::api::support::{with_links, CursorParams, Page};
 use crate::auth::Caller;
 use crate::error::{ApiResult, Problem};
 use crate::runtime::state::AppState;
@@ -42,12 +42,14 @@ pub async fn create(
 
 /// List accounts (admin).
 ///
-/// In creation order, in the list envelope with a `Link` header.
+/// In creation order, in the list envelope with a `Link` header; later pages by `cursor` (the
+/// `next` link), which costs the same however many accounts there are; `total` is counted up
+/// to 1,000 (`total_exact`).
 #[utoipa::path(
     operation_id = "list_users",
     tag = "users",
     security(("bearer" = [])),
-    params(PageParams),
+    params(CursorParams),
     responses(
         AuthErrors,
         (status = 200, description = "A page of accounts", body = Page<UserOut>),
@@ -59,10 +61,10 @@ pub async fn list(
     req: HttpRequest,
     state: web::Data<AppState>,
     caller: Caller,
-    page: Query<PageParams>,
+    query: Query<CursorParams>,
 ) -> ApiResult<HttpResponse> {
     let page = state
-        .run(move |conn| users::list_users(conn, &caller, &page.0))
+        .run(move |conn| users::list_users(conn, &caller, &query.0))
         .await?;
     let mut answer = HttpResponse::Ok().json(&page);
     with_links(&req, &page, &mut answer);

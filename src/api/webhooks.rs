@@ -5,7 +5,7 @@ use actix_web::{delete, get, patch, post, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::{Json, Query};
 use crate::api::problem::{AuthErrors, BodyErrors};
-use crate::api::support::{private_page, Page, PageParams};
+use crate::api::support::{private_page, CursorParams, Page, PageParams};
 use crate::auth::Caller;
 use crate::error::{ApiResult, Problem};
 use crate::runtime::state::AppState;
@@ -202,13 +202,14 @@ pub async fn remove(
 /// A webhook's deliveries, newest first (those who manage it).
 ///
 /// Each with its status (pending, delivered, failed), attempts, the last answer or error and
-/// the body sent; pages in the list envelope with `Link`. A deleted webhook's log is readable
-/// for 30 days after the deletion.
+/// the body sent; pages in the list envelope with `Link`: later pages by `cursor` (the `next`
+/// link), which costs the same however long the log is; `total` is counted up to 1,000
+/// (`total_exact`). A deleted webhook's log is readable for 30 days after the deletion.
 #[utoipa::path(
     operation_id = "list_webhook_deliveries",
     tag = "webhooks",
     security(("bearer" = [])),
-    params(("id" = i64, Path, description = "Webhook id"), PageParams),
+    params(("id" = i64, Path, description = "Webhook id"), CursorParams),
     responses(
         AuthErrors,
         (status = 200, description = "The deliveries, newest first, in the list envelope", body = Page<DeliveryOut>),
@@ -221,11 +222,11 @@ pub async fn deliveries(
     state: web::Data<AppState>,
     caller: Caller,
     id: web::Path<i64>,
-    page: Query<PageParams>,
+    query: Query<CursorParams>,
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
     let list = state
-        .run(move |conn| webhooks::deliveries(conn, &caller, id, &page.0))
+        .run(move |conn| webhooks::deliveries(conn, &caller, id, &query.0))
         .await?;
     Ok(private_page(&req, &list))
 }

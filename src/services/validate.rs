@@ -52,6 +52,34 @@ impl PageParams {
     }
 }
 
+/// `?limit=&offset=&cursor=` of a keyset list without filters of its own.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct CursorParams {
+    /// How many items (1-200, default 50).
+    #[param(minimum = 1, maximum = 200, example = 50)]
+    pub limit: Option<i64>,
+    /// How many items to skip (default 0, at most 10000; later pages through `cursor`).
+    #[param(minimum = 0, maximum = 10000, example = 0)]
+    pub offset: Option<i64>,
+    /// Where the page starts: the `next_cursor` of the page before (also in its `next` link),
+    /// valid for that list only.
+    #[param(max_length = 1000)]
+    pub cursor: Option<String>,
+}
+
+impl CursorParams {
+    /// [`keyset_start`] of these parameters.
+    pub fn start<K: serde::de::DeserializeOwned>(
+        &self,
+        list: &str,
+        scope: &str,
+    ) -> Result<(i64, Start<K>), ApiError> {
+        keyset_start(self.limit, self.offset, self.cursor.as_deref(), list, scope)
+    }
+}
+
 /// One page of a list.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Page<T> {

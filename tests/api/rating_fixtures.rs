@@ -442,3 +442,39 @@ pub(crate) async fn ratings(app: &TestApp, pool: i64) -> HashMap<i64, f64> {
         .map(|(p, (rating, _, _))| (p, rating))
         .collect()
 }
+
+/// 240 players written straight into pool `pool_id`'s standings, and the pool's leaderboard
+/// version bumped: few distinct ratings (many ties, 0 and -0 among them), 0-6 games, clubs
+/// differing only in case, countries, and missing ones.
+pub(crate) fn crowd(conn: &mut PgConnection, pool_id: i64) {
+    diesel::sql_query(
+        "WITH n AS (SELECT g FROM generate_series(1, 240) g),
+         p AS (
+             INSERT INTO players (name, club, country, created_by)
+             SELECT 'Player ' || g,
+                    (ARRAY['Kraków', 'KRAKÓW', 'kraków', 'Łódź', NULL])[1 + g % 5],
+                    (ARRAY['PL', 'DE', NULL])[1 + g % 3],
+                    (SELECT min(id) FROM users)
+             FROM n ORDER BY g
+             RETURNING id
+         )
+         INSERT INTO rating_standings
+             (pool_id, player_id, rating, games, last_played, trend_delta, trend_games,
+              last_delta)
+         SELECT $1, id,
+                CASE id % 11 WHEN 0 THEN 0.0 WHEN 1 THEN -0.0
+                     ELSE 1000 + (id * 7 % 9) * 12.5 END,
+                id % 7, CASE WHEN id % 7 > 0 THEN now() END, 0, least(id % 7, 5), NULL
+         FROM p",
+    )
+    .bind::<Int8, _>(pool_id)
+    .execute(conn)
+    .unwrap();
+    diesel::sql_query(
+        "UPDATE rating_pools SET leaderboard_version = leaderboard_version + 1 WHERE id = $1",
+    )
+    .bind::<Int8, _>(pool_id)
+    .execute(conn)
+    .unwrap();
+    notified();
+}

@@ -1,7 +1,5 @@
 //! The leaderboard over HTTP: summaries, filters, pages, CSV, ETags and the cache.
 
-use diesel::prelude::*;
-use diesel::sql_types::Int8;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 
@@ -514,36 +512,7 @@ async fn leaderboard_ranks_ties_thresholds_and_filters_as_the_sql_did() {
     // 240 players written straight into the standings: few distinct ratings (many ties, 0 and
     // -0 among them), 0-6 games, clubs differing only in case, countries, and missing ones.
     let mut conn = db(&app);
-    diesel::sql_query(
-        "WITH n AS (SELECT g FROM generate_series(1, 240) g),
-         p AS (
-             INSERT INTO players (name, club, country, created_by)
-             SELECT 'Player ' || g,
-                    (ARRAY['Kraków', 'KRAKÓW', 'kraków', 'Łódź', NULL])[1 + g % 5],
-                    (ARRAY['PL', 'DE', NULL])[1 + g % 3],
-                    (SELECT min(id) FROM users)
-             FROM n ORDER BY g
-             RETURNING id
-         )
-         INSERT INTO rating_standings
-             (pool_id, player_id, rating, games, last_played, trend_delta, trend_games,
-              last_delta)
-         SELECT $1, id,
-                CASE id % 11 WHEN 0 THEN 0.0 WHEN 1 THEN -0.0
-                     ELSE 1000 + (id * 7 % 9) * 12.5 END,
-                id % 7, CASE WHEN id % 7 > 0 THEN now() END, 0, least(id % 7, 5), NULL
-         FROM p",
-    )
-    .bind::<Int8, _>(pool_id)
-    .execute(&mut conn)
-    .unwrap();
-    diesel::sql_query(
-        "UPDATE rating_pools SET leaderboard_version = leaderboard_version + 1 WHERE id = $1",
-    )
-    .bind::<Int8, _>(pool_id)
-    .execute(&mut conn)
-    .unwrap();
-    crate::rating_fixtures::notified();
+    crowd(&mut conn, pool_id);
 
     let path = format!("/api/v1/rating-pools/{pool_id}/leaderboard");
     let mut checked = 0;

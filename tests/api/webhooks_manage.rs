@@ -9,7 +9,7 @@ use crate::event_fixtures::event;
 use crate::helpers::{fields, problem, spawn_app, TestApp};
 use crate::webhooks::{receiver, signature_valid, wait_for};
 
-async fn subscribe(app: &TestApp, tid: i64, token: &str, url: &str) -> (i64, String) {
+pub(crate) async fn subscribe(app: &TestApp, tid: i64, token: &str, url: &str) -> (i64, String) {
     let r = app
         .post(
             &format!("/api/v1/tournaments/{tid}/webhooks"),

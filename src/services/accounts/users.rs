@@ -11,7 +11,7 @@ use crate::auth::{password, Caller};
 use crate::db::models::{NewUser, User};
 use crate::db::schema::users;
 use crate::error::ApiError;
-use crate::services::validate::{Page, PageParams};
+use crate::services::validate::{keyset_page, CursorParams, Page, Start, COUNT_CAP};
 
 /// Creates an account in one transaction; 409 if the username is taken.
 pub fn create_user(
@@ -83,33 +83,51 @@ pub fn create_account(
     create_user(conn, &input.username, &input.password, input.is_admin).map(UserOut::from)
 }
 
-/// One page of accounts (admin only).
+/// The name users' cursors are checked against.
+const USERS: &str = "users";
+
+/// A page of the accounts not deleted, in creation order (admin only): by keyset on the id
+/// (`cursor`: the last id shown), counted to [`COUNT_CAP`].
 pub fn list_users(
     conn: &mut PgConnection,
     caller: &Caller,
-    page: &PageParams,
+    query: &CursorParams,
 ) -> Result<Page<UserOut>, ApiError> {
     caller.require_admin()?;
-    let (limit, offset) = page.resolve()?;
-    let total = users::table
-        .filter(users::deleted_at.is_null())
-        .count()
-        .get_result(conn)?;
-    let items: Vec<User> = users::table
-        .filter(users::deleted_at.is_null())
+    let (limit, start) = query.start::<i64>(USERS, "")?;
+    let live = || {
+        users::table
+            .filter(users::deleted_at.is_null())
+            .into_boxed()
+    };
+    let mut rows = live();
+    let (mut offset, mut first) = (0, false);
+    match start {
+        Start::Offset(o) => (offset, first) = (o, true),
+        Start::After(last) => rows = rows.filter(users::id.gt(last)),
+    }
+    let rows: Vec<User> = rows
         .order(users::id)
-        .limit(limit)
+        .limit(limit + 1)
         .offset(offset)
         .select(User::as_select())
         .load(conn)?;
-    Ok(Page {
-        items: items.into_iter().map(UserOut::from).collect(),
-        total,
+    keyset_page(
+        rows,
         limit,
-        offset,
-        next_cursor: None,
-        total_exact: None,
-    })
+        (offset, first),
+        || {
+            Ok(live()
+                .select(users::id)
+                .limit(COUNT_CAP + 1)
+                .load::<i64>(conn)?
+                .len() as i64)
+        },
+        USERS,
+        "",
+        |u| u.id,
+        |u| Ok(UserOut::from(u)),
+    )
 }
 
 /// One account (admin only).

@@ -141,6 +141,7 @@ pub fn leaderboard(
         club: None,
         limit,
         offset,
+        after: None,
     });
     Ok(ListPage {
         pool: board.pool.name.clone(),

@@ -23,7 +23,7 @@ use crate::auth::{Caller, StaffRole};
 use crate::db::schema::{pool_events, tournament_events, webhook_deliveries, webhook_endpoints};
 use crate::error::ApiError;
 use crate::services::access::load_for_staff;
-use crate::services::validate::{Check, Page, PageParams};
+use crate::services::validate::{keyset_page, Check, CursorParams, Page, Start, COUNT_CAP};
 
 /// The event kinds of a tournament an endpoint can subscribe to: every kind of its feed.
 pub const TOURNAMENT_KINDS: [&str; 17] = crate::domain::events::LiveEventKind::NAMES;
@@ -532,32 +532,54 @@ pub(super) fn delivery_out(r: DeliveryRow) -> DeliveryOut {
     }
 }
 
+/// The name deliveries' cursors are checked against; the scope is the endpoint.
+const DELIVERIES: &str = "webhook-deliveries";
+
 /// A page of an endpoint's deliveries, newest first (a deleted subscription's too, while its
-/// log is kept).
+/// log is kept): by keyset on the id (`cursor`: the last id shown; the page after it is the
+/// older ones, so deliveries made meanwhile move nothing), counted to [`COUNT_CAP`].
 pub fn deliveries(
     conn: &mut PgConnection,
     caller: &Caller,
     id: i64,
-    params: &PageParams,
+    query: &CursorParams,
 ) -> Result<Page<DeliveryOut>, ApiError> {
-    let (limit, offset) = params.resolve()?;
+    let scope = id.to_string();
+    let (limit, start) = query.start::<i64>(DELIVERIES, &scope)?;
     managed(conn, caller, id, Deleted::Included)?;
-    let of_endpoint = || webhook_deliveries::table.filter(webhook_deliveries::endpoint_id.eq(id));
-    let total = of_endpoint().count().get_result(conn)?;
-    let rows: Vec<DeliveryRow> = of_endpoint()
+    let of_endpoint = || {
+        webhook_deliveries::table
+            .filter(webhook_deliveries::endpoint_id.eq(id))
+            .into_boxed()
+    };
+    let mut rows = of_endpoint();
+    let (mut offset, mut first) = (0, false);
+    match start {
+        Start::Offset(o) => (offset, first) = (o, true),
+        Start::After(last) => rows = rows.filter(webhook_deliveries::id.lt(last)),
+    }
+    let rows: Vec<DeliveryRow> = rows
         .order(webhook_deliveries::id.desc())
-        .limit(limit)
+        .limit(limit + 1)
         .offset(offset)
         .select(delivery_columns())
         .load(conn)?;
-    Ok(Page {
-        items: rows.into_iter().map(delivery_out).collect(),
-        total,
+    keyset_page(
+        rows,
         limit,
-        offset,
-        next_cursor: None,
-        total_exact: None,
-    })
+        (offset, first),
+        || {
+            Ok(of_endpoint()
+                .select(webhook_deliveries::id)
+                .limit(COUNT_CAP + 1)
+                .load::<i64>(conn)?
+                .len() as i64)
+        },
+        DELIVERIES,
+        &scope,
+        |r| r.0,
+        |r| Ok(delivery_out(r)),
+    )
 }
 
 /// Queues a delivery again now (whatever became of it).

@@ -25,7 +25,9 @@ use crate::domain::{PoolId, TournamentId};
 use crate::error::ApiError;
 use crate::services::access::{load_visible, lock_tournament};
 use crate::services::ratings::keepers::{keeps, require_keeper};
-use crate::services::validate::{Check, Page, PageParams};
+use crate::services::validate::{
+    keyset_page, keyset_start, Check, Page, PageParams, Start, COUNT_CAP,
+};
 
 /// One request or decision on a tournament's rating.
 #[derive(Debug, Serialize, ToSchema)]
@@ -73,9 +75,13 @@ pub struct PoolTournamentsQuery {
     /// How many items (1-200, default 50).
     #[param(minimum = 1, maximum = 200, example = 50)]
     pub limit: Option<i64>,
-    /// How many items to skip (default 0).
-    #[param(minimum = 0, maximum = 1000000000, example = 0)]
+    /// How many items to skip (default 0, at most 10000; later pages through `cursor`).
+    #[param(minimum = 0, maximum = 10000, example = 0)]
     pub offset: Option<i64>,
+    /// Where the page starts: the `next_cursor` of the page before (also in its `next` link),
+    /// valid for this pool and `rating_status` only.
+    #[param(max_length = 1000)]
+    pub cursor: Option<String>,
 }
 
 /// A user, by id and name.
@@ -448,21 +454,33 @@ pub fn tournament_decisions(
     })
 }
 
+/// The sort keys of a pool's tournament: when its request was last decided (none first, as
+/// PostgreSQL sorts NULL in a descending order) and its id, both descending.
+#[derive(Debug, Serialize, Deserialize)]
+struct PoolTournamentKey(Option<DateTime<Utc>>, i64);
+
+/// The name pool tournament cursors are checked against.
+const POOL_TOURNAMENTS: &str = "pool-tournaments";
+
 /// The tournaments that ask to be rated in the pool (or were), newest request first, for its
-/// keepers: who created each, its players and how far it has been played.
+/// keepers: who created each, its players and how far it has been played. Paged by keyset
+/// (`cursor`) and counted to [`COUNT_CAP`].
 pub fn pool_tournaments(
     conn: &mut PgConnection,
     caller: &Caller,
     pool_id: i64,
     query: &PoolTournamentsQuery,
 ) -> Result<Page<PoolTournamentOut>, ApiError> {
-    let (limit, offset) = PageParams {
-        limit: query.limit,
-        offset: query.offset,
-    }
-    .resolve()?;
-    super::require_pool_keeper(conn, caller, pool_id)?;
     let status = query.rating_status;
+    let scope = format!("{pool_id}|{status:?}");
+    let (limit, start) = keyset_start::<PoolTournamentKey>(
+        query.limit,
+        query.offset,
+        query.cursor.as_deref(),
+        POOL_TOURNAMENTS,
+        &scope,
+    )?;
+    super::require_pool_keeper(conn, caller, pool_id)?;
     let q = || {
         let mut q = tournaments::table
             .filter(tournaments::rating_pool_id.eq(pool_id))
@@ -472,16 +490,65 @@ pub fn pool_tournaments(
         }
         q
     };
-    let total = q().count().get_result(conn)?;
-    let rows: Vec<Tournament> = q()
+    let mut rows = q();
+    let (mut offset, mut first) = (0, false);
+    match start {
+        Start::Offset(o) => (offset, first) = (o, true),
+        // After a tournament never decided: the others never decided with a lower id, then
+        // every decided one.
+        Start::After(PoolTournamentKey(None, id)) => {
+            rows = rows.filter(
+                tournaments::rating_decided_at
+                    .is_null()
+                    .and(tournaments::id.lt(id))
+                    .or(tournaments::rating_decided_at.is_not_null()),
+            );
+        }
+        Start::After(PoolTournamentKey(Some(at), id)) => {
+            rows = rows.filter(
+                tournaments::rating_decided_at
+                    .lt(at)
+                    .or(tournaments::rating_decided_at
+                        .eq(at)
+                        .and(tournaments::id.lt(id))),
+            );
+        }
+    }
+    let rows: Vec<Tournament> = rows
         .order((
             tournaments::rating_decided_at.desc(),
             tournaments::id.desc(),
         ))
-        .limit(limit)
+        .limit(limit + 1)
         .offset(offset)
         .select(Tournament::as_select())
         .load(conn)?;
+    let page = keyset_page(
+        rows,
+        limit,
+        (offset, first),
+        || {
+            Ok(q()
+                .select(tournaments::id)
+                .limit(COUNT_CAP + 1)
+                .load::<i64>(conn)?
+                .len() as i64)
+        },
+        POOL_TOURNAMENTS,
+        &scope,
+        |t| PoolTournamentKey(t.rating_decided_at, t.id),
+        Ok,
+    )?;
+    pool_tournament_items(conn, page)
+}
+
+/// A page of a pool's tournaments with who created each, its confirmed players, completed
+/// rounds and results (four queries for the page).
+fn pool_tournament_items(
+    conn: &mut PgConnection,
+    page: Page<Tournament>,
+) -> Result<Page<PoolTournamentOut>, ApiError> {
+    let rows = &page.items;
     let ids: Vec<i64> = rows.iter().map(|t| t.id).collect();
     let creators: Vec<(i64, String)> = users::table
         .filter(users::id.eq_any(rows.iter().map(|t| t.created_by).collect::<Vec<_>>()))
@@ -510,14 +577,13 @@ pub fn pool_tournaments(
         ))
         .distinct()
         .load(conn)?;
-    let mut items = Vec::with_capacity(rows.len());
-    for t in rows {
+    page.try_map(|t| {
         let username = creators
             .iter()
             .find(|c| c.0 == t.created_by)
             .map(|c| c.1.clone())
             .unwrap_or_default();
-        items.push(PoolTournamentOut {
+        Ok(PoolTournamentOut {
             tournament_id: t.id,
             status: t.status,
             rating_status: t.rating_status.ok_or_else(|| {
@@ -545,14 +611,6 @@ pub fn pool_tournaments(
             rating_decided_at: t.rating_decided_at,
             national_rank: t.national_rank,
             announced_at: t.announced_at,
-        });
-    }
-    Ok(Page {
-        items,
-        total,
-        limit,
-        offset,
-        next_cursor: None,
-        total_exact: None,
+        })
     })
 }

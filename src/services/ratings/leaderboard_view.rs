@@ -11,9 +11,11 @@ use crate::db::schema::rating_pools;
 use crate::domain::rating::{LeaderboardFilter, RatingPoolParams};
 use crate::error::ApiError;
 use crate::services::ratings::leaderboard::LeaderboardCache;
-use crate::services::ratings::leaderboard::{load_board, Board, BoardQuery, BoardVersion};
+use crate::services::ratings::leaderboard::{
+    load_board, Board, BoardKey, BoardQuery, BoardVersion,
+};
 use crate::services::ratings::{self as service};
-use crate::services::validate::{check_country, Check, Page, PageParams};
+use crate::services::validate::{check_country, cursor, keyset_start, Check, Page, Start};
 use diesel::PgConnection;
 
 /// Answer format of a list that also comes as CSV.
@@ -54,9 +56,14 @@ pub struct LeaderboardQuery {
     /// How many items (1-200, default 50); the CSV holds every row whatever this says.
     #[param(minimum = 1, maximum = 200)]
     pub limit: Option<i64>,
-    /// How many items to skip (default 0).
-    #[param(minimum = 0, maximum = 1000000000)]
+    /// How many items to skip (default 0, at most 10000; later pages through `cursor`).
+    #[param(minimum = 0, maximum = 10000)]
     pub offset: Option<i64>,
+    /// Where the page starts: the `next_cursor` of the page before (also in its `next` link),
+    /// valid with the same pool and filters. It names the last line's rating, games and player,
+    /// so a page after a change of the board starts where that line's keys sort now.
+    #[param(max_length = 1000)]
+    pub cursor: Option<String>,
 }
 
 /// A player's recent form: the last five rated games.
@@ -161,6 +168,36 @@ pub struct LeaderboardSelection {
     pub club: Option<String>,
     pub limit: i64,
     pub offset: i64,
+    /// The page starts after the line with these keys (`cursor`).
+    pub after: Option<BoardKey>,
+    /// The pool and filters a cursor of this listing is valid for.
+    scope: String,
+}
+
+/// The name cursors of the leaderboard are checked against.
+const LIST: &str = "leaderboard";
+
+/// A page of leaderboard lines from up to `limit` lines with their keys: `more` when lines
+/// follow (then the cursor names the last line's keys). The total is counted in memory, so it
+/// is exact.
+pub(super) fn board_page(
+    lines: Vec<(BoardKey, LeaderboardRowOut)>,
+    more: bool,
+    total: i64,
+    sel: &LeaderboardSelection,
+) -> Result<Page<LeaderboardRowOut>, ApiError> {
+    let next_cursor = match lines.last() {
+        Some((key, _)) if more => Some(cursor::encode(key, LIST, &sel.scope)?),
+        _ => None,
+    };
+    Ok(Page {
+        items: lines.into_iter().map(|(_, line)| line).collect(),
+        total,
+        limit: sel.limit,
+        offset: sel.offset,
+        next_cursor,
+        total_exact: Some(true),
+    })
 }
 
 /// A page of the current leaderboard, cut from the pool's board (`rating_standings` in
@@ -171,7 +208,7 @@ pub(super) fn current_page(
     board: &Board,
     params: &RatingPoolParams,
     sel: &LeaderboardSelection,
-) -> Page<LeaderboardRowOut> {
+) -> Result<Page<LeaderboardRowOut>, ApiError> {
     let min_games = i64::from(sel.filter.min_games.unwrap_or(params.min_games_listed));
     let page = board.page(&BoardQuery {
         threshold: if sel.filter.include_provisional {
@@ -183,51 +220,42 @@ pub(super) fn current_page(
         club: sel.club.as_deref(),
         limit: sel.limit,
         offset: sel.offset,
+        after: sel.after,
     });
-    let items = page
+    let lines = page
         .items
         .into_iter()
-        .map(|(rank, r)| LeaderboardRowOut {
-            rank,
-            player_id: r.player_id,
-            player_name: r.name.clone(),
-            club: r.club.clone(),
-            country: r.country.clone(),
-            rating: round1(r.rating),
-            games: r.games as u32,
-            provisional: r.games < min_games,
-            last_played: r.last_played,
-            trend: trend_out(r.trend_games, r.trend_delta, r.last_delta),
+        .map(|(rank, r)| {
+            let line = LeaderboardRowOut {
+                rank,
+                player_id: r.player_id,
+                player_name: r.name.clone(),
+                club: r.club.clone(),
+                country: r.country.clone(),
+                rating: round1(r.rating),
+                games: r.games as u32,
+                provisional: r.games < min_games,
+                last_played: r.last_played,
+                trend: trend_out(r.trend_games, r.trend_delta, r.last_delta),
+            };
+            (BoardKey::of(r), line)
         })
         .collect();
-    Page {
-        items,
-        total: page.total,
-        limit: sel.limit,
-        offset: sel.offset,
-        next_cursor: None,
-        total_exact: None,
-    }
+    board_page(lines, page.more, page.total, sel)
 }
 
 pub(super) fn round1(x: f64) -> f64 {
     (x * 10.0).round() / 10.0
 }
 
-/// The leaderboard query checked, as the selection of rows it asks for. A CSV export
-/// (`whole`) holds every row: `limit` and `offset` are checked but do not cut it.
+/// The leaderboard query of pool `pool_id` checked, as the selection of rows it asks for. A
+/// CSV export (`whole`) holds every row: `limit`, `offset` and `cursor` are checked but do not
+/// cut it. A cursor is valid only for the pool and filters it was made with.
 pub fn leaderboard_selection(
     q: &LeaderboardQuery,
     whole: bool,
+    pool_id: i64,
 ) -> Result<LeaderboardSelection, ApiError> {
-    let (mut limit, mut offset) = PageParams {
-        limit: q.limit,
-        offset: q.offset,
-    }
-    .resolve()?;
-    if whole {
-        (limit, offset) = (i64::from(i32::MAX), 0);
-    }
     let mut check = Check::new();
     if let Some(g) = q.min_games {
         check.range("min_games", g, 0, 100000);
@@ -242,14 +270,31 @@ pub fn leaderboard_selection(
         min_games: q.min_games.map(|g| g as u32),
         include_provisional: q.include_provisional.unwrap_or(false),
     };
-    let sel = LeaderboardSelection {
+    let scope = format!(
+        "{pool_id}|{:?}|{}|{country:?}|{:?}|{:?}",
+        filter.min_games,
+        filter.include_provisional,
+        club.as_ref().map(|c| c.to_lowercase()),
+        q.season,
+    );
+    let (mut limit, start) =
+        keyset_start::<BoardKey>(q.limit, q.offset, q.cursor.as_deref(), LIST, &scope)?;
+    let (mut offset, mut after) = match start {
+        Start::Offset(o) => (o, None),
+        Start::After(key) => (0, Some(key)),
+    };
+    if whole {
+        (limit, offset, after) = (i64::from(i32::MAX), 0, None);
+    }
+    Ok(LeaderboardSelection {
         filter,
         country,
         club,
         limit,
         offset,
-    };
-    Ok(sel)
+        after,
+        scope,
+    })
 }
 
 /// One page of a pool's leaderboard (the current board from the cache, or a season's at its
@@ -299,5 +344,5 @@ pub fn leaderboard_page(
         etag
     };
     let params = service::pool_params(&board.pool)?;
-    Ok((etag, Some(current_page(&board, &params, sel))))
+    Ok((etag, Some(current_page(&board, &params, sel)?)))
 }

@@ -14,6 +14,7 @@ use crate::domain::rating::{
     RatingState,
 };
 use crate::error::ApiError;
+use crate::services::ratings::leaderboard::BoardKey;
 use crate::services::ratings::{self as service, StoredSeason};
 use crate::services::validate::Page;
 use diesel::PgConnection;
@@ -29,7 +30,8 @@ pub(super) fn season_cutoff(pool: &RatingPoolRow, season: i64) -> Result<DateTim
 }
 
 /// A page of the leaderboard at a season's standings time: every player's state at `at` from
-/// the log, ranked by the engine.
+/// the log, ranked by the engine (rating descending by `total_cmp`, more games, lower id); a
+/// cursor's page starts by binary search in that order.
 pub(super) fn season_page(
     conn: &mut PgConnection,
     id: i64,
@@ -37,7 +39,6 @@ pub(super) fn season_page(
     at: DateTime<Utc>,
     sel: &LeaderboardSelection,
 ) -> Result<Page<LeaderboardRowOut>, ApiError> {
-    let (limit, offset) = (sel.limit, sel.offset);
     let sums = summaries(conn, id, at)?;
     let mut dir = PlayerDirectory::new();
     let mut state = RatingState::new(params, sums.len());
@@ -60,7 +61,7 @@ pub(super) fn season_page(
         people.extend(rows.into_iter().map(|(i, n, c, k)| (i, (n, c, k))));
     }
     let club_lower = sel.club.as_ref().map(|c| c.to_lowercase());
-    let rows: Vec<LeaderboardRowOut> = ranked
+    let rows: Vec<(BoardKey, LeaderboardRowOut)> = ranked
         .iter()
         .filter_map(|r| {
             let pid = dir.id(r.player)?.0;
@@ -79,7 +80,8 @@ pub(super) fn season_page(
                 return None;
             }
             let s = &sums[r.player as usize];
-            Some(LeaderboardRowOut {
+            let key = BoardKey::new(r.rating, i64::from(r.games), pid);
+            let line = LeaderboardRowOut {
                 rank: r.rank,
                 player_id: pid,
                 player_name: name,
@@ -90,23 +92,19 @@ pub(super) fn season_page(
                 provisional: r.provisional,
                 last_played: s.last_played,
                 trend: trend_out(s.trend_games, s.trend_delta, s.last_delta),
-            })
+            };
+            Some((key, line))
         })
         .collect();
     let total = rows.len() as i64;
-    let items: Vec<LeaderboardRowOut> = rows
-        .into_iter()
-        .skip(offset as usize)
-        .take(limit as usize)
-        .collect();
-    Ok(Page {
-        items,
-        total,
-        limit,
-        offset,
-        next_cursor: None,
-        total_exact: None,
-    })
+    let start = sel.after.map_or(0, |after| {
+        rows.partition_point(|(k, _)| !after.precedes(k, f64::total_cmp))
+    });
+    let from = start.saturating_add(sel.offset as usize).min(rows.len());
+    let to = from.saturating_add(sel.limit as usize).min(rows.len());
+    let more = to < rows.len();
+    let lines = rows.into_iter().skip(from).take(to - from).collect();
+    board_page(lines, more, total, sel)
 }
 
 /// How a player is classified for a season.

@@ -25,6 +25,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
+use serde::{Deserialize, Serialize};
 
 use crate::db::models::RatingPoolRow;
 use crate::db::schema::{players, rating_pools, rating_standings};
@@ -77,6 +78,32 @@ fn board_order(a: &BoardRow, b: &BoardRow) -> Ordering {
         .then(a.player_id.cmp(&b.player_id))
 }
 
+/// The sort keys of a leaderboard line, which a leaderboard cursor names: the exact rating (as
+/// its bits, so it comes back exactly), rated games and player id. Lines compare in
+/// leaderboard order (rating descending, more games first, lower id first).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BoardKey(u64, i64, i64);
+
+impl BoardKey {
+    pub fn new(rating: f64, games: i64, player_id: i64) -> Self {
+        BoardKey(rating.to_bits(), games, player_id)
+    }
+
+    /// Whether a line with the keys `line` comes after this key, ratings compared by `cmp`
+    /// (the order the listing was sorted with).
+    pub fn precedes(&self, line: &BoardKey, cmp: impl Fn(&f64, &f64) -> Ordering) -> bool {
+        cmp(&f64::from_bits(self.0), &f64::from_bits(line.0))
+            .then(self.1.cmp(&line.1))
+            .then(line.2.cmp(&self.2))
+            == Ordering::Greater
+    }
+
+    /// The keys of a board line.
+    pub fn of(r: &BoardRow) -> Self {
+        BoardKey::new(r.rating, r.games, r.player_id)
+    }
+}
+
 /// The players listed at one threshold, in board order, with their ranks among them.
 #[derive(Debug)]
 struct Listing {
@@ -119,13 +146,19 @@ pub struct BoardQuery<'a> {
     /// Only players of this club, in any case; filtered after ranking.
     pub club: Option<&'a str>,
     pub limit: i64,
+    /// Lines skipped after the start.
     pub offset: i64,
+    /// The page starts after the line with these keys (a cursor), wherever it is now; found
+    /// by binary search, so a deep page costs what the first does.
+    pub after: Option<BoardKey>,
 }
 
-/// A page of the board: the number of lines of the whole listing and (rank, line) of the page.
+/// A page of the board: the number of lines of the whole listing, (rank, line) of the page,
+/// and whether more lines follow it.
 pub struct BoardPage<'a> {
     pub total: i64,
     pub items: Vec<(u32, &'a BoardRow)>,
+    pub more: bool,
 }
 
 /// The current standings of one pool, in leaderboard order, at one pair of versions.
@@ -253,6 +286,7 @@ impl Board {
         let empty = BoardPage {
             total: 0,
             items: Vec::new(),
+            more: false,
         };
         // A filter value no listed player has matches nobody.
         let country = match q.country {
@@ -271,16 +305,24 @@ impl Board {
         };
         self.with_listing(q.threshold, |listing| {
             let item = |j: usize| (listing.ranks[j], &self.rows[listing.rows[j] as usize]);
+            let start = q.after.map_or(0, |k| {
+                listing.rows.partition_point(|&i| {
+                    !k.precedes(&BoardKey::of(&self.rows[i as usize]), |a, b| pg_cmp(*a, *b))
+                })
+            });
             if country.is_none() && club.is_none() {
                 let n = listing.rows.len();
-                let from = offset.min(n);
+                let from = start.saturating_add(offset).min(n);
                 let to = from.saturating_add(limit).min(n);
                 return BoardPage {
                     total: n as i64,
                     items: (from..to).map(item).collect(),
+                    more: to < n,
                 };
             }
-            let mut total = 0usize;
+            // Filtered: the total is a count over the listing (interned numbers compared in
+            // memory); the page is the matches from `start` on.
+            let (mut total, mut seen, mut more) = (0usize, 0usize, false);
             let mut items = Vec::new();
             for (j, &i) in listing.rows.iter().enumerate() {
                 let i = i as usize;
@@ -289,14 +331,23 @@ impl Board {
                 {
                     continue;
                 }
-                if total >= offset && items.len() < limit {
-                    items.push(item(j));
-                }
                 total += 1;
+                if j < start {
+                    continue;
+                }
+                if seen >= offset {
+                    if items.len() < limit {
+                        items.push(item(j));
+                    } else {
+                        more = true;
+                    }
+                }
+                seen += 1;
             }
             BoardPage {
                 total: total as i64,
                 items,
+                more,
             }
         })
     }
@@ -493,185 +544,4 @@ impl LeaderboardCache {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn pool(version: i32) -> RatingPoolRow {
-        RatingPoolRow {
-            id: 1,
-            name: "P".into(),
-            params: serde_json::json!({}),
-            time_zone: "Europe/Oslo".into(),
-            seasons: serde_json::json!([]),
-            league: false,
-            created_by: 1,
-            created_at: Utc::now(),
-            updated_at: Utc::now(),
-            version,
-            open: false,
-        }
-    }
-
-    fn row(
-        id: i64,
-        rating: f64,
-        games: i64,
-        club: Option<&str>,
-        country: Option<&str>,
-    ) -> BoardRow {
-        BoardRow {
-            player_id: id,
-            name: format!("P{id}"),
-            club: club.map(String::from),
-            country: country.map(String::from),
-            rating,
-            games,
-            last_played: None,
-            trend_delta: 0.0,
-            trend_games: 0,
-            last_delta: None,
-        }
-    }
-
-    /// The reference: rank among the listed players (1 + how many rate higher), then filter.
-    fn reference(rows: &[BoardRow], q: &BoardQuery<'_>) -> (i64, Vec<(u32, i64)>) {
-        let mut listed: Vec<&BoardRow> = rows
-            .iter()
-            .filter(|r| r.games > 0 && r.games >= q.threshold)
-            .collect();
-        listed.sort_by(|a, b| board_order(a, b));
-        let ranked: Vec<(u32, &BoardRow)> = listed
-            .iter()
-            .map(|r| {
-                let higher = listed
-                    .iter()
-                    .filter(|o| pg_cmp(o.rating, r.rating) == Ordering::Greater)
-                    .count();
-                (higher as u32 + 1, *r)
-            })
-            .filter(|(_, r)| q.country.is_none() || r.country.as_deref() == q.country)
-            .filter(|(_, r)| {
-                q.club.is_none_or(|c| {
-                    r.club.as_ref().map(|x| x.to_lowercase()) == Some(c.to_lowercase())
-                })
-            })
-            .collect();
-        let total = ranked.len() as i64;
-        let items = ranked
-            .into_iter()
-            .skip(q.offset as usize)
-            .take(q.limit as usize)
-            .map(|(k, r)| (k, r.player_id))
-            .collect();
-        (total, items)
-    }
-
-    fn sample() -> Vec<BoardRow> {
-        let clubs = [Some("Kraków"), Some("KRAKÓW"), Some("Łódź"), None];
-        let countries = [Some("PL"), Some("DE"), None];
-        (1..=60)
-            .map(|i| {
-                // Many exact ties, -0 and 0, and players without a rated game.
-                let rating = match i % 7 {
-                    0 => 0.0,
-                    1 => -0.0,
-                    k => 1000.0 + f64::from((k * 13 % 5) as i32) * 12.5,
-                };
-                row(
-                    (i * 37 % 61) as i64,
-                    rating,
-                    (i % 6) as i64,
-                    clubs[i % 4],
-                    countries[i % 3],
-                )
-            })
-            .collect()
-    }
-
-    #[test]
-    fn pages_rank_and_filter_like_the_sql() {
-        let rows = sample();
-        let board = Board::new(pool(1), 1, rows.clone(), 3);
-        assert_eq!(board.len(), rows.iter().filter(|r| r.games > 0).count());
-        for threshold in [0, 1, 2, 3, 5, 6] {
-            for country in [None, Some("PL"), Some("DE"), Some("NO")] {
-                for club in [None, Some("kraków"), Some("ŁÓDŹ"), Some("Oslo")] {
-                    for (limit, offset) in [(200, 0), (3, 0), (3, 4), (5, 100)] {
-                        let q = BoardQuery {
-                            threshold,
-                            country,
-                            club,
-                            limit,
-                            offset,
-                        };
-                        let page = board.page(&q);
-                        let got: Vec<(u32, i64)> =
-                            page.items.iter().map(|(k, r)| (*k, r.player_id)).collect();
-                        assert_eq!((page.total, got), reference(&rows, &q), "{q:?}");
-                    }
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn equal_ratings_share_a_rank_and_the_next_skips() {
-        let rows = vec![
-            row(1, 1500.0, 3, None, None),
-            row(2, 1500.0, 5, None, None),
-            row(3, 1400.0, 5, None, None),
-            row(4, 1600.0, 1, None, None),
-            row(5, 1400.0, 5, None, None),
-        ];
-        let board = Board::new(pool(1), 1, rows, 5);
-        let ranks = |t| {
-            let q = BoardQuery {
-                threshold: t,
-                country: None,
-                club: None,
-                limit: 50,
-                offset: 0,
-            };
-            board
-                .page(&q)
-                .items
-                .iter()
-                .map(|(k, r)| (*k, r.player_id))
-                .collect::<Vec<_>>()
-        };
-        assert_eq!(ranks(0), [(1, 4), (2, 2), (2, 1), (4, 3), (4, 5)]);
-        assert_eq!(ranks(5), [(1, 2), (2, 3), (2, 5)]);
-        assert_eq!(ranks(3), [(1, 2), (1, 1), (3, 3), (3, 5)]);
-    }
-
-    #[test]
-    fn the_cache_answers_only_the_exact_versions_and_keeps_a_few_pools() {
-        let cache = LeaderboardCache::new(2);
-        let v = |pool, leaderboard| BoardVersion { pool, leaderboard };
-        let loads = std::cell::Cell::new(0);
-        let load = |p: i32, lb: i64| {
-            loads.set(loads.get() + 1);
-            Ok::<_, ()>(Board::new(pool(p), lb, vec![row(1, 1.0, 1, None, None)], 1))
-        };
-        cache.get_or_load(1, v(1, 1), || load(1, 1)).unwrap();
-        cache.get_or_load(1, v(1, 1), || load(1, 1)).unwrap();
-        assert_eq!(loads.get(), 1);
-        assert!(cache.get(1, v(1, 2)).is_none());
-        assert!(cache.get(1, v(2, 1)).is_none());
-        // A newer version replaces the pool's board.
-        cache.get_or_load(1, v(1, 2), || load(1, 2)).unwrap();
-        assert_eq!(loads.get(), 2);
-        assert!(cache.get(1, v(1, 1)).is_none());
-        // A load that finds the pool changed meanwhile is kept at what it read.
-        let b = cache.get_or_load(2, v(1, 1), || load(1, 5)).unwrap();
-        assert_eq!(b.version, v(1, 5));
-        assert!(cache.get(2, v(1, 5)).is_some());
-        // The least recently used pool goes.
-        assert!(cache.get(1, v(1, 2)).is_some());
-        cache.get_or_load(3, v(1, 1), || load(1, 1)).unwrap();
-        assert_eq!(cache.pools(), [1, 3]);
-        // A failed load stores nothing.
-        assert!(cache.get_or_load(4, v(1, 1), || Err(())).is_err());
-        assert_eq!(cache.pools(), [1, 3]);
-    }
-}
+mod tests;
