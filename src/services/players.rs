@@ -206,7 +206,7 @@ pub fn list_players(
     filter: PlayerFilter,
 ) -> Result<Page<PlayerOut>, ApiError> {
     use diesel::dsl::sql;
-    use diesel::sql_types::{BigInt, Bool, Float, Text};
+    use diesel::sql_types::{BigInt, Bool, Float, Nullable, Text};
     let mut check = Check::new();
     let q = check.search_text("q", filter.q.as_deref(), 100);
     let country = check_country(&mut check, "country", filter.country.as_deref());
@@ -289,26 +289,40 @@ pub fn list_players(
     } else {
         query.order((players::name, players::id))
     };
-    let rows: Vec<(Player, f32)> = query
-        .select((Player::as_select(), score()))
+    // A ranked page scores every match before it cuts, so it counts them in the same pass
+    // (`count(*) OVER ()`, taken before LIMIT and OFFSET) instead of a second query, which for
+    // a common term scanned the table testing the match on every row.
+    let counted_here = ranked && first;
+    let rows: Vec<(Player, f32, Option<i64>)> = query
+        .select((
+            Player::as_select(),
+            score(),
+            sql::<Nullable<BigInt>>(if counted_here {
+                "count(*) OVER ()"
+            } else {
+                "NULL::int8"
+            }),
+        ))
         .limit(limit + 1)
         .offset(offset)
         .load(conn)?;
+    let counted = rows.first().and_then(|r| r.2);
     keyset_page(
         rows,
         limit,
         (offset, first),
-        || {
-            Ok(build()
+        || match counted {
+            Some(n) => Ok(n),
+            None => Ok(build()
                 .select(players::id)
                 .limit(COUNT_CAP + 1)
                 .load::<i64>(conn)?
-                .len() as i64)
+                .len() as i64),
         },
         "players",
         &scope,
-        |(p, rank)| PlayerKey(ranked.then_some(-rank), p.name.clone(), p.id),
-        |(p, _)| Ok(PlayerOut::from(p)),
+        |(p, rank, _)| PlayerKey(ranked.then_some(-rank), p.name.clone(), p.id),
+        |(p, _, _)| Ok(PlayerOut::from(p)),
     )
 }
 

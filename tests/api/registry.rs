@@ -319,6 +319,34 @@ async fn offsets_end_at_the_bound_and_big_lists_count_to_the_cap() {
     let (ids, cursors) = walk_capped(&app, "/api/v1/players?limit=200").await;
     assert_eq!(ids, 1005);
     assert_eq!(cursors, 5);
+    // A ranked search counts its matches in the page's own pass: capped like every total, and
+    // on a page reached by offset (first, middle, past the end) equal to what a walk finds.
+    let json = |path: String| {
+        let app = &app;
+        async move { app.get(&path, None).await.json::<Value>().await.unwrap() }
+    };
+    let page = json("/api/v1/players?q=bulk&limit=5".into()).await;
+    assert_eq!(
+        (&page["total"], &page["total_exact"]),
+        (&json!(1000), &json!(false))
+    );
+    sql(
+        &app,
+        &format!(
+            "INSERT INTO players (name, created_by) VALUES ('Żaneta Kowalska', {uid}), \
+             ('Zaneta Kowalski', {uid}), ('Anna Kowalczyk', {uid}), ('Kowal Jan', {uid}), \
+             ('Janina Kowalewska', {uid})"
+        ),
+    );
+    for q in ["kowal", "kowalsk", "KOWALS"] {
+        let (ids, _) = walk(&app, &format!("/api/v1/players?q={q}&limit=2"), None).await;
+        assert!(ids.len() > 2 && ids.len() < 10, "{q}: {}", ids.len());
+        for offset in [0, 1, ids.len() - 1, ids.len() + 3] {
+            let page = json(format!("/api/v1/players?q={q}&limit=2&offset={offset}")).await;
+            assert_eq!(page["total"], ids.len(), "{q} at {offset}");
+            assert_eq!(page["total_exact"], true, "{q} at {offset}");
+        }
+    }
 }
 
 /// [`walk`] for lists beyond the count cap: how many items and cursors.
@@ -488,6 +516,27 @@ async fn tournaments_are_searched_filtered_and_sorted() {
     let long = "x".repeat(201);
     let p = problem(app.get(&list(&format!("q={long}")), None).await, 422).await;
     assert_eq!(fields(&p), ["q"]);
+    // A ranked search counts its matches in the page's own pass: the total of every page
+    // reached by offset, past the end too, is the number of matches.
+    for name in ["Ålesund Cup", "Alesund Open 2027"] {
+        tournament(&app, &admin, json!({ "name": name })).await;
+    }
+    let found = ids(list("q=alesund&limit=50")).await;
+    assert_eq!(found.len(), 3, "{found:?}");
+    for offset in [0, 1, 2, 5] {
+        let r = app
+            .get(
+                &list(&format!("q=alesund&limit=1&offset={offset}")),
+                Some(&admin),
+            )
+            .await;
+        let page: Value = r.json().await.unwrap();
+        assert_eq!(
+            (&page["total"], &page["total_exact"]),
+            (&json!(3), &json!(true)),
+            "{offset}"
+        );
+    }
 }
 
 #[actix_web::test]

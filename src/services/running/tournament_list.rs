@@ -4,7 +4,7 @@
 use chrono::NaiveDate;
 use diesel::dsl::sql;
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Bool, Date, Float, Text};
+use diesel::sql_types::{BigInt, Bool, Date, Float, Nullable, Text};
 use diesel::PgConnection;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
@@ -283,26 +283,39 @@ pub fn list_tournaments(
             query.order((tournaments::starts_on.desc(), tournaments::id.desc()))
         }
     };
-    let rows: Vec<(Tournament, f32)> = query
-        .select((Tournament::as_select(), score()))
+    // A ranked page scores every match before it cuts: it counts them in the same pass (as
+    // `services::players::list_players` does).
+    let counted_here = c.sort == TournamentSort::Relevance && first;
+    let rows: Vec<(Tournament, f32, Option<i64>)> = query
+        .select((
+            Tournament::as_select(),
+            score(),
+            sql::<Nullable<BigInt>>(if counted_here {
+                "count(*) OVER ()"
+            } else {
+                "NULL::int8"
+            }),
+        ))
         .limit(limit + 1)
         .offset(offset)
         .load(conn)?;
+    let counted = rows.first().and_then(|r| r.2);
     let sort = c.sort;
     keyset_page(
         rows,
         limit,
         (offset, first),
-        || {
-            Ok(build()
+        || match counted {
+            Some(n) => Ok(n),
+            None => Ok(build()
                 .select(tournaments::id)
                 .limit(COUNT_CAP + 1)
                 .load::<i64>(conn)?
-                .len() as i64)
+                .len() as i64),
         },
         "tournaments",
         &scope,
-        |(t, rank)| match sort {
+        |(t, rank, _)| match sort {
             TournamentSort::Relevance => {
                 TournamentKey(Some(-rank), Some(t.name.clone()), None, t.id)
             }
@@ -311,6 +324,6 @@ pub fn list_tournaments(
                 TournamentKey(None, None, Some(t.starts_on), t.id)
             }
         },
-        |(t, _)| TournamentOut::try_from(t),
+        |(t, _, _)| TournamentOut::try_from(t),
     )
 }
