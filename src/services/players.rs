@@ -11,7 +11,7 @@ use crate::db::models::{NewPlayer, Player};
 use crate::db::schema::{players, rating_pools, rating_standings, users};
 use crate::error::ApiError;
 use crate::services::validate::{
-    check_country, keyset_page, keyset_start, Check, Page, Start, COUNT_CAP,
+    check_country, count_in_pass, keyset_page, keyset_start, Check, Page, Start, COUNT_CAP,
 };
 
 /// A player identity.
@@ -206,7 +206,7 @@ pub fn list_players(
     filter: PlayerFilter,
 ) -> Result<Page<PlayerOut>, ApiError> {
     use diesel::dsl::sql;
-    use diesel::sql_types::{BigInt, Bool, Float, Nullable, Text};
+    use diesel::sql_types::{BigInt, Bool, Float, Text};
     let mut check = Check::new();
     let q = check.search_text("q", filter.q.as_deref(), 100);
     let country = check_country(&mut check, "country", filter.country.as_deref());
@@ -294,15 +294,7 @@ pub fn list_players(
     // a common term scanned the table testing the match on every row.
     let counted_here = ranked && first;
     let rows: Vec<(Player, f32, Option<i64>)> = query
-        .select((
-            Player::as_select(),
-            score(),
-            sql::<Nullable<BigInt>>(if counted_here {
-                "count(*) OVER ()"
-            } else {
-                "NULL::int8"
-            }),
-        ))
+        .select((Player::as_select(), score(), count_in_pass(counted_here)))
         .limit(limit + 1)
         .offset(offset)
         .load(conn)?;

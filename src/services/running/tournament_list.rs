@@ -4,7 +4,7 @@
 use chrono::NaiveDate;
 use diesel::dsl::sql;
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Bool, Date, Float, Nullable, Text};
+use diesel::sql_types::{BigInt, Bool, Date, Float, Text};
 use diesel::PgConnection;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
@@ -17,7 +17,7 @@ use crate::domain::status::TournamentStatus;
 use crate::error::ApiError;
 use crate::services::running::tournaments::TournamentOut;
 use crate::services::validate::{
-    check_country, keyset_page, keyset_start, Check, Page, Start, COUNT_CAP,
+    check_country, count_in_pass, keyset_page, keyset_start, Check, Page, Start, COUNT_CAP,
 };
 
 /// How the tournament list is ordered (ties by id, in the same direction).
@@ -290,11 +290,7 @@ pub fn list_tournaments(
         .select((
             Tournament::as_select(),
             score(),
-            sql::<Nullable<BigInt>>(if counted_here {
-                "count(*) OVER ()"
-            } else {
-                "NULL::int8"
-            }),
+            count_in_pass(counted_here),
         ))
         .limit(limit + 1)
         .offset(offset)
