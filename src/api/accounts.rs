@@ -1,5 +1,5 @@
 //! Accounts their owners make, recover and take away (issue 29): `POST /auth/signup`,
-//! `/auth/verify-email`, `/auth/password-reset` and `/auth/password-reset/confirm`; a person's
+//! `/auth/verify-email`, `/auth/verify-email/resend`, `/auth/password-reset` and `/auth/password-reset/confirm`; a person's
 //! own data, `GET /me/export` and `DELETE /me`, and an admin's `GET /users/{id}/export` and
 //! `POST /users/{id}/erasure`.
 
@@ -11,9 +11,10 @@ use crate::auth::Caller;
 use crate::domain::accounts::{Language, SignupMode};
 use crate::error::{ApiResult, Problem};
 use crate::runtime::state::AppState;
-use crate::services::accounts::data::{self, Erased, Export};
+use crate::services::accounts::data::{self, EraseMe, Erased};
+use crate::services::accounts::export::{self, Export};
 use crate::services::accounts::reset::{self, ResetConfirm, ResetRequest};
-use crate::services::accounts::signup::{self, Accepted, SignUp, VerifyEmail};
+use crate::services::accounts::signup::{self, Accepted, ResendVerification, SignUp, VerifyEmail};
 
 fn client_address(req: &HttpRequest) -> String {
     req.peer_addr()
@@ -70,7 +71,10 @@ pub async fn sign_up(
 
 /// Verify an e-mail address with the code from its message.
 ///
-/// The account can sign in from then on. A code works once and for 24 hours. Public.
+/// The account can sign in from then on, with the password of the sign-up that asked for this
+/// code (signing up again with another password before verifying sends another code, which
+/// sets that password); the account's other verification codes are spent. A code works once
+/// and for 24 hours. Public.
 #[utoipa::path(
     operation_id = "verify_email",
     tag = "auth",
@@ -89,6 +93,40 @@ pub async fn verify_email(
         .run(move |conn| signup::verify_email(conn, &body.0))
         .await?;
     Ok(HttpResponse::NoContent().finish())
+}
+
+/// Ask for a new verification code by e-mail.
+///
+/// Always 202 for an address: if it belongs to an enabled account that is not verified yet, a
+/// new code valid for 24 hours is on its way to it (the password stays as it is). Counted like
+/// sign-ups: 10 per address or 50 per client in 5 minutes. Public.
+#[utoipa::path(
+    operation_id = "resend_verification",
+    tag = "auth",
+    request_body = ResendVerification,
+    responses(
+        BodyErrors,
+        (status = 202, description = "Taken: if the address waits for verification, a message is on its way", body = Accepted),
+        (status = 429, description = "Too many requests for the address or from the client; wait Retry-After seconds", body = Problem, content_type = "application/problem+json",
+            headers(("Retry-After" = u64, description = "Seconds until requests are taken again"))),
+        (status = 503, description = "This instance cannot send e-mail (SMTP_URL is not configured)", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/auth/verify-email/resend")]
+pub async fn resend_verification(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    body: Json<ResendVerification>,
+) -> ApiResult<HttpResponse> {
+    let setup = &state.signup;
+    setup.mail.require()?;
+    let address = client_address(&req);
+    setup.throttle.check(&body.0.email, &address)?;
+    setup.throttle.failed(&body.0.email, &address);
+    let accepted = state
+        .run(move |conn| signup::resend_verification(conn, &body.0))
+        .await?;
+    Ok(HttpResponse::Accepted().json(accepted))
 }
 
 /// Ask for a password-reset code by e-mail.
@@ -157,10 +195,10 @@ fn private_json<T: serde::Serialize>(body: &T) -> HttpResponse {
 
 /// Everything stored about me (GDPR articles 15 and 20).
 ///
-/// One JSON document: my account (without the password hash), my player, and every row that
-/// refers to either (registrations, rating changes, results entered, sessions, keys, messages,
-/// cases...), by `table.column`, secrets and their hashes left out. A password sign-in only
-/// (an API key is refused).
+/// One JSON document in named sections: my account, my player, sessions, API keys, codes issued
+/// and messages (when and what, never a code, a secret, a hash or a message's text), roles,
+/// claims, invitations, registrations, results, ratings, withdrawals, penalties, cases, and the
+/// records I made or decided by kind and key. A password sign-in only (an API key is refused).
 #[utoipa::path(
     operation_id = "export_me",
     tag = "auth",
@@ -175,7 +213,7 @@ fn private_json<T: serde::Serialize>(body: &T) -> HttpResponse {
 pub async fn export_me(state: web::Data<AppState>, caller: Caller) -> ApiResult<HttpResponse> {
     let id = caller.user_id;
     let export = state
-        .run(move |conn| data::export(conn, &caller, id))
+        .run(move |conn| export::export(conn, &caller, id))
         .await?;
     Ok(private_json(&export))
 }
@@ -186,25 +224,49 @@ pub async fn export_me(state: web::Data<AppState>, caller: Caller) -> ApiResult<
 /// player is removed, or, if records refer to it (games, ratings, registrations), renamed
 /// `Player <id> (erased)` without club or country, so results, standings and ratings stay
 /// intact. Every token of the account is refused within 2 seconds. The last enabled admin
-/// cannot erase themselves (409). A password sign-in only.
+/// cannot erase themselves (409). A password sign-in only, and the account's password in the
+/// body: a token alone erases nothing (422 naming `password` when it is missing or wrong;
+/// wrong passwords are counted like failed sign-ins).
 #[utoipa::path(
     operation_id = "erase_me",
     tag = "auth",
     security(("bearer" = [])),
+    request_body = EraseMe,
     responses(
         AuthErrors,
         (status = 200, description = "Erased; what became of the player", body = Erased),
         (status = 403, description = "Signed in with an API key", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "The last enabled admin", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "The password is missing or is not the account's; nothing was erased", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "Too many wrong passwords for the account or from the client; wait Retry-After seconds", body = Problem, content_type = "application/problem+json",
+            headers(("Retry-After" = u64, description = "Seconds until passwords are taken again"))),
     )
 )]
 #[delete("/me")]
-pub async fn erase_me(state: web::Data<AppState>, caller: Caller) -> ApiResult<HttpResponse> {
-    let id = caller.user_id;
+pub async fn erase_me(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    caller: Caller,
+    // A missing or unreadable body is a missing password: the service names the field.
+    body: Option<Json<EraseMe>>,
+) -> ApiResult<HttpResponse> {
+    let address = client_address(&req);
+    let throttle = state.login_throttle.clone();
+    let username = caller.username.clone();
+    let slowed = throttle.check(&username, &address)?;
+    if !slowed.is_zero() {
+        actix_web::rt::time::sleep(slowed).await;
+    }
+    let input = body.map(|b| b.0);
     let erased = state
-        .run(move |conn| data::erase(conn, &caller, id))
-        .await?;
-    Ok(private_json(&erased))
+        .run(move |conn| data::erase_me(conn, &caller, input.as_ref()))
+        .await;
+    if let Err(crate::error::ApiError::Validation(fields)) = &erased {
+        if fields.iter().any(|f| f.field == "password") {
+            throttle.failed(&username, &address);
+        }
+    }
+    Ok(private_json(&erased?))
 }
 
 /// Everything stored about an account and its player (admin).
@@ -230,7 +292,7 @@ pub async fn export_user(
 ) -> ApiResult<HttpResponse> {
     let id = path.into_inner();
     let export = state
-        .run(move |conn| data::export(conn, &caller, id))
+        .run(move |conn| export::export(conn, &caller, id))
         .await?;
     Ok(private_json(&export))
 }

@@ -100,6 +100,7 @@ impl Modify for BearerAuth {
 fn people_routes(cfg: &mut ServiceConfig) {
     cfg.service(accounts::sign_up)
         .service(accounts::verify_email)
+        .service(accounts::resend_verification)
         .service(accounts::request_reset)
         .service(accounts::confirm_reset)
         .service(accounts::export_me)

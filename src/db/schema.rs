@@ -26,6 +26,8 @@ diesel::table! {
         created_at -> Timestamptz,
         expires_at -> Timestamptz,
         used_at -> Nullable<Timestamptz>,
+        /// A verification code's sign-up password (its hash), set when the code is redeemed.
+        password_hash -> Nullable<Text>,
     }
 }
 
@@ -66,13 +68,18 @@ diesel::table! {
         user_id -> Nullable<Int8>,
         to_address -> Text,
         subject -> Text,
-        body -> Text,
+        /// The text as it is sent; `NULL` once sent or given up (codes live only until then).
+        body -> Nullable<Text>,
         created_at -> Timestamptz,
         attempts -> Int4,
         next_attempt_at -> Timestamptz,
         sent_at -> Nullable<Timestamptz>,
         failed_at -> Nullable<Timestamptz>,
         last_error -> Nullable<Text>,
+        /// What the message is (`verify`, `reset`, `invitation`, ...).
+        kind -> Text,
+        /// The random part of its `Message-ID`.
+        message_id -> Text,
     }
 }
 

@@ -20,11 +20,13 @@ use crate::error::ApiError;
 /// How long one SMTP conversation may take (well inside the outbox's lease).
 const SEND_TIMEOUT: Duration = Duration::from_secs(20);
 
-/// One message to send: the outbox row's id (it names the `Message-ID`, so a receiver can tell
-/// a message from a copy), the recipient, subject and plain-text body.
+/// One message to send: the outbox row's id and its random part (together they name the
+/// `Message-ID`, so a receiver can tell a message from a copy, and ids that repeat after a
+/// restore never make two messages look alike), the recipient, subject and plain-text body.
 #[derive(Debug, Clone)]
 pub struct Outgoing {
     pub id: i64,
+    pub unique: String,
     pub to: String,
     pub subject: String,
     pub body: String,
@@ -111,7 +113,12 @@ impl Mail {
             .from(t.from.clone())
             .to(to)
             .subject(m.subject.as_str())
-            .message_id(Some(format!("<mail-{}@{}>", m.id, t.from.email.domain())))
+            .message_id(Some(format!(
+                "<mail-{}.{}@{}>",
+                m.id,
+                m.unique,
+                t.from.email.domain()
+            )))
             .header(ContentType::TEXT_PLAIN)
             .body(m.body.clone())
             .map_err(|e| format!("message: {e}"))?;

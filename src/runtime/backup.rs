@@ -8,6 +8,10 @@
 //! itself. With `DATABASE_URL` set, it dumps that database with the `pg_dump` found on this
 //! machine (which must not be older than the server).
 //!
+//! A backup file is readable and writable by its owner only (0600): it holds every account's
+//! address and password hash. A data folder that holds no cluster (a mistyped
+//! `TOURNEY_DATA_DIR`) is refused, not backed up as a new empty cluster (issue 37).
+//!
 //! A restore replaces the embedded cluster's database. It refuses while another process (a
 //! running service) owns the data folder's cluster, and refuses a file `pg_restore` cannot read
 //! before touching anything. It restores into a new database and swaps it in only when the whole
@@ -41,7 +45,27 @@ fn run(mut cmd: Command, what: &str) -> Result<(), String> {
     }
 }
 
+/// The backup file, created (or emptied) readable by its owner only before anything is written
+/// to it; `pg_dump` then writes into it and keeps its mode.
+fn private_file(file: &Path) -> Result<(), String> {
+    let cannot = |e: std::io::Error| format!("cannot write {}: {e}", file.display());
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+        options.mode(0o600);
+        options.open(file).map_err(cannot)?;
+        // A file that was there before keeps its old mode through `open`: set it.
+        std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o600)).map_err(cannot)?;
+    }
+    #[cfg(not(unix))]
+    options.open(file).map_err(cannot)?;
+    Ok(())
+}
+
 fn dump(pg_dump: &Path, url: &str, file: &Path) -> Result<(), String> {
+    private_file(file)?;
     let mut cmd = Command::new(pg_dump);
     cmd.args(["--format=custom", "--no-owner", "--no-privileges", "--file"])
         .arg(file)
@@ -57,6 +81,14 @@ pub fn backup(cfg: &Config, file: &Path) -> Result<String, String> {
         return Ok(format!("backed up DATABASE_URL to {}", file.display()));
     }
     let cluster = cfg.data_dir.join("postgres");
+    if !cluster.join("PG_VERSION").is_file() {
+        return Err(format!(
+            "{} holds no database cluster, so there is nothing to back up: is TOURNEY_DATA_DIR \
+             ({}) the data folder of the service? (nothing was created or written)",
+            cluster.display(),
+            cfg.data_dir.display()
+        ));
+    }
     let mut pg =
         EmbeddedPostgres::start(&cluster, Durability::Persistent).map_err(|e| e.to_string())?;
     let result = dump(&pg.tool("pg_dump"), &pg.url(DB), file);

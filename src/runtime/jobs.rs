@@ -287,6 +287,7 @@ async fn send_mail(state: &web::Data<AppState>, url: &str, conn: &Shared) -> boo
         let outcome = mail
             .send(&Outgoing {
                 id: m.id,
+                unique: m.message_id.clone(),
                 to: m.to_address.clone(),
                 subject: m.subject.clone(),
                 body: m.body.clone(),

@@ -186,3 +186,40 @@ async fn a_backup_under_write_load_holds_every_write_acknowledged_before_it_bega
     assert_eq!(r.status(), 201);
     stop(child);
 }
+
+/// Issue 37: a backup holds every account's address and password hash, so only its owner may
+/// read it, even when a world-readable file of that name was there before; and a data folder
+/// without a cluster (a mistyped `TOURNEY_DATA_DIR`) is refused, not backed up as a new empty
+/// cluster.
+#[test]
+fn a_backup_is_readable_by_its_owner_only_and_a_folder_without_a_cluster_is_refused() {
+    use std::os::unix::fs::PermissionsExt;
+    let data = temp_data_dir();
+    let mistyped = data.join("no-such-folder");
+    let file = data.join("tourney.dump");
+    let out = tourney(&mistyped, &["backup", file.to_str().unwrap()]);
+    assert!(!out.status.success(), "{}", text(&out));
+    assert!(
+        text(&out).contains(&mistyped.display().to_string())
+            && text(&out).contains("no database cluster"),
+        "{}",
+        text(&out)
+    );
+    assert!(!mistyped.exists(), "nothing was created");
+    assert!(!file.exists(), "no backup file");
+
+    let out = tourney(&data, &["create-admin", "--username", "root-admin"]);
+    assert!(out.status.success(), "{}", text(&out));
+    std::fs::write(&file, b"an older file").unwrap();
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let out = tourney(&data, &["backup", file.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out));
+    let meta = std::fs::metadata(&file).unwrap();
+    assert_eq!(meta.permissions().mode() & 0o777, 0o600);
+    assert!(meta.len() > 1000, "a real dump");
+    let fresh = data.join("fresh.dump");
+    let out = tourney(&data, &["backup", fresh.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out));
+    let mode = std::fs::metadata(&fresh).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600);
+}

@@ -394,6 +394,21 @@ impl TestApp {
             .expect("request")
     }
 
+    /// A DELETE with a JSON body (`DELETE /me` takes the account's password).
+    pub async fn delete_with(&self, path: &str, token: &str, body: Value) -> Response {
+        self.req(Method::DELETE, path, Some(token))
+            .json(&body)
+            .send()
+            .await
+            .expect("request")
+    }
+
+    /// `DELETE /me` with the password every test account has.
+    pub async fn erase_me(&self, token: &str) -> Response {
+        self.delete_with("/api/v1/me", token, json!({"password": PASSWORD}))
+            .await
+    }
+
     pub async fn token(&self, username: &str, password: &str) -> String {
         let r = self
             .post(

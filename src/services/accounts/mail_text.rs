@@ -36,6 +36,19 @@ pub enum Mail<'a> {
     },
 }
 
+impl Mail<'_> {
+    /// What the message is, as the outbox records it for operators (its body goes once sent).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Mail::Verify { .. } => "verify",
+            Mail::AlreadyRegistered { .. } => "already_registered",
+            Mail::Reset { .. } => "reset",
+            Mail::Invitation { .. } => "invitation",
+            Mail::ClaimDecided { .. } => "claim_decided",
+        }
+    }
+}
+
 /// The message in `language`.
 // layout: long: one text per message and language
 pub fn render(language: Language, mail: &Mail<'_>) -> Text {

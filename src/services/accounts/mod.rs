@@ -5,6 +5,7 @@
 pub mod api_keys;
 pub mod auth;
 pub mod data;
+pub mod export;
 pub mod mail_text;
 pub mod outbox;
 pub mod reset;

@@ -6,7 +6,12 @@
 //! Nothing is sent twice: a claimed message is leased for longer than an SMTP conversation may
 //! take, and `sent_at` is written as soon as the server has accepted it; only a crash between
 //! the server's acceptance and that write (a few milliseconds) could send a message again, and
-//! every copy then carries the same `Message-ID`.
+//! every copy then carries the same `Message-ID` (the row's id and a random part of its own,
+//! so messages sent after a restore, whose row ids repeat, never share one).
+//!
+//! A message's body holds codes (verification, reset, invitation) in clear text only until it
+//! is sent or given up: the same statement that records it as done empties the body (issue 37,
+//! item 1); recipient, subject, kind, times, attempts and the last error stay for operators.
 
 use chrono::{DateTime, Duration, Utc};
 use diesel::prelude::*;
@@ -40,7 +45,8 @@ pub fn queue(
             mail_outbox::user_id.eq(user_id),
             mail_outbox::to_address.eq(to),
             mail_outbox::subject.eq(&text.subject),
-            mail_outbox::body.eq(&text.body),
+            mail_outbox::body.eq(Some(&text.body)),
+            mail_outbox::kind.eq(mail.kind()),
         ))
         .execute(conn)?;
     Ok(())
@@ -57,6 +63,9 @@ pub struct ClaimedMail {
     pub subject: String,
     #[diesel(sql_type = Text)]
     pub body: String,
+    /// The random part of the `Message-ID`.
+    #[diesel(sql_type = Text)]
+    pub message_id: String,
     #[diesel(sql_type = Integer)]
     pub attempts: i32,
     #[diesel(sql_type = Timestamptz)]
@@ -76,16 +85,16 @@ pub fn claim(conn: &mut PgConnection, limit: i64) -> Result<Vec<ClaimedMail>, Ap
          UPDATE mail_outbox m
          SET next_attempt_at = now() + make_interval(secs => $2), attempts = m.attempts + 1
          FROM due WHERE m.id = due.id
-         RETURNING m.id, m.to_address, m.subject, m.body, m.attempts, m.created_at",
+         RETURNING m.id, m.to_address, m.subject, m.body, m.message_id, m.attempts, m.created_at",
     )
     .bind::<BigInt, _>(limit)
     .bind::<diesel::sql_types::Double, _>(LEASE.num_seconds() as f64)
     .load(conn)?)
 }
 
-/// Records an attempt (one statement): sent; else the next attempt after an exponential
-/// backoff (base, 6x, 24x, 120x, 360x, 720x, then every 2,160x base), or given up once the
-/// message is a day old.
+/// Records an attempt (one statement): sent, its body emptied; else the next attempt after an
+/// exponential backoff (base, 6x, 24x, 120x, 360x, 720x, then every 2,160x base), or given up
+/// once the message is a day old (its body emptied too: its code can no longer arrive).
 pub fn record(
     conn: &mut PgConnection,
     mail: &ClaimedMail,
@@ -100,6 +109,7 @@ pub fn record(
                 .set((
                     mail_outbox::sent_at.eq(Some(now)),
                     mail_outbox::last_error.eq(None::<String>),
+                    mail_outbox::body.eq(None::<String>),
                 ))
                 .execute(conn)?;
         }
@@ -108,13 +118,24 @@ pub fn record(
             let step = STEPS[(mail.attempts.max(1) as usize - 1).min(STEPS.len() - 1)];
             let next = now + Duration::seconds(retry_base_secs * step);
             let gave_up = next > mail.created_at + RETRY_FOR;
-            diesel::update(target)
-                .set((
-                    mail_outbox::next_attempt_at.eq(next),
-                    mail_outbox::failed_at.eq(gave_up.then_some(now)),
-                    mail_outbox::last_error.eq(Some(error.chars().take(500).collect::<String>())),
-                ))
-                .execute(conn)?;
+            let error: String = error.chars().take(500).collect();
+            if gave_up {
+                diesel::update(target)
+                    .set((
+                        mail_outbox::next_attempt_at.eq(next),
+                        mail_outbox::failed_at.eq(Some(now)),
+                        mail_outbox::last_error.eq(Some(error)),
+                        mail_outbox::body.eq(None::<String>),
+                    ))
+                    .execute(conn)?;
+            } else {
+                diesel::update(target)
+                    .set((
+                        mail_outbox::next_attempt_at.eq(next),
+                        mail_outbox::last_error.eq(Some(error)),
+                    ))
+                    .execute(conn)?;
+            }
         }
     }
     Ok(())

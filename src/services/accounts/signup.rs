@@ -5,6 +5,12 @@
 //! The answer never tells whether an address is known: a new address gets a verification
 //! code; a known one gets a message saying someone tried to sign up with it (a new code if its
 //! account is not verified yet); both answer the same, after the same password hash.
+//!
+//! A verification code carries the password of the sign-up that asked for it: signing up again
+//! with an unverified address and another password sends a new code, and whichever code
+//! verifies the address sets its own sign-up's password (issue 37; docs/decisions/accounts.md).
+//! Redeeming one spends the others. `POST /auth/verify-email/resend` sends a new code that
+//! keeps the password as it is.
 
 use chrono::Utc;
 use diesel::prelude::*;
@@ -113,7 +119,7 @@ pub fn sign_up(
     let hash = password::hash(&input.password).map_err(ApiError::Internal)?;
     conn.transaction(|conn| {
         if let Some(known) = by_email(conn, &email)? {
-            return known_address(conn, &known);
+            return known_address(conn, &known, &hash);
         }
         if username_taken(conn, &input.username)? {
             return Err(ApiError::conflict_at("username", "that username is taken"));
@@ -142,17 +148,18 @@ pub fn sign_up(
             )) => return Err(ApiError::conflict_at("username", "that username is taken")),
             Err(e) => return Err(e.into()),
         };
-        send_code(conn, &user)?;
+        send_code(conn, &user, Some(&hash))?;
         Ok(accepted())
     })
 }
 
-/// A sign-up with an address that has an account: a new code if it is not verified yet, else a
-/// message saying someone tried; inside the caller's transaction.
-fn known_address(conn: &mut PgConnection, known: &User) -> Result<Accepted, ApiError> {
+/// A sign-up with an address that has an account: a new code carrying this sign-up's password
+/// (`hash`) if it is not verified yet, else a message saying someone tried; inside the caller's
+/// transaction.
+fn known_address(conn: &mut PgConnection, known: &User, hash: &str) -> Result<Accepted, ApiError> {
     let to = known.email.as_deref().unwrap_or_default();
     if known.email_verified_at.is_none() {
-        send_code(conn, known)?;
+        send_code(conn, known, Some(hash))?;
     } else {
         outbox::queue(
             conn,
@@ -167,9 +174,14 @@ fn known_address(conn: &mut PgConnection, known: &User) -> Result<Accepted, ApiE
     Ok(accepted())
 }
 
-/// A verification code for the account's address, by mail, inside the caller's transaction.
-fn send_code(conn: &mut PgConnection, user: &User) -> Result<(), ApiError> {
-    let code = tokens::issue(conn, user.id, TokenPurpose::Verify)?;
+/// A verification code for the account's address (carrying a sign-up's password hash, set
+/// when the code is redeemed), by mail, inside the caller's transaction.
+fn send_code(
+    conn: &mut PgConnection,
+    user: &User,
+    password_hash: Option<&str>,
+) -> Result<(), ApiError> {
+    let code = tokens::issue_with(conn, user.id, TokenPurpose::Verify, password_hash)?;
     outbox::queue(
         conn,
         Some(user.id),
@@ -182,18 +194,54 @@ fn send_code(conn: &mut PgConnection, user: &User) -> Result<(), ApiError> {
     )
 }
 
-/// Verifies an address with the code from its message: the account can sign in from now on.
-/// 422 naming `token` for an unknown, expired or used code.
+/// Verifies an address with the code from its message: the account can sign in from now on,
+/// with the password of the sign-up that asked for this code (if one did); the account's other
+/// verification codes are spent. 422 naming `token` for an unknown, expired or used code.
 pub fn verify_email(conn: &mut PgConnection, input: &VerifyEmail) -> Result<(), ApiError> {
     conn.transaction(|conn| {
-        let user_id = tokens::redeem(conn, &input.token, TokenPurpose::Verify, "token")?;
-        diesel::update(
-            users::table
-                .find(user_id)
-                .filter(users::email_verified_at.is_null()),
-        )
-        .set(users::email_verified_at.eq(Some(Utc::now())))
-        .execute(conn)?;
-        Ok(())
+        let code = tokens::redeem_with(conn, &input.token, TokenPurpose::Verify, "token")?;
+        let unverified = users::table
+            .find(code.user_id)
+            .filter(users::email_verified_at.is_null());
+        match &code.password_hash {
+            Some(hash) => diesel::update(unverified)
+                .set((
+                    users::email_verified_at.eq(Some(Utc::now())),
+                    users::password_hash.eq(hash),
+                ))
+                .execute(conn)?,
+            None => diesel::update(unverified)
+                .set(users::email_verified_at.eq(Some(Utc::now())))
+                .execute(conn)?,
+        };
+        tokens::spend_all(conn, code.user_id, TokenPurpose::Verify)
+    })
+}
+
+/// An address whose verification code is lost or expired.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"email": "kari@example.no"}))]
+pub struct ResendVerification {
+    #[schema(example = "kari@example.no", max_length = 254)]
+    pub email: String,
+}
+
+/// Sends a new verification code to an address whose enabled account is not verified yet (the
+/// password stays as it is); the same answer whether or not there is one. 422 naming `email`
+/// only for what is not an address at all.
+pub fn resend_verification(
+    conn: &mut PgConnection,
+    input: &ResendVerification,
+) -> Result<Accepted, ApiError> {
+    let email = normalise_email(&input.email)
+        .ok_or_else(|| ApiError::field("email", "must be an e-mail address (name@example.org)"))?;
+    conn.transaction(|conn| {
+        let waiting = by_email(conn, &email)?
+            .filter(|u| u.email_verified_at.is_none() && u.disabled_at.is_none());
+        if let Some(user) = waiting {
+            send_code(conn, &user, None)?;
+        }
+        Ok(accepted())
     })
 }

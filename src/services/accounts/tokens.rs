@@ -11,8 +11,21 @@ use crate::db::schema::account_tokens;
 use crate::domain::accounts::TokenPurpose;
 use crate::error::ApiError;
 
-/// A stored code as read: (id, account, purpose, expires, used).
-type CodeRow = (i64, i64, TokenPurpose, DateTime<Utc>, Option<DateTime<Utc>>);
+/// A stored code as read: (id, account, purpose, expires, used, sign-up password hash).
+type CodeRow = (
+    i64,
+    i64,
+    TokenPurpose,
+    DateTime<Utc>,
+    Option<DateTime<Utc>>,
+    Option<String>,
+);
+
+/// A redeemed code: its account, and the password hash of the sign-up that asked for it.
+pub struct Redeemed {
+    pub user_id: i64,
+    pub password_hash: Option<String>,
+}
 
 /// A new code for `user_id`, inside the caller's transaction.
 pub fn issue(
@@ -20,12 +33,24 @@ pub fn issue(
     user_id: i64,
     purpose: TokenPurpose,
 ) -> Result<String, ApiError> {
+    issue_with(conn, user_id, purpose, None)
+}
+
+/// A new code for `user_id` that carries `password_hash` (a sign-up's: redeeming the code sets
+/// it), inside the caller's transaction.
+pub fn issue_with(
+    conn: &mut PgConnection,
+    user_id: i64,
+    purpose: TokenPurpose,
+    password_hash: Option<&str>,
+) -> Result<String, ApiError> {
     let code = new_secret(purpose.prefix());
     diesel::insert_into(account_tokens::table)
         .values((
             account_tokens::user_id.eq(user_id),
             account_tokens::purpose.eq(purpose),
             account_tokens::token_hash.eq(secret_hash(&code)),
+            account_tokens::password_hash.eq(password_hash),
             account_tokens::expires_at
                 .eq(Utc::now() + Duration::minutes(purpose.lifetime_minutes())),
         ))
@@ -42,6 +67,16 @@ pub fn redeem(
     purpose: TokenPurpose,
     field: &str,
 ) -> Result<i64, ApiError> {
+    redeem_with(conn, code, purpose, field).map(|r| r.user_id)
+}
+
+/// As [`redeem`], with the password hash the code carries.
+pub fn redeem_with(
+    conn: &mut PgConnection,
+    code: &str,
+    purpose: TokenPurpose,
+    field: &str,
+) -> Result<Redeemed, ApiError> {
     if code.is_empty() || code.len() > 100 {
         return Err(ApiError::field(
             field,
@@ -56,12 +91,13 @@ pub fn redeem(
             account_tokens::purpose,
             account_tokens::expires_at,
             account_tokens::used_at,
+            account_tokens::password_hash,
         ))
         .for_update()
         .first(conn)
         .optional()?;
-    let (id, user_id) = match row {
-        Some((id, user_id, p, expires_at, used_at)) if p == purpose => {
+    let (id, user_id, password_hash) = match row {
+        Some((id, user_id, p, expires_at, used_at, password_hash)) if p == purpose => {
             if used_at.is_some() {
                 return Err(ApiError::field(field, "this code was already used"));
             }
@@ -71,14 +107,17 @@ pub fn redeem(
                     "this code has expired; ask for a new one",
                 ));
             }
-            (id, user_id)
+            (id, user_id, password_hash)
         }
         _ => return Err(ApiError::field(field, "unknown code")),
     };
     diesel::update(account_tokens::table.find(id))
         .set(account_tokens::used_at.eq(Some(Utc::now())))
         .execute(conn)?;
-    Ok(user_id)
+    Ok(Redeemed {
+        user_id,
+        password_hash,
+    })
 }
 
 /// Marks every unused code of the account for `purpose` used, inside the caller's transaction
