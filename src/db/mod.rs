@@ -7,6 +7,7 @@ pub mod embedded;
 pub mod enums;
 pub mod events;
 pub mod models;
+pub mod personal_data;
 pub mod registrations;
 pub mod rounds;
 pub mod running;

@@ -197,7 +197,8 @@ async fn every_column_that_names_a_person_is_exported_or_left_out_on_purpose() {
     )
     .load(&mut conn)
     .unwrap();
-    use tourney::services::accounts::export::{covered, LEFT_OUT};
+    use tourney::db::personal_data::LEFT_OUT;
+    use tourney::services::accounts::export::covered;
     let decided: BTreeSet<String> = covered()
         .into_iter()
         .chain(LEFT_OUT.iter().map(|(c, _)| c.to_string()))
@@ -210,7 +211,7 @@ async fn every_column_that_names_a_person_is_exported_or_left_out_on_purpose() {
     assert!(
         undecided.is_empty(),
         "columns that name an account or a player but are neither in the export \
-         (services::accounts::export) nor in its LEFT_OUT list: {undecided:?}"
+         (services::accounts::export) nor in db::personal_data::LEFT_OUT: {undecided:?}"
     );
 }
 
@@ -320,10 +321,8 @@ async fn messages_sent_after_a_restore_do_not_repeat_a_message_id() {
     sink.wait_for("first@example.no", 1, 20).await;
     all_sent(&app).await;
     // A restore of a backup taken before that message: its row and its id are back to come.
-    sql(
-        &app,
-        "DELETE FROM mail_outbox; SELECT setval('mail_outbox_id_seq', 1, false)",
-    );
+    sql(&app, "DELETE FROM mail_outbox");
+    sql(&app, "SELECT setval('mail_outbox_id_seq', 1, false)");
     assert_eq!(
         sign_up(&app, "second", "second@example.no", None)
             .await
@@ -475,4 +474,47 @@ async fn without_smtp_a_resend_answers_503() {
         )
         .await;
     problem(r, 503).await;
+}
+
+#[actix_web::test]
+async fn the_upgrade_empties_the_bodies_of_messages_already_sent() {
+    use diesel_migrations::MigrationHarness;
+    let app = spawn_app().await;
+    let mut conn = PgConnection::establish(&app.database_url).expect("connect");
+    // Back to the schema before the scrub (later migrations first).
+    loop {
+        let reverted = conn
+            .revert_last_migration(tourney::db::MIGRATIONS)
+            .expect("the down migration runs");
+        if reverted.to_string().ends_with("000101") {
+            break;
+        }
+    }
+    sql(
+        &app,
+        "INSERT INTO mail_outbox (to_address, subject, body, sent_at) VALUES
+             ('a@example.no', 'Reset', 'your code: pr_sentcode1', now()),
+             ('b@example.no', 'Confirm', 'your code: ev_waitingcode', NULL),
+             ('c@example.no', 'Invitation', 'your code: in_givenup', NULL)",
+    );
+    sql(&app, "UPDATE mail_outbox SET failed_at = now() WHERE to_address = 'c@example.no'");
+    conn.run_pending_migrations(tourney::db::MIGRATIONS)
+        .expect("the upgrade runs");
+    let rows = outbox(&app);
+    let by = |to: &str| rows.iter().find(|r| r.to_address == to).unwrap();
+    assert_eq!(by("a@example.no").body, None);
+    assert_eq!(by("a@example.no").kind, "reset");
+    assert_eq!(by("c@example.no").body, None, "given up: its code goes too");
+    assert_eq!(by("c@example.no").kind, "invitation");
+    let waiting = by("b@example.no");
+    assert_eq!(waiting.kind, "verify");
+    assert!(waiting.body.as_deref().unwrap().contains("ev_waitingcode"));
+    // A message that is done can no longer hold a body.
+    let mut conn = PgConnection::establish(&app.database_url).expect("connect");
+    let refused = diesel::sql_query(
+        "INSERT INTO mail_outbox (to_address, subject, body, sent_at)
+         VALUES ('d@example.no', 'x', 'pr_x', now())",
+    )
+    .execute(&mut conn);
+    assert!(refused.is_err());
 }

@@ -1,8 +1,8 @@
 //! A person's own data as one explicit document (issue 29, item 6; issue 37, item 1; GDPR
 //! articles 15 and 20): named sections, each field chosen here and typed in the OpenAPI
 //! document. Nothing is read by walking the catalogue, so a table added later stays out until
-//! someone decides what of it belongs here (tests/api/own_data.rs fails for a column that names
-//! a person and is neither exported nor listed in [`LEFT_OUT`]).
+//! someone decides what of it belongs here (tests/api/account_theft.rs fails for a column that
+//! names a person and is neither exported nor listed in `db::personal_data::LEFT_OUT`).
 //!
 //! No code, hash, token, secret or message body is in it: a stolen access token must not turn
 //! into the codes that take the account over (a reset code asked for by anyone, then read here).
@@ -467,12 +467,6 @@ pub const SECTIONS: &[&str] = &[
     "case_parties.player_id",
     "case_panel.user_id",
 ];
-
-/// Columns that name a person and are deliberately not exported, with the reason.
-pub const LEFT_OUT: &[(&str, &str)] = &[(
-    "idempotency_keys.user_id",
-    "replayable answers to the account's own requests, which may hold secrets (a new API key's)",
-)];
 
 /// Every column the export reads by person (`table.column`), sections and acts.
 pub fn covered() -> Vec<String> {

@@ -70,7 +70,7 @@ pub fn redeem(
     redeem_with(conn, code, purpose, field).map(|r| r.user_id)
 }
 
-/// As [`redeem`], with the password hash the code carries.
+/// As [`redeem`], with the password hash the code carries; inside the caller's transaction.
 pub fn redeem_with(
     conn: &mut PgConnection,
     code: &str,
