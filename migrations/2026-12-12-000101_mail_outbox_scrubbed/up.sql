@@ -17,8 +17,9 @@ UPDATE mail_outbox SET kind = CASE
 -- Already sent or given up: the body (and its code) goes.
 UPDATE mail_outbox SET body = NULL WHERE sent_at IS NOT NULL OR failed_at IS NOT NULL;
 
+-- A waiting message has its text; a sent or given-up one has none.
 ALTER TABLE mail_outbox ADD CONSTRAINT mail_outbox_body_until_done
-    CHECK (body IS NOT NULL OR sent_at IS NOT NULL OR failed_at IS NOT NULL);
+    CHECK ((body IS NULL) = (sent_at IS NOT NULL OR failed_at IS NOT NULL));
 ALTER TABLE mail_outbox ADD CONSTRAINT mail_outbox_kind_known
     CHECK (kind IN ('verify', 'already_registered', 'reset', 'invitation', 'claim_decided', 'notice'));
 

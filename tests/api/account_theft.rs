@@ -497,7 +497,10 @@ async fn the_upgrade_empties_the_bodies_of_messages_already_sent() {
              ('b@example.no', 'Confirm', 'your code: ev_waitingcode', NULL),
              ('c@example.no', 'Invitation', 'your code: in_givenup', NULL)",
     );
-    sql(&app, "UPDATE mail_outbox SET failed_at = now() WHERE to_address = 'c@example.no'");
+    sql(
+        &app,
+        "UPDATE mail_outbox SET failed_at = now() WHERE to_address = 'c@example.no'",
+    );
     conn.run_pending_migrations(tourney::db::MIGRATIONS)
         .expect("the upgrade runs");
     let rows = outbox(&app);
@@ -509,12 +512,14 @@ async fn the_upgrade_empties_the_bodies_of_messages_already_sent() {
     let waiting = by("b@example.no");
     assert_eq!(waiting.kind, "verify");
     assert!(waiting.body.as_deref().unwrap().contains("ev_waitingcode"));
-    // A message that is done can no longer hold a body.
+    // A message that is done can no longer hold a body, nor a waiting one lack it.
     let mut conn = PgConnection::establish(&app.database_url).expect("connect");
-    let refused = diesel::sql_query(
-        "INSERT INTO mail_outbox (to_address, subject, body, sent_at)
-         VALUES ('d@example.no', 'x', 'pr_x', now())",
-    )
-    .execute(&mut conn);
-    assert!(refused.is_err());
+    for values in ["'pr_x', now()", "NULL, NULL"] {
+        let refused = diesel::sql_query(format!(
+            "INSERT INTO mail_outbox (to_address, subject, body, sent_at)
+             VALUES ('d@example.no', 'x', {values})"
+        ))
+        .execute(&mut conn);
+        assert!(refused.is_err(), "{values}");
+    }
 }

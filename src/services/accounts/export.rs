@@ -30,7 +30,8 @@ pub struct Export {
     pub api_keys: Vec<ExportApiKey>,
     /// Verification and reset codes issued: what and when, never the code.
     pub codes: Vec<ExportCode>,
-    /// Messages sent or waiting: recipient, subject, kind and delivery, never the body.
+    /// Messages to the account or its address, sent or waiting: recipient, subject, kind and
+    /// delivery, never the body.
     pub messages: Vec<ExportMessage>,
     /// Roles on tournaments (organiser, arbiter, ...).
     pub tournament_roles: Vec<ExportTournamentRole>,
@@ -511,7 +512,7 @@ fn account_sections(conn: &mut PgConnection, uid: i64, e: &mut Export) -> Result
     e.sessions = load(conn, "SELECT id, family_id, created_at, expires_at, rotated_at, revoked_at FROM refresh_tokens WHERE user_id = $1 ORDER BY id", uid)?;
     e.api_keys = load(conn, "SELECT id, name, prefix, scopes, tournament_id, pool_id, created_at, expires_at, last_used_at, revoked_at FROM api_keys WHERE user_id = $1 ORDER BY id", uid)?;
     e.codes = load(conn, "SELECT id, purpose, created_at, expires_at, used_at FROM account_tokens WHERE user_id = $1 ORDER BY id", uid)?;
-    e.messages = load(conn, "SELECT id, to_address, subject, kind, created_at, attempts, sent_at, failed_at, last_error FROM mail_outbox WHERE user_id = $1 ORDER BY id", uid)?;
+    e.messages = load(conn, "SELECT id, to_address, subject, kind, created_at, attempts, sent_at, failed_at, last_error FROM mail_outbox WHERE user_id = $1 OR lower(to_address) = (SELECT lower(email) FROM users WHERE id = $1) ORDER BY id", uid)?;
     e.tournament_roles = load(conn, "SELECT tournament_id, role, appointed_by, appointed_at FROM tournament_staff WHERE user_id = $1 ORDER BY 1, 2", uid)?;
     e.pools_kept = load(
         conn,
