@@ -7,6 +7,7 @@ pub mod embedded;
 pub mod enums;
 pub mod events;
 pub mod models;
+pub mod player_links;
 pub mod registrations;
 pub mod rounds;
 pub mod running;
