@@ -128,8 +128,13 @@ async fn who_decides_refusal_needs_a_reason_and_a_claim_is_decided_once() {
         "{}",
         mail[1].body()
     );
-    // Decided once.
-    let r = decide(&app, &org, p, id, json!({"approve": true})).await;
+    // Decided once. Rated now, the player is no longer the organiser's alone (issue 37).
+    problem(
+        decide(&app, &org, p, id, json!({"approve": true})).await,
+        403,
+    )
+    .await;
+    let r = decide(&app, &keeper, p, id, json!({"approve": true})).await;
     assert_eq!(fields(&problem(r, 409).await), ["claim_id"]);
     assert_eq!(
         sql(
@@ -138,9 +143,9 @@ async fn who_decides_refusal_needs_a_reason_and_a_claim_is_decided_once() {
         ),
         1
     );
-    // A new claim, approved by the organiser: linked, mailed.
+    // A new claim, approved by the keeper: linked, mailed.
     let again = claim_id(claim(&app, &kari, p).await).await;
-    let r = decide(&app, &org, p, again, json!({"approve": true})).await;
+    let r = decide(&app, &keeper, p, again, json!({"approve": true})).await;
     assert_eq!(r.status(), 200);
     let mail = sink.wait_for("kari@example.no", 3, 20).await;
     assert!(mail[2].header("subject").unwrap().contains("approved"));
