@@ -1,6 +1,7 @@
 //! Claims on players (issue 29, item 5): `POST`/`GET /players/{id}/claims`, the deciders' queue
 //! `GET /player-claims`, `POST /players/{id}/claims/{claim_id}/decision` and the claimant's
-//! `DELETE /players/{id}/claims/{claim_id}`.
+//! `DELETE /players/{id}/claims/{claim_id}`, and the player's link history
+//! `GET /players/{id}/links` (issue 37, item 2).
 
 use actix_web::{delete, get, post, web, HttpRequest, HttpResponse};
 
@@ -10,12 +11,14 @@ use crate::api::support::{page_json, Page, PageParams, Visibility};
 use crate::auth::Caller;
 use crate::error::{ApiResult, Problem};
 use crate::runtime::state::AppState;
-use crate::services::invitations::claims::{self, ClaimDecision, ClaimOut, NewClaim};
+use crate::services::invitations::claims::{
+    self, ClaimDecision, ClaimOut, NewClaim, PlayerLinkOut,
+};
 
 /// Claim a player as mine (signed in, my account without a player).
 ///
-/// Asks the player's deciders (an admin, a keeper of a pool the player is rated in, an
-/// organiser of a tournament the player played) to link my account to it. 409 naming
+/// Asks the player's deciders (an admin, a keeper of a pool the player is rated in, or an
+/// organiser of every tournament the player's records lie in) to link my account to it. 409 naming
 /// `player_id` if my account already has a player, the player an account, or I have an open
 /// claim on it already. Answers 201 with `Location`.
 #[utoipa::path(
@@ -54,8 +57,9 @@ pub async fn create(
 
 /// List a player's claims, oldest first.
 ///
-/// The player's deciders (an admin, a keeper of a pool the player is rated in, an organiser
-/// of a tournament the player played) see all of them; anyone else signed in, their own.
+/// The player's deciders (an admin, a keeper of a pool the player is rated in, or an
+/// organiser of every tournament the player's records lie in) see all of them; anyone else
+/// signed in, their own.
 #[utoipa::path(
     operation_id = "list_player_claims",
     tag = "players",
@@ -85,8 +89,9 @@ pub async fn list(
 
 /// The open claims I may decide (signed in).
 ///
-/// Oldest first. Admins see all; keepers and organisers those on players rated in their pools
-/// or registered in their tournaments; anyone else an empty list.
+/// Oldest first, never my own. Admins see all; keepers those on players rated in their pools;
+/// organisers those on players whose every record lies in tournaments they organise (and who
+/// are rated nowhere); anyone else an empty list.
 #[utoipa::path(
     operation_id = "claim_queue",
     tag = "players",
@@ -112,7 +117,8 @@ pub async fn queue(
 }
 
 /// Approve or refuse a claim (an admin, a keeper of a pool the player is rated in, or an
-/// organiser of a tournament the player played; 403 for others).
+/// organiser of every tournament the player's records lie in; 403 for others and for the
+/// claimant).
 ///
 /// Approving links the claimant's account to the player (409 naming `player_id` if the player
 /// or the account was linked meanwhile); refusing needs a `reason` (422). The claimant gets a
@@ -129,7 +135,7 @@ pub async fn queue(
     responses(
         BodyErrors,
         (status = 200, description = "Decided", body = ClaimOut),
-        (status = 403, description = "Not one of the player's deciders", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Not one of the player's deciders, or the claimant", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such player or claim", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "Decided already, or linked meanwhile", body = Problem, content_type = "application/problem+json"),
     )
@@ -178,4 +184,38 @@ pub async fn withdraw(
         .run(move |conn| claims::withdraw(conn, &caller, player, claim))
         .await?;
     Ok(HttpResponse::NoContent().finish())
+}
+
+/// Who linked a player to an account, when, how and on whose decision (the player's deciders).
+///
+/// Every link and cut, oldest first, kept after the account or its claim is gone: an approved
+/// claim (`claim_id`, `decided_by` its decider), an accepted invitation, an admin's direct
+/// link, the account's removal. For an admin, a keeper of a pool the player is rated in, or
+/// an organiser of every tournament the player's records lie in; 403 for anyone else.
+#[utoipa::path(
+    operation_id = "list_player_links",
+    tag = "players",
+    security(("bearer" = [])),
+    params(("id" = i64, Path, description = "Player id"), PageParams),
+    responses(
+        AuthErrors,
+        (status = 200, description = "Links and cuts, oldest first", body = Page<PlayerLinkOut>),
+        (status = 304, description = "Not modified"),
+        (status = 403, description = "Not one of the player's deciders", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such player", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/players/{id}/links")]
+pub async fn links(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<i64>,
+    page: Query<PageParams>,
+) -> ApiResult<HttpResponse> {
+    let player = id.into_inner();
+    let page = state
+        .run(move |conn| claims::links(conn, &caller, player, &page.0))
+        .await?;
+    page_json(&req, &page, Visibility::Private)
 }

@@ -115,7 +115,8 @@ fn people_routes(cfg: &mut ServiceConfig) {
         .service(claims::list)
         .service(claims::queue)
         .service(claims::decide)
-        .service(claims::withdraw);
+        .service(claims::withdraw)
+        .service(claims::links);
 }
 
 /// Registers every `/api/v1` route. actix tries routes in this order, one path pattern after

@@ -8,6 +8,7 @@ pub mod enums;
 pub mod events;
 pub mod models;
 pub mod personal_data;
+pub mod player_links;
 pub mod registrations;
 pub mod rounds;
 pub mod running;

@@ -63,6 +63,22 @@ diesel::table! {
 }
 
 diesel::table! {
+    /// Every link of a player to an account and every cut (written by a trigger on
+    /// `players.user_id`).
+    player_links (id) {
+        id -> Int8,
+        player_id -> Int8,
+        linked -> Bool,
+        account_id -> Int8,
+        via -> Text,
+        claim_id -> Nullable<Int8>,
+        invitation_id -> Nullable<Int8>,
+        decided_by -> Nullable<Int8>,
+        at -> Timestamptz,
+    }
+}
+
+diesel::table! {
     mail_outbox (id) {
         id -> Int8,
         user_id -> Nullable<Int8>,
@@ -466,6 +482,11 @@ diesel::table! {
         announced_at -> Nullable<Timestamptz>,
         decided_by -> Int8,
         decided_at -> Timestamptz,
+        /// `status` (a request or decision), `time_changed`, `time_change_refused`.
+        kind -> Text,
+        field -> Nullable<Text>,
+        old_value -> Nullable<Text>,
+        new_value -> Nullable<Text>,
     }
 }
 

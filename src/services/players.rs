@@ -180,6 +180,16 @@ pub fn create_player(
     }
     conn.transaction(|conn| {
         check_user_link(conn, caller, input.user_id)?;
+        // A player made linked: kept in its links as its creator's decision (issue 37).
+        crate::db::player_links::say_how(
+            conn,
+            &crate::db::player_links::LinkContext {
+                via: "created",
+                claim_id: None,
+                invitation_id: None,
+                decided_by: Some(caller.user_id),
+            },
+        )?;
         Ok(diesel::insert_into(players::table)
             .values(NewPlayer {
                 name,
@@ -422,6 +432,16 @@ fn link_account(
             ));
         }
     }
+    // Kept in the player's links as the admin's decision (issue 37, item 2).
+    crate::db::player_links::say_how(
+        conn,
+        &crate::db::player_links::LinkContext {
+            via: "admin",
+            claim_id: None,
+            invitation_id: None,
+            decided_by: Some(caller.user_id),
+        },
+    )?;
     diesel::update(players::table.find(id))
         .set(players::user_id.eq(link))
         .execute(conn)?;

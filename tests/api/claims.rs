@@ -128,8 +128,13 @@ async fn who_decides_refusal_needs_a_reason_and_a_claim_is_decided_once() {
         "{}",
         mail[1].body()
     );
-    // Decided once.
-    let r = decide(&app, &org, p, id, json!({"approve": true})).await;
+    // Decided once. Rated now, the player is no longer the organiser's alone (issue 37).
+    problem(
+        decide(&app, &org, p, id, json!({"approve": true})).await,
+        403,
+    )
+    .await;
+    let r = decide(&app, &keeper, p, id, json!({"approve": true})).await;
     assert_eq!(fields(&problem(r, 409).await), ["claim_id"]);
     assert_eq!(
         sql(
@@ -138,9 +143,9 @@ async fn who_decides_refusal_needs_a_reason_and_a_claim_is_decided_once() {
         ),
         1
     );
-    // A new claim, approved by the organiser: linked, mailed.
+    // A new claim, approved by the keeper: linked, mailed.
     let again = claim_id(claim(&app, &kari, p).await).await;
-    let r = decide(&app, &org, p, again, json!({"approve": true})).await;
+    let r = decide(&app, &keeper, p, again, json!({"approve": true})).await;
     assert_eq!(r.status(), 200);
     let mail = sink.wait_for("kari@example.no", 3, 20).await;
     assert!(mail[2].header("subject").unwrap().contains("approved"));
@@ -346,4 +351,280 @@ async fn the_queue_pages_in_sql_and_shows_each_decider_theirs() {
         (ids_of(&page), page["total"].as_i64()),
         (vec![ola_claim], Some(2))
     );
+}
+
+async fn register(app: &TestApp, org: &str, tid: i64, player: i64) {
+    let r = app
+        .post(
+            &format!("/api/v1/tournaments/{tid}/registrations"),
+            Some(org),
+            json!({"player_id": player}),
+        )
+        .await;
+    assert_eq!(r.status(), 201, "{}", r.text().await.unwrap());
+}
+
+async fn rating_pool(app: &TestApp, admin: &str, name: &str) -> i64 {
+    let r = app
+        .post(
+            "/api/v1/rating-pools",
+            Some(admin),
+            json!({"name": name, "preset": "ashes_poland", "time_zone": "Europe/Oslo"}),
+        )
+        .await;
+    assert_eq!(r.status(), 201);
+    r.json::<Value>().await.unwrap()["id"].as_i64().unwrap()
+}
+
+async fn queue_ids(app: &TestApp, token: &str) -> Vec<i64> {
+    let r = app
+        .get("/api/v1/player-claims?limit=200", Some(token))
+        .await;
+    assert_eq!(r.status(), 200);
+    let page: Value = r.json().await.unwrap();
+    page["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_i64().unwrap())
+        .collect()
+}
+
+async fn links(app: &TestApp, token: &str, player: i64) -> reqwest::Response {
+    app.get(&format!("/api/v1/players/{player}/links"), Some(token))
+        .await
+}
+
+/// Issue 37, item 2, the attack exactly: an account organises its own tournament, registers a
+/// player whose records lie in another organiser's tournament, a second account claims it, and
+/// the first approves "as an organiser of a tournament the player is registered in". Now
+/// standing comes only from the player's records: the organiser of every one of them, a keeper
+/// of a pool it is rated in, an admin. Each branch decides (or is refused) and the queue shows
+/// each decider exactly the claims they may decide.
+#[actix_web::test]
+async fn standing_to_decide_comes_only_from_the_players_records() {
+    let sink = SmtpSink::start();
+    let app = spawn_app_with_signup(SignupMode::Open, Some(&sink.url())).await;
+    let admin = app.admin_token().await;
+    let kari = verified_account(&app, &sink, "kari", "kari@example.no").await;
+    // The victim: registered in a club's tournament, rated in the national pool.
+    let victim = player(&app, &admin, "Player 5").await;
+    let (_, club) = app.user("club").await;
+    let club_t = app.tournament(&club, "tantrix").await;
+    register(&app, &club, club_t, victim).await;
+    let national = rating_pool(&app, &admin, "National").await;
+    let other_pool = rating_pool(&app, &admin, "Elsewhere").await;
+    sql(&app, &format!("INSERT INTO rating_standings (pool_id, player_id, rating, games, trend_games, trend_delta) VALUES ({national}, {victim}, 1500, 3, 3, 0)"));
+    let (keeper_id, keeper) = app.user("keeper").await;
+    let (other_keeper_id, other_keeper) = app.user("other.keeper").await;
+    for (pool, user) in [(national, keeper_id), (other_pool, other_keeper_id)] {
+        sql(&app, &format!("INSERT INTO pool_keepers (pool_id, user_id, granted_by) SELECT {pool}, {user}, min(id) FROM users WHERE is_admin"));
+    }
+    // The attacker organises a tournament of their own and registers the victim in it; their
+    // referee and committee member.
+    let (_, attacker) = app.user("attacker").await;
+    let own_t = app.tournament(&attacker, "tantrix").await;
+    register(&app, &attacker, own_t, victim).await;
+    let (referee_id, referee) = app.user("referee").await;
+    let (member_id, member) = app.user("member").await;
+    for (user, role) in [(referee_id, "referee"), (member_id, "appeals_committee")] {
+        let r = app
+            .post(
+                &format!("/api/v1/tournaments/{own_t}/staff"),
+                Some(&attacker),
+                json!({"user_id": user, "role": role}),
+            )
+            .await;
+        assert!(r.status().is_success(), "{}", r.text().await.unwrap());
+    }
+    let c = claim_id(claim(&app, &kari, victim).await).await;
+
+    // Refused: the attacker (one record lies elsewhere, and the player is rated), the club's
+    // organiser (one record lies in the attacker's tournament), the referee and the committee
+    // member (they run games, not the registry), the keeper of another pool, the claimant.
+    for token in [&attacker, &club, &referee, &member, &other_keeper, &kari] {
+        assert!(!queue_ids(&app, token).await.contains(&c));
+        problem(
+            decide(&app, token, victim, c, json!({"approve": true})).await,
+            403,
+        )
+        .await;
+        problem(links(&app, token, victim).await, 403).await;
+    }
+    assert_eq!(
+        sql(
+            &app,
+            &format!("SELECT 1 FROM players WHERE id = {victim} AND user_id IS NULL")
+        ),
+        1
+    );
+    // The keeper of the pool it is rated in and the admin may: the keeper refuses, the admin
+    // approves a second claim.
+    assert_eq!(queue_ids(&app, &keeper).await, [c]);
+    assert!(queue_ids(&app, &admin).await.contains(&c));
+    let r = decide(
+        &app,
+        &keeper,
+        victim,
+        c,
+        json!({"approve": false, "reason": "Not you."}),
+    )
+    .await;
+    assert_eq!(r.status(), 200);
+    let again = claim_id(claim(&app, &kari, victim).await).await;
+    let r = decide(&app, &admin, victim, again, json!({"approve": true})).await;
+    assert_eq!(r.status(), 200);
+
+    // An organiser of every record decides: a player registered only in the attacker's
+    // tournament; one more record elsewhere (a cancelled registration counts) takes it away,
+    // and so does a rating anywhere.
+    let (_, ola) = app.user("ola").await;
+    let fresh = player(&app, &admin, "Fresh").await;
+    register(&app, &attacker, own_t, fresh).await;
+    let fc = claim_id(claim(&app, &ola, fresh).await).await;
+    assert_eq!(queue_ids(&app, &attacker).await, [fc]);
+    let elsewhere = player(&app, &admin, "Elsewhere").await;
+    register(&app, &attacker, own_t, elsewhere).await;
+    register(&app, &club, club_t, elsewhere).await;
+    let r = app
+        .delete_req(
+            &format!("/api/v1/tournaments/{club_t}/registrations/{elsewhere}"),
+            &club,
+        )
+        .await;
+    assert!(r.status().is_success(), "{}", r.status());
+    let rated = player(&app, &admin, "Rated").await;
+    register(&app, &attacker, own_t, rated).await;
+    sql(&app, &format!("INSERT INTO rating_standings (pool_id, player_id, rating, games, trend_games, trend_delta) VALUES ({other_pool}, {rated}, 1500, 3, 3, 0)"));
+    let (_, per) = app.user("per").await;
+    let (_, kim) = app.user("kim").await;
+    let ec = claim_id(claim(&app, &per, elsewhere).await).await;
+    let rc = claim_id(claim(&app, &kim, rated).await).await;
+    assert_eq!(queue_ids(&app, &attacker).await, [fc]);
+    for (p, id) in [(elsewhere, ec), (rated, rc)] {
+        problem(
+            decide(&app, &attacker, p, id, json!({"approve": true})).await,
+            403,
+        )
+        .await;
+    }
+    // The rated one is its pool's keeper's; the other one only the admin's.
+    assert_eq!(queue_ids(&app, &other_keeper).await, [rc]);
+    let r = decide(&app, &attacker, fresh, fc, json!({"approve": true})).await;
+    assert_eq!(r.status(), 200);
+    // The organiser's own claim is decided by someone else.
+    let (_, owner) = app.user("owner").await;
+    let own_tournament = app.tournament(&owner, "tantrix").await;
+    let mine = player(&app, &admin, "Mine").await;
+    register(&app, &owner, own_tournament, mine).await;
+    let oc = claim_id(claim(&app, &owner, mine).await).await;
+    assert!(!queue_ids(&app, &owner).await.contains(&oc));
+    problem(
+        decide(&app, &owner, mine, oc, json!({"approve": true})).await,
+        403,
+    )
+    .await;
+}
+
+/// Who linked a player to an account, when and on whose decision is kept (after the account
+/// and its claims are gone) and shown to the player's keepers and admins only.
+#[actix_web::test]
+async fn who_linked_a_player_is_kept_and_shown_to_its_keepers() {
+    let sink = SmtpSink::start();
+    let app = spawn_app_with_signup(SignupMode::Open, Some(&sink.url())).await;
+    let admin = app.admin_token().await;
+    let admin_id: i64 = app
+        .get("/api/v1/me", Some(&admin))
+        .await
+        .json::<Value>()
+        .await
+        .unwrap()["id"]
+        .as_i64()
+        .unwrap();
+    let p = player(&app, &admin, "Kari Nordmann").await;
+    let pool = rating_pool(&app, &admin, "National").await;
+    sql(&app, &format!("INSERT INTO rating_standings (pool_id, player_id, rating, games, trend_games, trend_delta) VALUES ({pool}, {p}, 1500, 3, 3, 0)"));
+    let (keeper_id, keeper) = app.user("keeper").await;
+    sql(&app, &format!("INSERT INTO pool_keepers (pool_id, user_id, granted_by) SELECT {pool}, {keeper_id}, min(id) FROM users WHERE is_admin"));
+    let (kari_id, kari) = app.user("kari").await;
+    let c = claim_id(claim(&app, &kari, p).await).await;
+    let r = decide(&app, &keeper, p, c, json!({"approve": true})).await;
+    assert_eq!(r.status(), 200);
+    // The admin cuts the link and makes it again.
+    for link in [Value::Null, json!(kari_id)] {
+        let r = app
+            .patch_any(
+                &format!("/api/v1/players/{p}"),
+                Some(&admin),
+                json!({ "user_id": link }),
+            )
+            .await;
+        assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
+    }
+    // The account goes: its claims go with it, its links stay.
+    let r = app
+        .delete_req(&format!("/api/v1/users/{kari_id}"), &admin)
+        .await;
+    assert!(r.status().is_success(), "{}", r.status());
+    assert_eq!(
+        sql(&app, &format!("SELECT 1 FROM player_claims WHERE id = {c}")),
+        0
+    );
+    let (_, stranger) = app.user("stranger").await;
+    problem(links(&app, &stranger, p).await, 403).await;
+    problem(links(&app, &stranger, 999_999).await, 404).await;
+    for token in [&keeper, &admin] {
+        let r = links(&app, token, p).await;
+        assert_eq!(r.status(), 200);
+        let page: Value = r.json().await.unwrap();
+        let rows: Vec<(bool, i64, String, Value, Value)> = page["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| {
+                (
+                    l["linked"].as_bool().unwrap(),
+                    l["user_id"].as_i64().unwrap(),
+                    l["via"].as_str().unwrap().to_string(),
+                    l["claim_id"].clone(),
+                    l["decided_by"].clone(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                (
+                    true,
+                    kari_id,
+                    "claim".to_string(),
+                    json!(c),
+                    json!(keeper_id)
+                ),
+                (
+                    false,
+                    kari_id,
+                    "admin".to_string(),
+                    Value::Null,
+                    json!(admin_id)
+                ),
+                (
+                    true,
+                    kari_id,
+                    "admin".to_string(),
+                    Value::Null,
+                    json!(admin_id)
+                ),
+                (
+                    false,
+                    kari_id,
+                    "account_removed".to_string(),
+                    Value::Null,
+                    Value::Null
+                ),
+            ],
+            "{page}"
+        );
+        assert!(page["items"][0]["at"].is_string());
+    }
 }

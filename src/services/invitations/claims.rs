@@ -1,8 +1,11 @@
-//! Claims on players (issue 29, item 5): a signed-in account without a player asks to be linked
-//! to an existing one, with a message; an admin, a keeper of a pool the player is rated in, or
-//! an organiser of a tournament the player is (or was) registered in approves or refuses it
-//! with a reason. The claimant can withdraw an open claim. The decision goes to the claimant by
-//! mail. One open claim per player and account.
+//! Claims on players (issue 29, item 5; standing narrowed by issue 37, item 2): a signed-in
+//! account without a player asks to be linked to an existing one, with a message; those
+//! responsible for the player's existing records approve or refuse it with a reason: an admin,
+//! a keeper of a pool the player is rated in, or an organiser only where every record of the
+//! player lies in tournaments they organise (`docs/decisions/claims.md`). Nobody decides their
+//! own claim. The claimant can withdraw an open claim. The decision goes to the claimant by
+//! mail. One open claim per player and account. Every link and cut of a player is kept in
+//! `player_links` (who, when, how, on whose decision) and shown to the player's deciders.
 
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
@@ -10,12 +13,12 @@ use diesel::PgConnection;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::auth::{Caller, StaffRole};
+use crate::auth::Caller;
+use crate::db::player_links::{say_how, LinkContext};
 use crate::db::schema::{
-    player_claims, players, pool_keepers, rating_standings, registrations, tournament_staff, users,
+    player_claims, player_links, players, pool_keepers, rating_standings, users,
 };
 use crate::domain::accounts::{ClaimStatus, Language};
-use crate::domain::status::RegistrationStatus;
 use crate::error::ApiError;
 use crate::services::accounts::mail_text::Mail;
 use crate::services::accounts::outbox;
@@ -80,8 +83,9 @@ fn linked_player(conn: &mut PgConnection, user_id: i64) -> Result<Option<i64>, A
         .optional()?)
 }
 
-/// Whether the caller may decide claims on `player`: an admin, a keeper of a pool the player
-/// is rated in, or an organiser of a tournament the player is registered in.
+/// Whether the caller may decide claims on `player` (and see its links): an admin, a keeper of
+/// a pool the player is rated in, or an organiser of every tournament the player's records lie
+/// in (none rated; `docs/decisions/claims.md`).
 pub fn may_decide(conn: &mut PgConnection, caller: &Caller, player: i64) -> Result<bool, ApiError> {
     if caller.is_admin {
         return Ok(true);
@@ -101,19 +105,13 @@ pub fn may_decide(conn: &mut PgConnection, caller: &Caller, player: i64) -> Resu
     if keeper {
         return Ok(true);
     }
-    Ok(diesel::select(diesel::dsl::exists(
-        tournament_staff::table
-            .filter(tournament_staff::user_id.eq(caller.user_id))
-            .filter(tournament_staff::role.eq(StaffRole::Organiser.as_str()))
-            .filter(
-                tournament_staff::tournament_id.eq_any(
-                    registrations::table
-                        .filter(registrations::player_id.eq(player))
-                        .filter(registrations::status.ne(RegistrationStatus::Cancelled))
-                        .select(registrations::tournament_id),
-                ),
-            ),
-    ))
+    Ok(diesel::select(
+        diesel::dsl::sql::<diesel::sql_types::Bool>("tourney_organises_every_record(")
+            .bind::<diesel::sql_types::BigInt, _>(player)
+            .sql(", ")
+            .bind::<diesel::sql_types::BigInt, _>(caller.user_id)
+            .sql(")"),
+    )
     .get_result(conn)?)
 }
 
@@ -195,8 +193,9 @@ pub fn list_for_player(
 }
 
 /// The open claims the caller may decide, oldest first (the deciders' queue), a page read in
-/// SQL: every open claim for an admin; else those on players rated in a pool the caller keeps
-/// or registered (not cancelled) in a tournament the caller organises, as [`may_decide`] says.
+/// SQL: every open claim but their own for an admin; else those on players rated in a pool the
+/// caller keeps or whose every record lies in tournaments the caller organises, as
+/// [`may_decide`] says (the same SQL function).
 pub fn queue(
     conn: &mut PgConnection,
     caller: &Caller,
@@ -206,6 +205,7 @@ pub fn queue(
     let query = move || {
         let open = player_claims::table
             .filter(player_claims::status.eq(ClaimStatus::Open))
+            .filter(player_claims::user_id.ne(user))
             .into_boxed();
         if admin {
             return open;
@@ -219,22 +219,12 @@ pub fn queue(
                 ),
             )
             .select(rating_standings::player_id);
-        let organised = registrations::table
-            .filter(registrations::status.ne(RegistrationStatus::Cancelled))
-            .filter(
-                registrations::tournament_id.eq_any(
-                    tournament_staff::table
-                        .filter(tournament_staff::user_id.eq(user))
-                        .filter(tournament_staff::role.eq(StaffRole::Organiser.as_str()))
-                        .select(tournament_staff::tournament_id),
-                ),
-            )
-            .select(registrations::player_id);
-        open.filter(
-            player_claims::player_id
-                .eq_any(kept)
-                .or(player_claims::player_id.eq_any(organised)),
+        let organised = diesel::dsl::sql::<diesel::sql_types::Bool>(
+            "tourney_organises_every_record(player_claims.player_id, ",
         )
+        .bind::<diesel::sql_types::BigInt, _>(user)
+        .sql(")");
+        open.filter(player_claims::player_id.eq_any(kept).or(organised))
     };
     page_of(conn, params, query)
 }
@@ -307,10 +297,15 @@ pub fn decide(
         let owner = owner.ok_or_else(|| ApiError::NotFound(format!("no player {player}")))?;
         if !may_decide(conn, caller, player)? {
             return Err(ApiError::Forbidden(
-                "claims are decided by an admin, a keeper of a pool the player is rated in, or an organiser of a tournament the player played".into(),
+                "claims are decided by an admin, a keeper of a pool the player is rated in, or an organiser of every tournament the player's records lie in".into(),
             ));
         }
         let c = open_claim(conn, player, id)?;
+        if c.user_id == caller.user_id {
+            return Err(ApiError::Forbidden(
+                "nobody decides their own claim: another of the player's deciders does".into(),
+            ));
+        }
         let status = if input.approve {
             if owner.is_some() {
                 return Err(ApiError::conflict_at(
@@ -324,6 +319,15 @@ pub fn decide(
                     format!("the claimant's account was linked to player {other} meanwhile"),
                 ));
             }
+            say_how(
+                conn,
+                &LinkContext {
+                    via: "claim",
+                    claim_id: Some(c.id),
+                    invitation_id: None,
+                    decided_by: Some(caller.user_id),
+                },
+            )?;
             diesel::update(players::table.find(player))
                 .set((
                     players::user_id.eq(Some(c.user_id)),
@@ -398,4 +402,64 @@ pub fn withdraw(
             .returning(ClaimOut::as_returning())
             .get_result(conn)?)
     })
+}
+
+/// One link of a player to an account, or its cut, as its deciders see it.
+#[derive(Debug, Serialize, ToSchema, Queryable, Selectable)]
+#[diesel(table_name = player_links)]
+pub struct PlayerLinkOut {
+    pub id: i64,
+    pub player_id: i64,
+    /// `true`: the player was linked to the account; `false`: the link was cut.
+    pub linked: bool,
+    /// The account (its id stays here after the account is erased).
+    #[diesel(column_name = account_id)]
+    pub user_id: i64,
+    /// How: `claim` (an approved claim), `invitation` (an accepted invitation), `admin` (an
+    /// admin's `PATCH /players/{id}`), `created` (made linked, by an admin or by the account
+    /// itself), `account_removed` (the account was erased or deleted),
+    /// `unrecorded` (a change no path described).
+    pub via: String,
+    /// The approved claim (`via: claim`).
+    pub claim_id: Option<i64>,
+    /// The accepted invitation (`via: invitation`).
+    pub invitation_id: Option<i64>,
+    /// On whose decision: the claim's decider, the inviter, the admin.
+    pub decided_by: Option<i64>,
+    pub at: DateTime<Utc>,
+}
+
+/// Who linked the player to which account, when and on whose decision, oldest first: for the
+/// player's deciders ([`may_decide`]: admins, keepers of a pool it is rated in, the organiser of
+/// every tournament its records lie in); 403 for anyone else.
+pub fn links(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    player: i64,
+    params: &PageParams,
+) -> Result<Page<PlayerLinkOut>, ApiError> {
+    let exists: bool =
+        diesel::select(diesel::dsl::exists(players::table.find(player))).get_result(conn)?;
+    if !exists {
+        return Err(ApiError::NotFound(format!("no player {player}")));
+    }
+    if !may_decide(conn, caller, player)? {
+        return Err(ApiError::Forbidden(
+            "a player's links are shown to its deciders: an admin, a keeper of a pool it is rated in, or the organiser of every tournament its records lie in".into(),
+        ));
+    }
+    let query = || player_links::table.filter(player_links::player_id.eq(player));
+    Page::read(
+        conn,
+        params,
+        |conn| query().count().get_result(conn),
+        |conn, limit, offset| {
+            query()
+                .order(player_links::id)
+                .select(PlayerLinkOut::as_select())
+                .limit(limit)
+                .offset(offset)
+                .load(conn)
+        },
+    )
 }

@@ -100,6 +100,10 @@ pub struct InvitationAccepted {
     pub player_id: i64,
     /// Whether the player is now linked to the account.
     pub linked: bool,
+    /// When the link was asked for (`consent_link_player`) but the inviter is not one of the
+    /// player's deciders (an admin, a keeper of a pool it is rated in, the organiser of every
+    /// tournament its records lie in): the claim opened for them to decide instead.
+    pub claim_id: Option<i64>,
     pub registration: RegistrationOut,
 }
 
@@ -374,20 +378,31 @@ fn own_player(conn: &mut PgConnection, user_id: i64) -> Result<Option<i64>, ApiE
         .optional()?)
 }
 
-/// The player to register and whether it is (now) the account's, inside the caller's
-/// transaction: the invited player (linked only with consent, and only if it has no account:
-/// 409 naming `player_id` otherwise); without one, the account's player or a new one named
-/// after the account.
+/// The player to register and whether it is the account's (`Some(true)`), stays unlinked
+/// (`Some(false)`) or is to be linked once registered (`None`), inside the caller's transaction:
+/// the invited player (linked only with consent, and only if it has no account: 409 naming
+/// `player_id` otherwise); without one, the account's player or a new one named after the
+/// account.
 fn the_player(
     conn: &mut PgConnection,
     invited: Option<i64>,
     account: &Caller,
     consent: bool,
-) -> Result<(i64, bool), ApiError> {
+) -> Result<(i64, Option<bool>), ApiError> {
     let Some(p) = invited else {
         if let Some(own) = own_player(conn, account.user_id)? {
-            return Ok((own, true));
+            return Ok((own, Some(true)));
         }
+        // A new player of the account's own: nobody else's records, linked as it is made.
+        crate::db::player_links::say_how(
+            conn,
+            &crate::db::player_links::LinkContext {
+                via: "invitation",
+                claim_id: None,
+                invitation_id: None,
+                decided_by: Some(account.user_id),
+            },
+        )?;
         let id = diesel::insert_into(players::table)
             .values((
                 players::name.eq(&account.username),
@@ -396,7 +411,7 @@ fn the_player(
             ))
             .returning(players::id)
             .get_result(conn)?;
-        return Ok((id, true));
+        return Ok((id, Some(true)));
     };
     // The row lock: a claim or another acceptance linking the player waits for this one.
     let owner: Option<Option<i64>> = players::table
@@ -412,10 +427,10 @@ fn the_player(
         ));
     };
     if owner == Some(account.user_id) {
-        return Ok((p, true));
+        return Ok((p, Some(true)));
     }
     if !consent {
-        return Ok((p, false));
+        return Ok((p, Some(false)));
     }
     if owner.is_some() {
         return Err(ApiError::conflict_at(
@@ -429,13 +444,62 @@ fn the_player(
             format!("your account is already linked to player {other}"),
         ));
     }
-    diesel::update(players::table.find(p))
-        .set((
-            players::user_id.eq(Some(account.user_id)),
-            players::updated_at.eq(Utc::now()),
-        ))
-        .execute(conn)?;
-    Ok((p, true))
+    Ok((p, None))
+}
+
+/// Links the registered invited player to the account when the inviter may decide claims on
+/// it (and is not the account itself): the invitation is then the inviter's decision, kept in
+/// the player's links. Otherwise a claim is opened in the account's name for the player's
+/// deciders (issue 37, item 2): `(linked, claim)`. Inside the caller's transaction, under the
+/// player's row lock taken by [`the_player`].
+fn link_invited(
+    conn: &mut PgConnection,
+    inv: &InvitationOut,
+    by: &Caller,
+    account: &Caller,
+    player: i64,
+) -> Result<(bool, Option<i64>), ApiError> {
+    use crate::db::schema::player_claims;
+    if by.user_id != account.user_id && super::claims::may_decide(conn, by, player)? {
+        crate::db::player_links::say_how(
+            conn,
+            &crate::db::player_links::LinkContext {
+                via: "invitation",
+                claim_id: None,
+                invitation_id: Some(inv.id),
+                decided_by: Some(by.user_id),
+            },
+        )?;
+        diesel::update(players::table.find(player))
+            .set((
+                players::user_id.eq(Some(account.user_id)),
+                players::updated_at.eq(Utc::now()),
+            ))
+            .execute(conn)?;
+        return Ok((true, None));
+    }
+    let open: Option<i64> = player_claims::table
+        .filter(player_claims::player_id.eq(player))
+        .filter(player_claims::user_id.eq(account.user_id))
+        .filter(player_claims::status.eq(crate::domain::accounts::ClaimStatus::Open))
+        .select(player_claims::id)
+        .first(conn)
+        .optional()?;
+    let claim = match open {
+        Some(id) => id,
+        None => diesel::insert_into(player_claims::table)
+            .values((
+                player_claims::player_id.eq(player),
+                player_claims::user_id.eq(account.user_id),
+                player_claims::message.eq(format!(
+                    "Accepted invitation {} to tournament {} from {} and asked to be linked.",
+                    inv.id, inv.tournament_id, by.username
+                )),
+            ))
+            .returning(player_claims::id)
+            .get_result(conn)?,
+    };
+    Ok((false, Some(claim)))
 }
 
 /// The inviter as a caller (their authority registers the player), or the account itself when
@@ -496,7 +560,7 @@ pub fn accept(
         ))
         .get_result(conn)?;
         let registration = if live {
-            read_registration(conn, &MaybeCaller(Some(by)), tid, player_id)?.1
+            read_registration(conn, &MaybeCaller(Some(by.clone())), tid, player_id)?.1
         } else {
             let input = Register {
                 player_id,
@@ -505,6 +569,11 @@ pub fn accept(
                 colours: None,
             };
             register(conn, &by, tid, input)?
+        };
+        // Registered first, so the inviter's own tournament counts among the player's records.
+        let (linked, claim_id) = match linked {
+            Some(l) => (l, None),
+            None => link_invited(conn, &inv, &by, &account, player_id)?,
         };
         diesel::update(invitations::table.find(inv.id))
             .set((
@@ -519,6 +588,7 @@ pub fn accept(
             tournament_id: tid,
             player_id,
             linked,
+            claim_id,
             registration,
         })
     })

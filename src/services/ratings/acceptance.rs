@@ -45,6 +45,17 @@ pub struct RatingDecisionOut {
     /// Who asked or decided.
     pub decided_by: i64,
     pub decided_at: DateTime<Utc>,
+    /// `status`: a request or a decision on it. `time_changed`: a change of when the accepted
+    /// tournament's games count, made by a keeper or an admin (or in an open pool);
+    /// `time_change_refused`: one an organiser alone tried (issue 37, item 3).
+    #[schema(example = "status")]
+    pub kind: String,
+    /// The field a change of time moved (`starts_on`, `days`, `time_zone`, `played_at`).
+    pub field: Option<String>,
+    /// Its value before.
+    pub old_value: Option<String>,
+    /// The value asked for.
+    pub new_value: Option<String>,
 }
 
 /// A keeper's decision on a tournament that asks to be rated in their pool.
@@ -214,6 +225,10 @@ fn record(
         announced_at,
         decided_by: by,
         decided_at,
+        kind: "status".to_string(),
+        field: None,
+        old_value: None,
+        new_value: None,
     })
 }
 
@@ -393,7 +408,10 @@ pub fn decide(
 }
 
 fn decision_out(
-    (id, tournament_id, pool_id, rating_status, reason, announced_at, decided_by, decided_at): DecisionRow,
+    (
+        (id, tournament_id, pool_id, rating_status, reason, announced_at, decided_by, decided_at),
+        (kind, field, old_value, new_value),
+    ): DecisionRow,
 ) -> RatingDecisionOut {
     RatingDecisionOut {
         id,
@@ -404,18 +422,25 @@ fn decision_out(
         announced_at,
         decided_by,
         decided_at,
+        kind,
+        field,
+        old_value,
+        new_value,
     }
 }
 
 type DecisionRow = (
-    i64,
-    i64,
-    i64,
-    RatingStatus,
-    Option<String>,
-    Option<DateTime<Utc>>,
-    i64,
-    DateTime<Utc>,
+    (
+        i64,
+        i64,
+        i64,
+        RatingStatus,
+        Option<String>,
+        Option<DateTime<Utc>>,
+        i64,
+        DateTime<Utc>,
+    ),
+    (String, Option<String>, Option<String>, Option<String>),
 );
 
 /// A tournament's requests and decisions, oldest first (whoever may see the tournament).
@@ -434,14 +459,22 @@ pub fn tournament_decisions(
         .limit(limit)
         .offset(offset)
         .select((
-            rating_decisions::id,
-            rating_decisions::tournament_id,
-            rating_decisions::pool_id,
-            rating_decisions::rating_status,
-            rating_decisions::reason,
-            rating_decisions::announced_at,
-            rating_decisions::decided_by,
-            rating_decisions::decided_at,
+            (
+                rating_decisions::id,
+                rating_decisions::tournament_id,
+                rating_decisions::pool_id,
+                rating_decisions::rating_status,
+                rating_decisions::reason,
+                rating_decisions::announced_at,
+                rating_decisions::decided_by,
+                rating_decisions::decided_at,
+            ),
+            (
+                rating_decisions::kind,
+                rating_decisions::field,
+                rating_decisions::old_value,
+                rating_decisions::new_value,
+            ),
         ))
         .load(conn)?;
     Ok(Page {

@@ -40,6 +40,7 @@ use crate::domain::scoring::{score_table, Format, Points, Ruleset, SeatResult, T
 use crate::error::ApiError;
 
 mod acceptance;
+mod held_times;
 mod history_view;
 mod keepers;
 pub mod leaderboard;
@@ -50,6 +51,7 @@ mod league_view;
 mod pool_log;
 mod pools;
 mod seasons;
+pub use held_times::*;
 pub use history_view::*;
 pub use leaderboard_view::*;
 pub use league_view::*;

@@ -23,6 +23,7 @@ use crate::error::ApiError;
 use crate::services::access::{
     is_staff, load_for_staff, load_visible, load_visible_round as load_round,
 };
+use crate::services::ratings::TimeChange;
 use crate::services::running::round_input::{
     bridge_final_option, draw_input, restored, stored_form,
 };
@@ -487,8 +488,10 @@ fn extend_deadline(
 
 /// Changes when a round was played (organisers). A completed round's games move to their new
 /// place in the rating pool's time order, and the pool is recomputed from the earlier of the
-/// two places (issue 14, item 20). A self-scheduled round's deadline can be extended (`now` is
-/// the server's scheduling clock).
+/// two places (issue 14, item 20). Once a keeper accepted the tournament, moving a completed
+/// round is for the pool's keepers: 409 naming `played_at` to an organiser alone, and kept in
+/// its rating decisions either way (issue 37, item 3). A self-scheduled round's deadline can be
+/// extended (`now` is the server's scheduling clock).
 pub fn update_round(
     conn: &mut PgConnection,
     caller: &Caller,
@@ -496,6 +499,24 @@ pub fn update_round(
     number: i32,
     input: UpdateRound,
     now: DateTime<Utc>,
+) -> Result<RoundOut, ApiError> {
+    let mut refused = None;
+    let out = change_round(conn, caller, tid, number, input, now, &mut refused);
+    if let Some((pool_id, change)) = refused {
+        let changes = [change];
+        crate::services::ratings::record_refused_attempt(conn, caller, tid, pool_id, &changes)?;
+    }
+    out
+}
+
+fn change_round(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    tid: i64,
+    number: i32,
+    input: UpdateRound,
+    now: DateTime<Utc>,
+    refused: &mut Option<(i64, TimeChange)>,
 ) -> Result<RoundOut, ApiError> {
     conn.transaction(|conn| {
         let t = load_for_staff(conn, caller, tid, &[StaffRole::Organiser])?;
@@ -512,6 +533,13 @@ pub fn update_round(
         }
         let days = time_of_play::playing_days(&t)?;
         let played_at = stated.or_else(|| round.completed_at.map(|c| days.default_time_of_play(c)));
+        let next = (played_at, stated.is_some());
+        if let Some((pool_id, change, why)) =
+            crate::services::ratings::held_round_time(conn, caller, &t, &round, next, refused)?
+        {
+            use crate::services::ratings::record_time_changes;
+            record_time_changes(conn, caller, tid, pool_id, &[change], false, why)?;
+        }
         let row: RoundRow = diesel::update(rounds::table.find(round.id))
             .set((
                 rounds::played_at.eq(played_at),

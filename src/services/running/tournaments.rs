@@ -9,6 +9,7 @@ use crate::domain::status::TournamentStatus;
 use crate::domain::{PoolId, TournamentId, UserId};
 use crate::error::ApiError;
 use crate::services::access::{load_for_staff, load_visible, lock_tournament};
+use crate::services::ratings::{TimeChange, TimeVerdict};
 use crate::services::validate::{check_country, Check, Page, PageParams};
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::prelude::*;
@@ -412,13 +413,95 @@ pub fn create_tournament(
     })
 }
 
-/// Changes a tournament (organisers): fields, status steps and the rating pool, against the version in `If-Match`.
+/// A refused change of time, kept after its transaction rolled back: (pool, changes).
+type RefusedTimes = Option<(i64, Vec<TimeChange>)>;
+
+/// Changes a tournament (organisers): fields, status steps and the rating pool, against the
+/// version in `If-Match`. Once a keeper accepted it, a change of when its games count (dates,
+/// time zone) is for the pool's keepers: refused to an organiser alone with 409 naming the
+/// field, and kept in its rating decisions either way (issue 37, item 3).
 pub fn update_tournament(
     conn: &mut PgConnection,
     caller: &Caller,
     id: i64,
     expected: Option<i32>,
     input: UpdateTournament,
+) -> Result<Tournament, ApiError> {
+    let mut refused: RefusedTimes = None;
+    let out = change_tournament(conn, caller, id, expected, input, &mut refused);
+    if let Some((pool_id, changes)) = refused {
+        crate::services::ratings::record_refused_attempt(conn, caller, id, pool_id, &changes)?;
+    }
+    out
+}
+
+/// The changes of time a tournament change makes, and whether the caller may make them: `Some`
+/// (to record after the change) when the tournament is accepted and they may, a 409 (and the
+/// attempt in `refused`) when they may not.
+fn held_times(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    current: &Tournament,
+    next: (NaiveDate, NaiveDate, &str, Option<i64>),
+    refused: &mut RefusedTimes,
+) -> Result<Option<(i64, Vec<TimeChange>, &'static str)>, ApiError> {
+    let (starts_on, ends_on, time_zone, pool) = next;
+    let length = |a: NaiveDate, b: NaiveDate| (b - a).num_days() + 1;
+    let of = || "the tournament".to_string();
+    let mut changes = Vec::new();
+    if starts_on != current.starts_on {
+        let (old_value, new_value) = (current.starts_on.to_string(), starts_on.to_string());
+        changes.push(TimeChange {
+            field: "starts_on",
+            of: of(),
+            old_value,
+            new_value,
+        });
+    }
+    let (old_days, new_days) = (
+        length(current.starts_on, current.ends_on),
+        length(starts_on, ends_on),
+    );
+    if old_days != new_days {
+        let (old_value, new_value) = (old_days.to_string(), new_days.to_string());
+        changes.push(TimeChange {
+            field: "days",
+            of: of(),
+            old_value,
+            new_value,
+        });
+    }
+    if time_zone != current.time_zone {
+        let (old_value, new_value) = (current.time_zone.clone(), time_zone.to_string());
+        changes.push(TimeChange {
+            field: "time_zone",
+            of: of(),
+            old_value,
+            new_value,
+        });
+    }
+    // Leaving the pool (or moving to another) ends the acceptance: the dates are free again.
+    if changes.is_empty() || pool != current.rating_pool_id {
+        return Ok(None);
+    }
+    match crate::services::ratings::time_verdict(conn, caller, current)? {
+        TimeVerdict::Free => Ok(None),
+        TimeVerdict::Permitted { pool_id, why } => Ok(Some((pool_id, changes, why))),
+        TimeVerdict::Refused { pool_id } => {
+            let e = crate::services::ratings::time_refusal(&changes, pool_id);
+            *refused = Some((pool_id, changes));
+            Err(e)
+        }
+    }
+}
+
+fn change_tournament(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    id: i64,
+    expected: Option<i32>,
+    input: UpdateTournament,
+    refused: &mut RefusedTimes,
 ) -> Result<Tournament, ApiError> {
     let mut check = Check::new();
     let name = input.name.as_deref().map(|v| check.text("name", v, 200));
@@ -476,6 +559,9 @@ pub fn update_tournament(
             )));
         }
         let rating_pool_id = input.rating_pool_id.unwrap_or(current.rating_pool_id);
+        let time_zone = time_zone.unwrap_or_else(|| current.time_zone.clone());
+        let next = (starts_on, ends_on, time_zone.as_str(), rating_pool_id);
+        let held = held_times(conn, caller, &current, next, refused)?;
         let (new_pool, rating) = rating_request(conn, caller, &current, rating_pool_id)?;
         // The league's announcement date: when it was first published.
         let announced_at = current
@@ -493,7 +579,7 @@ pub fn update_tournament(
             tournaments::planned_rounds.eq(input.planned_rounds.unwrap_or(current.planned_rounds)),
             tournaments::starts_on.eq(starts_on),
             tournaments::ends_on.eq(ends_on),
-            tournaments::time_zone.eq(time_zone.unwrap_or_else(|| current.time_zone.clone())),
+            tournaments::time_zone.eq(&time_zone),
             tournaments::venue.eq(venue.unwrap_or_else(|| current.venue.clone())),
             tournaments::country.eq(country.unwrap_or_else(|| current.country.clone())),
             tournaments::registration_deadline.eq(input
@@ -525,6 +611,10 @@ pub fn update_tournament(
         })?;
         if let Some(p) = &new_pool {
             crate::services::ratings::request_recorded(conn, caller, &updated, p)?;
+        }
+        if let Some((pool_id, changes, why)) = held {
+            use crate::services::ratings::record_time_changes;
+            record_time_changes(conn, caller, id, pool_id, &changes, false, why)?;
         }
         ratings_after_update(conn, &current, &updated)?;
         Ok(updated)

@@ -1,0 +1,186 @@
+//! When an accepted tournament's games count (issue 37, item 3). A keeper accepted the
+//! tournament as it stood: its dates, its time zone, the times its completed rounds were
+//! played. Those set where its games stand in the pool's time order and which season they count
+//! in, so once accepted a change of them goes back to the keepers: a keeper of the pool (or an
+//! admin) who also runs the tournament makes it, as does anyone in an open pool (where a
+//! request is accepted at once anyway); an organiser alone is refused with 409 naming the
+//! field, and the list stays as it was. Either way the change (made or refused) is kept in the
+//! tournament's rating decisions. Result corrections are not changes of time and flow as before.
+//! Readings: `docs/decisions/pool-keepers.md`.
+
+use chrono::{DateTime, Utc};
+use diesel::prelude::*;
+use diesel::PgConnection;
+
+use crate::auth::Caller;
+use crate::db::models::Tournament;
+use crate::db::running::RoundRow;
+use crate::db::schema::rating_decisions;
+use crate::domain::rating::acceptance::RatingStatus;
+use crate::domain::status::RoundStatus;
+use crate::error::ApiError;
+
+/// One field of an accepted tournament that a change would move in time.
+#[derive(Debug, Clone)]
+pub struct TimeChange {
+    /// The field as the request names it (`starts_on`, `days`, `time_zone`, `played_at`).
+    pub field: &'static str,
+    /// Where (`tournament` or `round <n>`), for the record.
+    pub of: String,
+    pub old_value: String,
+    pub new_value: String,
+}
+
+/// What a change of time on a tournament meets.
+#[derive(Debug)]
+pub enum TimeVerdict {
+    /// Not accepted into a pool (no pool, pending, refused, withdrawn): nothing to hold.
+    Free,
+    /// Accepted, and the caller may move it (why, for the record).
+    Permitted { pool_id: i64, why: &'static str },
+    /// Accepted, and the caller may not: the keepers decide.
+    Refused { pool_id: i64 },
+}
+
+/// Whether `caller` may move accepted tournament `t`'s games in time: a keeper of its pool or
+/// an admin may, anyone may in an open pool; an organiser alone may not.
+pub fn time_verdict(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    t: &Tournament,
+) -> Result<TimeVerdict, ApiError> {
+    let (Some(pool_id), Some(RatingStatus::Accepted)) = (t.rating_pool_id, t.rating_status) else {
+        return Ok(TimeVerdict::Free);
+    };
+    let pool = super::load_pool(conn, pool_id)?;
+    Ok(if caller.is_admin {
+        TimeVerdict::Permitted {
+            pool_id,
+            why: "changed by an admin",
+        }
+    } else if super::keeps(conn, caller, pool_id)? {
+        TimeVerdict::Permitted {
+            pool_id,
+            why: "changed by a keeper of the pool",
+        }
+    } else if pool.open {
+        TimeVerdict::Permitted {
+            pool_id,
+            why: "changed by an organiser: the pool is open",
+        }
+    } else {
+        TimeVerdict::Refused { pool_id }
+    })
+}
+
+/// The 409 of a refused change, naming its first field.
+pub fn time_refusal(changes: &[TimeChange], pool_id: i64) -> ApiError {
+    let what: Vec<String> = changes
+        .iter()
+        .map(|c| {
+            format!(
+                "{} of {} ({} to {})",
+                c.field, c.of, c.old_value, c.new_value
+            )
+        })
+        .collect();
+    ApiError::conflict_at(
+        changes.first().map_or("starts_on", |c| c.field),
+        format!(
+            "the tournament is accepted into rating pool {pool_id}: moving its games in time ({}) is for the pool's keepers; ask a keeper to make the change or to withdraw the acceptance, change it, and ask again",
+            what.join(", ")
+        ),
+    )
+}
+
+/// Keeps changes of time in the tournament's rating decisions (its status unchanged), inside
+/// the caller's transaction: `time_changed` when made, `time_change_refused` when refused.
+pub fn record_time_changes(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    tournament_id: i64,
+    pool_id: i64,
+    changes: &[TimeChange],
+    refused: bool,
+    why: &str,
+) -> Result<(), ApiError> {
+    let now = Utc::now();
+    for c in changes {
+        diesel::insert_into(rating_decisions::table)
+            .values((
+                rating_decisions::tournament_id.eq(tournament_id),
+                rating_decisions::pool_id.eq(pool_id),
+                rating_decisions::rating_status.eq(RatingStatus::Accepted),
+                rating_decisions::reason.eq(format!("{} of {}: {why}", c.field, c.of)),
+                rating_decisions::decided_by.eq(caller.user_id),
+                rating_decisions::decided_at.eq(now),
+                rating_decisions::kind.eq(if refused {
+                    "time_change_refused"
+                } else {
+                    "time_changed"
+                }),
+                rating_decisions::field.eq(c.field),
+                rating_decisions::old_value.eq(&c.old_value),
+                rating_decisions::new_value.eq(&c.new_value),
+            ))
+            .execute(conn)?;
+    }
+    Ok(())
+}
+
+/// After a refused change rolled back: keeps the attempt in the tournament's rating decisions,
+/// in a transaction of its own.
+pub fn record_refused_attempt(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    tournament_id: i64,
+    pool_id: i64,
+    changes: &[TimeChange],
+) -> Result<(), ApiError> {
+    conn.transaction(|conn| {
+        record_time_changes(
+            conn,
+            caller,
+            tournament_id,
+            pool_id,
+            changes,
+            true,
+            "refused: only a keeper of the pool moves an accepted tournament in time",
+        )
+    })
+}
+
+/// A completed round's change of time on an accepted tournament: `Some` (to record after the
+/// change) when the caller may make it, a 409 (and the attempt in `refused`) when not.
+pub fn held_round_time(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    t: &Tournament,
+    round: &RoundRow,
+    next: (Option<DateTime<Utc>>, bool),
+    refused: &mut Option<(i64, TimeChange)>,
+) -> Result<Option<(i64, TimeChange, &'static str)>, ApiError> {
+    if round.status != RoundStatus::Completed || next == (round.played_at, round.played_at_fixed) {
+        return Ok(None);
+    }
+    let show = |at: Option<DateTime<Utc>>, stated: bool| match at {
+        Some(at) if stated => at.to_rfc3339(),
+        Some(at) => format!("{} (from completion)", at.to_rfc3339()),
+        None => "none".to_string(),
+    };
+    let change = TimeChange {
+        field: "played_at",
+        of: format!("round {}", round.number),
+        old_value: show(round.played_at, round.played_at_fixed),
+        new_value: show(next.0, next.1),
+    };
+    match time_verdict(conn, caller, t)? {
+        TimeVerdict::Free => Ok(None),
+        TimeVerdict::Permitted { pool_id, why } => Ok(Some((pool_id, change, why))),
+        TimeVerdict::Refused { pool_id } => {
+            let e = time_refusal(std::slice::from_ref(&change), pool_id);
+            *refused = Some((pool_id, change));
+            Err(e)
+        }
+    }
+}
