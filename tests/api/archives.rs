@@ -158,6 +158,7 @@ async fn a_whole_event_moves_to_another_instance_with_new_ids_and_everything_equ
     assert_eq!(archive["content"]["penalties"].as_array().unwrap().len(), 1);
     let player1 = e.players[0].0;
     let import = json!({"archive": archive, "player_map": {player1.to_string(): existing},
+                        "trust_key": a.archive_key().await,
                         "rating_pool_id": pool_b});
     // Only an admin imports.
     problem(
@@ -365,7 +366,8 @@ async fn a_changed_damaged_or_inconsistent_archive_is_refused_whole() {
         count(&b.database_url, "players"),
         count(&b.database_url, "users"),
     );
-    let import = |archive: &Value| json!({"archive": archive});
+    let key_a = a.archive_key().await;
+    let import = |archive: &Value| json!({"archive": archive, "trust_key": key_a});
     let send = |body: Value| b.post("/api/v1/tournament-imports", Some(&admin_b), body);
 
     // A score changed without a new digest.
@@ -375,7 +377,7 @@ async fn a_changed_damaged_or_inconsistent_archive_is_refused_whole() {
     assert_eq!(p["errors"][0]["field"], "archive.digest", "{p}");
     // Another format, another version.
     let mut other = archive.clone();
-    other["version"] = json!(2);
+    other["version"] = json!(3);
     let p = problem(send(import(&other)).await, 422).await;
     assert_eq!(p["errors"][0]["field"], "archive.version", "{p}");
     // Truncated: not JSON at all.
@@ -447,7 +449,8 @@ async fn a_changed_damaged_or_inconsistent_archive_is_refused_whole() {
         "{p}"
     );
     // A player map naming a player who is not here.
-    let body = json!({"archive": archive, "player_map": {e.players[0].0.to_string(): 424242}});
+    let body = json!({"archive": archive, "player_map": {e.players[0].0.to_string(): 424242},
+                      "trust_key": key_a});
     let p = problem(send(body).await, 422).await;
     assert_eq!(
         p["errors"][0]["field"],
