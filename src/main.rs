@@ -6,10 +6,10 @@ use std::net::TcpListener;
 use std::process::ExitCode;
 
 use tourney::auth::JwtKeys;
-use tourney::services::archives::ArchiveKeys;
 use tourney::runtime::config::Config;
 use tourney::runtime::state::AppState;
 use tourney::runtime::{startup, telemetry};
+use tourney::services::archives::ArchiveKeys;
 use tourney::{app, db};
 
 const USAGE: &str = "usage:

@@ -13,8 +13,8 @@ use crate::error::{ApiError, ApiResult, Problem};
 use crate::infra::idempotency;
 use crate::runtime::state::AppState;
 use crate::services::archives::{
-    self, BreakCheckout, CheckIn, CheckOut, CheckedOut, CheckoutOut, ImportPool, ImportTournament,
-    ArchiveKeyOut, PoolArchive, PoolImportOut, TournamentArchive, TournamentImportOut,
+    self, ArchiveKeyOut, BreakCheckout, CheckIn, CheckOut, CheckedOut, CheckoutOut, ImportPool,
+    ImportTournament, PoolArchive, PoolImportOut, TournamentArchive, TournamentImportOut,
 };
 
 /// The largest archive an import reads (an event's archive is a few hundred kilobytes).

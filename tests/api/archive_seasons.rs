@@ -48,7 +48,11 @@ async fn play(app: &TestApp, tid: i64, referee: &str, round: &Value, g: &mut Gen
             "/api/v1/tournaments/{tid}/rounds/{n}/tables/{}/result",
             t["number"]
         );
-        ok(app.put(&path, Some(referee), json!({"seats": seats})).await, 200).await;
+        ok(
+            app.put(&path, Some(referee), json!({"seats": seats})).await,
+            200,
+        )
+        .await;
     }
 }
 
@@ -91,7 +95,11 @@ async fn season(
         for p in &ids {
             // No seeding rating: the draw reads the pool's ratings.
             let path = format!("/api/v1/tournaments/{tid}/registrations");
-            ok(a.post(&path, Some(&org), json!({"player_id": p})).await, 201).await;
+            ok(
+                a.post(&path, Some(&org), json!({"player_id": p})).await,
+                201,
+            )
+            .await;
         }
         for method in ["random", "swiss"] {
             let round = new_round(a, tid, &org, json!({"method": method})).await;
@@ -110,7 +118,12 @@ fn has_long_ratings(archive: &Value) -> bool {
         .as_array()
         .unwrap()
         .iter()
-        .flat_map(|d| d["draw_input"]["players"].as_array().cloned().unwrap_or_default())
+        .flat_map(|d| {
+            d["draw_input"]["players"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
         .filter_map(|p| p["rating"].as_f64())
         .any(|r| {
             let digits = r.to_string().chars().filter(char::is_ascii_digit).count();
@@ -141,7 +154,9 @@ async fn import_all(b: &TestApp, archives: &[Value], pool: Option<i64>, key: &st
     for (i, archive) in archives.iter().enumerate() {
         let body = json!({"archive": archive, "player_map": map, "rating_pool_id": pool,
                           "trust_key": key});
-        let r = b.post("/api/v1/tournament-imports", Some(&admin), body).await;
+        let r = b
+            .post("/api/v1/tournament-imports", Some(&admin), body)
+            .await;
         let status = r.status().as_u16();
         let out: Value = r.json().await.unwrap();
         assert_eq!(status, 201, "event {} of the season: {out}", i + 1);

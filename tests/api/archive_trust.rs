@@ -48,7 +48,11 @@ async fn a_changed_score_with_a_recomputed_digest_is_refused_by_its_signature() 
     let key_a = a.archive_key().await;
     assert_eq!(archive["version"], 2);
     assert_eq!(archive["signature"]["algorithm"], "ed25519");
-    assert_eq!(archive["signature"]["key"], key_a.as_str(), "signed by A's key");
+    assert_eq!(
+        archive["signature"]["key"],
+        key_a.as_str(),
+        "signed by A's key"
+    );
     let admin_b = b.admin_token().await;
     let before = count(&b.database_url, "tournaments");
 
@@ -68,7 +72,11 @@ async fn a_changed_score_with_a_recomputed_digest_is_refused_by_its_signature() 
     assert_eq!(field(&p), "archive.signature.value", "{p}");
     // Nor does naming another key in the signature help: B does not trust the forger's key.
     let forger = tourney::services::archives::ArchiveKeys::new([7; 32], Vec::new());
-    let signed = forger.sign("tourney.tournament-archive", 2, forged["digest"].as_str().unwrap());
+    let signed = forger.sign(
+        "tourney.tournament-archive",
+        2,
+        forged["digest"].as_str().unwrap(),
+    );
     forged["signature"] = serde_json::to_value(&signed).unwrap();
     let body = json!({"archive": forged, "trust_key": key_a});
     let p = problem(
@@ -78,7 +86,11 @@ async fn a_changed_score_with_a_recomputed_digest_is_refused_by_its_signature() 
     )
     .await;
     assert_eq!(field(&p), "archive.signature.key", "{p}");
-    assert_eq!(count(&b.database_url, "tournaments"), before, "nothing written");
+    assert_eq!(
+        count(&b.database_url, "tournaments"),
+        before,
+        "nothing written"
+    );
 
     // The untouched archive imports once B trusts A's key.
     let body = json!({"archive": archive, "trust_key": key_a});
@@ -161,7 +173,9 @@ async fn accounts_are_linked_only_through_the_user_map_never_by_username() {
     let users = out["users"].as_array().unwrap();
     assert!(!users.is_empty());
     assert!(
-        users.iter().all(|u| u["created"] == true && u["id"] != org_b_id),
+        users
+            .iter()
+            .all(|u| u["created"] == true && u["id"] != org_b_id),
         "nobody is matched by name: {out}"
     );
     let tid = out["tournament_id"].as_i64().unwrap();
@@ -172,7 +186,11 @@ async fn accounts_are_linked_only_through_the_user_map_never_by_username() {
         403,
     )
     .await;
-    let t = ok(b.get(&format!("/api/v1/tournaments/{tid}"), None).await, 200).await;
+    let t = ok(
+        b.get(&format!("/api/v1/tournaments/{tid}"), None).await,
+        200,
+    )
+    .await;
     assert_ne!(t["created_by"], org_b_id);
 
     // Mapped explicitly, the same person is linked.
@@ -228,8 +246,11 @@ async fn a_second_import_of_a_pool_is_a_conflict_naming_the_pool() {
     let r1 = new_round(&a, tid, &org, json!({"method": "random"})).await;
     play_round(&a, tid, &referee, &r1, |p| 20 + p % 17).await;
     let archive = ok(
-        a.get(&format!("/api/v1/rating-pools/{pool}/archive"), Some(&admin))
-            .await,
+        a.get(
+            &format!("/api/v1/rating-pools/{pool}/archive"),
+            Some(&admin),
+        )
+        .await,
         200,
     )
     .await;

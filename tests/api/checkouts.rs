@@ -27,9 +27,16 @@ async fn standings_by_name(app: &TestApp, tid: i64) -> Vec<Value> {
 /// Imports a check-out's archive at the venue (trusting the central key); returns (venue
 /// tournament id, the maps back for the check-in: `player_map` and `user_map`, venue id ->
 /// central id, and the venue's key for `trust_key`).
-async fn run_at_venue(venue: &TestApp, admin: &str, archive: &Value, central: &TestApp) -> (i64, Value) {
+async fn run_at_venue(
+    venue: &TestApp,
+    admin: &str,
+    archive: &Value,
+    central: &TestApp,
+) -> (i64, Value) {
     let body = json!({"archive": archive, "trust_key": central.archive_key().await});
-    let r = venue.post("/api/v1/tournament-imports", Some(admin), body).await;
+    let r = venue
+        .post("/api/v1/tournament-imports", Some(admin), body)
+        .await;
     let out = ok(r, 201).await;
     let back = |key: &str| -> Value {
         out[key]
@@ -163,11 +170,7 @@ async fn a_tournament_runs_at_the_venue_and_is_checked_back_in() {
     // Checked back in: the central copy is the venue's, and writable again.
     let checkin = format!("/api/v1/tournaments/{tid}/checkin");
     let r = central
-        .post(
-            &checkin,
-            Some(&org),
-            check_in_body(&played, &back),
-        )
+        .post(&checkin, Some(&org), check_in_body(&played, &back))
         .await;
     let done = ok(r, 200).await;
     assert_eq!(done["state"], "in");
@@ -199,11 +202,7 @@ async fn a_tournament_runs_at_the_venue_and_is_checked_back_in() {
     assert_eq!(r3["number"], 3);
     // Checking in twice is refused.
     let r = central
-        .post(
-            &checkin,
-            Some(&org),
-            check_in_body(&played, &back),
-        )
+        .post(&checkin, Some(&org), check_in_body(&played, &back))
         .await;
     assert_eq!(problem(r, 409).await["errors"][0]["field"], "tournament");
 }
@@ -289,11 +288,7 @@ async fn a_check_in_after_a_central_change_is_refused_and_an_admin_breaks_a_stal
     // The venue's copy cannot replace it now: the differences are named.
     let checkin = format!("/api/v1/tournaments/{tid}/checkin");
     let r = central
-        .post(
-            &checkin,
-            Some(&org),
-            check_in_body(&played, &back),
-        )
+        .post(&checkin, Some(&org), check_in_body(&played, &back))
         .await;
     let p = problem(r, 409).await;
     assert_eq!(fields(&p), vec!["archive"], "{p}");

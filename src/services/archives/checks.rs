@@ -247,7 +247,11 @@ fn draw_check(content: &ArchiveContent, i: usize, row: &Row) -> Result<(), Strin
         // The digest (and, on import, the signature) held before this check: the file is as
         // its writer made it, so a difference lies between the writing service's seating and
         // this one's, not in the file (issue 37 item 4).
-        let seating = if recomputed.tables == serde_json::from_value::<Draw>(row.get("draw").cloned().unwrap_or_default()).map(|d| d.tables).unwrap_or_default() {
+        let seating = if recomputed.tables
+            == serde_json::from_value::<Draw>(row.get("draw").cloned().unwrap_or_default())
+                .map(|d| d.tables)
+                .unwrap_or_default()
+        {
             "the same tables but another report"
         } else {
             "other tables"

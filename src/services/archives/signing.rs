@@ -116,7 +116,9 @@ impl ArchiveKeys {
 
     /// The signature of an archive of `format` and `version` with `digest`.
     pub fn sign(&self, format: &str, version: u32, digest: &str) -> ArchiveSignature {
-        let sig = self.signing.sign(signed_text(format, version, digest).as_bytes());
+        let sig = self
+            .signing
+            .sign(signed_text(format, version, digest).as_bytes());
         ArchiveSignature {
             algorithm: ALGORITHM.into(),
             key: self.public_hex(),
@@ -157,7 +159,10 @@ impl ArchiveKeys {
             ));
         }
         let key = parse_key(&s.key).ok_or_else(|| {
-            ApiError::field(format!("{field}.key"), "not an Ed25519 public key (64 hex digits)")
+            ApiError::field(
+                format!("{field}.key"),
+                "not an Ed25519 public key (64 hex digits)",
+            )
         })?;
         let sig = hex::decode(&s.value)
             .ok()
@@ -202,35 +207,49 @@ mod tests {
     fn an_own_signature_holds_and_a_changed_digest_does_not() {
         let k = keys(1);
         let s = k.sign(ARCHIVE.0, ARCHIVE.1, ARCHIVE.2);
-        assert!(k.check("archive", ARCHIVE, Some(&s), &Trust::default()).is_ok());
+        assert!(k
+            .check("archive", ARCHIVE, Some(&s), &Trust::default())
+            .is_ok());
         let changed = (ARCHIVE.0, ARCHIVE.1, "sha256:01");
-        assert!(k.check("archive", changed, Some(&s), &Trust::default()).is_err());
+        assert!(k
+            .check("archive", changed, Some(&s), &Trust::default())
+            .is_err());
         let other_version = (ARCHIVE.0, 1, ARCHIVE.2);
-        assert!(k.check("archive", other_version, Some(&s), &Trust::default()).is_err());
+        assert!(k
+            .check("archive", other_version, Some(&s), &Trust::default())
+            .is_err());
     }
 
     #[test]
     fn a_foreign_key_is_trusted_only_when_listed_or_named() {
         let (mine, theirs) = (keys(1), keys(2));
         let s = theirs.sign(ARCHIVE.0, ARCHIVE.1, ARCHIVE.2);
-        assert!(mine.check("archive", ARCHIVE, Some(&s), &Trust::default()).is_err());
+        assert!(mine
+            .check("archive", ARCHIVE, Some(&s), &Trust::default())
+            .is_err());
         let named = Trust {
             key: Some(theirs.public_hex()),
             unsigned: false,
         };
         assert!(mine.check("archive", ARCHIVE, Some(&s), &named).is_ok());
         let listed = ArchiveKeys::new([1; 32], vec![parse_key(&theirs.public_hex()).unwrap()]);
-        assert!(listed.check("archive", ARCHIVE, Some(&s), &Trust::default()).is_ok());
+        assert!(listed
+            .check("archive", ARCHIVE, Some(&s), &Trust::default())
+            .is_ok());
         // A signature naming a trusted key but made with another one does not hold.
         let mut forged = keys(3).sign(ARCHIVE.0, ARCHIVE.1, ARCHIVE.2);
         forged.key = mine.public_hex();
-        assert!(mine.check("archive", ARCHIVE, Some(&forged), &Trust::default()).is_err());
+        assert!(mine
+            .check("archive", ARCHIVE, Some(&forged), &Trust::default())
+            .is_err());
     }
 
     #[test]
     fn an_unsigned_archive_imports_only_when_accepted() {
         let k = keys(1);
-        assert!(k.check("archive", ARCHIVE, None, &Trust::default()).is_err());
+        assert!(k
+            .check("archive", ARCHIVE, None, &Trust::default())
+            .is_err());
         let accept = Trust {
             key: None,
             unsigned: true,
