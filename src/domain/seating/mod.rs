@@ -132,12 +132,8 @@ impl fmt::Display for SeatingMethod {
 pub struct PlayerEntry {
     /// The player.
     pub id: PlayerId,
-    /// Rating score on the tournament's rating list, if the player has one: the pool's
-    /// stored rating as an IEEE 754 double, written as the shortest decimal that reads back to
-    /// the same double (e.g. `1494.6666666666667`, not the leaderboard's rounded figure). Anyone
-    /// recomputing a draw must read it with a correctly rounded parser (JavaScript's
-    /// `JSON.parse`, Python's `float`, Rust's `str::parse::<f64>`); a parser that may miss by
-    /// one unit in the last place seats ties differently and computes another rating spread.
+    /// Rating on the tournament's list, if any: a double (shortest round-trip decimal) that
+    /// anyone recomputing a draw must read with a correctly rounded parser, never rounded.
     #[serde(default)]
     pub rating: Option<f64>,
     /// Number of rated games behind the rating (seed 000: a rating score needs at least 5).
@@ -323,8 +319,7 @@ pub struct TableRatingSpread {
     pub min: Option<f64>,
     /// Highest rating at the table.
     pub max: Option<f64>,
-    /// `max - min` (0 with fewer than two rated players), computed in IEEE 754 doubles from
-    /// the input's ratings read exactly.
+    /// `max - min` (0 with fewer than two rated players), in doubles.
     pub spread: f64,
 }
 
