@@ -9,6 +9,7 @@ use tourney::auth::JwtKeys;
 use tourney::runtime::config::Config;
 use tourney::runtime::state::AppState;
 use tourney::runtime::{startup, telemetry};
+use tourney::services::archives::ArchiveKeys;
 use tourney::{app, db};
 
 const USAGE: &str = "usage:
@@ -190,7 +191,15 @@ fn serve(cfg: Config) -> Result<(), String> {
                 )?,
                 throttle: Default::default(),
             },
+            archive_keys: match cfg.archive_signing_key {
+                Some(seed) => ArchiveKeys::new(seed, cfg.archive_trusted_keys.clone()),
+                None => ArchiveKeys::derived(secret.as_bytes(), cfg.archive_trusted_keys.clone()),
+            },
         };
+        tracing::info!(
+            key = %state.archive_keys.public_hex(),
+            "archives are signed with this instance's key (GET /api/v1/archive-key)"
+        );
         if state.signup.mail.configured() {
             tracing::info!(
                 mode = state.signup.mode.as_str(),

@@ -13,8 +13,8 @@ use crate::error::{ApiError, ApiResult, Problem};
 use crate::infra::idempotency;
 use crate::runtime::state::AppState;
 use crate::services::archives::{
-    self, BreakCheckout, CheckIn, CheckOut, CheckedOut, CheckoutOut, ImportPool, ImportTournament,
-    PoolArchive, PoolImportOut, TournamentArchive, TournamentImportOut,
+    self, ArchiveKeyOut, BreakCheckout, CheckIn, CheckOut, CheckedOut, CheckoutOut, ImportPool,
+    ImportTournament, PoolArchive, PoolImportOut, TournamentArchive, TournamentImportOut,
 };
 
 /// The largest archive an import reads (an event's archive is a few hundred kilobytes).
@@ -43,7 +43,9 @@ async fn read_archive(mut payload: web::Payload) -> Result<web::BytesMut, ApiErr
 /// every version of every result, penalties, withdrawals, cases with their parties, panel,
 /// votes, remedies and history, self-scheduled games and reported results, and the players and
 /// accounts they name. `digest` is the SHA-256 of the content in canonical JSON; an import
-/// refuses an archive whose content does not match it. Read in one snapshot.
+/// refuses an archive whose content does not match it. `signature` is this instance's Ed25519
+/// signature of the format, version and digest (its key at `GET /archive-key`); an import
+/// elsewhere refuses a bad signature and a key it does not trust. Read in one snapshot.
 #[utoipa::path(
     operation_id = "archive_tournament",
     tag = "archives",
@@ -65,8 +67,9 @@ pub async fn archive(
     id: web::Path<i64>,
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
+    let keys = state.archive_keys.clone();
     let out = state
-        .run(move |conn| archives::tournament_archive(conn, &caller, id))
+        .run(move |conn| archives::tournament_archive(conn, &caller, id, &keys))
         .await?;
     cached_json(&req, &out, Visibility::Private)
 }
@@ -74,12 +77,14 @@ pub async fn archive(
 /// Import a tournament archive (admins).
 ///
 /// Recreates the tournament with new ids, in one transaction: players are mapped as
-/// `player_map` says or created; accounts as `user_map` says, else matched by username, else
-/// created disabled; the importer becomes an organiser; a pool named here applies its
+/// `player_map` says or created; accounts as `user_map` says, else created disabled (never
+/// matched by username); the importer becomes an organiser; a pool named here applies its
 /// acceptance rules. Before anything is written the archive is checked whole: its format and
-/// version, its digest, every reference between its rows, and every draw, recomputed from its
-/// seed and input with the seating engine. A problem names the part at fault
-/// (`archive.digest`, `archive.content.results[3].round_id`, ...). Bodies up to 64 MiB.
+/// version, its digest, its signature (by this instance's key, one of `ARCHIVE_TRUSTED_KEYS`,
+/// or the `trust_key` named; an unsigned archive only with `accept_unsigned`), every reference
+/// between its rows, and every draw, recomputed from its seed and input with the seating
+/// engine. A problem names the part at fault (`archive.signature.key`,
+/// `archive.content.results[3].round_id`, ...). Bodies up to 64 MiB.
 #[utoipa::path(
     operation_id = "import_tournament",
     tag = "archives",
@@ -115,6 +120,7 @@ pub async fn import(
     }
     let input: ImportTournament = parse(&body)?;
     let key = idempotency_key(&req, &input)?;
+    let keys = state.archive_keys.clone();
     let answer = state
         .run(move |conn| {
             idempotency::once(
@@ -125,7 +131,7 @@ pub async fn import(
                 |out: &TournamentImportOut| {
                     created_at(format!("/api/v1/tournaments/{}", out.tournament_id), None)
                 },
-                |conn| archives::import_tournament(conn, &caller, input),
+                |conn| archives::import_tournament(conn, &caller, input, &keys),
             )
         })
         .await?;
@@ -160,8 +166,9 @@ pub async fn check_out(
     body: Json<CheckOut>,
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
+    let keys = state.archive_keys.clone();
     let out = state
-        .run(move |conn| archives::check_out(conn, &caller, id, body.0))
+        .run(move |conn| archives::check_out(conn, &caller, id, body.0, &keys))
         .await?;
     Ok(HttpResponse::Ok().json(out))
 }
@@ -171,13 +178,14 @@ pub async fn check_out(
 /// Replaces every row of the tournament here with the archive's (new ids; players mapped by
 /// `player_map`, else created), in one transaction, when nothing changed here since the
 /// check-out; 409 on `archive` naming what changed otherwise. The archive passes the import's
-/// checks (digest, references, draws). Bodies up to 64 MiB.
+/// checks (digest, signature by a trusted key or the venue's `trust_key`, references, draws).
+/// Accounts are mapped by `user_map` only (else created disabled). Bodies up to 64 MiB.
 #[utoipa::path(
     operation_id = "check_in_tournament",
     tag = "archives",
     security(("bearer" = [])),
     params(("id" = i64, Path, description = "Tournament id")),
-    request_body(content = CheckIn, example = json!({"archive": {"format": "tourney.tournament-archive", "version": 1, "exported_at": "2026-11-22T20:00:00Z", "digest": "sha256:...", "content": {}}, "player_map": {"3": 17}})),
+    request_body(content = CheckIn, example = json!({"archive": {"format": "tourney.tournament-archive", "version": 2, "exported_at": "2026-11-22T20:00:00Z", "digest": "sha256:...", "signature": {"algorithm": "ed25519", "key": "3d40...", "value": "..."}, "content": {}}, "player_map": {"3": 17}, "user_map": {"2": 5}})),
     responses(
         BodyErrors,
         (status = 200, description = "Checked in", body = CheckoutOut),
@@ -195,8 +203,9 @@ pub async fn check_in(
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
     let input: CheckIn = parse(&read_archive(payload).await?)?;
+    let keys = state.archive_keys.clone();
     let out = state
-        .run(move |conn| archives::check_in(conn, &caller, id, input))
+        .run(move |conn| archives::check_in(conn, &caller, id, input, &keys))
         .await?;
     Ok(HttpResponse::Ok().json(out))
 }
@@ -236,7 +245,8 @@ pub async fn break_checkout(
 /// Archive a rating pool (admins).
 ///
 /// Its settings and seasons, its rating imports, the archives of the tournaments it accepted
-/// and its rating log, in one versioned document with a digest.
+/// and its rating log, in one versioned document with a digest, signed with this instance's
+/// key (as a tournament archive).
 #[utoipa::path(
     operation_id = "archive_pool",
     tag = "archives",
@@ -258,8 +268,9 @@ pub async fn pool_archive(
     id: web::Path<i64>,
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
+    let keys = state.archive_keys.clone();
     let out = state
-        .run(move |conn| archives::pool_archive(conn, &caller, id))
+        .run(move |conn| archives::pool_archive(conn, &caller, id, &keys))
         .await?;
     cached_json(&req, &out, Visibility::Private)
 }
@@ -268,19 +279,21 @@ pub async fn pool_archive(
 ///
 /// Recreates the pool (new ids) with its settings, seasons and rating imports, imports each of
 /// its tournaments into it (accepted), and rebuilds its list from the same games, in one
-/// transaction: the leaderboard equals the original. Every tournament archive passes the
-/// tournament import's checks (`archive.content.tournaments[0].digest`, ...). Bodies up to
-/// 64 MiB.
+/// transaction: the leaderboard equals the original. The pool archive's signature is checked
+/// as on a tournament import; every tournament archive inside passes the tournament import's
+/// other checks (`archive.content.tournaments[0].digest`, ...). Accounts are mapped by
+/// `user_map` only, else created once for the whole archive. A pool of the same name here
+/// (a second import) is 409 on `archive.content.pool.name`. Bodies up to 64 MiB.
 #[utoipa::path(
     operation_id = "import_pool",
     tag = "archives",
     security(("bearer" = [])),
-    request_body(content = ImportPool, example = json!({"archive": {"format": "tourney.pool-archive", "version": 1, "exported_at": "2026-11-22T20:00:00Z", "digest": "sha256:...", "content": {}}, "player_map": {"3": 17}})),
+    request_body(content = ImportPool, example = json!({"archive": {"format": "tourney.pool-archive", "version": 2, "exported_at": "2026-11-22T20:00:00Z", "digest": "sha256:...", "signature": {"algorithm": "ed25519", "key": "3d40...", "value": "..."}, "content": {}}, "player_map": {"3": 17}})),
     responses(
         BodyErrors,
         (status = 201, description = "Imported", body = PoolImportOut),
         (status = 403, description = "Not an admin", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "A pool of that name exists", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "A pool of that name exists here, e.g. a second import of the same archive (`archive.content.pool.name`)", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/pool-imports")]
@@ -290,10 +303,29 @@ pub async fn import_pool(
     payload: web::Payload,
 ) -> ApiResult<HttpResponse> {
     let input: ImportPool = parse(&read_archive(payload).await?)?;
+    let keys = state.archive_keys.clone();
     let out = state
-        .run(move |conn| archives::import_pool(conn, &caller, input))
+        .run(move |conn| archives::import_pool(conn, &caller, input, &keys))
         .await?;
     Ok(HttpResponse::Created()
         .insert_header(("Location", format!("/api/v1/rating-pools/{}", out.pool_id)))
         .json(out))
+}
+
+/// This instance's public archive key.
+///
+/// The Ed25519 key this instance signs its archives with (64 hex digits). Another instance
+/// imports them when an operator lists this key in its `ARCHIVE_TRUSTED_KEYS`, or an admin there
+/// names it as `trust_key` with an import after comparing it with this answer.
+#[utoipa::path(
+    operation_id = "read_archive_key",
+    tag = "archives",
+    responses(
+        (status = 200, description = "The key", body = ArchiveKeyOut),
+        (status = 304, description = "Not modified"),
+    )
+)]
+#[get("/archive-key")]
+pub async fn archive_key(req: HttpRequest, state: web::Data<AppState>) -> ApiResult<HttpResponse> {
+    cached_json(&req, &state.archive_keys.public(), Visibility::Public)
 }

@@ -216,6 +216,7 @@ pub fn routes(cfg: &mut ServiceConfig) {
         .service(archives::break_checkout)
         .service(archives::pool_archive)
         .service(archives::import_pool)
+        .service(archives::archive_key)
         .service(pool_keepers::list_keepers)
         .service(pool_keepers::grant_keeper)
         .service(pool_keepers::revoke_keeper)

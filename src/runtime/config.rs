@@ -47,6 +47,12 @@ pub struct Config {
     pub smtp_url: Option<String>,
     /// `MAIL_FROM`: the sender of every message.
     pub mail_from: Option<String>,
+    /// `ARCHIVE_SIGNING_KEY`: the Ed25519 seed (64 hex digits) archives are signed with.
+    /// Unset: derived from the JWT secret (so every instance sharing the secret signs alike).
+    pub archive_signing_key: Option<[u8; 32]>,
+    /// `ARCHIVE_TRUSTED_KEYS`: other instances' public archive keys (64 hex digits each,
+    /// separated by commas or spaces) whose archives import here.
+    pub archive_trusted_keys: Vec<ed25519_dalek::VerifyingKey>,
 }
 
 impl std::fmt::Debug for Config {
@@ -75,6 +81,11 @@ impl std::fmt::Debug for Config {
             .field("signup_mode", &self.signup_mode)
             .field("smtp_url", &self.smtp_url.as_ref().map(|_| "<set>"))
             .field("mail_from", &self.mail_from)
+            .field(
+                "archive_signing_key",
+                &self.archive_signing_key.as_ref().map(|_| "<set>"),
+            )
+            .field("archive_trusted_keys", &self.archive_trusted_keys.len())
             .finish()
     }
 }
@@ -153,6 +164,29 @@ impl Config {
             },
             smtp_url: var("SMTP_URL"),
             mail_from: var("MAIL_FROM"),
+            archive_signing_key: match var("ARCHIVE_SIGNING_KEY") {
+                None => None,
+                Some(k) => Some(
+                    hex::decode(k.trim())
+                        .ok()
+                        .and_then(|b| <[u8; 32]>::try_from(b).ok())
+                        .ok_or("ARCHIVE_SIGNING_KEY must be 64 hex digits (32 random bytes)")?,
+                ),
+            },
+            archive_trusted_keys: trusted_keys(var("ARCHIVE_TRUSTED_KEYS"))?,
         })
     }
+}
+
+/// `ARCHIVE_TRUSTED_KEYS`: public keys separated by commas or spaces.
+fn trusted_keys(list: Option<String>) -> Result<Vec<ed25519_dalek::VerifyingKey>, String> {
+    list.unwrap_or_default()
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|k| !k.is_empty())
+        .map(|k| {
+            crate::services::archives::signing::parse_key(k).ok_or_else(|| {
+                format!("ARCHIVE_TRUSTED_KEYS: {k:?} is not an Ed25519 public key (64 hex digits)")
+            })
+        })
+        .collect()
 }

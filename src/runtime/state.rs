@@ -49,6 +49,8 @@ pub struct AppState {
     pub metrics: crate::infra::metrics::Metrics,
     /// Sign-up mode, e-mail and the sign-up throttle (issue 29).
     pub signup: SignupSetup,
+    /// The key archives are signed with and the keys whose archives import here (issue 37).
+    pub archive_keys: crate::services::archives::ArchiveKeys,
 }
 
 /// Who may sign up here, how mail goes out, and the throttle on sign-ups and reset requests.

@@ -24,22 +24,39 @@ async fn standings_by_name(app: &TestApp, tid: i64) -> Vec<Value> {
         .collect()
 }
 
-/// Imports a check-out's archive at the venue; returns (venue tournament id, the player map
-/// back: venue id -> central id).
-async fn run_at_venue(venue: &TestApp, admin: &str, archive: &Value) -> (i64, Value) {
+/// Imports a check-out's archive at the venue (trusting the central key); returns (venue
+/// tournament id, the maps back for the check-in: `player_map` and `user_map`, venue id ->
+/// central id, and the venue's key for `trust_key`).
+async fn run_at_venue(
+    venue: &TestApp,
+    admin: &str,
+    archive: &Value,
+    central: &TestApp,
+) -> (i64, Value) {
+    let body = json!({"archive": archive, "trust_key": central.archive_key().await});
     let r = venue
-        .post(
-            "/api/v1/tournament-imports",
-            Some(admin),
-            json!({"archive": archive}),
-        )
+        .post("/api/v1/tournament-imports", Some(admin), body)
         .await;
     let out = ok(r, 201).await;
-    let mut back = serde_json::Map::new();
-    for m in out["players"].as_array().unwrap() {
-        back.insert(m["id"].to_string(), m["archive_id"].clone());
-    }
-    (out["tournament_id"].as_i64().unwrap(), Value::Object(back))
+    let back = |key: &str| -> Value {
+        out[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| (m["id"].to_string(), m["archive_id"].clone()))
+            .collect::<serde_json::Map<_, _>>()
+            .into()
+    };
+    let maps = json!({"player_map": back("players"), "user_map": back("users"),
+                      "trust_key": venue.archive_key().await});
+    (out["tournament_id"].as_i64().unwrap(), maps)
+}
+
+/// A check-in's body: the venue's archive with the maps back and the venue's key.
+fn check_in_body(played: &Value, maps: &Value) -> Value {
+    let mut body = maps.clone();
+    body["archive"] = played.clone();
+    body
 }
 
 #[actix_web::test]
@@ -136,7 +153,7 @@ async fn a_tournament_runs_at_the_venue_and_is_checked_back_in() {
 
     // The venue plays round 2 without a connection.
     let admin_v = venue.admin_token().await;
-    let (vtid, back) = run_at_venue(&venue, &admin_v, &archive).await;
+    let (vtid, back) = run_at_venue(&venue, &admin_v, &archive, &central).await;
     let v2 = new_round(&venue, vtid, &admin_v, json!({"method": "random"})).await;
     play_round(&venue, vtid, &admin_v, &v2, |p| 3 + p % 5).await;
     let played = ok(
@@ -153,11 +170,7 @@ async fn a_tournament_runs_at_the_venue_and_is_checked_back_in() {
     // Checked back in: the central copy is the venue's, and writable again.
     let checkin = format!("/api/v1/tournaments/{tid}/checkin");
     let r = central
-        .post(
-            &checkin,
-            Some(&org),
-            json!({"archive": played, "player_map": back}),
-        )
+        .post(&checkin, Some(&org), check_in_body(&played, &back))
         .await;
     let done = ok(r, 200).await;
     assert_eq!(done["state"], "in");
@@ -189,11 +202,7 @@ async fn a_tournament_runs_at_the_venue_and_is_checked_back_in() {
     assert_eq!(r3["number"], 3);
     // Checking in twice is refused.
     let r = central
-        .post(
-            &checkin,
-            Some(&org),
-            json!({"archive": played, "player_map": back}),
-        )
+        .post(&checkin, Some(&org), check_in_body(&played, &back))
         .await;
     assert_eq!(problem(r, 409).await["errors"][0]["field"], "tournament");
 }
@@ -217,7 +226,7 @@ async fn a_check_in_after_a_central_change_is_refused_and_an_admin_breaks_a_stal
     )
     .await;
     let admin_v = venue.admin_token().await;
-    let (vtid, back) = run_at_venue(&venue, &admin_v, &out["archive"]).await;
+    let (vtid, back) = run_at_venue(&venue, &admin_v, &out["archive"], &central).await;
     let played = ok(
         venue
             .get(
@@ -279,11 +288,7 @@ async fn a_check_in_after_a_central_change_is_refused_and_an_admin_breaks_a_stal
     // The venue's copy cannot replace it now: the differences are named.
     let checkin = format!("/api/v1/tournaments/{tid}/checkin");
     let r = central
-        .post(
-            &checkin,
-            Some(&org),
-            json!({"archive": played, "player_map": back}),
-        )
+        .post(&checkin, Some(&org), check_in_body(&played, &back))
         .await;
     let p = problem(r, 409).await;
     assert_eq!(fields(&p), vec!["archive"], "{p}");
@@ -306,7 +311,7 @@ async fn a_check_in_after_a_central_change_is_refused_and_an_admin_breaks_a_stal
     let mut forged = played.clone();
     forged["content"]["results"][0]["seats"][0]["score"] = json!(99);
     let r = central
-        .post(&checkin, Some(&org), json!({"archive": forged}))
+        .post(&checkin, Some(&org), check_in_body(&forged, &back))
         .await;
     assert_eq!(
         problem(r, 422).await["errors"][0]["field"],

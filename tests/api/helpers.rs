@@ -287,6 +287,10 @@ fn serve_with(db_url: &str, secret: &str, serve: Serve) -> TestApp {
         },
         metrics,
         signup,
+        archive_keys: tourney::services::archives::ArchiveKeys::derived(
+            secret.as_bytes(),
+            Vec::new(),
+        ),
     };
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
     let port = listener.local_addr().expect("addr").port();
@@ -421,6 +425,17 @@ impl TestApp {
         r.json::<Value>().await.expect("json")["access_token"]
             .as_str()
             .expect("token")
+            .to_string()
+    }
+
+    /// The instance's public archive key (`GET /archive-key`): what an importer elsewhere
+    /// names as `trust_key`.
+    pub async fn archive_key(&self) -> String {
+        let r = self.get("/api/v1/archive-key", None).await;
+        assert_eq!(r.status(), 200);
+        r.json::<Value>().await.expect("json")["key"]
+            .as_str()
+            .expect("key")
             .to_string()
     }
 

@@ -6,6 +6,8 @@ mod api_keys;
 mod architecture;
 mod architecture_conventions;
 mod architecture_rooms;
+mod archive_seasons;
+mod archive_trust;
 mod archives;
 mod auth;
 mod backup;

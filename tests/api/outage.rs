@@ -127,6 +127,7 @@ fn state_on(pool: tourney::db::DbPool, url: &str) -> tourney::runtime::state::Ap
         webhooks: Default::default(),
         metrics: Default::default(),
         signup: Default::default(),
+        archive_keys: tourney::services::archives::ArchiveKeys::derived(b"outage", Vec::new()),
     }
 }
 

@@ -92,7 +92,7 @@ async fn a_pool_moves_to_another_instance_with_the_same_leaderboard() {
         b.post(
             "/api/v1/pool-imports",
             Some(&admin_b),
-            json!({"archive": changed}),
+            json!({"archive": changed, "trust_key": a.archive_key().await}),
         )
         .await,
         422,
@@ -103,7 +103,7 @@ async fn a_pool_moves_to_another_instance_with_the_same_leaderboard() {
         b.post(
             "/api/v1/pool-imports",
             Some(&admin_b),
-            json!({"archive": archive}),
+            json!({"archive": archive, "trust_key": a.archive_key().await}),
         )
         .await,
         201,

@@ -116,6 +116,23 @@ async fn a_rated_event_from_an_earlier_version_is_served_the_same_after_the_upgr
     assert_eq!(r.status(), 200);
     let rebuilt: Value = app.get(&board_path, None).await.json().await.unwrap();
     assert_eq!(rebuilt["items"], served["leaderboard"]["items"]);
+    // Issue 37 item 4: the draws the earlier version made (ratings of many decimals in their
+    // inputs) stay verifiable: the tournament's archive recomputes every draw and imports.
+    let r = app
+        .get(&format!("/api/v1/tournaments/{tid}/archive"), Some(&admin))
+        .await;
+    assert_eq!(r.status(), 200);
+    let archive: Value = r.json().await.unwrap();
+    let r = app
+        .post(
+            "/api/v1/tournament-imports",
+            Some(&admin),
+            serde_json::json!({"archive": archive}),
+        )
+        .await;
+    let status = r.status();
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(status, 201, "the earlier version's draws recompute: {body}");
 }
 
 #[actix_web::test]

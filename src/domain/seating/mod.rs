@@ -132,7 +132,8 @@ impl fmt::Display for SeatingMethod {
 pub struct PlayerEntry {
     /// The player.
     pub id: PlayerId,
-    /// Rating score on the tournament's rating list, if the player has one.
+    /// Rating on the tournament's list, if any: a double (shortest round-trip decimal) that
+    /// anyone recomputing a draw must read with a correctly rounded parser, never rounded.
     #[serde(default)]
     pub rating: Option<f64>,
     /// Number of rated games behind the rating (seed 000: a rating score needs at least 5).
@@ -318,7 +319,7 @@ pub struct TableRatingSpread {
     pub min: Option<f64>,
     /// Highest rating at the table.
     pub max: Option<f64>,
-    /// `max - min` (0 with fewer than two rated players).
+    /// `max - min` (0 with fewer than two rated players), in doubles.
     pub spread: f64,
 }
 

@@ -16,7 +16,7 @@ use utoipa::ToSchema;
 use super::export::archive_of;
 use super::import::{checked, write_archive, Target};
 use super::spec::TABLES;
-use super::{canonical, TournamentArchive};
+use super::{canonical, ArchiveKeys, TournamentArchive, Trust};
 use crate::auth::{Caller, StaffRole};
 use crate::db::models::Tournament;
 use crate::db::schema::{tournament_checkouts, tournaments};
@@ -36,7 +36,8 @@ pub struct CheckOut {
 }
 
 /// A venue's archive checked back in, with how its people map onto this instance (the venue's
-/// ids, as strings, to ids here; the others are matched or created as on import).
+/// ids, as strings, to ids here; the others are created as on import: the venue's import answer
+/// lists the ids it gave each).
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CheckIn {
@@ -45,6 +46,10 @@ pub struct CheckIn {
     pub player_map: std::collections::BTreeMap<String, i64>,
     #[serde(default)]
     pub user_map: std::collections::BTreeMap<String, i64>,
+    /// The venue instance's public key (`GET /api/v1/archive-key` there), when it is not in
+    /// `ARCHIVE_TRUSTED_KEYS` here: the venue's archive must be signed by a trusted key.
+    #[serde(default)]
+    pub trust_key: Option<String>,
 }
 
 /// Why an admin breaks a check-out.
@@ -125,6 +130,7 @@ pub fn check_out(
     caller: &Caller,
     tid: i64,
     input: CheckOut,
+    keys: &ArchiveKeys,
 ) -> Result<CheckedOut, ApiError> {
     let mut check = Check::new();
     let runs_at = check.text("runs_at", &input.runs_at, 200);
@@ -158,7 +164,10 @@ pub fn check_out(
             ))
             .returning(CheckoutOut::as_returning())
             .get_result(conn)?;
-        Ok(CheckedOut { checkout, archive })
+        Ok(CheckedOut {
+            checkout,
+            archive: archive.signed(keys),
+        })
     })
 }
 
@@ -182,8 +191,13 @@ pub fn check_in(
     caller: &Caller,
     tid: i64,
     input: CheckIn,
+    keys: &ArchiveKeys,
 ) -> Result<CheckoutOut, ApiError> {
-    let known = checked(&input.archive)?;
+    let trust = Trust {
+        key: input.trust_key.clone(),
+        unsigned: false,
+    };
+    let known = checked(&input.archive, Some((keys, &trust)))?;
     conn.transaction(|conn| {
         load_for_staff(conn, caller, tid, &[StaffRole::Organiser])?;
         let t = lock_tournament(conn, tid)?;

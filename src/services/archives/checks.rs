@@ -7,7 +7,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use super::spec::{JsonIds, Kind, TableSpec, PENALTY_KEYS, PLAYER_KEYS, TABLES, TOURNAMENT};
-use super::{canonical, digest_of, ArchiveContent, Row, TournamentArchive, FORMAT, VERSION};
+use super::{canonical, digest_of, ArchiveContent, Row, TournamentArchive, FORMAT, READS};
 use crate::domain::scoring::{Preset, Ruleset};
 use crate::domain::seating::{draw_round, Draw, DrawInput};
 use crate::domain::DrawRng;
@@ -42,11 +42,11 @@ pub fn check_envelope(archive: &TournamentArchive) -> Result<(), ApiError> {
             format!("not a tournament archive (expected `{FORMAT}`)"),
         ));
     }
-    if archive.version != VERSION {
+    if !READS.contains(&archive.version) {
         return Err(ApiError::field(
             format!("{AT}.version"),
             format!(
-                "archive version {} is not known here (this service reads version {VERSION})",
+                "archive version {} is not known here (this service reads versions {READS:?})",
                 archive.version
             ),
         ));
@@ -244,8 +244,23 @@ fn draw_check(content: &ArchiveContent, i: usize, row: &Row) -> Result<(), Strin
     );
     canonical(row.get("draw").unwrap_or(&Value::Null), &mut b);
     if a != b {
+        // The digest (and, on import, the signature) held before this check: the file is as
+        // its writer made it, so a difference lies between the writing service's seating and
+        // this one's, not in the file (issue 37 item 4).
+        let seating = if recomputed.tables
+            == serde_json::from_value::<Draw>(row.get("draw").cloned().unwrap_or_default())
+                .map(|d| d.tables)
+                .unwrap_or_default()
+        {
+            "the same tables but another report"
+        } else {
+            "other tables"
+        };
         return Err(format!(
-            "draw attempt {i} does not follow from its seed and input (recomputed: {a})"
+            "recomputing draw attempt {i} from its seed and stored input with this service's \
+             seating engine gives {seating} than the archived draw. The archive is whole (its \
+             digest holds), so the service that wrote it and this one seat differently: please \
+             report it with the archive (recomputed: {a})"
         ));
     }
     Ok(())

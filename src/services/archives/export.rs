@@ -8,7 +8,7 @@ use diesel::sql_types::{Array, BigInt, Jsonb};
 use diesel::PgConnection;
 
 use super::spec::{Kind, TABLES, TOURNAMENT};
-use super::{digest_of, ArchiveContent, Row, TournamentArchive, FORMAT, VERSION};
+use super::{digest_of, ArchiveContent, ArchiveKeys, Row, TournamentArchive, FORMAT, VERSION};
 use crate::auth::{Caller, StaffRole};
 use crate::error::ApiError;
 use crate::services::access::load_for_staff;
@@ -122,22 +122,24 @@ pub(super) fn archive_of(conn: &mut PgConnection, tid: i64) -> Result<Tournament
         version: VERSION,
         exported_at: Utc::now(),
         digest,
+        signature: None,
         content,
     })
 }
 
 /// The archive of tournament `tid` (its organisers and admins): every row it holds in one
-/// document with its digest. Reads in one repeatable-read snapshot, so the sections agree.
+/// document with its digest, signed with the instance's key. Reads in one repeatable-read snapshot, so the sections agree.
 pub fn tournament_archive(
     conn: &mut PgConnection,
     caller: &Caller,
     tid: i64,
+    keys: &ArchiveKeys,
 ) -> Result<TournamentArchive, ApiError> {
     conn.build_transaction()
         .repeatable_read()
         .read_only()
         .run(|conn| {
             load_for_staff(conn, caller, tid, &[StaffRole::Organiser])?;
-            archive_of(conn, tid)
+            Ok(archive_of(conn, tid)?.signed(keys))
         })
 }

@@ -12,7 +12,7 @@ use utoipa::ToSchema;
 
 use super::checks::{check_draws, check_envelope, check_references, known_ids};
 use super::spec::{JsonIds, Kind, TableSpec, PENALTY_KEYS, PLAYER_KEYS, TABLES, TOURNAMENT};
-use super::{Row, TournamentArchive};
+use super::{ArchiveKeys, Row, TournamentArchive, Trust};
 use crate::auth::{Caller, StaffRole};
 use crate::db::models::Tournament;
 use crate::db::schema::{tournament_staff, tournaments};
@@ -39,14 +39,34 @@ pub struct ImportTournament {
     #[serde(default)]
     #[schema(example = json!({"17": 4}))]
     pub player_map: BTreeMap<String, i64>,
-    /// The archive's user ids (as strings) mapped onto accounts here; the others are matched by
-    /// username, else created disabled (no password: nobody signs in as them until an admin
-    /// sets one up).
+    /// The archive's user ids (as strings) mapped onto accounts here; the others are created
+    /// disabled under a name of their own (`<username>.imported`; no password: nobody signs in
+    /// as them until an admin sets one up). Accounts are never matched by username: the same
+    /// name on two instances need not be the same person.
     #[serde(default)]
     pub user_map: BTreeMap<String, i64>,
     /// A rating pool here the tournament asks to be rated in: its acceptance rules apply
     /// (accepted at once in an open pool or for its keepers and admins, else pending).
     pub rating_pool_id: Option<i64>,
+    /// The exporting instance's public key (64 hex digits), checked with that instance
+    /// (`GET /api/v1/archive-key` there): an archive it signed imports although the key is not
+    /// in `ARCHIVE_TRUSTED_KEYS` here.
+    #[serde(default)]
+    pub trust_key: Option<String>,
+    /// Imports an archive without a signature (written before archives were signed); refused
+    /// otherwise.
+    #[serde(default)]
+    pub accept_unsigned: bool,
+}
+
+impl ImportTournament {
+    /// The trust this import's own fields add.
+    pub fn trust(&self) -> Trust {
+        Trust {
+            key: self.trust_key.clone(),
+            unsigned: self.accept_unsigned,
+        }
+    }
 }
 
 /// One archive id and the id it has here.
@@ -147,6 +167,32 @@ fn map_given(
     Ok(out)
 }
 
+/// A username no account here has (case-insensitively) for an account an import creates:
+/// `<name>.imported`, else `<name>.imported2`, ...
+fn free_username(conn: &mut PgConnection, name: &str) -> Result<String, ApiError> {
+    #[derive(QueryableByName)]
+    struct Taken {
+        #[diesel(sql_type = Text)]
+        username: String,
+    }
+    let base = format!("{name}.imported");
+    let taken: HashSet<String> = diesel::sql_query(
+        "SELECT lower(username) AS username FROM users WHERE lower(username) LIKE lower($1) || '%'",
+    )
+    .bind::<Text, _>(&base)
+    .load::<Taken>(conn)?
+    .into_iter()
+    .map(|t| t.username)
+    .collect();
+    let free = (1..)
+        .map(|n| match n {
+            1 => base.clone(),
+            n => format!("{base}{n}"),
+        })
+        .find(|c| !taken.contains(&c.to_lowercase()));
+    Ok(free.unwrap_or(base))
+}
+
 fn map_users(
     conn: &mut PgConnection,
     users: &[Row],
@@ -170,22 +216,14 @@ fn map_users(
             .get("username")
             .and_then(Value::as_str)
             .unwrap_or_default();
-        let found = diesel::sql_query("SELECT id FROM users WHERE username = $1")
-            .bind::<Text, _>(name)
-            .get_result::<Id>(conn)
-            .optional()?;
-        let (id, created) = match found {
-            Some(u) => (u.id, false),
-            None => {
-                let u: Id = diesel::sql_query(
-                    "INSERT INTO users (username, password_hash, is_admin, disabled_at)
-                     VALUES ($1, '!archived', false, now()) RETURNING id",
-                )
-                .bind::<Text, _>(name)
-                .get_result(conn)?;
-                (u.id, true)
-            }
-        };
+        // Never matched by username (issue 37 item 6): instance A's `admin` is not B's.
+        let u: Id = diesel::sql_query(
+            "INSERT INTO users (username, password_hash, is_admin, disabled_at)
+             VALUES ($1, '!archived', false, now()) RETURNING id",
+        )
+        .bind::<Text, _>(free_username(conn, name)?)
+        .get_result(conn)?;
+        let (id, created) = (u.id, true);
         map.insert(from, id);
         out.push(MappedId {
             archive_id: from,
@@ -424,8 +462,16 @@ pub(super) struct Written {
 }
 
 /// The checks every archive passes before anything is written; returns its ids by kind.
-pub(super) fn checked(archive: &TournamentArchive) -> Result<super::checks::Known, ApiError> {
+/// With `signer`, the archive's signature holds and its key is trusted; without, its signature
+/// is not checked (a tournament inside a pool archive, covered by the pool's).
+pub(super) fn checked(
+    archive: &TournamentArchive,
+    signer: Option<(&ArchiveKeys, &Trust)>,
+) -> Result<super::checks::Known, ApiError> {
     check_envelope(archive)?;
+    if let Some((keys, trust)) = signer {
+        archive.check_signature(keys, trust)?;
+    }
     let known = known_ids(&archive.content);
     check_references(&archive.content, &known)?;
     check_draws(&archive.content)?;
@@ -621,18 +667,20 @@ fn not_counted_yet(
     }
 }
 
-/// Imports a tournament archive (admins): checks it whole (format, version, digest, every
-/// reference, every draw recomputed from its seed and input), then recreates the tournament
+/// Imports a tournament archive (admins): checks it whole (format, version, digest, signature
+/// by a trusted key, every reference, every draw recomputed from its seed and input), then
+/// recreates the tournament
 /// with new ids in one transaction: players and accounts mapped as given or created, the
 /// importer its organiser, the pool named here deciding its rating by its own rules.
 pub fn import_tournament(
     conn: &mut PgConnection,
     caller: &Caller,
     input: ImportTournament,
+    keys: &ArchiveKeys,
 ) -> Result<TournamentImportOut, ApiError> {
     caller.require_admin()?;
     let archive = &input.archive;
-    let known = checked(archive)?;
+    let known = checked(archive, Some((keys, &input.trust())))?;
     conn.transaction(|conn| {
         let pool = match input.rating_pool_id {
             Some(id) => Some(crate::services::access::require_pool(conn, id)?),

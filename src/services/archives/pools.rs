@@ -18,7 +18,7 @@ use super::import::{
     checked, columns, insert_row, map_players, next_id, write_archive, MappedId, Target,
 };
 use super::spec::{Kind, TableSpec};
-use super::{canonical, Row, TournamentArchive};
+use super::{canonical, ArchiveKeys, ArchiveSignature, Row, TournamentArchive, Trust};
 use crate::auth::Caller;
 use crate::db::models::Tournament;
 use crate::db::schema::tournaments;
@@ -33,12 +33,16 @@ pub const POOL_FORMAT: &str = "tourney.pool-archive";
 pub struct PoolArchive {
     /// Always `tourney.pool-archive`.
     pub format: String,
-    /// The format version (1).
+    /// The format version (2: signed; 1: before signatures).
     pub version: u32,
     pub exported_at: DateTime<Utc>,
     /// `sha256:` and the hex SHA-256 of the content's canonical JSON (as in a tournament
     /// archive).
     pub digest: String,
+    /// The exporting instance's signature of `format`, `version` and `digest` (as in a
+    /// tournament archive); it covers the tournaments inside. Absent before version 2.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature: Option<ArchiveSignature>,
     pub content: PoolContent,
 }
 
@@ -73,6 +77,17 @@ pub struct ImportPool {
     /// The archive's player ids (as strings) mapped onto players here; the others are created.
     #[serde(default)]
     pub player_map: BTreeMap<String, i64>,
+    /// The archive's user ids (as strings) mapped onto accounts here; the others are created
+    /// disabled (once for the whole pool archive), never matched by username.
+    #[serde(default)]
+    pub user_map: BTreeMap<String, i64>,
+    /// The exporting instance's public key, when it is not in `ARCHIVE_TRUSTED_KEYS` here (as
+    /// on a tournament import).
+    #[serde(default)]
+    pub trust_key: Option<String>,
+    /// Imports an archive without a signature (written before archives were signed).
+    #[serde(default)]
+    pub accept_unsigned: bool,
 }
 
 /// What a pool import made.
@@ -121,6 +136,7 @@ pub fn pool_archive(
     conn: &mut PgConnection,
     caller: &Caller,
     pool_id: i64,
+    keys: &ArchiveKeys,
 ) -> Result<PoolArchive, ApiError> {
     caller.require_admin()?;
     conn.build_transaction().repeatable_read().read_only().run(|conn| {
@@ -158,11 +174,13 @@ pub fn pool_archive(
             .map(|tid| archive_of(conn, tid))
             .collect::<Result<Vec<_>, _>>()?;
         let content = PoolContent { pool, players, imports, import_rows, rating_log, tournaments };
+        let digest = digest(&content)?;
         Ok(PoolArchive {
+            signature: Some(keys.sign(POOL_FORMAT, super::VERSION, &digest)),
             format: POOL_FORMAT.into(),
             version: super::VERSION,
             exported_at: Utc::now(),
-            digest: digest(&content)?,
+            digest,
             content,
         })
     })
@@ -197,7 +215,7 @@ fn check_pool_envelope(archive: &PoolArchive) -> Result<(), ApiError> {
             format!("not a pool archive (expected `{POOL_FORMAT}`)"),
         ));
     }
-    if archive.version != super::VERSION {
+    if !super::READS.contains(&archive.version) {
         return Err(ApiError::field(
             "archive.version",
             format!("pool archive version {} is not known here", archive.version),
@@ -210,6 +228,28 @@ fn check_pool_envelope(archive: &PoolArchive) -> Result<(), ApiError> {
         ));
     }
     Ok(())
+}
+
+/// A second import of a pool (or a pool of the same name here) is a conflict, not a broken
+/// row: 409 naming the pool (issue 37 item 6).
+fn name_free(conn: &mut PgConnection, pool: &Row) -> Result<(), ApiError> {
+    let name = pool.get("name").and_then(Value::as_str).unwrap_or_default();
+    let found: Option<i64> = crate::db::schema::rating_pools::table
+        .filter(crate::db::schema::rating_pools::name.eq(name))
+        .select(crate::db::schema::rating_pools::id)
+        .first(conn)
+        .optional()?;
+    match found {
+        Some(id) => Err(ApiError::conflict_at(
+            "archive.content.pool.name",
+            format!(
+                "a rating pool named \"{name}\" exists here (pool {id}): the pool was imported \
+                 already, or another one has its name; rename one of them to import it as a \
+                 new pool"
+            ),
+        )),
+        None => Ok(()),
+    }
 }
 
 fn id(row: &Row, key: &str) -> Option<i64> {
@@ -283,13 +323,21 @@ pub fn import_pool(
     conn: &mut PgConnection,
     caller: &Caller,
     input: ImportPool,
+    keys: &ArchiveKeys,
 ) -> Result<PoolImportOut, ApiError> {
     caller.require_admin()?;
     check_pool_envelope(&input.archive)?;
+    let a = &input.archive;
+    let trust = Trust {
+        key: input.trust_key.clone(),
+        unsigned: input.accept_unsigned,
+    };
+    let signed = (a.format.as_str(), a.version, a.digest.as_str());
+    keys.check("archive", signed, a.signature.as_ref(), &trust)?;
     let c = &input.archive.content;
     let mut known = Vec::new();
     for (i, t) in c.tournaments.iter().enumerate() {
-        known.push(checked(t).map_err(|e| {
+        known.push(checked(t, None).map_err(|e| {
             match e {
                 ApiError::Validation(errors) => ApiError::Validation(
                     errors
@@ -309,6 +357,9 @@ pub fn import_pool(
         })?);
     }
     conn.transaction(|conn| {
+        name_free(conn, &c.pool)?;
+        // Accounts named in several tournaments are the same person: created once.
+        let mut users: BTreeMap<String, i64> = input.user_map.clone();
         let mut map: BTreeMap<String, i64> = input.player_map.clone();
         let mut created: Vec<MappedId> = Vec::new();
         // The pool first (its imports name players too), then the tournaments into it.
@@ -339,9 +390,18 @@ pub fn import_pool(
             let status = crate::services::ratings::request_status(conn, caller, &pool, None)?;
             let reason = crate::services::ratings::automatic_reason(&pool, status);
             let target = Target::New(Some((pool_id, status, reason)));
-            let w = write_archive(conn, caller, t, k, (&given, &BTreeMap::new()), target)?;
+            let mine: HashSet<i64> = k.get(&Kind::User).cloned().unwrap_or_default();
+            let given_users: BTreeMap<String, i64> = users
+                .iter()
+                .filter(|(key, _)| key.parse::<i64>().is_ok_and(|id| mine.contains(&id)))
+                .map(|(k, v)| (k.clone(), *v))
+                .collect();
+            let w = write_archive(conn, caller, t, k, (&given, &given_users), target)?;
             for m in &w.players {
                 map.insert(m.archive_id.to_string(), m.id);
+            }
+            for m in &w.users {
+                users.insert(m.archive_id.to_string(), m.id);
             }
             created.extend(w.players.into_iter().filter(|m| m.created));
             let row: Tournament = tournaments::table
