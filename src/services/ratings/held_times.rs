@@ -8,7 +8,7 @@
 //! tournament's rating decisions. Result corrections are not changes of time and flow as before.
 //! Readings: `docs/decisions/pool-keepers.md`.
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
 use diesel::prelude::*;
 use diesel::PgConnection;
 
@@ -19,6 +19,9 @@ use crate::db::schema::rating_decisions;
 use crate::domain::rating::acceptance::RatingStatus;
 use crate::domain::status::RoundStatus;
 use crate::error::ApiError;
+
+/// Changes of time a caller may make, to record once made: (pool, changes, why).
+pub type HeldTimes = Option<(i64, Vec<TimeChange>, &'static str)>;
 
 /// One field of an accepted tournament that a change would move in time.
 #[derive(Debug, Clone)]
@@ -180,6 +183,66 @@ pub fn held_round_time(
         TimeVerdict::Refused { pool_id } => {
             let e = time_refusal(std::slice::from_ref(&change), pool_id);
             *refused = Some((pool_id, change));
+            Err(e)
+        }
+    }
+}
+
+/// The changes of time a tournament change makes, and whether the caller may make them: `Some`
+/// (to record after the change) when the tournament is accepted and they may, a 409 (and the
+/// attempt in `refused`) when they may not.
+pub fn held_tournament_times(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    current: &Tournament,
+    next: (NaiveDate, NaiveDate, &str, Option<i64>),
+    refused: &mut Option<(i64, Vec<TimeChange>)>,
+) -> Result<HeldTimes, ApiError> {
+    let (starts_on, ends_on, time_zone, pool) = next;
+    let length = |a: NaiveDate, b: NaiveDate| (b - a).num_days() + 1;
+    let of = || "the tournament".to_string();
+    let mut changes = Vec::new();
+    if starts_on != current.starts_on {
+        let (old_value, new_value) = (current.starts_on.to_string(), starts_on.to_string());
+        changes.push(TimeChange {
+            field: "starts_on",
+            of: of(),
+            old_value,
+            new_value,
+        });
+    }
+    let (old_days, new_days) = (
+        length(current.starts_on, current.ends_on),
+        length(starts_on, ends_on),
+    );
+    if old_days != new_days {
+        let (old_value, new_value) = (old_days.to_string(), new_days.to_string());
+        changes.push(TimeChange {
+            field: "days",
+            of: of(),
+            old_value,
+            new_value,
+        });
+    }
+    if time_zone != current.time_zone {
+        let (old_value, new_value) = (current.time_zone.clone(), time_zone.to_string());
+        changes.push(TimeChange {
+            field: "time_zone",
+            of: of(),
+            old_value,
+            new_value,
+        });
+    }
+    // Leaving the pool (or moving to another) ends the acceptance: the dates are free again.
+    if changes.is_empty() || pool != current.rating_pool_id {
+        return Ok(None);
+    }
+    match time_verdict(conn, caller, current)? {
+        TimeVerdict::Free => Ok(None),
+        TimeVerdict::Permitted { pool_id, why } => Ok(Some((pool_id, changes, why))),
+        TimeVerdict::Refused { pool_id } => {
+            let e = time_refusal(&changes, pool_id);
+            *refused = Some((pool_id, changes));
             Err(e)
         }
     }

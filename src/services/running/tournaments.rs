@@ -9,7 +9,7 @@ use crate::domain::status::TournamentStatus;
 use crate::domain::{PoolId, TournamentId, UserId};
 use crate::error::ApiError;
 use crate::services::access::{load_for_staff, load_visible, lock_tournament};
-use crate::services::ratings::{TimeChange, TimeVerdict};
+use crate::services::ratings::{held_tournament_times, HeldTimes, TimeChange};
 use crate::services::validate::{check_country, Check, Page, PageParams};
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::prelude::*;
@@ -435,66 +435,8 @@ pub fn update_tournament(
     out
 }
 
-/// The changes of time a tournament change makes, and whether the caller may make them: `Some`
-/// (to record after the change) when the tournament is accepted and they may, a 409 (and the
-/// attempt in `refused`) when they may not.
-fn held_times(
-    conn: &mut PgConnection,
-    caller: &Caller,
-    current: &Tournament,
-    next: (NaiveDate, NaiveDate, &str, Option<i64>),
-    refused: &mut RefusedTimes,
-) -> Result<Option<(i64, Vec<TimeChange>, &'static str)>, ApiError> {
-    let (starts_on, ends_on, time_zone, pool) = next;
-    let length = |a: NaiveDate, b: NaiveDate| (b - a).num_days() + 1;
-    let of = || "the tournament".to_string();
-    let mut changes = Vec::new();
-    if starts_on != current.starts_on {
-        let (old_value, new_value) = (current.starts_on.to_string(), starts_on.to_string());
-        changes.push(TimeChange {
-            field: "starts_on",
-            of: of(),
-            old_value,
-            new_value,
-        });
-    }
-    let (old_days, new_days) = (
-        length(current.starts_on, current.ends_on),
-        length(starts_on, ends_on),
-    );
-    if old_days != new_days {
-        let (old_value, new_value) = (old_days.to_string(), new_days.to_string());
-        changes.push(TimeChange {
-            field: "days",
-            of: of(),
-            old_value,
-            new_value,
-        });
-    }
-    if time_zone != current.time_zone {
-        let (old_value, new_value) = (current.time_zone.clone(), time_zone.to_string());
-        changes.push(TimeChange {
-            field: "time_zone",
-            of: of(),
-            old_value,
-            new_value,
-        });
-    }
-    // Leaving the pool (or moving to another) ends the acceptance: the dates are free again.
-    if changes.is_empty() || pool != current.rating_pool_id {
-        return Ok(None);
-    }
-    match crate::services::ratings::time_verdict(conn, caller, current)? {
-        TimeVerdict::Free => Ok(None),
-        TimeVerdict::Permitted { pool_id, why } => Ok(Some((pool_id, changes, why))),
-        TimeVerdict::Refused { pool_id } => {
-            let e = crate::services::ratings::time_refusal(&changes, pool_id);
-            *refused = Some((pool_id, changes));
-            Err(e)
-        }
-    }
-}
-
+/// The change itself, in one transaction; the update compares and sets the version, so two
+/// concurrent writers cannot both win.
 fn change_tournament(
     conn: &mut PgConnection,
     caller: &Caller,
@@ -561,13 +503,12 @@ fn change_tournament(
         let rating_pool_id = input.rating_pool_id.unwrap_or(current.rating_pool_id);
         let time_zone = time_zone.unwrap_or_else(|| current.time_zone.clone());
         let next = (starts_on, ends_on, time_zone.as_str(), rating_pool_id);
-        let held = held_times(conn, caller, &current, next, refused)?;
+        let held = held_tournament_times(conn, caller, &current, next, refused)?;
         let (new_pool, rating) = rating_request(conn, caller, &current, rating_pool_id)?;
         // The league's announcement date: when it was first published.
         let announced_at = current
             .announced_at
             .or_else(|| (status == TournamentStatus::RegistrationOpen).then(Utc::now));
-        // Compare-and-set on the version so two concurrent writers cannot both win.
         let updated: Option<Tournament> = diesel::update(
             tournaments::table
                 .find(id)
@@ -612,11 +553,7 @@ fn change_tournament(
         if let Some(p) = &new_pool {
             crate::services::ratings::request_recorded(conn, caller, &updated, p)?;
         }
-        if let Some((pool_id, changes, why)) = held {
-            use crate::services::ratings::record_time_changes;
-            record_time_changes(conn, caller, id, pool_id, &changes, false, why)?;
-        }
-        ratings_after_update(conn, &current, &updated)?;
+        ratings_after_update(conn, caller, (&current, &updated), held)?;
         Ok(updated)
     })
 }
@@ -668,15 +605,22 @@ fn rating_request(
     Ok((new_pool, request))
 }
 
-/// After a tournament changed: rounds played without a stated time follow its playing days
+/// After a tournament changed: a change of time kept in its rating decisions; rounds played without a stated time follow its playing days
 /// (issue 14, item 20), and its rating pool follows what the ratings depend on (the pool link,
 /// national rank, announcement, day of play).
 fn ratings_after_update(
     conn: &mut PgConnection,
-    current: &Tournament,
-    updated: &Tournament,
+    caller: &Caller,
+    (current, updated): (&Tournament, &Tournament),
+    held: HeldTimes,
 ) -> Result<(), ApiError> {
     let id = updated.id;
+    // A change of time of an accepted tournament is kept in its rating decisions (issue 37).
+    if let Some((pool_id, changes, why)) = held {
+        crate::services::ratings::record_time_changes(
+            conn, caller, id, pool_id, &changes, false, why,
+        )?;
+    }
     let rating_pool_id = updated.rating_pool_id;
     // Rounds played without a stated time follow the playing days (issue 14, item 20).
     let days_moved = (updated.starts_on, updated.ends_on, &updated.time_zone)
