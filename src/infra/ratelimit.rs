@@ -336,7 +336,7 @@ mod tests {
         let v = r.count(Class::Read, "10.0.0.2", Credential::Known("fresh"));
         assert!(v.refused);
         assert_eq!(v.limit, 6);
-        assert!(!r.count(Class::Read, "10.0.0.3", None).refused);
+        assert!(!r.count(Class::Read, "10.0.0.3", Credential::Unknown).refused);
         // Sign-ins count per address only.
         assert!(!r.count(Class::Auth, "10.0.0.4", Credential::Known("a")).refused);
         assert!(!r.count(Class::Auth, "10.0.0.4", Credential::Known("b")).refused);
