@@ -143,7 +143,10 @@ impl<'a> Credential<'a> {
     /// vouches for the token (cheaply: a signature, a set in memory, never the database).
     pub fn of(authorization: Option<&'a str>, genuine: impl FnOnce(&str) -> bool) -> Self {
         let token = authorization
-            .and_then(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")))
+            .and_then(|v| {
+                v.strip_prefix("Bearer ")
+                    .or_else(|| v.strip_prefix("bearer "))
+            })
             .map(str::trim)
             .filter(|t| !t.is_empty());
         match token {
@@ -319,9 +322,15 @@ mod tests {
         assert_eq!(v.header(), format!("\"read\";r=0;t={}", v.reset));
         assert_eq!(v.policy_header(), "\"read\";q=3;w=60");
         // Another credential from the same address has its own count (the address allows 6).
-        assert!(!r.count(Class::Read, "10.0.0.1", Credential::Known("token-b")).refused);
+        assert!(
+            !r.count(Class::Read, "10.0.0.1", Credential::Known("token-b"))
+                .refused
+        );
         // Writes are another class.
-        assert!(!r.count(Class::Write, "10.0.0.1", Credential::Known("token-a")).refused);
+        assert!(
+            !r.count(Class::Write, "10.0.0.1", Credential::Known("token-a"))
+                .refused
+        );
     }
 
     #[test]
@@ -336,19 +345,37 @@ mod tests {
         let v = r.count(Class::Read, "10.0.0.2", Credential::Known("fresh"));
         assert!(v.refused);
         assert_eq!(v.limit, 6);
-        assert!(!r.count(Class::Read, "10.0.0.3", Credential::Unknown).refused);
+        assert!(
+            !r.count(Class::Read, "10.0.0.3", Credential::Unknown)
+                .refused
+        );
         // Sign-ins count per address only.
-        assert!(!r.count(Class::Auth, "10.0.0.4", Credential::Known("a")).refused);
-        assert!(!r.count(Class::Auth, "10.0.0.4", Credential::Known("b")).refused);
-        assert!(r.count(Class::Auth, "10.0.0.4", Credential::Known("c")).refused);
+        assert!(
+            !r.count(Class::Auth, "10.0.0.4", Credential::Known("a"))
+                .refused
+        );
+        assert!(
+            !r.count(Class::Auth, "10.0.0.4", Credential::Known("b"))
+                .refused
+        );
+        assert!(
+            r.count(Class::Auth, "10.0.0.4", Credential::Known("c"))
+                .refused
+        );
     }
 
     #[test]
     fn only_a_vouched_bearer_token_is_a_known_credential() {
         let yes = |_: &str| true;
         let no = |_: &str| false;
-        assert_eq!(Credential::of(Some("Bearer abc"), yes), Credential::Known("abc"));
-        assert_eq!(Credential::of(Some("bearer  abc "), yes), Credential::Known("abc"));
+        assert_eq!(
+            Credential::of(Some("Bearer abc"), yes),
+            Credential::Known("abc")
+        );
+        assert_eq!(
+            Credential::of(Some("bearer  abc "), yes),
+            Credential::Known("abc")
+        );
         assert_eq!(Credential::of(Some("Bearer abc"), no), Credential::Unknown);
         assert_eq!(Credential::of(Some("Basic abc"), yes), Credential::Unknown);
         assert_eq!(Credential::of(Some("Bearer  "), yes), Credential::Unknown);
@@ -373,7 +400,10 @@ mod tests {
         assert_eq!(v.policy_header(), "\"read\";q=6;w=60");
         // A known credential from that address is refused too (the address is used up), but
         // its own counter was never touched: elsewhere it has its 3.
-        assert!(r.count(Class::Read, "10.0.0.5", Credential::Known("k")).refused);
+        assert!(
+            r.count(Class::Read, "10.0.0.5", Credential::Known("k"))
+                .refused
+        );
         let v = r.count(Class::Read, "10.0.0.6", Credential::Known("k"));
         assert_eq!((v.refused, v.limit, v.remaining), (false, 3, 2));
         // Another address is untouched.
@@ -394,8 +424,10 @@ mod tests {
             assert_eq!(keys(Class::Read, "10.6.6.6", credential).len(), 1);
             refused += u32::from(r.count(Class::Read, "10.6.6.6", credential).refused);
         }
-        // All on the address's counter, which allowed its 2,400 in the window.
-        assert_eq!(refused, 2_000_000 - 2_400);
+        // All on the address's counter, which allowed its 2,400 in each window (a slow
+        // machine may take more than one window over the loop).
+        let allowed = 2_000_000 - refused;
+        assert!(allowed >= 2_400 && allowed % 2_400 == 0, "{allowed}");
         assert_eq!(r.counters(), 1);
         // A real credential still has its own counter beside it.
         let header = format!("Bearer {known}");
@@ -416,8 +448,14 @@ mod tests {
         assert!(r.counters() <= 1_000, "{}", r.counters());
         // Counting goes on as before.
         for _ in 0..2_400 {
-            assert!(!r.count(Class::Read, "10.0.0.1", Credential::Unknown).refused);
+            assert!(
+                !r.count(Class::Read, "10.0.0.1", Credential::Unknown)
+                    .refused
+            );
         }
-        assert!(r.count(Class::Read, "10.0.0.1", Credential::Unknown).refused);
+        assert!(
+            r.count(Class::Read, "10.0.0.1", Credential::Unknown)
+                .refused
+        );
     }
 }

@@ -180,7 +180,12 @@ async fn made_up_tokens_count_on_their_address_and_leave_others_alone() {
     }
     // The address is used up: the next made-up token, an anonymous read and the genuine token
     // from this address are refused on the address's counter.
-    for t in [Some("made-up-again"), Some(forged.as_str()), None, Some(token.as_str())] {
+    for t in [
+        Some("made-up-again"),
+        Some(forged.as_str()),
+        None,
+        Some(token.as_str()),
+    ] {
         let r = app.get("/api/v1/players", t).await;
         assert_eq!(r.status(), 429);
         assert_eq!(header(&r, "ratelimit-policy"), "\"read\";q=10;w=60");
