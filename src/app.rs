@@ -191,9 +191,10 @@ fn request_id(req: &actix_web::dev::ServiceRequest) -> String {
 /// not counted) against its caller's rate limits.
 fn rate_limit(
     limiter: &crate::infra::ratelimit::RateLimiter,
+    vouch: &Vouch,
     req: &actix_web::dev::ServiceRequest,
 ) -> Option<crate::infra::ratelimit::Verdict> {
-    use crate::infra::ratelimit::Class;
+    use crate::infra::ratelimit::{Class, Credential};
     if !req.path().starts_with("/api/v1/") || req.method() == Method::OPTIONS {
         return None;
     }
@@ -201,12 +202,33 @@ fn rate_limit(
         .peer_addr()
         .map(|a| a.ip().to_string())
         .unwrap_or_default();
-    let credential = req
+    let authorization = req
         .headers()
         .get(actix_web::http::header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok());
+    let credential = Credential::of(authorization, |token| vouch.genuine(token));
     let class = Class::of(req.method().as_str(), req.path());
     Some(limiter.count(class, &address, credential))
+}
+
+/// What tells a genuine bearer credential from a made-up one before the request is counted
+/// (issue 43), without the database: an access token's signature and claims, or an API key
+/// this instance has found live (`AccountCache::is_known_key`).
+#[derive(Clone)]
+struct Vouch {
+    jwt: crate::auth::JwtKeys,
+    accounts: crate::services::accounts::auth::AccountCache,
+}
+
+impl Vouch {
+    fn genuine(&self, token: &str) -> bool {
+        if token.starts_with("tk_") {
+            self.accounts
+                .is_known_key(&crate::auth::secrets::secret_hash(token))
+        } else {
+            self.jwt.verify(token).is_ok()
+        }
+    }
 }
 
 /// The 429 of a request past its rate limit, with its headers.
@@ -310,6 +332,10 @@ pub fn serve(
     state.live.start();
     let live = state.live.clone();
     let limiter = state.rate_limits.clone();
+    let vouch = Vouch {
+        jwt: state.jwt.clone(),
+        accounts: state.accounts.clone(),
+    };
     let state = web::Data::new(state);
     crate::runtime::jobs::start(state.clone());
     let app = move || {
@@ -324,6 +350,7 @@ pub fn serve(
             .service(utoipa_actix_web::scope("/api/v1").configure(api::routes))
             .split_for_parts();
         let (metrics, live, limiter) = (state.metrics.clone(), live.clone(), limiter.clone());
+        let vouch = vouch.clone();
         app.app_data(state.clone())
             .app_data(routes.clone())
             .app_data(web::PathConfig::default().error_handler(api::extract::path_error))
@@ -349,7 +376,7 @@ pub fn serve(
                 }
                 let metrics = metrics.clone();
                 let live = live.clone();
-                let verdict = rate_limit(&limiter, &req);
+                let verdict = rate_limit(&limiter, &vouch, &req);
                 let touch = touches(req.method(), req.path());
                 let method = req.method().to_string();
                 let path = req.path().to_string();
@@ -461,5 +488,58 @@ mod tests {
             t(Method::POST, "/api/v1/rating-pools"),
             Touch::List(Subject::Pools)
         );
+    }
+
+    #[test]
+    fn only_signed_tokens_and_keys_found_live_are_vouched_for() {
+        use crate::auth::keys::{KeyHolder, KeyLimits};
+        let vouch = Vouch {
+            jwt: crate::auth::JwtKeys::new(b"a test secret", Duration::from_secs(60)),
+            accounts: Default::default(),
+        };
+        let (token, _) = vouch
+            .jwt
+            .issue(crate::auth::jwt::Subject {
+                user_id: 1,
+                username: "kari",
+                is_admin: false,
+                session_epoch: 0,
+                session: None,
+            })
+            .unwrap();
+        assert!(vouch.genuine(&token));
+        let other = crate::auth::JwtKeys::new(b"another secret", Duration::from_secs(60));
+        let (forged, _) = other
+            .issue(crate::auth::jwt::Subject {
+                user_id: 1,
+                username: "kari",
+                is_admin: true,
+                session_epoch: 0,
+                session: None,
+            })
+            .unwrap();
+        assert!(!vouch.genuine(&forged));
+        assert!(!vouch.genuine("made-up"));
+        assert!(!vouch.genuine(&format!("{token}x")));
+        // A key counts as itself once it was found live, and no longer once found dead.
+        let key = "tk_0123456789abcdef";
+        let hash = crate::auth::secrets::secret_hash(key);
+        assert!(!vouch.genuine(key));
+        let holder = KeyHolder {
+            user_id: 1,
+            username: "kari".into(),
+            is_admin: false,
+            limits: KeyLimits {
+                key_id: 1,
+                scopes: vec![],
+                tournament_id: None,
+                pool_id: None,
+            },
+        };
+        vouch.accounts.store_key(hash.clone(), Some(holder));
+        assert!(vouch.genuine(key));
+        assert!(!vouch.genuine("tk_0123456789abcdee"));
+        vouch.accounts.store_key(hash, None);
+        assert!(!vouch.genuine(key));
     }
 }

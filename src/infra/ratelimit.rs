@@ -4,11 +4,16 @@
 //! carries the IETF httpapi draft's `RateLimit-Policy` and `RateLimit` headers
 //! (draft-ietf-httpapi-ratelimit-headers: `"read";q=1200;w=60` and `"read";r=1187;t=42`).
 //! Counters live in this instance's memory (each instance counts its own share).
+//!
+//! Only a credential known to be one has its own counter (issue 43): the middleware passes a
+//! bearer token whose signature holds, or an API key this instance has found live, as
+//! [`Credential::Known`]; anything else counts on its address like an anonymous request, so a
+//! flood of made-up tokens from one address is one counter, refused at the address's limit.
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use moka::sync::Cache;
 use sha2::{Digest, Sha256};
 
 /// The window of every limit.
@@ -117,71 +122,144 @@ impl Verdict {
     }
 }
 
+/// What a request shows to be counted by, beyond its address.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Credential<'a> {
+    /// A credential known to be one (an access token whose signature and claims hold, an API
+    /// key this instance has found live): it has its own counter.
+    Known(&'a str),
+    /// None, or one not known to be genuine (made up, expired, an API key not yet seen live):
+    /// counted on the address alone, as an anonymous caller. Made-up tokens mint no counters.
+    Unknown,
+}
+
+/// The most counters kept (two per client and class at most): past it, moka's TinyLFU policy
+/// drops the least used, so a flood from many addresses costs bounded memory (about 150 bytes
+/// a counter: some 30 MB).
+pub const CAPACITY: u64 = 200_000;
+
+impl<'a> Credential<'a> {
+    /// The credential of an `Authorization` header (`Bearer <token>`): known when `genuine`
+    /// vouches for the token (cheaply: a signature, a set in memory, never the database).
+    pub fn of(authorization: Option<&'a str>, genuine: impl FnOnce(&str) -> bool) -> Self {
+        let token = authorization
+            .and_then(|v| {
+                v.strip_prefix("Bearer ")
+                    .or_else(|| v.strip_prefix("bearer "))
+            })
+            .map(str::trim)
+            .filter(|t| !t.is_empty());
+        match token {
+            Some(t) if genuine(t) => Credential::Known(t),
+            _ => Credential::Unknown,
+        }
+    }
+}
+
+/// What a counter counts: an address or a credential (by its digest), in one class.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Key {
+    Address(Class, Box<str>),
+    Credential(Class, [u8; 16]),
+}
+
 #[derive(Debug, Clone, Copy)]
 struct Window {
     started: Instant,
     count: u32,
 }
 
-/// The counters, shared by every worker of the instance.
-#[derive(Debug, Clone, Default)]
+/// The counters, shared by every worker of the instance: a concurrent map (moka) whose
+/// counters leave one window after they were made, with a cap on their number. A count finds
+/// its one or two counters by key and locks only those: no scan, no lock over all of them.
+#[derive(Clone)]
 pub struct RateLimiter {
     limits: Limits,
-    windows: Arc<Mutex<HashMap<String, Window>>>,
+    windows: Cache<Key, Arc<Mutex<Window>>>,
+}
+
+impl Default for RateLimiter {
+    fn default() -> Self {
+        RateLimiter::new(Limits::default())
+    }
+}
+
+impl std::fmt::Debug for RateLimiter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RateLimiter")
+            .field("limits", &self.limits)
+            .field("counters", &self.windows.entry_count())
+            .finish()
+    }
 }
 
 impl RateLimiter {
     pub fn new(limits: Limits) -> Self {
+        RateLimiter::with_capacity(limits, CAPACITY)
+    }
+
+    /// A limiter keeping at most `capacity` counters.
+    pub fn with_capacity(limits: Limits, capacity: u64) -> Self {
         RateLimiter {
             limits,
-            windows: Arc::default(),
+            windows: Cache::builder()
+                .max_capacity(capacity)
+                .time_to_live(WINDOW)
+                .build(),
         }
     }
 
-    /// Counts a request of `class` from `address`, presenting `credential` (the Authorization
-    /// header's token, if any): the tightest counter's state, refused when one is used up (a
-    /// refused request is not counted).
-    pub fn count(&self, class: Class, address: &str, credential: Option<&str>) -> Verdict {
+    /// The counters kept now (after moka's pending evictions and expiries).
+    pub fn counters(&self) -> u64 {
+        self.windows.run_pending_tasks();
+        self.windows.entry_count()
+    }
+
+    /// Counts a request of `class` from `address`, presenting `credential`: the tightest
+    /// counter's state, refused when one is used up (a refused request is not counted).
+    pub fn count(&self, class: Class, address: &str, credential: Credential<'_>) -> Verdict {
         let now = Instant::now();
-        let mut keys = vec![(format!("{}:addr:{address}", class.name()), true)];
-        if let (Some(c), false) = (credential, class == Class::Auth) {
-            let digest = Sha256::digest(c.as_bytes());
-            keys.push((
-                format!("{}:cred:{}", class.name(), hex::encode(&digest[..12])),
-                false,
-            ));
-        }
-        let mut windows = self.windows.lock().unwrap_or_else(|e| e.into_inner());
-        if windows.len() > 100_000 {
-            windows.retain(|_, w| now.duration_since(w.started) < WINDOW);
-        }
-        let mut states = Vec::new();
-        for (key, per_address) in &keys {
-            let limit = self.limits.of(class, *per_address);
-            let w = windows.entry(key.clone()).or_insert(Window {
-                started: now,
-                count: 0,
-            });
-            if now.duration_since(w.started) >= WINDOW {
-                *w = Window {
+        let counters: Vec<(Arc<Mutex<Window>>, u32)> = keys(class, address, credential)
+            .into_iter()
+            .map(|(key, per_address)| {
+                let w = self.windows.get_with(key, || {
+                    Arc::new(Mutex::new(Window {
+                        started: now,
+                        count: 0,
+                    }))
+                });
+                (w, self.limits.of(class, per_address))
+            })
+            .collect();
+        // Always the address first, then the credential: no two counts wait on each other.
+        let mut windows: Vec<_> = counters
+            .iter()
+            .map(|(w, _)| w.lock().unwrap_or_else(|e| e.into_inner()))
+            .collect();
+        let mut states = Vec::with_capacity(windows.len());
+        for (w, (_, limit)) in windows.iter_mut().zip(&counters) {
+            if now.saturating_duration_since(w.started) >= WINDOW {
+                **w = Window {
                     started: now,
                     count: 0,
                 };
             }
-            let reset = (WINDOW - now.duration_since(w.started)).as_secs().max(1);
-            states.push((key.clone(), limit, w.count, reset));
+            let reset = WINDOW
+                .saturating_sub(now.saturating_duration_since(w.started))
+                .as_secs()
+                .max(1);
+            states.push((*limit, w.count, reset));
         }
-        let refused = states.iter().any(|(_, limit, count, _)| count >= limit);
+        let refused = states.iter().any(|(limit, count, _)| count >= limit);
         if !refused {
-            for (key, ..) in &states {
-                if let Some(w) = windows.get_mut(key) {
-                    w.count += 1;
-                }
+            for w in windows.iter_mut() {
+                w.count += 1;
             }
         }
-        let (_, limit, count, reset) = states
+        drop(windows);
+        let (limit, count, reset) = states
             .into_iter()
-            .min_by_key(|(_, limit, count, _)| limit.saturating_sub(*count))
+            .min_by_key(|(limit, count, _)| limit.saturating_sub(*count))
             .expect("the address is always counted");
         Verdict {
             class,
@@ -195,6 +273,19 @@ impl RateLimiter {
             refused,
         }
     }
+}
+
+/// The counters a request is counted on, with whether each is an address's: its address's, and
+/// its credential's when the credential is known (never for sign-in calls).
+fn keys(class: Class, address: &str, credential: Credential<'_>) -> Vec<(Key, bool)> {
+    let mut keys = vec![(Key::Address(class, address.into()), true)];
+    if let (Credential::Known(c), false) = (credential, class == Class::Auth) {
+        let digest = Sha256::digest(c.as_bytes());
+        let mut id = [0u8; 16];
+        id.copy_from_slice(&digest[..16]);
+        keys.push((Key::Credential(class, id), false));
+    }
+    keys
 }
 
 #[cfg(test)]
@@ -222,18 +313,24 @@ mod tests {
     fn a_credential_is_refused_past_its_limit_and_others_are_not() {
         let r = tiny();
         for left in [2, 1, 0] {
-            let v = r.count(Class::Read, "10.0.0.1", Some("token-a"));
+            let v = r.count(Class::Read, "10.0.0.1", Credential::Known("token-a"));
             assert!(!v.refused);
             assert_eq!((v.limit, v.remaining), (3, left));
         }
-        let v = r.count(Class::Read, "10.0.0.1", Some("token-a"));
+        let v = r.count(Class::Read, "10.0.0.1", Credential::Known("token-a"));
         assert!(v.refused && v.remaining == 0 && v.reset >= 1 && v.reset <= 60);
         assert_eq!(v.header(), format!("\"read\";r=0;t={}", v.reset));
         assert_eq!(v.policy_header(), "\"read\";q=3;w=60");
         // Another credential from the same address has its own count (the address allows 6).
-        assert!(!r.count(Class::Read, "10.0.0.1", Some("token-b")).refused);
+        assert!(
+            !r.count(Class::Read, "10.0.0.1", Credential::Known("token-b"))
+                .refused
+        );
         // Writes are another class.
-        assert!(!r.count(Class::Write, "10.0.0.1", Some("token-a")).refused);
+        assert!(
+            !r.count(Class::Write, "10.0.0.1", Credential::Known("token-a"))
+                .refused
+        );
     }
 
     #[test]
@@ -241,17 +338,124 @@ mod tests {
         let r = tiny();
         for i in 0..6 {
             assert!(
-                !r.count(Class::Read, "10.0.0.2", Some(&format!("t{i}")))
+                !r.count(Class::Read, "10.0.0.2", Credential::Known(&format!("t{i}")))
                     .refused
             );
         }
-        let v = r.count(Class::Read, "10.0.0.2", Some("fresh"));
+        let v = r.count(Class::Read, "10.0.0.2", Credential::Known("fresh"));
         assert!(v.refused);
         assert_eq!(v.limit, 6);
-        assert!(!r.count(Class::Read, "10.0.0.3", None).refused);
+        assert!(
+            !r.count(Class::Read, "10.0.0.3", Credential::Unknown)
+                .refused
+        );
         // Sign-ins count per address only.
-        assert!(!r.count(Class::Auth, "10.0.0.4", Some("a")).refused);
-        assert!(!r.count(Class::Auth, "10.0.0.4", Some("b")).refused);
-        assert!(r.count(Class::Auth, "10.0.0.4", Some("c")).refused);
+        assert!(
+            !r.count(Class::Auth, "10.0.0.4", Credential::Known("a"))
+                .refused
+        );
+        assert!(
+            !r.count(Class::Auth, "10.0.0.4", Credential::Known("b"))
+                .refused
+        );
+        assert!(
+            r.count(Class::Auth, "10.0.0.4", Credential::Known("c"))
+                .refused
+        );
+    }
+
+    #[test]
+    fn only_a_vouched_bearer_token_is_a_known_credential() {
+        let yes = |_: &str| true;
+        let no = |_: &str| false;
+        assert_eq!(
+            Credential::of(Some("Bearer abc"), yes),
+            Credential::Known("abc")
+        );
+        assert_eq!(
+            Credential::of(Some("bearer  abc "), yes),
+            Credential::Known("abc")
+        );
+        assert_eq!(Credential::of(Some("Bearer abc"), no), Credential::Unknown);
+        assert_eq!(Credential::of(Some("Basic abc"), yes), Credential::Unknown);
+        assert_eq!(Credential::of(Some("Bearer  "), yes), Credential::Unknown);
+        assert_eq!(Credential::of(None, yes), Credential::Unknown);
+        // Only the token is shown to the judge.
+        assert_eq!(
+            Credential::of(Some("Bearer tk_1"), |t| t == "tk_1"),
+            Credential::Known("tk_1")
+        );
+    }
+
+    #[test]
+    fn made_up_credentials_count_on_their_address_as_anonymous_callers() {
+        let r = tiny();
+        for i in 0..6 {
+            let v = r.count(Class::Read, "10.0.0.5", Credential::Unknown);
+            assert!(!v.refused, "{i}");
+            assert_eq!(v.limit, 6);
+        }
+        let v = r.count(Class::Read, "10.0.0.5", Credential::Unknown);
+        assert!(v.refused);
+        assert_eq!(v.policy_header(), "\"read\";q=6;w=60");
+        // A known credential from that address is refused too (the address is used up), but
+        // its own counter was never touched: elsewhere it has its 3.
+        assert!(
+            r.count(Class::Read, "10.0.0.5", Credential::Known("k"))
+                .refused
+        );
+        let v = r.count(Class::Read, "10.0.0.6", Credential::Known("k"));
+        assert_eq!((v.refused, v.limit, v.remaining), (false, 3, 2));
+        // Another address is untouched.
+        let v = r.count(Class::Read, "10.0.0.7", Credential::Unknown);
+        assert_eq!((v.refused, v.remaining), (false, 5));
+    }
+
+    #[test]
+    fn millions_of_made_up_credentials_keep_one_counter_and_one_key_per_count() {
+        let r = RateLimiter::new(Limits::default());
+        let known = "the one real token";
+        let mut refused = 0u32;
+        for i in 0..2_000_000u32 {
+            let header = format!("Bearer made-up-{i:x}");
+            let credential = Credential::of(Some(&header), |t| t == known);
+            assert_eq!(credential, Credential::Unknown);
+            // The work of one count: the counters it touches, found by key (no scan).
+            assert_eq!(keys(Class::Read, "10.6.6.6", credential).len(), 1);
+            refused += u32::from(r.count(Class::Read, "10.6.6.6", credential).refused);
+        }
+        // All on the address's counter, which allowed its 2,400 in each window (a slow
+        // machine may take more than one window over the loop).
+        let allowed = 2_000_000 - refused;
+        assert!(allowed >= 2_400 && allowed % 2_400 == 0, "{allowed}");
+        assert_eq!(r.counters(), 1);
+        // A real credential still has its own counter beside it.
+        let header = format!("Bearer {known}");
+        let credential = Credential::of(Some(&header), |t| t == known);
+        assert_eq!(keys(Class::Read, "10.0.0.1", credential).len(), 2);
+        let v = r.count(Class::Read, "10.0.0.1", credential);
+        assert_eq!((v.refused, v.limit, v.remaining), (false, 1200, 1199));
+        assert_eq!(r.counters(), 3);
+    }
+
+    #[test]
+    fn counters_from_countless_addresses_stay_under_the_cap() {
+        let r = RateLimiter::with_capacity(Limits::default(), 1_000);
+        for i in 0..200_000u32 {
+            let address = format!("2001:db8::{:x}:{:x}", i >> 16, i & 0xffff);
+            assert!(!r.count(Class::Read, &address, Credential::Unknown).refused);
+        }
+        assert!(r.counters() <= 1_000, "{}", r.counters());
+        // Counting goes on as before.
+        for _ in 0..2_400 {
+            assert!(
+                !r.count(Class::Read, "10.0.0.1", Credential::Unknown)
+                    .refused
+            );
+        }
+        assert!(
+            r.count(Class::Read, "10.0.0.1", Credential::Unknown)
+                .refused
+        );
     }
 }

@@ -12,9 +12,10 @@
 //! Counters live in this instance's memory: behind a load balancer each instance counts its own
 //! share, which still bounds guessing.
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+
+use moka::sync::Cache;
 
 use crate::error::ApiError;
 
@@ -31,44 +32,85 @@ pub const SLOW_MAX: Duration = Duration::from_secs(3);
 /// The window.
 pub const WINDOW: Duration = Duration::from_secs(300);
 
+/// The most counters kept (three per failed sign-in at most): past it, moka's TinyLFU policy
+/// drops the least used, so failures under countless names cost bounded memory.
+pub const CAPACITY: u64 = 100_000;
+
 #[derive(Debug, Clone, Copy)]
 struct Window {
     started: Instant,
     failures: u32,
 }
 
-/// The failure counters, shared by every worker of the instance.
-#[derive(Debug, Clone, Default)]
+/// The failure counters, shared by every worker of the instance: a concurrent map (moka) whose
+/// counters leave one window after they were made, with a cap on their number. A sign-in
+/// finds its counters by key and locks only those (issue 43: no scan, no lock over all).
+#[derive(Clone)]
 pub struct LoginThrottle {
-    windows: Arc<Mutex<HashMap<String, Window>>>,
+    windows: Cache<String, Arc<Mutex<Window>>>,
+}
+
+impl Default for LoginThrottle {
+    fn default() -> Self {
+        LoginThrottle::with_capacity(CAPACITY)
+    }
+}
+
+impl std::fmt::Debug for LoginThrottle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LoginThrottle")
+            .field("counters", &self.windows.entry_count())
+            .finish()
+    }
 }
 
 impl LoginThrottle {
+    /// A throttle keeping at most `capacity` counters.
+    pub fn with_capacity(capacity: u64) -> Self {
+        LoginThrottle {
+            windows: Cache::builder()
+                .max_capacity(capacity)
+                .time_to_live(WINDOW)
+                .build(),
+        }
+    }
+
+    /// The counters kept now (after moka's pending evictions and expiries).
+    pub fn counters(&self) -> u64 {
+        self.windows.run_pending_tasks();
+        self.windows.entry_count()
+    }
+
+    /// The current window of a counter, if any.
+    fn current(&self, key: &str, now: Instant) -> Option<Window> {
+        let w = self.windows.get(key)?;
+        let w = *w.lock().unwrap_or_else(|e| e.into_inner());
+        (now.saturating_duration_since(w.started) < WINDOW).then_some(w)
+    }
+
     /// 429 when the account from this address, or the address, has used up its failures in
     /// the current window; else how long to wait before trying the password (zero unless the
     /// account is being slowed).
     pub fn check(&self, username: &str, address: &str) -> Result<Duration, ApiError> {
         let now = Instant::now();
-        let windows = self.windows.lock().unwrap_or_else(|e| e.into_inner());
-        let current = |key: &str| {
-            windows
-                .get(key)
-                .filter(|w| now.duration_since(w.started) < WINDOW)
-                .copied()
-        };
         for (key, limit) in [
             (pair_key(username, address), PER_ACCOUNT_AND_ADDRESS),
             (address_key(address), PER_ADDRESS),
         ] {
-            if let Some(w) = current(&key).filter(|w| w.failures >= limit) {
-                let wait = (WINDOW - now.duration_since(w.started)).as_secs().max(1);
+            if let Some(w) = self.current(&key, now).filter(|w| w.failures >= limit) {
+                let wait = WINDOW
+                    .saturating_sub(now.saturating_duration_since(w.started))
+                    .as_secs()
+                    .max(1);
                 return Err(ApiError::TooManyRequests {
                     detail: format!("too many failed sign-ins; try again in {wait} seconds"),
                     retry_after: wait,
                 });
             }
         }
-        let failures = current(&account_key(username)).map_or(0, |w| w.failures);
+        let failures = self
+            .current(&account_key(username), now)
+            .map_or(0, |w| w.failures);
         Ok(slowdown(failures))
     }
 
@@ -76,21 +118,19 @@ impl LoginThrottle {
     /// account.
     pub fn failed(&self, username: &str, address: &str) {
         let now = Instant::now();
-        let mut windows = self.windows.lock().unwrap_or_else(|e| e.into_inner());
-        // Old windows go, so the map stays as small as the recent failures.
-        if windows.len() > 10_000 {
-            windows.retain(|_, w| now.duration_since(w.started) < WINDOW);
-        }
         for key in [
             pair_key(username, address),
             address_key(address),
             account_key(username),
         ] {
-            let w = windows.entry(key).or_insert(Window {
-                started: now,
-                failures: 0,
+            let w = self.windows.get_with(key, || {
+                Arc::new(Mutex::new(Window {
+                    started: now,
+                    failures: 0,
+                }))
             });
-            if now.duration_since(w.started) >= WINDOW {
+            let mut w = w.lock().unwrap_or_else(|e| e.into_inner());
+            if now.saturating_duration_since(w.started) >= WINDOW {
                 *w = Window {
                     started: now,
                     failures: 0,
@@ -103,8 +143,7 @@ impl LoginThrottle {
     /// A successful sign-in clears the failures of the account from that address (not the
     /// address's, nor the account's as a whole: someone else's guessing goes on counting).
     pub fn succeeded(&self, username: &str, address: &str) {
-        let mut windows = self.windows.lock().unwrap_or_else(|e| e.into_inner());
-        windows.remove(&pair_key(username, address));
+        self.windows.invalidate(&pair_key(username, address));
     }
 }
 
@@ -189,5 +228,19 @@ mod tests {
         }
         assert!(t.check("someone", "10.0.0.9").is_err());
         assert!(t.check("someone", "10.0.0.8").is_ok());
+    }
+
+    #[test]
+    fn failures_under_countless_names_and_addresses_stay_under_the_cap() {
+        let t = LoginThrottle::with_capacity(1_000);
+        for i in 0..100_000u32 {
+            t.failed(&format!("nobody{i}"), &format!("2001:db8::{i:x}"));
+        }
+        assert!(t.counters() <= 1_000, "{}", t.counters());
+        // Counting goes on: an address guessing one account is refused.
+        for _ in 0..PER_ACCOUNT_AND_ADDRESS * 4 {
+            t.failed("kari", "10.0.0.1");
+        }
+        assert!(t.check("kari", "10.0.0.1").is_err());
     }
 }

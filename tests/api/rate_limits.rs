@@ -111,3 +111,132 @@ fn every_operation_documents_its_429() {
     }
     assert!(checked > 80, "{checked}");
 }
+
+/// A client of `app` whose requests come from another loopback address.
+fn from_address(address: [u8; 4]) -> reqwest::Client {
+    reqwest::Client::builder()
+        .local_address(std::net::IpAddr::from(address))
+        .build()
+        .unwrap()
+}
+
+async fn read_from(
+    client: &reqwest::Client,
+    app: &crate::helpers::TestApp,
+    token: Option<&str>,
+) -> reqwest::Response {
+    let mut r = client.get(app.url("/api/v1/players"));
+    if let Some(t) = token {
+        r = r.bearer_auth(t);
+    }
+    r.send().await.unwrap()
+}
+
+/// Issue 43: made-up tokens mint no counters of their own. A flood of them from one address is
+/// counted, and refused, on that address's counter; a genuine token keeps its own counter; another
+/// address is not touched.
+#[actix_web::test]
+async fn made_up_tokens_count_on_their_address_and_leave_others_alone() {
+    let app = spawn_app_with_limits(Limits {
+        read: 5,
+        write: 3,
+        auth: 3,
+    })
+    .await;
+    let token = app.token(ADMIN, PASSWORD).await;
+    // The genuine token: its own counter (q=5) is the tightest.
+    for left in [4, 3] {
+        let r = app.get("/api/v1/players", Some(&token)).await;
+        assert_eq!(r.status(), 200);
+        assert_eq!(header(&r, "ratelimit-policy"), "\"read\";q=5;w=60");
+        assert!(header(&r, "ratelimit").starts_with(&format!("\"read\";r={left};t=")));
+    }
+    // Made-up tokens of every kind: random text, a made-up API key, a token signed with
+    // another secret. Each is answered 401 and counted on the address (q=10, two used), never
+    // on a counter of its own (which would show q=5).
+    let forged = tourney::auth::JwtKeys::new(b"not the secret", std::time::Duration::from_secs(60))
+        .issue(tourney::auth::jwt::Subject {
+            user_id: 1,
+            username: ADMIN,
+            is_admin: true,
+            session_epoch: 0,
+            session: None,
+        })
+        .unwrap()
+        .0;
+    let mut made_up: Vec<String> = (0..6).map(|i| format!("made-up-{i}")).collect();
+    made_up.push(format!("tk_{}", "0".repeat(64)));
+    made_up.push(forged.clone());
+    for (i, bad) in made_up.iter().enumerate() {
+        let r = app.get("/api/v1/players", Some(bad)).await;
+        assert_eq!(r.status(), 401, "{bad}");
+        assert_eq!(header(&r, "ratelimit-policy"), "\"read\";q=10;w=60");
+        let left = 7 - i;
+        assert!(
+            header(&r, "ratelimit").starts_with(&format!("\"read\";r={left};t=")),
+            "{}",
+            header(&r, "ratelimit")
+        );
+    }
+    // The address is used up: the next made-up token, an anonymous read and the genuine token
+    // from this address are refused on the address's counter.
+    for t in [
+        Some("made-up-again"),
+        Some(forged.as_str()),
+        None,
+        Some(token.as_str()),
+    ] {
+        let r = app.get("/api/v1/players", t).await;
+        assert_eq!(r.status(), 429);
+        assert_eq!(header(&r, "ratelimit-policy"), "\"read\";q=10;w=60");
+        assert!(header(&r, "retry-after").parse::<u64>().unwrap() >= 1);
+    }
+    // Another address is untouched: its anonymous callers have their 10...
+    let other = from_address([127, 0, 0, 2]);
+    let r = read_from(&other, &app, None).await;
+    assert_eq!(r.status(), 200);
+    assert!(header(&r, "ratelimit").starts_with("\"read\";r=9;t="));
+    // ...and the genuine token there still has its own counter, with the 3 the flood left it.
+    let r = read_from(&other, &app, Some(&token)).await;
+    assert_eq!(r.status(), 200);
+    assert_eq!(header(&r, "ratelimit-policy"), "\"read\";q=5;w=60");
+    assert!(header(&r, "ratelimit").starts_with("\"read\";r=2;t="));
+}
+
+/// Issue 43: an API key counts as itself once this instance has found it live (its first use
+/// reads it, counted on the address); a made-up key counts on its address.
+#[actix_web::test]
+async fn a_live_api_key_has_its_own_counter_once_it_was_seen() {
+    let app = spawn_app_with_limits(Limits {
+        read: 5,
+        write: 3,
+        auth: 3,
+    })
+    .await;
+    let token = app.token(ADMIN, PASSWORD).await;
+    let r = app
+        .post(
+            "/api/v1/me/api-keys",
+            Some(&token),
+            json!({"name": "club site", "scopes": ["read"]}),
+        )
+        .await;
+    assert_eq!(r.status(), 201);
+    let created: Value = r.json().await.unwrap();
+    let key = created["key"].as_str().unwrap().to_string();
+    let other = from_address([127, 0, 0, 3]);
+    // First use: not yet known, counted on the address (q=10).
+    let r = read_from(&other, &app, Some(&key)).await;
+    assert_eq!(r.status(), 200);
+    assert_eq!(header(&r, "ratelimit-policy"), "\"read\";q=10;w=60");
+    // From then on its own counter (q=5) is the tightest.
+    let r = read_from(&other, &app, Some(&key)).await;
+    assert_eq!(r.status(), 200);
+    assert_eq!(header(&r, "ratelimit-policy"), "\"read\";q=5;w=60");
+    assert!(header(&r, "ratelimit").starts_with("\"read\";r=4;t="));
+    // A key made up beside it is counted on the address (two used there, now three).
+    let r = read_from(&other, &app, Some(&format!("tk_{}", "1".repeat(64)))).await;
+    assert_eq!(r.status(), 401);
+    assert_eq!(header(&r, "ratelimit-policy"), "\"read\";q=10;w=60");
+    assert!(header(&r, "ratelimit").starts_with("\"read\";r=7;t="));
+}

@@ -126,15 +126,44 @@ pub struct Account {
 
 /// The accounts behind recently used tokens (this instance's; `None`: deleted), so most
 /// requests need no query and a change still shows within [`ACCOUNT_TTL`].
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct AccountCache {
     entries: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<i64, CachedAccount>>>,
-    /// API keys by the SHA-256 of their secret, trusted as long as accounts.
-    keys: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<Vec<u8>, CachedKey>>>,
+    /// API keys by the SHA-256 of their secret, trusted as long as accounts. A made-up key is
+    /// kept too (as `None`), so this is a capped map whose entries leave after [`ACCOUNT_TTL`].
+    keys: moka::sync::Cache<Vec<u8>, Option<crate::auth::keys::KeyHolder>>,
+    /// The SHA-256 of the API keys found live within [`KNOWN_KEY_TTL`]: the rate limiter
+    /// counts such a key as itself, any other as its address (issue 43), without a query.
+    known_keys: moka::sync::Cache<Vec<u8>, ()>,
 }
 
-/// When a key was read, and what was read (`None`: no live key).
-type CachedKey = (std::time::Instant, Option<crate::auth::keys::KeyHolder>);
+/// How long an API key found live is counted on its own by the rate limiter (a key revoked
+/// meanwhile stops counting on its own at its next use, when it is read again).
+pub const KNOWN_KEY_TTL: std::time::Duration = std::time::Duration::from_secs(3600);
+
+/// The most API keys remembered (read, and known live).
+const KEY_CAPACITY: u64 = 100_000;
+
+impl Default for AccountCache {
+    fn default() -> Self {
+        AccountCache {
+            entries: Default::default(),
+            keys: key_cache(ACCOUNT_TTL),
+            known_keys: key_cache(KNOWN_KEY_TTL),
+        }
+    }
+}
+
+/// A map of key digests whose entries leave `ttl` after they were stored, at most
+/// [`KEY_CAPACITY`] of them.
+fn key_cache<V: Clone + Send + Sync + 'static>(
+    ttl: std::time::Duration,
+) -> moka::sync::Cache<Vec<u8>, V> {
+    moka::sync::Cache::builder()
+        .max_capacity(KEY_CAPACITY)
+        .time_to_live(ttl)
+        .build()
+}
 
 /// When an account was read, and what was read (`None`: deleted).
 type CachedAccount = (std::time::Instant, Option<Account>);
@@ -160,19 +189,23 @@ impl AccountCache {
 
     /// The cached holder of the key with this hash, if read within [`ACCOUNT_TTL`].
     pub fn fresh_key(&self, hash: &[u8]) -> Option<Option<crate::auth::keys::KeyHolder>> {
-        let keys = self.keys.lock().unwrap_or_else(|e| e.into_inner());
-        keys.get(hash)
-            .filter(|(at, _)| at.elapsed() < ACCOUNT_TTL)
-            .map(|(_, k)| k.clone())
+        self.keys.get(hash)
     }
 
-    /// Remembers what was read for a key.
+    /// Remembers what was read for a key: a live key is known for [`KNOWN_KEY_TTL`], a dead
+    /// one no longer.
     pub fn store_key(&self, hash: Vec<u8>, holder: Option<crate::auth::keys::KeyHolder>) {
-        let mut keys = self.keys.lock().unwrap_or_else(|e| e.into_inner());
-        if keys.len() > 100_000 {
-            keys.retain(|_, (at, _)| at.elapsed() < ACCOUNT_TTL);
+        if holder.is_some() {
+            self.known_keys.insert(hash.clone(), ());
+        } else {
+            self.known_keys.invalidate(&hash);
         }
-        keys.insert(hash, (std::time::Instant::now(), holder));
+        self.keys.insert(hash, holder);
+    }
+
+    /// Whether the key with this hash was found live within [`KNOWN_KEY_TTL`] (no query).
+    pub fn is_known_key(&self, hash: &[u8]) -> bool {
+        self.known_keys.contains_key(hash)
     }
 }
 
