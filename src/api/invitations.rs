@@ -55,11 +55,12 @@ pub async fn create(
     id: web::Path<i64>,
     body: Json<Invite>,
 ) -> ApiResult<HttpResponse> {
-    state.signup.mail.require()?;
     let tid = id.into_inner();
     let lang = language(&req);
+    // Told to the service, which answers it only to an organiser (issue 37, item 6).
+    let mail = state.signup.mail.require();
     let out = state
-        .run(move |conn| invite::invite(conn, &caller, tid, &body.0, lang))
+        .run(move |conn| invite::invite(conn, &caller, tid, &body.0, lang, mail))
         .await?;
     Ok(HttpResponse::Created()
         .insert_header(("Cache-Control", "no-store"))

@@ -25,6 +25,7 @@ use std::fmt;
 use utoipa::ToSchema;
 
 pub mod bridge;
+pub mod fit;
 pub mod four_player;
 pub mod remap;
 pub mod schedule;
@@ -32,6 +33,7 @@ pub mod team;
 pub mod two_player;
 
 pub use bridge::{plan_bridge_schedule, BRIDGE16_GROUPS, BRIDGE16_TABLES};
+pub use fit::{check_fits, methods_for, MethodMisfit};
 pub use schedule::{plan_random_schedule, schedule_repeats};
 pub use two_player::{ashes_round_range, check_ashes_rounds, knockout_bracket};
 

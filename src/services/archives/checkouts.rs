@@ -126,11 +126,12 @@ pub fn check_out(
     tid: i64,
     input: CheckOut,
 ) -> Result<CheckedOut, ApiError> {
-    let mut check = Check::new();
-    let runs_at = check.text("runs_at", &input.runs_at, 200);
-    check.finish()?;
     conn.transaction(|conn| {
+        // Who is asking first, then the body (issue 37, item 6).
         load_for_staff(conn, caller, tid, &[StaffRole::Organiser])?;
+        let mut check = Check::new();
+        let runs_at = check.text("runs_at", &input.runs_at, 200);
+        check.finish()?;
         let t = lock_tournament(conn, tid)?;
         if let Some(at) = &t.checked_out_to {
             return Err(ApiError::conflict_at(
@@ -183,9 +184,10 @@ pub fn check_in(
     tid: i64,
     input: CheckIn,
 ) -> Result<CheckoutOut, ApiError> {
-    let known = checked(&input.archive)?;
     conn.transaction(|conn| {
+        // Who is asking first: a stranger learns nothing about the archive (issue 37, item 6).
         load_for_staff(conn, caller, tid, &[StaffRole::Organiser])?;
+        let known = checked(&input.archive)?;
         let t = lock_tournament(conn, tid)?;
         let (checkout, base) = last_checkout(conn, tid)?;
         let now = comparable(&archive_of(conn, tid)?)?;

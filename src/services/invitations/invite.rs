@@ -136,10 +136,14 @@ pub fn invite(
     tid: i64,
     input: &Invite,
     language: Language,
+    mail: Result<(), ApiError>,
 ) -> Result<InvitationOut, ApiError> {
-    let email = check_invite(input)?;
     conn.transaction(|conn| {
+        // Who is asking first; then whether this instance can send mail; then the body
+        // (issue 37, item 6: a stranger learned of the mail set-up before being refused).
         let t = load_for_staff(conn, caller, tid, &[StaffRole::Organiser])?;
+        mail?;
+        let email = check_invite(input)?;
         if let Some(p) = input.player_id {
             let exists: bool =
                 diesel::select(diesel::dsl::exists(players::table.find(p))).get_result(conn)?;

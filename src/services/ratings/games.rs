@@ -121,7 +121,7 @@ pub(super) fn table_game(
         clarification: None,
         double_crash: r.double_crash,
     };
-    let score = score_table(ruleset, &table, Points::ONE, 0).map_err(|e| {
+    let score = score_table(ruleset, &table, Points::ONE, r.table_number as usize).map_err(|e| {
         ApiError::Internal(format!(
             "round {} table {}: cannot score: {e}",
             r.round_id, r.table_number

@@ -10,6 +10,7 @@ pub mod registrations;
 pub mod results;
 pub mod round_input;
 pub mod round_methods;
+pub mod round_withdrawal;
 pub mod rounds;
 pub mod snapshot;
 pub mod standings;

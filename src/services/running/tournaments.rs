@@ -420,6 +420,8 @@ pub fn update_tournament(
     expected: Option<i32>,
     input: UpdateTournament,
 ) -> Result<Tournament, ApiError> {
+    // Who is asking first, then the body (issue 37, item 6); checked again below.
+    load_for_staff(conn, caller, id, &[StaffRole::Organiser])?;
     let mut check = Check::new();
     let name = input.name.as_deref().map(|v| check.text("name", v, 200));
     let game = input.game.as_deref().map(|v| check.text("game", v, 100));
