@@ -49,26 +49,26 @@ impl<T: DeserializeOwned + 'static> FromRequest for Json<T> {
         let req = req.clone();
         Box::pin(async move {
             let read = async {
-            if essence != "application/json" && !essence.ends_with("+json") {
-                return Err(ApiError::UnsupportedMediaType(
-                    "send the body as JSON with `Content-Type: application/json`".into(),
-                ));
-            }
-            if length.is_some_and(|l| l > JSON_LIMIT) {
-                return Err(too_large());
-            }
-            let mut body = web::BytesMut::new();
-            while let Some(chunk) = payload.next().await {
-                let chunk = chunk.map_err(|e| match e {
-                    PayloadError::Overflow => too_large(),
-                    other => ApiError::BadRequest(format!("cannot read the body: {other}")),
-                })?;
-                if body.len() + chunk.len() > JSON_LIMIT {
+                if essence != "application/json" && !essence.ends_with("+json") {
+                    return Err(ApiError::UnsupportedMediaType(
+                        "send the body as JSON with `Content-Type: application/json`".into(),
+                    ));
+                }
+                if length.is_some_and(|l| l > JSON_LIMIT) {
                     return Err(too_large());
                 }
-                body.extend_from_slice(&chunk);
-            }
-            parse(&body).map(Json)
+                let mut body = web::BytesMut::new();
+                while let Some(chunk) = payload.next().await {
+                    let chunk = chunk.map_err(|e| match e {
+                        PayloadError::Overflow => too_large(),
+                        other => ApiError::BadRequest(format!("cannot read the body: {other}")),
+                    })?;
+                    if body.len() + chunk.len() > JSON_LIMIT {
+                        return Err(too_large());
+                    }
+                    body.extend_from_slice(&chunk);
+                }
+                parse(&body).map(Json)
             };
             match read.await {
                 Ok(json) => Ok(json),

@@ -8,7 +8,7 @@ use crate::api::problem::{AuthErrors, BodyErrors};
 use crate::api::support::{page_json, Page, PageParams, Visibility};
 use crate::auth::{Caller, MaybeCaller};
 use crate::domain::accounts::Language;
-use crate::error::{ApiResult, Problem};
+use crate::error::{ApiError, ApiResult, Problem};
 use crate::runtime::state::AppState;
 use crate::services::invitations::invite::{
     self, AcceptInvitation, InvitationAccepted, InvitationOut, Invite,
@@ -57,11 +57,17 @@ pub async fn create(
 ) -> ApiResult<HttpResponse> {
     let tid = id.into_inner();
     let lang = language(&req);
-    // Told to the service, which answers it only to an organiser (issue 37, item 6).
+    // Told to the service, which lets it be answered only to an organiser (issue 37, item 6).
     let mail = state.signup.mail.require();
+    let ready = mail.is_ok();
     let out = state
-        .run(move |conn| invite::invite(conn, &caller, tid, &body.0, lang, mail))
+        .run(move |conn| invite::invite(conn, &caller, tid, &body.0, lang, ready))
         .await?;
+    let Some(out) = out else {
+        return Err(mail
+            .err()
+            .unwrap_or_else(|| ApiError::Internal("no invitation was made".into())));
+    };
     Ok(HttpResponse::Created()
         .insert_header(("Cache-Control", "no-store"))
         .insert_header((

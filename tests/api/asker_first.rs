@@ -51,10 +51,16 @@ async fn strangers_and_anonymous_callers_meet_the_door_before_the_body() {
     let mut wrong = Vec::new();
     for (verb, path, id) in &ops {
         for body in BAD_BODIES {
-            for (who, token, want) in [("anonymous", None, 401), ("stranger", Some(&stranger), 403)]
-            {
+            for (who, token, want) in [
+                ("anonymous", None, 401),
+                ("stranger", Some(stranger.as_str()), 403),
+            ] {
                 let mut req = app
-                    .req(Method::from_bytes(verb.as_bytes()).unwrap(), &concrete(path), token)
+                    .req(
+                        Method::from_bytes(verb.as_bytes()).unwrap(),
+                        &concrete(path),
+                        token,
+                    )
                     .header("content-type", "application/json")
                     .body(body);
                 if verb == "PATCH" || verb == "PUT" {
@@ -64,12 +70,19 @@ async fn strangers_and_anonymous_callers_meet_the_door_before_the_body() {
                 let status = r.status().as_u16();
                 if status != want {
                     let text = r.text().await.unwrap_or_default();
-                    wrong.push(format!("{who} {verb} {path} ({id}) {body:.12}: {status} {text:.160}"));
+                    wrong.push(format!(
+                        "{who} {verb} {path} ({id}) {body:.12}: {status} {text:.160}"
+                    ));
                 }
             }
         }
     }
-    assert!(wrong.is_empty(), "{} answers before asking who:\n{}", wrong.len(), wrong.join("\n"));
+    assert!(
+        wrong.is_empty(),
+        "{} answers before asking who:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
 }
 
 /// The two reports of the issue, with well-formed bodies: the mail set-up and the archive's
@@ -109,14 +122,22 @@ async fn invitations_and_check_ins_ask_who_first() {
     // A round's body is read after the rights: a stranger's bad weight is refused as a stranger.
     let path = format!("/api/v1/tournaments/{tid}/rounds");
     problem(
-        app.post(&path, Some(&stranger), json!({"method": "random", "weight": "abc"}))
-            .await,
+        app.post(
+            &path,
+            Some(&stranger),
+            json!({"method": "random", "weight": "abc"}),
+        )
+        .await,
         403,
     )
     .await;
     let p = problem(
-        app.post(&path, Some(&org), json!({"method": "random", "weight": "abc"}))
-            .await,
+        app.post(
+            &path,
+            Some(&org),
+            json!({"method": "random", "weight": "abc"}),
+        )
+        .await,
         422,
     )
     .await;

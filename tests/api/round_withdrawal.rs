@@ -26,11 +26,21 @@ const METHODS: [&str; 14] = [
 ];
 
 async fn rounds_post(app: &TestApp, tid: i64, token: &str, body: Value) -> reqwest::Response {
-    app.post(&format!("/api/v1/tournaments/{tid}/rounds"), Some(token), body)
-        .await
+    app.post(
+        &format!("/api/v1/tournaments/{tid}/rounds"),
+        Some(token),
+        body,
+    )
+    .await
 }
 
-async fn withdraw(app: &TestApp, tid: i64, n: i64, token: Option<&str>, body: Value) -> reqwest::Response {
+async fn withdraw(
+    app: &TestApp,
+    tid: i64,
+    n: i64,
+    token: Option<&str>,
+    body: Value,
+) -> reqwest::Response {
     app.post(
         &format!("/api/v1/tournaments/{tid}/rounds/{n}/withdraw"),
         token,
@@ -108,8 +118,8 @@ async fn every_method_against_every_preset_draws_what_the_rules_score_or_is_refu
 
 #[actix_web::test]
 async fn a_four_seat_method_on_two_player_rules_is_refused_naming_what_fits() {
-    let app = spawn_app().await;
     for preset in ["tantrix", "ashes_league"] {
+        let app = spawn_app().await;
         let (tid, org, _, _) = event(&app, preset, 8).await;
         let p = problem(
             rounds_post(&app, tid, &org, json!({"method": "random"})).await,
@@ -180,8 +190,16 @@ async fn a_stuck_round_is_withdrawn_with_its_reason_and_drawn_again() {
     let (_, stranger) = app.user("stranger").await;
     let reason = json!({"reason": "drawn at a table of four; Tantrix is played in pairs"});
     problem(withdraw(&app, tid, 1, None, reason.clone()).await, 401).await;
-    problem(withdraw(&app, tid, 1, Some(&stranger), reason.clone()).await, 403).await;
-    problem(withdraw(&app, tid, 1, Some(&referee), reason.clone()).await, 403).await;
+    problem(
+        withdraw(&app, tid, 1, Some(&stranger), reason.clone()).await,
+        403,
+    )
+    .await;
+    problem(
+        withdraw(&app, tid, 1, Some(&referee), reason.clone()).await,
+        403,
+    )
+    .await;
     let p = problem(
         withdraw(&app, tid, 1, Some(&org), json!({"reason": "  "})).await,
         422,
@@ -190,7 +208,11 @@ async fn a_stuck_round_is_withdrawn_with_its_reason_and_drawn_again() {
     assert_eq!(fields(&p), ["reason"]);
 
     let mut feed = app
-        .req(Method::GET, &format!("/api/v1/tournaments/{tid}/events"), None)
+        .req(
+            Method::GET,
+            &format!("/api/v1/tournaments/{tid}/events"),
+            None,
+        )
         .send()
         .await
         .unwrap();
@@ -212,7 +234,11 @@ async fn a_stuck_round_is_withdrawn_with_its_reason_and_drawn_again() {
     assert!(seen.contains("Tantrix is played in pairs"), "{seen}");
 
     // Twice is refused; so is publishing the withdrawn draw again.
-    problem(withdraw(&app, tid, 1, Some(&org), reason.clone()).await, 409).await;
+    problem(
+        withdraw(&app, tid, 1, Some(&org), reason.clone()).await,
+        409,
+    )
+    .await;
     problem(
         app.post(
             &format!("/api/v1/tournaments/{tid}/rounds/1/publish"),
@@ -264,9 +290,17 @@ async fn a_stuck_round_is_withdrawn_with_its_reason_and_drawn_again() {
         )
         .await;
     assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
-    let p = problem(withdraw(&app, tid, 2, Some(&org), reason.clone()).await, 409).await;
+    let p = problem(
+        withdraw(&app, tid, 2, Some(&org), reason.clone()).await,
+        409,
+    )
+    .await;
     assert_eq!(fields(&p), ["round"], "{p}");
-    let p = problem(withdraw(&app, tid, 1, Some(&org), reason.clone()).await, 409).await;
+    let p = problem(
+        withdraw(&app, tid, 1, Some(&org), reason.clone()).await,
+        409,
+    )
+    .await;
     assert_eq!(fields(&p), ["round"], "{p}");
 }
 

@@ -427,8 +427,8 @@ mod numbering_tests {
     #[test]
     fn errors_number_tables_from_one() {
         let tantrix = Ruleset::preset(Preset::Tantrix);
-        let e = score_round(&tantrix, &round(vec![table(&[1, 2]), table(&[3, 4, 5, 6])]))
-            .unwrap_err();
+        let e =
+            score_round(&tantrix, &round(vec![table(&[1, 2]), table(&[3, 4, 5, 6])])).unwrap_err();
         assert_eq!(e.to_string(), "table 2 has 4 seats, allowed 2");
         let ashes = Ruleset::preset(Preset::AshesLeague);
         let e = score_round(&ashes, &round(vec![table(&[1, 2])])).unwrap_err();

@@ -249,8 +249,14 @@ mod tests {
         assert_eq!(allowed(Preset::AgricolaNorway), four);
         assert_eq!(allowed(Preset::BridgeAgricola), bridge);
         assert_eq!(allowed(Preset::TeamDuplicate2v2), vec![TeamDuplicate]);
-        assert_eq!(allowed(Preset::Tantrix), vec![Swiss2p, RoundRobin, Knockout]);
-        assert_eq!(allowed(Preset::AshesLeague), vec![Swiss2p, RoundRobin, Knockout]);
+        assert_eq!(
+            allowed(Preset::Tantrix),
+            vec![Swiss2p, RoundRobin, Knockout]
+        );
+        assert_eq!(
+            allowed(Preset::AshesLeague),
+            vec![Swiss2p, RoundRobin, Knockout]
+        );
     }
 
     #[test]

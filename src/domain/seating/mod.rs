@@ -33,7 +33,6 @@ pub mod team;
 pub mod two_player;
 
 pub use bridge::{plan_bridge_schedule, BRIDGE16_GROUPS, BRIDGE16_TABLES};
-pub use fit::{check_fits, methods_for, MethodMisfit};
 pub use schedule::{plan_random_schedule, schedule_repeats};
 pub use two_player::{ashes_round_range, check_ashes_rounds, knockout_bracket};
 

@@ -16,19 +16,18 @@ use crate::db::rounds::{self as db_rounds, Lock};
 use crate::db::running::{NewRound, RoundDraw, RoundRow};
 use crate::db::schema::{round_draws, rounds, tournaments};
 use crate::domain::scoring::{Points, Preset, RoundKind, Ruleset};
-use crate::domain::seating::{
-    check_fits, draw_round, Draw, DrawInput, SeatingError, SeatingMethod,
-};
+use crate::domain::seating::fit::check_fits;
+use crate::domain::seating::{draw_round, Draw, DrawInput, SeatingError, SeatingMethod};
 use crate::domain::status::{RoundStatus, TournamentStatus};
 use crate::domain::{DrawRng, RoundId, TournamentId};
 use crate::error::ApiError;
 use crate::services::access::{
     is_staff, load_for_staff, load_visible, load_visible_round as load_round,
 };
+use crate::services::running::round_history::{self as round_withdrawal, RoundWithdrawal};
 use crate::services::running::round_input::{
     bridge_final_option, draw_input, restored, stored_form,
 };
-use crate::services::running::round_withdrawal::{self, RoundWithdrawal};
 use crate::services::running::snapshot::{Snapshot, TeamMatchResult};
 use crate::services::running::time_of_play;
 use crate::services::validate::{Page, PageParams};
@@ -406,7 +405,10 @@ pub fn create_round(
         let (input_json, draw_json, seed, commitment) = make_draw(&draw_in)?;
         let colours =
             crate::services::running::colours::for_draw(conn, &snap.tournament, &draw_json, &seed)?;
-        let earlier = again.as_ref().map(|r| r.metadata.clone()).unwrap_or_default();
+        let earlier = again
+            .as_ref()
+            .map(|r| r.metadata.clone())
+            .unwrap_or_default();
         let new = NewRound {
             tournament_id: tid,
             number,
@@ -503,7 +505,10 @@ pub fn redraw(
             ));
         }
         // Same input as before (the field has not changed: the round is a draft).
-        check_method(round.method, &crate::services::running::snapshot::ruleset_of(&t)?)?;
+        check_method(
+            round.method,
+            &crate::services::running::snapshot::ruleset_of(&t)?,
+        )?;
         let stored = db_rounds::stored_input(conn, &round)?;
         let input = restored(conn, &t, number, stored)?;
         let (input_json, draw_json, seed, commitment) = make_draw(&input)?;
