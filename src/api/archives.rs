@@ -5,7 +5,7 @@ use actix_web::{get, post, web, HttpRequest, HttpResponse};
 use futures_util::StreamExt;
 
 use crate::api::extract::Json;
-use crate::api::extract::{idempotency_key, parse};
+use crate::api::extract::{asker_first, idempotency_key, parse};
 use crate::api::problem::BodyErrors;
 use crate::api::support::{cached_json, created_at, idempotent_answer, Visibility};
 use crate::auth::Caller;
@@ -196,13 +196,19 @@ pub async fn check_out(
 )]
 #[post("/tournaments/{id}/checkin")]
 pub async fn check_in(
+    req: HttpRequest,
     state: web::Data<AppState>,
     caller: Caller,
     id: web::Path<i64>,
     payload: web::Payload,
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
-    let input: CheckIn = parse(&read_archive(payload).await?)?;
+    // A body that cannot be read is answered only to someone who takes part (issue 37, item 6).
+    let read = async { parse::<CheckIn>(&read_archive(payload).await?) };
+    let input = match read.await {
+        Ok(input) => input,
+        Err(e) => return Err(asker_first(&req, e).await),
+    };
     let keys = state.archive_keys.clone();
     let out = state
         .run(move |conn| archives::check_in(conn, &caller, id, input, &keys))

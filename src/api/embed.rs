@@ -263,7 +263,12 @@ pub const STANDINGS_KINDS: &[&str] = &[
     "forfeit_reversed",
 ];
 /// The feed's kinds that change a round's seating page.
-pub const ROUND_KINDS: &[&str] = &["round_published", "replay_ordered", "case_decided"];
+pub const ROUND_KINDS: &[&str] = &[
+    "round_published",
+    "round_withdrawn",
+    "replay_ordered",
+    "case_decided",
+];
 
 /// A few lines that reload the page once when the tournament's feed names one of `kinds`.
 fn live_script(tid: i64, kinds: &[&str]) -> String {

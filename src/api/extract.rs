@@ -46,28 +46,77 @@ impl<T: DeserializeOwned + 'static> FromRequest for Json<T> {
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.parse::<usize>().ok());
         let mut payload = payload.take();
+        let req = req.clone();
         Box::pin(async move {
-            if essence != "application/json" && !essence.ends_with("+json") {
-                return Err(ApiError::UnsupportedMediaType(
-                    "send the body as JSON with `Content-Type: application/json`".into(),
-                ));
-            }
-            if length.is_some_and(|l| l > JSON_LIMIT) {
-                return Err(too_large());
-            }
-            let mut body = web::BytesMut::new();
-            while let Some(chunk) = payload.next().await {
-                let chunk = chunk.map_err(|e| match e {
-                    PayloadError::Overflow => too_large(),
-                    other => ApiError::BadRequest(format!("cannot read the body: {other}")),
-                })?;
-                if body.len() + chunk.len() > JSON_LIMIT {
+            let read = async {
+                if essence != "application/json" && !essence.ends_with("+json") {
+                    return Err(ApiError::UnsupportedMediaType(
+                        "send the body as JSON with `Content-Type: application/json`".into(),
+                    ));
+                }
+                if length.is_some_and(|l| l > JSON_LIMIT) {
                     return Err(too_large());
                 }
-                body.extend_from_slice(&chunk);
+                let mut body = web::BytesMut::new();
+                while let Some(chunk) = payload.next().await {
+                    let chunk = chunk.map_err(|e| match e {
+                        PayloadError::Overflow => too_large(),
+                        other => ApiError::BadRequest(format!("cannot read the body: {other}")),
+                    })?;
+                    if body.len() + chunk.len() > JSON_LIMIT {
+                        return Err(too_large());
+                    }
+                    body.extend_from_slice(&chunk);
+                }
+                parse(&body).map(Json)
+            };
+            match read.await {
+                Ok(json) => Ok(json),
+                Err(e) => Err(asker_first(&req, e).await),
             }
-            parse(&body).map(Json)
         })
+    }
+}
+
+/// The tournament a request's route is under (`/tournaments/{id}/...`), if any.
+fn tournament_of(req: &HttpRequest) -> Option<i64> {
+    let pattern = req.match_pattern()?;
+    if !pattern.starts_with("/api/v1/tournaments/{id}") {
+        return None;
+    }
+    req.match_info().get("id")?.parse().ok()
+}
+
+/// Who is asking comes before what a bad body says (issue 37, item 6). On a tournament's
+/// resources a body that cannot be read is answered, for a caller who is not signed in, with
+/// 401, for a stranger to the tournament with 403 (404 for one they may not see), and only for
+/// someone who takes part in it with the body's own error: nobody learns from a malformed
+/// body what they could not otherwise ask. Elsewhere the body's error stands.
+pub async fn asker_first(req: &HttpRequest, body_error: ApiError) -> ApiError {
+    let Some(tid) = tournament_of(req) else {
+        return body_error;
+    };
+    let caller = match caller_from_header(req.clone()).await {
+        Err(e) => return e,
+        Ok(None) => {
+            return ApiError::Unauthorized(
+                "sign in first: send `Authorization: Bearer <token>`".into(),
+            )
+        }
+        Ok(Some(c)) => c,
+    };
+    // Players register themselves: any account with a player may send a registration.
+    let open = req.method() == actix_web::http::Method::POST
+        && req.match_pattern().as_deref() == Some("/api/v1/tournaments/{id}/registrations");
+    let Some(state) = req.app_data::<web::Data<AppState>>().cloned() else {
+        return body_error;
+    };
+    match state
+        .run(move |conn| crate::services::access::takes_part(conn, &caller, tid, open))
+        .await
+    {
+        Ok(()) => body_error,
+        Err(e) => e,
     }
 }
 

@@ -8,7 +8,7 @@ use crate::api::problem::{AuthErrors, BodyErrors};
 use crate::api::support::{page_json, Page, PageParams, Visibility};
 use crate::auth::{Caller, MaybeCaller};
 use crate::domain::accounts::Language;
-use crate::error::{ApiResult, Problem};
+use crate::error::{ApiError, ApiResult, Problem};
 use crate::runtime::state::AppState;
 use crate::services::invitations::invite::{
     self, AcceptInvitation, InvitationAccepted, InvitationOut, Invite,
@@ -55,12 +55,19 @@ pub async fn create(
     id: web::Path<i64>,
     body: Json<Invite>,
 ) -> ApiResult<HttpResponse> {
-    state.signup.mail.require()?;
     let tid = id.into_inner();
     let lang = language(&req);
+    // Told to the service, which lets it be answered only to an organiser (issue 37, item 6).
+    let mail = state.signup.mail.require();
+    let ready = mail.is_ok();
     let out = state
-        .run(move |conn| invite::invite(conn, &caller, tid, &body.0, lang))
+        .run(move |conn| invite::invite(conn, &caller, tid, &body.0, lang, ready))
         .await?;
+    let Some(out) = out else {
+        return Err(mail
+            .err()
+            .unwrap_or_else(|| ApiError::Internal("no invitation was made".into())));
+    };
     Ok(HttpResponse::Created()
         .insert_header(("Cache-Control", "no-store"))
         .insert_header((

@@ -169,6 +169,7 @@ pub fn routes(cfg: &mut ServiceConfig) {
         .service(rounds::update)
         .service(rounds::redraw)
         .service(rounds::publish)
+        .service(rounds::withdraw)
         .service(rounds::draws)
         .service(rounds::matches)
         .service(rounds::cup_matches)

@@ -20,12 +20,17 @@ use crate::infra::idempotency;
 use crate::infra::live::Subject;
 use crate::runtime::state::AppState;
 use crate::services::running::cup::{self, CupMatchOut};
+use crate::services::running::round_withdrawal::{self, WithdrawRound};
 use crate::services::running::rounds::{self, CreateRound, DrawRecord, RoundOut, UpdateRound};
 use crate::services::running::snapshot::TeamMatchResult;
 
 /// Create and draw the next round (organisers).
 ///
-/// The previous round must be completed.
+/// The previous round must be completed; a withdrawn last round (`.../withdraw`) is drawn
+/// again in its place, with the method and options now given. The method must seat tables the
+/// tournament's rules score (tables of 2 for Tantrix and Ashes, 3-4 for Agricola, team matches
+/// for team duplicate, bridge groups only for Bridge-Agricola): otherwise 422 on `method`
+/// naming the methods the rules allow.
 #[utoipa::path(
     operation_id = "create_round",
     tag = "rounds",
@@ -41,7 +46,7 @@ use crate::services::running::snapshot::TeamMatchResult;
         (status = 403, description = "Not an organiser", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "The tournament is not open or running, or the previous round is not completed", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "Invalid fields, or the method cannot seat these players", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Invalid fields, or the method does not fit the rules or cannot seat these players (`method`)", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/tournaments/{id}/rounds")]
@@ -85,7 +90,7 @@ pub async fn create(
         (status = 403, description = "Not an organiser", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such tournament or round", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "The round is published", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "The method cannot seat these players", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "The method no longer fits the rules or cannot seat these players (`method`)", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/tournaments/{id}/rounds/{n}/redraw")]
@@ -129,6 +134,43 @@ pub async fn publish(
     let RoundPath { id: tid, n: number } = path.into_inner();
     let out = state
         .run(move |conn| rounds::publish(conn, &caller, tid, number))
+        .await?;
+    Ok(HttpResponse::Ok().json(out))
+}
+
+/// Withdraw a round that has no result yet (organisers).
+///
+/// The way out of a draw that should not stand: the round goes back to a draft that must be
+/// drawn again before it is published (`POST .../rounds` draws it again with any method and
+/// options; `.../redraw` with the same method). Every draw stays in `.../draws` (a published
+/// draw's seed stays revealed) and the reason in the round's `withdrawals`; a published round's
+/// withdrawal goes to the live feed and webhooks as `round_withdrawn`. Only the last round, and
+/// only while no table has a result or a reported result and no penalty or case names the
+/// round (409 naming `round`).
+#[utoipa::path(
+    operation_id = "withdraw_round",
+    tag = "rounds",
+    security(("bearer" = [])),
+    params(RoundPath),
+    request_body = WithdrawRound,
+    responses(
+        BodyErrors,
+        (status = 200, description = "Withdrawn: the round is a draft to be drawn again", body = RoundOut),
+        (status = 403, description = "Not an organiser", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such tournament or round", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "A later round exists, the round has a result, a reported result, a penalty or a case, or it is withdrawn already (`round`)", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/tournaments/{id}/rounds/{n}/withdraw")]
+pub async fn withdraw(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<RoundPath>,
+    body: Json<WithdrawRound>,
+) -> ApiResult<HttpResponse> {
+    let RoundPath { id: tid, n: number } = path.into_inner();
+    let out = state
+        .run(move |conn| round_withdrawal::withdraw(conn, &caller, tid, number, body.0))
         .await?;
     Ok(HttpResponse::Ok().json(out))
 }

@@ -37,11 +37,14 @@ pub enum LiveEventKind {
     GameForfeited,
     /// The leader reversed an automatic forfeit: the game is open again.
     ForfeitReversed,
+    /// An organiser withdrew a round that had no result yet (issue 37, item 5): its draw no
+    /// longer holds and the round can be drawn again.
+    RoundWithdrawn,
 }
 
 impl LiveEventKind {
     /// Every kind, in the order above.
-    pub const ALL: [LiveEventKind; 17] = [
+    pub const ALL: [LiveEventKind; 18] = [
         Self::RoundPublished,
         Self::ResultEntered,
         Self::ResultCorrected,
@@ -59,6 +62,7 @@ impl LiveEventKind {
         Self::ScheduleOverdue,
         Self::GameForfeited,
         Self::ForfeitReversed,
+        Self::RoundWithdrawn,
     ];
 
     /// The name on the wire (the SSE frame's `event`, the webhook's `type`).
@@ -81,12 +85,13 @@ impl LiveEventKind {
             Self::ScheduleOverdue => "schedule_overdue",
             Self::GameForfeited => "game_forfeited",
             Self::ForfeitReversed => "forfeit_reversed",
+            Self::RoundWithdrawn => "round_withdrawn",
         }
     }
 
     /// Every kind's wire name.
-    pub const NAMES: [&'static str; 17] = {
-        let mut names = [""; 17];
+    pub const NAMES: [&'static str; 18] = {
+        let mut names = [""; 18];
         let mut i = 0;
         while i < names.len() {
             names[i] = Self::ALL[i].as_str();
@@ -107,6 +112,17 @@ pub struct RoundPublishedPayload {
     pub round: i32,
     /// The SHA-256 of the draw's seed, published when the round was drawn.
     pub seed_commitment: String,
+}
+
+/// `round_withdrawn`: the round's draw was withdrawn before any result; the round can be
+/// drawn again. The reason stays in the round's history (`/rounds/{n}/withdrawals`).
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct RoundWithdrawnPayload {
+    pub round: i32,
+    /// The commitment of the withdrawn draw's seed.
+    pub seed_commitment: String,
+    /// Why the organiser withdrew it.
+    pub reason: String,
 }
 
 /// `result_entered` (version 1) and `result_corrected` (a later version) of a table's result.
@@ -272,6 +288,7 @@ pub enum TournamentEvent {
     ScheduleOverdue(ScheduleOverduePayload),
     GameForfeited(TablePlayerPayload),
     ForfeitReversed(ForfeitReversedPayload),
+    RoundWithdrawn(RoundWithdrawnPayload),
 }
 
 impl TournamentEvent {
@@ -296,6 +313,7 @@ impl TournamentEvent {
             Self::ScheduleOverdue(_) => K::ScheduleOverdue,
             Self::GameForfeited(_) => K::GameForfeited,
             Self::ForfeitReversed(_) => K::ForfeitReversed,
+            Self::RoundWithdrawn(_) => K::RoundWithdrawn,
         }
     }
 
@@ -406,6 +424,13 @@ mod tests {
                         table: 2,
                         player_id: 3,
                         reason: "the proposal never arrived".into(),
+                    })
+                }
+                LiveEventKind::RoundWithdrawn => {
+                    TournamentEvent::RoundWithdrawn(RoundWithdrawnPayload {
+                        round: 1,
+                        seed_commitment: "ab".into(),
+                        reason: "drawn with the wrong method".into(),
                     })
                 }
             })

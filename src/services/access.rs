@@ -119,3 +119,49 @@ pub fn load_visible_round(
     }
     Ok((t, r))
 }
+
+/// Whether the caller takes any part in tournament `tid` (issue 37, item 6): an admin, its
+/// staff, the account of a player registered in it, or a party to one of its cases; with
+/// `open_to_players`, any account with a player of its own (players register themselves).
+/// 404 for a tournament the caller may not see, 403 for a stranger. The HTTP layer asks this
+/// before it answers anything about a malformed body, so a stranger learns nothing from one.
+pub fn takes_part(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    tid: i64,
+    open_to_players: bool,
+) -> Result<(), ApiError> {
+    use crate::db::schema::{case_parties, cases, players, registrations};
+    load_visible(conn, &MaybeCaller(Some(caller.clone())), tid)?;
+    if is_staff(conn, &MaybeCaller(Some(caller.clone())), tid)? {
+        return Ok(());
+    }
+    let own_players = players::table
+        .filter(players::user_id.eq(caller.user_id))
+        .select(players::id);
+    let registered: bool = diesel::select(diesel::dsl::exists(
+        registrations::table
+            .filter(registrations::tournament_id.eq(tid))
+            .filter(registrations::player_id.eq_any(own_players)),
+    ))
+    .get_result(conn)?;
+    let party: bool = diesel::select(diesel::dsl::exists(
+        case_parties::table
+            .inner_join(cases::table)
+            .filter(cases::tournament_id.eq(tid))
+            .filter(case_parties::user_id.eq(caller.user_id)),
+    ))
+    .get_result(conn)?;
+    let has_player: bool = open_to_players
+        && diesel::select(diesel::dsl::exists(
+            players::table.filter(players::user_id.eq(caller.user_id)),
+        ))
+        .get_result(conn)?;
+    if registered || party || has_player {
+        Ok(())
+    } else {
+        Err(ApiError::Forbidden(format!(
+            "you take no part in tournament {tid}: this needs its staff, or a player registered in it"
+        )))
+    }
+}

@@ -21,15 +21,15 @@ pub fn score_table(
     ruleset: &Ruleset,
     table: &TableResult,
     weight: Points,
-    table_index: usize,
+    table_number: usize,
 ) -> Result<TableScore, ScoringError> {
-    let n = ruleset.players_per_table as usize;
+    let allowed = ruleset.scored_table_seats();
     let got = table.seats.len();
-    if got + 1 < n || got > n || got == 0 {
+    if !allowed.contains(&(got as u32)) {
         return Err(ScoringError::WrongSeatCount {
-            table: table_index,
+            table: table_number,
             got,
-            allowed: format!("{}..={}", n.saturating_sub(1).max(1), n),
+            allowed: format!("{} to {}", allowed.start(), allowed.end()),
         });
     }
     let mut seen = HashSet::new();

@@ -11,7 +11,7 @@ pub fn score_game(
     ruleset: &Ruleset,
     table: &TableResult,
     weight: Points,
-    table_index: usize,
+    table_number: usize,
 ) -> Result<TableScore, ScoringError> {
     let pts = ruleset
         .ashes
@@ -20,7 +20,7 @@ pub fn score_game(
             format: ruleset.format,
         })?;
     let bad = |problem: &str| ScoringError::InvalidOutcome {
-        table: table_index,
+        table: table_number,
         problem: problem.to_string(),
     };
     match table.seats.len() {
@@ -84,9 +84,9 @@ pub fn score_game(
             Ok(TableScore { seats, tp_total })
         }
         got => Err(ScoringError::WrongSeatCount {
-            table: table_index,
+            table: table_number,
             got,
-            allowed: "1..=2".into(),
+            allowed: "1 to 2".into(),
         }),
     }
 }

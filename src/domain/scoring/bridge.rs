@@ -76,7 +76,7 @@ pub fn score_groups(
     for (gi, g) in groups.iter().enumerate() {
         if g.len() > group_tp.len() {
             return Err(ScoringError::BridgeGroupTooLarge {
-                group: gi,
+                group: gi + 1,
                 size: g.len(),
             });
         }

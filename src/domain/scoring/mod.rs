@@ -155,11 +155,11 @@ pub struct TableScore {
 pub enum ScoringError {
     /// A table has more or fewer seats than the format allows.
     WrongSeatCount {
-        /// Index of the table in its round.
+        /// The table's number in its round, as people count (from 1).
         table: usize,
         /// Seats given.
         got: usize,
-        /// Allowed range, e.g. "3..=4".
+        /// Allowed seats, e.g. "3 to 4".
         allowed: String,
     },
     /// A player appears twice in one round.
@@ -176,17 +176,22 @@ pub enum ScoringError {
     },
     /// A bridge group is larger than the TP table has places.
     BridgeGroupTooLarge {
-        /// Index of the group.
+        /// The group's number, as people count (from 1).
         group: usize,
         /// Its size.
         size: usize,
     },
     /// A two-player result is missing or inconsistent (e.g. both players won).
     InvalidOutcome {
-        /// Index of the table.
+        /// The table's number in its round, as people count (from 1).
         table: usize,
         /// What is wrong.
         problem: String,
+    },
+    /// A round is given twice to the standings.
+    DuplicateRound {
+        /// The round number.
+        round: u32,
     },
     /// A round weight is zero or negative.
     InvalidWeight {
@@ -222,6 +227,7 @@ impl fmt::Display for ScoringError {
             ScoringError::InvalidOutcome { table, problem } => {
                 write!(f, "table {table}: {problem}")
             }
+            ScoringError::DuplicateRound { round } => write!(f, "round {round} is given twice"),
             ScoringError::InvalidWeight { round } => {
                 write!(f, "round {round} has a weight that is not positive")
             }
@@ -235,22 +241,22 @@ impl fmt::Display for ScoringError {
 
 impl std::error::Error for ScoringError {}
 
-/// Scores one table: TP (weight applied) and place per player. `table_index` is only used in
-/// error messages. Dispatches on the ruleset's format (see [`agricola::score_table`],
+/// Scores one table: TP (weight applied) and place per player. `table_number` (from 1, as
+/// people count tables) is only used in error messages. Dispatches on the ruleset's format (see [`agricola::score_table`],
 /// [`tantrix::score_game`], [`ashes::score_game`]). Bridge-group TP need the whole round: use
 /// [`score_round`].
 pub fn score_table(
     ruleset: &Ruleset,
     table: &TableResult,
     weight: Points,
-    table_index: usize,
+    table_number: usize,
 ) -> Result<TableScore, ScoringError> {
     match ruleset.format {
         Format::MultiPlayer | Format::BridgeAgricola => {
-            agricola::score_table(ruleset, table, weight, table_index)
+            agricola::score_table(ruleset, table, weight, table_number)
         }
-        Format::Tantrix => tantrix::score_game(ruleset, table, weight, table_index),
-        Format::Ashes => ashes::score_game(ruleset, table, weight, table_index),
+        Format::Tantrix => tantrix::score_game(ruleset, table, weight, table_number),
+        Format::Ashes => ashes::score_game(ruleset, table, weight, table_number),
         Format::TeamDuplicate => Err(ScoringError::UnsupportedFormat {
             format: ruleset.format,
         }),
@@ -320,7 +326,8 @@ pub fn score_round(ruleset: &Ruleset, round: &RoundInput) -> Result<RoundScore, 
     let mut tp: HashMap<PlayerId, Points> = HashMap::new();
     let mut games: HashMap<PlayerId, u32> = HashMap::new();
     for (i, t) in round.tables.iter().enumerate() {
-        let s = score_table(ruleset, t, weight, i).map_err(|e| match e {
+        // Tables are given in number order (domain `RoundInput::tables`): table i is number i + 1.
+        let s = score_table(ruleset, t, weight, i + 1).map_err(|e| match e {
             ScoringError::DuplicatePlayer { player, .. } => ScoringError::DuplicatePlayer {
                 player,
                 round: round.number,
@@ -388,4 +395,49 @@ pub(crate) fn share_places(keys: &[Points], table: &[Points]) -> Vec<(u32, u32, 
         i = j;
     }
     out
+}
+
+#[cfg(test)]
+mod numbering_tests {
+    use super::*;
+
+    fn table(players: &[i64]) -> TableResult {
+        TableResult {
+            seats: players
+                .iter()
+                .map(|p| SeatResult::new(PlayerId(*p), 10 + p))
+                .collect(),
+            clarification: None,
+            double_crash: false,
+        }
+    }
+
+    fn round(tables: Vec<TableResult>) -> RoundInput {
+        RoundInput {
+            number: 1,
+            kind: RoundKind::Preliminary,
+            weight: None,
+            tables,
+            bridge_groups: vec![],
+            games_per_player: 1,
+        }
+    }
+
+    /// Issue 37, item 5: errors number tables as people do, from 1.
+    #[test]
+    fn errors_number_tables_from_one() {
+        let tantrix = Ruleset::preset(Preset::Tantrix);
+        let e =
+            score_round(&tantrix, &round(vec![table(&[1, 2]), table(&[3, 4, 5, 6])])).unwrap_err();
+        assert_eq!(e.to_string(), "table 2 has 4 seats, allowed 2");
+        let ashes = Ruleset::preset(Preset::AshesLeague);
+        let e = score_round(&ashes, &round(vec![table(&[1, 2])])).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "table 1: each game needs a win, draw or loss"
+        );
+        let agricola = Ruleset::preset(Preset::AgricolaNorway);
+        let e = score_table(&agricola, &table(&[1, 2]), Points::ONE, 3).unwrap_err();
+        assert_eq!(e.to_string(), "table 3 has 2 seats, allowed 3 to 4");
+    }
 }

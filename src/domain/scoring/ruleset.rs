@@ -601,6 +601,30 @@ impl Ruleset {
         }
     }
 
+    /// How many seats a table's result may have under these rules: a place-scored table of
+    /// `players_per_table` or one fewer after a withdrawal (seed 000, opening paragraph); a game
+    /// of two (seeds 003, 004; an Ashes bye is a table of one, seed 004 point 6); a team table
+    /// of 2 v 2 (seed 002).
+    pub fn scored_table_seats(&self) -> std::ops::RangeInclusive<u32> {
+        let n = self.players_per_table;
+        match self.format {
+            Format::MultiPlayer | Format::BridgeAgricola => n.saturating_sub(1).max(1)..=n,
+            Format::Tantrix => 2..=2,
+            Format::Ashes => 1..=2,
+            Format::TeamDuplicate => 4..=4,
+        }
+    }
+
+    /// How many players a drawn table may seat: what [`Ruleset::scored_table_seats`] accepts,
+    /// without the one-seat table of an Ashes bye (a bye is drawn as a bye, not as a table).
+    pub fn drawn_table_seats(&self) -> std::ops::RangeInclusive<u32> {
+        let scored = self.scored_table_seats();
+        match self.format {
+            Format::Ashes => 2..=*scored.end(),
+            _ => scored,
+        }
+    }
+
     /// This ruleset with a tournament's overrides applied, validated.
     pub fn with_override(&self, o: &RulesetOverride) -> Result<Ruleset, RulesetError> {
         let mut r = self.clone();

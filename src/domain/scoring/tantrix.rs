@@ -51,11 +51,11 @@ pub fn score_game(
     ruleset: &Ruleset,
     table: &TableResult,
     weight: Points,
-    table_index: usize,
+    table_number: usize,
 ) -> Result<TableScore, ScoringError> {
     if table.seats.len() != 2 {
         return Err(ScoringError::WrongSeatCount {
-            table: table_index,
+            table: table_number,
             got: table.seats.len(),
             allowed: "2".into(),
         });

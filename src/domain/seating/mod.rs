@@ -25,6 +25,7 @@ use std::fmt;
 use utoipa::ToSchema;
 
 pub mod bridge;
+pub mod fit;
 pub mod four_player;
 pub mod remap;
 pub mod schedule;

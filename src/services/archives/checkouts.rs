@@ -132,11 +132,12 @@ pub fn check_out(
     input: CheckOut,
     keys: &ArchiveKeys,
 ) -> Result<CheckedOut, ApiError> {
-    let mut check = Check::new();
-    let runs_at = check.text("runs_at", &input.runs_at, 200);
-    check.finish()?;
     conn.transaction(|conn| {
+        // Who is asking first, then the body (issue 37, item 6).
         load_for_staff(conn, caller, tid, &[StaffRole::Organiser])?;
+        let mut check = Check::new();
+        let runs_at = check.text("runs_at", &input.runs_at, 200);
+        check.finish()?;
         let t = lock_tournament(conn, tid)?;
         if let Some(at) = &t.checked_out_to {
             return Err(ApiError::conflict_at(
@@ -197,9 +198,10 @@ pub fn check_in(
         key: input.trust_key.clone(),
         unsigned: false,
     };
-    let known = checked(&input.archive, Some((keys, &trust)))?;
     conn.transaction(|conn| {
+        // Who is asking first: a stranger learns nothing about the archive (issue 37, item 6).
         load_for_staff(conn, caller, tid, &[StaffRole::Organiser])?;
+        let known = checked(&input.archive, Some((keys, &trust)))?;
         let t = lock_tournament(conn, tid)?;
         let (checkout, base) = last_checkout(conn, tid)?;
         let now = comparable(&archive_of(conn, tid)?)?;

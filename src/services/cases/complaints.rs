@@ -55,7 +55,6 @@ pub fn open_case(
     input: OpenCase,
 ) -> Result<CaseOut, ApiError> {
     let tid = tid.0;
-    let (statement, evidence, respondents, requested) = check_open_case(&input)?;
     conn.transaction(|conn| {
         let t = load_tournament(conn, caller, tid)?;
         let staff = caller.has_any_role(
@@ -69,6 +68,8 @@ pub fn open_case(
                 "only a player registered in this tournament, a referee or an organiser may open a case".into(),
             ));
         }
+        // Who is asking first, then the body (issue 37, item 6).
+        let (statement, evidence, respondents, requested) = check_open_case(&input)?;
         let (complainant_user, complainant_player) = match input.complainant_player_id {
             Some(p) if !staff => {
                 if Some(p) != own_player {

@@ -14,12 +14,13 @@ pub fn decide_case(
 ) -> Result<CaseOut, ApiError> {
     let tid = tid.0;
     let cid = cid.0;
-    let mut check = Check::new();
-    let reason = check.text("reason", &input.reason, REASON_MAX);
-    let remedies = verdict_remedies(&mut check, input.verdict, input.remedies);
-    check.finish()?;
     conn.transaction(|conn| {
+        // Who is asking first, then the body (issue 37, item 6).
         let (t, case, me) = case_for_panel(conn, caller, tid, cid)?;
+        let mut check = Check::new();
+        let reason = check.text("reason", &input.reason, REASON_MAX);
+        let remedies = verdict_remedies(&mut check, input.verdict, input.remedies);
+        check.finish()?;
         require_open(&case)?;
         if case.panel_mode != PanelMode::Referee {
             return Err(ApiError::Conflict(format!(
@@ -41,12 +42,13 @@ pub fn vote(
 ) -> Result<CaseOut, ApiError> {
     let tid = tid.0;
     let cid = cid.0;
-    let mut check = Check::new();
-    let reason = check.text("reason", &input.reason, REASON_MAX);
-    let remedies = verdict_remedies(&mut check, input.vote, input.remedies);
-    check.finish()?;
     conn.transaction(|conn| {
+        // Who is asking first, then the body (issue 37, item 6).
         let (t, case, me) = case_for_panel(conn, caller, tid, cid)?;
+        let mut check = Check::new();
+        let reason = check.text("reason", &input.reason, REASON_MAX);
+        let remedies = verdict_remedies(&mut check, input.vote, input.remedies);
+        check.finish()?;
         let cast = votes_of(conn, cid)?;
         if cast.iter().any(|v| v.member_id == caller.user_id) {
             return Err(ApiError::Conflict(format!(
@@ -199,7 +201,6 @@ pub fn appeal(
 ) -> Result<CaseOut, ApiError> {
     let tid = tid.0;
     let cid = cid.0;
-    let (statement, evidence, requested) = check_appeal(&input)?;
     conn.transaction(|conn| {
         let t = load_tournament(conn, caller, tid)?;
         let case = load_case(conn, tid, cid, true)?;
@@ -215,6 +216,8 @@ pub fn appeal(
                 "only a party to case {cid} may appeal its decision"
             )));
         }
+        // Who is asking first, then the body (issue 37, item 6).
+        let (statement, evidence, requested) = check_appeal(&input)?;
         let appealed: bool = diesel::select(diesel::dsl::exists(
             cases::table.filter(cases::appeal_of.eq(cid)),
         ))

@@ -26,7 +26,7 @@ use crate::services::access::load_for_staff;
 use crate::services::validate::{keyset_page, Check, CursorParams, Page, Start, COUNT_CAP};
 
 /// The event kinds of a tournament an endpoint can subscribe to: every kind of its feed.
-pub const TOURNAMENT_KINDS: [&str; 17] = crate::domain::events::LiveEventKind::NAMES;
+pub const TOURNAMENT_KINDS: [&str; 18] = crate::domain::events::LiveEventKind::NAMES;
 /// The event kinds of a rating pool.
 pub const POOL_KINDS: [&str; 3] = ["leaderboard_changed", "rating_requested", "rating_decided"];
 

@@ -133,17 +133,25 @@ fn check_invite(input: &Invite) -> Result<String, ApiError> {
 }
 
 /// Invites `input.email` to tournament `tid` (organisers and admins): the invitation, and its
-/// message in `language` (the inviter's) through the outbox.
+/// message in `language` (the inviter's) through the outbox. `None` when the caller may invite
+/// but this instance cannot send mail (`mail_ready` false): the HTTP layer answers that (503)
+/// outside the database work, which would take a 503 for a lost database.
 pub fn invite(
     conn: &mut PgConnection,
     caller: &Caller,
     tid: i64,
     input: &Invite,
     language: Language,
-) -> Result<InvitationOut, ApiError> {
-    let email = check_invite(input)?;
+    mail_ready: bool,
+) -> Result<Option<InvitationOut>, ApiError> {
     conn.transaction(|conn| {
+        // Who is asking first; then whether this instance can send mail; then the body
+        // (issue 37, item 6: a stranger learned of the mail set-up before being refused).
         let t = load_for_staff(conn, caller, tid, &[StaffRole::Organiser])?;
+        if !mail_ready {
+            return Ok(None);
+        }
+        let email = check_invite(input)?;
         if let Some(p) = input.player_id {
             let exists: bool =
                 diesel::select(diesel::dsl::exists(players::table.find(p))).get_result(conn)?;
@@ -179,7 +187,7 @@ pub fn invite(
                 message: input.message.as_deref().unwrap_or(""),
             },
         )?;
-        Ok(out)
+        Ok(Some(out))
     })
 }
 

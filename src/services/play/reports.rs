@@ -265,6 +265,12 @@ pub fn confirm(
 ) -> Result<Entered, ApiError> {
     conn.transaction(|conn| {
         let (t, round) = open_round(conn, caller, at)?;
+        // Who is asking first: only those who may answer learn whether a report is pending.
+        if !may_answer(conn, caller, &t, &round, at.table, 0)? {
+            return Err(ApiError::Forbidden(
+                "the opponent, a referee or an organiser confirms a report".into(),
+            ));
+        }
         let row = latest(conn, &round, at.table, true)?.ok_or_else(|| {
             ApiError::NotFound(format!("no pending report for table {}", at.table))
         })?;
@@ -333,20 +339,27 @@ pub fn dispute(
     at: TableRef,
     input: DisputeReport,
 ) -> Result<ReportOut, ApiError> {
-    let mut check = Check::new();
-    check.text("reason", &input.reason, 4000);
-    check.finish()?;
     conn.transaction(|conn| {
         let (t, round) = open_round(conn, caller, at)?;
+        let opponent = seated_player(conn, caller, &t, &round, at.table)?;
+        // Who is asking first: only a seated player learns whether a report is pending.
+        if opponent.is_none() {
+            return Err(ApiError::Forbidden(
+                "only the opponent disputes a report (a referee enters the result instead)".into(),
+            ));
+        }
         let row = latest(conn, &round, at.table, true)?.ok_or_else(|| {
             ApiError::NotFound(format!("no pending report for table {}", at.table))
         })?;
-        let opponent = seated_player(conn, caller, &t, &round, at.table)?;
         if opponent.is_none() || opponent == Some(row.1) {
             return Err(ApiError::Forbidden(
                 "only the opponent disputes a report (a referee enters the result instead)".into(),
             ));
         }
+        // Who is asking first, then the body (issue 37, item 6).
+        let mut check = Check::new();
+        check.text("reason", &input.reason, 4000);
+        check.finish()?;
         if let Some(seats) = &input.seats {
             let theirs = EnterResult {
                 seats: seats.clone(),

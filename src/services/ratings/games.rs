@@ -121,12 +121,13 @@ pub(super) fn table_game(
         clarification: None,
         double_crash: r.double_crash,
     };
-    let score = score_table(ruleset, &table, Points::ONE, 0).map_err(|e| {
-        ApiError::Internal(format!(
-            "round {} table {}: cannot score: {e}",
-            r.round_id, r.table_number
-        ))
-    })?;
+    let score =
+        score_table(ruleset, &table, Points::ONE, r.table_number as usize).map_err(|e| {
+            ApiError::Internal(format!(
+                "round {} table {}: cannot score: {e}",
+                r.round_id, r.table_number
+            ))
+        })?;
     let exclusion = if score.seats.iter().any(|s| s.forfeit) {
         Some(Exclusion::Forfeit)
     } else if score.seats.iter().any(|s| s.bye) {

@@ -414,10 +414,6 @@ pub fn record_withdrawal(
     tid: i64,
     input: RecordWithdrawal,
 ) -> Result<WithdrawalOut, ApiError> {
-    let mut check = Check::new();
-    check.range("from_round", input.from_round.into(), 1, 1000);
-    let reason = check.optional_text("reason", input.reason.as_deref(), 500);
-    check.finish()?;
     conn.transaction(|conn| {
         let kind = input.kind.unwrap_or(WithdrawalKind::Withdrawal);
         // Players opt out of a voluntary round themselves; everything else is recorded
@@ -439,6 +435,11 @@ pub fn record_withdrawal(
                 &[StaffRole::Organiser, StaffRole::Referee],
             )?;
         }
+        // Who is asking first, then the body (issue 37, item 6).
+        let mut check = Check::new();
+        check.range("from_round", input.from_round.into(), 1, 1000);
+        let reason = check.optional_text("reason", input.reason.as_deref(), 500);
+        check.finish()?;
         ensure_confirmed(conn, tid, input.player_id)?;
         let drawn = rounds_drawn(conn, tid)?;
         if input.from_round <= drawn {
@@ -512,18 +513,6 @@ pub fn penalise(
     tid: i64,
     input: RecordPenalty,
 ) -> Result<PenaltyOut, ApiError> {
-    let mut check = Check::new();
-    let reason = check.text("reason", &input.reason, 500);
-    if let Some(r) = input.round {
-        check.range("round", r.into(), 1, 1000);
-    }
-    if let Some(t) = input.table {
-        check.range("table", t.into(), 1, 10_000);
-    }
-    if let Some(p) = input.points {
-        check.range("points", p.into(), 1, 1000);
-    }
-    check.finish()?;
     conn.transaction(|conn| {
         let t = load_for_staff(
             conn,
@@ -531,6 +520,19 @@ pub fn penalise(
             tid,
             &[StaffRole::Referee, StaffRole::Organiser],
         )?;
+        // Who is asking first, then the body (issue 37, item 6).
+        let mut check = Check::new();
+        let reason = check.text("reason", &input.reason, 500);
+        if let Some(r) = input.round {
+            check.range("round", r.into(), 1, 1000);
+        }
+        if let Some(t) = input.table {
+            check.range("table", t.into(), 1, 10_000);
+        }
+        if let Some(p) = input.points {
+            check.range("points", p.into(), 1, 1000);
+        }
+        check.finish()?;
         let row = record_penalty(
             conn,
             TournamentId(tid),
@@ -583,9 +585,6 @@ pub fn annul(
     input: AnnulPenalty,
 ) -> Result<PenaltyOut, ApiError> {
     let tid = tid.0;
-    let mut check = Check::new();
-    let reason = check.text("reason", &input.reason, 500);
-    check.finish()?;
     conn.transaction(|conn| {
         load_for_staff(
             conn,
@@ -593,6 +592,10 @@ pub fn annul(
             tid,
             &[StaffRole::Referee, StaffRole::Organiser],
         )?;
+        // Who is asking first, then the body (issue 37, item 6).
+        let mut check = Check::new();
+        let reason = check.text("reason", &input.reason, 500);
+        check.finish()?;
         annul_penalty(conn, TournamentId(tid), pid, UserId(caller.user_id), reason).map(penalty_out)
     })
 }

@@ -91,8 +91,8 @@ pub fn matches_of(snap: &Snapshot, round: &RoundRow) -> Result<Vec<CupMatchOut>,
                 continue;
             };
             scored.push(
-                score_table(&snap.ruleset, &result, Points::ONE, 0)
-                    .map_err(|e| ApiError::Internal(format!("stored result: {e:?}")))?,
+                score_table(&snap.ruleset, &result, Points::ONE, t.number as usize)
+                    .map_err(|e| ApiError::Internal(format!("stored result: {e}")))?,
             );
             if let Some(p) = snap
                 .results

@@ -343,10 +343,6 @@ pub fn register(
     id: i64,
     input: Register,
 ) -> Result<RegistrationOut, ApiError> {
-    let mut check = Check::new();
-    check_seeding(&mut check, input.seeding_rating, input.seeding_rated_games);
-    check_colours(&mut check, input.colours);
-    check.finish()?;
     conn.transaction(|conn| {
         let t = load_visible(conn, &MaybeCaller(Some(caller.clone())), id)?;
         // Confirmation depends on every live registration: one change at a time.
@@ -364,6 +360,11 @@ pub fn register(
                 ));
             }
         }
+        // Who is asking first, then the body (issue 37, item 6).
+        let mut check = Check::new();
+        check_seeding(&mut check, input.seeding_rating, input.seeding_rated_games);
+        check_colours(&mut check, input.colours);
+        check.finish()?;
         let exists: bool =
             diesel::select(diesel::dsl::exists(players::table.find(input.player_id)))
                 .get_result(conn)?;
@@ -417,10 +418,6 @@ pub fn update_registration(
     input: UpdateRegistration,
 ) -> Result<Vec<RegistrationOut>, ApiError> {
     let (id, player_id) = (id.0, player_id.0);
-    let mut check = Check::new();
-    check_seeding(&mut check, input.seeding_rating, input.seeding_rated_games);
-    check_colours(&mut check, input.colours);
-    check.finish()?;
     let seeding = input.seeding_rating.is_some() || input.seeding_rated_games.is_some();
     conn.transaction(|conn| {
         load_visible(conn, &MaybeCaller(Some(caller.clone())), id)?;
@@ -430,6 +427,11 @@ pub fn update_registration(
                 "organisers change registrations; players change their own colour choices".into(),
             ));
         }
+        // Who is asking first, then the body (issue 37, item 6).
+        let mut check = Check::new();
+        check_seeding(&mut check, input.seeding_rating, input.seeding_rated_games);
+        check_colours(&mut check, input.colours);
+        check.finish()?;
         let target = registrations::table
             .filter(registrations::tournament_id.eq(id))
             .filter(registrations::player_id.eq(player_id))
@@ -549,23 +551,24 @@ pub fn create_team(
     id: i64,
     input: CreateTeam,
 ) -> Result<TeamOut, ApiError> {
-    let mut check = Check::new();
-    let name = check.text("name", &input.name, 100);
-    let members = [
-        input.pair_a[0],
-        input.pair_a[1],
-        input.pair_b[0],
-        input.pair_b[1],
-    ];
-    let distinct: std::collections::HashSet<i64> = members.iter().copied().collect();
-    check.ensure(
-        distinct.len() == 4,
-        "pair_b",
-        "a team has four different players",
-    );
-    check.finish()?;
     conn.transaction(|conn| {
         let t = load_for_staff(conn, caller, id, &[StaffRole::Organiser])?;
+        // Who is asking first, then the body (issue 37, item 6).
+        let mut check = Check::new();
+        let name = check.text("name", &input.name, 100);
+        let members = [
+            input.pair_a[0],
+            input.pair_a[1],
+            input.pair_b[0],
+            input.pair_b[1],
+        ];
+        let distinct: std::collections::HashSet<i64> = members.iter().copied().collect();
+        check.ensure(
+            distinct.len() == 4,
+            "pair_b",
+            "a team has four different players",
+        );
+        check.finish()?;
         lock_tournament(conn, id)?;
         match t.ruleset {
             Preset::TeamDuplicate2v2 => {}

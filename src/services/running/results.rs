@@ -283,7 +283,7 @@ pub fn check_result(
             clarification: None,
             double_crash: input.double_crash.unwrap_or(false),
         };
-        score_table(ruleset, &table_result, Points::ONE, table as usize - 1)
+        score_table(ruleset, &table_result, Points::ONE, table as usize)
             .map_err(|e| ApiError::field("seats", e.to_string()))?;
     }
     Ok(seats)

@@ -16,6 +16,7 @@ use crate::db::rounds::{self as db_rounds, Lock};
 use crate::db::running::{NewRound, RoundDraw, RoundRow};
 use crate::db::schema::{round_draws, rounds, tournaments};
 use crate::domain::scoring::{Points, Preset, RoundKind, Ruleset};
+use crate::domain::seating::fit::check_fits;
 use crate::domain::seating::{draw_round, Draw, DrawInput, SeatingError, SeatingMethod};
 use crate::domain::status::{RoundStatus, TournamentStatus};
 use crate::domain::{DrawRng, RoundId, TournamentId};
@@ -24,6 +25,7 @@ use crate::services::access::{
     is_staff, load_for_staff, load_visible, load_visible_round as load_round,
 };
 use crate::services::ratings::TimeChange;
+use crate::services::running::round_history::{self as round_withdrawal, RoundWithdrawal};
 use crate::services::running::round_input::{
     bridge_final_option, draw_input, restored, stored_form,
 };
@@ -77,6 +79,9 @@ pub struct RoundOut {
     pub colours: serde_json::Value,
     /// A self-scheduled round's deadline (see `/tables/{t}/schedule`).
     pub self_scheduled_until: Option<DateTime<Utc>>,
+    /// Draws of this round withdrawn before any result, oldest first (`POST .../withdraw`).
+    /// When the last one is the current draw, the round is a draft to be drawn again.
+    pub withdrawals: Vec<RoundWithdrawal>,
 }
 
 /// The options of the seating methods; each method accepts only its own (see `CreateRound`).
@@ -174,7 +179,7 @@ fn effective_weight(t: &Tournament, r: &RoundRow) -> String {
         .unwrap_or_else(|_| "1".into())
 }
 
-fn round_out(
+pub(crate) fn round_out(
     t: &Tournament,
     r: RoundRow,
     tables_with_results: Vec<i32>,
@@ -182,6 +187,7 @@ fn round_out(
     let revealed = r.status != RoundStatus::Draft;
     let options = serde_json::from_value(r.options.clone())
         .map_err(|e| ApiError::Internal(format!("stored options of round {}: {e}", r.number)))?;
+    let withdrawals = round_withdrawal::withdrawals_of(&r.metadata)?;
     Ok(RoundOut {
         number: r.number,
         kind: r.kind,
@@ -189,7 +195,7 @@ fn round_out(
         options,
         effective_weight: effective_weight(t, &r),
         weight: r.weight,
-        metadata: r.metadata,
+        metadata: round_withdrawal::shown_metadata(r.metadata),
         status: r.status,
         seed_commitment: r.seed_commitment,
         seed: revealed.then_some(r.seed),
@@ -203,6 +209,7 @@ fn round_out(
         played_at_stated: r.played_at_fixed,
         colours: r.colours.unwrap_or_else(|| serde_json::json!([])),
         self_scheduled_until: r.self_scheduled_until,
+        withdrawals,
     })
 }
 
@@ -263,6 +270,16 @@ fn check_round_input(input: &CreateRound) -> Result<Option<String>, ApiError> {
         }
         None => None,
     };
+    if input
+        .metadata
+        .as_ref()
+        .is_some_and(|m| m.contains_key(round_withdrawal::KEY))
+    {
+        return Err(ApiError::field(
+            format!("metadata.{}", round_withdrawal::KEY),
+            "is kept by the service (the round's withdrawn draws); use another name",
+        ));
+    }
     for name in input.options.iter().flat_map(|o| o.keys()) {
         if !input.method.accepted_options().contains(&name.as_str()) {
             return Err(ApiError::field(
@@ -274,7 +291,93 @@ fn check_round_input(input: &CreateRound) -> Result<Option<String>, ApiError> {
     Ok(weight)
 }
 
+/// Whether a round can be drawn now: the tournament takes rounds, and a stated time of play
+/// lies within its playing days.
+fn check_drawable(t: &Tournament, input: &CreateRound) -> Result<(), ApiError> {
+    match t.status {
+        TournamentStatus::RegistrationOpen | TournamentStatus::Running => {}
+        TournamentStatus::Draft | TournamentStatus::Finished => {
+            return Err(ApiError::Conflict(format!(
+                "rounds are drawn when registration is open or the tournament runs; it is {}",
+                t.status.as_str()
+            )))
+        }
+    }
+    if let Some(at) = input.played_at {
+        time_of_play::check_stated(t, at)?;
+    }
+    Ok(())
+}
+
+/// The number of the round to draw: a withdrawn last round is drawn again in place (its
+/// earlier draws and withdrawals stay with it); otherwise every round must be completed.
+fn next_number(snap: &Snapshot) -> Result<(i32, Option<RoundRow>), ApiError> {
+    let again = snap
+        .rounds
+        .last()
+        .filter(|r| round_withdrawal::is_withdrawn(r))
+        .cloned();
+    if let Some(open) = snap
+        .rounds
+        .iter()
+        .find(|r| r.status != RoundStatus::Completed && again.as_ref().map(|a| a.id) != Some(r.id))
+    {
+        return Err(ApiError::Conflict(format!(
+            "round {} is not completed yet: every table needs a result first",
+            open.number
+        )));
+    }
+    let number = again
+        .as_ref()
+        .map_or(snap.rounds.len() as i32 + 1, |r| r.number);
+    Ok((number, again))
+}
+
+/// Seed 004: at least 4 players, and a number of rounds that fits the field.
+fn check_ashes_league(snap: &Snapshot, number: i32) -> Result<(), ApiError> {
+    if snap.tournament.ruleset != Preset::AshesLeague {
+        return Ok(());
+    }
+    let players = snap.confirmed().len();
+    let planned = snap.tournament.planned_rounds.max(0) as u32;
+    crate::domain::seating::check_ashes_rounds(players, planned).map_err(|e| {
+        ApiError::Conflict(format!(
+            "an Ashes league tournament of {players} players: {e} (planned_rounds)"
+        ))
+    })?;
+    if number as u32 > planned {
+        return Err(ApiError::Conflict(format!(
+            "all {planned} planned rounds are played"
+        )));
+    }
+    Ok(())
+}
+
+/// A withdrawn round drawn again: the same row takes the new draw as its next attempt.
+fn store_again(conn: &mut PgConnection, round: &RoundRow, new: NewRound) -> QueryResult<RoundRow> {
+    diesel::update(rounds::table.find(round.id))
+        .set((
+            rounds::kind.eq(new.kind),
+            rounds::method.eq(new.method),
+            rounds::options.eq(new.options),
+            rounds::weight.eq(new.weight),
+            rounds::metadata.eq(new.metadata),
+            rounds::seed.eq(new.seed),
+            rounds::seed_commitment.eq(new.seed_commitment),
+            rounds::draw.eq(new.draw),
+            rounds::draw_count.eq(rounds::draw_count + 1),
+            rounds::played_at.eq(new.played_at),
+            rounds::played_at_fixed.eq(new.played_at_fixed),
+            rounds::colours.eq(new.colours),
+            rounds::self_scheduled_until.eq(new.self_scheduled_until),
+            rounds::version.eq(rounds::version + 1),
+        ))
+        .returning(RoundRow::as_returning())
+        .get_result(conn)
+}
+
 /// Draws the next round (organisers): the draw comes from a fresh seed whose SHA-256 commitment is published with it.
+/// A withdrawn last round is drawn again instead, with the method and options now given.
 pub fn create_round(
     conn: &mut PgConnection,
     caller: &Caller,
@@ -282,86 +385,64 @@ pub fn create_round(
     input: CreateRound,
 ) -> Result<RoundOut, ApiError> {
     let kind = input.kind.unwrap_or(RoundKind::Preliminary);
-    let weight = check_round_input(&input)?;
     conn.transaction(|conn| {
+        // Who is asking comes first, then what the body means (issue 37, item 6).
         let t = load_for_staff(conn, caller, tid, &[StaffRole::Organiser])?;
+        let weight = check_round_input(&input)?;
         // One draw at a time per tournament.
         tournaments::table
             .find(tid)
             .select(tournaments::id)
             .for_update()
             .first::<i64>(conn)?;
-        match t.status {
-            TournamentStatus::RegistrationOpen | TournamentStatus::Running => {}
-            TournamentStatus::Draft | TournamentStatus::Finished => {
-                return Err(ApiError::Conflict(format!(
-                    "rounds are drawn when registration is open or the tournament runs; it is {}",
-                    t.status.as_str()
-                )))
-            }
-        }
-        if let Some(at) = input.played_at {
-            time_of_play::check_stated(&t, at)?;
-        }
+        check_drawable(&t, &input)?;
         let snap = Snapshot::load(conn, t)?;
-        if let Some(open) = snap
-            .rounds
-            .iter()
-            .find(|r| r.status != RoundStatus::Completed)
-        {
-            return Err(ApiError::Conflict(format!(
-                "round {} is not completed yet: every table needs a result first",
-                open.number
-            )));
-        }
-        let number = snap.rounds.len() as i32 + 1;
+        check_method(input.method, &snap.ruleset)?;
+        let (number, again) = next_number(&snap)?;
         check_self_scheduled(&snap.ruleset, input.self_scheduled_until)?;
-        if snap.tournament.ruleset == Preset::AshesLeague {
-            // Seed 004: at least 4 players, and a number of rounds that fits the field.
-            let players = snap.confirmed().len();
-            let planned = snap.tournament.planned_rounds.max(0) as u32;
-            crate::domain::seating::check_ashes_rounds(players, planned).map_err(|e| {
-                ApiError::Conflict(format!(
-                    "an Ashes league tournament of {players} players: {e} (planned_rounds)"
-                ))
-            })?;
-            if number as u32 > planned {
-                return Err(ApiError::Conflict(format!(
-                    "all {planned} planned rounds are played"
-                )));
-            }
-        }
+        check_ashes_league(&snap, number)?;
         let options = bridge_final_option(input.method, kind, input.options.unwrap_or_default())?;
         let draw_in = draw_input(conn, &snap, number, kind, input.method, options, caller)?;
         let (input_json, draw_json, seed, commitment) = make_draw(&draw_in)?;
         let colours =
             crate::services::running::colours::for_draw(conn, &snap.tournament, &draw_json, &seed)?;
-        let row: RoundRow = diesel::insert_into(rounds::table)
-            .values(NewRound {
-                tournament_id: tid,
-                number,
-                kind,
-                method: input.method,
-                // The options the draw used, defaults included (the plan's length).
-                options: serde_json::to_value(&draw_in.options)
-                    .map_err(|e| ApiError::Internal(e.to_string()))?,
-                weight,
-                metadata: serde_json::Value::Object(input.metadata.unwrap_or_default()),
-                seed: seed.clone(),
-                seed_commitment: commitment.clone(),
-                draw: draw_json.clone(),
-                created_by: caller.user_id,
-                played_at: input.played_at,
-                played_at_fixed: input.played_at.is_some(),
-                colours,
-                self_scheduled_until: input.self_scheduled_until,
-            })
-            .returning(RoundRow::as_returning())
-            .get_result(conn)?;
+        let earlier = again
+            .as_ref()
+            .map(|r| r.metadata.clone())
+            .unwrap_or_default();
+        let new = NewRound {
+            tournament_id: tid,
+            number,
+            kind,
+            method: input.method,
+            // The options the draw used, defaults included (the plan's length).
+            options: serde_json::to_value(&draw_in.options)
+                .map_err(|e| ApiError::Internal(e.to_string()))?,
+            weight,
+            metadata: round_withdrawal::metadata_with_history(
+                input.metadata.unwrap_or_default(),
+                &earlier,
+            ),
+            seed: seed.clone(),
+            seed_commitment: commitment.clone(),
+            draw: draw_json.clone(),
+            created_by: caller.user_id,
+            played_at: input.played_at,
+            played_at_fixed: input.played_at.is_some(),
+            colours,
+            self_scheduled_until: input.self_scheduled_until,
+        };
+        let row: RoundRow = match &again {
+            Some(r) => store_again(conn, r, new)?,
+            None => diesel::insert_into(rounds::table)
+                .values(new)
+                .returning(RoundRow::as_returning())
+                .get_result(conn)?,
+        };
         diesel::insert_into(round_draws::table)
             .values(RoundDraw {
                 round_id: row.id,
-                attempt: 1,
+                attempt: row.draw_count,
                 seed,
                 seed_commitment: commitment,
                 draw_input: input_json,
@@ -381,6 +462,12 @@ pub fn create_round(
         }
         round_out(&snap.tournament, row, Vec::new())
     })
+}
+
+/// The method seats tables the tournament's ruleset scores (issue 37, item 5): 422 on `method`
+/// saying what the rules allow, before anything is drawn.
+fn check_method(method: SeatingMethod, ruleset: &Ruleset) -> Result<(), ApiError> {
+    check_fits(method, ruleset).map_err(|e| ApiError::field("method", e.to_string()))
 }
 
 /// A self-scheduled round's deadline: in the future, and only for games of two players.
@@ -419,6 +506,10 @@ pub fn redraw(
             ));
         }
         // Same input as before (the field has not changed: the round is a draft).
+        check_method(
+            round.method,
+            &crate::services::running::snapshot::ruleset_of(&t)?,
+        )?;
         let stored = db_rounds::stored_input(conn, &round)?;
         let input = restored(conn, &t, number, stored)?;
         let (input_json, draw_json, seed, commitment) = make_draw(&input)?;
@@ -575,6 +666,15 @@ pub fn publish(
                 "round {number} is already published"
             )));
         }
+        if round_withdrawal::is_withdrawn(&round) {
+            return Err(ApiError::conflict_at(
+                "round",
+                format!(
+                    "round {number}'s draw was withdrawn: draw it again (POST .../rounds with a \
+                     method, or .../redraw) before publishing"
+                ),
+            ));
+        }
         let row: RoundRow = diesel::update(rounds::table.find(round.id))
             .set((
                 rounds::status.eq(RoundStatus::Published),
@@ -663,6 +763,8 @@ pub fn draw_records(
 ) -> Result<Page<DrawRecord>, ApiError> {
     let (t, r) = load_round(conn, caller, tid, number)?;
     let revealed = r.status != RoundStatus::Draft;
+    // Attempts published before a withdrawal stay public: players saw them.
+    let published = round_withdrawal::published_attempts(&r);
     let page = Page::read(
         conn,
         params,
@@ -683,6 +785,7 @@ pub fn draw_records(
         },
     )?;
     page.try_map(|d| {
+        let revealed = revealed || published.contains(&d.attempt);
         let input = if revealed {
             let full = restored(conn, &t, number, d.draw_input)?;
             Some(serde_json::to_value(full).map_err(|e| ApiError::Internal(e.to_string()))?)

@@ -304,7 +304,7 @@ impl Snapshot {
                 .max(self.tournament.qualification_places)
                 .max(1) as u32,
         };
-        compute_standings(&input, None).map_err(|e| ApiError::Conflict(format!("{e:?}")))
+        compute_standings(&input, None).map_err(|e| ApiError::Conflict(e.to_string()))
     }
 
     /// Who met whom in the rounds drawn so far (published or completed).

@@ -427,6 +427,8 @@ pub fn update_tournament(
     expected: Option<i32>,
     input: UpdateTournament,
 ) -> Result<Tournament, ApiError> {
+    // Who is asking first, then the body (issue 37, item 6); checked again in the change.
+    load_for_staff(conn, caller, id, &[StaffRole::Organiser])?;
     let mut refused: RefusedTimes = None;
     let out = change_tournament(conn, caller, id, expected, input, &mut refused);
     if let Some((pool_id, changes)) = refused {

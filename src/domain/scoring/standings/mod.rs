@@ -246,10 +246,7 @@ fn counted_rounds(input: &StandingsInput) -> Result<(u32, Vec<&RoundInput>), Sco
     rounds.sort_by_key(|x| x.number);
     for w in rounds.windows(2) {
         if w[0].number == w[1].number {
-            return Err(ScoringError::InvalidOutcome {
-                table: 0,
-                problem: format!("round {} is given twice", w[0].number),
-            });
+            return Err(ScoringError::DuplicateRound { round: w[0].number });
         }
     }
     Ok((after, rounds))
