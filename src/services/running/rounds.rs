@@ -419,7 +419,10 @@ pub fn redraw(
         }
         // Same input as before (the field has not changed: the round is a draft).
         let stored = db_rounds::stored_input(conn, &round)?;
-        let input = restored(conn, &t, number, stored)?;
+        let mut input = restored(conn, &t, number, stored)?;
+        // A fresh attempt is drawn by today's algorithm (issue 44); the earlier attempts keep
+        // theirs in their stored inputs.
+        input.algorithm = crate::domain::seating::SEATING_ALGORITHM;
         let (input_json, draw_json, seed, commitment) = make_draw(&input)?;
         let colours = crate::services::running::colours::for_draw(conn, &t, &draw_json, &seed)?;
         let attempt = round.draw_count + 1;
