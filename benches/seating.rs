@@ -3,7 +3,9 @@
 //! - a 2-player Swiss round for 1,000 and for 4,096 entrants after 6 simulated rounds;
 //! - a full random-without-repeats plan for 100 players over 8 rounds;
 //! - a seeded round of 64 players in four groups: the first (no history, so the lookahead
-//!   stops at once) as the reference, and the fourth (the lookahead at its limit).
+//!   stops at once) as the reference, and the fourth (the lookahead at its limit);
+//! - seeded and fixed seeded round 2 of 1,000 players in four groups, by algorithm 1 (before
+//!   issue 44) and algorithm 2, with the 1,000-player Swiss round as the reference.
 //!
 //! Run: `cargo bench --bench seating -- --warm-up-time 1 --measurement-time 3`.
 
@@ -198,16 +200,22 @@ fn seeded_1000_benches(c: &mut Criterion) {
     group.bench_function("reference_swiss4_round_1000_players", |b| {
         b.iter(|| draw_round(black_box(&swiss4), &mut DrawRng::from_seed([3; 32])))
     });
+    // Algorithm 1 is the engine before issue 44 (still used to recompute old draws): the
+    // "before" of docs/performance.md, measured in the same run as the "after".
     for method in [SeatingMethod::FixedSeeded, SeatingMethod::RandomSeeded] {
-        let inp = seeded_1000_input(method);
-        let d = draw_round(&inp, &mut DrawRng::from_seed([8; 32])).expect("draw");
-        eprintln!(
-            "{method} 1000 round 2: {} repeat meetings, report {:?}",
-            d.report.repeat_count, d.report.unsatisfied
-        );
-        group.bench_function(format!("{method}_1000_players_round_2"), |b| {
-            b.iter(|| draw_round(black_box(&inp), &mut DrawRng::from_seed([8; 32])))
-        });
+        for algorithm in [1, SEATING_ALGORITHM] {
+            let mut inp = seeded_1000_input(method);
+            inp.algorithm = algorithm;
+            let d = draw_round(&inp, &mut DrawRng::from_seed([8; 32])).expect("draw");
+            eprintln!(
+                "{method} 1000 round 2, algorithm {algorithm}: {} repeat meetings, bound {:?}, proven {:?}",
+                d.report.repeat_count, d.report.repeats_lower_bound, d.report.repeats_proven_minimal
+            );
+            group.bench_function(
+                format!("{method}_1000_players_round_2_algorithm_{algorithm}"),
+                |b| b.iter(|| draw_round(black_box(&inp), &mut DrawRng::from_seed([8; 32]))),
+            );
+        }
     }
     group.finish();
 }
