@@ -135,7 +135,7 @@ fn plan_bridge(
                 }
             })
             .collect();
-        let proof = (algorithm >= 2 && rounds.len() == 1).then(|| fewest::Fewest {
+        let proof = (algorithm >= 2 && rounds.len() == 1).then_some(fewest::Fewest {
             tables: Vec::new(),
             repeats: 0,
             lower_bound: 0,

@@ -332,14 +332,11 @@ pub(crate) fn fewest_within(
             }
         }
     }
-    let mut group = vec![0; n];
-    let mut k = 0;
-    for (g, members) in groups.iter().enumerate() {
-        for _ in members {
-            group[k] = g;
-            k += 1;
-        }
-    }
+    let group: Vec<usize> = groups
+        .iter()
+        .enumerate()
+        .flat_map(|(g, members)| std::iter::repeat_n(g, members.len()))
+        .collect();
     let problem = Problem {
         n,
         sizes: sizes.to_vec(),
