@@ -3,7 +3,9 @@
 //! - a 2-player Swiss round for 1,000 and for 4,096 entrants after 6 simulated rounds;
 //! - a full random-without-repeats plan for 100 players over 8 rounds;
 //! - a seeded round of 64 players in four groups: the first (no history, so the lookahead
-//!   stops at once) as the reference, and the fourth (the lookahead at its limit).
+//!   stops at once) as the reference, and the fourth (the lookahead at its limit);
+//! - seeded and fixed seeded round 2 of 1,000 players in four groups, by algorithm 1 (before
+//!   issue 44) and algorithm 2, with the 1,000-player Swiss round as the reference.
 //!
 //! Run: `cargo bench --bench seating -- --warm-up-time 1 --measurement-time 3`.
 
@@ -14,10 +16,12 @@ use tourney::domain::ids::PlayerId;
 use tourney::domain::rng::DrawRng;
 use tourney::domain::seating::{
     draw_round, plan_random_schedule, DrawInput, History, PlayerEntry, SeatingMethod, Standing,
+    SEATING_ALGORITHM,
 };
 
 fn base_input(method: SeatingMethod, n: usize) -> DrawInput {
     DrawInput {
+        algorithm: SEATING_ALGORITHM,
         round: 1,
         method,
         players: (1..=n as i64).map(PlayerEntry::new).collect(),
@@ -164,5 +168,57 @@ fn seeded_benches(c: &mut Criterion) {
     }
 }
 
-criterion_group!(seating, benches, seeded_benches);
+/// 1,000 players in four seeding groups of 250 (250 tables), round 2 after a first round that
+/// seated member k of every group at table k (so round 2 must split every first-round table).
+fn seeded_1000_input(method: SeatingMethod) -> DrawInput {
+    let n = 1000usize;
+    let y = n / 4;
+    let mut inp = base_input(method, n);
+    for p in &mut inp.players {
+        p.seeding_group = Some(((p.id.0 - 1) as usize / y) as u32 + 1);
+    }
+    let mut rng = DrawRng::from_seed([7; 32]);
+    let mut groups: Vec<Vec<PlayerId>> = (0..4)
+        .map(|g| (1..=y as i64).map(|k| PlayerId(g * y as i64 + k)).collect())
+        .collect();
+    for g in &mut groups {
+        rng.shuffle(g);
+    }
+    inp.history.tables = (0..y)
+        .map(|t| groups.iter().map(|g| g[t]).collect())
+        .collect();
+    inp.round = 2;
+    inp
+}
+
+/// Seeded draws of 1,000 players (issue 44), with the Swiss round of 1,000 as the reference
+/// measured in the same run.
+fn seeded_1000_benches(c: &mut Criterion) {
+    let mut group = c.benchmark_group("seeded_1000");
+    group.sample_size(10);
+    let swiss4 = swiss4_input();
+    group.bench_function("reference_swiss4_round_1000_players", |b| {
+        b.iter(|| draw_round(black_box(&swiss4), &mut DrawRng::from_seed([3; 32])))
+    });
+    // Algorithm 1 is the engine before issue 44 (still used to recompute old draws): the
+    // "before" of docs/performance.md, measured in the same run as the "after".
+    for method in [SeatingMethod::FixedSeeded, SeatingMethod::RandomSeeded] {
+        for algorithm in [1, SEATING_ALGORITHM] {
+            let mut inp = seeded_1000_input(method);
+            inp.algorithm = algorithm;
+            let d = draw_round(&inp, &mut DrawRng::from_seed([8; 32])).expect("draw");
+            eprintln!(
+                "{method} 1000 round 2, algorithm {algorithm}: {} repeat meetings, bound {:?}, proven {:?}",
+                d.report.repeat_count, d.report.repeats_lower_bound, d.report.repeats_proven_minimal
+            );
+            group.bench_function(
+                format!("{method}_1000_players_round_2_algorithm_{algorithm}"),
+                |b| b.iter(|| draw_round(black_box(&inp), &mut DrawRng::from_seed([8; 32]))),
+            );
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(seating, benches, seeded_benches, seeded_1000_benches);
 criterion_main!(seating);

@@ -16,9 +16,9 @@
 //! the tests below. Players are relabelled at random, and the round order is drawn by lot.
 
 use super::{
-    four_player, opt_bool, opt_u32, ranked_players_by_lot, schedule, table_sizes, BridgeGroup,
-    Draw, DrawInput, DrawReport, History, Meetings, PlannedRound, Schedule, SeatingError,
-    SharedDeal, Table,
+    fewest, four_player, opt_bool, opt_u32, ranked_players_by_lot, schedule, table_sizes,
+    BridgeGroup, Draw, DrawInput, DrawReport, History, Meetings, PlannedRound, Schedule,
+    SeatingError, SharedDeal, Table,
 };
 use crate::domain::ids::PlayerId;
 use crate::domain::rng::DrawRng;
@@ -74,7 +74,20 @@ pub fn plan_bridge_schedule(
     history: &History,
     rng: &mut DrawRng,
 ) -> Result<Schedule, SeatingError> {
-    table_sizes(players.len())?;
+    plan_bridge(players, rounds, history, rng, 1).map(|(plan, _)| plan)
+}
+
+/// [`plan_bridge_schedule`] by the given seating algorithm. From algorithm 2 on, a single round
+/// planned alone gets the fewest table repeats the field allows (issue 44) before its seats are
+/// arranged, and the search's result comes back.
+fn plan_bridge(
+    players: &[PlayerId],
+    rounds: u32,
+    history: &History,
+    rng: &mut DrawRng,
+    algorithm: u32,
+) -> Result<(Schedule, Option<fewest::Fewest>), SeatingError> {
+    let sizes = table_sizes(players.len())?;
     let met_before = {
         let set: BTreeSet<PlayerId> = players.iter().copied().collect();
         history
@@ -93,7 +106,7 @@ pub fn plan_bridge_schedule(
         rng.shuffle(&mut labels);
         let mut order: Vec<usize> = (0..5).collect();
         rng.shuffle(&mut order);
-        let rounds = order
+        let rounds: Vec<PlannedRound> = order
             .into_iter()
             .take(rounds as usize)
             .map(|r| {
@@ -122,9 +135,22 @@ pub fn plan_bridge_schedule(
                 }
             })
             .collect();
-        return Ok(Schedule { rounds });
+        let proof = (algorithm >= 2 && rounds.len() == 1).then_some(fewest::Fewest {
+            tables: Vec::new(),
+            repeats: 0,
+            lower_bound: 0,
+            proven: true,
+        });
+        return Ok((Schedule { rounds }, proof));
     }
     let mut plan = schedule::plan_random_schedule(players, rounds, history, rng)?;
+    let mut proof = None;
+    if algorithm >= 2 && plan.rounds.len() == 1 {
+        let everyone = vec![players.to_vec()];
+        let best = fewest::fewest_repeats(&everyone, &sizes, history, &plan.rounds[0].tables);
+        plan.rounds[0].tables = best.tables.clone();
+        proof = Some(best);
+    }
     let mut group_meet = Meetings::from_groups(&history.bridge_groups);
     let mut all_tables: BTreeSet<Vec<PlayerId>> =
         history.tables.iter().map(|t| sorted_ids(t)).collect();
@@ -144,7 +170,7 @@ pub fn plan_bridge_schedule(
             }
         }
     }
-    Ok(plan)
+    Ok((plan, proof))
 }
 
 fn sorted_ids(t: &[PlayerId]) -> Vec<PlayerId> {
@@ -279,7 +305,11 @@ pub(crate) fn draw(input: &DrawInput, rng: &mut DrawRng) -> Result<Draw, Seating
                     });
                 }
                 let ids: Vec<PlayerId> = active.into_iter().collect();
-                let mut plan = plan_bridge_schedule(&ids, rounds, &input.history, rng)?;
+                let (mut plan, proof) =
+                    plan_bridge(&ids, rounds, &input.history, rng, input.algorithm)?;
+                if let Some(best) = proof {
+                    report.record_fewest(best.lower_bound, best.proven);
+                }
                 let first = plan.rounds.remove(0);
                 (first.tables, plan.rounds)
             }

@@ -26,6 +26,8 @@ use utoipa::ToSchema;
 
 pub mod bridge;
 pub mod fit;
+mod error;
+mod fewest;
 pub mod four_player;
 pub mod remap;
 pub mod schedule;
@@ -33,6 +35,7 @@ pub mod team;
 pub mod two_player;
 
 pub use bridge::{plan_bridge_schedule, BRIDGE16_GROUPS, BRIDGE16_TABLES};
+pub use error::SeatingError;
 pub use schedule::{plan_random_schedule, schedule_repeats};
 pub use two_player::{ashes_round_range, check_ashes_rounds, knockout_bracket};
 
@@ -223,9 +226,29 @@ pub struct Schedule {
     pub rounds: Vec<PlannedRound>,
 }
 
+/// The seating algorithm new draws use (see [`DrawInput::algorithm`]).
+///
+/// - 1: the engine up to issue 44 (seeded draws: lots plus swap repair; random single rounds:
+///   the tabu search alone).
+/// - 2 (issue 44): the methods that promise fewest repeat meetings (`random` planning one round,
+///   `random_seeded`, `fixed_seeded`, `bridge` planning one round) improve their tables by an
+///   exact search (see `fewest.rs`) and report `repeats_lower_bound` and
+///   `repeats_proven_minimal`. A draw that version 1 already made best is kept as it was.
+pub const SEATING_ALGORITHM: u32 = 2;
+
+fn first_algorithm() -> u32 {
+    1
+}
+
 /// Everything a draw needs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct DrawInput {
+    /// The version of the seating algorithm (1, 2, ...). Inputs stored before versions existed
+    /// are version 1, so every published draw is recomputed by the algorithm that drew it; new
+    /// draws use the current version (2).
+    #[serde(default = "first_algorithm")]
+    #[schema(default = 1, minimum = 1)]
+    pub algorithm: u32,
     /// The round being drawn (1-based).
     pub round: u32,
     /// The seating method.
@@ -354,6 +377,23 @@ pub struct DrawReport {
     pub byes: Vec<PlayerId>,
     /// What the method could not satisfy, in words for the organiser.
     pub unsatisfied: Vec<String>,
+    /// Methods that promise fewest repeat meetings, from algorithm 2 on: no arrangement the rule
+    /// allows has fewer repeated pairs than this (absent for other methods and older draws).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeats_lower_bound: Option<u32>,
+    /// Methods that promise fewest repeat meetings, from algorithm 2 on: true when
+    /// `repeat_count` is proven the fewest the rule allows (it equals `repeats_lower_bound`);
+    /// false when the search stopped at its work budget first (large fields).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeats_proven_minimal: Option<bool>,
+}
+
+impl DrawReport {
+    /// Records what the fewest-repeats search proved (algorithm 2).
+    pub(crate) fn record_fewest(&mut self, lower_bound: u32, proven: bool) {
+        self.repeats_lower_bound = Some(lower_bound);
+        self.repeats_proven_minimal = Some(proven);
+    }
 }
 
 /// The result of a draw.
@@ -384,84 +424,6 @@ pub struct Draw {
     /// What the draw did.
     pub report: DrawReport,
 }
-
-/// An error the organiser can fix (bad input or options).
-#[derive(Debug, Clone, PartialEq)]
-pub enum SeatingError {
-    /// Too few players for the method.
-    NotEnoughPlayers {
-        /// Minimum for the method.
-        needed: usize,
-        /// Players given.
-        got: usize,
-    },
-    /// The number of players cannot be seated at tables of 3-4 (e.g. 5 players).
-    UnseatableCount {
-        /// Players given.
-        players: usize,
-    },
-    /// A player appears twice in the input.
-    DuplicatePlayer(PlayerId),
-    /// An option the method does not know.
-    UnknownOption {
-        /// The option name.
-        option: String,
-        /// The method.
-        method: SeatingMethod,
-    },
-    /// An option with a value the method cannot use.
-    InvalidOption {
-        /// The option name.
-        option: String,
-        /// Why.
-        reason: String,
-    },
-    /// The method needs the standings and some active player has no standing.
-    MissingStanding(PlayerId),
-    /// Team input unusable.
-    InvalidTeams(String),
-    /// Number of rounds outside the allowed range (Ashes, seed 004).
-    RoundsOutOfRange {
-        /// Requested rounds.
-        rounds: u32,
-        /// Minimum allowed.
-        min: u32,
-        /// Maximum allowed.
-        max: u32,
-    },
-}
-
-impl fmt::Display for SeatingError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SeatingError::NotEnoughPlayers { needed, got } => {
-                write!(f, "not enough players: {needed} needed, {got} given")
-            }
-            SeatingError::UnseatableCount { players } => {
-                write!(f, "{players} players cannot be seated at tables of 3 and 4")
-            }
-            SeatingError::DuplicatePlayer(p) => write!(f, "player {p} is listed twice"),
-            SeatingError::UnknownOption { option, method } => {
-                write!(f, "unknown option `{option}` for seating method {method}")
-            }
-            SeatingError::InvalidOption { option, reason } => {
-                write!(f, "invalid option `{option}`: {reason}")
-            }
-            SeatingError::MissingStanding(p) => {
-                write!(f, "player {p} has no place in the standings")
-            }
-            SeatingError::InvalidTeams(r) => write!(f, "invalid teams: {r}"),
-            SeatingError::RoundsOutOfRange { rounds, min, max } => {
-                write!(
-                    f,
-                    "{rounds} rounds is outside the allowed range {min}-{max}"
-                )
-            }
-        }
-    }
-}
-
-impl std::error::Error for SeatingError {}
 
 /// Draws one round. The entry point the HTTP layer calls.
 ///
@@ -576,10 +538,21 @@ fn fill_report(input: &DrawInput, draw: &mut Draw) {
             | SeatingMethod::Bridge
     );
     if avoids_repeats && draw.report.repeat_count > 0 {
-        draw.report.unsatisfied.push(format!(
-            "{} repeat meeting(s) at the tables could not be avoided",
-            draw.report.repeat_count
-        ));
+        match (
+            draw.report.repeats_proven_minimal,
+            draw.report.repeats_lower_bound,
+        ) {
+            (Some(false), Some(bound)) => draw.report.unsatisfied.push(format!(
+                "{} repeat meeting(s) at the tables; at least {bound} cannot be avoided, and \
+                 the search stopped at its work budget before proving that fewer than {} are \
+                 impossible",
+                draw.report.repeat_count, draw.report.repeat_count
+            )),
+            _ => draw.report.unsatisfied.push(format!(
+                "{} repeat meeting(s) at the tables could not be avoided",
+                draw.report.repeat_count
+            )),
+        }
     }
     if input.method == SeatingMethod::Bridge && !draw.report.bridge_repeat_meetings.is_empty() {
         draw.report.unsatisfied.push(format!(

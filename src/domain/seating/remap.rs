@@ -89,6 +89,7 @@ mod tests {
 
     fn input(ids: &[i64]) -> DrawInput {
         DrawInput {
+            algorithm: crate::domain::seating::SEATING_ALGORITHM,
             round: 1,
             method: SeatingMethod::Random,
             players: ids

@@ -16,6 +16,7 @@ pub fn standings_in_order(n: usize) -> Vec<Standing> {
 
 pub fn input(method: SeatingMethod, n: usize) -> DrawInput {
     DrawInput {
+        algorithm: SEATING_ALGORITHM,
         round: 1,
         method,
         players: players(n),

@@ -13,7 +13,9 @@ use crate::db::running::NewWithdrawal;
 use crate::db::schema::withdrawals;
 use crate::domain::scoring::standings::WithdrawalKind;
 use crate::domain::scoring::{Format, Preset, Purpose, RoundKind};
-use crate::domain::seating::{DrawInput, PlayerEntry, SeatingMethod, Standing, Team};
+use crate::domain::seating::{
+    DrawInput, PlayerEntry, SeatingMethod, Standing, Team, SEATING_ALGORITHM,
+};
 use crate::domain::PlayerId;
 use crate::error::ApiError;
 use crate::services::running::snapshot::{self as play, Snapshot};
@@ -137,6 +139,7 @@ pub(super) fn draw_input(
     let options = plan_length(snap, number, method, players.len(), options);
     let options = team_format(snap, method, options);
     Ok(DrawInput {
+        algorithm: SEATING_ALGORITHM,
         round: number as u32,
         method,
         players,

@@ -511,7 +511,10 @@ pub fn redraw(
             &crate::services::running::snapshot::ruleset_of(&t)?,
         )?;
         let stored = db_rounds::stored_input(conn, &round)?;
-        let input = restored(conn, &t, number, stored)?;
+        let mut input = restored(conn, &t, number, stored)?;
+        // A fresh attempt is drawn by today's algorithm (issue 44); the earlier attempts keep
+        // theirs in their stored inputs.
+        input.algorithm = crate::domain::seating::SEATING_ALGORITHM;
         let (input_json, draw_json, seed, commitment) = make_draw(&input)?;
         let colours = crate::services::running::colours::for_draw(conn, &t, &draw_json, &seed)?;
         let attempt = round.draw_count + 1;

@@ -9,9 +9,9 @@
 //! placement-even the withdrawn players count as the last places of the snake layout.
 
 use super::{
-    opt_u32, ranked_players_by_lot, schedule, table_sizes, tables_with_lots, Draw, DrawInput,
-    DrawReport, Meetings, PlayerEntry, Schedule, SeatingError, SeatingMethod, SeedingGroupSpread,
-    Table,
+    fewest, opt_u32, ranked_players_by_lot, schedule, table_sizes, tables_with_lots, Draw,
+    DrawInput, DrawReport, Meetings, PlayerEntry, Schedule, SeatingError, SeatingMethod,
+    SeedingGroupSpread, Table,
 };
 use crate::domain::ids::PlayerId;
 use crate::domain::rng::DrawRng;
@@ -27,7 +27,14 @@ pub(crate) fn draw(input: &DrawInput, rng: &mut DrawRng) -> Result<Draw, Seating
     let mut plan_out = None;
     let tables: Vec<Table> = match input.method {
         Random => {
-            let (tables, rest) = random_round(input, rng)?;
+            let (mut tables, rest, fresh) = random_round(input, rng)?;
+            if input.algorithm >= 2 && fresh && rest.rounds.is_empty() {
+                // Issue 44: a round planned alone has the fewest repeats the field allows.
+                let everyone = vec![tables.iter().flatten().copied().collect::<Vec<_>>()];
+                let best = fewest::fewest_repeats(&everyone, &sizes, &input.history, &tables);
+                report.record_fewest(best.lower_bound, best.proven);
+                tables = best.tables;
+            }
             plan_out = Some(rest);
             tables_with_lots(tables, rng)
         }
@@ -35,11 +42,17 @@ pub(crate) fn draw(input: &DrawInput, rng: &mut DrawRng) -> Result<Draw, Seating
             let min_games = opt_u32(input, "min_rated_games")?.unwrap_or(5);
             let groups = seeding_groups(&input.players, sizes.len(), min_games);
             let fixed = input.method == FixedSeeded;
-            let t = if fixed {
+            let mut t = if fixed {
                 seeded_tables(&groups, &sizes, &input.history, input.round, true, rng)
             } else {
                 best_seeded_tables(&groups, &sizes, &input.history, input.round, rng)
             };
+            if input.algorithm >= 2 {
+                // Issue 44: the lot (or the rotation) is kept unless fewer repeats exist.
+                let best = fewest::fewest_repeats(&groups, &sizes, &input.history, &t);
+                report.record_fewest(best.lower_bound, best.proven);
+                t = best.tables;
+            }
             report.seeding_groups = group_spread(&groups, &t);
             groups_out = groups;
             tables_with_lots(t, rng)
@@ -103,11 +116,12 @@ pub(crate) fn draw(input: &DrawInput, rng: &mut DrawRng) -> Result<Draw, Seating
 
 /// The `random` method: the first round of the stored plan if it still seats exactly the active
 /// players, else a fresh plan over `rounds_remaining` rounds (default 1) from the history.
-/// Returns this round's tables and the plan for the rounds after it.
+/// Returns this round's tables, the plan for the rounds after it, and whether the round was
+/// planned now (not taken from the stored plan).
 pub(crate) fn random_round(
     input: &DrawInput,
     rng: &mut DrawRng,
-) -> Result<(Vec<Vec<PlayerId>>, Schedule), SeatingError> {
+) -> Result<(Vec<Vec<PlayerId>>, Schedule, bool), SeatingError> {
     let active: BTreeSet<PlayerId> = input.players.iter().map(|p| p.id).collect();
     if let Some(plan) = &input.plan {
         if let Some(first) = plan.rounds.first() {
@@ -118,7 +132,7 @@ pub(crate) fn random_round(
                 let rest = Schedule {
                     rounds: plan.rounds[1..].to_vec(),
                 };
-                return Ok((first.tables.clone(), rest));
+                return Ok((first.tables.clone(), rest, false));
             }
         }
     }
@@ -132,7 +146,7 @@ pub(crate) fn random_round(
     let ids: Vec<PlayerId> = active.into_iter().collect();
     let mut plan = schedule::plan_random_schedule(&ids, rounds, &input.history, rng)?;
     let first = plan.rounds.remove(0);
-    Ok((first.tables, plan))
+    Ok((first.tables, plan, true))
 }
 
 /// Seeding groups (seed 000, Bordsammensetning 2): groups of `y` (the number of tables) by
