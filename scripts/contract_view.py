@@ -11,8 +11,9 @@ in `application/json`):
   `$schema`) are dropped.
 - Parameters (openapi-diff ignores them): each operation's request body becomes an object
   with one property per parameter (`query limit`, `path id`, `header If-Match`) and the body
-  itself (`body`), each required as the parameter is. A new required parameter, a parameter
-  that accepts less, or a body that accepts less all narrow what a request may be: breaking.
+  itself (`body`), each required as the parameter is, and no other property. A new required
+  parameter, a removed one, one that accepts less, or a body that accepts less all narrow
+  what a request may be (breaking); a new optional parameter widens it.
 - Problem answers (`application/problem+json`) and the live feed's frames
   (`text/event-stream`, whose `data` is a `LiveEvent`) are read as `application/json`.
 - The webhooks (3.1 `webhooks`, one per delivery kind) become `GET /x-webhook/<kind>`
@@ -138,9 +139,10 @@ def request_30(item, op):
         props["body"] = schema_30(schema)
         if body.get("required"):
             required.append("body")
-    if not props:
-        return None
-    schema = {"type": "object", "properties": props}
+    # Closed: a request carries the parameters the operation names and no others, so an added
+    # optional parameter widens what may be sent (compatible) while a removed one, a new
+    # required one or one that accepts less narrows it (breaking).
+    schema = {"type": "object", "properties": props, "additionalProperties": False}
     if required:
         schema["required"] = required
     return {"content": {"application/json": {"schema": schema}}}
@@ -150,9 +152,7 @@ def operation_30(item, op):
     out = {"responses": responses_30(op.get("responses"))}
     if "operationId" in op:
         out["operationId"] = op["operationId"]
-    request = request_30(item, op)
-    if request:
-        out["requestBody"] = request
+    out["requestBody"] = request_30(item, op)
     return out
 
 
