@@ -7,7 +7,8 @@ in `application/json`):
   where NULL is "none of the other types" (3.0 has no `null` type, and `nullable` is ignored
   by its schema differ, so a field that became nullable would pass unseen); a numeric
   `exclusiveMinimum` becomes `minimum` + `exclusiveMinimum: true`; `const` becomes `enum`;
-  keywords 3.0 lacks (`examples`, `propertyNames`, `contentMediaType`, `contentSchema`,
+  a discriminated `oneOf` becomes `anyOf` (the same union; openapi-diff's `oneOf` is far
+  slower); keywords 3.0 lacks (`examples`, `propertyNames`, `contentMediaType`, `contentSchema`,
   `$schema`) are dropped.
 - Parameters (openapi-diff ignores them): each operation's request body becomes an object
   with one property per parameter (`query limit`, `path id`, `header If-Match`) and the body
@@ -68,7 +69,11 @@ def schema_30(s):
             out["maximum"] = v
             out["exclusiveMaximum"] = True
         elif k == "discriminator":
-            out[k] = v
+            continue
+        elif k == "oneOf":
+            # The document's oneOfs are discriminated (each branch's `kind`/`type` differs), so
+            # they are the union anyOf says; json-schema-diff's oneOf is exponential in them.
+            out["anyOf"] = schema_30(v)
         else:
             out[k] = schema_30(v)
     t = out.get("type")
