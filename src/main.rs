@@ -18,6 +18,7 @@ const USAGE: &str = "usage:
   tourney create-admin --username U    create an admin account; the password comes from
                                        TOURNEY_ADMIN_PASSWORD or the first line of stdin
   tourney openapi                      print the OpenAPI document
+  tourney --version                    print the version (semver; the document's info.version)
   tourney rebuild-ratings --pool N     recompute rating pool N from scratch
   tourney backup FILE                  write a consistent backup of the database to FILE
                                        (pg_dump's custom format; safe while the service runs)
@@ -28,6 +29,13 @@ Configuration comes from the environment; see .env.example.";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if matches!(
+        args.first().map(String::as_str),
+        Some("-V" | "--version" | "version")
+    ) {
+        println!("tourney {}", env!("CARGO_PKG_VERSION"));
+        return ExitCode::SUCCESS;
+    }
     let cfg = match Config::from_env() {
         Ok(c) => c,
         Err(e) => return fail(&e),

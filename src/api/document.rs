@@ -3,14 +3,16 @@
 //! headers the service sends (`ETag`, `Cache-Control`, `Link`, `Location`, `Retry-After`,
 //! `Allow`), and each schema's example copied onto the media types that carry it.
 
+mod contract;
 mod events;
 
 use serde_json::{json, Map, Value};
 
 /// Operations whose 200 answer carries no `ETag`/`Cache-Control` (probes, metrics, the live
 /// stream, answers computed per caller and never cached).
-const UNCACHED: [&str; 21] = [
+const UNCACHED: [&str; 22] = [
     "check_liveness",
+    "read_changelog",
     "check_readiness",
     "read_metrics",
     "stream_events",
@@ -44,7 +46,10 @@ pub fn finish(doc: utoipa::openapi::OpenApi) -> Value {
     query_errors_documented(&mut value);
     rate_limits_documented(&mut value);
     document_headers(&mut value);
+    contract::deprecations(&mut value);
     examples_on_media_types(&mut value);
+    contract::webhooks(&mut value);
+    contract::version(&mut value);
     plain_descriptions(&mut value);
     value
 }

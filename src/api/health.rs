@@ -1,4 +1,4 @@
-//! `GET /healthz` and `GET /readyz`.
+//! `GET /healthz` and `GET /readyz` (both name the version), and `GET /changelog`.
 
 use actix_web::{get, web, HttpResponse};
 use serde::Serialize;
@@ -12,6 +12,34 @@ use crate::runtime::state::AppState;
 pub struct Health {
     #[schema(example = "ok")]
     pub status: String,
+    /// The service's version: semantic versioning, the OpenAPI document's `info.version`
+    /// (what changed between versions: `GET /changelog`).
+    #[schema(example = "1.0.0")]
+    pub version: String,
+}
+
+impl Health {
+    fn ok() -> Self {
+        Self {
+            status: "ok".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+        }
+    }
+}
+
+/// The changelog (CHANGELOG.md, Keep a Changelog): what changed in the API in each version,
+/// what is deprecated and until when. Deprecated answers link here (`rel="deprecation"`).
+#[utoipa::path(
+    operation_id = "read_changelog",
+    tag = "operations",
+    responses((status = 200, description = "The changelog in Markdown", content_type = "text/markdown", body = String))
+)]
+#[get("/changelog")]
+pub async fn changelog() -> HttpResponse {
+    HttpResponse::Ok()
+        .insert_header(("Cache-Control", "no-cache"))
+        .content_type("text/markdown; charset=utf-8")
+        .body(include_str!("../../CHANGELOG.md"))
 }
 
 /// Liveness: the process is up and answering.
@@ -26,9 +54,7 @@ pub struct Health {
 pub async fn healthz() -> HttpResponse {
     HttpResponse::Ok()
         .insert_header(("Cache-Control", "no-store"))
-        .json(Health {
-            status: "ok".into(),
-        })
+        .json(Health::ok())
 }
 
 /// Readiness: the database answers a query.
@@ -48,9 +74,7 @@ pub async fn readyz(state: web::Data<AppState>) -> ApiResult<HttpResponse> {
     state.ready().await?;
     Ok(HttpResponse::Ok()
         .insert_header(("Cache-Control", "no-store"))
-        .json(Health {
-            status: "ok".into(),
-        }))
+        .json(Health::ok()))
 }
 
 /// `GET /bench/static?bytes=N` (only with `TOURNEY_BENCH_ROUTES=1`, never in the document): a

@@ -7,14 +7,15 @@ use actix_web::{get, patch, post, web, HttpRequest, HttpResponse};
 use crate::api::extract::{Json, Query};
 use crate::api::problem::BodyErrors;
 use crate::api::support::{
-    cached_body, cached_json, etag_matches, etag_of_key, if_none_match, json_body, kept_answer,
-    links_for, not_modified_answer, page_body, page_json, required_if_match, versioned_json, Page,
-    PageParams, Visibility,
+    cached_body, cached_json, deprecated_form, etag_matches, etag_of_key, if_none_match, json_body,
+    kept_answer, links_for, not_modified_answer, page_body, page_json, required_if_match,
+    versioned_json, Page, PageParams, Visibility,
 };
 use crate::auth::{Caller, MaybeCaller};
 use crate::domain::PlayerId;
 use crate::error::{ApiError, ApiResult, Problem};
 use crate::infra::csv;
+use crate::infra::deprecation::CSV_ON_JSON_PATHS;
 use crate::infra::kept::KeptBody;
 use crate::infra::live::Subject;
 use crate::runtime::state::AppState;
@@ -289,7 +290,15 @@ pub async fn leaderboard(
     // `?format=csv` and `Accept: text/csv` still answer the CSV here, as before the CSV had its
     // own operation (docs/decisions/csv-operations.md); the document names only the JSON.
     let csv = wants_csv(&req, query.0.format);
-    leaderboard_answer(req, state, caller, id.into_inner(), query.0, csv).await
+    let deprecated = query.0.format.is_some() || csv;
+    let (who, metrics) = (caller.0.clone(), state.metrics.clone());
+    let answer = leaderboard_answer(req, state, caller, id.into_inner(), query.0, csv).await?;
+    Ok(deprecated_answer(
+        deprecated,
+        answer,
+        who.as_ref(),
+        &metrics,
+    ))
 }
 
 /// The pool's whole leaderboard as CSV (public): every row whatever `limit`, `offset` and
@@ -505,14 +514,36 @@ pub async fn read_season(
 pub async fn league(
     req: HttpRequest,
     state: web::Data<AppState>,
-    _caller: MaybeCaller,
+    caller: MaybeCaller,
     id: web::Path<i64>,
     query: Query<LeagueQuery>,
 ) -> ApiResult<HttpResponse> {
     // `?format=csv` and `Accept: text/csv` still answer the CSV here, as before the CSV had its
     // own operation (docs/decisions/csv-operations.md); the document names only the JSON.
     let csv = wants_csv(&req, query.0.format);
-    league_answer(req, state, id.into_inner(), csv).await
+    let deprecated = query.0.format.is_some() || csv;
+    let metrics = state.metrics.clone();
+    let answer = league_answer(req, state, id.into_inner(), csv).await?;
+    Ok(deprecated_answer(
+        deprecated,
+        answer,
+        caller.0.as_ref(),
+        &metrics,
+    ))
+}
+
+/// The JSON list operations' CSV form is deprecated (`infra::deprecation::CSV_ON_JSON_PATHS`):
+/// its answers carry the headers and are counted; other answers pass unchanged.
+fn deprecated_answer(
+    deprecated: bool,
+    answer: HttpResponse,
+    caller: Option<&Caller>,
+    metrics: &crate::infra::metrics::Metrics,
+) -> HttpResponse {
+    if !deprecated {
+        return answer;
+    }
+    deprecated_form(answer, &CSV_ON_JSON_PATHS, caller, metrics)
 }
 
 /// The league table as CSV (public): the ranked players, then the others with `rank` empty; a

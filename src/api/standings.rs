@@ -8,12 +8,13 @@ use actix_web::{get, http::header, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::{Query, TournamentPath};
 use crate::api::support::{
-    cached_json, etag_matches, etag_of_key, if_none_match, kept_answer, not_modified_answer,
-    tagged_body, Visibility,
+    cached_json, deprecated_form, etag_matches, etag_of_key, if_none_match, kept_answer,
+    not_modified_answer, tagged_body, Visibility,
 };
 use crate::auth::MaybeCaller;
 use crate::domain::scoring::Purpose;
 use crate::error::{ApiError, ApiResult, Problem};
+use crate::infra::deprecation::CSV_ON_JSON_PATHS;
 use crate::infra::kept::KeptBody;
 use crate::infra::live::Subject;
 use crate::runtime::state::AppState;
@@ -57,7 +58,21 @@ pub async fn standings(
                 .get(header::ACCEPT)
                 .and_then(|v| v.to_str().ok())
                 .is_some_and(|a| a.contains("text/csv")));
-    answer(req, state, caller, path.into_inner().id, q, wants_csv).await
+    // A deprecated form (infra::deprecation::CSV_ON_JSON_PATHS): answered as before, with its
+    // Deprecation and Sunset headers, and counted per credential.
+    let deprecated = q.format.is_some() || wants_csv;
+    let who = caller.0.clone();
+    let metrics = state.metrics.clone();
+    let answer = answer(req, state, caller, path.into_inner().id, q, wants_csv).await?;
+    if !deprecated {
+        return Ok(answer);
+    }
+    Ok(deprecated_form(
+        answer,
+        &CSV_ON_JSON_PATHS,
+        who.as_ref(),
+        &metrics,
+    ))
 }
 
 /// The standings as CSV (public): one line per player, every row, the JSON's field names as

@@ -311,3 +311,31 @@ pub fn created_at(location: String, version: Option<i64>) -> BTreeMap<String, St
     }
     headers
 }
+
+/// Answers a request made in the deprecated form `d` as such (docs/API-DESIGN.md, "Deprecation
+/// and sunset"): `Deprecation`, `Sunset` and a `Link` to the changelog on the answer, and one
+/// more in `tourney_deprecated_requests_total` for the caller's credential (its user or key
+/// id; `anonymous` without a token).
+pub fn deprecated_form(
+    mut answer: HttpResponse,
+    d: &crate::infra::deprecation::Deprecation,
+    caller: Option<&crate::auth::roles::Caller>,
+    metrics: &crate::infra::metrics::Metrics,
+) -> HttpResponse {
+    let credential = crate::infra::deprecation::credential_label(
+        caller.map(|c| c.user_id),
+        caller.and_then(|c| c.key.as_ref().map(|k| k.key_id)),
+    );
+    metrics.deprecated_request(d.form, credential);
+    let headers = answer.headers_mut();
+    for (name, value) in [
+        ("deprecation", d.deprecation_header()),
+        ("sunset", d.sunset_header()),
+        ("link", d.link_header()),
+    ] {
+        if let Ok(value) = header::HeaderValue::from_str(&value) {
+            headers.append(header::HeaderName::from_static(name), value);
+        }
+    }
+    answer
+}

@@ -18,6 +18,9 @@
 //! - `tourney_job_lag_seconds` (since the job last completed a tick, sampled at scrape time),
 //!   `tourney_job_last_success_timestamp_seconds` and `tourney_job_tick_duration_seconds`
 //!   (histogram), by `job`;
+//! - `tourney_deprecated_requests_total` by `form` (`infra::deprecation`) and `credential`
+//!   (`user:<id>`, `key:<id>` or `anonymous`; ids, never a token): who still uses a deprecated
+//!   form before its sunset. One series per credential that used one, so it stays small;
 //! - `tourney_uptime_seconds`.
 
 use std::collections::BTreeMap;
@@ -67,6 +70,12 @@ struct CacheLabels {
 struct CacheOutcomeLabels {
     cache: &'static str,
     outcome: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct DeprecatedLabels {
+    form: &'static str,
+    credential: String,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -134,6 +143,7 @@ pub struct Metrics {
     job_lag: Family<JobLabels, Seconds>,
     job_last_success: Family<JobLabels, Seconds>,
     job_duration: Family<JobLabels, Histogram, fn() -> Histogram>,
+    deprecated: Family<DeprecatedLabels, Counter>,
     /// When each job last completed a tick (`None`: not yet since it started).
     jobs: Arc<Mutex<BTreeMap<&'static str, Option<Instant>>>>,
     uptime: Gauge,
@@ -160,6 +170,7 @@ impl Default for Metrics {
             job_lag: Family::default(),
             job_last_success: Family::default(),
             job_duration: Family::new_with_constructor(latency_histogram),
+            deprecated: Family::default(),
             jobs: Default::default(),
             uptime: Gauge::default(),
             started: Instant::now(),
@@ -281,6 +292,11 @@ impl Metrics {
             self.job_duration.clone(),
         );
         r.register(
+            "deprecated_requests",
+            "Requests in a deprecated form, by form and credential (user:<id>, key:<id>, anonymous)",
+            self.deprecated.clone(),
+        );
+        r.register(
             "uptime_seconds",
             "Seconds since this instance started",
             self.uptime.clone(),
@@ -298,6 +314,14 @@ impl Metrics {
             .get_or_create(&labels)
             .observe(elapsed.as_secs_f64());
         self.requests.get_or_create(&labels).inc();
+    }
+
+    /// Counts one request in the deprecated `form` by `credential`
+    /// (`infra::deprecation::credential_label`).
+    pub fn deprecated_request(&self, form: &'static str, credential: String) {
+        self.deprecated
+            .get_or_create(&DeprecatedLabels { form, credential })
+            .inc();
     }
 
     /// Counts one anonymous public read: `hit` when a kept body was served.

@@ -78,5 +78,6 @@ mod stored_json;
 mod tournaments;
 mod typed_columns;
 mod upgrade_dump;
+mod versions;
 mod webhooks;
 mod webhooks_manage;
