@@ -27,8 +27,10 @@ impl Health {
     }
 }
 
-/// The changelog (CHANGELOG.md, Keep a Changelog): what changed in the API in each version,
-/// what is deprecated and until when. Deprecated answers link here (`rel="deprecation"`).
+/// The changelog
+///
+/// CHANGELOG.md in Keep a Changelog form: what changed in the API in each version, what is
+/// deprecated and until when. Deprecated answers link here (`rel="deprecation"`).
 #[utoipa::path(
     operation_id = "read_changelog",
     tag = "operations",

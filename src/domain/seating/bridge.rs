@@ -319,30 +319,7 @@ pub(crate) fn draw(input: &DrawInput, rng: &mut DrawRng) -> Result<Draw, Seating
     };
     // Shared deal: group -> seat.
     let width = tables.iter().map(|t| t.len()).max().unwrap_or(0);
-    let counts = seat_counts(&input.history);
-    let perms = permutations(width);
-    let mut best: Vec<usize> = Vec::new();
-    let mut best_key = (u32::MAX, u32::MAX);
-    for (k, perm) in perms.iter().enumerate() {
-        let mut max = 0;
-        let mut sq = 0;
-        for t in &tables {
-            for (g, p) in t.iter().enumerate() {
-                let c = counts.get(p).map(|c| c[perm[g].min(3)]).unwrap_or(0) + 1;
-                max = max.max(c);
-                sq += c * c;
-            }
-        }
-        let key = (max, sq);
-        if key < best_key {
-            best_key = key;
-            best.clear();
-        }
-        if key == best_key {
-            best.push(k);
-        }
-    }
-    let perm = &perms[best[rng.index(best.len())]];
+    let perm = &shared_deal(&tables, width, &input.history, rng);
     let min_size = tables.iter().map(|t| t.len()).min().unwrap_or(1).max(1);
     let starting_seat = rng.index(min_size) as u32 + 1;
     let out_tables: Vec<Table> = tables
@@ -398,6 +375,40 @@ pub(crate) fn draw(input: &DrawInput, rng: &mut DrawRng) -> Result<Draw, Seating
         plan: plan_out,
         report,
     })
+}
+
+/// The shared deal's seat of each bridge group (seed 001): drawn by lot among the assignments
+/// that keep players' seats most balanced given the seats they had before.
+fn shared_deal(
+    tables: &[Vec<PlayerId>],
+    width: usize,
+    history: &History,
+    rng: &mut DrawRng,
+) -> Vec<usize> {
+    let counts = seat_counts(history);
+    let perms = permutations(width);
+    let mut best: Vec<usize> = Vec::new();
+    let mut best_key = (u32::MAX, u32::MAX);
+    for (k, perm) in perms.iter().enumerate() {
+        let mut max = 0;
+        let mut sq = 0;
+        for t in tables {
+            for (g, p) in t.iter().enumerate() {
+                let c = counts.get(p).map(|c| c[perm[g].min(3)]).unwrap_or(0) + 1;
+                max = max.max(c);
+                sq += c * c;
+            }
+        }
+        let key = (max, sq);
+        if key < best_key {
+            best_key = key;
+            best.clear();
+        }
+        if key == best_key {
+            best.push(k);
+        }
+    }
+    perms[best[rng.index(best.len())]].clone()
 }
 
 /// Final bridge groups (seed 001): tables are the placement groups; bridge group `j` takes from

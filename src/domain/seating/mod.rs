@@ -25,9 +25,9 @@ use std::fmt;
 use utoipa::ToSchema;
 
 pub mod bridge;
-pub mod fit;
 mod error;
 mod fewest;
+pub mod fit;
 pub mod four_player;
 pub mod remap;
 pub mod schedule;

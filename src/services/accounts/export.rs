@@ -377,6 +377,8 @@ pub struct ExportAct {
 /// Records the account made or decided: (table, column naming the account, key of the row).
 const USER_ACTS: &[(&str, &str, &str)] = &[
     ("tournaments", "created_by", "id::text"),
+    ("player_links", "account_id", "id::text"),
+    ("player_links", "decided_by", "id::text"),
     ("tournaments", "rating_decided_by", "id::text"),
     (
         "tournament_staff",
@@ -416,6 +418,8 @@ const USER_ACTS: &[(&str, &str, &str)] = &[
 
 /// Records that name the player outside the sections above.
 const PLAYER_ACTS: &[(&str, &str, &str)] = &[
+    // Who linked the player to an account (issue 37 item 2); the rows name the account too.
+    ("player_links", "player_id", "id::text"),
     ("teams", "pair_a1", "id::text"),
     ("teams", "pair_a2", "id::text"),
     ("teams", "pair_b1", "id::text"),

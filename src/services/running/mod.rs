@@ -8,6 +8,7 @@ pub mod cup;
 pub mod events;
 pub mod registrations;
 pub mod results;
+pub mod round_checks;
 pub mod round_history;
 pub mod round_input;
 pub mod round_methods;

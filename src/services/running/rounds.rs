@@ -16,7 +16,6 @@ use crate::db::rounds::{self as db_rounds, Lock};
 use crate::db::running::{NewRound, RoundDraw, RoundRow};
 use crate::db::schema::{round_draws, rounds, tournaments};
 use crate::domain::scoring::{Points, Preset, RoundKind, Ruleset};
-use crate::domain::seating::fit::check_fits;
 use crate::domain::seating::{draw_round, Draw, DrawInput, SeatingError, SeatingMethod};
 use crate::domain::status::{RoundStatus, TournamentStatus};
 use crate::domain::{DrawRng, RoundId, TournamentId};
@@ -25,6 +24,7 @@ use crate::services::access::{
     is_staff, load_for_staff, load_visible, load_visible_round as load_round,
 };
 use crate::services::ratings::TimeChange;
+use crate::services::running::round_checks::{check_drawable, check_method, check_self_scheduled};
 use crate::services::running::round_history::{self as round_withdrawal, RoundWithdrawal};
 use crate::services::running::round_input::{
     bridge_final_option, draw_input, restored, stored_form,
@@ -291,24 +291,6 @@ fn check_round_input(input: &CreateRound) -> Result<Option<String>, ApiError> {
     Ok(weight)
 }
 
-/// Whether a round can be drawn now: the tournament takes rounds, and a stated time of play
-/// lies within its playing days.
-fn check_drawable(t: &Tournament, input: &CreateRound) -> Result<(), ApiError> {
-    match t.status {
-        TournamentStatus::RegistrationOpen | TournamentStatus::Running => {}
-        TournamentStatus::Draft | TournamentStatus::Finished => {
-            return Err(ApiError::Conflict(format!(
-                "rounds are drawn when registration is open or the tournament runs; it is {}",
-                t.status.as_str()
-            )))
-        }
-    }
-    if let Some(at) = input.played_at {
-        time_of_play::check_stated(t, at)?;
-    }
-    Ok(())
-}
-
 /// The number of the round to draw: a withdrawn last round is drawn again in place (its
 /// earlier draws and withdrawals stay with it); otherwise every round must be completed.
 fn next_number(snap: &Snapshot) -> Result<(i32, Option<RoundRow>), ApiError> {
@@ -395,7 +377,7 @@ pub fn create_round(
             .select(tournaments::id)
             .for_update()
             .first::<i64>(conn)?;
-        check_drawable(&t, &input)?;
+        check_drawable(&t, input.played_at)?;
         let snap = Snapshot::load(conn, t)?;
         check_method(input.method, &snap.ruleset)?;
         let (number, again) = next_number(&snap)?;
@@ -462,32 +444,6 @@ pub fn create_round(
         }
         round_out(&snap.tournament, row, Vec::new())
     })
-}
-
-/// The method seats tables the tournament's ruleset scores (issue 37, item 5): 422 on `method`
-/// saying what the rules allow, before anything is drawn.
-fn check_method(method: SeatingMethod, ruleset: &Ruleset) -> Result<(), ApiError> {
-    check_fits(method, ruleset).map_err(|e| ApiError::field("method", e.to_string()))
-}
-
-/// A self-scheduled round's deadline: in the future, and only for games of two players.
-fn check_self_scheduled(ruleset: &Ruleset, until: Option<DateTime<Utc>>) -> Result<(), ApiError> {
-    let Some(until) = until else {
-        return Ok(());
-    };
-    if ruleset.players_per_table != 2 {
-        return Err(ApiError::field(
-            "self_scheduled_until",
-            "only games of two players are scheduled by the players",
-        ));
-    }
-    if until <= Utc::now() {
-        return Err(ApiError::field(
-            "self_scheduled_until",
-            "the deadline must be in the future",
-        ));
-    }
-    Ok(())
 }
 
 /// Draws a draft round again from a fresh seed (organisers); every attempt is kept.

@@ -459,7 +459,7 @@ fn large_fields_improve_by_neighbourhoods_to_the_bound() {
     };
     let sizes = vec![4; 16];
     assert_eq!(repeats_in(&history, &start), 96);
-    let best = super::fewest_repeats(&[players.clone()], &sizes, &history, &start);
+    let best = super::fewest_repeats(std::slice::from_ref(&players), &sizes, &history, &start);
     assert_eq!(best.repeats, 0);
     assert_eq!(repeats_in(&history, &best.tables), 0);
     assert!(best.proven);
@@ -488,7 +488,7 @@ fn a_complete_history_is_proven_by_the_degree_bound() {
         };
         let start = chunks(&players);
         let best = super::fewest_within(
-            &[players.clone()],
+            std::slice::from_ref(&players),
             &vec![4; n as usize / 4],
             &history,
             &start,
@@ -515,11 +515,17 @@ fn a_search_out_of_budget_is_not_proven() {
     }
     let start = chunks(&players);
     let start_repeats = repeats_in(&history, &start);
-    let stopped = super::fewest_within(&[players.clone()], &[4, 4, 4], &history, &start, 0);
+    let stopped = super::fewest_within(
+        std::slice::from_ref(&players),
+        &[4, 4, 4],
+        &history,
+        &start,
+        0,
+    );
     assert_eq!(stopped.repeats, start_repeats);
     assert!(stopped.lower_bound < stopped.repeats);
     assert!(!stopped.proven);
-    let full = super::fewest_repeats(&[players.clone()], &[4, 4, 4], &history, &start);
+    let full = super::fewest_repeats(std::slice::from_ref(&players), &[4, 4, 4], &history, &start);
     assert!(full.proven);
     assert!(full.repeats < start_repeats);
     assert_eq!(full.repeats, full.lower_bound);
