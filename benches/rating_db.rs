@@ -233,6 +233,10 @@ fn main() {
         clock: Default::default(),
         webhooks: Default::default(),
         metrics: Default::default(),
+        archive_keys: tourney::services::archives::ArchiveKeys::derived(
+            b"bench secret bench secret bench!!",
+            Vec::new(),
+        ),
         signup: Default::default(),
     };
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
