@@ -54,9 +54,7 @@ pub async fn sign_up(
     if setup.mode == SignupMode::Open {
         setup.mail.require()?;
     }
-    let address = client_address(&req);
-    setup.throttle.check(&body.0.email, &address)?;
-    setup.throttle.failed(&body.0.email, &address);
+    count_request(&req, &state, &body.0.email)?;
     let language = Language::from_accept_language(
         req.headers()
             .get("accept-language")
@@ -118,11 +116,7 @@ pub async fn resend_verification(
     state: web::Data<AppState>,
     body: Json<ResendVerification>,
 ) -> ApiResult<HttpResponse> {
-    let setup = &state.signup;
-    setup.mail.require()?;
-    let address = client_address(&req);
-    setup.throttle.check(&body.0.email, &address)?;
-    setup.throttle.failed(&body.0.email, &address);
+    mailed_request(&req, &state, &body.0.email)?;
     let accepted = state
         .run(move |conn| signup::resend_verification(conn, &body.0))
         .await?;
@@ -151,11 +145,7 @@ pub async fn request_reset(
     state: web::Data<AppState>,
     body: Json<ResetRequest>,
 ) -> ApiResult<HttpResponse> {
-    let setup = &state.signup;
-    setup.mail.require()?;
-    let address = client_address(&req);
-    setup.throttle.check(&body.0.email, &address)?;
-    setup.throttle.failed(&body.0.email, &address);
+    mailed_request(&req, &state, &body.0.email)?;
     let accepted = state
         .run(move |conn| reset::request_reset(conn, &body.0))
         .await?;
@@ -325,4 +315,19 @@ pub async fn erase_user(
         .run(move |conn| data::erase(conn, &caller, id))
         .await?;
     Ok(private_json(&erased))
+}
+
+/// A request that mails an address (a reset or a new verification code): the instance must
+/// send mail, and it counts like a sign-up for the address and the client.
+fn mailed_request(req: &HttpRequest, state: &AppState, email: &str) -> ApiResult<()> {
+    state.signup.mail.require()?;
+    count_request(req, state, email)
+}
+
+/// Counts a sign-up-like request for the address and the client; 429 past the limit.
+fn count_request(req: &HttpRequest, state: &AppState, email: &str) -> ApiResult<()> {
+    let address = client_address(req);
+    state.signup.throttle.check(email, &address)?;
+    state.signup.throttle.failed(email, &address);
+    Ok(())
 }
