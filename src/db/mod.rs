@@ -6,6 +6,7 @@ pub mod cases;
 pub mod embedded;
 pub mod enums;
 pub mod events;
+pub mod ids;
 pub mod models;
 pub mod personal_data;
 pub mod player_links;
