@@ -174,9 +174,19 @@ mod tests {
         let q = invitations::table
             .filter(invitations::player_id.eq(PlayerId(9)))
             .select(invitations::player_id);
-        let _typed: Vec<Option<PlayerId>> = Vec::new();
         let sql = diesel::debug_query::<Pg, _>(&q).to_string();
         assert!(sql.contains("binds: [9]"), "{sql}");
+    }
+
+    /// Ids read back typed, nullable ones as `Option` (a compile-time check: never run).
+    #[allow(dead_code)]
+    fn typed_reads(conn: &mut diesel::PgConnection) -> QueryResult<Vec<(RoundId, TournamentId)>> {
+        let _: Vec<Option<PlayerId>> = invitations::table
+            .select(invitations::player_id)
+            .load(conn)?;
+        rounds::table
+            .select((rounds::id, rounds::tournament_id))
+            .load(conn)
     }
 
     #[test]
