@@ -91,6 +91,72 @@ impl utoipa::IntoResponses for AuthErrors {
     }
 }
 
+/// One problem answer an operation lists, named once: `responses(NoSuchTournament, ...)` in an
+/// operation's `#[utoipa::path]` stands for `(status = 404, description = "No such tournament",
+/// body = Problem, content_type = "application/problem+json")`. An operation whose answer says
+/// more than the shared wording writes its own line instead.
+macro_rules! problem_answers {
+    ($($(#[$doc:meta])* $name:ident => $status:literal, $description:literal;)+) => {$(
+        $(#[$doc])*
+        pub struct $name;
+
+        impl utoipa::IntoResponses for $name {
+            fn responses() -> std::collections::BTreeMap<String, RefOr<Response>> {
+                responses(&[($status, $description)])
+            }
+        }
+    )+};
+}
+
+problem_answers! {
+    /// 401: the bearer token or key is not valid (or not given where one is needed).
+    InvalidToken => "401", "Invalid token";
+    /// 401: no credential at all.
+    NotSignedIn => "401", "Not signed in";
+    /// 401: no credential, or one that is not valid.
+    NoOrInvalidToken => "401", "No or invalid token";
+    /// 403: the operation is the admins'.
+    NotAnAdmin => "403", "Not an admin";
+    /// 403: the operation is the organisers'.
+    NotAnOrganiser => "403", "Not an organiser";
+    /// 403: the operation is this tournament's organisers'.
+    NotThisOrganiser => "403", "Not an organiser of this tournament";
+    /// 403: the operation is the tournament's organisers'.
+    NotTheOrganiser => "403", "Not an organiser of the tournament";
+    /// 403: the operation is the referees' and organisers'.
+    NotARefereeOrOrganiser => "403", "Not a referee or organiser";
+    /// 403: the operation is the admins' and the pool's keepers'.
+    NotAKeeper => "403", "Not an admin or a keeper of this pool";
+    /// 403: the operation is the game's players'.
+    NotAPlayerOfTheGame => "403", "Not a player of this game";
+    /// 404: no such tournament (or one the caller may not see).
+    NoSuchTournament => "404", "No such tournament";
+    /// 404: no such tournament or round.
+    NoSuchRound => "404", "No such tournament or round";
+    /// 404: no such tournament or case.
+    NoSuchCase => "404", "No such tournament or case";
+    /// 404: no such rating pool.
+    NoSuchPool => "404", "No such pool";
+    /// 404: no such pool or season.
+    NoSuchSeason => "404", "No such pool or season";
+    /// 404: no such player.
+    NoSuchPlayer => "404", "No such player";
+    /// 404: no such account.
+    NoSuchAccount => "404", "No such account";
+    /// 404: no such webhook among the caller's.
+    NoSuchWebhook => "404", "No such webhook you manage";
+    /// 404: no such self-scheduled game.
+    NoSuchGame => "404", "No such self-scheduled game";
+    /// 412: the resource changed since the caller read it (`If-Match`).
+    ChangedSinceRead => "412", "Changed since you read it";
+    /// 422: a path or query parameter is not valid.
+    InvalidParameters => "422", "Invalid parameters";
+    /// 428: a write that needs `If-Match` came without it.
+    IfMatchRequired => "428", "No If-Match: send the version you read, or *";
+    /// 503: the instance has no mail set up.
+    MailNotConfigured => "503", "This instance cannot send e-mail (SMTP_URL is not configured)";
+}
+
 /// The explanation of a problem type (the page its `type` URI names), as HTML for browsers or
 /// as JSON (`Accept: application/json`).
 ///

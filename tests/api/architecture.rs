@@ -22,7 +22,7 @@ const SHARED_API_MODULES: [&str; 3] = ["support", "extract", "problem"];
 /// The marker that lets a long file or function stay long (with the reason beside it).
 const LONG_MARKER: &str = "layout: long";
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+pub(super) fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap().flatten() {
         let p = entry.path();
         if p.is_dir() {
@@ -33,13 +33,13 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-fn src(sub: &str) -> PathBuf {
+pub(super) fn src(sub: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src").join(sub)
 }
 
 /// The file's code without comment lines, and without its `#[cfg(test)]` module (tests may
 /// use whatever they test with).
-fn code_of(text: &str) -> String {
+pub(super) fn code_of(text: &str) -> String {
     let mut out = Vec::new();
     for line in text.lines() {
         if line.trim_start().starts_with("#[cfg(test)]") {
@@ -63,7 +63,7 @@ fn mentions<'a>(code: &str, forbidden: &[&'a str]) -> Vec<&'a str> {
 }
 
 /// SQL written as text (diesel's query builder is caught by the `diesel` word).
-fn sql_text(code: &str) -> Vec<&'static str> {
+pub(super) fn sql_text(code: &str) -> Vec<&'static str> {
     [
         "sql_query",
         "\"SELECT ",

@@ -6,6 +6,7 @@ mod api_keys;
 mod architecture;
 mod architecture_conventions;
 mod architecture_rooms;
+mod architecture_store;
 mod archive_seasons;
 mod archive_trust;
 mod archives;

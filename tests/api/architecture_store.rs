@@ -1,0 +1,237 @@
+//! The persistence boundary (issue 39): `src/db` is the one place that knows tables.
+//!
+//! - `diesel`: services and machinery (`src/services`, `src/infra`, `src/auth`) use no diesel
+//!   but the connection and its transaction (`PgConnection`, `Connection`): no query DSL, no
+//!   `diesel::update`/`insert_into`/`sql_query`.
+//! - `schema`: no `schema::` outside `src/db`.
+//! - `sql`: no SQL text outside `src/db`.
+//! - `rows`: no row structs (diesel's row derives) outside `src/db`.
+//! - `clock`: no `Utc::now()` below the runtime (services, machinery, auth, store): the time
+//!   comes from the caller.
+//! - `raw_id`: no row in `src/db` holds an id as a raw `i64` (`id`, `*_id`, `*_by` fields).
+//! - `json`: no row in `src/db` holds a `serde_json::Value`, unless a comment right above the
+//!   field says `free-form` (a document the rules never read, kept as given).
+//!
+//! What is left of each rule is written down per file in `store_budget.txt`, and the test
+//! holds every file to it both ways: a count above its budget fails (the boundary may not
+//! leak again), and a count below it fails too, asking to lower the budget, so the list only
+//! shrinks. `STORE_BUDGET_WRITE=1 cargo test --test api architecture_store` rewrites the list
+//! when nothing grew.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use super::architecture::{code_of, rust_files, sql_text, src};
+
+const BUDGET: &str = "tests/api/store_budget.txt";
+/// diesel items a service may name: the connection and its transaction.
+const ALLOWED_DIESEL: [&str; 3] = ["Connection", "PgConnection", "pg::PgConnection"];
+const ROW_DERIVES: [&str; 6] = [
+    "Queryable",
+    "Selectable",
+    "Insertable",
+    "AsChangeset",
+    "QueryableByName",
+    "Identifiable",
+];
+
+/// The diesel items `code` names outside the allowed ones (`use diesel::{a, b}` counts each).
+fn diesel_uses(code: &str) -> usize {
+    let mut found = 0;
+    for (i, _) in code.match_indices("diesel::") {
+        let rest = &code[i + "diesel::".len()..];
+        if let Some(group) = rest.strip_prefix('{') {
+            let inner = &group[..group.find('}').unwrap_or(group.len())];
+            found += inner
+                .split(',')
+                .map(str::trim)
+                .filter(|item| !item.is_empty() && !ALLOWED_DIESEL.contains(item))
+                .count();
+            continue;
+        }
+        let item: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == ':')
+            .collect();
+        if !ALLOWED_DIESEL.contains(&item.trim_end_matches(':')) {
+            found += 1;
+        }
+    }
+    found
+}
+
+fn sql_count(code: &str) -> usize {
+    sql_text(code)
+        .into_iter()
+        .map(|w| code.matches(w).count())
+        .sum()
+}
+
+fn derives_row(line: &str) -> bool {
+    let t = line.trim_start();
+    t.starts_with("#[derive(") && ROW_DERIVES.iter().any(|d| t.contains(d))
+}
+
+fn row_derives(code: &str) -> usize {
+    code.lines().filter(|l| derives_row(l)).count()
+}
+
+/// The fields of the row structs in `text` (the lines between a row derive's `struct` line
+/// and its closing brace), each with the line above it.
+fn row_fields(text: &str) -> Vec<(&str, &str)> {
+    let all: Vec<&str> = text.lines().collect();
+    let mut out = Vec::new();
+    let mut in_row = false;
+    let mut seen_derive = false;
+    for (i, line) in all.iter().enumerate() {
+        let t = line.trim_start();
+        if t.starts_with("#[cfg(test)]") {
+            break;
+        }
+        if derives_row(line) {
+            seen_derive = true;
+        } else if seen_derive && t.contains("struct ") && t.ends_with('{') {
+            in_row = true;
+            seen_derive = false;
+        } else if in_row && t.starts_with('}') {
+            in_row = false;
+        } else if in_row && t.starts_with("pub ") && i > 0 {
+            out.push((all[i - 1], t));
+        }
+    }
+    out
+}
+
+fn is_raw_id(field: &str) -> bool {
+    let Some((name, ty)) = field.trim_start_matches("pub ").split_once(':') else {
+        return false;
+    };
+    let name = name.trim();
+    let ty = ty.trim().trim_end_matches(',');
+    let id_like = name == "id" || name.ends_with("_id") || name.ends_with("_by");
+    id_like && (ty == "i64" || ty == "Option<i64>")
+}
+
+fn raw_ids(text: &str) -> usize {
+    row_fields(text)
+        .into_iter()
+        .filter(|(_, f)| is_raw_id(f))
+        .count()
+}
+
+fn untyped_json(text: &str) -> usize {
+    row_fields(text)
+        .into_iter()
+        .filter(|(above, f)| f.contains("serde_json::Value") && !above.contains("free-form"))
+        .count()
+}
+
+/// Every (rule, file) with a count above zero.
+fn counts() -> BTreeMap<(String, String), usize> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut out = BTreeMap::new();
+    let mut add = |rule: &str, file: &Path, n: usize| {
+        if n > 0 {
+            let rel = file.strip_prefix(root).unwrap().display().to_string();
+            out.insert((rule.to_string(), rel), n);
+        }
+    };
+    for dir in ["services", "infra", "auth"] {
+        let mut files = Vec::new();
+        rust_files(&src(dir), &mut files);
+        for f in files {
+            let code = code_of(&std::fs::read_to_string(&f).unwrap());
+            add("diesel", &f, diesel_uses(&code));
+            add("schema", &f, code.matches("schema::").count());
+            add("sql", &f, sql_count(&code));
+            add("rows", &f, row_derives(&code));
+            add("clock", &f, code.matches("Utc::now()").count());
+        }
+    }
+    let mut files = Vec::new();
+    rust_files(&src("db"), &mut files);
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap();
+        add("clock", &f, code_of(&text).matches("Utc::now()").count());
+        add("raw_id", &f, raw_ids(&text));
+        add("json", &f, untyped_json(&text));
+    }
+    out
+}
+
+fn budget() -> BTreeMap<(String, String), usize> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(BUDGET);
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    text.lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .map(|l| {
+            let mut parts = l.split_whitespace();
+            let rule = parts.next().unwrap().to_string();
+            let file = parts.next().unwrap().to_string();
+            let n = parts.next().unwrap().parse().unwrap();
+            ((rule, file), n)
+        })
+        .collect()
+}
+
+#[test]
+fn the_store_boundary_only_shrinks() {
+    let now = counts();
+    let allowed = budget();
+    let mut grew = Vec::new();
+    let mut shrank = Vec::new();
+    for (key, &n) in &now {
+        let b = allowed.get(key).copied().unwrap_or(0);
+        if n > b {
+            grew.push(format!("{} {}: {n} (budget {b})", key.0, key.1));
+        } else if n < b {
+            shrank.push(format!("{} {}: {n} (budget {b})", key.0, key.1));
+        }
+    }
+    for (key, &b) in &allowed {
+        if !now.contains_key(key) {
+            shrank.push(format!("{} {}: 0 (budget {b})", key.0, key.1));
+        }
+    }
+    assert!(
+        grew.is_empty(),
+        "storage leaked out of src/db (see the rules in architecture_store.rs): {grew:#?}"
+    );
+    if std::env::var_os("STORE_BUDGET_WRITE").is_some() {
+        let mut text = String::from(
+            "# What is left of the persistence boundary's rules, per file (architecture_store.rs).\n\
+             # Only ever lowered: rule file count\n",
+        );
+        for ((rule, file), n) in &now {
+            text.push_str(&format!("{rule} {file} {n}\n"));
+        }
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(BUDGET);
+        std::fs::write(path, text).unwrap();
+        return;
+    }
+    assert!(
+        shrank.is_empty(),
+        "the boundary got better: lower the budget (STORE_BUDGET_WRITE=1): {shrank:#?}"
+    );
+}
+
+/// Each scanner finds what it looks for, and lets pass what is allowed.
+#[test]
+fn the_store_rules_catch_violations() {
+    assert_eq!(diesel_uses("use diesel::prelude::*;"), 1);
+    assert_eq!(diesel_uses("use diesel::{Connection, PgConnection};"), 0);
+    assert_eq!(diesel_uses("use diesel::{dsl::count, Connection};"), 1);
+    assert_eq!(diesel_uses("fn f(c: &mut diesel::PgConnection) {}"), 0);
+    assert_eq!(diesel_uses("diesel::update(t).set(x).execute(c)"), 1);
+    assert_eq!(sql_count("sql_query(\"SELECT 1\"); sql_query(\"SELECT 2\")"), 4);
+    assert_eq!(row_derives("#[derive(Debug, Queryable, Selectable)]\nstruct R {}"), 1);
+    assert_eq!(row_derives("#[derive(Debug, Clone)]\nstruct R {}"), 0);
+    let rows = "#[derive(Queryable, Selectable)]\npub struct R {\n    pub id: i64,\n    \
+                pub round_id: RoundId,\n    pub decided_by: Option<i64>,\n    pub score: i64,\n    \
+                pub draw: serde_json::Value,\n    /// free-form: the organiser's notes\n    \
+                pub notes: serde_json::Value,\n}\n#[derive(Debug)]\npub struct Plain {\n    \
+                pub id: i64,\n}\n";
+    assert_eq!(raw_ids(rows), 2);
+    assert_eq!(untyped_json(rows), 1);
+    assert_eq!(code_of("// Utc::now() in a comment").matches("Utc::now()").count(), 0);
+}
