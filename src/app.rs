@@ -364,6 +364,7 @@ pub fn serve(
                     .external_urls_from_iter_unchecked([("/openapi.json", (*doc).clone())]),
             )
             .configure(bench_routes)
+            .configure(api::account_pages::routes)
             .default_service(web::to(fallback))
             // gzip for JSON, CSV and the document when the client accepts it; the live feed
             // opts out (`Content-Encoding: identity`) so events are not held in a buffer.

@@ -198,12 +198,18 @@ fn serve(cfg: Config) -> Result<(), String> {
                     cfg.mail_from.as_deref(),
                 )?,
                 throttle: Default::default(),
+                links: cfg.mail_links.clone(),
             },
             archive_keys: match cfg.archive_signing_key {
                 Some(seed) => ArchiveKeys::new(seed, cfg.archive_trusted_keys.clone()),
                 None => ArchiveKeys::derived(secret.as_bytes(), cfg.archive_trusted_keys.clone()),
             },
         };
+        if state.signup.mail.configured() && state.signup.links == Default::default() {
+            tracing::warn!(
+                "mail is set up but PUBLIC_BASE_URL (or MAIL_LINK_*) is not: messages carry their codes without links"
+            );
+        }
         tracing::info!(
             key = %state.archive_keys.public_hex(),
             "archives are signed with this instance's key (GET /api/v1/archive-key)"

@@ -61,8 +61,9 @@ pub async fn sign_up(
             .and_then(|v| v.to_str().ok()),
     );
     let mode = setup.mode;
+    let links = setup.links.clone();
     let accepted = state
-        .run(move |conn| signup::sign_up(conn, mode, &body.0, language))
+        .run(move |conn| signup::sign_up(conn, mode, &body.0, language, &links))
         .await?;
     Ok(HttpResponse::Accepted().json(accepted))
 }
@@ -117,8 +118,9 @@ pub async fn resend_verification(
     body: Json<ResendVerification>,
 ) -> ApiResult<HttpResponse> {
     mailed_request(&req, &state, &body.0.email)?;
+    let links = state.signup.links.clone();
     let accepted = state
-        .run(move |conn| signup::resend_verification(conn, &body.0))
+        .run(move |conn| signup::resend_verification(conn, &body.0, &links))
         .await?;
     Ok(HttpResponse::Accepted().json(accepted))
 }
@@ -146,8 +148,9 @@ pub async fn request_reset(
     body: Json<ResetRequest>,
 ) -> ApiResult<HttpResponse> {
     mailed_request(&req, &state, &body.0.email)?;
+    let links = state.signup.links.clone();
     let accepted = state
-        .run(move |conn| reset::request_reset(conn, &body.0))
+        .run(move |conn| reset::request_reset(conn, &body.0, &links))
         .await?;
     Ok(HttpResponse::Accepted().json(accepted))
 }

@@ -2,6 +2,7 @@
 //! routes are registered through `utoipa-actix-web`, so the OpenAPI document cannot drift from
 //! the routes.
 
+pub mod account_pages;
 pub mod accounts;
 pub mod archives;
 pub mod auth;

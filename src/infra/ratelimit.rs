@@ -26,14 +26,17 @@ pub enum Class {
     Read,
     /// POST, PUT, PATCH, DELETE.
     Write,
-    /// Sign-in, refresh and sign-out (`/api/v1/auth/...`), counted per address only.
+    /// Sign-in, refresh and sign-out (`/api/v1/auth/...`) and the steps of the account pages
+    /// (`POST /account/...`: a password, a code), counted per address only.
     Auth,
 }
 
 impl Class {
     /// The class of a request.
     pub fn of(method: &str, path: &str) -> Self {
-        if path.starts_with("/api/v1/auth/") {
+        if path.starts_with("/api/v1/auth/")
+            || (path.starts_with("/account/") && !matches!(method, "GET" | "HEAD" | "OPTIONS"))
+        {
             Class::Auth
         } else if matches!(method, "GET" | "HEAD" | "OPTIONS") {
             Class::Read

@@ -47,6 +47,9 @@ pub struct Config {
     pub smtp_url: Option<String>,
     /// `MAIL_FROM`: the sender of every message.
     pub mail_from: Option<String>,
+    /// `PUBLIC_BASE_URL` and `MAIL_LINK_VERIFY`, `MAIL_LINK_RESET`, `MAIL_LINK_INVITATION`:
+    /// where the links in the messages lead (checked when read).
+    pub mail_links: crate::services::accounts::links::MailLinks,
     /// `ARCHIVE_SIGNING_KEY`: the Ed25519 seed (64 hex digits) archives are signed with.
     /// Unset: derived from the JWT secret (so every instance sharing the secret signs alike).
     pub archive_signing_key: Option<[u8; 32]>,
@@ -81,6 +84,7 @@ impl std::fmt::Debug for Config {
             .field("signup_mode", &self.signup_mode)
             .field("smtp_url", &self.smtp_url.as_ref().map(|_| "<set>"))
             .field("mail_from", &self.mail_from)
+            .field("mail_links", &self.mail_links)
             .field(
                 "archive_signing_key",
                 &self.archive_signing_key.as_ref().map(|_| "<set>"),
@@ -164,6 +168,12 @@ impl Config {
             },
             smtp_url: var("SMTP_URL"),
             mail_from: var("MAIL_FROM"),
+            mail_links: crate::services::accounts::links::MailLinks::new(
+                var("PUBLIC_BASE_URL").as_deref(),
+                var("MAIL_LINK_VERIFY").as_deref(),
+                var("MAIL_LINK_RESET").as_deref(),
+                var("MAIL_LINK_INVITATION").as_deref(),
+            )?,
             archive_signing_key: match var("ARCHIVE_SIGNING_KEY") {
                 None => None,
                 Some(k) => Some(

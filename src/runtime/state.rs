@@ -60,6 +60,8 @@ pub struct SignupSetup {
     pub mode: crate::domain::accounts::SignupMode,
     /// The SMTP transport of `SMTP_URL` and `MAIL_FROM`, if configured.
     pub mail: crate::infra::mail::Mail,
+    /// Where the links in the messages lead (`PUBLIC_BASE_URL`, `MAIL_LINK_*`).
+    pub links: crate::services::accounts::links::MailLinks,
     /// Sign-ups and password-reset requests, counted like failed sign-ins: per address asked
     /// for and per client address (this instance's).
     pub throttle: LoginThrottle,

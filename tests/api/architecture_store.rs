@@ -223,8 +223,14 @@ fn the_store_rules_catch_violations() {
     assert_eq!(diesel_uses("use diesel::{dsl::count, Connection};"), 1);
     assert_eq!(diesel_uses("fn f(c: &mut diesel::PgConnection) {}"), 0);
     assert_eq!(diesel_uses("diesel::update(t).set(x).execute(c)"), 1);
-    assert_eq!(sql_count("sql_query(\"SELECT 1\"); sql_query(\"SELECT 2\")"), 4);
-    assert_eq!(row_derives("#[derive(Debug, Queryable, Selectable)]\nstruct R {}"), 1);
+    assert_eq!(
+        sql_count("sql_query(\"SELECT 1\"); sql_query(\"SELECT 2\")"),
+        4
+    );
+    assert_eq!(
+        row_derives("#[derive(Debug, Queryable, Selectable)]\nstruct R {}"),
+        1
+    );
     assert_eq!(row_derives("#[derive(Debug, Clone)]\nstruct R {}"), 0);
     let rows = "#[derive(Queryable, Selectable)]\npub struct R {\n    pub id: i64,\n    \
                 pub round_id: RoundId,\n    pub decided_by: Option<i64>,\n    pub score: i64,\n    \
@@ -233,5 +239,10 @@ fn the_store_rules_catch_violations() {
                 pub id: i64,\n}\n";
     assert_eq!(raw_ids(rows), 2);
     assert_eq!(untyped_json(rows), 1);
-    assert_eq!(code_of("// Utc::now() in a comment").matches("Utc::now()").count(), 0);
+    assert_eq!(
+        code_of("// Utc::now() in a comment")
+            .matches("Utc::now()")
+            .count(),
+        0
+    );
 }

@@ -103,6 +103,7 @@ pub async fn spawn_app_with_signup(
                 mode,
                 mail,
                 throttle: Default::default(),
+                links: Default::default(),
             },
             ..Serve::default()
         },
@@ -124,6 +125,7 @@ pub fn second_instance_with_mail(app: &TestApp, smtp_url: &str) -> TestApp {
                 mode: tourney::domain::accounts::SignupMode::Open,
                 mail,
                 throttle: Default::default(),
+                links: Default::default(),
             },
             ..Serve::default()
         },
@@ -258,8 +260,20 @@ fn serve_with(db_url: &str, secret: &str, serve: Serve) -> TestApp {
         limits,
         replica,
         listen_url,
-        signup,
+        mut signup,
     } = serve;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    // Mail leads to this instance's own pages unless a test set other links.
+    if signup.mail.configured() && signup.links == Default::default() {
+        signup.links = tourney::services::accounts::links::MailLinks::new(
+            Some(&format!("http://127.0.0.1:{port}")),
+            None,
+            None,
+            None,
+        )
+        .expect("links");
+    }
     let listen_url = listen_url.as_deref().unwrap_or(db_url);
     let pool = tourney::db::pool(db_url, 4).expect("pool");
     let clock = tourney::services::play::scheduling::Clock::default();
@@ -292,8 +306,6 @@ fn serve_with(db_url: &str, secret: &str, serve: Serve) -> TestApp {
             Vec::new(),
         ),
     };
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-    let port = listener.local_addr().expect("addr").port();
     let server = tourney::app::serve(listener, state, Some(1)).expect("server");
     actix_web::rt::spawn(server);
     TestApp {

@@ -43,10 +43,51 @@ impl Received {
         value
     }
 
-    /// The body as text, decoded from its transfer encoding (base64, quoted-printable or none).
+    /// The plain-text body, decoded from its transfer encoding (base64, quoted-printable or
+    /// none): the `text/plain` part of a multipart message.
     pub fn body(&self) -> String {
+        self.part("text/plain")
+            .unwrap_or_else(|| panic!("no text/plain part in {}", self.data))
+    }
+
+    /// The HTML part of a multipart message, decoded.
+    pub fn html(&self) -> Option<String> {
+        self.part("text/html")
+    }
+
+    /// The decoded part of `content_type` (the whole body when the message is not multipart
+    /// and is of that type, or of no stated type and `text/plain` is asked for).
+    fn part(&self, content_type: &str) -> Option<String> {
+        let own = self.header("content-type").unwrap_or_default();
+        let Some(boundary) = own
+            .split(';')
+            .find_map(|p| p.trim().strip_prefix("boundary="))
+            .map(|b| b.trim_matches('"').to_string())
+        else {
+            let fits = own.is_empty() && content_type == "text/plain"
+                || own.to_ascii_lowercase().starts_with(content_type);
+            return fits.then(|| self.decoded(self));
+        };
         let body = self.data.split_once("\r\n\r\n").map_or("", |(_, b)| b);
-        let encoding = self
+        body.split(&format!("--{boundary}"))
+            .map(|p| p.trim_start_matches("\r\n"))
+            .filter(|p| p.contains("\r\n\r\n"))
+            .map(|p| Received {
+                from: String::new(),
+                to: Vec::new(),
+                data: p.to_string(),
+            })
+            .find(|p| {
+                p.header("content-type")
+                    .is_some_and(|t| t.to_ascii_lowercase().starts_with(content_type))
+            })
+            .map(|p| self.decoded(&p))
+    }
+
+    /// A message's (or a part's) body, decoded from its transfer encoding.
+    fn decoded(&self, part: &Received) -> String {
+        let body = part.data.split_once("\r\n\r\n").map_or("", |(_, b)| b);
+        let encoding = part
             .header("content-transfer-encoding")
             .unwrap_or_default()
             .to_ascii_lowercase();
@@ -73,6 +114,15 @@ impl Received {
             .chars()
             .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
             .collect()
+    }
+
+    /// The link in the body that leads to `path` (the first line holding it).
+    pub fn link(&self, path: &str) -> Option<String> {
+        self.body()
+            .lines()
+            .map(str::trim)
+            .find(|l| l.starts_with("http") && l.contains(path))
+            .map(str::to_string)
     }
 }
 

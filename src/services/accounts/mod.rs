@@ -6,6 +6,7 @@ pub mod api_keys;
 pub mod auth;
 pub mod data;
 pub mod export;
+pub mod links;
 pub mod mail_text;
 pub mod outbox;
 pub mod reset;

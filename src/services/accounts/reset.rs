@@ -14,6 +14,7 @@ use crate::db::models::User;
 use crate::db::schema::users;
 use crate::domain::accounts::{normalise_email, TokenPurpose};
 use crate::error::ApiError;
+use crate::services::accounts::links::{Flow, MailLinks};
 use crate::services::accounts::mail_text::Mail;
 use crate::services::accounts::signup::Accepted;
 use crate::services::accounts::{outbox, tokens};
@@ -41,12 +42,17 @@ pub struct ResetConfirm {
 
 /// Asks for a reset code: sent to the address if an enabled account has it; the same answer
 /// either way. 422 naming `email` only for what is not an address at all.
-pub fn request_reset(conn: &mut PgConnection, input: &ResetRequest) -> Result<Accepted, ApiError> {
+pub fn request_reset(
+    conn: &mut PgConnection,
+    input: &ResetRequest,
+    links: &MailLinks,
+) -> Result<Accepted, ApiError> {
     let email = normalise_email(&input.email)
         .ok_or_else(|| ApiError::field("email", "must be an e-mail address (name@example.org)"))?;
     conn.transaction(|conn| {
         if let Some(user) = by_email(conn, &email)?.filter(|u| u.disabled_at.is_none()) {
             let code = tokens::issue(conn, user.id, TokenPurpose::Reset)?;
+            let link = links.link(Flow::Reset, &code);
             outbox::queue(
                 conn,
                 Some(user.id),
@@ -55,6 +61,7 @@ pub fn request_reset(conn: &mut PgConnection, input: &ResetRequest) -> Result<Ac
                 &Mail::Reset {
                     username: &user.username,
                     code: &code,
+                    link: link.as_deref(),
                 },
             )?;
         }

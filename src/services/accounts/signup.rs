@@ -25,6 +25,7 @@ use crate::db::models::User;
 use crate::db::schema::users;
 use crate::domain::accounts::{normalise_email, Language, SignupMode, TokenPurpose};
 use crate::error::{ApiError, FieldError};
+use crate::services::accounts::links::{Flow, MailLinks};
 use crate::services::accounts::mail_text::Mail;
 use crate::services::accounts::{outbox, tokens};
 
@@ -99,6 +100,7 @@ pub fn sign_up(
     mode: SignupMode,
     input: &SignUp,
     language: Language,
+    links: &MailLinks,
 ) -> Result<Accepted, ApiError> {
     match mode {
         SignupMode::Closed => {
@@ -119,7 +121,7 @@ pub fn sign_up(
     let hash = password::hash(&input.password).map_err(ApiError::Internal)?;
     conn.transaction(|conn| {
         if let Some(known) = by_email(conn, &email)? {
-            return known_address(conn, &known, &hash);
+            return known_address(conn, &known, &hash, links);
         }
         if username_taken(conn, &input.username)? {
             return Err(ApiError::conflict_at("username", "that username is taken"));
@@ -148,7 +150,7 @@ pub fn sign_up(
             )) => return Err(ApiError::conflict_at("username", "that username is taken")),
             Err(e) => return Err(e.into()),
         };
-        send_code(conn, &user, Some(&hash))?;
+        send_code(conn, &user, Some(&hash), links)?;
         Ok(accepted())
     })
 }
@@ -156,10 +158,15 @@ pub fn sign_up(
 /// A sign-up with an address that has an account: a new code carrying this sign-up's password
 /// (`hash`) if it is not verified yet, else a message saying someone tried; inside the caller's
 /// transaction.
-fn known_address(conn: &mut PgConnection, known: &User, hash: &str) -> Result<Accepted, ApiError> {
+fn known_address(
+    conn: &mut PgConnection,
+    known: &User,
+    hash: &str,
+    links: &MailLinks,
+) -> Result<Accepted, ApiError> {
     let to = known.email.as_deref().unwrap_or_default();
     if known.email_verified_at.is_none() {
-        send_code(conn, known, Some(hash))?;
+        send_code(conn, known, Some(hash), links)?;
     } else {
         outbox::queue(
             conn,
@@ -180,8 +187,10 @@ fn send_code(
     conn: &mut PgConnection,
     user: &User,
     password_hash: Option<&str>,
+    links: &MailLinks,
 ) -> Result<(), ApiError> {
     let code = tokens::issue_with(conn, user.id, TokenPurpose::Verify, password_hash)?;
+    let link = links.link(Flow::Verify, &code);
     outbox::queue(
         conn,
         Some(user.id),
@@ -190,6 +199,7 @@ fn send_code(
         &Mail::Verify {
             username: &user.username,
             code: &code,
+            link: link.as_deref(),
         },
     )
 }
@@ -233,6 +243,7 @@ pub struct ResendVerification {
 pub fn resend_verification(
     conn: &mut PgConnection,
     input: &ResendVerification,
+    links: &MailLinks,
 ) -> Result<Accepted, ApiError> {
     let email = normalise_email(&input.email)
         .ok_or_else(|| ApiError::field("email", "must be an e-mail address (name@example.org)"))?;
@@ -240,7 +251,7 @@ pub fn resend_verification(
         let waiting = by_email(conn, &email)?
             .filter(|u| u.email_verified_at.is_none() && u.disabled_at.is_none());
         if let Some(user) = waiting {
-            send_code(conn, &user, None)?;
+            send_code(conn, &user, None, links)?;
         }
         Ok(accepted())
     })

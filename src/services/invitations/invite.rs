@@ -22,7 +22,8 @@ use crate::domain::accounts::{normalise_email, Language, SignupMode};
 use crate::domain::status::RegistrationStatus;
 use crate::error::{ApiError, FieldError};
 use crate::services::access::load_for_staff;
-use crate::services::accounts::mail_text::Mail;
+use crate::services::accounts::links::{Flow, MailLinks};
+use crate::services::accounts::mail_text::{Invitation, Mail};
 use crate::services::accounts::outbox;
 use crate::services::running::registrations::{
     read_registration, register, Register, RegistrationOut,
@@ -143,6 +144,7 @@ pub fn invite(
     input: &Invite,
     language: Language,
     mail_ready: bool,
+    links: &MailLinks,
 ) -> Result<Option<InvitationOut>, ApiError> {
     conn.transaction(|conn| {
         // Who is asking first; then whether this instance can send mail; then the body
@@ -180,12 +182,16 @@ pub fn invite(
             None,
             &email,
             language,
-            &Mail::Invitation {
+            &Mail::Invitation(Invitation {
                 inviter: &caller.username,
                 tournament: &t.name,
+                starts_on: t.starts_on,
+                ends_on: t.ends_on,
+                venue: t.venue.as_deref(),
                 code: &code,
+                link: links.link(Flow::Invitation, &code).as_deref(),
                 message: input.message.as_deref().unwrap_or(""),
-            },
+            }),
         )?;
         Ok(Some(out))
     })

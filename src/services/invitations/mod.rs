@@ -5,3 +5,4 @@
 
 pub mod claims;
 pub mod invite;
+pub mod page;
