@@ -188,15 +188,17 @@ fn request_id(req: &actix_web::dev::ServiceRequest) -> String {
         .unwrap_or_else(|| format!("{:016x}", rand::random::<u64>()))
 }
 
-/// Counts a request of the API (`/api/v1/...`; probes, metrics, the document and the pages are
-/// not counted) against its caller's rate limits.
+/// Counts a request of the API (`/api/v1/...`) and a step of the account pages (`POST
+/// /account/...`: a code or a password) against its caller's rate limits; probes, metrics,
+/// the document and the pages' reads are not counted.
 fn rate_limit(
     limiter: &crate::infra::ratelimit::RateLimiter,
     vouch: &Vouch,
     req: &actix_web::dev::ServiceRequest,
 ) -> Option<crate::infra::ratelimit::Verdict> {
     use crate::infra::ratelimit::{Class, Credential};
-    if !req.path().starts_with("/api/v1/") || req.method() == Method::OPTIONS {
+    let step = req.path().starts_with("/account/") && req.method() == Method::POST;
+    if !(req.path().starts_with("/api/v1/") || step) || req.method() == Method::OPTIONS {
         return None;
     }
     let address = req

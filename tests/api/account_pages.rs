@@ -247,7 +247,7 @@ async fn an_invitation_says_when_and_where_and_is_accepted_on_its_page() {
     let sink = SmtpSink::start();
     let app = spawn_app_with_signup(SignupMode::Invite, Some(&sink.url())).await;
     let admin = app.admin_token().await;
-    let tid = app.tournament(&admin, "agricola").await;
+    let tid = app.tournament(&admin, "agricola_norway").await;
     let r = app
         .patch_any(
             &format!("/api/v1/tournaments/{tid}"),
@@ -374,7 +374,7 @@ async fn an_existing_account_accepts_with_its_password_counted_by_the_sign_in_th
     let sink = SmtpSink::start();
     let app = spawn_app_with_signup(SignupMode::Closed, Some(&sink.url())).await;
     let admin = app.admin_token().await;
-    let tid = app.tournament(&admin, "agricola").await;
+    let tid = app.tournament(&admin, "agricola_norway").await;
     let (ola_id, _) = app.user("ola").await;
     let before = sink.to("ola@example.no").len();
     invite(&app, &admin, tid, json!({"email": "ola@example.no"})).await;
