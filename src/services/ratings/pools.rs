@@ -1,6 +1,5 @@
 //! Rating pools as the API shows them: creating, reading and changing a pool, and a rebuild.
 
-use super::*;
 use chrono::{DateTime, Datelike, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -14,7 +13,7 @@ use crate::error::ApiError;
 use crate::services::ratings::{self as service, StoredSeason};
 use crate::services::validate::TimeZoneName;
 use crate::services::validate::{Check, Page, PageParams};
-use diesel::PgConnection;
+use diesel::{Connection, PgConnection};
 
 /// The rating pool presets (domain.md section 10; `docs/decisions/rating-presets.md`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
