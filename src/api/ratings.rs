@@ -156,8 +156,9 @@ pub async fn update_pool(
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
     let expected = required_if_match(&req, "rating pool")?;
+    let now = state.clock.now();
     let pool = state
-        .run(move |conn| ratings::update_pool(conn, &caller, id, expected, body.0))
+        .run(move |conn| ratings::update_pool(conn, &caller, id, expected, body.0, now))
         .await?;
     let version = pool.version;
     Ok(HttpResponse::Ok()

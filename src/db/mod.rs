@@ -11,6 +11,7 @@ pub mod invitation_pages;
 pub mod models;
 pub mod personal_data;
 pub mod player_links;
+pub mod ratings;
 pub mod registrations;
 pub mod rounds;
 pub mod running;

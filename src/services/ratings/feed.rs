@@ -1,8 +1,8 @@
 //! What feeds the pool: changed results, a changed pool link or acceptance, a rebuild.
 
 use super::*;
+use crate::db::ratings::{log, pools};
 use crate::domain::rating::acceptance::RatingStatus;
-use crate::domain::scoring::Preset;
 use crate::domain::{PoolId, RoundId, TournamentId};
 
 /// Brings the ratings of the tournament's pool up to date after its results changed: a round
@@ -17,7 +17,12 @@ pub fn results_changed(conn: &mut PgConnection, tournament_id: i64) -> Result<()
     let Some(pool_id) = pool_of(conn, tournament_id)? else {
         return Ok(());
     };
-    sync_pool_in(conn, pool_id, Some(tournament_id), None)
+    sync_pool_in(
+        conn,
+        PoolId(pool_id),
+        Some(TournamentId(tournament_id)),
+        None,
+    )
 }
 
 /// The rating pool a tournament feeds, if any (one that names a pool feeds it once a keeper
@@ -25,15 +30,10 @@ pub fn results_changed(conn: &mut PgConnection, tournament_id: i64) -> Result<()
 /// keeper's decision on it (which takes the row lock) waits for this transaction or is seen by
 /// it: a result entered while the tournament is being accepted is rated exactly once.
 fn pool_of(conn: &mut PgConnection, tournament_id: i64) -> Result<Option<i64>, ApiError> {
-    let (pool, status): (Option<i64>, Option<RatingStatus>) = tournaments::table
-        .find(tournament_id)
-        .select((tournaments::rating_pool_id, tournaments::rating_status))
-        .for_share()
-        .first(conn)
-        .optional()?
+    let (pool, status) = pools::link_of_tournament(conn, TournamentId(tournament_id))?
         .ok_or_else(|| ApiError::NotFound(format!("no tournament {tournament_id}")))?;
     let feeds = status.is_some_and(RatingStatus::feeds);
-    Ok(pool.filter(|_| feeds))
+    Ok(pool.filter(|_| feeds).map(|p| p.0))
 }
 
 /// A penalty or game loss on one game was recorded or annulled: the result's version did not
@@ -49,18 +49,13 @@ pub fn game_adjudicated(
     let Some(pool_id) = pool_of(conn, tournament_id)? else {
         return Ok(());
     };
-    let played: Option<(i64, Option<DateTime<Utc>>)> = rounds::table
-        .filter(rounds::tournament_id.eq(tournament_id))
-        .filter(rounds::number.eq(round))
-        .select((rounds::id, rounds::played_at))
-        .first(conn)
-        .optional()?;
+    let played = pools::round_played(conn, TournamentId(tournament_id), round)?;
     let Some((round_id, Some(played_at))) = played else {
         return Ok(());
     };
     let pool = lock_pool(conn, pool_id)?;
     let params = pool_params(&pool)?;
-    recompute_from(conn, &pool, &params, Some((played_at, round_id, table)))?;
+    recompute_from(conn, &pool, &params, Some((played_at, round_id.0, table)))?;
     Ok(())
 }
 
@@ -72,11 +67,10 @@ pub fn round_results_changed(
     tournament_id: TournamentId,
     round_id: RoundId,
 ) -> Result<(), ApiError> {
-    let (tournament_id, round_id) = (tournament_id.0, round_id.0);
-    let Some(pool_id) = pool_of(conn, tournament_id)? else {
+    let Some(pool_id) = pool_of(conn, tournament_id.0)? else {
         return Ok(());
     };
-    sync_pool_in(conn, pool_id, Some(tournament_id), Some(round_id))
+    sync_pool_in(conn, PoolId(pool_id), Some(tournament_id), Some(round_id))
 }
 
 /// The earliest order key where two lists of rated items differ (`None`: they are equal).
@@ -100,27 +94,10 @@ pub(super) fn first_difference<T: PartialEq>(
 /// Whether the tournament plays team duplicate matches (rated per match of two tables).
 pub(super) fn is_team_duplicate(
     conn: &mut PgConnection,
-    tournament_id: i64,
+    tournament_id: TournamentId,
 ) -> Result<bool, ApiError> {
-    let (preset, overrides): (Preset, serde_json::Value) = tournaments::table
-        .find(tournament_id)
-        .select((tournaments::ruleset, tournaments::ruleset_overrides))
-        .first(conn)?;
-    let ruleset = Ruleset::for_tournament(preset, &overrides)
-        .map_err(|e| ApiError::Internal(format!("tournament {tournament_id}: {e}")))?;
+    let ruleset = pools::ruleset_of_tournament(conn, tournament_id)?;
     Ok(ruleset.format == Format::TeamDuplicate)
-}
-
-#[derive(QueryableByName)]
-pub(super) struct ChangedTable {
-    #[diesel(sql_type = diesel::sql_types::Bool)]
-    pub(super) logged: bool,
-    #[diesel(sql_type = diesel::sql_types::Int8)]
-    pub(super) round_id: i64,
-    #[diesel(sql_type = diesel::sql_types::Int4)]
-    pub(super) table_number: i32,
-    #[diesel(sql_type = diesel::sql_types::Timestamptz)]
-    pub(super) at: DateTime<Utc>,
 }
 
 /// The first order key where a (not team duplicate) tournament's rated games differ from the
@@ -131,54 +108,34 @@ pub(super) struct ChangedTable {
 /// excluded forfeits and ignored draws never are), which only those tables are scored for.
 pub(super) fn first_changed_table(
     conn: &mut PgConnection,
-    pool_id: i64,
+    pool_id: PoolId,
     params: &RatingPoolParams,
-    tournament_id: i64,
-    only_round: Option<i64>,
+    tournament_id: TournamentId,
+    only_round: Option<RoundId>,
 ) -> Result<Option<OrderKey>, ApiError> {
-    use diesel::sql_types::{Int8, Nullable};
-    let changed: Vec<ChangedTable> = diesel::sql_query(
-        "WITH cur AS (
-             SELECT DISTINCT ON (r.round_id, r.table_number)
-                    r.round_id, r.table_number, r.version, ro.played_at
-             FROM results r JOIN rounds ro ON ro.id = r.round_id
-             WHERE ro.tournament_id = $2 AND ro.status = 'completed'
-               AND ro.played_at IS NOT NULL AND ($3::int8 IS NULL OR ro.id = $3)
-             ORDER BY r.round_id, r.table_number, r.version DESC
-         ), logged AS (
-             SELECT DISTINCT round_id, table_number, result_version, rated_at
-             FROM rating_changes
-             WHERE pool_id = $1 AND tournament_id = $2 AND kind = 'game'
-               AND ($3::int8 IS NULL OR round_id = $3)
-         )
-         SELECT false AS logged, round_id, table_number, played_at AS at FROM (
-             SELECT round_id, table_number, version, played_at FROM cur
-             EXCEPT SELECT round_id, table_number, result_version, rated_at FROM logged) n
-         UNION ALL
-         SELECT true, round_id, table_number, rated_at FROM (
-             SELECT round_id, table_number, result_version, rated_at FROM logged
-             EXCEPT SELECT round_id, table_number, version, played_at FROM cur) g",
-    )
-    .bind::<Int8, _>(pool_id)
-    .bind::<Int8, _>(tournament_id)
-    .bind::<Nullable<Int8>, _>(only_round)
-    .load(conn)?;
+    let changed = log::changed_tables(conn, pool_id, tournament_id, only_round)?;
     let mut first: Option<OrderKey> = changed
         .iter()
         .filter(|c| c.logged)
-        .map(|c| (c.at, c.round_id, c.table_number))
+        .map(|c| (c.at, c.round_id.0, c.table_number))
         .min();
     let unlogged: BTreeSet<(i64, i32)> = changed
         .iter()
         .filter(|c| !c.logged)
-        .map(|c| (c.round_id, c.table_number))
+        .map(|c| (c.round_id.0, c.table_number))
         .collect();
     if !unlogged.is_empty() {
-        let rated = load_games(conn, pool_id, None, Some(tournament_id), Some(&unlogged))?
-            .into_iter()
-            .filter(|g| g.is_rated(params))
-            .map(|g| g.key)
-            .min();
+        let rated = load_games(
+            conn,
+            pool_id.0,
+            None,
+            Some(tournament_id.0),
+            Some(&unlogged),
+        )?
+        .into_iter()
+        .filter(|g| g.is_rated(params))
+        .map(|g| g.key)
+        .min();
         first = match (first, rated) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -191,8 +148,8 @@ pub(super) fn first_changed_table(
 /// pool's national-rank bonuses) and recomputes from the first difference.
 pub(super) fn sync_pool(
     conn: &mut PgConnection,
-    pool_id: i64,
-    tournament: Option<i64>,
+    pool_id: PoolId,
+    tournament: Option<TournamentId>,
 ) -> Result<(), ApiError> {
     sync_pool_in(conn, pool_id, tournament, None)
 }
@@ -200,11 +157,11 @@ pub(super) fn sync_pool(
 /// [`sync_pool`], optionally knowing that only one round of `tournament` changed.
 pub(super) fn sync_pool_in(
     conn: &mut PgConnection,
-    pool_id: i64,
-    tournament: Option<i64>,
-    only_round: Option<i64>,
+    pool_id: PoolId,
+    tournament: Option<TournamentId>,
+    only_round: Option<RoundId>,
 ) -> Result<(), ApiError> {
-    let pool = lock_pool(conn, pool_id)?;
+    let pool = lock_pool(conn, pool_id.0)?;
     let params = pool_params(&pool)?;
     let mut from: Option<OrderKey> = None;
     let mut earliest = |k: Option<OrderKey>| {
@@ -221,7 +178,7 @@ pub(super) fn sync_pool_in(
         } else {
             // The bonus needs every game of the tournament (its participants), and a team
             // match's log version is the sum of two tables': compare everything.
-            games = load_games(conn, pool_id, None, Some(t), None)?;
+            games = load_games(conn, pool_id.0, None, Some(t.0), None)?;
             let now: Vec<StoredGame> = games
                 .iter()
                 .filter(|g| g.is_rated(&params))
@@ -232,9 +189,10 @@ pub(super) fn sync_pool_in(
         }
     }
     let now_bonus: Vec<(OrderKey, i64)> = if league_bonus {
-        let mut participation = logged_participation(conn, pool_id, None, tournament)?;
+        let mut participation =
+            logged_participation(conn, pool_id.0, None, tournament.map(|t| t.0))?;
         add_games(&mut participation, &params, &games);
-        let facts = tournament_facts(conn, pool_id)?;
+        let facts = tournament_facts(conn, pool_id.0)?;
         bonus_games(&pool, &params, &facts, &participation)?
             .into_iter()
             .map(|g| (g.key, g.tournament_id))
@@ -253,55 +211,28 @@ pub(super) fn sync_pool_in(
 /// The bonus items in the log, in order: (order key, tournament).
 pub(super) fn stored_bonuses(
     conn: &mut PgConnection,
-    pool_id: i64,
+    pool_id: PoolId,
 ) -> Result<Vec<(OrderKey, i64)>, ApiError> {
-    use rating_changes::dsl as rc;
-    let rows: Vec<(i64, DateTime<Utc>, i64, i32, i64)> = rc::rating_changes
-        .filter(rc::pool_id.eq(pool_id))
-        .filter(rc::kind.eq(ChangeKind::Bonus))
-        .select((
-            rc::sequence,
-            rc::rated_at,
-            rc::round_id,
-            rc::table_number,
-            rc::tournament_id,
-        ))
-        .distinct()
-        .order(rc::sequence)
-        .load(conn)?;
-    Ok(rows
+    Ok(log::logged_bonuses(conn, pool_id)?
         .into_iter()
-        .map(|(_, t, r, n, tid)| ((t, r, n), tid))
+        .map(|b| {
+            (
+                (b.rated_at, b.round_id.0, b.table_number),
+                b.tournament_id.0,
+            )
+        })
         .collect())
 }
 
 /// The rated games in the log, in order (of one tournament, or all).
 pub(super) fn stored_games(
     conn: &mut PgConnection,
-    pool_id: i64,
-    tournament_id: Option<i64>,
+    pool_id: PoolId,
+    tournament_id: Option<TournamentId>,
 ) -> Result<Vec<StoredGame>, ApiError> {
-    use rating_changes::dsl as rc;
-    let mut q = rc::rating_changes
-        .filter(rc::pool_id.eq(pool_id))
-        .filter(rc::kind.eq(ChangeKind::Game))
-        .select((
-            rc::sequence,
-            rc::rated_at,
-            rc::round_id,
-            rc::table_number,
-            rc::result_version,
-        ))
-        .distinct()
-        .order(rc::sequence)
-        .into_boxed();
-    if let Some(tid) = tournament_id {
-        q = q.filter(rc::tournament_id.eq(tid));
-    }
-    let rows: Vec<(i64, DateTime<Utc>, i64, i32, i32)> = q.load(conn)?;
-    Ok(rows
+    Ok(log::logged_games(conn, pool_id, tournament_id)?
         .into_iter()
-        .map(|(_, t, r, n, v)| ((t, r, n), v))
+        .map(|g| ((g.rated_at, g.round_id.0, g.table_number), g.result_version))
         .collect())
 }
 
@@ -327,8 +258,7 @@ pub fn tournament_left_pool(
     tournament_id: TournamentId,
     pool_id: PoolId,
 ) -> Result<(), ApiError> {
-    let (tournament_id, pool_id) = (tournament_id.0, pool_id.0);
-    let pool = lock_pool(conn, pool_id)?;
+    let pool = lock_pool(conn, pool_id.0)?;
     let params = pool_params(&pool)?;
     if let Some(first) = stored_games(conn, pool_id, Some(tournament_id))?.first() {
         recompute_from(conn, &pool, &params, Some(first.0))?;

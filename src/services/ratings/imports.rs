@@ -6,11 +6,13 @@
 //! feed and the rebuild keep agreeing.
 
 use chrono::NaiveTime;
+use diesel::Connection;
 use utoipa::ToSchema;
 
 use super::*;
 use crate::auth::Caller;
-use crate::db::schema::{players, rating_import_rows, rating_imports};
+use crate::db::ids::{ImportId, UserId};
+use crate::db::ratings::imports as store;
 use crate::services::validate::{Check, Page, PageParams};
 
 /// The most entries one import takes.
@@ -158,11 +160,10 @@ pub fn import_ratings(
     conn.transaction(|conn| {
         let pool = lock_pool(conn, pool_id)?;
         let params = pool_params(&pool)?;
-        let known: BTreeSet<i64> = players::table
-            .filter(players::id.eq_any(seen.iter().copied().collect::<Vec<_>>()))
-            .select(players::id)
-            .load::<i64>(conn)?
+        let asked: Vec<PlayerId> = seen.iter().copied().map(PlayerId).collect();
+        let known: BTreeSet<i64> = store::existing_players(conn, &asked)?
             .into_iter()
+            .map(|p| p.0)
             .collect();
         let mut missing = Check::new();
         for (i, e) in entries.iter().enumerate() {
@@ -180,36 +181,23 @@ pub fn import_ratings(
             .earliest()
             .map(|t| t.with_timezone(&Utc))
             .unwrap_or_else(|| input.applies_from.and_time(NaiveTime::MIN).and_utc());
-        let (id, created_at): (i64, DateTime<Utc>) = diesel::insert_into(rating_imports::table)
-            .values((
-                rating_imports::pool_id.eq(pool_id),
-                rating_imports::applies_at.eq(applies_at),
-                rating_imports::source.eq(&source),
-                rating_imports::imported_by.eq(caller.user_id),
-            ))
-            .returning((rating_imports::id, rating_imports::created_at))
-            .get_result(conn)?;
+        let (id, created_at) = store::insert(
+            conn,
+            PoolId(pool_id),
+            applies_at,
+            &source,
+            UserId(caller.user_id),
+        )?;
         let table =
-            i32::try_from(id).map_err(|_| ApiError::Internal("import ids beyond 2^31".into()))?;
-        let rows: Vec<_> = entries
+            i32::try_from(id.0).map_err(|_| ApiError::Internal("import ids beyond 2^31".into()))?;
+        let rows: Vec<(PlayerId, f64, i32)> = entries
             .iter()
-            .map(|e| {
-                (
-                    rating_import_rows::import_id.eq(id),
-                    rating_import_rows::player_id.eq(e.player_id),
-                    rating_import_rows::rating.eq(e.rating),
-                    rating_import_rows::games.eq(e.games as i32),
-                )
-            })
+            .map(|e| (PlayerId(e.player_id), e.rating, e.games as i32))
             .collect();
-        for chunk in rows.chunks(10_000) {
-            diesel::insert_into(rating_import_rows::table)
-                .values(chunk)
-                .execute(conn)?;
-        }
+        store::insert_entries(conn, id, &rows)?;
         recompute_from(conn, &pool, &params, Some((applies_at, 0, table)))?;
         Ok(ImportOut {
-            id,
+            id: id.0,
             pool_id,
             applies_at,
             source,
@@ -228,45 +216,21 @@ pub fn list_imports(
 ) -> Result<Page<ImportOut>, ApiError> {
     let (limit, offset) = page.resolve()?;
     load_pool(conn, pool_id)?;
-    let total: i64 = rating_imports::table
-        .filter(rating_imports::pool_id.eq(pool_id))
-        .count()
-        .get_result(conn)?;
-    type Row = (i64, DateTime<Utc>, String, i64, DateTime<Utc>);
-    let rows: Vec<Row> = rating_imports::table
-        .filter(rating_imports::pool_id.eq(pool_id))
-        .order((rating_imports::applies_at, rating_imports::id))
-        .limit(limit)
-        .offset(offset)
-        .select((
-            rating_imports::id,
-            rating_imports::applies_at,
-            rating_imports::source,
-            rating_imports::imported_by,
-            rating_imports::created_at,
-        ))
-        .load(conn)?;
-    let ids: Vec<i64> = rows.iter().map(|r| r.0).collect();
-    let counts: HashMap<i64, i64> = rating_import_rows::table
-        .filter(rating_import_rows::import_id.eq_any(&ids))
-        .group_by(rating_import_rows::import_id)
-        .select((rating_import_rows::import_id, diesel::dsl::count_star()))
-        .load::<(i64, i64)>(conn)?
-        .into_iter()
-        .collect();
+    let total = store::count_of(conn, PoolId(pool_id))?;
+    let rows = store::page_of(conn, PoolId(pool_id), limit, offset)?;
+    let ids: Vec<ImportId> = rows.iter().map(|r| r.id).collect();
+    let counts = store::entry_counts(conn, &ids)?;
     let items = rows
         .into_iter()
-        .map(
-            |(id, applies_at, source, imported_by, created_at)| ImportOut {
-                id,
-                pool_id,
-                applies_at,
-                source,
-                entries: counts.get(&id).copied().unwrap_or(0),
-                imported_by,
-                created_at,
-            },
-        )
+        .map(|r| ImportOut {
+            id: r.id.0,
+            pool_id,
+            applies_at: r.applies_at,
+            source: r.source,
+            entries: counts.get(&r.id).copied().unwrap_or(0),
+            imported_by: r.imported_by.0,
+            created_at: r.created_at,
+        })
         .collect();
     Ok(Page {
         items,
@@ -285,40 +249,23 @@ pub(super) fn import_items(
     pool_id: i64,
     from: Option<OrderKey>,
 ) -> Result<Vec<PoolGame>, ApiError> {
-    let mut q = rating_imports::table
-        .filter(rating_imports::pool_id.eq(pool_id))
-        .select((rating_imports::id, rating_imports::applies_at))
-        .into_boxed();
-    if let Some((t, _, _)) = from {
-        q = q.filter(rating_imports::applies_at.ge(t));
-    }
-    let imports: Vec<(i64, DateTime<Utc>)> = q.load(conn)?;
+    let imports = store::applying(conn, PoolId(pool_id), from.map(|(t, _, _)| t))?;
     if imports.is_empty() {
         return Ok(Vec::new());
     }
-    let ids: Vec<i64> = imports.iter().map(|i| i.0).collect();
-    let rows: Vec<(i64, i64, f64, i32)> = rating_import_rows::table
-        .filter(rating_import_rows::import_id.eq_any(&ids))
-        .order((rating_import_rows::import_id, rating_import_rows::player_id))
-        .select((
-            rating_import_rows::import_id,
-            rating_import_rows::player_id,
-            rating_import_rows::rating,
-            rating_import_rows::games,
-        ))
-        .load(conn)?;
-    let mut by_import: HashMap<i64, Vec<(i64, f64, u32)>> = HashMap::new();
-    for (import, player, rating, games) in rows {
-        let games = u32::try_from(games).unwrap_or(0);
+    let ids: Vec<ImportId> = imports.iter().map(|i| i.0).collect();
+    let mut by_import: HashMap<ImportId, Vec<(i64, f64, u32)>> = HashMap::new();
+    for e in store::entries_of(conn, &ids)? {
+        let games = u32::try_from(e.games).unwrap_or(0);
         by_import
-            .entry(import)
+            .entry(e.import_id)
             .or_default()
-            .push((player, rating, games));
+            .push((e.player_id.0, e.rating, games));
     }
     let mut out: Vec<PoolGame> = imports
         .into_iter()
         .filter_map(|(id, at)| {
-            let table = i32::try_from(id).ok()?;
+            let table = i32::try_from(id.0).ok()?;
             Some(PoolGame {
                 key: (at, 0, table),
                 tournament_id: 0,

@@ -4,14 +4,13 @@
 //! are granted and revoked by an admin or another keeper of the same pool.
 
 use chrono::{DateTime, Utc};
-use diesel::prelude::*;
-use diesel::PgConnection;
+use diesel::{Connection, PgConnection};
 use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::auth::Caller;
-use crate::db::schema::{pool_keepers, tournaments, users};
-use crate::domain::rating::acceptance::RatingStatus;
+use crate::db::ratings::keepers::{self as store, KeeperRow};
+use crate::db::ratings::pools;
 use crate::domain::{PoolId, UserId};
 use crate::error::ApiError;
 use crate::services::validate::{Page, PageParams};
@@ -32,10 +31,7 @@ pub fn keeps(conn: &mut PgConnection, caller: &Caller, pool_id: i64) -> Result<b
     if caller.is_admin {
         return Ok(true);
     }
-    Ok(diesel::select(diesel::dsl::exists(
-        pool_keepers::table.find((pool_id, caller.user_id)),
-    ))
-    .get_result(conn)?)
+    Ok(store::keeps(conn, PoolId(pool_id), UserId(caller.user_id))?)
 }
 
 /// 403 unless the caller is an admin or a keeper of the pool. Call it after the pool was
@@ -65,26 +61,13 @@ pub fn require_pool_keeper(
     require_keeper(conn, caller, pool_id)
 }
 
-type KeeperRow = (i64, String, i64, DateTime<Utc>);
-
-fn keeper_out((user_id, username, granted_by, granted_at): KeeperRow) -> KeeperOut {
+fn keeper_out(k: KeeperRow) -> KeeperOut {
     KeeperOut {
-        user_id,
-        username,
-        granted_by,
-        granted_at,
+        user_id: k.user_id.0,
+        username: k.username,
+        granted_by: k.granted_by.0,
+        granted_at: k.granted_at,
     }
-}
-
-fn keepers_query(
-    pool_id: i64,
-) -> diesel::dsl::Filter<
-    diesel::dsl::InnerJoin<pool_keepers::table, users::table>,
-    diesel::dsl::Eq<pool_keepers::pool_id, i64>,
-> {
-    pool_keepers::table
-        .inner_join(users::table)
-        .filter(pool_keepers::pool_id.eq(pool_id))
 }
 
 /// The pool's keepers (public: a list says who keeps it), in the order they were granted.
@@ -95,18 +78,8 @@ pub fn list_keepers(
 ) -> Result<Page<KeeperOut>, ApiError> {
     let (limit, offset) = page.resolve()?;
     super::load_pool(conn, pool_id)?;
-    let total = keepers_query(pool_id).count().get_result(conn)?;
-    let rows: Vec<KeeperRow> = keepers_query(pool_id)
-        .order((pool_keepers::granted_at, pool_keepers::user_id))
-        .limit(limit)
-        .offset(offset)
-        .select((
-            pool_keepers::user_id,
-            users::username,
-            pool_keepers::granted_by,
-            pool_keepers::granted_at,
-        ))
-        .load(conn)?;
+    let total = store::count_of(conn, PoolId(pool_id))?;
+    let rows = store::page_of(conn, PoolId(pool_id), limit, offset)?;
     Ok(Page {
         items: rows.into_iter().map(keeper_out).collect(),
         total,
@@ -125,17 +98,10 @@ pub fn grant_keeper(
     pool_id: PoolId,
     user_id: UserId,
 ) -> Result<(bool, KeeperOut), ApiError> {
-    let (pool_id, user_id) = (pool_id.0, user_id.0);
     conn.transaction(|conn| {
-        super::load_pool(conn, pool_id)?;
-        require_keeper(conn, caller, pool_id)?;
-        let active: Option<Option<DateTime<Utc>>> = users::table
-            .find(user_id)
-            .filter(users::deleted_at.is_null())
-            .select(users::disabled_at)
-            .first(conn)
-            .optional()?;
-        match active {
+        super::load_pool(conn, pool_id.0)?;
+        require_keeper(conn, caller, pool_id.0)?;
+        match store::user_standing(conn, user_id)? {
             None => {
                 return Err(ApiError::field(
                     "user_id",
@@ -150,24 +116,9 @@ pub fn grant_keeper(
             }
             Some(None) => {}
         }
-        let inserted = diesel::insert_into(pool_keepers::table)
-            .values((
-                pool_keepers::pool_id.eq(pool_id),
-                pool_keepers::user_id.eq(user_id),
-                pool_keepers::granted_by.eq(caller.user_id),
-            ))
-            .on_conflict_do_nothing()
-            .execute(conn)?;
-        let row: KeeperRow = keepers_query(pool_id)
-            .filter(pool_keepers::user_id.eq(user_id))
-            .select((
-                pool_keepers::user_id,
-                users::username,
-                pool_keepers::granted_by,
-                pool_keepers::granted_at,
-            ))
-            .first(conn)?;
-        Ok((inserted == 1, keeper_out(row)))
+        let new = store::grant(conn, pool_id, user_id, UserId(caller.user_id))?;
+        let row = store::one(conn, pool_id, user_id)?;
+        Ok((new, keeper_out(row)))
     })
 }
 
@@ -180,28 +131,19 @@ pub fn revoke_keeper(
     pool_id: PoolId,
     user_id: UserId,
 ) -> Result<(), ApiError> {
-    let (pool_id, user_id) = (pool_id.0, user_id.0);
     conn.transaction(|conn| {
-        super::load_pool(conn, pool_id)?;
-        require_keeper(conn, caller, pool_id)?;
+        super::load_pool(conn, pool_id.0)?;
+        require_keeper(conn, caller, pool_id.0)?;
         // The pool's keepers, locked: two keepers stepping down at once cannot both be "not
         // the last one".
-        let keepers: Vec<i64> = pool_keepers::table
-            .filter(pool_keepers::pool_id.eq(pool_id))
-            .select(pool_keepers::user_id)
-            .for_update()
-            .load(conn)?;
+        let keepers = store::lock_all(conn, pool_id)?;
         if !keepers.contains(&user_id) {
             return Err(ApiError::NotFound(format!(
                 "user {user_id} does not keep rating pool {pool_id}"
             )));
         }
         if !caller.is_admin && keepers.len() == 1 {
-            let accepted: i64 = tournaments::table
-                .filter(tournaments::rating_pool_id.eq(pool_id))
-                .filter(tournaments::rating_status.eq(RatingStatus::Accepted))
-                .count()
-                .get_result(conn)?;
+            let accepted = pools::accepted_tournaments(conn, pool_id)?;
             if accepted > 0 {
                 return Err(ApiError::conflict_at(
                     "user_id",
@@ -213,7 +155,7 @@ pub fn revoke_keeper(
                 ));
             }
         }
-        diesel::delete(pool_keepers::table.find((pool_id, user_id))).execute(conn)?;
+        store::revoke(conn, pool_id, user_id)?;
         Ok(())
     })
 }

@@ -2,12 +2,11 @@
 
 use super::*;
 use chrono::{DateTime, Utc};
-use diesel::sql_types::{BigInt, Double, Int8, Nullable, Timestamptz};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use crate::db::models::RatingPoolRow;
-use crate::db::schema::rating_pools;
+use crate::db::ratings::pools;
+use crate::domain::ids::PoolId;
 use crate::domain::rating::{LeaderboardFilter, RatingPoolParams};
 use crate::error::ApiError;
 use crate::services::ratings::leaderboard::LeaderboardCache;
@@ -109,42 +108,6 @@ pub struct LeaderboardRowOut {
     pub trend: TrendOut,
 }
 
-#[derive(QueryableByName)]
-pub(super) struct PlayerSummary {
-    #[diesel(sql_type = Int8)]
-    pub(super) player_id: i64,
-    #[diesel(sql_type = Double)]
-    pub(super) rating: f64,
-    #[diesel(sql_type = BigInt)]
-    pub(super) games: i64,
-    #[diesel(sql_type = Nullable<Timestamptz>)]
-    pub(super) last_played: Option<DateTime<Utc>>,
-    #[diesel(sql_type = Double)]
-    pub(super) trend_delta: f64,
-    #[diesel(sql_type = BigInt)]
-    pub(super) trend_games: i64,
-    #[diesel(sql_type = Nullable<Double>)]
-    pub(super) last_delta: Option<f64>,
-}
-
-/// Every player's rating, games, last game and trend in a pool at `at`, from the log (the
-/// season leaderboard; the current one reads `rating_standings`).
-pub(super) fn summaries(
-    conn: &mut PgConnection,
-    pool_id: i64,
-    at: DateTime<Utc>,
-) -> Result<Vec<PlayerSummary>, ApiError> {
-    let sql = format!(
-        "{} ORDER BY player_id",
-        service::standings_sql("AND rated_at <= $3")
-    );
-    Ok(diesel::sql_query(sql)
-        .bind::<Int8, _>(pool_id)
-        .bind::<BigInt, _>(service::TREND_GAMES)
-        .bind::<Timestamptz, _>(at)
-        .load(conn)?)
-}
-
 pub(super) fn trend_out(games: i64, delta: f64, last_delta: Option<f64>) -> TrendOut {
     TrendOut {
         games: games as u32,
@@ -228,7 +191,7 @@ pub(super) fn current_page(
         .map(|(rank, r)| {
             let line = LeaderboardRowOut {
                 rank,
-                player_id: r.player_id,
+                player_id: r.player_id.0,
                 player_name: r.name.clone(),
                 club: r.club.clone(),
                 country: r.country.clone(),
@@ -309,14 +272,7 @@ pub fn leaderboard_page(
     etag_of: impl Fn(&LeaderboardSelection, i32, i64) -> String,
     fresh: impl Fn(&str) -> bool,
 ) -> Result<(String, Option<Page<LeaderboardRowOut>>), ApiError> {
-    let (pool, lb_version): (RatingPoolRow, i64) = rating_pools::table
-        .find(id)
-        .select((
-            RatingPoolRow::as_select(),
-            rating_pools::leaderboard_version,
-        ))
-        .first(conn)
-        .optional()?
+    let (pool, lb_version) = pools::with_leaderboard_version(conn, PoolId(id))?
         .ok_or_else(|| ApiError::NotFound(format!("no rating pool {id}")))?;
     let etag = etag_of(sel, pool.version, lb_version);
     if fresh(&etag) {

@@ -22,14 +22,12 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use chrono::{DateTime, NaiveDate, NaiveTime, Offset, TimeZone, Utc};
-use diesel::prelude::*;
+use diesel::PgConnection;
 use serde::{Deserialize, Serialize};
 
+use crate::db;
 use crate::db::models::{RatingChangeRow, RatingPoolRow};
-use crate::db::schema::{
-    rating_changes, rating_pools, rating_standings, results, rounds, tournaments,
-};
-use crate::domain::ids::PlayerId;
+use crate::domain::ids::{PlayerId, PoolId};
 use crate::domain::rating::{
     league_tournaments, replay, ChangeKind, DuelOutcome, Exclusion, GameResult, ImportedRating,
     LeagueRules, LeagueTournament, PlayerDirectory, PlayerIndex, RatedGame, RatingChange,
@@ -38,6 +36,16 @@ use crate::domain::rating::{
 use crate::domain::scoring::team::{compare_match, MatchOutcome, MemberResult, TeamResult};
 use crate::domain::scoring::{score_table, Format, Points, Ruleset, SeatResult, TableResult};
 use crate::error::ApiError;
+
+// The storage the other files of this module (games, recompute, standings, league, history,
+// acceptance, held times) still read through `use super::*`; none of the functions here use
+// it. Remove these lines once those files are storage-free (issue 39).
+#[allow(unused_imports)]
+use crate::db::schema::{
+    rating_changes, rating_pools, rating_standings, results, rounds, tournaments,
+};
+#[allow(unused_imports)]
+use diesel::prelude::*;
 
 mod acceptance;
 mod held_times;
@@ -59,16 +67,7 @@ pub use pool_log::*;
 pub use pools::*;
 pub use seasons::*;
 
-/// A season as stored on the pool: local dates in the pool's time zone.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct StoredSeason {
-    /// Display name.
-    pub name: String,
-    /// First day, inclusive (local date).
-    pub first_day: NaiveDate,
-    /// Last day, inclusive (local date).
-    pub last_day: NaiveDate,
-}
+pub use crate::db::ratings::pools::StoredSeason;
 
 /// What a rebuild or recompute did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -81,36 +80,25 @@ pub struct RecomputeSummary {
 
 /// Loads a pool (404 if there is none).
 pub fn load_pool(conn: &mut PgConnection, id: i64) -> Result<RatingPoolRow, ApiError> {
-    rating_pools::table
-        .find(id)
-        .select(RatingPoolRow::as_select())
-        .first(conn)
-        .optional()?
+    db::ratings::pools::by_id(conn, PoolId(id))?
         .ok_or_else(|| ApiError::NotFound(format!("no rating pool {id}")))
 }
 
 /// Loads a pool and locks it until the end of the transaction, so recomputes of one pool run
 /// one at a time.
 fn lock_pool(conn: &mut PgConnection, id: i64) -> Result<RatingPoolRow, ApiError> {
-    rating_pools::table
-        .find(id)
-        .select(RatingPoolRow::as_select())
-        .for_update()
-        .first(conn)
-        .optional()?
+    db::ratings::pools::lock(conn, PoolId(id))?
         .ok_or_else(|| ApiError::NotFound(format!("no rating pool {id}")))
 }
 
 /// The engine parameters stored on a pool.
 pub fn pool_params(pool: &RatingPoolRow) -> Result<RatingPoolParams, ApiError> {
-    serde_json::from_value(pool.params.clone())
-        .map_err(|e| ApiError::Internal(format!("rating pool {}: bad params: {e}", pool.id)))
+    db::ratings::pools::params_of(pool)
 }
 
 /// The seasons stored on a pool, as local dates.
 pub fn stored_seasons(pool: &RatingPoolRow) -> Result<Vec<StoredSeason>, ApiError> {
-    serde_json::from_value(pool.seasons.clone())
-        .map_err(|e| ApiError::Internal(format!("rating pool {}: bad seasons: {e}", pool.id)))
+    db::ratings::pools::seasons_of(pool)
 }
 
 /// The engine's seasons: the stored dates plus the UTC offset of the pool's zone at 22:00 on

@@ -6,7 +6,9 @@ use super::*;
 use chrono::Duration;
 use utoipa::{IntoParams, ToSchema};
 
-use crate::db::schema::players;
+use crate::db::ratings::log::{self as store, LogEntry, LogRange};
+use crate::db::ratings::pools;
+use crate::domain::TournamentId;
 use crate::services::validate::{keyset_page, keyset_start, Check, Page, Start, COUNT_CAP};
 
 /// The list's name in its cursors.
@@ -104,43 +106,26 @@ pub struct PoolLogPage {
     pub log_rewritten_from: Option<i64>,
 }
 
-/// A row of the log as read: sequence, player, name, kind, tournament, round, its number,
-/// table, result version, rated at, (before, after, delta), games.
-type LogEntryRow = (
-    i64,
-    i64,
-    String,
-    ChangeKind,
-    i64,
-    i64,
-    Option<i32>,
-    i32,
-    i32,
-    DateTime<Utc>,
-    (f64, f64, f64),
-    i32,
-);
-
 /// An entry as answered: an import has no game, a game no import.
-fn entry_out(r: LogEntryRow) -> PoolChangeOut {
-    let imported = r.3 == ChangeKind::Import;
+fn entry_out(r: LogEntry) -> PoolChangeOut {
+    let imported = r.kind == ChangeKind::Import;
     let game = |v| (!imported).then_some(v);
     PoolChangeOut {
-        sequence: r.0,
-        player_id: r.1,
-        player_name: r.2,
-        kind: ChangeKindOut::from(r.3),
-        tournament_id: game(r.4),
-        round_id: game(r.5),
-        round_number: r.6.filter(|_| !imported),
-        table_number: (!imported).then_some(r.7),
-        result_version: (!imported).then_some(r.8),
-        import_id: imported.then_some(i64::from(r.7)),
-        rated_at: r.9,
-        rating_before: round1(r.10 .0),
-        rating_after: round1(r.10 .1),
-        delta: round1(r.10 .2),
-        games: r.11,
+        sequence: r.sequence,
+        player_id: r.player_id.0,
+        player_name: r.player_name,
+        kind: ChangeKindOut::from(r.kind),
+        tournament_id: game(r.tournament_id.0),
+        round_id: game(r.round_id.0),
+        round_number: r.round_number.filter(|_| !imported),
+        table_number: (!imported).then_some(r.table_number),
+        result_version: (!imported).then_some(r.result_version),
+        import_id: imported.then_some(i64::from(r.table_number)),
+        rated_at: r.rated_at,
+        rating_before: round1(r.rating_before),
+        rating_after: round1(r.rating_after),
+        delta: round1(r.delta),
+        games: r.games,
     }
 }
 
@@ -235,90 +220,30 @@ pub fn pool_changes(
         LIST,
         &scope,
     )?;
-    let (log_rewrites, log_rewritten_from): (i64, Option<i64>) = rating_pools::table
-        .find(id)
-        .select((rating_pools::log_rewrites, rating_pools::log_rewritten_from))
-        .first(conn)
-        .optional()?
+    let (log_rewrites, log_rewritten_from) = pools::log_rewrites(conn, PoolId(id))?
         .ok_or_else(|| ApiError::NotFound(format!("no rating pool {id}")))?;
     let (from, until) = sequence_range(conn, id, query.since, query.season)?;
-    let build = || {
-        let mut b = rating_changes::table
-            .inner_join(players::table)
-            .left_join(rounds::table.on(rounds::id.eq(rating_changes::round_id)))
-            .filter(rating_changes::pool_id.eq(id))
-            .into_boxed();
-        if let Some(t) = tournament {
-            b = b.filter(rating_changes::tournament_id.eq(t));
-        }
-        if let Some(p) = player {
-            b = b.filter(rating_changes::player_id.eq(p));
-        }
-        if let Some(s) = from {
-            b = b.filter(rating_changes::sequence.ge(s));
-        }
-        if let Some(s) = until {
-            b = b.filter(rating_changes::sequence.lt(s));
-        }
-        b
+    let range = LogRange {
+        tournament: tournament.map(TournamentId),
+        player: player.map(PlayerId),
+        from,
+        until,
     };
-    let mut rows = build();
-    let (mut offset, mut first) = (0, false);
-    match start {
-        Start::Offset(o) => (offset, first) = (o, true),
+    let (offset, first, after) = match start {
+        Start::Offset(o) => (o, true, None),
         Start::After(LogKey(sequence, player_id)) => {
-            use diesel::dsl::sql;
-            use diesel::sql_types::{BigInt, Bool};
-            rows = rows.filter(
-                sql::<Bool>("(rating_changes.sequence, rating_changes.player_id) > (")
-                    .bind::<BigInt, _>(sequence)
-                    .sql(", ")
-                    .bind::<BigInt, _>(player_id)
-                    .sql(")"),
-            );
+            (0, false, Some((sequence, PlayerId(player_id))))
         }
-    }
-    let rows: Vec<LogEntryRow> = rows
-        .order((rating_changes::sequence, rating_changes::player_id))
-        .limit(limit + 1)
-        .offset(offset)
-        .select((
-            rating_changes::sequence,
-            rating_changes::player_id,
-            players::name,
-            rating_changes::kind,
-            rating_changes::tournament_id,
-            rating_changes::round_id,
-            rounds::number.nullable(),
-            rating_changes::table_number,
-            rating_changes::result_version,
-            rating_changes::rated_at,
-            (
-                rating_changes::rating_before,
-                rating_changes::rating_after,
-                rating_changes::delta,
-            ),
-            rating_changes::games,
-        ))
-        .load(conn)?;
+    };
+    let rows = store::entries(conn, PoolId(id), &range, after, limit + 1, offset)?;
     let page = keyset_page(
         rows,
         limit,
         (offset, first),
-        || {
-            // In the log's order, so the count reads the first 1,001 entries of an index range;
-            // unordered, the planner expects many matches and scans the table from its start
-            // (113 ms for `since` 90% into a 2 M-row log, docs/performance.md).
-            Ok(build()
-                .order((rating_changes::sequence, rating_changes::player_id))
-                .select(rating_changes::sequence)
-                .limit(COUNT_CAP + 1)
-                .load::<i64>(conn)?
-                .len() as i64)
-        },
+        || Ok(store::count_capped(conn, PoolId(id), &range, COUNT_CAP)?),
         LIST,
         &scope,
-        |r| LogKey(r.0, r.1),
+        |r| LogKey(r.sequence, r.player_id.0),
         |r| Ok(entry_out(r)),
     )?;
     Ok(PoolLogPage {

@@ -1,19 +1,19 @@
 //! Rating pools as the API shows them: creating, reading and changing a pool, and a rebuild.
 
-use super::*;
 use chrono::{DateTime, Datelike, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::auth::Caller;
 use crate::db::models::RatingPoolRow;
-use crate::db::schema::rating_pools;
+use crate::db::ratings::pools::{self as store, PoolSettings};
+use crate::domain::ids::{PoolId, UserId};
 use crate::domain::rating::{self, validate_seasons, DrawPolicy, Exclusion, RatingPoolParams};
 use crate::error::ApiError;
 use crate::services::ratings::{self as service, StoredSeason};
 use crate::services::validate::TimeZoneName;
 use crate::services::validate::{Check, Page, PageParams};
-use diesel::PgConnection;
+use diesel::{Connection, PgConnection};
 
 /// The rating pool presets (domain.md section 10; `docs/decisions/rating-presets.md`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -248,20 +248,26 @@ pub struct PoolOut {
     pub version: i32,
 }
 
+/// A pool's seasons with their standings times. A stored season or time zone that does not
+/// give one is an error naming the pool (never a season without its standings time).
 pub fn seasons_out(pool: &RatingPoolRow) -> Result<Vec<SeasonOut>, ApiError> {
+    let bad = |e: String| ApiError::Internal(format!("rating pool {}: bad seasons: {e}", pool.id));
     let stored = service::stored_seasons(pool)?;
-    let engine = service::engine_seasons(&pool.time_zone, &stored).unwrap_or_default();
-    Ok(stored
+    let engine = service::engine_seasons(&pool.time_zone, &stored).map_err(bad)?;
+    stored
         .into_iter()
+        .zip(&engine)
         .enumerate()
-        .map(|(i, s)| SeasonOut {
-            number: i as u32 + 1,
-            standings_at: engine.get(i).and_then(|e| e.cutoff().ok()),
-            name: s.name,
-            first_day: s.first_day,
-            last_day: s.last_day,
+        .map(|(i, (s, e))| {
+            Ok(SeasonOut {
+                number: i as u32 + 1,
+                standings_at: Some(e.cutoff().map_err(|e| bad(e.to_string()))?),
+                name: s.name,
+                first_day: s.first_day,
+                last_day: s.last_day,
+            })
         })
-        .collect())
+        .collect()
 }
 
 pub fn pool_out(pool: RatingPoolRow) -> Result<PoolOut, ApiError> {
@@ -422,10 +428,6 @@ pub(super) fn check_version(expected: Option<i32>, current: i32) -> Result<(), A
     Ok(())
 }
 
-pub(super) fn json_value<T: Serialize>(v: &T) -> Result<serde_json::Value, ApiError> {
-    serde_json::to_value(v).map_err(|e| ApiError::Internal(e.to_string()))
-}
-
 /// What a rebuild did.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct RebuildOut {
@@ -466,34 +468,22 @@ pub fn create_pool(
         input.seasons.as_deref().unwrap_or(&[]),
     );
     check.finish()?;
-    let params = json_value(&params)?;
-    let seasons = json_value(&seasons)?;
-    conn.transaction(|conn| {
-        Ok(diesel::insert_into(rating_pools::table)
-            .values((
-                rating_pools::name.eq(name),
-                rating_pools::params.eq(params),
-                rating_pools::time_zone.eq(time_zone),
-                rating_pools::seasons.eq(seasons),
-                rating_pools::league.eq(input.league.unwrap_or(false)),
-                rating_pools::open.eq(input.open.unwrap_or(false)),
-                rating_pools::created_by.eq(caller.user_id),
-            ))
-            .returning(RatingPoolRow::as_returning())
-            .get_result(conn)?)
-    })
+    let settings = PoolSettings {
+        name: &name,
+        params: &params,
+        time_zone: &time_zone,
+        seasons: &seasons,
+        league: input.league.unwrap_or(false),
+        open: input.open.unwrap_or(false),
+    };
+    conn.transaction(|conn| store::insert(conn, &settings, UserId(caller.user_id)))
 }
 
 /// One page of rating pools.
 pub fn list_pools(conn: &mut PgConnection, page: &PageParams) -> Result<Page<PoolOut>, ApiError> {
     let (limit, offset) = page.resolve()?;
-    let total = rating_pools::table.count().get_result(conn)?;
-    let rows: Vec<RatingPoolRow> = rating_pools::table
-        .order(rating_pools::id)
-        .limit(limit)
-        .offset(offset)
-        .select(RatingPoolRow::as_select())
-        .load(conn)?;
+    let total = store::count(conn)?;
+    let rows = store::page(conn, limit, offset)?;
     Ok(Page {
         items: rows
             .into_iter()
@@ -508,13 +498,15 @@ pub fn list_pools(conn: &mut PgConnection, page: &PageParams) -> Result<Page<Poo
 }
 
 /// Changes a pool's name, time zone, parameters, seasons or openness (an admin or a keeper of
-/// the pool) against the version in `If-Match`; a change that alters ratings recomputes the pool.
+/// the pool) against the version in `If-Match`, at `now`; a change that alters ratings
+/// recomputes the pool.
 pub fn update_pool(
     conn: &mut PgConnection,
     caller: &Caller,
     id: i64,
     expected: Option<i32>,
     input: UpdatePool,
+    now: DateTime<Utc>,
 ) -> Result<RatingPoolRow, ApiError> {
     super::require_pool_keeper(conn, caller, id)?;
     let mut check = Check::new();
@@ -545,24 +537,15 @@ pub fn update_pool(
             }
         };
         check.finish()?;
-        let updated: Option<RatingPoolRow> = diesel::update(
-            rating_pools::table
-                .find(id)
-                .filter(rating_pools::version.eq(current.version)),
-        )
-        .set((
-            rating_pools::name.eq(name.clone().unwrap_or(current.name.clone())),
-            rating_pools::params.eq(json_value(&params)?),
-            rating_pools::time_zone.eq(tz),
-            rating_pools::seasons.eq(json_value(&seasons)?),
-            rating_pools::league.eq(input.league.unwrap_or(current.league)),
-            rating_pools::open.eq(input.open.unwrap_or(current.open)),
-            rating_pools::updated_at.eq(Utc::now()),
-            rating_pools::version.eq(current.version + 1),
-        ))
-        .returning(RatingPoolRow::as_returning())
-        .get_result(conn)
-        .optional()?;
+        let settings = PoolSettings {
+            name: name.as_deref().unwrap_or(&current.name),
+            params: &params,
+            time_zone: &tz,
+            seasons: &seasons,
+            league: input.league.unwrap_or(current.league),
+            open: input.open.unwrap_or(current.open),
+        };
+        let updated = store::update_at_version(conn, PoolId(id), current.version, &settings, now)?;
         let updated = updated.ok_or_else(|| {
             ApiError::PreconditionFailed("the rating pool changed meanwhile; read it again".into())
         })?;

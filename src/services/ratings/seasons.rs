@@ -7,8 +7,8 @@ use std::collections::HashMap;
 use utoipa::ToSchema;
 
 use crate::db::models::RatingPoolRow;
-use crate::db::schema::{players, rating_changes};
-use crate::domain::ids::PlayerId;
+use crate::db::ratings::{leaderboard as board_store, log};
+use crate::domain::ids::{PlayerId, PoolId};
 use crate::domain::rating::{
     self, season_standings, Attendance, ClassifiedBy, PlayerDirectory, RatingPoolParams,
     RatingState,
@@ -39,33 +39,24 @@ pub(super) fn season_page(
     at: DateTime<Utc>,
     sel: &LeaderboardSelection,
 ) -> Result<Page<LeaderboardRowOut>, ApiError> {
-    let sums = summaries(conn, id, at)?;
+    let sums = board_store::summaries_at(conn, PoolId(id), service::TREND_GAMES, at)?;
     let mut dir = PlayerDirectory::new();
     let mut state = RatingState::new(params, sums.len());
     for s in &sums {
-        let i = dir.intern(PlayerId(s.player_id)) as usize;
+        let i = dir.intern(s.player_id) as usize;
         state.ratings[i] = s.rating;
         state.games[i] = s.games as u32;
     }
     let ranked = rating::leaderboard(params, &state, sel.filter);
-    let ids: Vec<i64> = ranked
-        .iter()
-        .filter_map(|r| dir.id(r.player).map(|p| p.0))
-        .collect();
-    let mut people: HashMap<i64, (String, Option<String>, Option<String>)> = HashMap::new();
-    for chunk in ids.chunks(10000) {
-        let rows: Vec<(i64, String, Option<String>, Option<String>)> = players::table
-            .filter(players::id.eq_any(chunk))
-            .select((players::id, players::name, players::club, players::country))
-            .load(conn)?;
-        people.extend(rows.into_iter().map(|(i, n, c, k)| (i, (n, c, k))));
-    }
+    let ids: Vec<PlayerId> = ranked.iter().filter_map(|r| dir.id(r.player)).collect();
+    let people = board_store::people(conn, &ids)?;
     let club_lower = sel.club.as_ref().map(|c| c.to_lowercase());
     let rows: Vec<(BoardKey, LeaderboardRowOut)> = ranked
         .iter()
         .filter_map(|r| {
-            let pid = dir.id(r.player)?.0;
+            let pid = dir.id(r.player)?;
             let (name, pclub, pcountry) = people.get(&pid)?.clone();
+            let pid = pid.0;
             if sel
                 .country
                 .as_ref()
@@ -169,15 +160,10 @@ pub(super) fn season_data(conn: &mut PgConnection, id: i64) -> Result<SeasonData
     let engine = service::engine_seasons(&pool.time_zone, &stored).map_err(ApiError::Internal)?;
     // The pool's tournaments and who played rated games in them.
     let facts = service::tournament_facts(conn, id)?;
-    let played: Vec<(i64, i64)> = rating_changes::table
-        .filter(rating_changes::pool_id.eq(id))
-        .filter(rating_changes::kind.eq(ChangeKind::Game))
-        .select((rating_changes::tournament_id, rating_changes::player_id))
-        .distinct()
-        .load(conn)?;
+    let played = log::game_participants(conn, PoolId(id))?;
     let mut participants: HashMap<i64, Vec<i64>> = HashMap::new();
     for (t, p) in played {
-        participants.entry(t).or_default().push(p);
+        participants.entry(t.0).or_default().push(p.0);
     }
     let counting: Vec<i64> = if pool.league {
         service::league_decisions(&pool, &params, &facts, |t| {
@@ -243,16 +229,11 @@ pub(super) fn player_names(
     conn: &mut PgConnection,
     ids: &[i64],
 ) -> Result<HashMap<i64, String>, ApiError> {
-    let mut out = HashMap::new();
-    for chunk in ids.chunks(10000) {
-        out.extend(
-            players::table
-                .filter(players::id.eq_any(chunk))
-                .select((players::id, players::name))
-                .load::<(i64, String)>(conn)?,
-        );
-    }
-    Ok(out)
+    let ids: Vec<PlayerId> = ids.iter().copied().map(PlayerId).collect();
+    Ok(board_store::names(conn, &ids)?
+        .into_iter()
+        .map(|(p, name)| (p.0, name))
+        .collect())
 }
 
 pub fn season_standings_of(

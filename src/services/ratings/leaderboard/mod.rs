@@ -23,12 +23,13 @@ use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use chrono::{DateTime, Utc};
-use diesel::prelude::*;
+use diesel::PgConnection;
 use serde::{Deserialize, Serialize};
 
 use crate::db::models::RatingPoolRow;
-use crate::db::schema::{players, rating_pools, rating_standings};
+use crate::db::ratings::leaderboard as store;
+pub use crate::db::ratings::leaderboard::BoardRow;
+use crate::domain::ids::PoolId;
 use crate::error::ApiError;
 
 /// How many pools' boards the cache keeps by default (the least recently used goes first).
@@ -44,21 +45,6 @@ pub struct BoardVersion {
     pub pool: i32,
     /// `rating_pools.leaderboard_version`: the standings and the listed players.
     pub leaderboard: i64,
-}
-
-/// One player's line of the current standings.
-#[derive(Debug, Clone, Queryable)]
-pub struct BoardRow {
-    pub player_id: i64,
-    pub name: String,
-    pub club: Option<String>,
-    pub country: Option<String>,
-    pub rating: f64,
-    pub games: i64,
-    pub last_played: Option<DateTime<Utc>>,
-    pub trend_delta: f64,
-    pub trend_games: i64,
-    pub last_delta: Option<f64>,
 }
 
 /// `float8` order as PostgreSQL has it: NaN equals NaN and is above every number; -0 = 0.
@@ -100,7 +86,7 @@ impl BoardKey {
 
     /// The keys of a board line.
     pub fn of(r: &BoardRow) -> Self {
-        BoardKey::new(r.rating, r.games, r.player_id)
+        BoardKey::new(r.rating, r.games, r.player_id.0)
     }
 }
 
@@ -357,40 +343,8 @@ impl Board {
 /// one read-only snapshot so the board is exactly what the versions name.
 pub fn load_board(conn: &mut PgConnection, pool_id: i64) -> Result<Board, ApiError> {
     let started = std::time::Instant::now();
-    let (pool, lb_version, rows) =
-        conn.build_transaction()
-            .read_only()
-            .repeatable_read()
-            .run(|conn| {
-                let (pool, lb_version): (RatingPoolRow, i64) = rating_pools::table
-                    .find(pool_id)
-                    .select((
-                        RatingPoolRow::as_select(),
-                        rating_pools::leaderboard_version,
-                    ))
-                    .first(conn)
-                    .optional()?
-                    .ok_or_else(|| ApiError::NotFound(format!("no rating pool {pool_id}")))?;
-                // Unordered: sorting here costs the database more than the board's sort.
-                let rows: Vec<BoardRow> = rating_standings::table
-                    .inner_join(players::table)
-                    .filter(rating_standings::pool_id.eq(pool_id))
-                    .filter(rating_standings::games.gt(0))
-                    .select((
-                        rating_standings::player_id,
-                        players::name,
-                        players::club,
-                        players::country,
-                        rating_standings::rating,
-                        rating_standings::games,
-                        rating_standings::last_played,
-                        rating_standings::trend_delta,
-                        rating_standings::trend_games,
-                        rating_standings::last_delta,
-                    ))
-                    .load(conn)?;
-                Ok::<_, ApiError>((pool, lb_version, rows))
-            })?;
+    let (pool, lb_version, rows) = store::snapshot(conn, PoolId(pool_id))?
+        .ok_or_else(|| ApiError::NotFound(format!("no rating pool {pool_id}")))?;
     let read = started.elapsed();
     let params = super::pool_params(&pool)?;
     let board = Board::new(pool, lb_version, rows, i64::from(params.min_games_listed));

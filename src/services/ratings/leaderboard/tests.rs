@@ -1,6 +1,8 @@
 //! The board against a reference ranking, cursors, and the cache.
 
 use super::*;
+use crate::domain::ids::PlayerId;
+use chrono::{DateTime, Utc};
 
 fn pool(version: i32) -> RatingPoolRow {
     RatingPoolRow {
@@ -11,8 +13,8 @@ fn pool(version: i32) -> RatingPoolRow {
         seasons: serde_json::json!([]),
         league: false,
         created_by: 1,
-        created_at: Utc::now(),
-        updated_at: Utc::now(),
+        created_at: DateTime::<Utc>::UNIX_EPOCH,
+        updated_at: DateTime::<Utc>::UNIX_EPOCH,
         version,
         open: false,
     }
@@ -20,7 +22,7 @@ fn pool(version: i32) -> RatingPoolRow {
 
 fn row(id: i64, rating: f64, games: i64, club: Option<&str>, country: Option<&str>) -> BoardRow {
     BoardRow {
-        player_id: id,
+        player_id: PlayerId(id),
         name: format!("P{id}"),
         club: club.map(String::from),
         country: country.map(String::from),
@@ -60,7 +62,7 @@ fn reference(rows: &[BoardRow], q: &BoardQuery<'_>) -> (i64, Vec<(u32, i64)>) {
         .into_iter()
         .skip(q.offset as usize)
         .take(q.limit as usize)
-        .map(|(k, r)| (k, r.player_id))
+        .map(|(k, r)| (k, r.player_id.0))
         .collect();
     (total, items)
 }
@@ -105,8 +107,11 @@ fn pages_rank_and_filter_like_the_sql() {
                         after: None,
                     };
                     let page = board.page(&q);
-                    let got: Vec<(u32, i64)> =
-                        page.items.iter().map(|(k, r)| (*k, r.player_id)).collect();
+                    let got: Vec<(u32, i64)> = page
+                        .items
+                        .iter()
+                        .map(|(k, r)| (*k, r.player_id.0))
+                        .collect();
                     assert_eq!((page.total, got), reference(&rows, &q), "{q:?}");
                 }
             }
@@ -134,7 +139,7 @@ fn a_walk_by_cursor_is_the_walk_by_offset_and_skips_only_the_keys_before_it() {
                 loop {
                     let page = board.page(&q(4, after));
                     assert_eq!(page.total, total);
-                    got.extend(page.items.iter().map(|(k, r)| (*k, r.player_id)));
+                    got.extend(page.items.iter().map(|(k, r)| (*k, r.player_id.0)));
                     if !page.more {
                         break;
                     }
@@ -159,7 +164,7 @@ fn a_walk_by_cursor_is_the_walk_by_offset_and_skips_only_the_keys_before_it() {
             .page(&q)
             .items
             .iter()
-            .map(|(_, r)| r.player_id)
+            .map(|(_, r)| r.player_id.0)
             .collect();
         ids
     };
@@ -197,7 +202,7 @@ fn equal_ratings_share_a_rank_and_the_next_skips() {
             .page(&q)
             .items
             .iter()
-            .map(|(k, r)| (*k, r.player_id))
+            .map(|(k, r)| (*k, r.player_id.0))
             .collect::<Vec<_>>()
     };
     assert_eq!(ranks(0), [(1, 4), (2, 2), (2, 1), (4, 3), (4, 5)]);

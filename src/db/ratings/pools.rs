@@ -1,0 +1,219 @@
+//! Rating pools: the row, its stored JSON (parameters, seasons) decoded once, and the reads
+//! of a tournament that say whether and how it feeds a pool.
+
+use chrono::{DateTime, NaiveDate, Utc};
+use diesel::prelude::*;
+use diesel::PgConnection;
+use serde::{Deserialize, Serialize};
+
+use crate::db::ids::{PoolId, TournamentId, UserId};
+use crate::db::models::RatingPoolRow;
+use crate::db::schema::{rating_pools, rounds, tournaments};
+use crate::domain::ids::RoundId;
+use crate::domain::rating::acceptance::RatingStatus;
+use crate::domain::rating::RatingPoolParams;
+use crate::domain::scoring::{Preset, Ruleset};
+use crate::error::ApiError;
+
+/// A season as stored on the pool: local dates in the pool's time zone.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredSeason {
+    /// Display name.
+    pub name: String,
+    /// First day, inclusive (local date).
+    pub first_day: NaiveDate,
+    /// Last day, inclusive (local date).
+    pub last_day: NaiveDate,
+}
+
+/// The engine parameters stored on a pool; a value that does not parse is an error naming
+/// the pool.
+pub fn params_of(pool: &RatingPoolRow) -> Result<RatingPoolParams, ApiError> {
+    serde_json::from_value(pool.params.clone())
+        .map_err(|e| ApiError::Internal(format!("rating pool {}: bad params: {e}", pool.id)))
+}
+
+/// The seasons stored on a pool, as local dates; a value that does not parse is an error
+/// naming the pool.
+pub fn seasons_of(pool: &RatingPoolRow) -> Result<Vec<StoredSeason>, ApiError> {
+    serde_json::from_value(pool.seasons.clone())
+        .map_err(|e| ApiError::Internal(format!("rating pool {}: bad seasons: {e}", pool.id)))
+}
+
+/// A value as stored in a JSON column.
+fn encode<T: Serialize>(v: &T) -> Result<serde_json::Value, ApiError> {
+    serde_json::to_value(v).map_err(|e| ApiError::Internal(e.to_string()))
+}
+
+/// Pool `id`, if there is one.
+pub fn by_id(conn: &mut PgConnection, id: PoolId) -> QueryResult<Option<RatingPoolRow>> {
+    rating_pools::table
+        .filter(rating_pools::id.eq(id))
+        .select(RatingPoolRow::as_select())
+        .first(conn)
+        .optional()
+}
+
+/// Pool `id`, locked (`FOR UPDATE`) until the end of the transaction.
+pub fn lock(conn: &mut PgConnection, id: PoolId) -> QueryResult<Option<RatingPoolRow>> {
+    rating_pools::table
+        .filter(rating_pools::id.eq(id))
+        .select(RatingPoolRow::as_select())
+        .for_update()
+        .first(conn)
+        .optional()
+}
+
+/// Pool `id` with its `leaderboard_version` (the standings and the listed players).
+pub fn with_leaderboard_version(
+    conn: &mut PgConnection,
+    id: PoolId,
+) -> QueryResult<Option<(RatingPoolRow, i64)>> {
+    rating_pools::table
+        .filter(rating_pools::id.eq(id))
+        .select((
+            RatingPoolRow::as_select(),
+            rating_pools::leaderboard_version,
+        ))
+        .first(conn)
+        .optional()
+}
+
+/// How often pool `id` rewrote its log, and where the latest rewrite began.
+pub fn log_rewrites(
+    conn: &mut PgConnection,
+    id: PoolId,
+) -> QueryResult<Option<(i64, Option<i64>)>> {
+    rating_pools::table
+        .filter(rating_pools::id.eq(id))
+        .select((rating_pools::log_rewrites, rating_pools::log_rewritten_from))
+        .first(conn)
+        .optional()
+}
+
+/// How many pools there are.
+pub fn count(conn: &mut PgConnection) -> QueryResult<i64> {
+    rating_pools::table.count().get_result(conn)
+}
+
+/// One page of pools, by id.
+pub fn page(conn: &mut PgConnection, limit: i64, offset: i64) -> QueryResult<Vec<RatingPoolRow>> {
+    rating_pools::table
+        .order(rating_pools::id)
+        .limit(limit)
+        .offset(offset)
+        .select(RatingPoolRow::as_select())
+        .load(conn)
+}
+
+/// A pool's settings as written.
+pub struct PoolSettings<'a> {
+    pub name: &'a str,
+    pub params: &'a RatingPoolParams,
+    pub time_zone: &'a str,
+    pub seasons: &'a [StoredSeason],
+    pub league: bool,
+    pub open: bool,
+}
+
+/// Stores a new pool made by `created_by`.
+pub fn insert(
+    conn: &mut PgConnection,
+    pool: &PoolSettings<'_>,
+    created_by: UserId,
+) -> Result<RatingPoolRow, ApiError> {
+    let (params, seasons) = (encode(pool.params)?, encode(&pool.seasons)?);
+    Ok(diesel::insert_into(rating_pools::table)
+        .values((
+            rating_pools::name.eq(pool.name),
+            rating_pools::params.eq(params),
+            rating_pools::time_zone.eq(pool.time_zone),
+            rating_pools::seasons.eq(seasons),
+            rating_pools::league.eq(pool.league),
+            rating_pools::open.eq(pool.open),
+            rating_pools::created_by.eq(created_by),
+        ))
+        .returning(RatingPoolRow::as_returning())
+        .get_result(conn)?)
+}
+
+/// Writes pool `id`'s settings if it is still at `version` (then one version on, changed at
+/// `now`); `None` when it is not.
+pub fn update_at_version(
+    conn: &mut PgConnection,
+    id: PoolId,
+    version: i32,
+    pool: &PoolSettings<'_>,
+    now: DateTime<Utc>,
+) -> Result<Option<RatingPoolRow>, ApiError> {
+    let (params, seasons) = (encode(pool.params)?, encode(&pool.seasons)?);
+    Ok(diesel::update(
+        rating_pools::table
+            .filter(rating_pools::id.eq(id))
+            .filter(rating_pools::version.eq(version)),
+    )
+    .set((
+        rating_pools::name.eq(pool.name),
+        rating_pools::params.eq(params),
+        rating_pools::time_zone.eq(pool.time_zone),
+        rating_pools::seasons.eq(seasons),
+        rating_pools::league.eq(pool.league),
+        rating_pools::open.eq(pool.open),
+        rating_pools::updated_at.eq(now),
+        rating_pools::version.eq(version + 1),
+    ))
+    .returning(RatingPoolRow::as_returning())
+    .get_result(conn)
+    .optional()?)
+}
+
+/// How many tournaments pool `id` has accepted.
+pub fn accepted_tournaments(conn: &mut PgConnection, id: PoolId) -> QueryResult<i64> {
+    tournaments::table
+        .filter(tournaments::rating_pool_id.eq(id))
+        .filter(tournaments::rating_status.eq(RatingStatus::Accepted))
+        .count()
+        .get_result(conn)
+}
+
+/// The pool a tournament names and its rating status, read under a share lock (a keeper's
+/// decision on the tournament waits for the reader's transaction); `None`: no tournament.
+pub fn link_of_tournament(
+    conn: &mut PgConnection,
+    id: TournamentId,
+) -> QueryResult<Option<(Option<PoolId>, Option<RatingStatus>)>> {
+    tournaments::table
+        .filter(tournaments::id.eq(id))
+        .select((tournaments::rating_pool_id, tournaments::rating_status))
+        .for_share()
+        .first(conn)
+        .optional()
+}
+
+/// The ruleset a tournament is played (and rated) by; a stored value that does not parse is
+/// an error naming the tournament.
+pub fn ruleset_of_tournament(
+    conn: &mut PgConnection,
+    id: TournamentId,
+) -> Result<Ruleset, ApiError> {
+    let (preset, overrides): (Preset, serde_json::Value) = tournaments::table
+        .filter(tournaments::id.eq(id))
+        .select((tournaments::ruleset, tournaments::ruleset_overrides))
+        .first(conn)?;
+    Ruleset::for_tournament(preset, &overrides)
+        .map_err(|e| ApiError::Internal(format!("tournament {id}: {e}")))
+}
+
+/// Round `number` of a tournament: its id and when it was played; `None`: no such round.
+pub fn round_played(
+    conn: &mut PgConnection,
+    tournament: TournamentId,
+    number: i32,
+) -> QueryResult<Option<(RoundId, Option<DateTime<Utc>>)>> {
+    rounds::table
+        .filter(rounds::tournament_id.eq(tournament))
+        .filter(rounds::number.eq(number))
+        .select((rounds::id, rounds::played_at))
+        .first(conn)
+        .optional()
+}
