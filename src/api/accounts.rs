@@ -61,8 +61,9 @@ pub async fn sign_up(
             .and_then(|v| v.to_str().ok()),
     );
     let mode = setup.mode;
+    let now = state.clock.now();
     let accepted = state
-        .run(move |conn| signup::sign_up(conn, mode, &body.0, language))
+        .run(move |conn| signup::sign_up(conn, mode, &body.0, language, now))
         .await?;
     Ok(HttpResponse::Accepted().json(accepted))
 }
@@ -87,8 +88,9 @@ pub async fn verify_email(
     state: web::Data<AppState>,
     body: Json<VerifyEmail>,
 ) -> ApiResult<HttpResponse> {
+    let now = state.clock.now();
     state
-        .run(move |conn| signup::verify_email(conn, &body.0))
+        .run(move |conn| signup::verify_email(conn, &body.0, now))
         .await?;
     Ok(HttpResponse::NoContent().finish())
 }
@@ -117,8 +119,9 @@ pub async fn resend_verification(
     body: Json<ResendVerification>,
 ) -> ApiResult<HttpResponse> {
     mailed_request(&req, &state, &body.0.email)?;
+    let now = state.clock.now();
     let accepted = state
-        .run(move |conn| signup::resend_verification(conn, &body.0))
+        .run(move |conn| signup::resend_verification(conn, &body.0, now))
         .await?;
     Ok(HttpResponse::Accepted().json(accepted))
 }
@@ -146,8 +149,9 @@ pub async fn request_reset(
     body: Json<ResetRequest>,
 ) -> ApiResult<HttpResponse> {
     mailed_request(&req, &state, &body.0.email)?;
+    let now = state.clock.now();
     let accepted = state
-        .run(move |conn| reset::request_reset(conn, &body.0))
+        .run(move |conn| reset::request_reset(conn, &body.0, now))
         .await?;
     Ok(HttpResponse::Accepted().json(accepted))
 }
@@ -171,8 +175,9 @@ pub async fn confirm_reset(
     state: web::Data<AppState>,
     body: Json<ResetConfirm>,
 ) -> ApiResult<HttpResponse> {
+    let now = state.clock.now();
     state
-        .run(move |conn| reset::confirm_reset(conn, &body.0))
+        .run(move |conn| reset::confirm_reset(conn, &body.0, now))
         .await?;
     Ok(HttpResponse::NoContent().finish())
 }
@@ -202,8 +207,9 @@ fn private_json<T: serde::Serialize>(body: &T) -> HttpResponse {
 #[get("/me/export")]
 pub async fn export_me(state: web::Data<AppState>, caller: Caller) -> ApiResult<HttpResponse> {
     let id = caller.user_id;
+    let now = state.clock.now();
     let export = state
-        .run(move |conn| export::export(conn, &caller, id))
+        .run(move |conn| export::export(conn, &caller, id, now))
         .await?;
     Ok(private_json(&export))
 }
@@ -248,8 +254,9 @@ pub async fn erase_me(
         actix_web::rt::time::sleep(slowed).await;
     }
     let input = body.map(|b| b.0);
+    let now = state.clock.now();
     let erased = state
-        .run(move |conn| data::erase_me(conn, &caller, input.as_ref()))
+        .run(move |conn| data::erase_me(conn, &caller, input.as_ref(), now))
         .await;
     if let Err(crate::error::ApiError::Validation(fields)) = &erased {
         if fields.iter().any(|f| f.field == "password") {
@@ -281,8 +288,9 @@ pub async fn export_user(
     path: web::Path<i64>,
 ) -> ApiResult<HttpResponse> {
     let id = path.into_inner();
+    let now = state.clock.now();
     let export = state
-        .run(move |conn| export::export(conn, &caller, id))
+        .run(move |conn| export::export(conn, &caller, id, now))
         .await?;
     Ok(private_json(&export))
 }
@@ -311,8 +319,9 @@ pub async fn erase_user(
     path: web::Path<i64>,
 ) -> ApiResult<HttpResponse> {
     let id = path.into_inner();
+    let now = state.clock.now();
     let erased = state
-        .run(move |conn| data::erase(conn, &caller, id))
+        .run(move |conn| data::erase(conn, &caller, id, now))
         .await?;
     Ok(private_json(&erased))
 }
