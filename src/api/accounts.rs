@@ -62,8 +62,9 @@ pub async fn sign_up(
     );
     let mode = setup.mode;
     let links = setup.links.clone();
+    let now = state.clock.now();
     let accepted = state
-        .run(move |conn| signup::sign_up(conn, mode, &body.0, language, &links))
+        .run(move |conn| signup::sign_up(conn, mode, &body.0, language, &links, now))
         .await?;
     Ok(HttpResponse::Accepted().json(accepted))
 }
@@ -88,8 +89,9 @@ pub async fn verify_email(
     state: web::Data<AppState>,
     body: Json<VerifyEmail>,
 ) -> ApiResult<HttpResponse> {
+    let now = state.clock.now();
     state
-        .run(move |conn| signup::verify_email(conn, &body.0))
+        .run(move |conn| signup::verify_email(conn, &body.0, now))
         .await?;
     Ok(HttpResponse::NoContent().finish())
 }
@@ -119,8 +121,9 @@ pub async fn resend_verification(
 ) -> ApiResult<HttpResponse> {
     mailed_request(&req, &state, &body.0.email)?;
     let links = state.signup.links.clone();
+    let now = state.clock.now();
     let accepted = state
-        .run(move |conn| signup::resend_verification(conn, &body.0, &links))
+        .run(move |conn| signup::resend_verification(conn, &body.0, &links, now))
         .await?;
     Ok(HttpResponse::Accepted().json(accepted))
 }
@@ -149,8 +152,9 @@ pub async fn request_reset(
 ) -> ApiResult<HttpResponse> {
     mailed_request(&req, &state, &body.0.email)?;
     let links = state.signup.links.clone();
+    let now = state.clock.now();
     let accepted = state
-        .run(move |conn| reset::request_reset(conn, &body.0, &links))
+        .run(move |conn| reset::request_reset(conn, &body.0, &links, now))
         .await?;
     Ok(HttpResponse::Accepted().json(accepted))
 }
@@ -174,8 +178,9 @@ pub async fn confirm_reset(
     state: web::Data<AppState>,
     body: Json<ResetConfirm>,
 ) -> ApiResult<HttpResponse> {
+    let now = state.clock.now();
     state
-        .run(move |conn| reset::confirm_reset(conn, &body.0))
+        .run(move |conn| reset::confirm_reset(conn, &body.0, now))
         .await?;
     Ok(HttpResponse::NoContent().finish())
 }
@@ -205,8 +210,9 @@ fn private_json<T: serde::Serialize>(body: &T) -> HttpResponse {
 #[get("/me/export")]
 pub async fn export_me(state: web::Data<AppState>, caller: Caller) -> ApiResult<HttpResponse> {
     let id = caller.user_id;
+    let now = state.clock.now();
     let export = state
-        .run(move |conn| export::export(conn, &caller, id))
+        .run(move |conn| export::export(conn, &caller, id, now))
         .await?;
     Ok(private_json(&export))
 }
@@ -251,8 +257,9 @@ pub async fn erase_me(
         actix_web::rt::time::sleep(slowed).await;
     }
     let input = body.map(|b| b.0);
+    let now = state.clock.now();
     let erased = state
-        .run(move |conn| data::erase_me(conn, &caller, input.as_ref()))
+        .run(move |conn| data::erase_me(conn, &caller, input.as_ref(), now))
         .await;
     if let Err(crate::error::ApiError::Validation(fields)) = &erased {
         if fields.iter().any(|f| f.field == "password") {
@@ -284,8 +291,9 @@ pub async fn export_user(
     path: web::Path<i64>,
 ) -> ApiResult<HttpResponse> {
     let id = path.into_inner();
+    let now = state.clock.now();
     let export = state
-        .run(move |conn| export::export(conn, &caller, id))
+        .run(move |conn| export::export(conn, &caller, id, now))
         .await?;
     Ok(private_json(&export))
 }
@@ -314,8 +322,9 @@ pub async fn erase_user(
     path: web::Path<i64>,
 ) -> ApiResult<HttpResponse> {
     let id = path.into_inner();
+    let now = state.clock.now();
     let erased = state
-        .run(move |conn| data::erase(conn, &caller, id))
+        .run(move |conn| data::erase(conn, &caller, id, now))
         .await?;
     Ok(private_json(&erased))
 }

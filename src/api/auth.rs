@@ -51,8 +51,9 @@ pub async fn issue_token(
         return Err(wrong());
     }
     let name = username.clone();
+    let now = state.clock.now();
     let signed_in = state
-        .run(move |conn| sessions::sign_in(conn, &name, &password))
+        .run(move |conn| sessions::sign_in(conn, &name, &password, now))
         .await?;
     let Some(session) = signed_in else {
         throttle.failed(&username, &address);
@@ -117,8 +118,9 @@ pub async fn refresh(
     body: Json<RefreshRequest>,
 ) -> ApiResult<HttpResponse> {
     let token = body.0.refresh_token;
+    let now = state.clock.now();
     let session = state
-        .run(move |conn| sessions::refresh(conn, &token))
+        .run(move |conn| sessions::refresh(conn, &token, now))
         .await?;
     tokens(&state, session)
 }
@@ -139,8 +141,9 @@ pub async fn refresh(
 )]
 #[post("/auth/logout")]
 pub async fn logout(state: web::Data<AppState>, body: Json<Logout>) -> ApiResult<HttpResponse> {
+    let now = state.clock.now();
     state
-        .run(move |conn| sessions::logout(conn, &body.0))
+        .run(move |conn| sessions::logout(conn, &body.0, now))
         .await?;
     Ok(HttpResponse::NoContent().finish())
 }
@@ -167,8 +170,9 @@ pub async fn change_password(
     caller: Caller,
     body: Json<ChangePassword>,
 ) -> ApiResult<HttpResponse> {
+    let now = state.clock.now();
     let session = state
-        .run(move |conn| sessions::change_password(conn, &caller, &body.0))
+        .run(move |conn| sessions::change_password(conn, &caller, &body.0, now))
         .await?;
     tokens(&state, session)
 }

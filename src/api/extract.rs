@@ -296,8 +296,9 @@ async fn caller_from_header(req: HttpRequest) -> Result<Option<Caller>, ApiError
     let account = match state.accounts.fresh(user_id) {
         Some(account) => account,
         None => {
+            let now = state.clock.now();
             let account = state
-                .run(move |conn| auth::account_of(conn, user_id))
+                .run(move |conn| auth::account_of(conn, user_id, now))
                 .await?;
             state.accounts.store(user_id, account.clone());
             account
@@ -345,8 +346,9 @@ async fn caller_from_key(
         Some(holder) => holder,
         None => {
             let owned = secret.to_string();
+            let now = state.clock.now();
             let holder = state
-                .run(move |conn| crate::services::accounts::api_keys::holder(conn, &owned))
+                .run(move |conn| crate::services::accounts::api_keys::holder(conn, &owned, now))
                 .await?;
             state.accounts.store_key(hash, holder.clone());
             holder

@@ -35,8 +35,9 @@ pub async fn create(
     caller: Caller,
     body: Json<CreateApiKey>,
 ) -> ApiResult<HttpResponse> {
+    let now = state.clock.now();
     let created = state
-        .run(move |conn| api_keys::create(conn, &caller, body.0))
+        .run(move |conn| api_keys::create(conn, &caller, body.0, now))
         .await?;
     Ok(HttpResponse::Created()
         .insert_header(("Cache-Control", "no-store"))
@@ -123,8 +124,9 @@ pub async fn revoke(
     id: web::Path<i64>,
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
+    let now = state.clock.now();
     state
-        .run(move |conn| api_keys::revoke(conn, &caller, id))
+        .run(move |conn| api_keys::revoke(conn, &caller, id, now))
         .await?;
     Ok(HttpResponse::NoContent().finish())
 }

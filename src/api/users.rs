@@ -128,8 +128,9 @@ pub async fn update(
     body: Json<UpdateUser>,
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
+    let now = state.clock.now();
     let user = state
-        .run(move |conn| users::update_user(conn, &caller, id, body.0))
+        .run(move |conn| users::update_user(conn, &caller, id, body.0, now))
         .await?;
     Ok(HttpResponse::Ok().json(user))
 }
@@ -160,8 +161,9 @@ pub async fn delete(
     id: web::Path<i64>,
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
+    let now = state.clock.now();
     state
-        .run(move |conn| users::delete_user(conn, &caller, id))
+        .run(move |conn| users::delete_user(conn, &caller, id, now))
         .await?;
     Ok(HttpResponse::NoContent().finish())
 }

@@ -2,13 +2,13 @@
 //! [`MaybeCaller`] (public, richer when signed in) from the bearer token (`crate::api::extract`)
 //! and hand them to the services, which call the small checks here first.
 
-use diesel::prelude::*;
+use diesel::PgConnection;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::db::schema::tournament_staff;
+use crate::db::accounts::roles;
+use crate::db::ids::{TournamentId, UserId};
 use crate::error::ApiError;
-use diesel::PgConnection;
 
 /// A signed-in caller, taken from a valid bearer token.
 #[derive(Debug, Clone)]
@@ -70,12 +70,8 @@ impl Caller {
         conn: &mut PgConnection,
         tournament_id: i64,
     ) -> Result<Vec<StaffRole>, ApiError> {
-        let roles: Vec<String> = tournament_staff::table
-            .filter(tournament_staff::tournament_id.eq(tournament_id))
-            .filter(tournament_staff::user_id.eq(self.user_id))
-            .select(tournament_staff::role)
-            .load(conn)?;
-        Ok(roles.iter().filter_map(|r| StaffRole::parse(r)).collect())
+        let held = roles::in_tournament(conn, UserId(self.user_id), TournamentId(tournament_id))?;
+        Ok(held.iter().filter_map(|r| StaffRole::parse(r)).collect())
     }
 
     /// Whether the caller holds any of `roles` in the tournament (admins always do).
@@ -118,11 +114,7 @@ impl Caller {
         if self.is_admin {
             return Ok(true);
         }
-        let n: i64 = tournament_staff::table
-            .filter(tournament_staff::user_id.eq(self.user_id))
-            .filter(tournament_staff::role.eq(StaffRole::Organiser.as_str()))
-            .count()
-            .get_result(conn)?;
+        let n = roles::count_of(conn, UserId(self.user_id), StaffRole::Organiser.as_str())?;
         Ok(n > 0)
     }
 }

@@ -286,7 +286,7 @@ async fn send_mail(state: &web::Data<AppState>, url: &str, conn: &Shared) -> boo
     for m in claimed.unwrap_or_default() {
         let outcome = mail
             .send(&Outgoing {
-                id: m.id,
+                id: m.id.0,
                 unique: m.message_id.clone(),
                 to: m.to_address.clone(),
                 subject: m.subject.clone(),
@@ -294,12 +294,14 @@ async fn send_mail(state: &web::Data<AppState>, url: &str, conn: &Shared) -> boo
             })
             .await;
         if let Err(e) = &outcome {
-            tracing::info!(mail = m.id, attempt = m.attempts, error = %e, "a message was not sent; it will be retried");
+            tracing::info!(mail = m.id.0, attempt = m.attempts, error = %e, "a message was not sent; it will be retried");
         }
         let base = mail.retry_base_secs;
-        recorded &= on_connection(url, conn, move |c| outbox::record(c, &m, outcome, base))
-            .await
-            .is_some();
+        recorded &= on_connection(url, conn, move |c| {
+            outbox::record(c, &m, outcome, base, chrono::Utc::now())
+        })
+        .await
+        .is_some();
     }
     recorded
 }

@@ -212,8 +212,9 @@ pub async fn verify_submit(
     let input = VerifyEmail {
         token: code.clone(),
     };
+    let now = state.clock.now();
     match state
-        .run(move |conn| signup::verify_email(conn, &input))
+        .run(move |conn| signup::verify_email(conn, &input, now))
         .await
     {
         Ok(()) => done_page(&l, l.verify_title, &[l.verify_done.to_string()]),
@@ -293,8 +294,9 @@ pub async fn reset_submit(
         token: code.clone(),
         password,
     };
+    let now = state.clock.now();
     match state
-        .run(move |conn| reset::confirm_reset(conn, &input))
+        .run(move |conn| reset::confirm_reset(conn, &input, now))
         .await
     {
         Ok(()) => done_page(&l, l.reset_title, &[l.reset_done.to_string()]),

@@ -6,8 +6,7 @@
 use std::collections::BTreeSet;
 
 use chrono::{DateTime, Utc};
-use diesel::prelude::*;
-use diesel::PgConnection;
+use diesel::{Connection, PgConnection};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -15,7 +14,9 @@ use crate::auth::keys::KeyHolder;
 use crate::auth::keys::{KeyLimits, Scope};
 use crate::auth::secrets::{new_secret, secret_hash};
 use crate::auth::Caller;
-use crate::db::schema::{api_keys, rating_pools, tournaments, users};
+use crate::db::accounts::api_keys::{self as store, KeyRow, NewKey};
+use crate::db::accounts::users;
+use crate::db::ids::{ApiKeyId, PoolId, TournamentId, UserId};
 use crate::error::ApiError;
 use crate::services::validate::Check;
 
@@ -72,67 +73,28 @@ pub struct ApiKeyCreated {
     pub api_key: ApiKeyOut,
 }
 
-type KeyRow = (
-    i64,
-    String,
-    String,
-    Vec<String>,
-    Option<i64>,
-    Option<i64>,
-    DateTime<Utc>,
-    Option<DateTime<Utc>>,
-    Option<DateTime<Utc>>,
-    Option<DateTime<Utc>>,
-);
-
 fn out(row: KeyRow) -> ApiKeyOut {
-    let (id, name, prefix, scopes, tournament_id, pool_id, created_at, expires_at, used, revoked) =
-        row;
     ApiKeyOut {
-        id,
-        name,
-        prefix,
-        scopes: scopes.iter().filter_map(|s| Scope::parse(s)).collect(),
-        tournament_id,
-        pool_id,
-        created_at,
-        expires_at,
-        last_used_at: used,
-        revoked_at: revoked,
+        id: row.id.0,
+        name: row.name,
+        prefix: row.prefix,
+        scopes: row.scopes.iter().filter_map(|s| Scope::parse(s)).collect(),
+        tournament_id: row.tournament_id.map(|t| t.0),
+        pool_id: row.pool_id.map(|p| p.0),
+        created_at: row.created_at,
+        expires_at: row.expires_at,
+        last_used_at: row.last_used_at,
+        revoked_at: row.revoked_at,
     }
 }
 
-fn columns() -> (
-    api_keys::id,
-    api_keys::name,
-    api_keys::prefix,
-    api_keys::scopes,
-    api_keys::tournament_id,
-    api_keys::pool_id,
-    api_keys::created_at,
-    api_keys::expires_at,
-    api_keys::last_used_at,
-    api_keys::revoked_at,
-) {
-    (
-        api_keys::id,
-        api_keys::name,
-        api_keys::prefix,
-        api_keys::scopes,
-        api_keys::tournament_id,
-        api_keys::pool_id,
-        api_keys::created_at,
-        api_keys::expires_at,
-        api_keys::last_used_at,
-        api_keys::revoked_at,
-    )
-}
-
-/// Creates a key for the caller (a signed-in session: keys do not make keys).
+/// Creates a key for the caller (a signed-in session: keys do not make keys); an expiry must be
+/// after `now`.
 pub fn create(
     conn: &mut PgConnection,
     caller: &Caller,
     input: CreateApiKey,
+    now: DateTime<Utc>,
 ) -> Result<ApiKeyCreated, ApiError> {
     let mut check = Check::new();
     check.text("name", &input.name, 100);
@@ -153,58 +115,42 @@ pub fn create(
         "limit a key to a tournament or to a rating pool, not both",
     );
     if let Some(at) = input.expires_at {
-        check.ensure(at > Utc::now(), "expires_at", "must be in the future");
+        check.ensure(at > now, "expires_at", "must be in the future");
     }
     check.finish()?;
     if let Some(tid) = input.tournament_id {
-        let found: i64 = tournaments::table
-            .filter(tournaments::id.eq(tid))
-            .count()
-            .get_result(conn)?;
-        if found == 0 {
+        if !store::tournament_exists(conn, TournamentId(tid))? {
             return Err(ApiError::field("tournament_id", "no such tournament"));
         }
     }
     if let Some(pid) = input.pool_id {
-        let found: i64 = rating_pools::table
-            .filter(rating_pools::id.eq(pid))
-            .count()
-            .get_result(conn)?;
-        if found == 0 {
+        if !store::pool_exists(conn, PoolId(pid))? {
             return Err(ApiError::field("pool_id", "no such rating pool"));
         }
     }
+    let owner = UserId(caller.user_id);
     conn.transaction(|conn| {
         // The owner's row serialises key creation, so the limit holds under concurrency.
-        users::table
-            .find(caller.user_id)
-            .select(users::id)
-            .for_update()
-            .first::<i64>(conn)?;
-        let live: i64 = api_keys::table
-            .filter(api_keys::user_id.eq(caller.user_id))
-            .filter(api_keys::revoked_at.is_null())
-            .count()
-            .get_result(conn)?;
-        if live >= MAX_KEYS {
+        users::lock_row(conn, owner)?;
+        if store::live_count(conn, owner)? >= MAX_KEYS {
             return Err(ApiError::Conflict(format!(
                 "an account holds at most {MAX_KEYS} live keys; revoke one first"
             )));
         }
         let key = new_secret("tk_");
-        let row: KeyRow = diesel::insert_into(api_keys::table)
-            .values((
-                api_keys::user_id.eq(caller.user_id),
-                api_keys::name.eq(input.name.trim()),
-                api_keys::prefix.eq(&key[..9]),
-                api_keys::key_hash.eq(secret_hash(&key)),
-                api_keys::scopes.eq(scopes.iter().map(|s| s.as_str()).collect::<Vec<_>>()),
-                api_keys::tournament_id.eq(input.tournament_id),
-                api_keys::pool_id.eq(input.pool_id),
-                api_keys::expires_at.eq(input.expires_at),
-            ))
-            .returning(columns())
-            .get_result(conn)?;
+        let row = store::insert(
+            conn,
+            NewKey {
+                user_id: owner,
+                name: input.name.trim(),
+                prefix: &key[..9],
+                key_hash: &secret_hash(&key),
+                scopes: scopes.iter().map(|s| s.as_str()).collect(),
+                tournament_id: input.tournament_id.map(TournamentId),
+                pool_id: input.pool_id.map(PoolId),
+                expires_at: input.expires_at,
+            },
+        )?;
         Ok(ApiKeyCreated {
             key,
             api_key: out(row),
@@ -214,107 +160,59 @@ pub fn create(
 
 /// The caller's keys, newest first, revoked ones included.
 pub fn list(conn: &mut PgConnection, caller: &Caller) -> Result<Vec<ApiKeyOut>, ApiError> {
-    let rows: Vec<KeyRow> = api_keys::table
-        .filter(api_keys::user_id.eq(caller.user_id))
-        .order(api_keys::id.desc())
-        .select(columns())
-        .load(conn)?;
+    let rows = store::of_user(conn, UserId(caller.user_id))?;
     Ok(rows.into_iter().map(out).collect())
 }
 
 /// One of the caller's keys (never its secret).
 pub fn read(conn: &mut PgConnection, caller: &Caller, id: i64) -> Result<ApiKeyOut, ApiError> {
-    let row: Option<KeyRow> = api_keys::table
-        .filter(api_keys::user_id.eq(caller.user_id))
-        .filter(api_keys::id.eq(id))
-        .select(columns())
-        .first(conn)
-        .optional()?;
-    row.map(out)
+    store::one_of_user(conn, UserId(caller.user_id), ApiKeyId(id))?
+        .map(out)
         .ok_or_else(|| ApiError::NotFound(format!("you have no key {id}")))
 }
 
-/// Revokes one of the caller's keys (admins: anyone's); it stops working within seconds.
-pub fn revoke(conn: &mut PgConnection, caller: &Caller, id: i64) -> Result<(), ApiError> {
-    conn.transaction(|conn| {
-        let owner: Option<i64> = api_keys::table
-            .find(id)
-            .select(api_keys::user_id)
-            .first(conn)
-            .optional()?;
-        match owner {
-            Some(o) if o == caller.user_id || caller.is_admin => {
-                diesel::update(
-                    api_keys::table
-                        .find(id)
-                        .filter(api_keys::revoked_at.is_null()),
-                )
-                .set(api_keys::revoked_at.eq(Utc::now()))
-                .execute(conn)?;
-                Ok(())
-            }
-            _ => Err(ApiError::NotFound(format!("you have no API key {id}"))),
+/// Revokes one of the caller's keys (admins: anyone's) at `now`; it stops working within
+/// seconds.
+pub fn revoke(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    id: i64,
+    now: DateTime<Utc>,
+) -> Result<(), ApiError> {
+    conn.transaction(|conn| match store::owner(conn, ApiKeyId(id))? {
+        Some(o) if o.0 == caller.user_id || caller.is_admin => {
+            Ok(store::revoke(conn, ApiKeyId(id), now)?)
         }
+        _ => Err(ApiError::NotFound(format!("you have no API key {id}"))),
     })
 }
 
-/// A live key and its owner: (key id, scopes, tournament, pool, last used, owner id, name, admin).
-type HolderRow = (
-    i64,
-    Vec<String>,
-    Option<i64>,
-    Option<i64>,
-    Option<DateTime<Utc>>,
-    i64,
-    String,
-    bool,
-);
-
-/// The live key with this secret and its owner (`None`: unknown, revoked, expired, or its owner
-/// disabled or deleted). Records the use at most once a minute, in one statement (no
+/// The live key with this secret at `now` and its owner (`None`: unknown, revoked, expired, or
+/// its owner disabled or deleted). Records the use at most once a minute, in one statement (no
 /// transaction needed: a lost update of the last use is harmless).
-pub fn holder(conn: &mut PgConnection, secret: &str) -> Result<Option<KeyHolder>, ApiError> {
-    let now = Utc::now();
-    let row: Option<HolderRow> = api_keys::table
-        .inner_join(users::table)
-        .filter(api_keys::key_hash.eq(secret_hash(secret)))
-        .filter(api_keys::revoked_at.is_null())
-        .filter(
-            api_keys::expires_at
-                .is_null()
-                .or(api_keys::expires_at.gt(now)),
-        )
-        .filter(users::disabled_at.is_null())
-        .select((
-            api_keys::id,
-            api_keys::scopes,
-            api_keys::tournament_id,
-            api_keys::pool_id,
-            api_keys::last_used_at,
-            users::id,
-            users::username,
-            users::is_admin,
-        ))
-        .first(conn)
-        .optional()?;
-    let Some((key_id, scopes, tournament_id, pool_id, used, user_id, username, is_admin)) = row
-    else {
+pub fn holder(
+    conn: &mut PgConnection,
+    secret: &str,
+    now: DateTime<Utc>,
+) -> Result<Option<KeyHolder>, ApiError> {
+    let Some(row) = store::live_by_hash(conn, &secret_hash(secret), now)? else {
         return Ok(None);
     };
-    if used.is_none_or(|u| now - u > chrono::Duration::seconds(60)) {
-        diesel::update(api_keys::table.find(key_id))
-            .set(api_keys::last_used_at.eq(now))
-            .execute(conn)?;
+    if row
+        .last_used_at
+        .is_none_or(|u| now - u > chrono::Duration::seconds(60))
+    {
+        store::touch(conn, row.key_id, now)?;
     }
     Ok(Some(KeyHolder {
-        user_id,
-        username,
-        is_admin,
+        user_id: row.user_id.0,
+        username: row.username,
+        is_admin: row.is_admin,
         limits: KeyLimits {
-            key_id,
-            scopes: scopes.iter().filter_map(|s| Scope::parse(s)).collect(),
-            tournament_id,
-            pool_id,
+            key_id: row.key_id.0,
+            scopes: row.scopes.iter().filter_map(|s| Scope::parse(s)).collect(),
+            tournament_id: row.tournament_id.map(|t| t.0),
+            pool_id: row.pool_id.map(|p| p.0),
         },
     }))
 }

@@ -1,13 +1,14 @@
 //! Signing in and the signed-in user.
 
-use diesel::prelude::*;
+use chrono::{DateTime, Utc};
 use diesel::PgConnection;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::auth::{password, Caller, StaffRole};
+use crate::db::accounts::{roles, sessions, users};
+use crate::db::ids::UserId;
 use crate::db::models::User;
-use crate::db::schema::{players, tournament_staff, users};
 use crate::error::ApiError;
 
 /// Credentials to exchange for a token.
@@ -54,14 +55,7 @@ pub fn authenticate(
         password::verify_dummy(password_plain);
         return Ok(None);
     }
-    let user: Option<User> = users::table
-        .filter(
-            crate::db::accounts::lower(users::username).eq(crate::db::accounts::lower(username)),
-        )
-        .select(User::as_select())
-        .first(conn)
-        .optional()?;
-    match user {
+    match users::by_username(conn, username)? {
         Some(u) if password::verify(password_plain, &u.password_hash) => Ok(Some(u)),
         Some(_) => Ok(None),
         None => {
@@ -73,32 +67,20 @@ pub fn authenticate(
 
 /// The caller's account, linked player and tournament roles.
 pub fn me(conn: &mut PgConnection, caller: &Caller) -> Result<Me, ApiError> {
-    let user: User = users::table
-        .find(caller.user_id)
-        .select(User::as_select())
-        .first(conn)
-        .optional()?
+    let user: User = users::by_id(conn, UserId(caller.user_id))?
         .ok_or_else(|| ApiError::Unauthorized("this account no longer exists".into()))?;
-    let player_id: Option<i64> = players::table
-        .filter(players::user_id.eq(user.id))
-        .select(players::id)
-        .first(conn)
-        .optional()?;
-    let roles: Vec<(i64, String)> = tournament_staff::table
-        .filter(tournament_staff::user_id.eq(user.id))
-        .select((tournament_staff::tournament_id, tournament_staff::role))
-        .order((tournament_staff::tournament_id, tournament_staff::role))
-        .load(conn)?;
+    let player_id = users::player_of(conn, UserId(user.id))?;
+    let roles = roles::of_user(conn, UserId(user.id))?;
     Ok(Me {
         id: user.id,
         username: user.username,
         is_admin: user.is_admin,
-        player_id,
+        player_id: player_id.map(|p| p.0),
         tournament_roles: roles
             .into_iter()
-            .filter_map(|(tournament_id, r)| {
+            .filter_map(|(tournament, r)| {
                 StaffRole::parse(&r).map(|role| TournamentRole {
-                    tournament_id,
+                    tournament_id: tournament.0,
                     role,
                 })
             })
@@ -209,31 +191,21 @@ impl AccountCache {
     }
 }
 
-/// The account a token names, as stored now (`None` when it was deleted).
-pub fn account_of(conn: &mut PgConnection, user_id: i64) -> Result<Option<Account>, ApiError> {
-    use crate::db::schema::refresh_tokens;
-    let revoked_sessions: Vec<i64> = refresh_tokens::table
-        .filter(refresh_tokens::user_id.eq(user_id))
-        .filter(refresh_tokens::revoked_at.gt(chrono::Utc::now() - chrono::Duration::days(1)))
-        .select(refresh_tokens::family_id)
-        .distinct()
-        .load(conn)?;
-    Ok(users::table
-        .find(user_id)
-        .filter(users::deleted_at.is_null())
-        .select((
-            users::username,
-            users::is_admin,
-            users::session_epoch,
-            users::disabled_at.is_not_null(),
-        ))
-        .first::<(String, bool, i32, bool)>(conn)
-        .optional()?
-        .map(|(username, is_admin, session_epoch, disabled)| Account {
-            username,
-            is_admin,
-            session_epoch,
-            disabled,
-            revoked_sessions,
-        }))
+/// The account a token names, as stored at `now` (`None` when it was deleted).
+pub fn account_of(
+    conn: &mut PgConnection,
+    user_id: i64,
+    now: DateTime<Utc>,
+) -> Result<Option<Account>, ApiError> {
+    let revoked_sessions =
+        sessions::revoked_since(conn, UserId(user_id), now - chrono::Duration::days(1))?;
+    Ok(
+        users::state_of(conn, UserId(user_id))?.map(|state| Account {
+            username: state.username,
+            is_admin: state.is_admin,
+            session_epoch: state.session_epoch,
+            disabled: state.disabled,
+            revoked_sessions: revoked_sessions.into_iter().map(|s| s.0).collect(),
+        }),
+    )
 }

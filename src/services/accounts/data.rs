@@ -3,14 +3,14 @@
 //! has records (rated games, results, registrations) stays in them under a pseudonym, so
 //! results, standings and ratings stay intact; one without records is removed.
 
-use chrono::Utc;
-use diesel::prelude::*;
-use diesel::PgConnection;
+use chrono::{DateTime, Utc};
+use diesel::{Connection, PgConnection};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::auth::{password, Caller};
-use crate::db::schema::{players, users};
+use crate::db::accounts::{erasure, users};
+use crate::db::ids::{PlayerId, UserId};
 use crate::error::ApiError;
 use crate::services::accounts::export::may_handle;
 use crate::services::accounts::users::{lock_for_removal, remove_account};
@@ -39,22 +39,21 @@ pub struct Erased {
 /// name, password, sessions, keys, codes, mail, roles, player claims and the invitations it
 /// accepted or that were sent to its address go; its linked player is removed, or,
 /// with records, renamed `Player <id> (erased)` without club or country, so results and
-/// ratings stay intact.
-pub fn erase(conn: &mut PgConnection, caller: &Caller, user_id: i64) -> Result<Erased, ApiError> {
+/// ratings stay intact. Dated `now`.
+pub fn erase(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    user_id: i64,
+    now: DateTime<Utc>,
+) -> Result<Erased, ApiError> {
     may_handle(caller, user_id)?;
     conn.transaction(|conn| {
         let user = lock_for_removal(conn, user_id)?;
-        let player_id: Option<i64> = players::table
-            .filter(players::user_id.eq(user_id))
-            .select(players::id)
-            .for_update()
-            .first(conn)
-            .optional()?;
-        let player = match player_id {
+        let player = match erasure::lock_player_of(conn, UserId(user_id))? {
             None => PlayerErased::None,
-            Some(p) => erase_player(conn, p)?,
+            Some(p) => erase_player(conn, p, now)?,
         };
-        remove_account(conn, &user)?;
+        remove_account(conn, &user, now)?;
         Ok(Erased { user_id, player })
     })
 }
@@ -75,6 +74,7 @@ pub fn erase_me(
     conn: &mut PgConnection,
     caller: &Caller,
     input: Option<&EraseMe>,
+    now: DateTime<Utc>,
 ) -> Result<Erased, ApiError> {
     may_handle(caller, caller.user_id)?;
     let Some(input) = input else {
@@ -83,12 +83,7 @@ pub fn erase_me(
             "send the account's password ({\"password\": \"...\"}) to erase it",
         ));
     };
-    let hash: String = users::table
-        .find(caller.user_id)
-        .filter(users::deleted_at.is_null())
-        .select(users::password_hash)
-        .first(conn)
-        .optional()?
+    let hash: String = users::live_password_hash(conn, UserId(caller.user_id))?
         .ok_or_else(|| ApiError::Unauthorized("this account no longer exists".into()))?;
     if input.password.len() > 256 || !password::verify(&input.password, &hash) {
         return Err(ApiError::field(
@@ -96,44 +91,20 @@ pub fn erase_me(
             "is not the account's password; nothing was erased",
         ));
     }
-    erase(conn, caller, caller.user_id)
+    erase(conn, caller, caller.user_id, now)
 }
 
-/// Removes player `id`, or pseudonymises it when records refer to it; inside the caller's
-/// transaction.
-fn erase_player(conn: &mut PgConnection, id: i64) -> Result<PlayerErased, ApiError> {
-    use crate::db::schema::rating_changes;
-    // The rating log names players without a foreign key: a rated player is always kept.
-    let rated: bool = diesel::select(diesel::dsl::exists(
-        rating_changes::table.filter(rating_changes::player_id.eq(id)),
-    ))
-    .get_result(conn)?;
-    let removed = if rated {
-        Err(diesel::result::Error::DatabaseError(
-            diesel::result::DatabaseErrorKind::ForeignKeyViolation,
-            Box::new("rated games".to_string()),
-        ))
-    } else {
-        conn.transaction(|conn| diesel::delete(players::table.find(id)).execute(conn))
-    };
-    match removed {
-        Ok(_) => Ok(PlayerErased::Removed),
-        Err(diesel::result::Error::DatabaseError(
-            diesel::result::DatabaseErrorKind::ForeignKeyViolation,
-            _,
-        )) => {
-            diesel::update(players::table.find(id))
-                .set((
-                    players::name.eq(format!("Player {id} (erased)")),
-                    players::club.eq(None::<String>),
-                    players::country.eq(None::<String>),
-                    players::user_id.eq(None::<i64>),
-                    players::updated_at.eq(Utc::now()),
-                ))
-                .execute(conn)?;
-            crate::services::players::leaderboards_show_changed(conn, id)?;
-            Ok(PlayerErased::Pseudonymised)
-        }
-        Err(e) => Err(e.into()),
+/// Removes player `id`, or pseudonymises it (at `now`) when records refer to it; inside the
+/// caller's transaction.
+fn erase_player(
+    conn: &mut PgConnection,
+    id: PlayerId,
+    now: DateTime<Utc>,
+) -> Result<PlayerErased, ApiError> {
+    if erasure::remove_player_if_unreferenced(conn, id)? {
+        return Ok(PlayerErased::Removed);
     }
+    erasure::pseudonymise_player(conn, id, now)?;
+    crate::services::players::leaderboards_show_changed(conn, id.0)?;
+    Ok(PlayerErased::Pseudonymised)
 }

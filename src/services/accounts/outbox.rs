@@ -14,14 +14,15 @@
 //! item 1); recipient, subject, kind, times, attempts and the last error stay for operators.
 
 use chrono::{DateTime, Duration, Utc};
-use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Integer, Text, Timestamptz};
 use diesel::PgConnection;
 
-use crate::db::schema::mail_outbox;
+use crate::db::accounts::outbox as store;
+use crate::db::ids::UserId;
 use crate::domain::accounts::Language;
 use crate::error::ApiError;
 use crate::services::accounts::mail_text::{render, Mail};
+
+pub use crate::db::accounts::outbox::ClaimedMail;
 
 /// How long a claimed message is held before another instance may try it (longer than one
 /// SMTP conversation's 20-second timeout).
@@ -40,79 +41,37 @@ pub fn queue(
     mail: &Mail<'_>,
 ) -> Result<(), ApiError> {
     let text = render(language, mail);
-    diesel::insert_into(mail_outbox::table)
-        .values((
-            mail_outbox::user_id.eq(user_id),
-            mail_outbox::to_address.eq(to),
-            mail_outbox::subject.eq(&text.subject),
-            mail_outbox::body.eq(Some(&text.body)),
-            mail_outbox::kind.eq(mail.kind()),
-        ))
-        .execute(conn)?;
+    store::insert(
+        conn,
+        user_id.map(UserId),
+        to,
+        &text.subject,
+        &text.body,
+        mail.kind(),
+    )?;
     Ok(())
-}
-
-/// A message claimed for one attempt.
-#[derive(Debug, Clone, QueryableByName)]
-pub struct ClaimedMail {
-    #[diesel(sql_type = BigInt)]
-    pub id: i64,
-    #[diesel(sql_type = Text)]
-    pub to_address: String,
-    #[diesel(sql_type = Text)]
-    pub subject: String,
-    #[diesel(sql_type = Text)]
-    pub body: String,
-    /// The random part of the `Message-ID`.
-    #[diesel(sql_type = Text)]
-    pub message_id: String,
-    #[diesel(sql_type = Integer)]
-    pub attempts: i32,
-    #[diesel(sql_type = Timestamptz)]
-    pub created_at: DateTime<Utc>,
 }
 
 /// Claims up to `limit` due messages for this instance, each leased (its next attempt moved
 /// past the lease, its attempts counted) in one statement that skips rows another instance is
 /// claiming.
 pub fn claim(conn: &mut PgConnection, limit: i64) -> Result<Vec<ClaimedMail>, ApiError> {
-    Ok(diesel::sql_query(
-        "WITH due AS (
-             SELECT id FROM mail_outbox
-             WHERE sent_at IS NULL AND failed_at IS NULL AND next_attempt_at <= now()
-             ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED
-         )
-         UPDATE mail_outbox m
-         SET next_attempt_at = now() + make_interval(secs => $2), attempts = m.attempts + 1
-         FROM due WHERE m.id = due.id
-         RETURNING m.id, m.to_address, m.subject, m.body, m.message_id, m.attempts, m.created_at",
-    )
-    .bind::<BigInt, _>(limit)
-    .bind::<diesel::sql_types::Double, _>(LEASE.num_seconds() as f64)
-    .load(conn)?)
+    Ok(store::claim_due(conn, limit, LEASE.num_seconds() as f64)?)
 }
 
-/// Records an attempt (one statement): sent, its body emptied; else the next attempt after an
-/// exponential backoff (base, 6x, 24x, 120x, 360x, 720x, then every 2,160x base), or given up
-/// once the message is a day old (its body emptied too: its code can no longer arrive).
+/// Records an attempt made at `now` (one statement): sent, its body emptied; else the next
+/// attempt after an exponential backoff (base, 6x, 24x, 120x, 360x, 720x, then every 2,160x
+/// base), or given up once the message is a day old (its body emptied too: its code can no
+/// longer arrive).
 pub fn record(
     conn: &mut PgConnection,
     mail: &ClaimedMail,
     outcome: Result<(), String>,
     retry_base_secs: i64,
+    now: DateTime<Utc>,
 ) -> Result<(), ApiError> {
-    let now = Utc::now();
-    let target = mail_outbox::table.find(mail.id);
     match outcome {
-        Ok(()) => {
-            diesel::update(target)
-                .set((
-                    mail_outbox::sent_at.eq(Some(now)),
-                    mail_outbox::last_error.eq(None::<String>),
-                    mail_outbox::body.eq(None::<String>),
-                ))
-                .execute(conn)?;
-        }
+        Ok(()) => store::mark_sent(conn, mail.id, now)?,
         Err(error) => {
             const STEPS: [i64; 7] = [1, 6, 24, 120, 360, 720, 2160];
             let step = STEPS[(mail.attempts.max(1) as usize - 1).min(STEPS.len() - 1)];
@@ -120,21 +79,9 @@ pub fn record(
             let gave_up = next > mail.created_at + RETRY_FOR;
             let error: String = error.chars().take(500).collect();
             if gave_up {
-                diesel::update(target)
-                    .set((
-                        mail_outbox::next_attempt_at.eq(next),
-                        mail_outbox::failed_at.eq(Some(now)),
-                        mail_outbox::last_error.eq(Some(error)),
-                        mail_outbox::body.eq(None::<String>),
-                    ))
-                    .execute(conn)?;
+                store::mark_failed(conn, mail.id, next, now, &error)?;
             } else {
-                diesel::update(target)
-                    .set((
-                        mail_outbox::next_attempt_at.eq(next),
-                        mail_outbox::last_error.eq(Some(error)),
-                    ))
-                    .execute(conn)?;
+                store::mark_retry(conn, mail.id, next, &error)?;
             }
         }
     }

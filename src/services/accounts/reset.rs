@@ -2,16 +2,15 @@
 //! a one-hour, single-use code; confirming it sets the new password, proves the address, and
 //! ends every session of the account.
 
-use diesel::prelude::*;
-use diesel::PgConnection;
+use chrono::{DateTime, Utc};
+use diesel::{Connection, PgConnection};
 use serde::Deserialize;
 use utoipa::ToSchema;
 
 use crate::auth::credentials::check_credentials;
 use crate::auth::password;
-use crate::db::accounts::{by_email, end_every_session};
-use crate::db::models::User;
-use crate::db::schema::users;
+use crate::db::accounts::{by_email, end_every_session, users};
+use crate::db::ids::UserId;
 use crate::domain::accounts::{normalise_email, TokenPurpose};
 use crate::error::ApiError;
 use crate::services::accounts::links::{Flow, MailLinks};
@@ -41,17 +40,19 @@ pub struct ResetConfirm {
 }
 
 /// Asks for a reset code: sent to the address if an enabled account has it; the same answer
-/// either way. 422 naming `email` only for what is not an address at all.
+/// either way (the code issued at `now`). 422 naming `email` only for what is not an address
+/// at all.
 pub fn request_reset(
     conn: &mut PgConnection,
     input: &ResetRequest,
     links: &MailLinks,
+    now: DateTime<Utc>,
 ) -> Result<Accepted, ApiError> {
     let email = normalise_email(&input.email)
         .ok_or_else(|| ApiError::field("email", "must be an e-mail address (name@example.org)"))?;
     conn.transaction(|conn| {
         if let Some(user) = by_email(conn, &email)?.filter(|u| u.disabled_at.is_none()) {
-            let code = tokens::issue(conn, user.id, TokenPurpose::Reset)?;
+            let code = tokens::issue(conn, UserId(user.id), TokenPurpose::Reset, now)?;
             let link = links.link(Flow::Reset, &code);
             outbox::queue(
                 conn,
@@ -76,15 +77,15 @@ pub fn request_reset(
 /// Sets a new password with a reset code: the code and every other reset code of the account
 /// are spent, the address counts as verified, and every session ends. 422 naming `token` for an
 /// unknown, expired or used code, `password` for a password that is not allowed (the code is
-/// then still good).
-pub fn confirm_reset(conn: &mut PgConnection, input: &ResetConfirm) -> Result<(), ApiError> {
+/// then still good). The code is used and the sessions end at `now`.
+pub fn confirm_reset(
+    conn: &mut PgConnection,
+    input: &ResetConfirm,
+    now: DateTime<Utc>,
+) -> Result<(), ApiError> {
     conn.transaction(|conn| {
-        let user_id = tokens::redeem(conn, &input.token, TokenPurpose::Reset, "token")?;
-        let user: User = users::table
-            .find(user_id)
-            .select(User::as_select())
-            .for_update()
-            .first(conn)?;
+        let user_id = tokens::redeem(conn, &input.token, TokenPurpose::Reset, "token", now)?;
+        let user = users::lock(conn, user_id)?;
         if user.deleted_at.is_some() || user.disabled_at.is_some() {
             return Err(ApiError::field(
                 "token",
@@ -93,15 +94,8 @@ pub fn confirm_reset(conn: &mut PgConnection, input: &ResetConfirm) -> Result<()
         }
         check_credentials(&user.username, &input.password)?;
         let hash = password::hash(&input.password).map_err(ApiError::Internal)?;
-        diesel::update(users::table.find(user_id))
-            .set((
-                users::password_hash.eq(hash),
-                users::email_verified_at.eq(diesel::dsl::sql::<
-                    diesel::sql_types::Nullable<diesel::sql_types::Timestamptz>,
-                >("coalesce(email_verified_at, now())")),
-            ))
-            .execute(conn)?;
-        tokens::spend_all(conn, user_id, TokenPurpose::Reset)?;
-        end_every_session(conn, user_id)
+        users::set_password_by_reset(conn, user_id, &hash)?;
+        tokens::spend_all(conn, user_id, TokenPurpose::Reset, now)?;
+        Ok(end_every_session(conn, user_id, now)?)
     })
 }

@@ -6,16 +6,16 @@
 //! on and revokes every session.
 
 use chrono::{DateTime, Duration, Utc};
-use diesel::prelude::*;
-use diesel::PgConnection;
+use diesel::{Connection, PgConnection};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::auth::secrets::{new_secret, secret_hash};
 use crate::auth::{password, Caller};
-use crate::db::accounts::end_every_session;
+use crate::db::accounts::sessions as store;
+use crate::db::accounts::{end_every_session, users};
+use crate::db::ids::{RefreshTokenId, UserId};
 use crate::db::models::User;
-use crate::db::schema::{refresh_tokens, users};
 use crate::error::ApiError;
 
 /// How long a refresh token is good for if it is not used; each use gives a new one.
@@ -54,60 +54,32 @@ pub struct IssuedRefresh {
 
 fn insert_token(
     conn: &mut PgConnection,
-    user_id: i64,
-    family: Option<i64>,
+    user_id: UserId,
+    family: Option<RefreshTokenId>,
+    now: DateTime<Utc>,
 ) -> Result<IssuedRefresh, ApiError> {
     let token = new_secret("rt_");
-    let expires_at = Utc::now() + REFRESH_TTL;
-    let id: i64 = diesel::insert_into(refresh_tokens::table)
-        .values((
-            refresh_tokens::family_id.eq(family.unwrap_or(0)),
-            refresh_tokens::user_id.eq(user_id),
-            refresh_tokens::token_hash.eq(secret_hash(&token)),
-            refresh_tokens::expires_at.eq(expires_at),
-        ))
-        .returning(refresh_tokens::id)
-        .get_result(conn)?;
-    let family_id = match family {
-        Some(f) => f,
-        None => {
-            // A new family is named after its first token.
-            diesel::update(refresh_tokens::table.find(id))
-                .set(refresh_tokens::family_id.eq(id))
-                .execute(conn)?;
-            id
-        }
-    };
+    let expires_at = now + REFRESH_TTL;
+    let family = store::insert(conn, user_id, family, &secret_hash(&token), expires_at)?;
     Ok(IssuedRefresh {
         token,
         expires_at,
-        family_id,
+        family_id: family.0,
     })
 }
 
-/// Starts a session for an account that just signed in with its password; expired tokens of
-/// the account are cleared on the way.
-pub fn start(conn: &mut PgConnection, user: &User) -> Result<IssuedRefresh, ApiError> {
+/// Starts a session (at `now`) for an account that just signed in with its password; expired
+/// tokens of the account are cleared on the way.
+pub fn start(
+    conn: &mut PgConnection,
+    user: &User,
+    now: DateTime<Utc>,
+) -> Result<IssuedRefresh, ApiError> {
     conn.transaction(|conn| {
-        diesel::delete(
-            refresh_tokens::table
-                .filter(refresh_tokens::user_id.eq(user.id))
-                .filter(refresh_tokens::expires_at.lt(Utc::now())),
-        )
-        .execute(conn)?;
-        insert_token(conn, user.id, None)
+        store::delete_expired(conn, UserId(user.id), now)?;
+        insert_token(conn, UserId(user.id), None, now)
     })
 }
-
-/// A refresh token as read: (id, family, user, expires, rotated, revoked).
-type TokenRow = (
-    i64,
-    i64,
-    i64,
-    DateTime<Utc>,
-    Option<DateTime<Utc>>,
-    Option<DateTime<Utc>>,
-);
 
 /// What a refresh answered.
 enum Refreshed {
@@ -118,51 +90,37 @@ enum Refreshed {
 
 /// Exchanges a refresh token for the next one (and the account to issue an access token for).
 /// 401 for an unknown, expired or revoked token; a token used twice revokes its session, and
-/// the answer says so.
-pub fn refresh(conn: &mut PgConnection, token: &str) -> Result<Started, ApiError> {
+/// the answer says so. Tokens are rotated and revoked at `now`.
+pub fn refresh(
+    conn: &mut PgConnection,
+    token: &str,
+    now: DateTime<Utc>,
+) -> Result<Started, ApiError> {
     check_token(token)?;
     let outcome = conn.transaction(|conn| {
-        let row: Option<TokenRow> = refresh_tokens::table
-            .filter(refresh_tokens::token_hash.eq(secret_hash(token)))
-            .select((
-                refresh_tokens::id,
-                refresh_tokens::family_id,
-                refresh_tokens::user_id,
-                refresh_tokens::expires_at,
-                refresh_tokens::rotated_at,
-                refresh_tokens::revoked_at,
-            ))
-            .for_update()
-            .first(conn)
-            .optional()?;
-        let Some((id, family, user_id, expires_at, rotated_at, revoked_at)) = row else {
+        let Some(row) = store::lock_by_hash(conn, &secret_hash(token))? else {
             return Err(unknown());
         };
-        if revoked_at.is_some() {
+        if row.revoked_at.is_some() {
             return Err(ApiError::Unauthorized(
                 "this session was signed out; sign in again".into(),
             ));
         }
-        if rotated_at.is_some() {
-            revoke_family(conn, family)?;
+        if row.rotated_at.is_some() {
+            store::revoke_family(conn, row.family_id, now)?;
             return Ok(Refreshed::Reused);
         }
-        if expires_at < Utc::now() {
+        if row.expires_at < now {
             return Err(ApiError::Unauthorized(
                 "the refresh token has expired; sign in again".into(),
             ));
         }
-        let user: User = users::table
-            .find(user_id)
-            .select(User::as_select())
-            .first(conn)?;
+        let user = users::one(conn, row.user_id)?;
         if user.disabled_at.is_some() {
             return Err(ApiError::Unauthorized("this account is disabled".into()));
         }
-        diesel::update(refresh_tokens::table.find(id))
-            .set(refresh_tokens::rotated_at.eq(Utc::now()))
-            .execute(conn)?;
-        let next = insert_token(conn, user_id, Some(family))?;
+        store::mark_rotated(conn, row.id, now)?;
+        let next = insert_token(conn, row.user_id, Some(row.family_id), now)?;
         Ok(Refreshed::Rotated(Box::new(user), next))
     })?;
     match outcome {
@@ -189,17 +147,6 @@ fn unknown() -> ApiError {
     ApiError::Unauthorized("unknown refresh token; sign in again".into())
 }
 
-fn revoke_family(conn: &mut PgConnection, family: i64) -> Result<(), ApiError> {
-    diesel::update(
-        refresh_tokens::table
-            .filter(refresh_tokens::family_id.eq(family))
-            .filter(refresh_tokens::revoked_at.is_null()),
-    )
-    .set(refresh_tokens::revoked_at.eq(Utc::now()))
-    .execute(conn)?;
-    Ok(())
-}
-
 /// Signing out.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -215,26 +162,20 @@ pub struct Logout {
 
 /// Signs out: revokes the session of the refresh token (or, with `everywhere`, every session of
 /// its account). Needs no access token (an app's may have expired); an unknown or already
-/// revoked token is answered the same way, so nothing is learnt from it.
-pub fn logout(conn: &mut PgConnection, input: &Logout) -> Result<(), ApiError> {
+/// revoked token is answered the same way, so nothing is learnt from it. Revoked at `now`.
+pub fn logout(conn: &mut PgConnection, input: &Logout, now: DateTime<Utc>) -> Result<(), ApiError> {
     check_token(&input.refresh_token)?;
-    conn.transaction(|conn| {
-        let row: Option<(i64, i64, Option<DateTime<Utc>>)> = refresh_tokens::table
-            .filter(refresh_tokens::token_hash.eq(secret_hash(&input.refresh_token)))
-            .select((
-                refresh_tokens::family_id,
-                refresh_tokens::user_id,
-                refresh_tokens::revoked_at,
-            ))
-            .for_update()
-            .first(conn)
-            .optional()?;
-        match row {
-            Some((_, user_id, None)) if input.everywhere => end_every_session(conn, user_id),
-            Some((family, _, None)) => revoke_family(conn, family),
+    conn.transaction(
+        |conn| match store::lock_by_hash(conn, &secret_hash(&input.refresh_token))? {
+            Some(row) if row.revoked_at.is_none() && input.everywhere => {
+                Ok(end_every_session(conn, row.user_id, now)?)
+            }
+            Some(row) if row.revoked_at.is_none() => {
+                Ok(store::revoke_family(conn, row.family_id, now)?)
+            }
             _ => Ok(()),
-        }
-    })
+        },
+    )
 }
 
 /// A password change.
@@ -251,17 +192,14 @@ pub struct ChangePassword {
 
 /// Changes the caller's password (the current one is required) and ends every session: every
 /// refresh token is revoked and every access token issued before is refused. Returns the
-/// new session for the device that made the change.
+/// new session for the device that made the change (all at `now`).
 pub fn change_password(
     conn: &mut PgConnection,
     caller: &Caller,
     input: &ChangePassword,
+    now: DateTime<Utc>,
 ) -> Result<Started, ApiError> {
-    let user: User = users::table
-        .find(caller.user_id)
-        .select(User::as_select())
-        .first(conn)
-        .optional()?
+    let user: User = users::by_id(conn, UserId(caller.user_id))?
         .ok_or_else(|| ApiError::Unauthorized("this account no longer exists".into()))?;
     if !password::verify(&input.current_password, &user.password_hash) {
         return Err(ApiError::field(
@@ -284,15 +222,11 @@ pub fn change_password(
     )?;
     let hash = password::hash(&input.new_password).map_err(ApiError::Internal)?;
     conn.transaction(|conn| {
-        diesel::update(users::table.find(user.id))
-            .set(users::password_hash.eq(hash))
-            .execute(conn)?;
-        end_every_session(conn, user.id)?;
-        let user: User = users::table
-            .find(user.id)
-            .select(User::as_select())
-            .first(conn)?;
-        let session = insert_token(conn, user.id, None)?;
+        let id = UserId(user.id);
+        users::set_password(conn, id, &hash)?;
+        end_every_session(conn, id, now)?;
+        let user = users::one(conn, id)?;
+        let session = insert_token(conn, id, None, now)?;
         Ok(Started::of(&user, session))
     })
 }
@@ -315,11 +249,12 @@ pub struct SessionTokens {
 
 /// A password sign-in: the account and its new session, or `None` for wrong credentials (the
 /// caller counts those for throttling). A disabled account is refused once the password was
-/// right.
+/// right. The session starts at `now`.
 pub fn sign_in(
     conn: &mut PgConnection,
     username: &str,
     password_plain: &str,
+    now: DateTime<Utc>,
 ) -> Result<Option<Started>, ApiError> {
     let Some(user) = crate::services::accounts::auth::authenticate(conn, username, password_plain)?
     else {
@@ -333,6 +268,6 @@ pub fn sign_in(
             "verify your e-mail address first: send the code from the message to POST /api/v1/auth/verify-email".into(),
         ));
     }
-    let session = start(conn, &user)?;
+    let session = start(conn, &user, now)?;
     Ok(Some(Started::of(&user, session)))
 }

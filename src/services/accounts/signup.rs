@@ -12,17 +12,17 @@
 //! Redeeming one spends the others. `POST /auth/verify-email/resend` sends a new code that
 //! keeps the password as it is.
 
-use chrono::Utc;
-use diesel::prelude::*;
-use diesel::PgConnection;
+use chrono::{DateTime, Utc};
+use diesel::{Connection, PgConnection};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::auth::credentials::check_credentials;
 use crate::auth::password;
+use crate::db::accounts::users::{self, SignedUp};
 use crate::db::accounts::{by_email, username_taken};
+use crate::db::ids::UserId;
 use crate::db::models::User;
-use crate::db::schema::users;
 use crate::domain::accounts::{normalise_email, Language, SignupMode, TokenPurpose};
 use crate::error::{ApiError, FieldError};
 use crate::services::accounts::links::{Flow, MailLinks};
@@ -94,13 +94,14 @@ pub(crate) fn check_sign_up(
 
 /// Signs up in `open` mode (403 in the others): a new account, unverified, and its
 /// verification code by mail in `language`; or, for a known address, a message to it. 409
-/// naming `username` when the name is taken in any case.
+/// naming `username` when the name is taken in any case. Codes are issued at `now`.
 pub fn sign_up(
     conn: &mut PgConnection,
     mode: SignupMode,
     input: &SignUp,
     language: Language,
     links: &MailLinks,
+    now: DateTime<Utc>,
 ) -> Result<Accepted, ApiError> {
     match mode {
         SignupMode::Closed => {
@@ -121,36 +122,20 @@ pub fn sign_up(
     let hash = password::hash(&input.password).map_err(ApiError::Internal)?;
     conn.transaction(|conn| {
         if let Some(known) = by_email(conn, &email)? {
-            return known_address(conn, &known, &hash, links);
+            return known_address(conn, &known, &hash, links, now);
         }
         if username_taken(conn, &input.username)? {
             return Err(ApiError::conflict_at("username", "that username is taken"));
         }
-        let inserted = conn.transaction(|conn| {
-            diesel::insert_into(users::table)
-                .values((
-                    users::username.eq(&input.username),
-                    users::password_hash.eq(&hash),
-                    users::email.eq(&email),
-                    users::language.eq(language),
-                ))
-                .returning(User::as_returning())
-                .get_result::<User>(conn)
-        });
-        let user = match inserted {
-            Ok(user) => user,
+        let user = match users::insert_signed_up(conn, &input.username, &hash, &email, language)? {
+            SignedUp::Inserted(user) => user,
             // Someone signed up with the same address or name at the same moment.
-            Err(diesel::result::Error::DatabaseError(
-                diesel::result::DatabaseErrorKind::UniqueViolation,
-                info,
-            )) if info.constraint_name() == Some("users_email_lower_key") => return Ok(accepted()),
-            Err(diesel::result::Error::DatabaseError(
-                diesel::result::DatabaseErrorKind::UniqueViolation,
-                _,
-            )) => return Err(ApiError::conflict_at("username", "that username is taken")),
-            Err(e) => return Err(e.into()),
+            SignedUp::EmailTaken => return Ok(accepted()),
+            SignedUp::UsernameTaken => {
+                return Err(ApiError::conflict_at("username", "that username is taken"))
+            }
         };
-        send_code(conn, &user, Some(&hash), links)?;
+        send_code(conn, &user, Some(&hash), links, now)?;
         Ok(accepted())
     })
 }
@@ -163,10 +148,11 @@ fn known_address(
     known: &User,
     hash: &str,
     links: &MailLinks,
+    now: DateTime<Utc>,
 ) -> Result<Accepted, ApiError> {
     let to = known.email.as_deref().unwrap_or_default();
     if known.email_verified_at.is_none() {
-        send_code(conn, known, Some(hash), links)?;
+        send_code(conn, known, Some(hash), links, now)?;
     } else {
         outbox::queue(
             conn,
@@ -188,8 +174,15 @@ fn send_code(
     user: &User,
     password_hash: Option<&str>,
     links: &MailLinks,
+    now: DateTime<Utc>,
 ) -> Result<(), ApiError> {
-    let code = tokens::issue_with(conn, user.id, TokenPurpose::Verify, password_hash)?;
+    let code = tokens::issue_with(
+        conn,
+        UserId(user.id),
+        TokenPurpose::Verify,
+        password_hash,
+        now,
+    )?;
     let link = links.link(Flow::Verify, &code);
     outbox::queue(
         conn,
@@ -206,25 +199,17 @@ fn send_code(
 
 /// Verifies an address with the code from its message: the account can sign in from now on,
 /// with the password of the sign-up that asked for this code (if one did); the account's other
-/// verification codes are spent. 422 naming `token` for an unknown, expired or used code.
-pub fn verify_email(conn: &mut PgConnection, input: &VerifyEmail) -> Result<(), ApiError> {
+/// verification codes are spent (at `now`). 422 naming `token` for an unknown, expired or used
+/// code.
+pub fn verify_email(
+    conn: &mut PgConnection,
+    input: &VerifyEmail,
+    now: DateTime<Utc>,
+) -> Result<(), ApiError> {
     conn.transaction(|conn| {
-        let code = tokens::redeem_with(conn, &input.token, TokenPurpose::Verify, "token")?;
-        let unverified = users::table
-            .find(code.user_id)
-            .filter(users::email_verified_at.is_null());
-        match &code.password_hash {
-            Some(hash) => diesel::update(unverified)
-                .set((
-                    users::email_verified_at.eq(Some(Utc::now())),
-                    users::password_hash.eq(hash),
-                ))
-                .execute(conn)?,
-            None => diesel::update(unverified)
-                .set(users::email_verified_at.eq(Some(Utc::now())))
-                .execute(conn)?,
-        };
-        tokens::spend_all(conn, code.user_id, TokenPurpose::Verify)
+        let code = tokens::redeem_with(conn, &input.token, TokenPurpose::Verify, "token", now)?;
+        users::verify_address(conn, code.user_id, code.password_hash.as_deref(), now)?;
+        tokens::spend_all(conn, code.user_id, TokenPurpose::Verify, now)
     })
 }
 
@@ -239,11 +224,12 @@ pub struct ResendVerification {
 
 /// Sends a new verification code to an address whose enabled account is not verified yet (the
 /// password stays as it is); the same answer whether or not there is one. 422 naming `email`
-/// only for what is not an address at all.
+/// only for what is not an address at all. The code is issued at `now`.
 pub fn resend_verification(
     conn: &mut PgConnection,
     input: &ResendVerification,
     links: &MailLinks,
+    now: DateTime<Utc>,
 ) -> Result<Accepted, ApiError> {
     let email = normalise_email(&input.email)
         .ok_or_else(|| ApiError::field("email", "must be an e-mail address (name@example.org)"))?;
@@ -251,7 +237,7 @@ pub fn resend_verification(
         let waiting = by_email(conn, &email)?
             .filter(|u| u.email_verified_at.is_none() && u.disabled_at.is_none());
         if let Some(user) = waiting {
-            send_code(conn, &user, None, links)?;
+            send_code(conn, &user, None, links, now)?;
         }
         Ok(accepted())
     })

@@ -3,71 +3,63 @@
 //! expires, and when it was used (it works once).
 
 use chrono::{DateTime, Duration, Utc};
-use diesel::prelude::*;
 use diesel::PgConnection;
 
 use crate::auth::secrets::{new_secret, secret_hash};
-use crate::db::schema::account_tokens;
+use crate::db::accounts::tokens as store;
+use crate::db::ids::UserId;
 use crate::domain::accounts::TokenPurpose;
 use crate::error::ApiError;
 
-/// A stored code as read: (id, account, purpose, expires, used, sign-up password hash).
-type CodeRow = (
-    i64,
-    i64,
-    TokenPurpose,
-    DateTime<Utc>,
-    Option<DateTime<Utc>>,
-    Option<String>,
-);
-
 /// A redeemed code: its account, and the password hash of the sign-up that asked for it.
 pub struct Redeemed {
-    pub user_id: i64,
+    pub user_id: UserId,
     pub password_hash: Option<String>,
 }
 
-/// A new code for `user_id`, inside the caller's transaction.
+/// A new code for `user_id`, issued at `now`, inside the caller's transaction.
 pub fn issue(
     conn: &mut PgConnection,
-    user_id: i64,
+    user_id: UserId,
     purpose: TokenPurpose,
+    now: DateTime<Utc>,
 ) -> Result<String, ApiError> {
-    issue_with(conn, user_id, purpose, None)
+    issue_with(conn, user_id, purpose, None, now)
 }
 
 /// A new code for `user_id` that carries `password_hash` (a sign-up's: redeeming the code sets
-/// it), inside the caller's transaction.
+/// it), issued at `now`, inside the caller's transaction.
 pub fn issue_with(
     conn: &mut PgConnection,
-    user_id: i64,
+    user_id: UserId,
     purpose: TokenPurpose,
     password_hash: Option<&str>,
+    now: DateTime<Utc>,
 ) -> Result<String, ApiError> {
     let code = new_secret(purpose.prefix());
-    diesel::insert_into(account_tokens::table)
-        .values((
-            account_tokens::user_id.eq(user_id),
-            account_tokens::purpose.eq(purpose),
-            account_tokens::token_hash.eq(secret_hash(&code)),
-            account_tokens::password_hash.eq(password_hash),
-            account_tokens::expires_at
-                .eq(Utc::now() + Duration::minutes(purpose.lifetime_minutes())),
-        ))
-        .execute(conn)?;
+    let expires_at = now + Duration::minutes(purpose.lifetime_minutes());
+    store::insert(
+        conn,
+        user_id,
+        purpose,
+        &secret_hash(&code),
+        password_hash,
+        expires_at,
+    )?;
     Ok(code)
 }
 
-/// The account a code for `purpose` belongs to, the code now used; runs
-/// inside the caller's transaction (its row locked, so two uses at once cannot both succeed). 422 naming `field`
-/// for a code that is unknown (or for another purpose), expired or already used.
+/// The account a code for `purpose` belongs to, the code now used (at `now`); runs inside the
+/// caller's transaction (its row locked, so two uses at once cannot both succeed). 422 naming
+/// `field` for a code that is unknown (or for another purpose), expired or already used.
 pub fn redeem(
     conn: &mut PgConnection,
     code: &str,
     purpose: TokenPurpose,
     field: &str,
-) -> Result<i64, ApiError> {
-    redeem_with(conn, code, purpose, field).map(|r| r.user_id)
+    now: DateTime<Utc>,
+) -> Result<UserId, ApiError> {
+    redeem_with(conn, code, purpose, field, now).map(|r| r.user_id)
 }
 
 /// As [`redeem`], with the password hash the code carries; inside the caller's transaction.
@@ -76,6 +68,7 @@ pub fn redeem_with(
     code: &str,
     purpose: TokenPurpose,
     field: &str,
+    now: DateTime<Utc>,
 ) -> Result<Redeemed, ApiError> {
     if code.is_empty() || code.len() > 100 {
         return Err(ApiError::field(
@@ -83,57 +76,33 @@ pub fn redeem_with(
             "must be 1-100 characters (the code from the message)",
         ));
     }
-    let row: Option<CodeRow> = account_tokens::table
-        .filter(account_tokens::token_hash.eq(secret_hash(code)))
-        .select((
-            account_tokens::id,
-            account_tokens::user_id,
-            account_tokens::purpose,
-            account_tokens::expires_at,
-            account_tokens::used_at,
-            account_tokens::password_hash,
-        ))
-        .for_update()
-        .first(conn)
-        .optional()?;
-    let (id, user_id, password_hash) = match row {
-        Some((id, user_id, p, expires_at, used_at, password_hash)) if p == purpose => {
-            if used_at.is_some() {
-                return Err(ApiError::field(field, "this code was already used"));
-            }
-            if expires_at <= Utc::now() {
-                return Err(ApiError::field(
-                    field,
-                    "this code has expired; ask for a new one",
-                ));
-            }
-            (id, user_id, password_hash)
-        }
+    let row = match store::lock_by_hash(conn, &secret_hash(code))? {
+        Some(row) if row.purpose == purpose => row,
         _ => return Err(ApiError::field(field, "unknown code")),
     };
-    diesel::update(account_tokens::table.find(id))
-        .set(account_tokens::used_at.eq(Some(Utc::now())))
-        .execute(conn)?;
+    if row.used_at.is_some() {
+        return Err(ApiError::field(field, "this code was already used"));
+    }
+    if row.expires_at <= now {
+        return Err(ApiError::field(
+            field,
+            "this code has expired; ask for a new one",
+        ));
+    }
+    store::mark_used(conn, row.id, now)?;
     Ok(Redeemed {
-        user_id,
-        password_hash,
+        user_id: row.user_id,
+        password_hash: row.password_hash,
     })
 }
 
-/// Marks every unused code of the account for `purpose` used, inside the caller's transaction
-/// (a password set by one reset code ends the others).
+/// Marks every unused code of the account for `purpose` used (at `now`), inside the caller's
+/// transaction (a password set by one reset code ends the others).
 pub fn spend_all(
     conn: &mut PgConnection,
-    user_id: i64,
+    user_id: UserId,
     purpose: TokenPurpose,
+    now: DateTime<Utc>,
 ) -> Result<(), ApiError> {
-    diesel::update(
-        account_tokens::table
-            .filter(account_tokens::user_id.eq(user_id))
-            .filter(account_tokens::purpose.eq(purpose))
-            .filter(account_tokens::used_at.is_null()),
-    )
-    .set(account_tokens::used_at.eq(Some(Utc::now())))
-    .execute(conn)?;
-    Ok(())
+    Ok(store::spend_all(conn, user_id, purpose, now)?)
 }

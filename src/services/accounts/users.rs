@@ -1,15 +1,15 @@
 //! Accounts, managed by admins.
 
 use chrono::{DateTime, Utc};
-use diesel::prelude::*;
-use diesel::PgConnection;
+use diesel::{Connection, PgConnection};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::auth::credentials::check_credentials;
 use crate::auth::{password, Caller};
+use crate::db::accounts::{end_every_session, erasure, users};
+use crate::db::ids::UserId;
 use crate::db::models::{NewUser, User};
-use crate::db::schema::users;
 use crate::error::ApiError;
 use crate::services::validate::{keyset_page, CursorParams, Page, Start, COUNT_CAP};
 
@@ -23,14 +23,14 @@ pub fn create_user(
     conn.transaction(|conn| {
         check_credentials(username, password_plain)?;
         let hash = password::hash(password_plain).map_err(ApiError::Internal)?;
-        Ok(diesel::insert_into(users::table)
-            .values(NewUser {
+        Ok(users::insert(
+            conn,
+            &NewUser {
                 username,
                 password_hash: &hash,
                 is_admin,
-            })
-            .returning(User::as_returning())
-            .get_result(conn)?)
+            },
+        )?)
     })
 }
 
@@ -95,34 +95,16 @@ pub fn list_users(
 ) -> Result<Page<UserOut>, ApiError> {
     caller.require_admin()?;
     let (limit, start) = query.start::<i64>(USERS, "")?;
-    let live = || {
-        users::table
-            .filter(users::deleted_at.is_null())
-            .into_boxed()
+    let (offset, first, after) = match start {
+        Start::Offset(o) => (o, true, None),
+        Start::After(last) => (0, false, Some(UserId(last))),
     };
-    let mut rows = live();
-    let (mut offset, mut first) = (0, false);
-    match start {
-        Start::Offset(o) => (offset, first) = (o, true),
-        Start::After(last) => rows = rows.filter(users::id.gt(last)),
-    }
-    let rows: Vec<User> = rows
-        .order(users::id)
-        .limit(limit + 1)
-        .offset(offset)
-        .select(User::as_select())
-        .load(conn)?;
+    let rows = users::live_page(conn, after, offset, limit + 1)?;
     keyset_page(
         rows,
         limit,
         (offset, first),
-        || {
-            Ok(live()
-                .select(users::id)
-                .limit(COUNT_CAP + 1)
-                .load::<i64>(conn)?
-                .len() as i64)
-        },
+        || Ok(users::count_live(conn, COUNT_CAP)?),
         USERS,
         "",
         |u| u.id,
@@ -137,13 +119,7 @@ pub fn read_user(conn: &mut PgConnection, caller: &Caller, id: i64) -> Result<Us
 }
 
 fn find(conn: &mut PgConnection, id: i64) -> Result<User, ApiError> {
-    users::table
-        .find(id)
-        .filter(users::deleted_at.is_null())
-        .select(User::as_select())
-        .first(conn)
-        .optional()?
-        .ok_or_else(|| ApiError::NotFound(format!("no user {id}")))
+    users::live(conn, UserId(id))?.ok_or_else(|| ApiError::NotFound(format!("no user {id}")))
 }
 
 /// A change to an account (admin): its global role, or disabling it.
@@ -166,13 +142,7 @@ fn not_yourself() -> ApiError {
 
 /// 409 when the change would leave no enabled admin.
 fn keep_an_admin(conn: &mut PgConnection, id: i64) -> Result<(), ApiError> {
-    let others: i64 = users::table
-        .filter(users::is_admin.eq(true))
-        .filter(users::disabled_at.is_null())
-        .filter(users::id.ne(id))
-        .count()
-        .get_result(conn)?;
-    if others == 0 {
+    if users::enabled_admins_besides(conn, UserId(id))? == 0 {
         return Err(ApiError::Conflict(
             "this is the last enabled admin: make another admin first".into(),
         ));
@@ -181,23 +151,20 @@ fn keep_an_admin(conn: &mut PgConnection, id: i64) -> Result<(), ApiError> {
 }
 
 /// Changes an account's global role or disables it (admin only). The account's row lock
-/// serialises changes, and the last enabled admin cannot be demoted or disabled.
+/// serialises changes, and the last enabled admin cannot be demoted or disabled. A disabled
+/// account is disabled, and its sessions end, at `now`.
 pub fn update_user(
     conn: &mut PgConnection,
     caller: &Caller,
     id: i64,
     input: UpdateUser,
+    now: DateTime<Utc>,
 ) -> Result<UserOut, ApiError> {
     caller.require_admin()?;
     conn.transaction(|conn| {
         // Every admin row, locked in id order: two admins demoting each other at once cannot
         // both see the other still an admin.
-        users::table
-            .filter(users::is_admin.eq(true))
-            .select(users::id)
-            .order(users::id)
-            .for_update()
-            .load::<i64>(conn)?;
+        users::lock_admins(conn)?;
         let user = find(conn, id)?;
         let demoted = input.is_admin == Some(false) && user.is_admin;
         let disabling = input.disabled == Some(true) && user.disabled_at.is_none();
@@ -208,22 +175,14 @@ pub fn update_user(
             keep_an_admin(conn, id)?;
         }
         if let Some(admin) = input.is_admin {
-            diesel::update(users::table.find(id))
-                .set(users::is_admin.eq(admin))
-                .execute(conn)?;
+            users::set_admin(conn, UserId(id), admin)?;
         }
         match input.disabled {
             Some(true) if user.disabled_at.is_none() => {
-                diesel::update(users::table.find(id))
-                    .set(users::disabled_at.eq(Utc::now()))
-                    .execute(conn)?;
-                crate::db::accounts::end_every_session(conn, id)?;
+                users::disable(conn, UserId(id), now)?;
+                end_every_session(conn, UserId(id), now)?;
             }
-            Some(false) => {
-                diesel::update(users::table.find(id))
-                    .set(users::disabled_at.eq(None::<DateTime<Utc>>))
-                    .execute(conn)?;
-            }
+            Some(false) => users::enable(conn, UserId(id))?,
             _ => {}
         }
         find(conn, id).map(UserOut::from)
@@ -233,27 +192,27 @@ pub fn update_user(
 /// Deletes an account (admin only). An account that entered results, made draws or holds
 /// other records keeps its id, so the history still names who did what, but loses its name,
 /// password, admin role, player link, staff roles, sessions and keys ("deleted-<id>", no longer
-/// listed or readable); an account without records is removed.
-pub fn delete_user(conn: &mut PgConnection, caller: &Caller, id: i64) -> Result<(), ApiError> {
+/// listed or readable; its tombstone dated `now`); an account without records is removed.
+pub fn delete_user(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    id: i64,
+    now: DateTime<Utc>,
+) -> Result<(), ApiError> {
     caller.require_admin()?;
     conn.transaction(|conn| {
         let user = lock_for_removal(conn, id)?;
         if id == caller.user_id {
             return Err(not_yourself());
         }
-        remove_account(conn, &user)
+        remove_account(conn, &user, now)
     })
 }
 
 /// Locks the admin rows (so two removals cannot both see the other admin still there) and the
 /// account; 404 when it is gone. Inside the caller's transaction.
 pub(crate) fn lock_for_removal(conn: &mut PgConnection, id: i64) -> Result<User, ApiError> {
-    users::table
-        .filter(users::is_admin.eq(true))
-        .select(users::id)
-        .order(users::id)
-        .for_update()
-        .load::<i64>(conn)?;
+    users::lock_admins(conn)?;
     let user = find(conn, id)?;
     if user.is_admin && user.disabled_at.is_none() {
         keep_an_admin(conn, id)?;
@@ -264,58 +223,17 @@ pub(crate) fn lock_for_removal(conn: &mut PgConnection, id: i64) -> Result<User,
 /// Removes an account locked by [`lock_for_removal`], inside the caller's transaction: its
 /// player link, staff roles, keys, sessions, codes and mail go; the row is removed when nothing
 /// refers to it, else kept as a nameless tombstone (`deleted-<id>`, no password, address or
-/// power).
-pub(crate) fn remove_account(conn: &mut PgConnection, user: &User) -> Result<(), ApiError> {
-    use crate::db::schema::{
-        account_tokens, api_keys, invitations, mail_outbox, player_claims, players, refresh_tokens,
-        tournament_staff,
-    };
-    let id = user.id;
-    diesel::update(players::table.filter(players::user_id.eq(id)))
-        .set(players::user_id.eq(None::<i64>))
-        .execute(conn)?;
-    // The account's claims (their messages are its words) and the invitations it accepted or
-    // that were sent to its address (they hold the address) go with it.
-    diesel::delete(player_claims::table.filter(player_claims::user_id.eq(id))).execute(conn)?;
-    diesel::delete(invitations::table.filter(invitations::accepted_by.eq(id))).execute(conn)?;
-    if let Some(email) = &user.email {
-        diesel::delete(
-            invitations::table.filter(
-                diesel::dsl::sql::<diesel::sql_types::Bool>("lower(email) = lower(")
-                    .bind::<diesel::sql_types::Text, _>(email.clone())
-                    .sql(")"),
-            ),
-        )
-        .execute(conn)?;
-    }
-    diesel::delete(tournament_staff::table.filter(tournament_staff::user_id.eq(id)))
-        .execute(conn)?;
-    diesel::delete(api_keys::table.filter(api_keys::user_id.eq(id))).execute(conn)?;
-    diesel::delete(refresh_tokens::table.filter(refresh_tokens::user_id.eq(id))).execute(conn)?;
-    diesel::delete(account_tokens::table.filter(account_tokens::user_id.eq(id))).execute(conn)?;
-    diesel::delete(mail_outbox::table.filter(mail_outbox::user_id.eq(id))).execute(conn)?;
+/// power, deleted at `now`).
+pub(crate) fn remove_account(
+    conn: &mut PgConnection,
+    user: &User,
+    now: DateTime<Utc>,
+) -> Result<(), ApiError> {
+    let id = UserId(user.id);
+    erasure::forget_belongings(conn, id, user.email.as_deref())?;
     // Removed outright when nothing refers to it; kept as a nameless tombstone otherwise.
-    let removed = conn.transaction(|conn| diesel::delete(users::table.find(id)).execute(conn));
-    match removed {
-        Ok(_) => Ok(()),
-        Err(diesel::result::Error::DatabaseError(
-            diesel::result::DatabaseErrorKind::ForeignKeyViolation,
-            _,
-        )) => {
-            diesel::update(users::table.find(id))
-                .set((
-                    users::username.eq(format!("deleted-{id}")),
-                    users::password_hash.eq("!"),
-                    users::is_admin.eq(false),
-                    users::email.eq(None::<String>),
-                    users::email_verified_at.eq(None::<DateTime<Utc>>),
-                    users::disabled_at.eq(Utc::now()),
-                    users::deleted_at.eq(Utc::now()),
-                    users::session_epoch.eq(users::session_epoch + 1),
-                ))
-                .execute(conn)?;
-            Ok(())
-        }
-        Err(e) => Err(e.into()),
+    if !erasure::remove_if_unreferenced(conn, id)? {
+        erasure::tombstone(conn, id, now)?;
     }
+    Ok(())
 }
