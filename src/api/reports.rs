@@ -39,8 +39,9 @@ pub async fn report(
     body: Json<EnterResult>,
 ) -> ApiResult<HttpResponse> {
     let at = TableRef::from(path.into_inner());
+    let now = state.clock.now();
     let out = state
-        .run(move |conn| reports::report(conn, &caller, at, body.0))
+        .run(move |conn| reports::report(conn, &caller, at, body.0, now))
         .await?;
     Ok(HttpResponse::Created()
         .insert_header((
@@ -147,8 +148,9 @@ pub async fn dispute(
     body: Json<DisputeReport>,
 ) -> ApiResult<HttpResponse> {
     let at = TableRef::from(path.into_inner());
+    let now = state.clock.now();
     let out = state
-        .run(move |conn| reports::dispute(conn, &caller, at, body.0))
+        .run(move |conn| reports::dispute(conn, &caller, at, body.0, now))
         .await?;
     Ok(HttpResponse::Ok().json(out))
 }

@@ -59,6 +59,7 @@ pub async fn create(
 ) -> ApiResult<HttpResponse> {
     let tid = path.into_inner().id;
     let key = idempotency_key(&req, &body.0)?;
+    let now = state.clock.now();
     let answer = state
         .run(move |conn| {
             idempotency::once(
@@ -67,7 +68,7 @@ pub async fn create(
                 key.as_ref(),
                 201,
                 |_| BTreeMap::new(),
-                |conn| rounds::create_round(conn, &caller, tid, body.0),
+                |conn| rounds::create_round(conn, &caller, tid, body.0, now),
             )
         })
         .await?;
@@ -132,8 +133,9 @@ pub async fn publish(
     path: web::Path<RoundPath>,
 ) -> ApiResult<HttpResponse> {
     let RoundPath { id: tid, n: number } = path.into_inner();
+    let now = state.clock.now();
     let out = state
-        .run(move |conn| rounds::publish(conn, &caller, tid, number))
+        .run(move |conn| rounds::publish(conn, &caller, tid, number, now))
         .await?;
     Ok(HttpResponse::Ok().json(out))
 }
@@ -169,8 +171,9 @@ pub async fn withdraw(
     body: Json<WithdrawRound>,
 ) -> ApiResult<HttpResponse> {
     let RoundPath { id: tid, n: number } = path.into_inner();
+    let now = state.clock.now();
     let out = state
-        .run(move |conn| round_withdrawal::withdraw(conn, &caller, tid, number, body.0))
+        .run(move |conn| round_withdrawal::withdraw(conn, &caller, tid, number, body.0, now))
         .await?;
     Ok(HttpResponse::Ok().json(out))
 }

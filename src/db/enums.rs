@@ -28,7 +28,8 @@ use crate::domain::scoring::standings::WithdrawalKind;
 use crate::domain::scoring::{Preset, RoundKind};
 use crate::domain::seating::SeatingMethod;
 use crate::domain::status::{
-    CaseStatus, CheckoutState, RegistrationStatus, RoundStatus, ScheduleState, TournamentStatus,
+    CaseStatus, CheckoutState, RegistrationStatus, ReportStatus, RoundStatus, ScheduleState,
+    TournamentStatus,
 };
 
 /// The value a stored name names; an unknown name is an error that names it and what it
@@ -115,6 +116,7 @@ stored_as_text! {
     Language => "language",
     TokenPurpose => "token purpose",
     ClaimStatus => "claim status",
+    ReportStatus => "result report status",
 }
 
 #[cfg(test)]
@@ -244,6 +246,13 @@ mod tests {
             &[E::Open, E::Proposed, E::Agreed, E::Forfeited],
             E::as_str,
             E::parse,
+        );
+        use ReportStatus as Q;
+        round_trips(
+            "result report status",
+            &[Q::Pending, Q::Confirmed, Q::Disputed, Q::Superseded],
+            Q::as_str,
+            Q::parse,
         );
     }
 

@@ -22,3 +22,31 @@ pub fn player_of_user(
         .first(conn)
         .optional()?)
 }
+
+/// A tournament's live registrations (not cancelled), in registration order.
+pub fn live_of(
+    conn: &mut PgConnection,
+    t: crate::db::ids::TournamentId,
+) -> QueryResult<Vec<crate::db::running::Registration>> {
+    use crate::db::running::Registration;
+    registrations::table
+        .filter(registrations::tournament_id.eq(t))
+        .filter(registrations::status.ne(RegistrationStatus::Cancelled))
+        .order(registrations::id)
+        .select(Registration::as_select())
+        .load(conn)
+}
+
+/// A team event's teams, by number.
+pub fn teams_of(
+    conn: &mut PgConnection,
+    t: crate::db::ids::TournamentId,
+) -> QueryResult<Vec<crate::db::running::TeamRow>> {
+    use crate::db::running::TeamRow;
+    use crate::db::schema::teams;
+    teams::table
+        .filter(teams::tournament_id.eq(t))
+        .order(teams::number)
+        .select(TeamRow::as_select())
+        .load(conn)
+}

@@ -3,8 +3,15 @@
 use diesel::prelude::*;
 use diesel::PgConnection;
 
-use crate::db::running::RoundRow;
-use crate::db::schema::{round_draws, rounds};
+use chrono::{DateTime, Utc};
+use diesel::pg::Pg;
+
+use crate::db::ids::{RoundId, TournamentId, UserId};
+use crate::db::running::{NewRound, RoundDraw, RoundRow};
+use crate::db::schema::{
+    cases, game_schedules, penalties, round_draws, rounds, schedule_messages, tournaments,
+};
+use crate::domain::status::{RoundStatus, TournamentStatus};
 use crate::error::ApiError;
 
 /// Whether a read takes the round's row lock (`FOR UPDATE`), serialising writers of the round.
@@ -56,4 +63,310 @@ pub fn draws_before(
         .order(rounds::number)
         .select(rounds::draw)
         .load(conn)?)
+}
+
+/// Every round of a tournament, by number.
+pub fn of_tournament(conn: &mut PgConnection, t: TournamentId) -> QueryResult<Vec<RoundRow>> {
+    rounds::table
+        .filter(rounds::tournament_id.eq(t))
+        .order(rounds::number)
+        .select(RoundRow::as_select())
+        .load(conn)
+}
+
+/// The rounds of a tournament that are not drafts (published or completed), by number.
+pub fn published_of(conn: &mut PgConnection, t: TournamentId) -> QueryResult<Vec<RoundRow>> {
+    rounds::table
+        .filter(rounds::tournament_id.eq(t))
+        .filter(rounds::status.ne(RoundStatus::Draft))
+        .order(rounds::number)
+        .select(RoundRow::as_select())
+        .load(conn)
+}
+
+/// The rounds of a tournament its list shows: every round with `drafts`, else no drafts.
+fn listed(t: TournamentId, drafts: bool) -> rounds::BoxedQuery<'static, Pg> {
+    let q = rounds::table
+        .filter(rounds::tournament_id.eq(t))
+        .into_boxed();
+    if drafts {
+        q
+    } else {
+        q.filter(rounds::status.ne(RoundStatus::Draft))
+    }
+}
+
+/// How many rounds the list of a tournament's rounds holds (see [`list_page`]).
+pub fn list_count(conn: &mut PgConnection, t: TournamentId, drafts: bool) -> QueryResult<i64> {
+    listed(t, drafts).count().get_result(conn)
+}
+
+/// A page of a tournament's rounds (drafts only with `drafts`), by number.
+pub fn list_page(
+    conn: &mut PgConnection,
+    t: TournamentId,
+    drafts: bool,
+    limit: i64,
+    offset: i64,
+) -> QueryResult<Vec<RoundRow>> {
+    listed(t, drafts)
+        .order((rounds::number, rounds::id))
+        .select(RoundRow::as_select())
+        .limit(limit)
+        .offset(offset)
+        .load(conn)
+}
+
+/// Whether the tournament has rounds after round `number`.
+pub fn has_later(conn: &mut PgConnection, t: TournamentId, number: i32) -> QueryResult<bool> {
+    diesel::select(diesel::dsl::exists(
+        rounds::table
+            .filter(rounds::tournament_id.eq(t))
+            .filter(rounds::number.gt(number)),
+    ))
+    .get_result(conn)
+}
+
+/// Takes the tournament's row lock: one draw at a time per tournament.
+pub fn lock_for_draw(conn: &mut PgConnection, t: TournamentId) -> QueryResult<()> {
+    tournaments::table
+        .find(t)
+        .select(tournaments::id)
+        .for_update()
+        .first::<i64>(conn)
+        .map(|_| ())
+}
+
+/// The tournament's first draw starts it: its status becomes `running`.
+pub fn mark_running(
+    conn: &mut PgConnection,
+    t: TournamentId,
+    now: DateTime<Utc>,
+) -> QueryResult<()> {
+    diesel::update(tournaments::table.find(t))
+        .set((
+            tournaments::status.eq(TournamentStatus::Running),
+            tournaments::version.eq(tournaments::version + 1),
+            tournaments::updated_at.eq(now),
+        ))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// Stores a new round.
+pub fn insert(conn: &mut PgConnection, new: NewRound) -> QueryResult<RoundRow> {
+    diesel::insert_into(rounds::table)
+        .values(new)
+        .returning(RoundRow::as_returning())
+        .get_result(conn)
+}
+
+/// A withdrawn round drawn again: the same row takes the new draw as its next attempt.
+pub fn draw_again(conn: &mut PgConnection, round: RoundId, new: NewRound) -> QueryResult<RoundRow> {
+    diesel::update(rounds::table.find(round))
+        .set((
+            rounds::kind.eq(new.kind),
+            rounds::method.eq(new.method),
+            rounds::options.eq(new.options),
+            rounds::weight.eq(new.weight),
+            rounds::metadata.eq(new.metadata),
+            rounds::seed.eq(new.seed),
+            rounds::seed_commitment.eq(new.seed_commitment),
+            rounds::draw.eq(new.draw),
+            rounds::draw_count.eq(rounds::draw_count + 1),
+            rounds::played_at.eq(new.played_at),
+            rounds::played_at_fixed.eq(new.played_at_fixed),
+            rounds::colours.eq(new.colours),
+            rounds::self_scheduled_until.eq(new.self_scheduled_until),
+            rounds::version.eq(rounds::version + 1),
+        ))
+        .returning(RoundRow::as_returning())
+        .get_result(conn)
+}
+
+/// One draw of a round as it is recorded (the time is the database's).
+#[derive(Debug)]
+pub struct NewDraw {
+    pub round: RoundId,
+    pub attempt: i32,
+    pub seed: String,
+    pub seed_commitment: String,
+    /// The seating engine's input in its stored form.
+    pub draw_input: serde_json::Value,
+    pub draw: serde_json::Value,
+    pub drawn_by: UserId,
+}
+
+/// Records a draw attempt of a round.
+pub fn insert_draw(conn: &mut PgConnection, d: NewDraw) -> QueryResult<()> {
+    diesel::insert_into(round_draws::table)
+        .values((
+            round_draws::round_id.eq(d.round),
+            round_draws::attempt.eq(d.attempt),
+            round_draws::seed.eq(d.seed),
+            round_draws::seed_commitment.eq(d.seed_commitment),
+            round_draws::draw_input.eq(d.draw_input),
+            round_draws::draw.eq(d.draw),
+            round_draws::drawn_by.eq(d.drawn_by),
+        ))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// A draft round's new draw (attempt `attempt`), replacing the current one.
+pub fn set_draw(
+    conn: &mut PgConnection,
+    round: RoundId,
+    attempt: i32,
+    (seed, seed_commitment): (String, String),
+    draw: serde_json::Value,
+    colours: Option<serde_json::Value>,
+) -> QueryResult<RoundRow> {
+    diesel::update(rounds::table.find(round))
+        .set((
+            rounds::seed.eq(seed),
+            rounds::seed_commitment.eq(seed_commitment),
+            rounds::draw.eq(draw),
+            rounds::colours.eq(colours),
+            rounds::draw_count.eq(attempt),
+            rounds::version.eq(rounds::version + 1),
+        ))
+        .returning(RoundRow::as_returning())
+        .get_result(conn)
+}
+
+/// How many draws a round has had.
+pub fn draws_count(conn: &mut PgConnection, round: RoundId) -> QueryResult<i64> {
+    round_draws::table
+        .filter(round_draws::round_id.eq(round))
+        .count()
+        .get_result(conn)
+}
+
+/// A page of a round's draws, by attempt (the key: `(round_id, attempt)`).
+pub fn draws_page(
+    conn: &mut PgConnection,
+    round: RoundId,
+    limit: i64,
+    offset: i64,
+) -> QueryResult<Vec<RoundDraw>> {
+    round_draws::table
+        .filter(round_draws::round_id.eq(round))
+        .order(round_draws::attempt)
+        .select(RoundDraw::as_select())
+        .limit(limit)
+        .offset(offset)
+        .load(conn)
+}
+
+/// A self-scheduled round's new deadline.
+pub fn set_deadline(
+    conn: &mut PgConnection,
+    round: RoundId,
+    until: DateTime<Utc>,
+) -> QueryResult<RoundRow> {
+    diesel::update(rounds::table.find(round))
+        .set((
+            rounds::self_scheduled_until.eq(Some(until)),
+            rounds::version.eq(rounds::version + 1),
+        ))
+        .returning(RoundRow::as_returning())
+        .get_result(conn)
+}
+
+/// When a round was played, and whether the organiser stated it.
+pub fn set_played_at(
+    conn: &mut PgConnection,
+    round: RoundId,
+    played_at: Option<DateTime<Utc>>,
+    stated: bool,
+) -> QueryResult<RoundRow> {
+    diesel::update(rounds::table.find(round))
+        .set((
+            rounds::played_at.eq(played_at),
+            rounds::played_at_fixed.eq(stated),
+            rounds::version.eq(rounds::version + 1),
+        ))
+        .returning(RoundRow::as_returning())
+        .get_result(conn)
+}
+
+/// A draft round published at `now`.
+pub fn publish(
+    conn: &mut PgConnection,
+    round: RoundId,
+    now: DateTime<Utc>,
+) -> QueryResult<RoundRow> {
+    diesel::update(rounds::table.find(round))
+        .set((
+            rounds::status.eq(RoundStatus::Published),
+            rounds::published_at.eq(now),
+            rounds::version.eq(rounds::version + 1),
+        ))
+        .returning(RoundRow::as_returning())
+        .get_result(conn)
+}
+
+/// A round completed at `now`, its games played at `played_at`.
+pub fn complete(
+    conn: &mut PgConnection,
+    round: RoundId,
+    now: DateTime<Utc>,
+    played_at: DateTime<Utc>,
+) -> QueryResult<()> {
+    diesel::update(rounds::table.find(round))
+        .set((
+            rounds::status.eq(RoundStatus::Completed),
+            rounds::completed_at.eq(now),
+            rounds::played_at.eq(played_at),
+            rounds::version.eq(rounds::version + 1),
+        ))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// A round's draw withdrawn: back to an unpublished draft, with its metadata (which keeps the
+/// withdrawals).
+pub fn withdraw(
+    conn: &mut PgConnection,
+    round: RoundId,
+    metadata: serde_json::Value,
+) -> QueryResult<RoundRow> {
+    diesel::update(rounds::table.find(round))
+        .set((
+            rounds::status.eq(RoundStatus::Draft),
+            rounds::published_at.eq(None::<DateTime<Utc>>),
+            rounds::metadata.eq(metadata),
+            rounds::version.eq(rounds::version + 1),
+        ))
+        .returning(RoundRow::as_returning())
+        .get_result(conn)
+}
+
+/// How many penalties and cases of the tournament name round `number`.
+pub fn penalties_and_cases_naming(
+    conn: &mut PgConnection,
+    t: TournamentId,
+    number: i32,
+) -> QueryResult<i64> {
+    let penalties: i64 = penalties::table
+        .filter(penalties::tournament_id.eq(t))
+        .filter(penalties::round_number.eq(number))
+        .count()
+        .get_result(conn)?;
+    let cases: i64 = cases::table
+        .filter(cases::tournament_id.eq(t))
+        .filter(cases::round_number.eq(number))
+        .count()
+        .get_result(conn)?;
+    Ok(penalties + cases)
+}
+
+/// Forgets the scheduling of a round's games (their proposed times and messages).
+pub fn clear_schedules(conn: &mut PgConnection, round: RoundId) -> QueryResult<()> {
+    diesel::delete(schedule_messages::table.filter(schedule_messages::round_id.eq(round)))
+        .execute(conn)?;
+    diesel::delete(game_schedules::table.filter(game_schedules::round_id.eq(round)))
+        .execute(conn)?;
+    Ok(())
 }

@@ -245,3 +245,36 @@ pub struct NewEvent {
     pub kind: String,
     pub payload: serde_json::Value,
 }
+
+/// A tournament's withdrawals and opt-outs, in the order they were recorded.
+pub fn withdrawals_of(
+    conn: &mut diesel::PgConnection,
+    t: crate::db::ids::TournamentId,
+) -> QueryResult<Vec<WithdrawalRow>> {
+    withdrawals::table
+        .filter(withdrawals::tournament_id.eq(t))
+        .order(withdrawals::id)
+        .select(WithdrawalRow::as_select())
+        .load(conn)
+}
+
+/// Records a withdrawal or an opt-out.
+pub fn insert_withdrawal(conn: &mut diesel::PgConnection, new: NewWithdrawal) -> QueryResult<()> {
+    diesel::insert_into(withdrawals::table)
+        .values(new)
+        .execute(conn)?;
+    Ok(())
+}
+
+/// A tournament's penalties that are not annulled, in the order they were issued.
+pub fn penalties_in_force(
+    conn: &mut diesel::PgConnection,
+    t: crate::db::ids::TournamentId,
+) -> QueryResult<Vec<PenaltyRow>> {
+    penalties::table
+        .filter(penalties::tournament_id.eq(t))
+        .filter(penalties::annulled_at.is_null())
+        .order(penalties::id)
+        .select(PenaltyRow::as_select())
+        .load(conn)
+}

@@ -225,3 +225,24 @@ mod tests {
         assert!(!Finished.can_move_to(Running));
     }
 }
+
+/// Where a player's report of a result stands (issue 18, item 3): waiting for the opponent,
+/// confirmed (it is the result), disputed (a case is open) or replaced by a later report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReportStatus {
+    /// Waiting for the opponent's answer.
+    Pending,
+    /// Confirmed: it became the table's result (or its replay).
+    Confirmed,
+    /// Disputed: a case about the result is open.
+    Disputed,
+    /// A later report of the table replaced it.
+    Superseded,
+}
+
+stored_names!(ReportStatus {
+    Pending => "pending",
+    Confirmed => "confirmed",
+    Disputed => "disputed",
+    Superseded => "superseded",
+});

@@ -270,6 +270,14 @@ async fn a_self_scheduled_round_with_a_rescheduling_and_a_silent_player() {
         .unwrap()
         .contains("8.2"));
     assert_eq!(result["round_status"], "completed");
+    // The forfeit is stamped with the deadline job's clock (the caller's `now`, issue 39), a
+    // week past the system clock here, not with the database's time.
+    let entered: DateTime<Utc> = result["current"]["entered_at"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(entered > Utc::now() + Days::days(6), "entered at {entered}");
     let s: Value = app
         .get(&format!("{}/schedule", url(t2)), Some(&org))
         .await

@@ -49,6 +49,8 @@ pub(super) fn apply_remedy(
                 &input,
                 Precondition::Case(cid),
                 by,
+                // The decision's time, until the cases take their clock from the caller.
+                chrono::Utc::now(),
             )
             .map_err(as_field)?;
             serde_json::json!({"result_version": out.current.version, "round_status": out.round_status})

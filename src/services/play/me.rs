@@ -4,16 +4,16 @@
 use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
-use diesel::prelude::*;
 use diesel::PgConnection;
 use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::auth::Caller;
+use crate::db::me as store;
 use crate::db::running::{ResultRow, RoundRow};
-use crate::db::schema::{players, registrations, results, rounds, tournament_staff, tournaments};
 use crate::domain::colours::Colour;
-use crate::domain::status::{RegistrationStatus, RoundStatus, TournamentStatus};
+use crate::domain::status::TournamentStatus;
+use crate::domain::{PlayerId, RoundId, TournamentId, UserId};
 use crate::error::ApiError;
 use crate::services::running::colours::TableColours;
 use crate::services::running::snapshot::draw_of;
@@ -72,43 +72,22 @@ fn schedule_of(
     round: &RoundRow,
     table: i32,
 ) -> Result<Option<MySchedule>, ApiError> {
-    use crate::db::schema::game_schedules as g;
     let Some(deadline) = round.self_scheduled_until else {
         return Ok(None);
     };
-    type Row = (
-        String,
-        Option<i64>,
-        Vec<DateTime<Utc>>,
-        Option<DateTime<Utc>>,
-        Option<i64>,
-        Option<DateTime<Utc>>,
-    );
-    let row: Option<Row> = g::table
-        .find((round.id, table))
-        .select((
-            g::state,
-            g::proposed_by,
-            g::proposed_times,
-            g::agreed_time,
-            g::waiting_on,
-            g::waiting_since,
-        ))
-        .first(conn)
-        .optional()?;
-    Ok(row.map(
-        |(state, proposed_by, proposed_times, agreed_time, waiting_on, since)| MySchedule {
-            state,
-            deadline,
-            proposed_by,
-            proposed_times,
-            agreed_time,
-            waiting_on,
-            answer_by: since
-                .filter(|_| waiting_on.is_some())
-                .map(|s| s + crate::services::play::scheduling::ANSWER_WITHIN),
-        },
-    ))
+    let row = store::schedule_of(conn, RoundId(round.id), table)?;
+    Ok(row.map(|g| MySchedule {
+        state: g.state.as_str().to_string(),
+        deadline,
+        proposed_by: g.proposed_by.map(|p| p.0),
+        proposed_times: g.proposed_times,
+        agreed_time: g.agreed_time,
+        waiting_on: g.waiting_on.map(|p| p.0),
+        answer_by: g
+            .waiting_since
+            .filter(|_| g.waiting_on.is_some())
+            .map(|s| s + crate::services::play::scheduling::ANSWER_WITHIN),
+    }))
 }
 
 /// My games: those without a result yet, and those with one.
@@ -124,11 +103,7 @@ pub struct MyGames {
 
 /// The player linked to the caller's account.
 fn my_player(conn: &mut PgConnection, caller: &Caller) -> Result<Option<i64>, ApiError> {
-    Ok(players::table
-        .filter(players::user_id.eq(caller.user_id))
-        .select(players::id)
-        .first(conn)
-        .optional()?)
+    Ok(store::player_of(conn, UserId(caller.user_id))?.map(|p| p.0))
 }
 
 /// The caller's games in every tournament their player is registered in (drafts of rounds and
@@ -141,34 +116,12 @@ pub fn my_games(conn: &mut PgConnection, caller: &Caller) -> Result<MyGames, Api
             past: Vec::new(),
         });
     };
-    let entered: Vec<(i64, String)> = registrations::table
-        .inner_join(tournaments::table)
-        .filter(registrations::player_id.eq(me))
-        .filter(registrations::status.ne(RegistrationStatus::Cancelled))
-        .filter(tournaments::status.ne(TournamentStatus::Draft))
-        .select((tournaments::id, tournaments::name))
-        .order(tournaments::id)
-        .load(conn)?;
+    let entered = store::entered(conn, PlayerId(me))?;
     let (mut upcoming, mut past) = (Vec::new(), Vec::new());
-    let names: HashMap<i64, String> = players::table
-        .filter(
-            players::id.eq_any(
-                registrations::table
-                    .filter(registrations::tournament_id.eq_any(entered.iter().map(|(t, _)| *t)))
-                    .select(registrations::player_id),
-            ),
-        )
-        .select((players::id, players::name))
-        .load::<(i64, String)>(conn)?
-        .into_iter()
-        .collect();
+    let ids: Vec<TournamentId> = entered.iter().map(|(t, _)| *t).collect();
+    let names = store::names_in(conn, &ids)?;
     for (tid, tname) in entered {
-        let played: Vec<RoundRow> = rounds::table
-            .filter(rounds::tournament_id.eq(tid))
-            .filter(rounds::status.ne(RoundStatus::Draft))
-            .order(rounds::number)
-            .select(RoundRow::as_select())
-            .load(conn)?;
+        let played = crate::db::rounds::published_of(conn, tid)?;
         for round in played {
             let draw = draw_of(&round)?;
             let Some((seat, table)) = draw
@@ -190,13 +143,8 @@ pub fn my_games(conn: &mut PgConnection, caller: &Caller) -> Result<MyGames, Api
                     .find(|g| g.table == table.number)
                     .and_then(|g| g.players.iter().position(|x| *x == p).map(|i| g.colours[i]))
             };
-            let result: Option<ResultRow> = results::table
-                .filter(results::round_id.eq(round.id))
-                .filter(results::table_number.eq(table.number as i32))
-                .order(results::version.desc())
-                .select(ResultRow::as_select())
-                .first(conn)
-                .optional()?;
+            let result: Option<ResultRow> =
+                crate::db::results::in_force_at(conn, RoundId(round.id), table.number as i32)?;
             let scores: Option<Vec<(i64, i64)>> = result.as_ref().map(|r| {
                 r.seats
                     .as_array()
@@ -209,7 +157,7 @@ pub fn my_games(conn: &mut PgConnection, caller: &Caller) -> Result<MyGames, Api
                     .unwrap_or_default()
             });
             let game = MyGame {
-                tournament_id: tid,
+                tournament_id: tid.0,
                 tournament_name: tname.clone(),
                 round: round.number,
                 table: table.number as i32,
@@ -220,7 +168,7 @@ pub fn my_games(conn: &mut PgConnection, caller: &Caller) -> Result<MyGames, Api
                     .filter(|p| p.0 != me)
                     .map(|p| Opponent {
                         player_id: p.0,
-                        name: names.get(&p.0).cloned().unwrap_or_default(),
+                        name: names.get(p).cloned().unwrap_or_default(),
                         colour: colour_of(p.0),
                     })
                     .collect(),
@@ -275,50 +223,23 @@ pub fn my_tournaments(
     caller: &Caller,
 ) -> Result<Vec<MyTournament>, ApiError> {
     let me = my_player(conn, caller)?;
-    let registered: HashMap<i64, String> = match me {
-        Some(p) => registrations::table
-            .filter(registrations::player_id.eq(p))
-            .filter(registrations::status.ne(RegistrationStatus::Cancelled))
-            .select((registrations::tournament_id, registrations::status))
-            .load::<(i64, String)>(conn)?
-            .into_iter()
-            .collect(),
+    let registered = match me {
+        Some(p) => store::registrations_of(conn, PlayerId(p))?,
         None => HashMap::new(),
     };
-    let mut roles: HashMap<i64, Vec<String>> = HashMap::new();
-    for (tid, role) in tournament_staff::table
-        .filter(tournament_staff::user_id.eq(caller.user_id))
-        .select((tournament_staff::tournament_id, tournament_staff::role))
-        .order(tournament_staff::role)
-        .load::<(i64, String)>(conn)?
-    {
-        roles.entry(tid).or_default().push(role);
-    }
-    let ids: Vec<i64> = registered.keys().chain(roles.keys()).copied().collect();
-    let found: Vec<(i64, String, String, TournamentStatus, chrono::NaiveDate)> = tournaments::table
-        .filter(tournaments::id.eq_any(&ids))
-        .order((tournaments::starts_on.desc(), tournaments::id.desc()))
-        .select((
-            tournaments::id,
-            tournaments::name,
-            tournaments::game,
-            tournaments::status,
-            tournaments::starts_on,
-        ))
-        .load(conn)?;
-    Ok(found
+    let roles = store::roles_of(conn, UserId(caller.user_id))?;
+    let ids: Vec<TournamentId> = registered.keys().chain(roles.keys()).copied().collect();
+    Ok(store::tournaments_by_start(conn, &ids)?
         .into_iter()
-        .filter(|(id, _, _, status, _)| {
-            *status != TournamentStatus::Draft || roles.contains_key(id)
-        })
-        .map(|(id, name, game, status, starts_on)| MyTournament {
-            tournament_id: id,
-            name,
-            game,
-            status: status.as_str().to_string(),
-            starts_on,
-            registration: registered.get(&id).cloned(),
-            roles: roles.get(&id).cloned().unwrap_or_default(),
+        .filter(|t| t.status != TournamentStatus::Draft || roles.contains_key(&t.id))
+        .map(|t| MyTournament {
+            tournament_id: t.id.0,
+            name: t.name,
+            game: t.game,
+            status: t.status.as_str().to_string(),
+            starts_on: t.starts_on,
+            registration: registered.get(&t.id).map(|s| s.as_str().to_string()),
+            roles: roles.get(&t.id).cloned().unwrap_or_default(),
         })
         .collect())
 }

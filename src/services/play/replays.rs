@@ -8,21 +8,20 @@
 //! The readings are in `docs/decisions/self-scheduling.md`.
 
 use chrono::{DateTime, Utc};
-use diesel::prelude::*;
-use diesel::PgConnection;
+use diesel::{Connection, PgConnection};
 use serde::Serialize;
 
 use crate::auth::{Caller, StaffRole};
 use crate::db::models::Tournament;
 use crate::db::rounds::Lock;
 use crate::db::running::RoundRow;
-use crate::db::schema::game_schedules;
-use crate::domain::status::{RoundStatus, ScheduleState};
+use crate::domain::status::RoundStatus;
+use crate::domain::UserId;
 use crate::error::ApiError;
 use crate::services::access::load_for_staff;
-use crate::services::play::scheduling::{ensure_games, message, view, GameRow, ScheduleOut};
+use crate::services::play::scheduling::{ensure_games, message, reopen_game, view, ScheduleOut};
 use crate::services::running::results::{
-    history, store_result, EnterResult, Precondition, ResultWithHistory, TableRef,
+    history, is_replay, store_locked, EnterResult, Precondition, ResultWithHistory, TableRef,
 };
 
 /// What entering (or confirming) a result did: stored it, or, for a double crash in a
@@ -34,14 +33,10 @@ pub enum Entered {
     Replay(ScheduleOut),
 }
 
-/// Whether the result is a double crash in a self-scheduled round: a replay, not 23:23.
-pub(crate) fn is_replay(round: &RoundRow, input: &EnterResult) -> bool {
-    round.self_scheduled_until.is_some() && input.double_crash == Some(true)
-}
-
-/// Enters or corrects a table's result (referees and organisers), in one transaction: the
-/// result with its history, or, for a double crash in a self-scheduled round, the game's
-/// reopened schedule ([`reopen_for_replay`]).
+/// Enters or corrects a table's result (referees and organisers), in one transaction that
+/// locks the round once: the result with its history, or, for a double crash in a
+/// self-scheduled round ([`is_replay`], told apart here once), the game's reopened schedule
+/// ([`reopen_for_replay`]). `now` stamps what is written.
 pub fn enter_result(
     conn: &mut PgConnection,
     caller: &Caller,
@@ -62,14 +57,15 @@ pub fn enter_result(
             return reopen_for_replay(conn, &t, &round, at.table, caller.user_id, now)
                 .map(Entered::Replay);
         }
-        store_result(
+        store_locked(
             conn,
             t,
-            at.round,
+            &round,
             at.table,
             input,
             precondition,
-            caller.user_id,
+            UserId(caller.user_id),
+            now,
         )
         .map(Entered::Stored)
     })
@@ -107,24 +103,8 @@ pub(crate) fn reopen_for_replay(
         )));
     }
     ensure_games(conn, round)?;
-    let g: GameRow = game_schedules::table
-        .find((round.id, table))
-        .select(GameRow::as_select())
-        .for_update()
-        .first(conn)
-        .optional()?
+    let g = reopen_game(conn, round, table)?
         .ok_or_else(|| ApiError::NotFound(format!("no game at table {table}")))?;
-    diesel::update(game_schedules::table.find((round.id, table)))
-        .set((
-            game_schedules::state.eq(ScheduleState::Open),
-            game_schedules::agreed_time.eq(None::<DateTime<Utc>>),
-            game_schedules::proposed_by.eq(None::<i64>),
-            game_schedules::proposed_times.eq(Vec::<DateTime<Utc>>::new()),
-            game_schedules::waiting_on.eq(None::<i64>),
-            game_schedules::waiting_since.eq(None::<DateTime<Utc>>),
-            game_schedules::leader_told_at.eq(None::<DateTime<Utc>>),
-        ))
-        .execute(conn)?;
     let played: Vec<DateTime<Utc>> = g.agreed_time.into_iter().collect();
     message(
         conn,

@@ -6,26 +6,25 @@
 //! nothing (standings, ratings) until it is confirmed.
 
 use chrono::{DateTime, Duration, Utc};
-use diesel::prelude::*;
-use diesel::PgConnection;
+use diesel::{Connection, PgConnection};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::auth::{Caller, MaybeCaller, StaffRole};
 use crate::db::models::Tournament;
 use crate::db::registrations::player_of_user;
+use crate::db::reports::{NewReport, ReportRow};
 use crate::db::rounds::Lock;
 use crate::db::running::RoundRow;
-use crate::db::schema::result_reports;
 use crate::domain::status::RoundStatus;
-use crate::domain::TournamentId;
+use crate::domain::{CaseId, PlayerId, RoundId, TournamentId, UserId};
 use crate::error::ApiError;
 use crate::services::access::load_visible;
 use crate::services::cases::{CaseSubject, OpenCase, Remedy};
-use crate::services::play::replays::{is_replay, reopen_for_replay, Entered};
+use crate::services::play::replays::{reopen_for_replay, Entered};
 use crate::services::running::results::{
-    check_result, history, store_result, EnterResult, Precondition, ResultSeat, ResultWithHistory,
-    TableRef,
+    check_result, history, is_replay, store_locked, EnterResult, Precondition, ResultSeat,
+    ResultWithHistory, TableRef,
 };
 use crate::services::running::snapshot::{draw_of, ruleset_of, seats_at};
 use crate::services::validate::Check;
@@ -74,34 +73,22 @@ pub struct DisputeReport {
     pub double_crash: Option<bool>,
 }
 
-type ReportRow = (
-    i64,
-    i64,
-    serde_json::Value,
-    String,
-    DateTime<Utc>,
-    DateTime<Utc>,
-    Option<DateTime<Utc>>,
-    Option<i64>,
-    i64,
-);
-
 fn out(round: &RoundRow, table: i32, row: ReportRow) -> Result<ReportOut, ApiError> {
-    let (id, player, body, status, created_at, answer_by, answered_at, case_id, _) = row;
-    let input: EnterResult = serde_json::from_value(body)
+    let id = row.id;
+    let input: EnterResult = serde_json::from_value(row.body)
         .map_err(|e| ApiError::Internal(format!("result report {id}: stored body: {e}")))?;
     Ok(ReportOut {
-        id,
+        id: id.0,
         round: round.number,
         table,
-        reported_by_player: player,
+        reported_by_player: row.reported_by_player.0,
         seats: input.seats,
         double_crash: input.double_crash.unwrap_or(false),
-        status,
-        created_at,
-        answer_by,
-        answered_at,
-        case_id,
+        status: row.status.as_str().to_string(),
+        created_at: row.created_at,
+        answer_by: row.answer_by,
+        answered_at: row.answered_at,
+        case_id: row.case_id.map(|c| c.0),
     })
 }
 
@@ -113,26 +100,12 @@ fn latest(
     table: i32,
     pending_only: bool,
 ) -> Result<Option<ReportRow>, ApiError> {
-    let mut q = result_reports::table
-        .filter(result_reports::round_id.eq(round.id))
-        .filter(result_reports::table_number.eq(table))
-        .order(result_reports::id.desc())
-        .select((
-            result_reports::id,
-            result_reports::reported_by_player,
-            result_reports::body,
-            result_reports::status,
-            result_reports::created_at,
-            result_reports::answer_by,
-            result_reports::answered_at,
-            result_reports::case_id,
-            result_reports::reported_by_user,
-        ))
-        .into_boxed();
-    if pending_only {
-        q = q.filter(result_reports::status.eq("pending"));
-    }
-    Ok(q.first(conn).optional()?)
+    Ok(crate::db::reports::latest(
+        conn,
+        RoundId(round.id),
+        table,
+        pending_only,
+    )?)
 }
 
 /// The caller's player, if it is seated at the table (404 for no such table).
@@ -161,12 +134,14 @@ fn open_round(
 }
 
 /// A seated player reports the table's result; a pending report of the table is replaced.
-/// 409 once the table has a result (ask the referee to correct it).
+/// 409 once the table has a result (ask the referee to correct it). The opponent answers within
+/// [`ANSWER_WITHIN`] of `now`.
 pub fn report(
     conn: &mut PgConnection,
     caller: &Caller,
     at: TableRef,
     input: EnterResult,
+    now: DateTime<Utc>,
 ) -> Result<ReportOut, ApiError> {
     conn.transaction(|conn| {
         let (t, round) = open_round(conn, caller, at)?;
@@ -195,31 +170,22 @@ pub fn report(
         // The same player sending the same report again (a double tap, a retry, a script in
         // a loop) is answered with the pending report: no new version, no event, no new
         // deadline for the opponent.
-        if let Some(same) =
-            latest(conn, &round, at.table, true)?.filter(|r| r.1 == player && r.2 == body)
+        if let Some(same) = latest(conn, &round, at.table, true)?
+            .filter(|r| r.reported_by_player == PlayerId(player) && r.body == body)
         {
             return out(&round, at.table, same);
         }
-        diesel::update(
-            result_reports::table
-                .filter(result_reports::round_id.eq(round.id))
-                .filter(result_reports::table_number.eq(at.table))
-                .filter(result_reports::status.eq("pending")),
-        )
-        .set(result_reports::status.eq("superseded"))
-        .execute(conn)?;
-        let now = Utc::now();
-        diesel::insert_into(result_reports::table)
-            .values((
-                result_reports::round_id.eq(round.id),
-                result_reports::table_number.eq(at.table),
-                result_reports::reported_by_player.eq(player),
-                result_reports::reported_by_user.eq(caller.user_id),
-                result_reports::body.eq(&body),
-                result_reports::status.eq("pending"),
-                result_reports::answer_by.eq(now + ANSWER_WITHIN),
-            ))
-            .execute(conn)?;
+        crate::db::reports::replace_pending(
+            conn,
+            NewReport {
+                round: RoundId(round.id),
+                table: at.table,
+                player: PlayerId(player),
+                user: UserId(caller.user_id),
+                body: &body,
+                answer_by: now + ANSWER_WITHIN,
+            },
+        )?;
         crate::db::events::record(
             conn,
             t.id,
@@ -274,7 +240,12 @@ pub fn confirm(
         let row = latest(conn, &round, at.table, true)?.ok_or_else(|| {
             ApiError::NotFound(format!("no pending report for table {}", at.table))
         })?;
-        let (id, reporter, body, reporter_user) = (row.0, row.1, row.2.clone(), row.8);
+        let (id, reporter, body, reporter_user) = (
+            row.id,
+            row.reported_by_player.0,
+            row.body,
+            row.reported_by_user,
+        );
         if !may_answer(conn, caller, &t, &round, at.table, reporter)? {
             return Err(ApiError::Forbidden(
                 "the opponent, a referee or an organiser confirms a report".into(),
@@ -292,35 +263,41 @@ pub fn confirm(
                 now,
             )?)
         } else {
-            Entered::Stored(confirmed_result(conn, t, at, &input, reporter_user)?)
+            Entered::Stored(confirmed_result(
+                conn,
+                t,
+                &round,
+                at,
+                &input,
+                reporter_user,
+                now,
+            )?)
         };
-        diesel::update(result_reports::table.find(id))
-            .set((
-                result_reports::status.eq("confirmed"),
-                result_reports::answered_at.eq(Utc::now()),
-                result_reports::answered_by_user.eq(caller.user_id),
-            ))
-            .execute(conn)?;
+        crate::db::reports::confirm(conn, id, UserId(caller.user_id), now)?;
         Ok(stored)
     })
 }
 
-/// The confirmed report stored as the table's result. Runs inside the caller's transaction.
+/// The confirmed report stored as the table's result, stamped `now`. Runs inside the caller's
+/// transaction, with the round locked (the double crash of a self-scheduled round told apart).
 fn confirmed_result(
     conn: &mut PgConnection,
     t: Tournament,
+    round: &RoundRow,
     at: TableRef,
     input: &EnterResult,
-    reporter_user: i64,
+    reporter_user: UserId,
+    now: DateTime<Utc>,
 ) -> Result<ResultWithHistory, ApiError> {
-    store_result(
+    store_locked(
         conn,
         t,
-        at.round,
+        round,
         at.table,
         input,
         Precondition::IfMatch(None),
         reporter_user,
+        now,
     )
     .map_err(|e| match e {
         ApiError::PreconditionRequired(_) => ApiError::Conflict(format!(
@@ -332,12 +309,14 @@ fn confirmed_result(
 }
 
 /// The opponent disputes the pending report: a case about the table's result is opened for the
-/// referee, asking for the disputing player's version of the result when one is given.
+/// referee, asking for the disputing player's version of the result when one is given. `now`
+/// is when it was answered.
 pub fn dispute(
     conn: &mut PgConnection,
     caller: &Caller,
     at: TableRef,
     input: DisputeReport,
+    now: DateTime<Utc>,
 ) -> Result<ReportOut, ApiError> {
     conn.transaction(|conn| {
         let (t, round) = open_round(conn, caller, at)?;
@@ -351,7 +330,8 @@ pub fn dispute(
         let row = latest(conn, &round, at.table, true)?.ok_or_else(|| {
             ApiError::NotFound(format!("no pending report for table {}", at.table))
         })?;
-        if opponent.is_none() || opponent == Some(row.1) {
+        let reporter = row.reported_by_player.0;
+        if opponent.is_none() || opponent == Some(reporter) {
             return Err(ApiError::Forbidden(
                 "only the opponent disputes a report (a referee enters the result instead)".into(),
             ));
@@ -386,7 +366,7 @@ pub fn dispute(
                 penalty_id: None,
                 statement: format!(
                     "Disputes the result reported by player {}: {}",
-                    row.1,
+                    reporter,
                     input.reason.trim()
                 ),
                 evidence: None,
@@ -402,14 +382,7 @@ pub fn dispute(
                 complainant_player_id: None,
             },
         )?;
-        diesel::update(result_reports::table.find(row.0))
-            .set((
-                result_reports::status.eq("disputed"),
-                result_reports::answered_at.eq(Utc::now()),
-                result_reports::answered_by_user.eq(caller.user_id),
-                result_reports::case_id.eq(case.id),
-            ))
-            .execute(conn)?;
+        crate::db::reports::dispute(conn, row.id, UserId(caller.user_id), now, CaseId(case.id))?;
         let row = latest(conn, &round, at.table, false)?
             .ok_or_else(|| ApiError::Internal("report vanished".into()))?;
         out(&round, at.table, row)

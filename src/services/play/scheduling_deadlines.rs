@@ -268,6 +268,7 @@ fn forfeit(
         &input,
         Precondition::IfMatch(None),
         by,
+        now,
     )?;
     diesel::update(game_schedules::table.find(key))
         .set((

@@ -4,15 +4,15 @@
 use std::collections::HashSet;
 
 use chrono::{DateTime, Utc};
-use diesel::prelude::*;
+use diesel::PgConnection;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::auth::{MaybeCaller, StaffRole};
 use crate::db::models::Tournament;
+use crate::db::results::NewVersion;
 use crate::db::rounds::Lock;
 use crate::db::running::{ResultRow, RoundRow};
-use crate::db::schema::{results, rounds};
 use crate::db::{self};
 use crate::domain::events::{
     ResultPayload, RoundPayload, StandingsChangedPayload, TournamentEvent,
@@ -22,7 +22,7 @@ use crate::domain::scoring::{score_table, Format, Outcome, Points, SeatResult, T
 use crate::domain::scoring::{Preset, Ruleset};
 use crate::domain::seating::{Draw, SeatingMethod};
 use crate::domain::status::RoundStatus;
-use crate::domain::{PlayerId, RoundId, TournamentId};
+use crate::domain::{CaseId, PlayerId, RoundId, TournamentId, UserId};
 use crate::error::ApiError;
 use crate::services::access::load_visible;
 use crate::services::running::snapshot as play;
@@ -151,17 +151,13 @@ pub fn result_out(round: i32, r: ResultRow) -> Result<ResultOut, ApiError> {
     })
 }
 
+/// Every version of a table's result, oldest first (empty: no result yet).
 pub fn history(
     conn: &mut PgConnection,
     round: &RoundRow,
     table: i32,
 ) -> Result<Vec<ResultRow>, ApiError> {
-    Ok(results::table
-        .filter(results::round_id.eq(round.id))
-        .filter(results::table_number.eq(table))
-        .order(results::version)
-        .select(ResultRow::as_select())
-        .load(conn)?)
+    Ok(db::results::versions(conn, RoundId(round.id), table)?)
 }
 
 /// A table's result with its versions (`None`: no result yet); an internal error when a stored
@@ -301,10 +297,18 @@ pub enum Precondition {
     Case(i64),
 }
 
-/// Stores a new version of a table's result inside the caller's transaction: checks the draw,
-/// the ruleset and the version in force, inserts the version, completes the round when every
-/// table has a result, feeds the ratings and tells the live feed. Used by the results handler
-/// and by case decisions, so both correct results the same way.
+/// Whether a result is a double crash in a self-scheduled round (seed 003 rule 3.3: "Wenn
+/// beide Spieler abstürzen und das Spiel verschwindet, sollte das Spiel noch einmal von vorn
+/// begonnen werden"): replayed (`services::play::replays`), never stored as 23:23.
+pub fn is_replay(round: &RoundRow, input: &EnterResult) -> bool {
+    round.self_scheduled_until.is_some() && input.double_crash == Some(true)
+}
+
+/// Stores a new version of a table's result inside the caller's transaction: locks the round,
+/// refuses a double crash of a self-scheduled round (replayed, not scored: see [`is_replay`]),
+/// then [`store_locked`]. Used by case decisions and the scheduling deadlines, so they correct
+/// results the way the results handler enters them. `now` stamps the version.
+#[allow(clippy::too_many_arguments)]
 pub fn store_result(
     conn: &mut PgConnection,
     t: Tournament,
@@ -313,18 +317,12 @@ pub fn store_result(
     input: &EnterResult,
     precondition: Precondition,
     by: i64,
+    now: DateTime<Utc>,
 ) -> Result<ResultWithHistory, ApiError> {
-    let tid = t.id;
     // The round row serialises writers of its tables.
-    let round = db::rounds::by_number(conn, tid, number, Lock::ForUpdate)?;
-    if round.status == RoundStatus::Draft {
-        return Err(ApiError::Conflict(format!(
-            "round {number} is a draft; publish it before entering results"
-        )));
-    }
-    // Seed 003 rule 3.3: a double crash is 23:23 only where everyone plays at the same time; a
-    // self-scheduled game is replayed (`services::play::replays`), never stored as 23:23.
-    if round.self_scheduled_until.is_some() && input.double_crash == Some(true) {
+    let round = db::rounds::by_number(conn, t.id, number, Lock::ForUpdate)?;
+    // A draft is refused first (by `store_locked`); a self-scheduled double crash next.
+    if round.status != RoundStatus::Draft && is_replay(&round, input) {
         return Err(ApiError::conflict_at(
             "double_crash",
             "in a self-scheduled round a double crash is replayed, not scored 23:23 (seed 003, \
@@ -332,15 +330,40 @@ pub fn store_result(
              has a result, which reopens the game for scheduling",
         ));
     }
+    store_locked(conn, t, &round, table, input, precondition, UserId(by), now)
+}
+
+/// Stores a new version of a table's result, with the round's row locked by the caller
+/// (`db::rounds::by_number` with `Lock::ForUpdate`, in the caller's transaction) and the
+/// double crash of a self-scheduled round already told apart ([`is_replay`]): checks the draw,
+/// the ruleset and the version in force, inserts the version stamped `now`, completes the
+/// round when every table has a result, feeds the ratings and tells the live feed.
+#[allow(clippy::too_many_arguments)]
+pub fn store_locked(
+    conn: &mut PgConnection,
+    t: Tournament,
+    round: &RoundRow,
+    table: i32,
+    input: &EnterResult,
+    precondition: Precondition,
+    by: UserId,
+    now: DateTime<Utc>,
+) -> Result<ResultWithHistory, ApiError> {
+    let (tid, number) = (t.id, round.number);
+    if round.status == RoundStatus::Draft {
+        return Err(ApiError::Conflict(format!(
+            "round {number} is a draft; publish it before entering results"
+        )));
+    }
     // No game can have been played before the first day (issue 14, item 20).
     time_of_play::require_started(&t)?;
     let days = time_of_play::playing_days(&t)?;
     // What the write reads: the tournament (its ruleset), the round's row with its draw and the
     // table's versions, never the rest of the event (issue 16).
     let ruleset = play::ruleset_of(&t)?;
-    let draw = play::draw_of(&round)?;
-    let seats = check_result(&ruleset, &round, &draw, table, input)?;
-    let current = history(conn, &round, table)?
+    let draw = play::draw_of(round)?;
+    let seats = check_result(&ruleset, round, &draw, table, input)?;
+    let current = history(conn, round, table)?
         .last()
         .map(|r| r.version)
         .unwrap_or(0);
@@ -362,20 +385,21 @@ pub fn store_result(
     if current > 0 && reason.is_none() {
         return Err(ApiError::field("reason", "a correction needs a reason"));
     }
-    diesel::insert_into(results::table)
-        .values(ResultRow {
-            round_id: round.id,
-            table_number: table,
+    db::results::insert_version(
+        conn,
+        NewVersion {
+            round: RoundId(round.id),
+            table,
             version: current + 1,
-            seats: serde_json::to_value(&seats).map_err(|e| ApiError::Internal(e.to_string()))?,
+            seats: &seats,
             double_crash: input.double_crash.unwrap_or(false),
             reason,
-            case_id,
+            case: case_id.map(CaseId),
             entered_by: by,
-            entered_at: Utc::now(),
-            playoff_winner: input.playoff_winner,
-        })
-        .execute(conn)?;
+            entered_at: now,
+            playoff_winner: input.playoff_winner.map(PlayerId),
+        },
+    )?;
     let payload = ResultPayload {
         round: number,
         table,
@@ -392,44 +416,32 @@ pub fn store_result(
         },
     )?;
     // After the result's own event, so the feed reads in the order things happened.
-    let round_status = after_result_change(conn, &round, &draw, days)?;
-    let rows = history(conn, &round, table)?;
-    with_history(&round, rows, round_status)?
+    let round_status = after_result_change(conn, round, &draw, days, now)?;
+    let rows = history(conn, round, table)?;
+    with_history(round, rows, round_status)?
         .ok_or_else(|| ApiError::Internal("result vanished".into()))
 }
 
 /// After a result was stored: completes the round when every table has a result, and tells
 /// the live feed that the standings changed when a completed round's results did. Returns the
-/// round's status. Runs inside the caller's transaction.
+/// round's status; `now` is when it completes. Runs inside the caller's transaction.
 pub fn after_result_change(
     conn: &mut PgConnection,
     round: &RoundRow,
     draw: &Draw,
     days: PlayingDays,
+    now: DateTime<Utc>,
 ) -> Result<RoundStatus, ApiError> {
-    let done = results::table
-        .filter(results::round_id.eq(round.id))
-        .select(diesel::dsl::sql::<diesel::sql_types::BigInt>(
-            "count(distinct table_number)",
-        ))
-        .first::<i64>(conn)? as usize;
+    let done = db::results::tables_done(conn, RoundId(round.id))? as usize;
     let mut status = round.status;
     if status == RoundStatus::Published && done >= draw.tables.len() {
-        let now = Utc::now();
         // When its games were played, the order ratings follow: the stated time, else now
         // held within the playing days (domain::rating::time_of_play).
         let played_at = match round.played_at.filter(|_| round.played_at_fixed) {
             Some(stated) => stated,
             None => days.default_time_of_play(now),
         };
-        diesel::update(rounds::table.find(round.id))
-            .set((
-                rounds::status.eq(RoundStatus::Completed),
-                rounds::completed_at.eq(now),
-                rounds::played_at.eq(played_at),
-                rounds::version.eq(rounds::version + 1),
-            ))
-            .execute(conn)?;
+        db::rounds::complete(conn, RoundId(round.id), now, played_at)?;
         status = RoundStatus::Completed;
         crate::db::events::record(
             conn,

@@ -39,10 +39,11 @@ pub(crate) fn check_method(method: SeatingMethod, ruleset: &Ruleset) -> Result<(
     check_fits(method, ruleset).map_err(|e| ApiError::field("method", e.to_string()))
 }
 
-/// A self-scheduled round's deadline: in the future, and only for games of two players.
+/// A self-scheduled round's deadline: after `now`, and only for games of two players.
 pub(crate) fn check_self_scheduled(
     ruleset: &Ruleset,
     until: Option<DateTime<Utc>>,
+    now: DateTime<Utc>,
 ) -> Result<(), ApiError> {
     let Some(until) = until else {
         return Ok(());
@@ -53,7 +54,7 @@ pub(crate) fn check_self_scheduled(
             "only games of two players are scheduled by the players",
         ));
     }
-    if until <= Utc::now() {
+    if until <= now {
         return Err(ApiError::field(
             "self_scheduled_until",
             "the deadline must be in the future",

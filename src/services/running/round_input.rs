@@ -4,13 +4,11 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use chrono::Utc;
-use diesel::prelude::*;
+use chrono::{DateTime, Utc};
 use diesel::PgConnection;
 
 use crate::auth::Caller;
 use crate::db::running::NewWithdrawal;
-use crate::db::schema::withdrawals;
 use crate::domain::scoring::standings::WithdrawalKind;
 use crate::domain::scoring::{Format, Preset, Purpose, RoundKind};
 use crate::domain::seating::{
@@ -21,19 +19,17 @@ use crate::error::ApiError;
 use crate::services::running::snapshot::{self as play, Snapshot};
 
 /// The players of a draw with their seeding strength: the organiser's seeding rating, else
-/// the rating in the tournament's pool at the registration deadline (or now, without one).
+/// the rating in the tournament's pool at the registration deadline (or `now`, without one).
 fn player_entries(
     conn: &mut PgConnection,
     snap: &Snapshot,
     active: &[&crate::db::running::Registration],
+    now: DateTime<Utc>,
 ) -> Result<Vec<PlayerEntry>, ApiError> {
     let pool_ratings = match snap.tournament.rating_pool_id {
         Some(pool) => {
             let ids: Vec<i64> = active.iter().map(|r| r.player_id).collect();
-            let at = snap
-                .tournament
-                .registration_deadline
-                .unwrap_or_else(Utc::now);
+            let at = snap.tournament.registration_deadline.unwrap_or(now);
             crate::services::ratings::ratings_at(conn, pool, &ids, at)?
         }
         None => HashMap::new(),
@@ -62,7 +58,8 @@ fn player_entries(
 
 /// The seating engine's input for round `number`, from the stored tournament. For a
 /// voluntary round, the players who stop (opted out, or not among the best multiple of the
-/// table size who continue) are recorded as opt-outs here.
+/// table size who continue) are recorded as opt-outs here. `now` is the time of the draw.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn draw_input(
     conn: &mut PgConnection,
     snap: &Snapshot,
@@ -71,6 +68,7 @@ pub(super) fn draw_input(
     method: SeatingMethod,
     options: BTreeMap<String, serde_json::Value>,
     caller: &Caller,
+    now: DateTime<Utc>,
 ) -> Result<DrawInput, ApiError> {
     if method == SeatingMethod::TeamDuplicate {
         // Seed 002: a best of three ends at two wins (a game 3 only at 1-1); a knockout ends
@@ -115,7 +113,7 @@ pub(super) fn draw_input(
     if kind == RoundKind::Voluntary {
         stop_voluntary(conn, snap, number, &standings, &mut active, caller)?;
     }
-    let players = player_entries(conn, snap, &active)?;
+    let players = player_entries(conn, snap, &active, now)?;
     let active_ids: std::collections::HashSet<PlayerId> = players.iter().map(|p| p.id).collect();
     let previous = number
         .checked_sub(1)
@@ -204,8 +202,9 @@ fn stop_voluntary(
     let size = snap.tournament.table_size.max(1) as usize;
     let keep = active.len() / size * size;
     for r in active.split_off(keep) {
-        diesel::insert_into(withdrawals::table)
-            .values(NewWithdrawal {
+        crate::db::running::insert_withdrawal(
+            conn,
+            NewWithdrawal {
                 tournament_id: snap.tournament.id,
                 player_id: r.player_id,
                 kind: WithdrawalKind::OptOut,
@@ -214,8 +213,8 @@ fn stop_voluntary(
                     "not among the best multiple of {size} who continue"
                 )),
                 recorded_by: caller.user_id,
-            })
-            .execute(conn)?;
+            },
+        )?;
     }
     Ok(())
 }

@@ -7,19 +7,16 @@
 //! Decision: docs/decisions/round-withdrawal.md.
 
 use chrono::{DateTime, Utc};
-use diesel::prelude::*;
-use diesel::PgConnection;
+use diesel::{Connection, PgConnection};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::auth::{Caller, StaffRole};
 use crate::db::rounds::{self as db_rounds, Lock};
 use crate::db::running::RoundRow;
-use crate::db::schema::{
-    cases, game_schedules, penalties, result_reports, results, rounds, schedule_messages,
-};
 use crate::domain::events::{RoundWithdrawnPayload, TournamentEvent};
 use crate::domain::status::RoundStatus;
+use crate::domain::{RoundId, TournamentId};
 use crate::error::ApiError;
 use crate::services::access::load_for_staff;
 use crate::services::running::round_history::{withdrawals_of, RoundWithdrawal, KEY};
@@ -48,18 +45,8 @@ fn check_nothing_played(
     round: &RoundRow,
 ) -> Result<(), ApiError> {
     let n = round.number;
-    let tables: Vec<i32> = results::table
-        .filter(results::round_id.eq(round.id))
-        .select(results::table_number)
-        .distinct()
-        .order(results::table_number)
-        .load(conn)?;
-    let reported: Vec<i32> = result_reports::table
-        .filter(result_reports::round_id.eq(round.id))
-        .select(result_reports::table_number)
-        .distinct()
-        .order(result_reports::table_number)
-        .load(conn)?;
+    let tables = crate::db::results::tables_with_results(conn, RoundId(round.id))?;
+    let reported = crate::db::reports::tables_reported(conn, RoundId(round.id))?;
     let named = |t: &[i32]| t.iter().map(i32::to_string).collect::<Vec<_>>().join(", ");
     if !tables.is_empty() {
         return Err(ApiError::conflict_at(
@@ -80,17 +67,7 @@ fn check_nothing_played(
             ),
         ));
     }
-    let penalties: i64 = penalties::table
-        .filter(penalties::tournament_id.eq(tid))
-        .filter(penalties::round_number.eq(n))
-        .count()
-        .get_result(conn)?;
-    let cases: i64 = cases::table
-        .filter(cases::tournament_id.eq(tid))
-        .filter(cases::round_number.eq(n))
-        .count()
-        .get_result(conn)?;
-    if penalties + cases > 0 {
+    if db_rounds::penalties_and_cases_naming(conn, TournamentId(tid), n)? > 0 {
         return Err(ApiError::conflict_at(
             "round",
             format!(
@@ -104,13 +81,14 @@ fn check_nothing_played(
 
 /// Withdraws round `number` (organisers): the last round, with no result yet. The round goes
 /// back to a draft that must be drawn again; the reason is kept in its `withdrawals`, and a
-/// published round's withdrawal goes to the live feed (`round_withdrawn`).
+/// published round's withdrawal goes to the live feed (`round_withdrawn`). `now` is when.
 pub fn withdraw(
     conn: &mut PgConnection,
     caller: &Caller,
     tid: i64,
     number: i32,
     input: WithdrawRound,
+    now: DateTime<Utc>,
 ) -> Result<RoundOut, ApiError> {
     conn.transaction(|conn| {
         let t = load_for_staff(conn, caller, tid, &[StaffRole::Organiser])?;
@@ -118,13 +96,7 @@ pub fn withdraw(
         let reason = check.text("reason", &input.reason, 500);
         check.finish()?;
         let round = db_rounds::by_number(conn, tid, number, Lock::ForUpdate)?;
-        let later: bool = diesel::select(diesel::dsl::exists(
-            rounds::table
-                .filter(rounds::tournament_id.eq(tid))
-                .filter(rounds::number.gt(number)),
-        ))
-        .get_result(conn)?;
-        if later {
+        if db_rounds::has_later(conn, TournamentId(tid), number)? {
             return Err(ApiError::conflict_at(
                 "round",
                 format!("only the last round can be withdrawn; round {number} has rounds after it"),
@@ -138,10 +110,7 @@ pub fn withdraw(
         }
         check_nothing_played(conn, tid, &round)?;
         // Proposed times and messages were about the withdrawn draw's games.
-        diesel::delete(schedule_messages::table.filter(schedule_messages::round_id.eq(round.id)))
-            .execute(conn)?;
-        diesel::delete(game_schedules::table.filter(game_schedules::round_id.eq(round.id)))
-            .execute(conn)?;
+        db_rounds::clear_schedules(conn, RoundId(round.id))?;
         let was_published = round.status != RoundStatus::Draft;
         let mut history = withdrawals_of(&round.metadata)?;
         history.push(RoundWithdrawal {
@@ -151,7 +120,7 @@ pub fn withdraw(
             was_published,
             reason: reason.clone(),
             withdrawn_by: caller.username.clone(),
-            withdrawn_at: Utc::now(),
+            withdrawn_at: now,
         });
         let mut metadata = round.metadata.clone();
         if !metadata.is_object() {
@@ -159,15 +128,7 @@ pub fn withdraw(
         }
         metadata[KEY] =
             serde_json::to_value(&history).map_err(|e| ApiError::Internal(e.to_string()))?;
-        let row: RoundRow = diesel::update(rounds::table.find(round.id))
-            .set((
-                rounds::status.eq(RoundStatus::Draft),
-                rounds::published_at.eq(None::<DateTime<Utc>>),
-                rounds::metadata.eq(metadata),
-                rounds::version.eq(rounds::version + 1),
-            ))
-            .returning(RoundRow::as_returning())
-            .get_result(conn)?;
+        let row = db_rounds::withdraw(conn, RoundId(round.id), metadata)?;
         if was_published {
             crate::db::events::record(
                 conn,

@@ -3,22 +3,19 @@
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
-use diesel::pg::Pg;
-use diesel::prelude::*;
-use diesel::PgConnection;
+use diesel::{Connection, PgConnection};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use utoipa::ToSchema;
 
 use crate::auth::{Caller, MaybeCaller, StaffRole};
 use crate::db::models::Tournament;
-use crate::db::rounds::{self as db_rounds, Lock};
-use crate::db::running::{NewRound, RoundDraw, RoundRow};
-use crate::db::schema::{round_draws, rounds, tournaments};
+use crate::db::rounds::{self as db_rounds, Lock, NewDraw};
+use crate::db::running::{NewRound, RoundRow};
 use crate::domain::scoring::{Points, Preset, RoundKind, Ruleset};
 use crate::domain::seating::{draw_round, Draw, DrawInput, SeatingError, SeatingMethod};
 use crate::domain::status::{RoundStatus, TournamentStatus};
-use crate::domain::{DrawRng, RoundId, TournamentId};
+use crate::domain::{DrawRng, RoundId, TournamentId, UserId};
 use crate::error::ApiError;
 use crate::services::access::{
     is_staff, load_for_staff, load_visible, load_visible_round as load_round,
@@ -243,13 +240,10 @@ fn make_draw(
 }
 
 fn tables_with_results(conn: &mut PgConnection, round_id: i64) -> Result<Vec<i32>, ApiError> {
-    use crate::db::schema::results;
-    Ok(results::table
-        .filter(results::round_id.eq(round_id))
-        .select(results::table_number)
-        .distinct()
-        .order(results::table_number)
-        .load(conn)?)
+    Ok(crate::db::results::tables_with_results(
+        conn,
+        RoundId(round_id),
+    )?)
 }
 
 /// The checks of a new round that need no database: its weight (a number or fraction from 0
@@ -335,36 +329,15 @@ fn check_ashes_league(snap: &Snapshot, number: i32) -> Result<(), ApiError> {
     Ok(())
 }
 
-/// A withdrawn round drawn again: the same row takes the new draw as its next attempt.
-fn store_again(conn: &mut PgConnection, round: &RoundRow, new: NewRound) -> QueryResult<RoundRow> {
-    diesel::update(rounds::table.find(round.id))
-        .set((
-            rounds::kind.eq(new.kind),
-            rounds::method.eq(new.method),
-            rounds::options.eq(new.options),
-            rounds::weight.eq(new.weight),
-            rounds::metadata.eq(new.metadata),
-            rounds::seed.eq(new.seed),
-            rounds::seed_commitment.eq(new.seed_commitment),
-            rounds::draw.eq(new.draw),
-            rounds::draw_count.eq(rounds::draw_count + 1),
-            rounds::played_at.eq(new.played_at),
-            rounds::played_at_fixed.eq(new.played_at_fixed),
-            rounds::colours.eq(new.colours),
-            rounds::self_scheduled_until.eq(new.self_scheduled_until),
-            rounds::version.eq(rounds::version + 1),
-        ))
-        .returning(RoundRow::as_returning())
-        .get_result(conn)
-}
-
 /// Draws the next round (organisers): the draw comes from a fresh seed whose SHA-256 commitment is published with it.
-/// A withdrawn last round is drawn again instead, with the method and options now given.
+/// A withdrawn last round is drawn again instead, with the method and options now given. `now`
+/// is the time of the draw.
 pub fn create_round(
     conn: &mut PgConnection,
     caller: &Caller,
     tid: i64,
     input: CreateRound,
+    now: DateTime<Utc>,
 ) -> Result<RoundOut, ApiError> {
     let kind = input.kind.unwrap_or(RoundKind::Preliminary);
     conn.transaction(|conn| {
@@ -372,19 +345,24 @@ pub fn create_round(
         let t = load_for_staff(conn, caller, tid, &[StaffRole::Organiser])?;
         let weight = check_round_input(&input)?;
         // One draw at a time per tournament.
-        tournaments::table
-            .find(tid)
-            .select(tournaments::id)
-            .for_update()
-            .first::<i64>(conn)?;
+        db_rounds::lock_for_draw(conn, TournamentId(tid))?;
         check_drawable(&t, input.played_at)?;
         let snap = Snapshot::load(conn, t)?;
         check_method(input.method, &snap.ruleset)?;
         let (number, again) = next_number(&snap)?;
-        check_self_scheduled(&snap.ruleset, input.self_scheduled_until)?;
+        check_self_scheduled(&snap.ruleset, input.self_scheduled_until, now)?;
         check_ashes_league(&snap, number)?;
         let options = bridge_final_option(input.method, kind, input.options.unwrap_or_default())?;
-        let draw_in = draw_input(conn, &snap, number, kind, input.method, options, caller)?;
+        let draw_in = draw_input(
+            conn,
+            &snap,
+            number,
+            kind,
+            input.method,
+            options,
+            caller,
+            now,
+        )?;
         let (input_json, draw_json, seed, commitment) = make_draw(&draw_in)?;
         let colours =
             crate::services::running::colours::for_draw(conn, &snap.tournament, &draw_json, &seed)?;
@@ -415,32 +393,23 @@ pub fn create_round(
             self_scheduled_until: input.self_scheduled_until,
         };
         let row: RoundRow = match &again {
-            Some(r) => store_again(conn, r, new)?,
-            None => diesel::insert_into(rounds::table)
-                .values(new)
-                .returning(RoundRow::as_returning())
-                .get_result(conn)?,
+            Some(r) => db_rounds::draw_again(conn, RoundId(r.id), new)?,
+            None => db_rounds::insert(conn, new)?,
         };
-        diesel::insert_into(round_draws::table)
-            .values(RoundDraw {
-                round_id: row.id,
+        db_rounds::insert_draw(
+            conn,
+            NewDraw {
+                round: RoundId(row.id),
                 attempt: row.draw_count,
                 seed,
                 seed_commitment: commitment,
                 draw_input: input_json,
                 draw: draw_json,
-                drawn_by: caller.user_id,
-                drawn_at: Utc::now(),
-            })
-            .execute(conn)?;
+                drawn_by: UserId(caller.user_id),
+            },
+        )?;
         if snap.tournament.status == TournamentStatus::RegistrationOpen {
-            diesel::update(tournaments::table.find(tid))
-                .set((
-                    tournaments::status.eq(TournamentStatus::Running),
-                    tournaments::version.eq(tournaments::version + 1),
-                    tournaments::updated_at.eq(Utc::now()),
-                ))
-                .execute(conn)?;
+            db_rounds::mark_running(conn, TournamentId(tid), now)?;
         }
         round_out(&snap.tournament, row, Vec::new())
     })
@@ -474,29 +443,26 @@ pub fn redraw(
         let (input_json, draw_json, seed, commitment) = make_draw(&input)?;
         let colours = crate::services::running::colours::for_draw(conn, &t, &draw_json, &seed)?;
         let attempt = round.draw_count + 1;
-        diesel::insert_into(round_draws::table)
-            .values(RoundDraw {
-                round_id: round.id,
+        db_rounds::insert_draw(
+            conn,
+            NewDraw {
+                round: RoundId(round.id),
                 attempt,
                 seed: seed.clone(),
                 seed_commitment: commitment.clone(),
                 draw_input: input_json,
                 draw: draw_json.clone(),
-                drawn_by: caller.user_id,
-                drawn_at: Utc::now(),
-            })
-            .execute(conn)?;
-        let row: RoundRow = diesel::update(rounds::table.find(round.id))
-            .set((
-                rounds::seed.eq(seed),
-                rounds::seed_commitment.eq(commitment),
-                rounds::draw.eq(draw_json),
-                rounds::colours.eq(colours),
-                rounds::draw_count.eq(attempt),
-                rounds::version.eq(rounds::version + 1),
-            ))
-            .returning(RoundRow::as_returning())
-            .get_result(conn)?;
+                drawn_by: UserId(caller.user_id),
+            },
+        )?;
+        let row = db_rounds::set_draw(
+            conn,
+            RoundId(round.id),
+            attempt,
+            (seed, commitment),
+            draw_json,
+            colours,
+        )?;
         round_out(&t, row, Vec::new())
     })
 }
@@ -527,13 +493,7 @@ fn extend_deadline(
             format!("a deadline can only be extended: later than now and than {current}"),
         ));
     }
-    Ok(diesel::update(rounds::table.find(round.id))
-        .set((
-            rounds::self_scheduled_until.eq(Some(until)),
-            rounds::version.eq(rounds::version + 1),
-        ))
-        .returning(RoundRow::as_returning())
-        .get_result(conn)?)
+    Ok(db_rounds::set_deadline(conn, RoundId(round.id), until)?)
 }
 
 /// Changes when a round was played (organisers). A completed round's games move to their new
@@ -590,14 +550,7 @@ fn change_round(
             use crate::services::ratings::record_time_changes;
             record_time_changes(conn, caller, tid, pool_id, &[change], false, why)?;
         }
-        let row: RoundRow = diesel::update(rounds::table.find(round.id))
-            .set((
-                rounds::played_at.eq(played_at),
-                rounds::played_at_fixed.eq(stated.is_some()),
-                rounds::version.eq(rounds::version + 1),
-            ))
-            .returning(RoundRow::as_returning())
-            .get_result(conn)?;
+        let row = db_rounds::set_played_at(conn, RoundId(round.id), played_at, stated.is_some())?;
         if row.status == RoundStatus::Completed && row.played_at != round.played_at {
             crate::services::ratings::round_results_changed(
                 conn,
@@ -610,12 +563,14 @@ fn change_round(
     })
 }
 
-/// Publishes a draft round (organisers): players see their tables and the seed is revealed.
+/// Publishes a draft round (organisers) at `now`: players see their tables and the seed is
+/// revealed.
 pub fn publish(
     conn: &mut PgConnection,
     caller: &Caller,
     tid: i64,
     number: i32,
+    now: DateTime<Utc>,
 ) -> Result<RoundOut, ApiError> {
     conn.transaction(|conn| {
         let t = load_for_staff(conn, caller, tid, &[StaffRole::Organiser])?;
@@ -634,14 +589,7 @@ pub fn publish(
                 ),
             ));
         }
-        let row: RoundRow = diesel::update(rounds::table.find(round.id))
-            .set((
-                rounds::status.eq(RoundStatus::Published),
-                rounds::published_at.eq(Utc::now()),
-                rounds::version.eq(rounds::version + 1),
-            ))
-            .returning(RoundRow::as_returning())
-            .get_result(conn)?;
+        let row = db_rounds::publish(conn, RoundId(round.id), now)?;
         crate::db::events::record(
             conn,
             tid,
@@ -669,15 +617,8 @@ pub fn list_rounds(
     let page = Page::read(
         conn,
         params,
-        |c| listed_rounds(tid, staff).count().get_result(c),
-        |c, limit, offset| {
-            listed_rounds(tid, staff)
-                .order((rounds::number, rounds::id))
-                .select(RoundRow::as_select())
-                .limit(limit)
-                .offset(offset)
-                .load(c)
-        },
+        |c| db_rounds::list_count(c, TournamentId(tid), staff),
+        |c, limit, offset| db_rounds::list_page(c, TournamentId(tid), staff, limit, offset),
     )?;
     let page = page.try_map(|r| {
         let done = tables_with_results(conn, r.id)?;
@@ -685,18 +626,6 @@ pub fn list_rounds(
     })?;
     let vis = !staff;
     Ok((vis, page))
-}
-
-/// The rounds of a tournament its list shows: every round to staff, no drafts to others.
-fn listed_rounds(tid: i64, staff: bool) -> rounds::BoxedQuery<'static, Pg> {
-    let q = rounds::table
-        .filter(rounds::tournament_id.eq(tid))
-        .into_boxed();
-    if staff {
-        q
-    } else {
-        q.filter(rounds::status.ne(RoundStatus::Draft))
-    }
 }
 
 /// One round, and whether it is public.
@@ -727,21 +656,8 @@ pub fn draw_records(
     let page = Page::read(
         conn,
         params,
-        |c| {
-            round_draws::table
-                .filter(round_draws::round_id.eq(r.id))
-                .count()
-                .get_result(c)
-        },
-        |c, limit, offset| {
-            round_draws::table
-                .filter(round_draws::round_id.eq(r.id))
-                .order(round_draws::attempt) // the key: (round_id, attempt)
-                .select(RoundDraw::as_select())
-                .limit(limit)
-                .offset(offset)
-                .load(c)
-        },
+        |c| db_rounds::draws_count(c, RoundId(r.id)),
+        |c, limit, offset| db_rounds::draws_page(c, RoundId(r.id), limit, offset),
     )?;
     page.try_map(|d| {
         let revealed = revealed || published.contains(&d.attempt);

@@ -7,13 +7,11 @@
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
-use diesel::prelude::*;
 use diesel::PgConnection;
 use serde::Deserialize;
 
 use crate::db::models::Tournament;
 use crate::db::running::{PenaltyRow, Registration, ResultRow, RoundRow, TeamRow, WithdrawalRow};
-use crate::db::schema::{penalties, registrations, results, rounds, teams, withdrawals};
 use crate::domain::scoring::penalty::{self, TablePenalty};
 use crate::domain::scoring::standings::{
     compute_standings, OptOut, Standings, StandingsInput, Withdrawal, WithdrawalKind,
@@ -23,7 +21,7 @@ use crate::domain::scoring::{Format, Purpose, RoundInput, Ruleset, SeatResult, T
 use crate::domain::seating::{Draw, History, SeatingMethod};
 use crate::domain::status::RegistrationStatus;
 use crate::domain::status::RoundStatus;
-use crate::domain::PlayerId;
+use crate::domain::{PlayerId, RoundId, TournamentId};
 use crate::error::ApiError;
 
 /// The ruleset a tournament plays by: its preset with its overrides.
@@ -87,52 +85,19 @@ pub struct Snapshot {
 impl Snapshot {
     /// Loads the snapshot of a tournament.
     pub fn load(conn: &mut PgConnection, tournament: Tournament) -> Result<Snapshot, ApiError> {
-        let tid = tournament.id;
+        let tid = TournamentId(tournament.id);
         let ruleset = ruleset_of(&tournament)?;
-        let registrations = registrations::table
-            .filter(registrations::tournament_id.eq(tid))
-            .filter(registrations::status.ne(RegistrationStatus::Cancelled))
-            .order(registrations::id)
-            .select(Registration::as_select())
-            .load(conn)?;
-        let teams = teams::table
-            .filter(teams::tournament_id.eq(tid))
-            .order(teams::number)
-            .select(TeamRow::as_select())
-            .load(conn)?;
-        let rounds: Vec<RoundRow> = rounds::table
-            .filter(rounds::tournament_id.eq(tid))
-            .order(rounds::number)
-            .select(RoundRow::as_select())
-            .load(conn)?;
-        let round_ids: Vec<i64> = rounds.iter().map(|r| r.id).collect();
+        let registrations = crate::db::registrations::live_of(conn, tid)?;
+        let teams = crate::db::registrations::teams_of(conn, tid)?;
+        let rounds = crate::db::rounds::of_tournament(conn, tid)?;
+        let round_ids: Vec<RoundId> = rounds.iter().map(|r| RoundId(r.id)).collect();
         // Only the version in force of each table: corrections do not make this read grow.
-        let in_force: Vec<ResultRow> = results::table
-            .filter(results::round_id.eq_any(&round_ids))
-            .distinct_on((results::round_id, results::table_number))
-            // All descending: the primary key read backwards, no sort.
-            .order((
-                results::round_id.desc(),
-                results::table_number.desc(),
-                results::version.desc(),
-            ))
-            .select(ResultRow::as_select())
-            .load(conn)?;
-        let latest = in_force
+        let latest = crate::db::results::in_force(conn, &round_ids)?
             .into_iter()
             .map(|r| ((r.round_id, r.table_number), r))
             .collect();
-        let withdrawals = withdrawals::table
-            .filter(withdrawals::tournament_id.eq(tid))
-            .order(withdrawals::id)
-            .select(WithdrawalRow::as_select())
-            .load(conn)?;
-        let penalties = penalties::table
-            .filter(penalties::tournament_id.eq(tid))
-            .filter(penalties::annulled_at.is_null())
-            .order(penalties::id)
-            .select(PenaltyRow::as_select())
-            .load(conn)?;
+        let withdrawals = crate::db::running::withdrawals_of(conn, tid)?;
+        let penalties = crate::db::running::penalties_in_force(conn, tid)?;
         let draws = rounds
             .iter()
             .map(|r| Ok((r.id, draw_of(r)?)))
