@@ -115,6 +115,7 @@ stored_as_text! {
     Language => "language",
     TokenPurpose => "token purpose",
     ClaimStatus => "claim status",
+    crate::domain::rating::acceptance::DecisionKind => "rating decision kind",
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@ pub mod ids;
 pub mod models;
 pub mod personal_data;
 pub mod player_links;
+pub mod ratings;
 pub mod registrations;
 pub mod rounds;
 pub mod running;

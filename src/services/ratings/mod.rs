@@ -25,10 +25,8 @@ use chrono::{DateTime, NaiveDate, NaiveTime, Offset, TimeZone, Utc};
 use diesel::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::db::models::{RatingChangeRow, RatingPoolRow};
-use crate::db::schema::{
-    rating_changes, rating_pools, rating_standings, results, rounds, tournaments,
-};
+use crate::db::models::RatingPoolRow;
+use crate::db::schema::{rating_changes, rating_pools, rounds, tournaments};
 use crate::domain::ids::PlayerId;
 use crate::domain::rating::{
     league_tournaments, replay, ChangeKind, DuelOutcome, Exclusion, GameResult, ImportedRating,
