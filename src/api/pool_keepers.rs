@@ -184,6 +184,7 @@ pub async fn decide(
     body: Json<DecideRating>,
 ) -> ApiResult<HttpResponse> {
     let (id, tournament_id) = path.into_inner();
+    let now = state.clock.now();
     let out = state
         .run(move |conn| {
             ratings::decide(
@@ -192,6 +193,7 @@ pub async fn decide(
                 PoolId(id),
                 TournamentId(tournament_id),
                 body.0,
+                now,
             )
         })
         .await?;
@@ -223,8 +225,9 @@ pub async fn ask_again(
     path: web::Path<TournamentPath>,
 ) -> ApiResult<HttpResponse> {
     let id = path.into_inner().id;
+    let now = state.clock.now();
     let out = state
-        .run(move |conn| ratings::ask_again(conn, &caller, id))
+        .run(move |conn| ratings::ask_again(conn, &caller, id, now))
         .await?;
     Ok(HttpResponse::Created().json(out))
 }

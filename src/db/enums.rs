@@ -117,6 +117,7 @@ stored_as_text! {
     TokenPurpose => "token purpose",
     ClaimStatus => "claim status",
     ReportStatus => "result report status",
+    crate::domain::rating::acceptance::DecisionKind => "rating decision kind",
 }
 
 #[cfg(test)]
@@ -311,5 +312,16 @@ mod tests {
         );
         use ChangeKind as C;
         same(&[C::Game, C::Bonus, C::Import], C::as_str);
+    }
+
+    #[test]
+    fn a_rating_decision_kind_round_trips() {
+        use crate::domain::rating::acceptance::DecisionKind as D;
+        round_trips(
+            "rating decision kind",
+            &[D::Status, D::TimeChanged, D::TimeChangeRefused],
+            D::as_str,
+            D::parse,
+        );
     }
 }

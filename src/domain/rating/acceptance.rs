@@ -136,6 +136,38 @@ pub fn request(current: Option<RatingStatus>, who: Requester) -> Result<RatingSt
     })
 }
 
+/// What a kept request or decision on a tournament's rating is (`rating_decisions.kind`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DecisionKind {
+    /// A request or a decision on it.
+    Status,
+    /// A change of when an accepted tournament's games count, made.
+    TimeChanged,
+    /// Such a change, refused.
+    TimeChangeRefused,
+}
+
+impl DecisionKind {
+    /// The stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DecisionKind::Status => "status",
+            DecisionKind::TimeChanged => "time_changed",
+            DecisionKind::TimeChangeRefused => "time_change_refused",
+        }
+    }
+
+    /// The kind a stored name names.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "status" => Some(DecisionKind::Status),
+            "time_changed" => Some(DecisionKind::TimeChanged),
+            "time_change_refused" => Some(DecisionKind::TimeChangeRefused),
+            _ => None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

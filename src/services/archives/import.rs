@@ -702,7 +702,7 @@ pub fn import_tournament(
             .select(Tournament::as_select())
             .first(conn)?;
         if let Some(p) = &pool {
-            crate::services::ratings::request_recorded(conn, caller, &t, p)?;
+            crate::services::ratings::request_recorded(conn, caller, &t, p, Utc::now())?;
             if t.rating_status == Some(RatingStatus::Accepted) {
                 crate::services::ratings::rebuild_pool(conn, p.id)?;
             }

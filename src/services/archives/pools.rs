@@ -408,7 +408,7 @@ pub fn import_pool(
                 .find(w.tid)
                 .select(Tournament::as_select())
                 .first(conn)?;
-            crate::services::ratings::request_recorded(conn, caller, &row, &pool)?;
+            crate::services::ratings::request_recorded(conn, caller, &row, &pool, Utc::now())?;
             ids.push(w.tid);
         }
         crate::services::ratings::rebuild_pool(conn, pool_id)?;

@@ -9,18 +9,17 @@
 //! `docs/decisions/pool-keepers.md`.
 
 use chrono::{DateTime, Utc};
-use diesel::prelude::*;
-use diesel::PgConnection;
+use diesel::{Connection, PgConnection};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use crate::auth::{Caller, MaybeCaller, StaffRole};
+use crate::db::ids::UserId;
 use crate::db::models::{RatingPoolRow, Tournament};
-use crate::db::schema::{
-    players, pool_events, rating_decisions, registrations, results, rounds, tournaments, users,
+use crate::db::ratings::acceptance::{
+    self as stored, DecisionRow, NewRatingStatus, PoolTournamentsStart, StatusDecision,
 };
 use crate::domain::rating::acceptance::{self, Decision, RatingStatus, Requester, StepRefused};
-use crate::domain::status::{RegistrationStatus, RoundStatus};
 use crate::domain::{PoolId, TournamentId};
 use crate::error::ApiError;
 use crate::services::access::{load_visible, lock_tournament};
@@ -166,7 +165,9 @@ pub fn automatic_reason(pool: &RatingPoolRow, status: RatingStatus) -> Option<St
 }
 
 /// Records a request or decision on the tournament (already stored on its row): its history,
-/// its live feed and the pool's webhooks.
+/// its live feed and the pool's webhooks. Stamped as on the tournament's row (`now` when the
+/// row holds no time).
+#[allow(clippy::too_many_arguments)]
 fn record(
     conn: &mut PgConnection,
     t: &Tournament,
@@ -175,21 +176,22 @@ fn record(
     reason: Option<&str>,
     announced_at: Option<DateTime<Utc>>,
     by: i64,
+    now: DateTime<Utc>,
 ) -> Result<RatingDecisionOut, ApiError> {
     // The same instant as on the tournament's row.
-    let decided_at = t.rating_decided_at.unwrap_or_else(Utc::now);
-    let id: i64 = diesel::insert_into(rating_decisions::table)
-        .values((
-            rating_decisions::decided_at.eq(decided_at),
-            rating_decisions::tournament_id.eq(t.id),
-            rating_decisions::pool_id.eq(pool_id),
-            rating_decisions::rating_status.eq(status),
-            rating_decisions::reason.eq(reason),
-            rating_decisions::announced_at.eq(announced_at),
-            rating_decisions::decided_by.eq(by),
-        ))
-        .returning(rating_decisions::id)
-        .get_result(conn)?;
+    let decided_at = t.rating_decided_at.unwrap_or(now);
+    let id = stored::record_status(
+        conn,
+        StatusDecision {
+            tournament: TournamentId(t.id),
+            pool: PoolId(pool_id),
+            status,
+            reason,
+            announced_at,
+            by: UserId(by),
+            at: decided_at,
+        },
+    )?;
     // The pool's webhooks get the same payload as the tournament's feed.
     let changed = crate::domain::events::RatingStatusChangedPayload {
         tournament_id: t.id,
@@ -209,15 +211,9 @@ fn record(
     } else {
         "rating_decided"
     };
-    diesel::insert_into(pool_events::table)
-        .values((
-            pool_events::pool_id.eq(pool_id),
-            pool_events::kind.eq(kind),
-            pool_events::payload.eq(payload),
-        ))
-        .execute(conn)?;
+    stored::record_pool_event(conn, PoolId(pool_id), kind, payload)?;
     Ok(RatingDecisionOut {
-        id,
+        id: id.0,
         tournament_id: t.id,
         pool_id,
         rating_status: status,
@@ -233,12 +229,14 @@ fn record(
 }
 
 /// After a tournament was stored with a new pool link (created with one, or moved): records the
-/// request (its status was decided by [`request_status`] and stored on the row).
+/// request (its status was decided by [`request_status`] and stored on the row; `now` stamps it
+/// when the row holds no decision time).
 pub fn request_recorded(
     conn: &mut PgConnection,
     caller: &Caller,
     t: &Tournament,
     pool: &RatingPoolRow,
+    now: DateTime<Utc>,
 ) -> Result<(), ApiError> {
     let status = t.rating_status.ok_or_else(|| {
         ApiError::Internal(format!("tournament {}: a pool without a status", t.id))
@@ -251,31 +249,33 @@ pub fn request_recorded(
         automatic_reason(pool, status).as_deref(),
         None,
         caller.user_id,
+        now,
     )?;
     Ok(())
 }
 
-/// Stores the tournament's new rating status (a new version of the tournament).
+/// Stores the tournament's new rating status (a new version of the tournament), decided `now`.
 fn store_status(
     conn: &mut PgConnection,
     t: &Tournament,
     status: RatingStatus,
     reason: Option<&str>,
     announced_at: Option<DateTime<Utc>>,
-    by: i64,
+    (by, now): (i64, DateTime<Utc>),
 ) -> Result<Tournament, ApiError> {
-    Ok(diesel::update(tournaments::table.find(t.id))
-        .set((
-            tournaments::rating_status.eq(status),
-            tournaments::rating_reason.eq(reason),
-            tournaments::rating_decided_by.eq(by),
-            tournaments::rating_decided_at.eq(Utc::now()),
-            tournaments::announced_at.eq(announced_at.or(t.announced_at)),
-            tournaments::updated_at.eq(Utc::now()),
-            tournaments::version.eq(t.version + 1),
-        ))
-        .returning(Tournament::as_returning())
-        .get_result(conn)?)
+    let next = NewRatingStatus {
+        status,
+        reason,
+        announced_at: announced_at.or(t.announced_at),
+        by: UserId(by),
+        at: now,
+    };
+    Ok(stored::set_rating_status(
+        conn,
+        TournamentId(t.id),
+        t.version + 1,
+        next,
+    )?)
 }
 
 /// The organiser asks again to be rated after a refusal or a withdrawal (409 while a request is
@@ -284,6 +284,7 @@ pub fn ask_again(
     conn: &mut PgConnection,
     caller: &Caller,
     tournament_id: i64,
+    now: DateTime<Utc>,
 ) -> Result<RatingDecisionOut, ApiError> {
     conn.transaction(|conn| {
         let t = lock_tournament(conn, tournament_id)?;
@@ -297,7 +298,8 @@ pub fn ask_again(
         let pool = super::load_pool(conn, pool_id)?;
         let status = request_status(conn, caller, &pool, t.rating_status)?;
         let reason = automatic_reason(&pool, status);
-        let t = store_status(conn, &t, status, reason.as_deref(), None, caller.user_id)?;
+        let by = (caller.user_id, now);
+        let t = store_status(conn, &t, status, reason.as_deref(), None, by)?;
         let out = record(
             conn,
             &t,
@@ -306,6 +308,7 @@ pub fn ask_again(
             reason.as_deref(),
             None,
             caller.user_id,
+            now,
         )?;
         if status.feeds() {
             super::results_changed(conn, tournament_id)?;
@@ -323,6 +326,7 @@ pub fn decide(
     pool_id: PoolId,
     tournament_id: TournamentId,
     input: DecideRating,
+    now: DateTime<Utc>,
 ) -> Result<RatingDecisionOut, ApiError> {
     let (pool_id, tournament_id) = (pool_id.0, tournament_id.0);
     let mut check = Check::new();
@@ -339,7 +343,7 @@ pub fn decide(
     if let Some(at) = input.announced_at {
         if input.decision != Decision::Accept {
             check.fail("announced_at", "is recorded only when accepting");
-        } else if at > Utc::now() {
+        } else if at > now {
             check.fail("announced_at", "must not be in the future");
         }
         if reason.is_none() {
@@ -380,7 +384,7 @@ pub fn decide(
             next,
             reason.as_deref(),
             input.announced_at,
-            caller.user_id,
+            (caller.user_id, now),
         )?;
         let out = record(
             conn,
@@ -390,6 +394,7 @@ pub fn decide(
             reason.as_deref(),
             input.announced_at,
             caller.user_id,
+            now,
         )?;
         match input.decision {
             // Its games (and, in a league, its bonus) enter the list where they were played.
@@ -407,41 +412,22 @@ pub fn decide(
     })
 }
 
-fn decision_out(
-    (
-        (id, tournament_id, pool_id, rating_status, reason, announced_at, decided_by, decided_at),
-        (kind, field, old_value, new_value),
-    ): DecisionRow,
-) -> RatingDecisionOut {
+fn decision_out(r: DecisionRow) -> RatingDecisionOut {
     RatingDecisionOut {
-        id,
-        tournament_id,
-        pool_id,
-        rating_status,
-        reason,
-        announced_at,
-        decided_by,
-        decided_at,
-        kind,
-        field,
-        old_value,
-        new_value,
+        id: r.id.0,
+        tournament_id: r.tournament_id.0,
+        pool_id: r.pool_id.0,
+        rating_status: r.rating_status,
+        reason: r.reason,
+        announced_at: r.announced_at,
+        decided_by: r.decided_by.0,
+        decided_at: r.decided_at,
+        kind: r.kind.as_str().to_string(),
+        field: r.field,
+        old_value: r.old_value,
+        new_value: r.new_value,
     }
 }
-
-type DecisionRow = (
-    (
-        i64,
-        i64,
-        i64,
-        RatingStatus,
-        Option<String>,
-        Option<DateTime<Utc>>,
-        i64,
-        DateTime<Utc>,
-    ),
-    (String, Option<String>, Option<String>, Option<String>),
-);
 
 /// A tournament's requests and decisions, oldest first (whoever may see the tournament).
 pub fn tournament_decisions(
@@ -452,31 +438,9 @@ pub fn tournament_decisions(
 ) -> Result<Page<RatingDecisionOut>, ApiError> {
     let (limit, offset) = page.resolve()?;
     load_visible(conn, caller, tournament_id)?;
-    let q = || rating_decisions::table.filter(rating_decisions::tournament_id.eq(tournament_id));
-    let total = q().count().get_result(conn)?;
-    let rows: Vec<DecisionRow> = q()
-        .order(rating_decisions::id)
-        .limit(limit)
-        .offset(offset)
-        .select((
-            (
-                rating_decisions::id,
-                rating_decisions::tournament_id,
-                rating_decisions::pool_id,
-                rating_decisions::rating_status,
-                rating_decisions::reason,
-                rating_decisions::announced_at,
-                rating_decisions::decided_by,
-                rating_decisions::decided_at,
-            ),
-            (
-                rating_decisions::kind,
-                rating_decisions::field,
-                rating_decisions::old_value,
-                rating_decisions::new_value,
-            ),
-        ))
-        .load(conn)?;
+    let tid = TournamentId(tournament_id);
+    let total = stored::count_decisions(conn, tid)?;
+    let rows = stored::decisions(conn, tid, limit, offset)?;
     Ok(Page {
         items: rows.into_iter().map(decision_out).collect(),
         total,
@@ -514,58 +478,25 @@ pub fn pool_tournaments(
         &scope,
     )?;
     super::require_pool_keeper(conn, caller, pool_id)?;
-    let q = || {
-        let mut q = tournaments::table
-            .filter(tournaments::rating_pool_id.eq(pool_id))
-            .into_boxed();
-        if let Some(s) = status {
-            q = q.filter(tournaments::rating_status.eq(s));
+    let pool = PoolId(pool_id);
+    let (offset, first, from) = match start {
+        Start::Offset(o) => (o, true, PoolTournamentsStart::Offset(o)),
+        Start::After(PoolTournamentKey(at, id)) => {
+            (0, false, PoolTournamentsStart::After(at, TournamentId(id)))
         }
-        q
     };
-    let mut rows = q();
-    let (mut offset, mut first) = (0, false);
-    match start {
-        Start::Offset(o) => (offset, first) = (o, true),
-        // After a tournament never decided: the others never decided with a lower id, then
-        // every decided one.
-        Start::After(PoolTournamentKey(None, id)) => {
-            rows = rows.filter(
-                tournaments::rating_decided_at
-                    .is_null()
-                    .and(tournaments::id.lt(id))
-                    .or(tournaments::rating_decided_at.is_not_null()),
-            );
-        }
-        Start::After(PoolTournamentKey(Some(at), id)) => {
-            rows = rows.filter(
-                tournaments::rating_decided_at
-                    .lt(at)
-                    .or(tournaments::rating_decided_at
-                        .eq(at)
-                        .and(tournaments::id.lt(id))),
-            );
-        }
-    }
-    let rows: Vec<Tournament> = rows
-        .order((
-            tournaments::rating_decided_at.desc(),
-            tournaments::id.desc(),
-        ))
-        .limit(limit + 1)
-        .offset(offset)
-        .select(Tournament::as_select())
-        .load(conn)?;
+    let rows = stored::naming_pool_page(conn, pool, status, from, limit + 1)?;
     let page = keyset_page(
         rows,
         limit,
         (offset, first),
         || {
-            Ok(q()
-                .select(tournaments::id)
-                .limit(COUNT_CAP + 1)
-                .load::<i64>(conn)?
-                .len() as i64)
+            Ok(stored::count_naming_pool(
+                conn,
+                pool,
+                status,
+                COUNT_CAP + 1,
+            )?)
         },
         POOL_TOURNAMENTS,
         &scope,
@@ -582,38 +513,16 @@ fn pool_tournament_items(
     page: Page<Tournament>,
 ) -> Result<Page<PoolTournamentOut>, ApiError> {
     let rows = &page.items;
-    let ids: Vec<i64> = rows.iter().map(|t| t.id).collect();
-    let creators: Vec<(i64, String)> = users::table
-        .filter(users::id.eq_any(rows.iter().map(|t| t.created_by).collect::<Vec<_>>()))
-        .select((users::id, users::username))
-        .load(conn)?;
-    let players: Vec<(i64, i64, String)> = registrations::table
-        .inner_join(players::table)
-        .filter(registrations::tournament_id.eq_any(&ids))
-        .filter(registrations::status.eq(RegistrationStatus::Confirmed))
-        .order((registrations::tournament_id, players::id))
-        .select((registrations::tournament_id, players::id, players::name))
-        .load(conn)?;
-    let completed: Vec<(i64, i64)> = rounds::table
-        .filter(rounds::tournament_id.eq_any(&ids))
-        .filter(rounds::status.eq(RoundStatus::Completed))
-        .group_by(rounds::tournament_id)
-        .select((rounds::tournament_id, diesel::dsl::count_star()))
-        .load(conn)?;
-    let tables: Vec<(i64, i64, i32)> = results::table
-        .inner_join(rounds::table)
-        .filter(rounds::tournament_id.eq_any(&ids))
-        .select((
-            rounds::tournament_id,
-            results::round_id,
-            results::table_number,
-        ))
-        .distinct()
-        .load(conn)?;
+    let ids: Vec<TournamentId> = rows.iter().map(|t| TournamentId(t.id)).collect();
+    let creators: Vec<UserId> = rows.iter().map(|t| UserId(t.created_by)).collect();
+    let creators = stored::usernames(conn, &creators)?;
+    let players = stored::confirmed_players(conn, &ids)?;
+    let completed = stored::completed_rounds(conn, &ids)?;
+    let tables = stored::tables_with_results(conn, &ids)?;
     page.try_map(|t| {
         let username = creators
             .iter()
-            .find(|c| c.0 == t.created_by)
+            .find(|c| c.0 .0 == t.created_by)
             .map(|c| c.1.clone())
             .unwrap_or_default();
         Ok(PoolTournamentOut {
@@ -628,14 +537,14 @@ fn pool_tournament_items(
             },
             players: players
                 .iter()
-                .filter(|p| p.0 == t.id)
+                .filter(|p| p.0 .0 == t.id)
                 .map(|p| PlayerRef {
-                    player_id: p.1,
+                    player_id: p.1 .0,
                     name: p.2.clone(),
                 })
                 .collect(),
-            completed_rounds: completed.iter().find(|c| c.0 == t.id).map_or(0, |c| c.1),
-            results: tables.iter().filter(|r| r.0 == t.id).count() as i64,
+            completed_rounds: completed.iter().find(|c| c.0 .0 == t.id).map_or(0, |c| c.1),
+            results: tables.iter().filter(|r| r.0 .0 == t.id).count() as i64,
             name: t.name,
             starts_on: t.starts_on,
             ends_on: t.ends_on,

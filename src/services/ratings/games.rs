@@ -1,11 +1,13 @@
 //! The pool's games: what each tournament's results feed into the pool, in time order.
 
 use super::*;
-use crate::db::schema::penalties;
-use crate::domain::rating::acceptance::RatingStatus;
-use crate::domain::scoring::penalty::{self, RecordedPenalty, TablePenalty};
+use diesel::PgConnection;
+
+use crate::db::ids::{PoolId, RoundId, TournamentId};
+use crate::db::ratings::games::{self as stored, RatedRound, RoundsOf};
+use crate::db::running::ResultRow;
+use crate::domain::scoring::penalty::{self, TablePenalty};
 use crate::domain::scoring::Preset;
-use crate::domain::status::RoundStatus;
 
 /// Where a game sits in the pool's time order: when its round was played, round id, table number.
 pub(super) type OrderKey = (DateTime<Utc>, i64, i32);
@@ -64,27 +66,6 @@ impl PoolGame {
     }
 }
 
-#[derive(Queryable)]
-pub(super) struct RoundRow {
-    pub(super) id: i64,
-    pub(super) tournament_id: i64,
-    pub(super) number: i32,
-    /// When the round was played (the pool's order).
-    pub(super) played_at: Option<DateTime<Utc>>,
-    pub(super) draw: serde_json::Value,
-    pub(super) ruleset: Preset,
-    pub(super) ruleset_overrides: serde_json::Value,
-}
-
-#[derive(Queryable)]
-pub(super) struct ResultRow {
-    pub(super) round_id: i64,
-    pub(super) table_number: i32,
-    pub(super) version: i32,
-    pub(super) seats: serde_json::Value,
-    pub(super) double_crash: bool,
-}
-
 pub(super) fn duel_outcome(win_share_first: Points) -> DuelOutcome {
     if win_share_first == Points::ONE {
         DuelOutcome::FirstWins
@@ -98,7 +79,7 @@ pub(super) fn duel_outcome(win_share_first: Points) -> DuelOutcome {
 /// The games of a table result under the tournament's ruleset (none for a bye).
 pub(super) fn table_game(
     ruleset: &Ruleset,
-    round: &RoundRow,
+    round: &RatedRound,
     played_at: DateTime<Utc>,
     r: &ResultRow,
     in_force: &[TablePenalty],
@@ -149,8 +130,8 @@ pub(super) fn table_game(
         )
     };
     Ok(Some(PoolGame {
-        key: (played_at, round.id, r.table_number),
-        tournament_id: round.tournament_id,
+        key: (played_at, round.id.0, r.table_number),
+        tournament_id: round.tournament_id.0,
         result_version: r.version,
         exclusion,
         result,
@@ -182,7 +163,7 @@ pub(super) struct TeamDraw {
 /// average. Table A seats home A1, away A1, home A2, away A2; table B seats away B1, home B1,
 /// away B2, home B2 (`domain::seating::team`).
 pub(super) fn team_games(
-    round: &RoundRow,
+    round: &RatedRound,
     played_at: DateTime<Utc>,
     tables: &BTreeMap<i32, &ResultRow>,
 ) -> Result<Vec<PoolGame>, ApiError> {
@@ -265,8 +246,8 @@ pub(super) fn team_games(
                 .collect()
         };
         out.push(PoolGame {
-            key: (played_at, round.id, m.table_a),
-            tournament_id: round.tournament_id,
+            key: (played_at, round.id.0, m.table_a),
+            tournament_id: round.tournament_id.0,
             // Versions only grow, so the sum changes with every correction of either table.
             result_version: ra.version + rb.version,
             exclusion: forfeit.then_some(Exclusion::Forfeit),
@@ -286,62 +267,21 @@ pub(super) fn load_games(
     only_tournament: Option<i64>,
     only_tables: Option<&BTreeSet<(i64, i32)>>,
 ) -> Result<Vec<PoolGame>, ApiError> {
-    let mut q = rounds::table
-        .inner_join(tournaments::table)
-        .filter(tournaments::rating_pool_id.eq(pool_id))
-        // Only tournaments a keeper accepted feed the pool (issue 26).
-        .filter(tournaments::rating_status.eq(RatingStatus::Accepted))
-        .filter(rounds::status.eq(RoundStatus::Completed))
-        .filter(rounds::played_at.is_not_null())
-        .select((
-            rounds::id,
-            rounds::tournament_id,
-            rounds::number,
-            rounds::played_at,
-            rounds::draw,
-            tournaments::ruleset,
-            tournaments::ruleset_overrides,
-        ))
-        .into_boxed();
-    if let Some((t, round_id, _)) = from {
-        // The rounds at or after the key's round in time order (played_at, round id): rounds
-        // played at the same instant (an event entered afterwards, every round held to its
-        // last evening) are not loaded again for a change in a later one.
-        q = q.filter(
-            rounds::played_at
-                .gt(t)
-                .or(rounds::played_at.eq(t).and(rounds::id.ge(round_id))),
-        );
-    }
-    if let Some(tid) = only_tournament {
-        q = q.filter(rounds::tournament_id.eq(tid));
-    }
-    if let Some(tables) = only_tables {
-        let rounds: BTreeSet<i64> = tables.iter().map(|t| t.0).collect();
-        q = q.filter(rounds::id.eq_any(rounds.into_iter().collect::<Vec<_>>()));
-    }
-    let round_rows: Vec<RoundRow> = q.load(conn)?;
+    let rounds: Option<Vec<RoundId>> = only_tables.map(|tables| {
+        let ids: BTreeSet<i64> = tables.iter().map(|t| t.0).collect();
+        ids.into_iter().map(RoundId).collect()
+    });
+    let only = RoundsOf {
+        from: from.map(|(t, round_id, _)| (t, RoundId(round_id))),
+        tournament: only_tournament.map(TournamentId),
+        rounds: rounds.as_deref(),
+    };
+    let round_rows = stored::rated_rounds(conn, PoolId(pool_id), only)?;
     if round_rows.is_empty() {
         return Ok(Vec::new());
     }
-    let ids: Vec<i64> = round_rows.iter().map(|r| r.id).collect();
-    let mut result_rows: Vec<ResultRow> = results::table
-        .filter(results::round_id.eq_any(&ids))
-        .distinct_on((results::round_id, results::table_number))
-        // All descending: the primary key read backwards, no sort.
-        .order((
-            results::round_id.desc(),
-            results::table_number.desc(),
-            results::version.desc(),
-        ))
-        .select((
-            results::round_id,
-            results::table_number,
-            results::version,
-            results::seats,
-            results::double_crash,
-        ))
-        .load(conn)?;
+    let ids: Vec<RoundId> = round_rows.iter().map(|r| r.id).collect();
+    let mut result_rows = stored::in_force(conn, &ids)?;
     if let Some(tables) = only_tables {
         result_rows.retain(|r| tables.contains(&(r.round_id, r.table_number)));
     }
@@ -359,7 +299,7 @@ pub(super) fn load_games(
         let Some(played_at) = round.played_at else {
             continue;
         };
-        let Some(tables) = by_round.get(&round.id) else {
+        let Some(tables) = by_round.get(&round.id.0) else {
             continue;
         };
         let cache_key = (round.ruleset, round.ruleset_overrides.to_string());
@@ -375,7 +315,7 @@ pub(super) fn load_games(
             games.extend(team_games(round, played_at, tables)?);
         } else {
             for r in tables.values() {
-                let at = (round.tournament_id, round.number, r.table_number);
+                let at = (round.tournament_id.0, round.number, r.table_number);
                 let here = in_force.get(&at).map(Vec::as_slice).unwrap_or_default();
                 if let Some(g) = table_game(ruleset, round, played_at, r, here)? {
                     games.push(g);
@@ -393,39 +333,25 @@ pub(super) fn load_games(
 /// Where a game was played: `(tournament, round number, table)`.
 type GameAt = (i64, i32, i32);
 
-/// A penalty row as read: `(tournament, player, kind, round, table, points)`.
-type PenaltyAt = (i64, i64, RecordedPenalty, Option<i32>, Option<i32>, i32);
-
 /// The point penalties and game losses in force on the games of `rounds`, by
 /// `(tournament, round number, table)`, in the order they were issued.
 fn penalties_in_force(
     conn: &mut PgConnection,
-    rounds: &[RoundRow],
+    rounds: &[RatedRound],
 ) -> Result<HashMap<GameAt, Vec<TablePenalty>>, ApiError> {
-    let tids: BTreeSet<i64> = rounds.iter().map(|r| r.tournament_id).collect();
-    let rows: Vec<PenaltyAt> = penalties::table
-        .filter(penalties::tournament_id.eq_any(tids.into_iter().collect::<Vec<_>>()))
-        .filter(penalties::annulled_at.is_null())
-        .filter(penalties::kind.eq_any([RecordedPenalty::PointPenalty, RecordedPenalty::GameLoss]))
-        .order(penalties::id)
-        .select((
-            penalties::tournament_id,
-            penalties::player_id,
-            penalties::kind,
-            penalties::round_number,
-            penalties::table_number,
-            penalties::points,
-        ))
-        .load(conn)?;
+    let tids: BTreeSet<TournamentId> = rounds.iter().map(|r| r.tournament_id).collect();
+    let rows = stored::table_penalties(conn, &tids.into_iter().collect::<Vec<_>>())?;
     let mut out: HashMap<GameAt, Vec<TablePenalty>> = HashMap::new();
-    for (tid, player, kind, round, table, points) in rows {
-        let (Some(round), Some(table)) = (round, table) else {
+    for row in rows {
+        let (Some(round), Some(table)) = (row.round_number, row.table_number) else {
             continue;
         };
-        let Some(p) = kind.on_table(PlayerId(player), i64::from(points)) else {
+        let Some(p) = row.kind.on_table(row.player_id, i64::from(row.points)) else {
             continue;
         };
-        out.entry((tid, round, table)).or_default().push(p);
+        out.entry((row.tournament_id.0, round, table))
+            .or_default()
+            .push(p);
     }
     Ok(out)
 }

@@ -9,14 +9,14 @@
 //! Readings: `docs/decisions/pool-keepers.md`.
 
 use chrono::{DateTime, NaiveDate, Utc};
-use diesel::prelude::*;
-use diesel::PgConnection;
+use diesel::{Connection, PgConnection};
 
 use crate::auth::Caller;
+use crate::db::ids::{PoolId, TournamentId, UserId};
 use crate::db::models::Tournament;
+use crate::db::ratings::acceptance::{self as stored, TimeDecision};
 use crate::db::running::RoundRow;
-use crate::db::schema::rating_decisions;
-use crate::domain::rating::acceptance::RatingStatus;
+use crate::domain::rating::acceptance::{DecisionKind, RatingStatus};
 use crate::domain::status::RoundStatus;
 use crate::error::ApiError;
 
@@ -97,7 +97,9 @@ pub fn time_refusal(changes: &[TimeChange], pool_id: i64) -> ApiError {
 }
 
 /// Keeps changes of time in the tournament's rating decisions (its status unchanged), inside
-/// the caller's transaction: `time_changed` when made, `time_change_refused` when refused.
+/// the caller's transaction: `time_changed` when made, `time_change_refused` when refused,
+/// stamped `now`.
+#[allow(clippy::too_many_arguments)]
 pub fn record_time_changes(
     conn: &mut PgConnection,
     caller: &Caller,
@@ -106,39 +108,42 @@ pub fn record_time_changes(
     changes: &[TimeChange],
     refused: bool,
     why: &str,
+    now: DateTime<Utc>,
 ) -> Result<(), ApiError> {
-    let now = Utc::now();
+    let kind = if refused {
+        DecisionKind::TimeChangeRefused
+    } else {
+        DecisionKind::TimeChanged
+    };
     for c in changes {
-        diesel::insert_into(rating_decisions::table)
-            .values((
-                rating_decisions::tournament_id.eq(tournament_id),
-                rating_decisions::pool_id.eq(pool_id),
-                rating_decisions::rating_status.eq(RatingStatus::Accepted),
-                rating_decisions::reason.eq(format!("{} of {}: {why}", c.field, c.of)),
-                rating_decisions::decided_by.eq(caller.user_id),
-                rating_decisions::decided_at.eq(now),
-                rating_decisions::kind.eq(if refused {
-                    "time_change_refused"
-                } else {
-                    "time_changed"
-                }),
-                rating_decisions::field.eq(c.field),
-                rating_decisions::old_value.eq(&c.old_value),
-                rating_decisions::new_value.eq(&c.new_value),
-            ))
-            .execute(conn)?;
+        let reason = format!("{} of {}: {why}", c.field, c.of);
+        stored::record_time_change(
+            conn,
+            TimeDecision {
+                tournament: TournamentId(tournament_id),
+                pool: PoolId(pool_id),
+                reason: &reason,
+                by: UserId(caller.user_id),
+                at: now,
+                kind,
+                field: c.field,
+                old_value: &c.old_value,
+                new_value: &c.new_value,
+            },
+        )?;
     }
     Ok(())
 }
 
 /// After a refused change rolled back: keeps the attempt in the tournament's rating decisions,
-/// in a transaction of its own.
+/// in a transaction of its own, stamped `now`.
 pub fn record_refused_attempt(
     conn: &mut PgConnection,
     caller: &Caller,
     tournament_id: i64,
     pool_id: i64,
     changes: &[TimeChange],
+    now: DateTime<Utc>,
 ) -> Result<(), ApiError> {
     conn.transaction(|conn| {
         record_time_changes(
@@ -149,6 +154,7 @@ pub fn record_refused_attempt(
             changes,
             true,
             "refused: only a keeper of the pool moves an accepted tournament in time",
+            now,
         )
     })
 }

@@ -5,7 +5,8 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use crate::db::schema::{players, rating_changes, rating_pools, rounds, tournaments};
+use crate::db::ids::PoolId;
+use crate::db::ratings::history::{self as stored, HistoryStart, PlayerChangeRow};
 use crate::error::ApiError;
 use crate::services::validate::{keyset_page, keyset_start, Check, Page, Start, COUNT_CAP};
 use diesel::PgConnection;
@@ -85,42 +86,25 @@ pub struct RatingChangeOut {
     pub delta: f64,
 }
 
-/// A row of a player's history as read: pool, pool name, kind, tournament, its name, round,
-/// its number, table, result version, rated at, (before, after, delta), sequence.
-type ChangeRow = (
-    i64,
-    String,
-    ChangeKind,
-    i64,
-    Option<String>,
-    i64,
-    Option<i32>,
-    i32,
-    i32,
-    DateTime<Utc>,
-    (f64, f64, f64),
-    i64,
-);
-
 /// A change as answered: an import has no game, a game no import.
-fn change_out(r: ChangeRow) -> RatingChangeOut {
-    let imported = r.2 == ChangeKind::Import;
+fn change_out(r: PlayerChangeRow) -> RatingChangeOut {
+    let imported = r.kind == ChangeKind::Import;
     let game = |v| (!imported).then_some(v);
     RatingChangeOut {
-        pool_id: r.0,
-        pool_name: r.1,
-        kind: ChangeKindOut::from(r.2),
-        tournament_id: game(r.3),
-        tournament_name: r.4.filter(|_| !imported),
-        round_id: game(r.5),
-        round_number: r.6.filter(|_| !imported),
-        table_number: (!imported).then_some(r.7),
-        result_version: (!imported).then_some(r.8),
-        import_id: imported.then_some(i64::from(r.7)),
-        rated_at: r.9,
-        rating_before: round1(r.10 .0),
-        rating_after: round1(r.10 .1),
-        delta: round1(r.10 .2),
+        pool_id: r.pool_id.0,
+        pool_name: r.pool_name,
+        kind: ChangeKindOut::from(r.kind),
+        tournament_id: game(r.tournament_id),
+        tournament_name: r.tournament_name.filter(|_| !imported),
+        round_id: game(r.round_id),
+        round_number: r.round_number.filter(|_| !imported),
+        table_number: (!imported).then_some(r.table_number),
+        result_version: (!imported).then_some(r.result_version),
+        import_id: imported.then_some(i64::from(r.table_number)),
+        rated_at: r.rated_at,
+        rating_before: round1(r.rating_before),
+        rating_after: round1(r.rating_after),
+        delta: round1(r.delta),
     }
 }
 
@@ -144,85 +128,25 @@ pub fn player_ratings(
         "player-ratings",
         &scope,
     )?;
-    let (id, pool) = (id.0, query.pool);
-    let exists: bool =
-        diesel::select(diesel::dsl::exists(players::table.find(id))).get_result(conn)?;
-    if !exists {
-        return Err(ApiError::NotFound(format!("no player {id}")));
+    let pool = query.pool.map(PoolId);
+    if !stored::player_exists(conn, id)? {
+        return Err(ApiError::NotFound(format!("no player {}", id.0)));
     }
-    let build = || {
-        let mut b = rating_changes::table
-            .inner_join(rating_pools::table)
-            .left_join(tournaments::table.on(tournaments::id.eq(rating_changes::tournament_id)))
-            .left_join(rounds::table.on(rounds::id.eq(rating_changes::round_id)))
-            .filter(rating_changes::player_id.eq(id))
-            .into_boxed();
-        if let Some(p) = pool {
-            b = b.filter(rating_changes::pool_id.eq(p));
-        }
-        b
-    };
-    let mut query = build();
-    let (mut offset, mut first) = (0, false);
-    match start {
-        Start::Offset(o) => (offset, first) = (o, true),
+    let (offset, first, from) = match start {
+        Start::Offset(o) => (o, true, HistoryStart::Offset(o)),
         Start::After(ChangeKey(at, pool_id, sequence)) => {
-            use diesel::dsl::sql;
-            use diesel::sql_types::{BigInt, Bool, Timestamptz};
-            query = query.filter(
-                sql::<Bool>(
-                    "(rating_changes.rated_at, rating_changes.pool_id, rating_changes.sequence) > (",
-                )
-                .bind::<Timestamptz, _>(at)
-                .sql(", ")
-                .bind::<BigInt, _>(pool_id)
-                .sql(", ")
-                .bind::<BigInt, _>(sequence)
-                .sql(")"),
-            );
+            (0, false, HistoryStart::After(at, PoolId(pool_id), sequence))
         }
-    }
-    let rows: Vec<ChangeRow> = query
-        .order((
-            rating_changes::rated_at,
-            rating_changes::pool_id,
-            rating_changes::sequence,
-        ))
-        .limit(limit + 1)
-        .offset(offset)
-        .select((
-            rating_changes::pool_id,
-            rating_pools::name,
-            rating_changes::kind,
-            rating_changes::tournament_id,
-            tournaments::name.nullable(),
-            rating_changes::round_id,
-            rounds::number.nullable(),
-            rating_changes::table_number,
-            rating_changes::result_version,
-            rating_changes::rated_at,
-            (
-                rating_changes::rating_before,
-                rating_changes::rating_after,
-                rating_changes::delta,
-            ),
-            rating_changes::sequence,
-        ))
-        .load(conn)?;
+    };
+    let rows = stored::page(conn, id, pool, from, limit + 1)?;
     keyset_page(
         rows,
         limit,
         (offset, first),
-        || {
-            Ok(build()
-                .select(rating_changes::sequence)
-                .limit(COUNT_CAP + 1)
-                .load::<i64>(conn)?
-                .len() as i64)
-        },
+        || Ok(stored::count(conn, id, pool, COUNT_CAP + 1)?),
         "player-ratings",
         &scope,
-        |r| ChangeKey(r.9, r.0, r.11),
+        |r| ChangeKey(r.rated_at, r.pool_id.0, r.sequence),
         |r| Ok(change_out(r)),
     )
 }

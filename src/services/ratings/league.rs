@@ -1,25 +1,24 @@
 //! The league and the national-rank bonus: which tournaments count and who took part.
 
 use super::*;
+use diesel::PgConnection;
+
+use crate::db::ids::{PoolId, TournamentId};
+use crate::db::models::RatingPoolRow;
+use crate::db::ratings::{changes, league};
 
 /// The league facts of every tournament that feeds the pool (accepted by a keeper), by id.
 pub fn tournament_facts(
     conn: &mut PgConnection,
     pool_id: i64,
 ) -> Result<Vec<TournamentFacts>, ApiError> {
-    use crate::domain::rating::acceptance::RatingStatus;
-    Ok(tournaments::table
-        .filter(tournaments::rating_pool_id.eq(pool_id))
-        .filter(tournaments::rating_status.eq(RatingStatus::Accepted))
-        .order(tournaments::id)
-        .select((
-            tournaments::id,
-            tournaments::created_by,
-            tournaments::starts_on,
-            tournaments::announced_at,
-            tournaments::national_rank,
-        ))
-        .load(conn)?)
+    Ok(league::accepted_tournaments(conn, PoolId(pool_id))?
+        .into_iter()
+        .map(|f| {
+            let (id, organiser) = (f.id.0, f.created_by.0);
+            (id, organiser, f.starts_on, f.announced_at, f.national_rank)
+        })
+        .collect())
 }
 
 /// The league's decision on every tournament of a league pool (which count, which hold the
@@ -93,28 +92,12 @@ pub(super) fn logged_participation(
     before_sequence: Option<i64>,
     except_tournament: Option<i64>,
 ) -> Result<Participation, ApiError> {
-    use rating_changes::dsl as rc;
-    let mut q = rc::rating_changes
-        .filter(rc::pool_id.eq(pool_id))
-        .filter(rc::kind.eq(ChangeKind::Game))
-        .select((
-            rc::tournament_id,
-            rc::player_id,
-            rc::rated_at,
-            rc::round_id,
-            rc::table_number,
-        ))
-        .into_boxed();
-    if let Some(seq) = before_sequence {
-        q = q.filter(rc::sequence.lt(seq));
-    }
-    if let Some(t) = except_tournament {
-        q = q.filter(rc::tournament_id.ne(t));
-    }
-    let rows: Vec<(i64, i64, DateTime<Utc>, i64, i32)> = q.load(conn)?;
+    let except = except_tournament.map(TournamentId);
+    let rows = changes::games(conn, PoolId(pool_id), before_sequence, except)?;
     let mut out = Participation::new();
-    for (t, p, at, r, n) in rows {
-        add_participation(&mut out, t, (at, r, n), &[p]);
+    for g in rows {
+        let key = (g.rated_at, g.round_id.0, g.table_number);
+        add_participation(&mut out, g.tournament_id.0, key, &[g.player_id.0]);
     }
     Ok(out)
 }
@@ -160,8 +143,3 @@ pub(super) fn bonus_games(
     out.sort_by_key(|g| g.key);
     Ok(out)
 }
-
-// --- recompute ---------------------------------------------------------------------------------
-
-/// A log row as loaded: `(sequence, player, kind, rated_at, before, after, delta, games)`.
-pub type LogRow = (i64, i64, ChangeKind, DateTime<Utc>, f64, f64, f64, i32);

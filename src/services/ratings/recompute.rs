@@ -1,6 +1,11 @@
 //! Recomputing a pool from a point in its time order: replay, and write only the log rows that changed.
 
 use super::*;
+use diesel::PgConnection;
+
+use crate::db::ids::PoolId;
+use crate::db::models::{RatingChangeRow, RatingPoolRow};
+use crate::db::ratings::changes;
 
 /// The identity of a rated game as the log stores it.
 pub(super) type StoredGame = (OrderKey, i32);
@@ -15,38 +20,26 @@ pub(super) fn recompute_from(
     from: Option<OrderKey>,
 ) -> Result<RecomputeSummary, ApiError> {
     let pool_id = pool.id;
-    use rating_changes::dsl as rc;
     let first_seq: Option<i64> = match from {
         None => Some(0),
         Some(from) => first_sequence_at(conn, pool_id, from)?,
     };
     let first_seq = match first_seq {
         Some(s) => s,
-        None => {
-            let max: Option<i64> = rc::rating_changes
-                .filter(rc::pool_id.eq(pool_id))
-                .select(diesel::dsl::max(rc::sequence))
-                .first(conn)?;
-            max.map_or(0, |m| m + 1)
-        }
+        None => changes::last_sequence(conn, PoolId(pool_id))?.map_or(0, |m| m + 1),
     };
     // The log from there on is replaced. A full rebuild deletes it all; an incremental
     // recompute reads it, because it says what the state before it was (each player's first
     // `rating_before` there, and how many of their rows were games) and because most of it is
     // usually written again unchanged (see `write_difference`).
     let old: Vec<RatingChangeRow> = if from.is_none() {
-        let deleted =
-            diesel::delete(rc::rating_changes.filter(rc::pool_id.eq(pool_id))).execute(conn)?;
+        let deleted = changes::delete_all(conn, PoolId(pool_id))?;
         if deleted > 0 {
             log_rewritten(conn, pool_id, 0)?;
         }
         Vec::new()
     } else {
-        rc::rating_changes
-            .filter(rc::pool_id.eq(pool_id))
-            .filter(rc::sequence.ge(first_seq))
-            .select(RatingChangeRow::as_select())
-            .load(conn)?
+        changes::from_sequence(conn, PoolId(pool_id), first_seq)?
     };
     let replaced: Vec<DeletedRow> = old
         .iter()
@@ -80,15 +73,11 @@ pub(super) fn recompute_from(
         .map_err(|e| ApiError::Internal(format!("rating pool {pool_id}: {e}")))?;
     let rows = log_rows(pool_id, first_seq, &games, &changes, &dir);
     if from.is_none() {
-        if !rows.is_empty() {
-            diesel::copy_from(rating_changes::table)
-                .from_insertable(&rows)
-                .execute(conn)?;
-        }
+        changes::insert(conn, &rows)?;
         replace_standings(conn, pool_id, &rows)?;
         // The whole log of the pool was rewritten: fresh statistics, so the next feeds plan
         // with them instead of waiting for autovacuum (ANALYZE sees this transaction's rows).
-        diesel::sql_query("ANALYZE rating_changes, rating_standings").execute(conn)?;
+        changes::analyze(conn)?;
     } else {
         if let Some(rewritten) = write_difference(conn, pool_id, first_seq, &old, &before, &rows)? {
             log_rewritten(conn, pool_id, rewritten)?;
@@ -238,7 +227,6 @@ pub(super) fn write_difference(
     before: &HashMap<i64, (f64, i64)>,
     rows: &[RatingChangeRow],
 ) -> Result<Option<i64>, ApiError> {
-    use diesel::sql_types::{Array, Int8};
     let old_by: HashMap<(i64, i64), &RatingChangeRow> =
         old.iter().map(|r| ((r.sequence, r.player_id), r)).collect();
     let new_by: HashMap<(i64, i64), &RatingChangeRow> = rows
@@ -256,22 +244,10 @@ pub(super) fn write_difference(
         .collect();
     if !gone.is_empty() {
         let sequences: Vec<i64> = gone.iter().map(|r| r.sequence).collect();
-        let players: Vec<i64> = gone.iter().map(|r| r.player_id).collect();
-        diesel::sql_query(
-            "DELETE FROM rating_changes
-             WHERE pool_id = $1
-               AND (sequence, player_id) IN (SELECT * FROM unnest($2::int8[], $3::int8[]))",
-        )
-        .bind::<Int8, _>(pool_id)
-        .bind::<Array<Int8>, _>(&sequences)
-        .bind::<Array<Int8>, _>(&players)
-        .execute(conn)?;
+        let players: Vec<PlayerId> = gone.iter().map(|r| PlayerId(r.player_id)).collect();
+        changes::delete_rows(conn, PoolId(pool_id), &sequences, &players)?;
     }
-    if !fresh.is_empty() {
-        diesel::copy_from(rating_changes::table)
-            .from_insertable(&fresh)
-            .execute(conn)?;
-    }
+    changes::insert(conn, &fresh)?;
     // The touched players' standings: all of their rows from `first_seq` on, old and new.
     let touched: BTreeSet<i64> = gone
         .iter()
@@ -298,13 +274,7 @@ pub(super) fn write_difference(
 /// replaced or removed), for the keepers who mirror it (`log_rewrites`, `log_rewritten_from`
 /// in `GET /rating-pools/{id}/changes`); in the caller's transaction.
 fn log_rewritten(conn: &mut PgConnection, pool_id: i64, sequence: i64) -> Result<(), ApiError> {
-    diesel::update(rating_pools::table.find(pool_id))
-        .set((
-            rating_pools::log_rewrites.eq(rating_pools::log_rewrites + 1),
-            rating_pools::log_rewritten_from.eq(sequence),
-        ))
-        .execute(conn)?;
-    Ok(())
+    Ok(changes::mark_rewritten(conn, PoolId(pool_id), sequence)?)
 }
 
 /// The first sequence of the pool's log whose order key is at or after `from` (`None`: every
@@ -316,11 +286,7 @@ pub(super) fn first_sequence_at(
     pool_id: i64,
     from: OrderKey,
 ) -> Result<Option<i64>, ApiError> {
-    use rating_changes::dsl as rc;
-    let max: Option<i64> = rc::rating_changes
-        .filter(rc::pool_id.eq(pool_id))
-        .select(diesel::dsl::max(rc::sequence))
-        .first(conn)?;
+    let max = changes::last_sequence(conn, PoolId(pool_id))?;
     let Some(max) = max else {
         return Ok(None);
     };
@@ -328,12 +294,8 @@ pub(super) fn first_sequence_at(
     let (mut lo, mut hi) = (0i64, max + 1);
     while lo < hi {
         let mid = lo + (hi - lo) / 2;
-        let key: Option<OrderKey> = rc::rating_changes
-            .filter(rc::pool_id.eq(pool_id))
-            .filter(rc::sequence.eq(mid))
-            .select((rc::rated_at, rc::round_id, rc::table_number))
-            .first(conn)
-            .optional()?;
+        let key: Option<OrderKey> = changes::key_at(conn, PoolId(pool_id), mid)?
+            .map(|(at, round, table)| (at, round.0, table));
         match key {
             Some(k) if k >= from => hi = mid,
             Some(_) => lo = mid + 1,

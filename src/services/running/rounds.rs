@@ -514,7 +514,9 @@ pub fn update_round(
     let out = change_round(conn, caller, tid, number, input, now, &mut refused);
     if let Some((pool_id, change)) = refused {
         let changes = [change];
-        crate::services::ratings::record_refused_attempt(conn, caller, tid, pool_id, &changes)?;
+        crate::services::ratings::record_refused_attempt(
+            conn, caller, tid, pool_id, &changes, now,
+        )?;
     }
     out
 }
@@ -548,7 +550,7 @@ fn change_round(
             crate::services::ratings::held_round_time(conn, caller, &t, &round, next, refused)?
         {
             use crate::services::ratings::record_time_changes;
-            record_time_changes(conn, caller, tid, pool_id, &[change], false, why)?;
+            record_time_changes(conn, caller, tid, pool_id, &[change], false, why, now)?;
         }
         let row = db_rounds::set_played_at(conn, RoundId(round.id), played_at, stated.is_some())?;
         if row.status == RoundStatus::Completed && row.played_at != round.played_at {

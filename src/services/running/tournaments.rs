@@ -399,7 +399,7 @@ pub fn create_tournament(
             .returning(Tournament::as_returning())
             .get_result(conn)?;
         if let Some(p) = &pool {
-            crate::services::ratings::request_recorded(conn, caller, &t, p)?;
+            crate::services::ratings::request_recorded(conn, caller, &t, p, Utc::now())?;
         }
         diesel::insert_into(tournament_staff::table)
             .values((
@@ -432,7 +432,14 @@ pub fn update_tournament(
     let mut refused: RefusedTimes = None;
     let out = change_tournament(conn, caller, id, expected, input, &mut refused);
     if let Some((pool_id, changes)) = refused {
-        crate::services::ratings::record_refused_attempt(conn, caller, id, pool_id, &changes)?;
+        crate::services::ratings::record_refused_attempt(
+            conn,
+            caller,
+            id,
+            pool_id,
+            &changes,
+            Utc::now(),
+        )?;
     }
     out
 }
@@ -553,7 +560,7 @@ fn change_tournament(
             ApiError::PreconditionFailed("the tournament changed meanwhile; read it again".into())
         })?;
         if let Some(p) = &new_pool {
-            crate::services::ratings::request_recorded(conn, caller, &updated, p)?;
+            crate::services::ratings::request_recorded(conn, caller, &updated, p, Utc::now())?;
         }
         ratings_after_update(conn, caller, (&current, &updated), held)?;
         Ok(updated)
@@ -620,7 +627,14 @@ fn ratings_after_update(
     // A change of time of an accepted tournament is kept in its rating decisions (issue 37).
     if let Some((pool_id, changes, why)) = held {
         crate::services::ratings::record_time_changes(
-            conn, caller, id, pool_id, &changes, false, why,
+            conn,
+            caller,
+            id,
+            pool_id,
+            &changes,
+            false,
+            why,
+            Utc::now(),
         )?;
     }
     let rating_pool_id = updated.rating_pool_id;
