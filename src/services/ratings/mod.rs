@@ -26,7 +26,7 @@ use diesel::PgConnection;
 use serde::{Deserialize, Serialize};
 
 use crate::db;
-use crate::db::models::{RatingChangeRow, RatingPoolRow};
+use crate::db::models::RatingPoolRow;
 use crate::domain::ids::{PlayerId, PoolId};
 use crate::domain::rating::{
     league_tournaments, replay, ChangeKind, DuelOutcome, Exclusion, GameResult, ImportedRating,
@@ -36,16 +36,6 @@ use crate::domain::rating::{
 use crate::domain::scoring::team::{compare_match, MatchOutcome, MemberResult, TeamResult};
 use crate::domain::scoring::{score_table, Format, Points, Ruleset, SeatResult, TableResult};
 use crate::error::ApiError;
-
-// The storage the other files of this module (games, recompute, standings, league, history,
-// acceptance, held times) still read through `use super::*`; none of the functions here use
-// it. Remove these lines once those files are storage-free (issue 39).
-#[allow(unused_imports)]
-use crate::db::schema::{
-    rating_changes, rating_pools, rating_standings, results, rounds, tournaments,
-};
-#[allow(unused_imports)]
-use diesel::prelude::*;
 
 mod acceptance;
 mod held_times;
