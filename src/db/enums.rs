@@ -19,6 +19,9 @@ use diesel::serialize::{self, Output, ToSql};
 use diesel::sql_types::{Nullable, Text};
 
 use crate::domain::accounts::{ClaimStatus, Language, TokenPurpose};
+use crate::domain::case_sets::{
+    CaseOutcome, CaseStep, CaseSubject, PanelReason, PartyRole, Verdict,
+};
 use crate::domain::cases::{CaseKind, PanelMode, Seat};
 use crate::domain::colours::Colour;
 use crate::domain::rating::acceptance::RatingStatus;
@@ -115,6 +118,12 @@ stored_as_text! {
     Language => "language",
     TokenPurpose => "token purpose",
     ClaimStatus => "claim status",
+    CaseSubject => "case subject",
+    PartyRole => "party role",
+    Verdict => "vote",
+    CaseOutcome => "case outcome",
+    PanelReason => "panel rule",
+    CaseStep => "case step",
 }
 
 #[cfg(test)]

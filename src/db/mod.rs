@@ -3,17 +3,22 @@
 
 pub mod accounts;
 pub mod cases;
+pub mod claims;
 pub mod embedded;
 pub mod enums;
 pub mod events;
 pub mod ids;
+pub mod invitations;
 pub mod models;
 pub mod personal_data;
 pub mod player_links;
+pub mod players;
 pub mod registrations;
 pub mod rounds;
 pub mod running;
 pub mod schema;
+pub mod staff;
+pub mod tournaments;
 
 use diesel::pg::PgConnection;
 use diesel::r2d2::{ConnectionManager, Pool, PooledConnection};

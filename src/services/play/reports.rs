@@ -401,6 +401,8 @@ pub fn dispute(
                 }),
                 complainant_player_id: None,
             },
+            // The dispute's own clock once it takes one (st-rounds passes `now` here).
+            chrono::Utc::now(),
         )?;
         diesel::update(result_reports::table.find(row.0))
             .set((
