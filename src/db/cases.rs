@@ -410,3 +410,28 @@ pub fn appeals_in(conn: &mut PgConnection, t: TournamentId) -> Result<Appeals, A
         .first(conn)?;
     appeals_under(t.0, preset, &overrides)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Stored overrides that do not parse are an error naming the tournament, never the
+    /// default appeals (issue 39); none stored keeps the preset's.
+    #[test]
+    fn appeals_of_bad_overrides_are_an_error_naming_the_tournament() {
+        let err = appeals_under(
+            7,
+            Preset::AgricolaNorway,
+            &serde_json::json!({"no_such": 1}),
+        )
+        .unwrap_err();
+        assert!(
+            matches!(&err, ApiError::Internal(m) if m.starts_with("tournament 7: stored ruleset")),
+            "{err:?}"
+        );
+        assert_eq!(
+            appeals_under(7, Preset::AgricolaNorway, &serde_json::json!({})).unwrap(),
+            Appeals::Committee
+        );
+    }
+}

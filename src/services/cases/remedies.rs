@@ -101,7 +101,8 @@ pub(super) fn apply_remedy(
     })
 }
 
-/// Decides a case: applies the remedies, stores the outcome, logs it and tells the live feed.
+/// Decides a case by `by` at `now`: applies the remedies, stores the outcome, logs it and
+/// tells the live feed.
 pub(super) fn decide(
     conn: &mut PgConnection,
     t: &Tournament,
@@ -109,8 +110,7 @@ pub(super) fn decide(
     verdict: Verdict,
     ordered: Vec<Remedy>,
     reason: String,
-    by: i64,
-    now: DateTime<Utc>,
+    (by, now): (i64, DateTime<Utc>),
 ) -> Result<(), ApiError> {
     let remedies = match verdict {
         Verdict::Uphold => remedies_of(&case.requested_remedies)?,

@@ -27,7 +27,7 @@ pub fn decide_case(
                 "case {cid} is decided by the votes of its panel: POST /tournaments/{tid}/cases/{cid}/votes"
             )));
         }
-        decide(conn, &t, &case, input.verdict, remedies, reason, caller.user_id, now)?;
+        decide(conn, &t, &case, input.verdict, remedies, reason, (caller.user_id, now))?;
         render_for(conn, &t, &me, cid, now)
     })
 }
@@ -121,13 +121,13 @@ pub fn vote(
                     winner.vote.as_str(),
                     all.len()
                 );
-                decide(conn, &t, &case, verdict, ordered, why, caller.user_id, now)?;
+                decide(conn, &t, &case, verdict, ordered, why, (caller.user_id, now))?;
             }
             Tally::Deadlock => {
                 let why = format!(
                     "no majority among the {size} panel members: nothing changes, the case is dismissed"
                 );
-                decide(conn, &t, &case, Verdict::Dismiss, Vec::new(), why, caller.user_id, now)?;
+                decide(conn, &t, &case, Verdict::Dismiss, Vec::new(), why, (caller.user_id, now))?;
             }
         }
         render_for(conn, &t, &me, cid, now)
