@@ -55,6 +55,7 @@ pub async fn open(
 ) -> ApiResult<HttpResponse> {
     let tid = path.into_inner().id;
     let key = idempotency_key(&req, &body.0)?;
+    let now = state.clock.now();
     let answer = state
         .run(move |conn| {
             idempotency::once(
@@ -63,7 +64,7 @@ pub async fn open(
                 key.as_ref(),
                 201,
                 |_| BTreeMap::new(),
-                |conn| cases::open_case(conn, &caller, TournamentId(tid), body.0),
+                |conn| cases::open_case(conn, &caller, TournamentId(tid), body.0, now),
             )
         })
         .await?;
@@ -96,8 +97,9 @@ pub async fn list(
     page: Query<PageParams>,
 ) -> ApiResult<HttpResponse> {
     let tid = path.into_inner().id;
+    let now = state.clock.now();
     let out = state
-        .run(move |conn| cases::list_cases(conn, &caller, TournamentId(tid), &page.0))
+        .run(move |conn| cases::list_cases(conn, &caller, TournamentId(tid), &page.0, now))
         .await?;
     page_json(&req, &out, Visibility::Private)
 }
@@ -129,8 +131,9 @@ pub async fn read(
     path: web::Path<CasePath>,
 ) -> ApiResult<HttpResponse> {
     let CasePath { id: tid, cid } = path.into_inner();
+    let now = state.clock.now();
     let out = state
-        .run(move |conn| cases::read_case(conn, &caller, TournamentId(tid), CaseId(cid)))
+        .run(move |conn| cases::read_case(conn, &caller, TournamentId(tid), CaseId(cid), now))
         .await?;
     cached_json(&req, &out, Visibility::Private)
 }
@@ -164,8 +167,11 @@ pub async fn add_parties(
     body: Json<AddParty>,
 ) -> ApiResult<HttpResponse> {
     let CasePath { id: tid, cid } = path.into_inner();
+    let now = state.clock.now();
     let out = state
-        .run(move |conn| cases::add_parties(conn, &caller, TournamentId(tid), CaseId(cid), body.0))
+        .run(move |conn| {
+            cases::add_parties(conn, &caller, TournamentId(tid), CaseId(cid), body.0, now)
+        })
         .await?;
     Ok(HttpResponse::Ok().json(out))
 }
@@ -198,8 +204,11 @@ pub async fn decision(
     body: Json<Decide>,
 ) -> ApiResult<HttpResponse> {
     let CasePath { id: tid, cid } = path.into_inner();
+    let now = state.clock.now();
     let out = state
-        .run(move |conn| cases::decide_case(conn, &caller, TournamentId(tid), CaseId(cid), body.0))
+        .run(move |conn| {
+            cases::decide_case(conn, &caller, TournamentId(tid), CaseId(cid), body.0, now)
+        })
         .await?;
     Ok(HttpResponse::Ok().json(out))
 }
@@ -233,8 +242,9 @@ pub async fn vote(
     body: Json<CastVote>,
 ) -> ApiResult<HttpResponse> {
     let CasePath { id: tid, cid } = path.into_inner();
+    let now = state.clock.now();
     let out = state
-        .run(move |conn| cases::vote(conn, &caller, TournamentId(tid), CaseId(cid), body.0))
+        .run(move |conn| cases::vote(conn, &caller, TournamentId(tid), CaseId(cid), body.0, now))
         .await?;
     Ok(HttpResponse::Created().json(out))
 }
@@ -268,8 +278,9 @@ pub async fn appeal(
     body: Json<Appeal>,
 ) -> ApiResult<HttpResponse> {
     let (tid, cid) = path.into_inner();
+    let now = state.clock.now();
     let out = state
-        .run(move |conn| cases::appeal(conn, &caller, TournamentId(tid), CaseId(cid), body.0))
+        .run(move |conn| cases::appeal(conn, &caller, TournamentId(tid), CaseId(cid), body.0, now))
         .await?;
     Ok(HttpResponse::Created().json(out))
 }

@@ -148,8 +148,9 @@ pub async fn decide(
     body: Json<ClaimDecision>,
 ) -> ApiResult<HttpResponse> {
     let (player, claim) = path.into_inner();
+    let now = state.clock.now();
     let out = state
-        .run(move |conn| claims::decide(conn, &caller, player, claim, &body.0))
+        .run(move |conn| claims::decide(conn, &caller, player, claim, &body.0, now))
         .await?;
     Ok(HttpResponse::Ok().json(out))
 }
@@ -180,8 +181,9 @@ pub async fn withdraw(
     path: web::Path<(i64, i64)>,
 ) -> ApiResult<HttpResponse> {
     let (player, claim) = path.into_inner();
+    let now = state.clock.now();
     state
-        .run(move |conn| claims::withdraw(conn, &caller, player, claim))
+        .run(move |conn| claims::withdraw(conn, &caller, player, claim, now))
         .await?;
     Ok(HttpResponse::NoContent().finish())
 }

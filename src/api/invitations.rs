@@ -61,8 +61,9 @@ pub async fn create(
     let mail = state.signup.mail.require();
     let ready = mail.is_ok();
     let links = state.signup.links.clone();
+    let now = state.clock.now();
     let out = state
-        .run(move |conn| invite::invite(conn, &caller, tid, &body.0, lang, ready, &links))
+        .run(move |conn| invite::invite(conn, &caller, tid, &body.0, lang, ready, &links, now))
         .await?;
     let Some(out) = out else {
         return Err(mail
@@ -137,8 +138,9 @@ pub async fn revoke(
     path: web::Path<(i64, i64)>,
 ) -> ApiResult<HttpResponse> {
     let (tid, inv) = path.into_inner();
+    let now = state.clock.now();
     state
-        .run(move |conn| invite::revoke(conn, &caller, tid, inv))
+        .run(move |conn| invite::revoke(conn, &caller, tid, inv, now))
         .await?;
     Ok(HttpResponse::NoContent().finish())
 }
@@ -175,8 +177,9 @@ pub async fn accept(
 ) -> ApiResult<HttpResponse> {
     let mode = state.signup.mode;
     let lang = language(&req);
+    let now = state.clock.now();
     let out: InvitationAccepted = state
-        .run(move |conn| invite::accept(conn, mode, &caller, &body.0, lang))
+        .run(move |conn| invite::accept(conn, mode, &caller, &body.0, lang, now))
         .await?;
     Ok(HttpResponse::Ok()
         .insert_header(("Cache-Control", "no-store"))

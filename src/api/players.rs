@@ -160,8 +160,9 @@ pub async fn update(
     body: Json<UpdatePlayer>,
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
+    let now = state.clock.now();
     let player = state
-        .run(move |conn| players::update_player(conn, &caller, id, body.0))
+        .run(move |conn| players::update_player(conn, &caller, id, body.0, now))
         .await?;
     Ok(HttpResponse::Ok().json(player))
 }

@@ -1,12 +1,21 @@
-//! Row models for cases: complaints and appeals, their parties, the deciding panel, the
-//! panel's votes and the audit trail.
+//! Cases: complaints and appeals, their parties, the deciding panel, the panel's votes and
+//! the audit trail; the rows (their closed sets typed) and the queries on them.
 
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
+use diesel::PgConnection;
 
 use super::schema::{case_events, case_panel, case_parties, cases, votes};
-use crate::domain::cases::{CaseKind, PanelMode, Seat};
+use crate::db::ids::{CaseId, PenaltyId, PlayerId, TournamentId, UserId};
+use crate::db::models::Tournament;
+use crate::db::rounds::Lock;
+use crate::domain::case_sets::{
+    CaseOutcome, CaseStep, CaseSubject, PanelReason, PartyRole, Verdict,
+};
+use crate::domain::cases::{Appeals, CaseKind, PanelMode, Seat};
+use crate::domain::scoring::{Preset, Ruleset};
 use crate::domain::status::CaseStatus;
+use crate::error::ApiError;
 
 #[derive(Debug, Clone, Queryable, Selectable)]
 #[diesel(table_name = cases)]
@@ -14,7 +23,7 @@ pub struct CaseRow {
     pub id: i64,
     pub tournament_id: i64,
     pub kind: CaseKind,
-    pub subject: String,
+    pub subject: CaseSubject,
     pub round_number: Option<i32>,
     pub table_number: Option<i32>,
     pub penalty_id: Option<i64>,
@@ -23,13 +32,13 @@ pub struct CaseRow {
     pub evidence_links: serde_json::Value,
     pub requested_remedies: serde_json::Value,
     pub panel_mode: PanelMode,
-    pub panel_rule: String,
+    pub panel_rule: PanelReason,
     pub status: CaseStatus,
     pub opened_by: i64,
     pub opened_at: DateTime<Utc>,
     pub decided_by: Option<i64>,
     pub decided_at: Option<DateTime<Utc>>,
-    pub outcome: Option<String>,
+    pub outcome: Option<CaseOutcome>,
     pub decision_reason: Option<String>,
     pub remedy: Option<serde_json::Value>,
     pub appeal_of: Option<i64>,
@@ -41,7 +50,7 @@ pub struct CaseRow {
 pub struct NewCase {
     pub tournament_id: i64,
     pub kind: CaseKind,
-    pub subject: String,
+    pub subject: CaseSubject,
     pub round_number: Option<i32>,
     pub table_number: Option<i32>,
     pub penalty_id: Option<i64>,
@@ -50,7 +59,7 @@ pub struct NewCase {
     pub evidence_links: serde_json::Value,
     pub requested_remedies: serde_json::Value,
     pub panel_mode: PanelMode,
-    pub panel_rule: String,
+    pub panel_rule: PanelReason,
     pub opened_by: i64,
     pub appeal_of: Option<i64>,
 }
@@ -62,7 +71,7 @@ pub struct PartyRow {
     pub case_id: i64,
     pub user_id: Option<i64>,
     pub player_id: Option<i64>,
-    pub role: String,
+    pub role: PartyRole,
     pub added_by: i64,
     pub added_at: DateTime<Utc>,
 }
@@ -73,7 +82,7 @@ pub struct NewParty {
     pub case_id: i64,
     pub user_id: Option<i64>,
     pub player_id: Option<i64>,
-    pub role: String,
+    pub role: PartyRole,
     pub added_by: i64,
 }
 
@@ -90,7 +99,7 @@ pub struct PanelRow {
 pub struct VoteRow {
     pub case_id: i64,
     pub member_id: i64,
-    pub vote: String,
+    pub vote: Verdict,
     pub remedy: Option<serde_json::Value>,
     pub reason: String,
     pub at: DateTime<Utc>,
@@ -101,7 +110,7 @@ pub struct VoteRow {
 pub struct NewVote {
     pub case_id: i64,
     pub member_id: i64,
-    pub vote: String,
+    pub vote: Verdict,
     pub remedy: Option<serde_json::Value>,
     pub reason: String,
 }
@@ -113,7 +122,7 @@ pub struct CaseEventRow {
     pub case_id: i64,
     pub author: i64,
     pub at: DateTime<Utc>,
-    pub what: String,
+    pub what: CaseStep,
     pub detail: serde_json::Value,
 }
 
@@ -122,6 +131,307 @@ pub struct CaseEventRow {
 pub struct NewCaseEvent {
     pub case_id: i64,
     pub author: i64,
-    pub what: String,
+    pub what: CaseStep,
     pub detail: serde_json::Value,
+}
+
+/// `Ok(None)` for an insert refused by a unique index, the row otherwise.
+fn unless_taken<T>(r: QueryResult<T>) -> QueryResult<Option<T>> {
+    match r {
+        Err(diesel::result::Error::DatabaseError(
+            diesel::result::DatabaseErrorKind::UniqueViolation,
+            _,
+        )) => Ok(None),
+        other => other.map(Some),
+    }
+}
+
+/// Case `case` of tournament `t`, its row locked with [`Lock::ForUpdate`].
+pub fn in_tournament(
+    conn: &mut PgConnection,
+    t: TournamentId,
+    case: CaseId,
+    lock: Lock,
+) -> QueryResult<Option<CaseRow>> {
+    let q = cases::table
+        .filter(cases::tournament_id.eq(t))
+        .filter(cases::id.eq(case))
+        .select(CaseRow::as_select());
+    match lock {
+        Lock::None => q.first(conn).optional(),
+        Lock::ForUpdate => q.for_update().first(conn).optional(),
+    }
+}
+
+/// Stores a new case.
+pub fn insert(conn: &mut PgConnection, new: &NewCase) -> QueryResult<CaseRow> {
+    diesel::insert_into(cases::table)
+        .values(new)
+        .returning(CaseRow::as_returning())
+        .get_result(conn)
+}
+
+/// Stores a new appeal; `None` when the decision already has one (one appeal per case).
+pub fn insert_appeal(conn: &mut PgConnection, new: &NewCase) -> QueryResult<Option<CaseRow>> {
+    unless_taken(insert(conn, new))
+}
+
+/// The cases of a tournament a list shows: every case with `open_too`, else the decided ones.
+fn listed(t: TournamentId, open_too: bool) -> cases::BoxedQuery<'static, diesel::pg::Pg> {
+    let q = cases::table.filter(cases::tournament_id.eq(t)).into_boxed();
+    if open_too {
+        q
+    } else {
+        q.filter(cases::status.ne(CaseStatus::Open))
+    }
+}
+
+/// How many cases of the tournament a list shows (see [`page_listed`]).
+pub fn count_listed(conn: &mut PgConnection, t: TournamentId, open_too: bool) -> QueryResult<i64> {
+    listed(t, open_too).count().get_result(conn)
+}
+
+/// A page of the tournament's cases, oldest first: every case with `open_too`, else the
+/// decided ones.
+pub fn page_listed(
+    conn: &mut PgConnection,
+    t: TournamentId,
+    open_too: bool,
+    limit: i64,
+    offset: i64,
+) -> QueryResult<Vec<CaseRow>> {
+    listed(t, open_too)
+        .order(cases::id)
+        .select(CaseRow::as_select())
+        .limit(limit)
+        .offset(offset)
+        .load(conn)
+}
+
+/// Every case of the tournament, oldest first.
+pub fn of_tournament(conn: &mut PgConnection, t: TournamentId) -> QueryResult<Vec<CaseRow>> {
+    cases::table
+        .filter(cases::tournament_id.eq(t))
+        .order(cases::id)
+        .select(CaseRow::as_select())
+        .load(conn)
+}
+
+/// The appeal lodged against case `case`, if any.
+pub fn appeal_against(conn: &mut PgConnection, case: CaseId) -> QueryResult<Option<CaseId>> {
+    cases::table
+        .filter(cases::appeal_of.eq(case))
+        .select(cases::id)
+        .first(conn)
+        .optional()
+}
+
+/// The parties of a case, in the order they were added.
+pub fn parties_of(conn: &mut PgConnection, case: CaseId) -> QueryResult<Vec<PartyRow>> {
+    case_parties::table
+        .filter(case_parties::case_id.eq(case))
+        .order(case_parties::id)
+        .select(PartyRow::as_select())
+        .load(conn)
+}
+
+/// The deciding panel of a case, referees first.
+pub fn panel_of(conn: &mut PgConnection, case: CaseId) -> QueryResult<Vec<PanelRow>> {
+    case_panel::table
+        .filter(case_panel::case_id.eq(case))
+        .order((case_panel::seat.desc(), case_panel::user_id))
+        .select(PanelRow::as_select())
+        .load(conn)
+}
+
+/// The votes cast on a case, in the order they were cast.
+pub fn votes_of(conn: &mut PgConnection, case: CaseId) -> QueryResult<Vec<VoteRow>> {
+    votes::table
+        .filter(votes::case_id.eq(case))
+        .order(votes::at)
+        .select(VoteRow::as_select())
+        .load(conn)
+}
+
+/// The steps of a case's history, oldest first.
+pub fn history_of(conn: &mut PgConnection, case: CaseId) -> QueryResult<Vec<CaseEventRow>> {
+    case_events::table
+        .filter(case_events::case_id.eq(case))
+        .order(case_events::id)
+        .select(CaseEventRow::as_select())
+        .load(conn)
+}
+
+/// Whether `user` sits on the case's panel.
+pub fn on_panel(conn: &mut PgConnection, case: CaseId, user: UserId) -> QueryResult<bool> {
+    diesel::select(diesel::dsl::exists(
+        case_panel::table
+            .filter(case_panel::case_id.eq(case))
+            .filter(case_panel::user_id.eq(user)),
+    ))
+    .get_result(conn)
+}
+
+/// Replaces the case's panel with `members`, and its mode and the reason for it.
+pub fn seat_panel(
+    conn: &mut PgConnection,
+    case: CaseId,
+    members: &[PanelRow],
+    mode: PanelMode,
+    reason: PanelReason,
+) -> QueryResult<()> {
+    diesel::delete(case_panel::table.filter(case_panel::case_id.eq(case))).execute(conn)?;
+    diesel::insert_into(case_panel::table)
+        .values(members)
+        .execute(conn)?;
+    diesel::update(cases::table.find(case.0))
+        .set((cases::panel_mode.eq(mode), cases::panel_rule.eq(reason)))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// Appends a step to the case's history.
+pub fn record(conn: &mut PgConnection, step: &NewCaseEvent) -> QueryResult<()> {
+    diesel::insert_into(case_events::table)
+        .values(step)
+        .execute(conn)?;
+    Ok(())
+}
+
+/// Stores a party of a case.
+pub fn add_party(conn: &mut PgConnection, party: &NewParty) -> QueryResult<()> {
+    diesel::insert_into(case_parties::table)
+        .values(party)
+        .execute(conn)?;
+    Ok(())
+}
+
+/// Stores a member's vote; `false` when the member has voted on the case already.
+pub fn cast_vote(conn: &mut PgConnection, vote: &NewVote) -> QueryResult<bool> {
+    let stored = diesel::insert_into(votes::table).values(vote).execute(conn);
+    Ok(unless_taken(stored)?.is_some())
+}
+
+/// What a decision stores on its case.
+#[derive(Debug)]
+pub struct Decision<'a> {
+    pub by: UserId,
+    pub at: DateTime<Utc>,
+    pub outcome: CaseOutcome,
+    pub reason: &'a str,
+    /// The remedies applied: each `order` and its `effect`.
+    pub remedies: serde_json::Value,
+}
+
+/// Marks the case decided (a new version of it).
+pub fn set_decided(conn: &mut PgConnection, case: CaseId, d: &Decision<'_>) -> QueryResult<()> {
+    diesel::update(cases::table.find(case.0))
+        .set((
+            cases::status.eq(CaseStatus::Decided),
+            cases::decided_by.eq(Some(d.by)),
+            cases::decided_at.eq(Some(d.at)),
+            cases::outcome.eq(Some(d.outcome)),
+            cases::decision_reason.eq(Some(d.reason)),
+            cases::remedy.eq(Some(&d.remedies)),
+            cases::version.eq(cases::version + 1),
+        ))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// Marks the decided case appealed (a new version of it).
+pub fn set_appealed(conn: &mut PgConnection, case: CaseId) -> QueryResult<()> {
+    diesel::update(cases::table.find(case.0))
+        .set((
+            cases::status.eq(CaseStatus::Appealed),
+            cases::version.eq(cases::version + 1),
+        ))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// A new version of the case (its parties changed).
+pub fn touch(conn: &mut PgConnection, case: CaseId) -> QueryResult<()> {
+    diesel::update(cases::table.find(case.0))
+        .set(cases::version.eq(cases::version + 1))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// The player penalty `penalty` of tournament `t` is against, if there is such a penalty.
+pub fn penalised_player(
+    conn: &mut PgConnection,
+    t: TournamentId,
+    penalty: PenaltyId,
+) -> QueryResult<Option<PlayerId>> {
+    use super::schema::penalties;
+    penalties::table
+        .filter(penalties::tournament_id.eq(t))
+        .filter(penalties::id.eq(penalty))
+        .select(penalties::player_id)
+        .first(conn)
+        .optional()
+}
+
+/// Whether account `user` is (as an account) a party to a case of tournament `t`.
+pub fn is_party_in(conn: &mut PgConnection, t: TournamentId, user: UserId) -> QueryResult<bool> {
+    diesel::select(diesel::dsl::exists(
+        case_parties::table
+            .inner_join(cases::table)
+            .filter(cases::tournament_id.eq(t))
+            .filter(case_parties::user_id.eq(user)),
+    ))
+    .get_result(conn)
+}
+
+/// Who hears what after a ruling under a ruleset preset and its stored overrides; overrides
+/// that do not parse are an error naming the tournament.
+fn appeals_under(
+    t: i64,
+    preset: Preset,
+    overrides: &serde_json::Value,
+) -> Result<Appeals, ApiError> {
+    Ruleset::for_tournament(preset, overrides)
+        .map(|r| r.appeals)
+        .map_err(|e| ApiError::Internal(format!("tournament {t}: stored ruleset: {e}")))
+}
+
+/// Who hears what after a ruling in tournament `t` (its ruleset's appeals).
+pub fn appeals_of(t: &Tournament) -> Result<Appeals, ApiError> {
+    appeals_under(t.id, t.ruleset, &t.ruleset_overrides)
+}
+
+/// Who hears what after a ruling in tournament `t`, read from its row.
+pub fn appeals_in(conn: &mut PgConnection, t: TournamentId) -> Result<Appeals, ApiError> {
+    use super::schema::tournaments;
+    let (preset, overrides): (Preset, serde_json::Value) = tournaments::table
+        .find(t.0)
+        .select((tournaments::ruleset, tournaments::ruleset_overrides))
+        .first(conn)?;
+    appeals_under(t.0, preset, &overrides)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Stored overrides that do not parse are an error naming the tournament, never the
+    /// default appeals (issue 39); none stored keeps the preset's.
+    #[test]
+    fn appeals_of_bad_overrides_are_an_error_naming_the_tournament() {
+        let err = appeals_under(
+            7,
+            Preset::AgricolaNorway,
+            &serde_json::json!({"no_such": 1}),
+        )
+        .unwrap_err();
+        assert!(
+            matches!(&err, ApiError::Internal(m) if m.starts_with("tournament 7: stored ruleset")),
+            "{err:?}"
+        );
+        assert_eq!(
+            appeals_under(7, Preset::AgricolaNorway, &serde_json::json!({})).unwrap(),
+            Appeals::Committee
+        );
+    }
 }

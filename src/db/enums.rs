@@ -19,6 +19,9 @@ use diesel::serialize::{self, Output, ToSql};
 use diesel::sql_types::{Nullable, Text};
 
 use crate::domain::accounts::{ClaimStatus, Language, TokenPurpose};
+use crate::domain::case_sets::{
+    CaseOutcome, CaseStep, CaseSubject, PanelReason, PartyRole, Verdict,
+};
 use crate::domain::cases::{CaseKind, PanelMode, Seat};
 use crate::domain::colours::Colour;
 use crate::domain::rating::acceptance::RatingStatus;
@@ -118,6 +121,12 @@ stored_as_text! {
     ClaimStatus => "claim status",
     ReportStatus => "result report status",
     crate::domain::rating::acceptance::DecisionKind => "rating decision kind",
+    CaseSubject => "case subject",
+    PartyRole => "party role",
+    Verdict => "vote",
+    CaseOutcome => "case outcome",
+    PanelReason => "panel rule",
+    CaseStep => "case step",
 }
 
 #[cfg(test)]

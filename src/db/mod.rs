@@ -3,15 +3,18 @@
 
 pub mod accounts;
 pub mod cases;
+pub mod claims;
 pub mod embedded;
 pub mod enums;
 pub mod events;
 pub mod ids;
 pub mod invitation_pages;
+pub mod invitations;
 pub mod me;
 pub mod models;
 pub mod personal_data;
 pub mod player_links;
+pub mod players;
 pub mod ratings;
 pub mod registrations;
 pub mod reports;
@@ -19,6 +22,8 @@ pub mod results;
 pub mod rounds;
 pub mod running;
 pub mod schema;
+pub mod staff;
+pub mod tournaments;
 
 use diesel::pg::PgConnection;
 use diesel::r2d2::{ConnectionManager, Pool, PooledConnection};

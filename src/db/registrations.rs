@@ -50,3 +50,35 @@ pub fn teams_of(
         .select(TeamRow::as_select())
         .load(conn)
 }
+
+/// Whether player `player` holds a live (not cancelled) registration in tournament `t`.
+pub fn is_registered(
+    conn: &mut PgConnection,
+    t: crate::db::ids::TournamentId,
+    player: crate::db::ids::PlayerId,
+) -> QueryResult<bool> {
+    diesel::select(diesel::dsl::exists(
+        registrations::table
+            .filter(registrations::tournament_id.eq(t))
+            .filter(registrations::player_id.eq(player))
+            .filter(registrations::status.ne(RegistrationStatus::Cancelled)),
+    ))
+    .get_result(conn)
+}
+
+/// Whether a player of account `user` holds a registration (of any status) in tournament `t`.
+pub fn account_registered(
+    conn: &mut PgConnection,
+    t: crate::db::ids::TournamentId,
+    user: crate::db::ids::UserId,
+) -> QueryResult<bool> {
+    let own_players = players::table
+        .filter(players::user_id.eq(user))
+        .select(players::id);
+    diesel::select(diesel::dsl::exists(
+        registrations::table
+            .filter(registrations::tournament_id.eq(t))
+            .filter(registrations::player_id.eq_any(own_players)),
+    ))
+    .get_result(conn)
+}

@@ -1,12 +1,11 @@
 //! Who may see and change what: the checks every use case makes first.
 
-use diesel::prelude::*;
 use diesel::PgConnection;
 
 use crate::auth::{Caller, MaybeCaller, StaffRole};
+use crate::db::ids::{PoolId, TournamentId, UserId};
 use crate::db::models::{RatingPoolRow, Tournament};
 use crate::db::running::RoundRow;
-use crate::db::schema::{rating_pools, tournament_staff, tournaments};
 use crate::domain::status::{RoundStatus, TournamentStatus};
 use crate::error::ApiError;
 
@@ -17,21 +16,12 @@ pub fn load_visible(
     caller: &MaybeCaller,
     id: i64,
 ) -> Result<Tournament, ApiError> {
-    let t: Tournament = tournaments::table
-        .find(id)
-        .select(Tournament::as_select())
-        .first(conn)
-        .optional()?
+    let t = crate::db::tournaments::by_id(conn, TournamentId(id))?
         .ok_or_else(|| ApiError::NotFound(format!("no tournament {id}")))?;
     if t.status == TournamentStatus::Draft {
         let allowed = match &caller.0 {
             Some(c) if c.is_admin => true,
-            Some(c) => diesel::select(diesel::dsl::exists(
-                tournament_staff::table
-                    .filter(tournament_staff::tournament_id.eq(id))
-                    .filter(tournament_staff::user_id.eq(c.user_id)),
-            ))
-            .get_result(conn)?,
+            Some(c) => crate::db::staff::is_member(conn, TournamentId(id), UserId(c.user_id))?,
             None => false,
         };
         if !allowed {
@@ -48,11 +38,7 @@ pub fn load_for_staff(
     id: i64,
     roles: &[StaffRole],
 ) -> Result<Tournament, ApiError> {
-    let t: Tournament = tournaments::table
-        .find(id)
-        .select(Tournament::as_select())
-        .first(conn)
-        .optional()?
+    let t = crate::db::tournaments::by_id(conn, TournamentId(id))?
         .ok_or_else(|| ApiError::NotFound(format!("no tournament {id}")))?;
     caller.require_role(conn, id, roles)?;
     Ok(t)
@@ -62,17 +48,12 @@ pub fn load_for_staff(
 /// tournament routes). Naming a pool only asks to be rated in it: a keeper of the pool decides
 /// (`services::ratings::request_status`).
 pub fn require_pool(conn: &mut PgConnection, pool_id: i64) -> Result<RatingPoolRow, ApiError> {
-    rating_pools::table
-        .find(pool_id)
-        .select(RatingPoolRow::as_select())
-        .first(conn)
-        .optional()?
-        .ok_or_else(|| {
-            ApiError::field(
-                "rating_pool_id",
-                format!("there is no rating pool {pool_id}"),
-            )
-        })
+    crate::db::tournaments::rating_pool(conn, PoolId(pool_id))?.ok_or_else(|| {
+        ApiError::field(
+            "rating_pool_id",
+            format!("there is no rating pool {pool_id}"),
+        )
+    })
 }
 
 /// Takes the tournament's row lock (`FOR UPDATE`) until the transaction ends: the writes that
@@ -80,12 +61,7 @@ pub fn require_pool(conn: &mut PgConnection, pool_id: i64) -> Result<RatingPoolR
 /// limits, a keeper's rating decision) run one at a time per tournament, so two at once cannot
 /// both pass the check. Returns the tournament as locked.
 pub fn lock_tournament(conn: &mut PgConnection, id: i64) -> Result<Tournament, ApiError> {
-    tournaments::table
-        .find(id)
-        .select(Tournament::as_select())
-        .for_update()
-        .first(conn)
-        .optional()?
+    crate::db::tournaments::lock(conn, TournamentId(id))?
         .ok_or_else(|| ApiError::NotFound(format!("no tournament {id}")))
 }
 
@@ -131,32 +107,14 @@ pub fn takes_part(
     tid: i64,
     open_to_players: bool,
 ) -> Result<(), ApiError> {
-    use crate::db::schema::{case_parties, cases, players, registrations};
     load_visible(conn, &MaybeCaller(Some(caller.clone())), tid)?;
     if is_staff(conn, &MaybeCaller(Some(caller.clone())), tid)? {
         return Ok(());
     }
-    let own_players = players::table
-        .filter(players::user_id.eq(caller.user_id))
-        .select(players::id);
-    let registered: bool = diesel::select(diesel::dsl::exists(
-        registrations::table
-            .filter(registrations::tournament_id.eq(tid))
-            .filter(registrations::player_id.eq_any(own_players)),
-    ))
-    .get_result(conn)?;
-    let party: bool = diesel::select(diesel::dsl::exists(
-        case_parties::table
-            .inner_join(cases::table)
-            .filter(cases::tournament_id.eq(tid))
-            .filter(case_parties::user_id.eq(caller.user_id)),
-    ))
-    .get_result(conn)?;
-    let has_player: bool = open_to_players
-        && diesel::select(diesel::dsl::exists(
-            players::table.filter(players::user_id.eq(caller.user_id)),
-        ))
-        .get_result(conn)?;
+    let (t, me) = (TournamentId(tid), UserId(caller.user_id));
+    let registered = crate::db::registrations::account_registered(conn, t, me)?;
+    let party = crate::db::cases::is_party_in(conn, t, me)?;
+    let has_player = open_to_players && crate::db::players::of_account(conn, me)?.is_some();
     if registered || party || has_player {
         Ok(())
     } else {

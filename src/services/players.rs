@@ -1,17 +1,18 @@
 //! Player identities shared across tournaments.
 
 use chrono::{DateTime, Utc};
-use diesel::prelude::*;
+use diesel::Connection;
 use diesel::PgConnection;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use crate::auth::Caller;
+use crate::db::ids::{PlayerId, UserId};
 use crate::db::models::{NewPlayer, Player};
-use crate::db::schema::{players, rating_pools, rating_standings, users};
+use crate::db::players::{self as store, PlayerSearch, PlayersAfter};
 use crate::error::ApiError;
 use crate::services::validate::{
-    check_country, count_in_pass, keyset_page, keyset_start, Check, Page, Start, COUNT_CAP,
+    check_country, keyset_page, keyset_start, Check, Page, Start, COUNT_CAP,
 };
 
 /// A player identity.
@@ -128,12 +129,7 @@ pub struct PlayerFilter {
 }
 
 fn load(conn: &mut PgConnection, id: i64) -> Result<Player, ApiError> {
-    players::table
-        .find(id)
-        .select(Player::as_select())
-        .first(conn)
-        .optional()?
-        .ok_or_else(|| ApiError::NotFound(format!("no player {id}")))
+    store::by_id(conn, PlayerId(id))?.ok_or_else(|| ApiError::NotFound(format!("no player {id}")))
 }
 
 /// A player may be linked to an account only with that account's consent: by its owner (an
@@ -150,9 +146,7 @@ fn check_user_link(
                 "only an admin, or the account's owner, may link an account to a player".into(),
             ));
         }
-        let exists: bool =
-            diesel::select(diesel::dsl::exists(users::table.find(uid))).get_result(conn)?;
-        if !exists {
+        if !crate::db::accounts::user_exists(conn, UserId(uid))? {
             return Err(ApiError::field(
                 "user_id",
                 format!("there is no user {uid}"),
@@ -190,16 +184,16 @@ pub fn create_player(
                 decided_by: Some(caller.user_id),
             },
         )?;
-        Ok(diesel::insert_into(players::table)
-            .values(NewPlayer {
+        Ok(store::insert(
+            conn,
+            NewPlayer {
                 name,
                 club,
                 country,
                 user_id: input.user_id,
                 created_by: caller.user_id,
-            })
-            .returning(Player::as_returning())
-            .get_result(conn)?)
+            },
+        )?)
     })
     .map(PlayerOut::from)
 }
@@ -215,8 +209,6 @@ pub fn list_players(
     conn: &mut PgConnection,
     filter: PlayerFilter,
 ) -> Result<Page<PlayerOut>, ApiError> {
-    use diesel::dsl::sql;
-    use diesel::sql_types::{BigInt, Bool, Float, Text};
     let mut check = Check::new();
     let q = check.search_text("q", filter.q.as_deref(), 100);
     let country = check_country(&mut check, "country", filter.country.as_deref());
@@ -238,53 +230,15 @@ pub fn list_players(
         "players",
         &scope,
     )?;
-    let query_text = q.clone().unwrap_or_default();
-    let score = || {
-        sql::<Float>("word_similarity(tourney_fold(")
-            .bind::<Text, _>(query_text.clone())
-            .sql("), players.name_folded)")
-    };
-    let build = || {
-        let mut query = players::table.into_boxed();
-        if let Some(q) = &q {
-            query = query.filter(
-                sql::<Bool>("(players.name_folded LIKE tourney_like_pattern(")
-                    .bind::<Text, _>(q.clone())
-                    .sql(") OR tourney_fold(")
-                    .bind::<Text, _>(q.clone())
-                    .sql(") <% players.name_folded)"),
-            );
-        }
-        if let Some(c) = &country {
-            query = query.filter(players::country.eq(c.clone()));
-        }
-        query
-    };
-    let mut query = build();
-    let (mut offset, mut first) = (0, false);
+    let search = PlayerSearch { q, country };
+    let (mut offset, mut first, mut after) = (0, false, None);
     match start {
         Start::Offset(o) => (offset, first) = (o, true),
         Start::After(PlayerKey(Some(rank), name, id)) if sort == PlayerSort::Relevance => {
-            query = query.filter(
-                sql::<Bool>("(-word_similarity(tourney_fold(")
-                    .bind::<Text, _>(query_text.clone())
-                    .sql("), players.name_folded), players.name, players.id) > (")
-                    .bind::<Float, _>(rank)
-                    .sql(", ")
-                    .bind::<Text, _>(name)
-                    .sql(", ")
-                    .bind::<BigInt, _>(id)
-                    .sql(")"),
-            );
+            after = Some(PlayersAfter::Ranked(rank, name, PlayerId(id)));
         }
         Start::After(PlayerKey(None, name, id)) if sort == PlayerSort::Name => {
-            query = query.filter(
-                sql::<Bool>("(players.name, players.id) > (")
-                    .bind::<Text, _>(name)
-                    .sql(", ")
-                    .bind::<BigInt, _>(id)
-                    .sql(")"),
-            );
+            after = Some(PlayersAfter::Named(name, PlayerId(id)));
         }
         Start::After(_) => {
             return Err(ApiError::field(
@@ -294,20 +248,11 @@ pub fn list_players(
         }
     }
     let ranked = sort == PlayerSort::Relevance;
-    let query = if ranked {
-        query.order((score().desc(), players::name, players::id))
-    } else {
-        query.order((players::name, players::id))
-    };
     // A ranked page scores every match before it cuts, so it counts them in the same pass
     // (`count(*) OVER ()`, taken before LIMIT and OFFSET) instead of a second query, which for
     // a common term scanned the table testing the match on every row.
     let counted_here = ranked && first;
-    let rows: Vec<(Player, f32, Option<i64>)> = query
-        .select((Player::as_select(), score(), count_in_pass(counted_here)))
-        .limit(limit + 1)
-        .offset(offset)
-        .load(conn)?;
+    let rows = store::search_page(conn, &search, ranked, after, limit, offset, counted_here)?;
     let counted = rows.first().and_then(|r| r.2);
     keyset_page(
         rows,
@@ -315,11 +260,7 @@ pub fn list_players(
         (offset, first),
         || match counted {
             Some(n) => Ok(n),
-            None => Ok(build()
-                .select(players::id)
-                .limit(COUNT_CAP + 1)
-                .load::<i64>(conn)?
-                .len() as i64),
+            None => Ok(store::search_count(conn, &search, COUNT_CAP)?),
         },
         "players",
         &scope,
@@ -340,6 +281,7 @@ pub fn update_player(
     caller: &Caller,
     id: i64,
     input: UpdatePlayer,
+    now: DateTime<Utc>,
 ) -> Result<PlayerOut, ApiError> {
     let mut check = Check::new();
     let name = input.name.as_deref().map(|n| check.text("name", n, 100));
@@ -360,15 +302,16 @@ pub fn update_player(
         if let Some(link) = input.user_id {
             link_account(conn, caller, id, link)?;
         }
-        let updated = diesel::update(players::table.find(id))
-            .set((
-                players::name.eq(name.unwrap_or(current.name)),
-                players::club.eq(club.unwrap_or(current.club)),
-                players::country.eq(country.unwrap_or(current.country)),
-                players::updated_at.eq(Utc::now()),
-            ))
-            .returning(Player::as_returning())
-            .get_result(conn)?;
+        let updated = store::set_details(
+            conn,
+            PlayerId(id),
+            (
+                name.unwrap_or(current.name),
+                club.unwrap_or(current.club),
+                country.unwrap_or(current.country),
+            ),
+            now,
+        )?;
         leaderboards_show_changed(conn, id)?;
         Ok(updated)
     })
@@ -379,20 +322,7 @@ pub fn update_player(
 /// from the pool's leaderboard version, moved on here after a change of those, inside the
 /// caller's transaction.
 pub fn leaderboards_show_changed(conn: &mut PgConnection, id: i64) -> Result<(), ApiError> {
-    {
-        diesel::update(
-            rating_pools::table.filter(
-                rating_pools::id.eq_any(
-                    rating_standings::table
-                        .filter(rating_standings::player_id.eq(id))
-                        .select(rating_standings::pool_id),
-                ),
-            ),
-        )
-        .set(rating_pools::leaderboard_version.eq(rating_pools::leaderboard_version + 1))
-        .execute(conn)?;
-        Ok(())
-    }
+    Ok(store::leaderboards_changed(conn, PlayerId(id))?)
 }
 
 /// Links player `id` to account `link` (or unlinks it), inside the caller's transaction: an
@@ -410,22 +340,10 @@ fn link_account(
         ));
     }
     if let Some(user_id) = link {
-        let exists: bool = diesel::select(diesel::dsl::exists(
-            users::table
-                .find(user_id)
-                .filter(users::deleted_at.is_null()),
-        ))
-        .get_result(conn)?;
-        if !exists {
+        if !crate::db::accounts::live_user_exists(conn, UserId(user_id))? {
             return Err(ApiError::field("user_id", "no such account"));
         }
-        let other: Option<i64> = players::table
-            .filter(players::user_id.eq(user_id))
-            .filter(players::id.ne(id))
-            .select(players::id)
-            .first(conn)
-            .optional()?;
-        if let Some(other) = other {
+        if let Some(other) = store::other_of_account(conn, UserId(user_id), PlayerId(id))? {
             return Err(ApiError::conflict_at(
                 "user_id",
                 format!("that account is already linked to player {other}"),
@@ -442,8 +360,6 @@ fn link_account(
             decided_by: Some(caller.user_id),
         },
     )?;
-    diesel::update(players::table.find(id))
-        .set(players::user_id.eq(link))
-        .execute(conn)?;
+    store::set_account(conn, PlayerId(id), link.map(UserId))?;
     Ok(())
 }

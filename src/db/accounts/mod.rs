@@ -67,3 +67,75 @@ pub fn username_taken(conn: &mut PgConnection, username: &str) -> Result<bool, A
     ))
     .get_result(conn)?)
 }
+
+/// Whether a user account exists (deleted ones are kept, and count).
+pub fn user_exists(conn: &mut PgConnection, user: crate::db::ids::UserId) -> QueryResult<bool> {
+    diesel::select(diesel::dsl::exists(user_rows::table.find(user.0))).get_result(conn)
+}
+
+/// Whether a live (not deleted) user account exists.
+pub fn live_user_exists(
+    conn: &mut PgConnection,
+    user: crate::db::ids::UserId,
+) -> QueryResult<bool> {
+    diesel::select(diesel::dsl::exists(
+        user_rows::table
+            .find(user.0)
+            .filter(user_rows::deleted_at.is_null()),
+    ))
+    .get_result(conn)
+}
+
+/// An account's name and whether it is an admin's, if it exists.
+pub fn name_and_admin(
+    conn: &mut PgConnection,
+    user: crate::db::ids::UserId,
+) -> QueryResult<Option<(crate::db::ids::UserId, String, bool)>> {
+    user_rows::table
+        .find(user.0)
+        .select((user_rows::id, user_rows::username, user_rows::is_admin))
+        .first(conn)
+        .optional()
+}
+
+/// Where an account's mail goes: its name, its address (if any) and its language.
+pub fn mail_to(
+    conn: &mut PgConnection,
+    user: crate::db::ids::UserId,
+) -> QueryResult<(String, Option<String>, crate::domain::accounts::Language)> {
+    user_rows::table
+        .find(user.0)
+        .select((user_rows::username, user_rows::email, user_rows::language))
+        .first(conn)
+}
+
+/// A new account for an invited address, its address verified at `now` (the code came to
+/// it), in a savepoint; `None` when the name or the address was taken meanwhile.
+pub fn insert_invited(
+    conn: &mut PgConnection,
+    username: &str,
+    hash: &str,
+    email: &str,
+    language: crate::domain::accounts::Language,
+    now: chrono::DateTime<Utc>,
+) -> QueryResult<Option<crate::db::ids::UserId>> {
+    let inserted = conn.transaction(|conn| {
+        diesel::insert_into(user_rows::table)
+            .values((
+                user_rows::username.eq(username),
+                user_rows::password_hash.eq(hash),
+                user_rows::email.eq(email),
+                user_rows::email_verified_at.eq(Some(now)),
+                user_rows::language.eq(language),
+            ))
+            .returning(user_rows::id)
+            .get_result(conn)
+    });
+    match inserted {
+        Err(diesel::result::Error::DatabaseError(
+            diesel::result::DatabaseErrorKind::UniqueViolation,
+            _,
+        )) => Ok(None),
+        other => other.map(Some),
+    }
+}

@@ -2,7 +2,6 @@
 
 use super::*;
 use crate::domain::status::CaseStatus;
-use crate::domain::{CaseId, TournamentId};
 use crate::services::validate::{Page, PageParams};
 
 /// The checks of a new case that need no database: texts, evidence, the round and table or
@@ -53,6 +52,7 @@ pub fn open_case(
     caller: &Caller,
     tid: TournamentId,
     input: OpenCase,
+    now: DateTime<Utc>,
 ) -> Result<CaseOut, ApiError> {
     let tid = tid.0;
     conn.transaction(|conn| {
@@ -101,21 +101,17 @@ pub fn open_case(
         }
         let mut penalised = None;
         if let Some(pid) = input.penalty_id {
-            let p: Option<i64> = penalties::table
-                .filter(penalties::tournament_id.eq(tid))
-                .filter(penalties::id.eq(pid))
-                .select(penalties::player_id)
-                .first(conn)
-                .optional()?;
-            penalised = Some(p.ok_or_else(|| {
+            let p = crate::db::cases::penalised_player(conn, TournamentId(tid), PenaltyId(pid))?;
+            penalised = Some(p.map(|p| p.0).ok_or_else(|| {
                 ApiError::field("penalty_id", format!("no penalty {pid} in this tournament"))
             })?);
         }
-        let row: CaseRow = diesel::insert_into(cases::table)
-            .values(NewCase {
+        let row: CaseRow = crate::db::cases::insert(
+            conn,
+            &NewCase {
                 tournament_id: tid,
                 kind: CaseKind::Complaint,
-                subject: input.subject.as_str().into(),
+                subject: input.subject,
                 round_number: input.round,
                 table_number: input.table,
                 penalty_id: input.penalty_id,
@@ -124,37 +120,36 @@ pub fn open_case(
                 evidence_links: to_json(&evidence.links.clone().unwrap_or_default())?,
                 requested_remedies: to_json(&requested)?,
                 panel_mode: PanelMode::Referee,
-                panel_rule: String::new(),
+                panel_rule: PanelReason::Pending,
                 opened_by: caller.user_id,
                 appeal_of: None,
-            })
-            .returning(CaseRow::as_returning())
-            .get_result(conn)?;
+            },
+        )?;
         let cid = row.id;
         log(
             conn,
             cid,
             caller.user_id,
             CaseEvent::Opened(OpenedDetail::Complaint(OpenedComplaint {
-                subject: row.subject.clone(),
+                subject: row.subject.as_str().into(),
                 round: row.round_number,
                 table: row.table_number,
                 penalty_id: row.penalty_id,
             })),
         )?;
-        add_party(conn, cid, complainant_user, complainant_player, "complainant", caller.user_id)?;
+        add_party(conn, cid, complainant_user, complainant_player, PartyRole::Complainant, caller.user_id)?;
         for r in &respondents {
-            add_party(conn, cid, r.user_id, r.player_id, "respondent", caller.user_id)?;
+            add_party(conn, cid, r.user_id, r.player_id, PartyRole::Respondent, caller.user_id)?;
         }
         if let Some(p) = penalised {
-            add_party(conn, cid, None, Some(p), "respondent", caller.user_id)?;
+            add_party(conn, cid, None, Some(p), PartyRole::Respondent, caller.user_id)?;
         }
         for p in seated {
-            add_party(conn, cid, None, Some(p), "player_at_table", caller.user_id)?;
+            add_party(conn, cid, None, Some(p), PartyRole::PlayerAtTable, caller.user_id)?;
         }
         recompute_panel(conn, tid, cid, CaseKind::Complaint, caller.user_id)?;
         let row = load_case(conn, tid, cid, false)?;
-        render(conn, &t, row, true)
+        render(conn, &t, row, true, now)
     })
 }
 
@@ -167,6 +162,7 @@ pub fn list_cases(
     caller: &MaybeCaller,
     tid: TournamentId,
     params: &PageParams,
+    now: DateTime<Utc>,
 ) -> Result<Page<CaseOut>, ApiError> {
     let tid = tid.0;
     let t = load_visible(conn, caller, tid)?;
@@ -180,43 +176,22 @@ pub fn list_cases(
         let page = Page::read(
             conn,
             params,
-            |c| listed_cases(tid, insider).count().get_result(c),
+            |c| crate::db::cases::count_listed(c, TournamentId(tid), insider),
             |c, limit, offset| {
-                listed_cases(tid, insider)
-                    .order(cases::id)
-                    .select(CaseRow::as_select())
-                    .limit(limit)
-                    .offset(offset)
-                    .load(c)
+                crate::db::cases::page_listed(c, TournamentId(tid), insider, limit, offset)
             },
         )?;
-        return page.try_map(|row| render(conn, &t, row, insider));
+        return page.try_map(|row| render(conn, &t, row, insider, now));
     }
-    let rows: Vec<CaseRow> = cases::table
-        .filter(cases::tournament_id.eq(tid))
-        .order(cases::id)
-        .select(CaseRow::as_select())
-        .load(conn)?;
+    let rows = crate::db::cases::of_tournament(conn, TournamentId(tid))?;
     let mut out = Vec::new();
     for row in rows {
         let insider = is_insider(conn, caller, &row)?;
         if insider || row.status != CaseStatus::Open {
-            out.push(render(conn, &t, row, insider)?);
+            out.push(render(conn, &t, row, insider, now)?);
         }
     }
     Page::window(out, params)
-}
-
-/// The cases of a tournament a list shows: every case to insiders, no open case to others.
-fn listed_cases(tid: i64, insider: bool) -> cases::BoxedQuery<'static, diesel::pg::Pg> {
-    let q = cases::table
-        .filter(cases::tournament_id.eq(tid))
-        .into_boxed();
-    if insider {
-        q
-    } else {
-        q.filter(cases::status.ne(CaseStatus::Open))
-    }
 }
 
 /// One case, as the caller may see it.
@@ -225,6 +200,7 @@ pub fn read_case(
     caller: &MaybeCaller,
     tid: TournamentId,
     cid: CaseId,
+    now: DateTime<Utc>,
 ) -> Result<CaseOut, ApiError> {
     let tid = tid.0;
     let cid = cid.0;
@@ -236,7 +212,7 @@ pub fn read_case(
             "no case {cid} in tournament {tid}"
         )));
     }
-    render(conn, &t, case, insider)
+    render(conn, &t, case, insider, now)
 }
 
 /// Adds a party to an open case (referees and organisers); the deciding panel is recomputed.
@@ -246,6 +222,7 @@ pub fn add_parties(
     tid: TournamentId,
     cid: CaseId,
     input: AddParty,
+    now: DateTime<Utc>,
 ) -> Result<CaseOut, ApiError> {
     let tid = tid.0;
     let cid = cid.0;
@@ -256,7 +233,7 @@ pub fn add_parties(
         let parties = parties_of(conn, cid)?;
         let complainants: Vec<PartyRow> = parties
             .iter()
-            .filter(|p| p.role == "complainant")
+            .filter(|p| p.role == PartyRole::Complainant)
             .cloned()
             .collect();
         let is_complainant = party_users(conn, &complainants)?.contains(&caller.user_id);
@@ -278,8 +255,8 @@ pub fn add_parties(
         }
         check_party_ref(conn, "party", input.user_id, input.player_id)?;
         let role = match input.role {
-            AddedPartyRole::Respondent => "respondent",
-            AddedPartyRole::PlayerAtTable => "player_at_table",
+            AddedPartyRole::Respondent => PartyRole::Respondent,
+            AddedPartyRole::PlayerAtTable => PartyRole::PlayerAtTable,
         };
         if !add_party(
             conn,
@@ -292,9 +269,7 @@ pub fn add_parties(
             return Err(ApiError::Conflict("already a party to this case".into()));
         }
         recompute_panel(conn, tid, cid, case.kind, caller.user_id)?;
-        diesel::update(cases::table.find(cid))
-            .set(cases::version.eq(cases::version + 1))
-            .execute(conn)?;
-        render_for(conn, &t, &MaybeCaller(Some(caller.clone())), cid)
+        crate::db::cases::touch(conn, CaseId(cid))?;
+        render_for(conn, &t, &MaybeCaller(Some(caller.clone())), cid, now)
     })
 }

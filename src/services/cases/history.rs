@@ -3,6 +3,7 @@
 //! in which the stored (jsonb) details have always been rendered.
 
 use super::{PanelMember, Remedy};
+use crate::domain::case_sets::CaseStep;
 use crate::error::ApiError;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -39,15 +40,15 @@ pub enum CaseEvent {
 
 impl CaseEvent {
     /// The stored `what`.
-    pub fn what(&self) -> &'static str {
+    pub fn what(&self) -> CaseStep {
         match self {
-            Self::Opened(_) => "opened",
-            Self::PartyAdded(_) => "party_added",
-            Self::PanelComputed(_) => "panel_computed",
-            Self::Voted(_) => "voted",
-            Self::Decided(_) => "decided",
-            Self::RemedyApplied(_) => "remedy_applied",
-            Self::Appealed(_) => "appealed",
+            Self::Opened(_) => CaseStep::Opened,
+            Self::PartyAdded(_) => CaseStep::PartyAdded,
+            Self::PanelComputed(_) => CaseStep::PanelComputed,
+            Self::Voted(_) => CaseStep::Voted,
+            Self::Decided(_) => CaseStep::Decided,
+            Self::RemedyApplied(_) => CaseStep::RemedyApplied,
+            Self::Appealed(_) => CaseStep::Appealed,
         }
     }
 
@@ -59,7 +60,8 @@ impl CaseEvent {
     }
 
     /// Reads a stored step; a detail that does not match its `what` is our fault.
-    pub fn read(what: &str, detail: serde_json::Value) -> Result<Self, ApiError> {
+    pub fn read(what: CaseStep, detail: serde_json::Value) -> Result<Self, ApiError> {
+        let what = what.as_str();
         serde_json::from_value(serde_json::json!({"what": what, "detail": detail}))
             .map_err(|e| ApiError::Internal(format!("case event {what}: {e}")))
     }

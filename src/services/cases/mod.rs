@@ -3,14 +3,12 @@
 //! remedies applied through the same result and penalty paths as everything else.
 
 use crate::auth::{Caller, MaybeCaller, StaffRole};
-use crate::db::cases::{
-    CaseEventRow, CaseRow, NewCase, NewCaseEvent, NewParty, NewVote, PanelRow, PartyRow, VoteRow,
-};
+use crate::db::cases::{CaseRow, NewCase, NewCaseEvent, NewParty, NewVote, PanelRow, PartyRow};
+use crate::db::ids::{CaseId, PenaltyId, PlayerId, TournamentId, UserId};
 use crate::db::models::Tournament;
-use crate::db::schema::{
-    case_events, case_panel, case_parties, cases, penalties, players, registrations, rounds,
-    tournament_staff, users, votes,
-};
+use crate::db::rounds::Lock;
+use crate::domain::case_sets::PanelReason;
+pub use crate::domain::case_sets::{CaseOutcome, CaseSubject, PartyRole, Verdict};
 use crate::domain::cases::{self as rules, CaseKind, PanelMode, Tally};
 use crate::domain::status::RoundStatus;
 use crate::error::ApiError;
@@ -21,7 +19,7 @@ use crate::services::running::conduct::{
 use crate::services::running::results::{store_result, EnterResult, Precondition, ResultSeat};
 use crate::services::validate::Check;
 use chrono::{DateTime, Duration, Utc};
-use diesel::prelude::*;
+use diesel::Connection;
 use diesel::PgConnection;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeSet, HashSet};
@@ -30,31 +28,6 @@ use utoipa::ToSchema;
 const STATEMENT_MAX: usize = 4000;
 const REASON_MAX: usize = 500;
 const LINK_MAX: usize = 500;
-
-/// What a case is about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum CaseSubject {
-    /// Something at a table of a round (names `round` and `table`).
-    Table,
-    /// A table's result (names `round` and `table`).
-    Result,
-    /// A penalty (names `penalty_id`).
-    Penalty,
-    /// A person's conduct.
-    Conduct,
-}
-
-impl CaseSubject {
-    fn as_str(self) -> &'static str {
-        match self {
-            Self::Table => "table",
-            Self::Result => "result",
-            Self::Penalty => "penalty",
-            Self::Conduct => "conduct",
-        }
-    }
-}
 
 /// A remedy a decision orders. Applied atomically with the decision, through the same paths
 /// as a referee's correction.
@@ -190,43 +163,6 @@ pub struct AddParty {
     pub role: AddedPartyRole,
 }
 
-/// A ruling or a vote: uphold the case (apply the remedies asked for), dismiss it, or order
-/// other remedies.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Verdict {
-    Uphold,
-    Dismiss,
-    Remedy,
-}
-
-impl Verdict {
-    fn as_str(self) -> &'static str {
-        match self {
-            Self::Uphold => "uphold",
-            Self::Dismiss => "dismiss",
-            Self::Remedy => "remedy",
-        }
-    }
-
-    fn parse(s: &str) -> Option<Self> {
-        match s {
-            "uphold" => Some(Self::Uphold),
-            "dismiss" => Some(Self::Dismiss),
-            "remedy" => Some(Self::Remedy),
-            _ => None,
-        }
-    }
-
-    fn outcome(self) -> &'static str {
-        match self {
-            Self::Uphold => "upheld",
-            Self::Dismiss => "dismissed",
-            Self::Remedy => "remedied",
-        }
-    }
-}
-
 /// A referee's ruling on a case with a referee panel.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -280,20 +216,6 @@ pub struct Appeal {
     pub remedies: Option<Vec<Remedy>>,
 }
 
-/// The role of a party in a case.
-#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum PartyRole {
-    /// Filed the complaint or the appeal.
-    Complainant,
-    /// The complaint is against them.
-    Respondent,
-    /// Played at the table the case is about.
-    PlayerAtTable,
-    /// The official whose ruling is appealed.
-    OfficialAppealed,
-}
-
 /// The seat a member holds on a panel.
 #[derive(Debug, Clone, Copy, Serialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
@@ -318,15 +240,6 @@ pub enum PanelModeName {
 pub enum CaseKindName {
     Complaint,
     Appeal,
-}
-
-/// How a case was decided.
-#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum CaseOutcome {
-    Upheld,
-    Dismissed,
-    Remedied,
 }
 
 /// A party of a case.

@@ -1,8 +1,8 @@
-//! Queries about a case: its parties, panel and votes, who sat where, who is an insider.
+//! Reads and writes about a case: its parties, panel and votes, who sat where, who is an
+//! insider, all through `crate::db::cases`.
 
 use super::*;
-use crate::domain::scoring::Preset;
-use crate::domain::status::RegistrationStatus;
+use crate::db::cases as store;
 
 pub(super) fn load_case(
     conn: &mut PgConnection,
@@ -10,40 +10,24 @@ pub(super) fn load_case(
     cid: i64,
     lock: bool,
 ) -> Result<CaseRow, ApiError> {
-    let q = cases::table
-        .filter(cases::tournament_id.eq(tid))
-        .filter(cases::id.eq(cid))
-        .select(CaseRow::as_select());
-    let row = if lock {
-        q.for_update().first(conn).optional()?
-    } else {
-        q.first(conn).optional()?
-    };
-    row.ok_or_else(|| ApiError::NotFound(format!("no case {cid} in tournament {tid}")))
+    let lock = if lock { Lock::ForUpdate } else { Lock::None };
+    store::in_tournament(conn, TournamentId(tid), CaseId(cid), lock)?
+        .ok_or_else(|| ApiError::NotFound(format!("no case {cid} in tournament {tid}")))
 }
 
 pub(super) fn parties_of(conn: &mut PgConnection, cid: i64) -> Result<Vec<PartyRow>, ApiError> {
-    Ok(case_parties::table
-        .filter(case_parties::case_id.eq(cid))
-        .order(case_parties::id)
-        .select(PartyRow::as_select())
-        .load(conn)?)
+    Ok(store::parties_of(conn, CaseId(cid))?)
 }
 
 pub(super) fn panel_of(conn: &mut PgConnection, cid: i64) -> Result<Vec<PanelRow>, ApiError> {
-    Ok(case_panel::table
-        .filter(case_panel::case_id.eq(cid))
-        .order((case_panel::seat.desc(), case_panel::user_id))
-        .select(PanelRow::as_select())
-        .load(conn)?)
+    Ok(store::panel_of(conn, CaseId(cid))?)
 }
 
-pub(super) fn votes_of(conn: &mut PgConnection, cid: i64) -> Result<Vec<VoteRow>, ApiError> {
-    Ok(votes::table
-        .filter(votes::case_id.eq(cid))
-        .order(votes::at)
-        .select(VoteRow::as_select())
-        .load(conn)?)
+pub(super) fn votes_of(
+    conn: &mut PgConnection,
+    cid: i64,
+) -> Result<Vec<crate::db::cases::VoteRow>, ApiError> {
+    Ok(store::votes_of(conn, CaseId(cid))?)
 }
 
 /// The user accounts behind the parties: a party's account, or the account linked to a party
@@ -53,13 +37,13 @@ pub(super) fn party_users(
     parties: &[PartyRow],
 ) -> Result<Vec<i64>, ApiError> {
     let mut out: BTreeSet<i64> = parties.iter().filter_map(|p| p.user_id).collect();
-    let player_ids: Vec<i64> = parties.iter().filter_map(|p| p.player_id).collect();
+    let player_ids: Vec<PlayerId> = parties
+        .iter()
+        .filter_map(|p| p.player_id.map(PlayerId))
+        .collect();
     if !player_ids.is_empty() {
-        let linked: Vec<Option<i64>> = players::table
-            .filter(players::id.eq_any(&player_ids))
-            .select(players::user_id)
-            .load(conn)?;
-        out.extend(linked.into_iter().flatten());
+        let linked = crate::db::players::accounts_of(conn, &player_ids)?;
+        out.extend(linked.into_iter().map(|u| u.0));
     }
     Ok(out.into_iter().collect())
 }
@@ -69,18 +53,21 @@ pub(super) fn officials(
     conn: &mut PgConnection,
     tid: i64,
 ) -> Result<(Vec<i64>, Vec<i64>), ApiError> {
-    let rows: Vec<(i64, String)> = tournament_staff::table
-        .filter(tournament_staff::tournament_id.eq(tid))
-        .filter(tournament_staff::role.eq_any([
+    let rows = crate::db::staff::holders_of(
+        conn,
+        TournamentId(tid),
+        &[
             StaffRole::Referee.as_str(),
             StaffRole::AppealsCommittee.as_str(),
-        ]))
-        .order(tournament_staff::appointed_at)
-        .select((tournament_staff::user_id, tournament_staff::role))
-        .load(conn)?;
+        ],
+    )?;
+    let rows: Vec<(i64, Option<StaffRole>)> = rows
+        .into_iter()
+        .map(|(u, r)| (u.0, StaffRole::parse(&r)))
+        .collect();
     let pick = |role: StaffRole| -> Vec<i64> {
         rows.iter()
-            .filter(|(_, r)| r == role.as_str())
+            .filter(|(_, r)| *r == Some(role))
             .map(|(u, _)| *u)
             .collect()
     };
@@ -99,10 +86,9 @@ pub(super) fn recompute_panel(
     let parties = parties_of(conn, cid)?;
     let party_ids = party_users(conn, &parties)?;
     let (referees, committee) = officials(conn, tid)?;
-    let appeals = appeals_in(conn, tid)?;
+    let appeals = store::appeals_in(conn, TournamentId(tid))?;
     let panel = rules::deciding_panel_under(appeals, kind, &referees, &committee, &party_ids)
         .map_err(|e| ApiError::Conflict(e.to_string()))?;
-    diesel::delete(case_panel::table.filter(case_panel::case_id.eq(cid))).execute(conn)?;
     let rows: Vec<PanelRow> = panel
         .members
         .iter()
@@ -112,15 +98,8 @@ pub(super) fn recompute_panel(
             seat: *seat,
         })
         .collect();
-    diesel::insert_into(case_panel::table)
-        .values(&rows)
-        .execute(conn)?;
-    diesel::update(cases::table.find(cid))
-        .set((
-            cases::panel_mode.eq(panel.mode),
-            cases::panel_rule.eq(panel.rule.explain(kind)),
-        ))
-        .execute(conn)?;
+    let reason = PanelReason::of(panel.rule, kind);
+    store::seat_panel(conn, CaseId(cid), &rows, panel.mode, reason)?;
     log(
         conn,
         cid,
@@ -147,14 +126,15 @@ pub(super) fn log(
     author: i64,
     event: CaseEvent,
 ) -> Result<(), ApiError> {
-    diesel::insert_into(case_events::table)
-        .values(NewCaseEvent {
+    store::record(
+        conn,
+        &NewCaseEvent {
             case_id: cid,
             author,
-            what: event.what().into(),
+            what: event.what(),
             detail: event.detail()?,
-        })
-        .execute(conn)?;
+        },
+    )?;
     Ok(())
 }
 
@@ -163,13 +143,11 @@ pub(super) fn is_registered(
     tid: i64,
     player_id: i64,
 ) -> Result<bool, ApiError> {
-    Ok(diesel::select(diesel::dsl::exists(
-        registrations::table
-            .filter(registrations::tournament_id.eq(tid))
-            .filter(registrations::player_id.eq(player_id))
-            .filter(registrations::status.ne(RegistrationStatus::Cancelled)),
-    ))
-    .get_result(conn)?)
+    Ok(crate::db::registrations::is_registered(
+        conn,
+        TournamentId(tid),
+        PlayerId(player_id),
+    )?)
 }
 
 /// Checks a party reference (exactly one of an existing account or player).
@@ -181,9 +159,7 @@ pub(super) fn check_party_ref(
 ) -> Result<(), ApiError> {
     match (user_id, player_id) {
         (Some(u), None) => {
-            let ok: bool =
-                diesel::select(diesel::dsl::exists(users::table.find(u))).get_result(conn)?;
-            if !ok {
+            if !crate::db::accounts::user_exists(conn, UserId(u))? {
                 return Err(ApiError::field(
                     format!("{field}.user_id"),
                     format!("there is no user {u}"),
@@ -191,9 +167,7 @@ pub(super) fn check_party_ref(
             }
         }
         (None, Some(p)) => {
-            let ok: bool =
-                diesel::select(diesel::dsl::exists(players::table.find(p))).get_result(conn)?;
-            if !ok {
+            if !crate::db::players::exists(conn, PlayerId(p))? {
                 return Err(ApiError::field(
                     format!("{field}.player_id"),
                     format!("there is no player {p}"),
@@ -216,7 +190,7 @@ pub(super) fn add_party(
     cid: i64,
     user_id: Option<i64>,
     player_id: Option<i64>,
-    role: &str,
+    role: PartyRole,
     by: i64,
 ) -> Result<bool, ApiError> {
     let existing = parties_of(conn, cid)?;
@@ -227,15 +201,16 @@ pub(super) fn add_party(
     if dup {
         return Ok(false);
     }
-    diesel::insert_into(case_parties::table)
-        .values(NewParty {
+    store::add_party(
+        conn,
+        &NewParty {
             case_id: cid,
             user_id,
             player_id,
-            role: role.into(),
+            role,
             added_by: by,
-        })
-        .execute(conn)?;
+        },
+    )?;
     log(
         conn,
         cid,
@@ -243,7 +218,7 @@ pub(super) fn add_party(
         CaseEvent::PartyAdded(PartyAddedDetail {
             user_id,
             player_id,
-            role: role.into(),
+            role: role.as_str().into(),
         }),
     )?;
     Ok(true)
@@ -256,13 +231,13 @@ pub(super) fn seated_at(
     table: i32,
     field: &str,
 ) -> Result<Vec<i64>, ApiError> {
-    let draw: Option<(serde_json::Value, RoundStatus)> = rounds::table
-        .filter(rounds::tournament_id.eq(tid))
-        .filter(rounds::number.eq(round))
-        .select((rounds::draw, rounds::status))
-        .first(conn)
-        .optional()?;
-    let (draw, status) = draw.ok_or_else(|| ApiError::field(field, format!("no round {round}")))?;
+    let r = match crate::db::rounds::by_number(conn, tid, round, Lock::None) {
+        Err(ApiError::NotFound(_)) => {
+            return Err(ApiError::field(field, format!("no round {round}")))
+        }
+        other => other?,
+    };
+    let (draw, status) = (r.draw, r.status);
     if status == RoundStatus::Draft {
         return Err(ApiError::field(
             field,
@@ -305,32 +280,15 @@ pub(super) fn is_insider(
     )? {
         return Ok(true);
     }
-    let on_panel: bool = diesel::select(diesel::dsl::exists(
-        case_panel::table
-            .filter(case_panel::case_id.eq(case.id))
-            .filter(case_panel::user_id.eq(c.user_id)),
-    ))
-    .get_result(conn)?;
-    if on_panel {
+    if store::on_panel(conn, CaseId(case.id), UserId(c.user_id))? {
         return Ok(true);
     }
     let parties = parties_of(conn, case.id)?;
     Ok(party_users(conn, &parties)?.contains(&c.user_id))
 }
 
-/// Who hears what after a ruling in tournament `tid`: its ruleset's appeals.
-pub(super) fn appeals_in(conn: &mut PgConnection, tid: i64) -> Result<rules::Appeals, ApiError> {
-    use crate::db::schema::tournaments;
-    let (preset, overrides): (Preset, serde_json::Value) = tournaments::table
-        .find(tid)
-        .select((tournaments::ruleset, tournaments::ruleset_overrides))
-        .first(conn)?;
-    Ok(appeals_of(preset, &overrides))
-}
-
-/// The appeals of a ruleset preset with its overrides.
-pub(super) fn appeals_of(preset: Preset, overrides: &serde_json::Value) -> rules::Appeals {
-    crate::domain::scoring::Ruleset::for_tournament(preset, overrides)
-        .map(|r| r.appeals)
-        .unwrap_or_default()
+/// The appeals of tournament `t`'s ruleset (stored overrides that do not parse are an
+/// error naming the tournament, never the default).
+pub(super) fn appeals_of(t: &Tournament) -> Result<rules::Appeals, ApiError> {
+    store::appeals_of(t)
 }

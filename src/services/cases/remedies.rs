@@ -3,7 +3,6 @@
 use super::*;
 use crate::domain::events::{CaseDecidedPayload, ReplayOrderedPayload, TournamentEvent};
 use crate::domain::status::CaseStatus;
-use crate::domain::{CaseId, TournamentId, UserId};
 
 pub(super) fn reason_for_records(cid: i64, reason: &str) -> String {
     format!("case {cid}: {reason}")
@@ -104,7 +103,8 @@ pub(super) fn apply_remedy(
     })
 }
 
-/// Decides a case: applies the remedies, stores the outcome, logs it and tells the live feed.
+/// Decides a case by `by` at `now`: applies the remedies, stores the outcome, logs it and
+/// tells the live feed.
 pub(super) fn decide(
     conn: &mut PgConnection,
     t: &Tournament,
@@ -112,7 +112,7 @@ pub(super) fn decide(
     verdict: Verdict,
     ordered: Vec<Remedy>,
     reason: String,
-    by: i64,
+    (by, now): (i64, DateTime<Utc>),
 ) -> Result<(), ApiError> {
     let remedies = match verdict {
         Verdict::Uphold => remedies_of(&case.requested_remedies)?,
@@ -130,23 +130,23 @@ pub(super) fn decide(
         log(conn, case.id, by, CaseEvent::RemedyApplied(detail))?;
         applied.push(entry);
     }
-    diesel::update(cases::table.find(case.id))
-        .set((
-            cases::status.eq(CaseStatus::Decided),
-            cases::decided_by.eq(Some(by)),
-            cases::decided_at.eq(Some(Utc::now())),
-            cases::outcome.eq(Some(verdict.outcome())),
-            cases::decision_reason.eq(Some(&reason)),
-            cases::remedy.eq(Some(serde_json::Value::Array(applied.clone()))),
-            cases::version.eq(cases::version + 1),
-        ))
-        .execute(conn)?;
+    crate::db::cases::set_decided(
+        conn,
+        CaseId(case.id),
+        &crate::db::cases::Decision {
+            by: UserId(by),
+            at: now,
+            outcome: verdict.outcome(),
+            reason: &reason,
+            remedies: serde_json::Value::Array(applied.clone()),
+        },
+    )?;
     log(
         conn,
         case.id,
         by,
         CaseEvent::Decided(DecidedDetail {
-            outcome: verdict.outcome().into(),
+            outcome: verdict.outcome().as_str().into(),
             reason,
             remedies: applied.len(),
         }),
@@ -157,7 +157,7 @@ pub(super) fn decide(
         TournamentEvent::CaseDecided(CaseDecidedPayload {
             case_id: case.id,
             kind: case.kind.as_str().to_string(),
-            outcome: verdict.outcome().to_string(),
+            outcome: verdict.outcome().as_str().to_string(),
             remedies: applied,
         }),
     )?;
@@ -239,7 +239,7 @@ pub(super) fn require_open(case: &CaseRow) -> Result<(), ApiError> {
         return Err(ApiError::Conflict(format!(
             "case {} is already decided ({})",
             case.id,
-            case.outcome.as_deref().unwrap_or(case.status.as_str())
+            case.outcome.map_or(case.status.as_str(), |o| o.as_str())
         )));
     }
     Ok(())

@@ -2,7 +2,6 @@
 
 use super::*;
 use crate::domain::status::CaseStatus;
-use crate::domain::{CaseId, TournamentId};
 
 /// Decides a case (the referee, or a single-member panel); remedies are applied with the decision.
 pub fn decide_case(
@@ -11,6 +10,7 @@ pub fn decide_case(
     tid: TournamentId,
     cid: CaseId,
     input: Decide,
+    now: DateTime<Utc>,
 ) -> Result<CaseOut, ApiError> {
     let tid = tid.0;
     let cid = cid.0;
@@ -27,8 +27,8 @@ pub fn decide_case(
                 "case {cid} is decided by the votes of its panel: POST /tournaments/{tid}/cases/{cid}/votes"
             )));
         }
-        decide(conn, &t, &case, input.verdict, remedies, reason, caller.user_id)?;
-        render_for(conn, &t, &me, cid)
+        decide(conn, &t, &case, input.verdict, remedies, reason, (caller.user_id, now))?;
+        render_for(conn, &t, &me, cid, now)
     })
 }
 
@@ -39,6 +39,7 @@ pub fn vote(
     tid: TournamentId,
     cid: CaseId,
     input: CastVote,
+    now: DateTime<Utc>,
 ) -> Result<CaseOut, ApiError> {
     let tid = tid.0;
     let cid = cid.0;
@@ -65,22 +66,21 @@ pub fn vote(
             Verdict::Remedy => Some(to_json(&remedies)?),
             _ => None,
         };
-        diesel::insert_into(votes::table)
-            .values(NewVote {
+        let cast = crate::db::cases::cast_vote(
+            conn,
+            &NewVote {
                 case_id: cid,
                 member_id: caller.user_id,
-                vote: input.vote.as_str().into(),
+                vote: input.vote,
                 remedy: remedy_json.clone(),
                 reason: reason.clone(),
-            })
-            .execute(conn)
-            .map_err(|e| match e {
-                diesel::result::Error::DatabaseError(
-                    diesel::result::DatabaseErrorKind::UniqueViolation,
-                    _,
-                ) => ApiError::Conflict(format!("you have already voted on case {cid}")),
-                other => other.into(),
-            })?;
+            },
+        )?;
+        if !cast {
+            return Err(ApiError::Conflict(format!(
+                "you have already voted on case {cid}"
+            )));
+        }
         log(
             conn,
             cid,
@@ -96,8 +96,8 @@ pub fn vote(
         let keys: Vec<String> = all
             .iter()
             .map(|v| match &v.remedy {
-                Some(r) => format!("{}:{r}", v.vote),
-                None => v.vote.clone(),
+                Some(r) => format!("{}:{r}", v.vote.as_str()),
+                None => v.vote.as_str().to_string(),
             })
             .collect();
         let size = panel_of(conn, cid)?.len();
@@ -110,8 +110,7 @@ pub fn vote(
                     .find(|(_, k)| **k == key)
                     .map(|(v, _)| v)
                     .ok_or_else(|| ApiError::Internal("majority without a vote".into()))?;
-                let verdict = Verdict::parse(&winner.vote)
-                    .ok_or_else(|| ApiError::Internal("stored vote".into()))?;
+                let verdict = winner.vote;
                 let ordered = match &winner.remedy {
                     Some(r) => remedies_of(r)?,
                     None => Vec::new(),
@@ -119,19 +118,19 @@ pub fn vote(
                 let count = keys.iter().filter(|k| **k == key).count();
                 let why = format!(
                     "{count} of {size} panel members voted to {} ({} votes cast)",
-                    winner.vote,
+                    winner.vote.as_str(),
                     all.len()
                 );
-                decide(conn, &t, &case, verdict, ordered, why, caller.user_id)?;
+                decide(conn, &t, &case, verdict, ordered, why, (caller.user_id, now))?;
             }
             Tally::Deadlock => {
                 let why = format!(
                     "no majority among the {size} panel members: nothing changes, the case is dismissed"
                 );
-                decide(conn, &t, &case, Verdict::Dismiss, Vec::new(), why, caller.user_id)?;
+                decide(conn, &t, &case, Verdict::Dismiss, Vec::new(), why, (caller.user_id, now))?;
             }
         }
-        render_for(conn, &t, &me, cid)
+        render_for(conn, &t, &me, cid, now)
     })
 }
 
@@ -172,11 +171,11 @@ fn add_appeal_parties(
         aid,
         Some(caller.user_id),
         own_player,
-        "complainant",
+        PartyRole::Complainant,
         caller.user_id,
     )?;
     for p in parties.iter().filter(|p| !mine.contains(&p.id)) {
-        add_party(conn, aid, p.user_id, p.player_id, &p.role, caller.user_id)?;
+        add_party(conn, aid, p.user_id, p.player_id, p.role, caller.user_id)?;
     }
     if let Some(referee) = case.decided_by {
         add_party(
@@ -184,7 +183,7 @@ fn add_appeal_parties(
             aid,
             Some(referee),
             None,
-            "official_appealed",
+            PartyRole::OfficialAppealed,
             caller.user_id,
         )?;
     }
@@ -198,6 +197,7 @@ pub fn appeal(
     tid: TournamentId,
     cid: CaseId,
     input: Appeal,
+    now: DateTime<Utc>,
 ) -> Result<CaseOut, ApiError> {
     let tid = tid.0;
     let cid = cid.0;
@@ -218,29 +218,22 @@ pub fn appeal(
         }
         // Who is asking first, then the body (issue 37, item 6).
         let (statement, evidence, requested) = check_appeal(&input)?;
-        let appealed: bool = diesel::select(diesel::dsl::exists(
-            cases::table.filter(cases::appeal_of.eq(cid)),
-        ))
-        .get_result(conn)?;
+        let appealed = crate::db::cases::appeal_against(conn, CaseId(cid))?.is_some();
         let decided = rules::Decided {
             kind: case.kind,
             mode: case.panel_mode,
             decided_at: case.decided_at,
             appealed,
         };
-        let appeals = super::panel::appeals_of(t.ruleset, &t.ruleset_overrides);
-        rules::may_appeal_under(
-            appeals,
-            &decided,
-            Utc::now(),
-            t.appeal_window_minutes.into(),
-        )
-        .map_err(|e| ApiError::Conflict(e.to_string()))?;
-        let row: CaseRow = diesel::insert_into(cases::table)
-            .values(NewCase {
+        let appeals = appeals_of(&t)?;
+        rules::may_appeal_under(appeals, &decided, now, t.appeal_window_minutes.into())
+            .map_err(|e| ApiError::Conflict(e.to_string()))?;
+        let row: CaseRow = crate::db::cases::insert_appeal(
+            conn,
+            &NewCase {
                 tournament_id: tid,
                 kind: CaseKind::Appeal,
-                subject: case.subject.clone(),
+                subject: case.subject,
                 round_number: case.round_number,
                 table_number: case.table_number,
                 penalty_id: case.penalty_id,
@@ -249,19 +242,12 @@ pub fn appeal(
                 evidence_links: to_json(&evidence.links.clone().unwrap_or_default())?,
                 requested_remedies: to_json(&requested)?,
                 panel_mode: PanelMode::Vote,
-                panel_rule: String::new(),
+                panel_rule: PanelReason::Pending,
                 opened_by: caller.user_id,
                 appeal_of: Some(cid),
-            })
-            .returning(CaseRow::as_returning())
-            .get_result(conn)
-            .map_err(|e| match e {
-                diesel::result::Error::DatabaseError(
-                    diesel::result::DatabaseErrorKind::UniqueViolation,
-                    _,
-                ) => ApiError::Conflict("this decision has already been appealed".into()),
-                other => other.into(),
-            })?;
+            },
+        )?
+        .ok_or_else(|| ApiError::Conflict("this decision has already been appealed".into()))?;
         let aid = row.id;
         log(
             conn,
@@ -271,12 +257,7 @@ pub fn appeal(
         )?;
         add_appeal_parties(conn, tid, aid, &case, &parties, caller)?;
         recompute_panel(conn, tid, aid, CaseKind::Appeal, caller.user_id)?;
-        diesel::update(cases::table.find(cid))
-            .set((
-                cases::status.eq(CaseStatus::Appealed),
-                cases::version.eq(cases::version + 1),
-            ))
-            .execute(conn)?;
+        crate::db::cases::set_appealed(conn, CaseId(cid))?;
         log(
             conn,
             cid,
@@ -293,6 +274,6 @@ pub fn appeal(
                 },
             ),
         )?;
-        render_for(conn, &t, &MaybeCaller(Some(caller.clone())), aid)
+        render_for(conn, &t, &MaybeCaller(Some(caller.clone())), aid, now)
     })
 }

@@ -8,12 +8,9 @@ pub(super) fn render(
     t: &Tournament,
     case: CaseRow,
     insider: bool,
+    now: DateTime<Utc>,
 ) -> Result<CaseOut, ApiError> {
-    let appealed_by: Option<i64> = cases::table
-        .filter(cases::appeal_of.eq(case.id))
-        .select(cases::id)
-        .first(conn)
-        .optional()?;
+    let appealed_by = crate::db::cases::appeal_against(conn, CaseId(case.id))?.map(|a| a.0);
     let decided = rules::Decided {
         kind: case.kind,
         mode: case.panel_mode,
@@ -21,8 +18,8 @@ pub(super) fn render(
         appealed: appealed_by.is_some(),
     };
     let window = i64::from(t.appeal_window_minutes);
-    let appeals = super::panel::appeals_of(t.ruleset, &t.ruleset_overrides);
-    let appealable = rules::may_appeal_under(appeals, &decided, Utc::now(), window).is_ok();
+    let appeals = appeals_of(t)?;
+    let appealable = rules::may_appeal_under(appeals, &decided, now, window).is_ok();
     let appeal_until = case
         .decided_at
         .filter(|_| appealable)
@@ -32,14 +29,14 @@ pub(super) fn render(
         id: case.id,
         tournament_id: case.tournament_id,
         kind: case.kind.as_str().to_string(),
-        subject: case.subject.clone(),
+        subject: case.subject.as_str().to_string(),
         round: case.round_number,
         table: case.table_number,
         penalty_id: case.penalty_id,
         status: case.status.as_str().to_string(),
         opened_at: case.opened_at,
         decided_at: case.decided_at,
-        outcome: case.outcome.clone(),
+        outcome: case.outcome.map(|o| o.as_str().to_string()),
         remedies: case.remedy.clone(),
         appeal_of: case.appeal_of,
         appealed_by,
@@ -86,7 +83,7 @@ fn add_insider_view(
             .map(|p| PartyOut {
                 user_id: p.user_id,
                 player_id: p.player_id,
-                role: p.role,
+                role: p.role.as_str().to_string(),
                 added_by: p.added_by,
                 added_at: p.added_at,
             })
@@ -94,7 +91,7 @@ fn add_insider_view(
     );
     out.panel = Some(PanelOut {
         mode: case.panel_mode.as_str().to_string(),
-        rule: case.panel_rule.clone(),
+        rule: case.panel_rule.as_str().to_string(),
         members: panel_of(conn, case.id)?
             .into_iter()
             .map(|m| PanelMember {
@@ -108,18 +105,14 @@ fn add_insider_view(
             .into_iter()
             .map(|v| VoteOut {
                 member_id: v.member_id,
-                vote: v.vote,
+                vote: v.vote.as_str().to_string(),
                 remedies: v.remedy,
                 reason: v.reason,
                 at: v.at,
             })
             .collect(),
     );
-    let events: Vec<CaseEventRow> = case_events::table
-        .filter(case_events::case_id.eq(case.id))
-        .order(case_events::id)
-        .select(CaseEventRow::as_select())
-        .load(conn)?;
+    let events = crate::db::cases::history_of(conn, CaseId(case.id))?;
     out.history = Some(
         events
             .into_iter()
@@ -127,7 +120,7 @@ fn add_insider_view(
                 Ok(CaseEventOut {
                     author: e.author,
                     at: e.at,
-                    event: CaseEvent::read(&e.what, e.detail)?,
+                    event: CaseEvent::read(e.what, e.detail)?,
                 })
             })
             .collect::<Result<_, ApiError>>()?,
@@ -140,10 +133,11 @@ pub(super) fn render_for(
     t: &Tournament,
     caller: &MaybeCaller,
     cid: i64,
+    now: DateTime<Utc>,
 ) -> Result<CaseOut, ApiError> {
     let case = load_case(conn, t.id, cid, false)?;
     let insider = is_insider(conn, caller, &case)?;
-    render(conn, t, case, insider)
+    render(conn, t, case, insider, now)
 }
 
 // ---------------------------------------------------------------------------------------

@@ -8,17 +8,17 @@
 //! `player_links` (who, when, how, on whose decision) and shown to the player's deciders.
 
 use chrono::{DateTime, Utc};
-use diesel::prelude::*;
+use diesel::Connection;
 use diesel::PgConnection;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::auth::Caller;
+use crate::db::claims::{self as store, ClaimRow, Claims, PlayerLinkRow};
+use crate::db::ids::{ClaimId, PlayerId, UserId};
 use crate::db::player_links::{say_how, LinkContext};
-use crate::db::schema::{
-    player_claims, player_links, players, pool_keepers, rating_standings, users,
-};
-use crate::domain::accounts::{ClaimStatus, Language};
+use crate::db::rounds::Lock;
+use crate::domain::accounts::ClaimStatus;
 use crate::error::ApiError;
 use crate::services::accounts::mail_text::Mail;
 use crate::services::accounts::outbox;
@@ -49,8 +49,7 @@ pub struct ClaimDecision {
 }
 
 /// A claim as shown to its claimant and its deciders.
-#[derive(Debug, Serialize, ToSchema, Queryable, Selectable)]
-#[diesel(table_name = player_claims)]
+#[derive(Debug, Serialize, ToSchema)]
 pub struct ClaimOut {
     pub id: i64,
     pub player_id: i64,
@@ -62,6 +61,22 @@ pub struct ClaimOut {
     pub decided_by: Option<i64>,
     pub created_at: DateTime<Utc>,
     pub decided_at: Option<DateTime<Utc>>,
+}
+
+impl From<ClaimRow> for ClaimOut {
+    fn from(c: ClaimRow) -> Self {
+        Self {
+            id: c.id.0,
+            player_id: c.player_id.0,
+            user_id: c.user_id.0,
+            message: c.message,
+            status: c.status,
+            reason: c.reason,
+            decided_by: c.decided_by.map(|u| u.0),
+            created_at: c.created_at,
+            decided_at: c.decided_at,
+        }
+    }
 }
 
 fn check_text(field: &str, text: &str) -> Result<(), ApiError> {
@@ -76,11 +91,7 @@ fn check_text(field: &str, text: &str) -> Result<(), ApiError> {
 }
 
 fn linked_player(conn: &mut PgConnection, user_id: i64) -> Result<Option<i64>, ApiError> {
-    Ok(players::table
-        .filter(players::user_id.eq(user_id))
-        .select(players::id)
-        .first(conn)
-        .optional()?)
+    Ok(crate::db::players::of_account(conn, UserId(user_id))?.map(|p| p.0))
 }
 
 /// Whether the caller may decide claims on `player` (and see its links): an admin, a keeper of
@@ -90,29 +101,11 @@ pub fn may_decide(conn: &mut PgConnection, caller: &Caller, player: i64) -> Resu
     if caller.is_admin {
         return Ok(true);
     }
-    let keeper: bool = diesel::select(diesel::dsl::exists(
-        pool_keepers::table
-            .filter(pool_keepers::user_id.eq(caller.user_id))
-            .filter(
-                pool_keepers::pool_id.eq_any(
-                    rating_standings::table
-                        .filter(rating_standings::player_id.eq(player))
-                        .select(rating_standings::pool_id),
-                ),
-            ),
-    ))
-    .get_result(conn)?;
-    if keeper {
+    let (me, player) = (UserId(caller.user_id), PlayerId(player));
+    if store::keeps_pool_of(conn, me, player)? {
         return Ok(true);
     }
-    Ok(diesel::select(
-        diesel::dsl::sql::<diesel::sql_types::Bool>("tourney_organises_every_record(")
-            .bind::<diesel::sql_types::BigInt, _>(player)
-            .sql(", ")
-            .bind::<diesel::sql_types::BigInt, _>(caller.user_id)
-            .sql(")"),
-    )
-    .get_result(conn)?)
+    Ok(store::organises_every_record(conn, player, me)?)
 }
 
 /// Claims `player` for the caller's account: 409 naming `player_id` if the account already has
@@ -125,12 +118,8 @@ pub fn claim(
 ) -> Result<ClaimOut, ApiError> {
     check_text("message", &input.message)?;
     conn.transaction(|conn| {
-        let owner: Option<Option<i64>> = players::table
-            .find(player)
-            .select(players::user_id)
-            .first(conn)
-            .optional()?;
-        let owner = owner.ok_or_else(|| ApiError::NotFound(format!("no player {player}")))?;
+        let owner = crate::db::players::account_of(conn, PlayerId(player), Lock::None)?
+            .ok_or_else(|| ApiError::NotFound(format!("no player {player}")))?;
         if let Some(own) = linked_player(conn, caller.user_id)? {
             return Err(ApiError::conflict_at(
                 "player_id",
@@ -143,26 +132,15 @@ pub fn claim(
                 format!("player {player} is already linked to an account"),
             ));
         }
-        let inserted = conn.transaction(|conn| {
-            diesel::insert_into(player_claims::table)
-                .values((
-                    player_claims::player_id.eq(player),
-                    player_claims::user_id.eq(caller.user_id),
-                    player_claims::message.eq(input.message.trim()),
-                ))
-                .returning(ClaimOut::as_returning())
-                .get_result(conn)
-        });
-        match inserted {
-            Err(diesel::result::Error::DatabaseError(
-                diesel::result::DatabaseErrorKind::UniqueViolation,
-                _,
-            )) => Err(ApiError::conflict_at(
-                "player_id",
-                "you already have an open claim on this player",
-            )),
-            other => Ok(other?),
-        }
+        let inserted = store::insert_unless_open(
+            conn,
+            PlayerId(player),
+            UserId(caller.user_id),
+            input.message.trim(),
+        )?;
+        inserted.map(ClaimOut::from).ok_or_else(|| {
+            ApiError::conflict_at("player_id", "you already have an open claim on this player")
+        })
     })
 }
 
@@ -174,22 +152,11 @@ pub fn list_for_player(
     player: i64,
     params: &PageParams,
 ) -> Result<Page<ClaimOut>, ApiError> {
-    let exists: bool =
-        diesel::select(diesel::dsl::exists(players::table.find(player))).get_result(conn)?;
-    if !exists {
+    if !crate::db::players::exists(conn, PlayerId(player))? {
         return Err(ApiError::NotFound(format!("no player {player}")));
     }
-    let only_own = (!may_decide(conn, caller, player)?).then_some(caller.user_id);
-    let query = || {
-        let mut q = player_claims::table
-            .filter(player_claims::player_id.eq(player))
-            .into_boxed();
-        if let Some(user) = only_own {
-            q = q.filter(player_claims::user_id.eq(user));
-        }
-        q
-    };
-    page_of(conn, params, query)
+    let only_own = (!may_decide(conn, caller, player)?).then_some(UserId(caller.user_id));
+    page_of(conn, params, Claims::OnPlayer(PlayerId(player), only_own))
 }
 
 /// The open claims the caller may decide, oldest first (the deciders' queue), a page read in
@@ -201,65 +168,32 @@ pub fn queue(
     caller: &Caller,
     params: &PageParams,
 ) -> Result<Page<ClaimOut>, ApiError> {
-    let (admin, user) = (caller.is_admin, caller.user_id);
-    let query = move || {
-        let open = player_claims::table
-            .filter(player_claims::status.eq(ClaimStatus::Open))
-            .filter(player_claims::user_id.ne(user))
-            .into_boxed();
-        if admin {
-            return open;
-        }
-        let kept = rating_standings::table
-            .filter(
-                rating_standings::pool_id.eq_any(
-                    pool_keepers::table
-                        .filter(pool_keepers::user_id.eq(user))
-                        .select(pool_keepers::pool_id),
-                ),
-            )
-            .select(rating_standings::player_id);
-        let organised = diesel::dsl::sql::<diesel::sql_types::Bool>(
-            "tourney_organises_every_record(player_claims.player_id, ",
-        )
-        .bind::<diesel::sql_types::BigInt, _>(user)
-        .sql(")");
-        open.filter(player_claims::player_id.eq_any(kept).or(organised))
+    let which = Claims::DecidableBy {
+        admin: caller.is_admin,
+        user: UserId(caller.user_id),
     };
-    page_of(conn, params, query)
+    page_of(conn, params, which)
 }
 
-/// A page of the claims `query` selects, oldest first.
+/// A page of the claims `which` selects, oldest first.
 fn page_of(
     conn: &mut PgConnection,
     params: &PageParams,
-    query: impl Fn() -> player_claims::BoxedQuery<'static, diesel::pg::Pg>,
+    which: Claims,
 ) -> Result<Page<ClaimOut>, ApiError> {
-    Page::read(
+    let page = Page::read(
         conn,
         params,
-        |conn| query().count().get_result(conn),
-        |conn, limit, offset| {
-            query()
-                .order(player_claims::id)
-                .select(ClaimOut::as_select())
-                .limit(limit)
-                .offset(offset)
-                .load(conn)
-        },
-    )
+        |conn| store::count(conn, which),
+        |conn, limit, offset| store::page(conn, which, limit, offset),
+    )?;
+    page.try_map(|c| Ok::<_, ApiError>(ClaimOut::from(c)))
 }
 
 /// The open claim, locked; 404 if there is none such on the player, 409 naming `claim_id` if
 /// it is no longer open. Inside the caller's transaction.
-fn open_claim(conn: &mut PgConnection, player: i64, id: i64) -> Result<ClaimOut, ApiError> {
-    let c: ClaimOut = player_claims::table
-        .find(id)
-        .filter(player_claims::player_id.eq(player))
-        .select(ClaimOut::as_select())
-        .for_update()
-        .first(conn)
-        .optional()?
+fn open_claim(conn: &mut PgConnection, player: i64, id: i64) -> Result<ClaimRow, ApiError> {
+    let c = store::lock_on(conn, PlayerId(player), ClaimId(id))?
         .ok_or_else(|| ApiError::NotFound(format!("no claim {id} on player {player}")))?;
     if c.status != ClaimStatus::Open {
         return Err(ApiError::conflict_at(
@@ -280,6 +214,7 @@ pub fn decide(
     player: i64,
     id: i64,
     input: &ClaimDecision,
+    now: DateTime<Utc>,
 ) -> Result<ClaimOut, ApiError> {
     if let Some(r) = &input.reason {
         check_text("reason", r)?;
@@ -288,20 +223,15 @@ pub fn decide(
     }
     conn.transaction(|conn| {
         // The player's row first: an approval and an invitation linking it wait for each other.
-        let owner: Option<Option<i64>> = players::table
-            .find(player)
-            .select(players::user_id)
-            .for_update()
-            .first(conn)
-            .optional()?;
-        let owner = owner.ok_or_else(|| ApiError::NotFound(format!("no player {player}")))?;
+        let owner = crate::db::players::account_of(conn, PlayerId(player), Lock::ForUpdate)?
+            .ok_or_else(|| ApiError::NotFound(format!("no player {player}")))?;
         if !may_decide(conn, caller, player)? {
             return Err(ApiError::Forbidden(
                 "claims are decided by an admin, a keeper of a pool the player is rated in, or an organiser of every tournament the player's records lie in".into(),
             ));
         }
         let c = open_claim(conn, player, id)?;
-        if c.user_id == caller.user_id {
+        if c.user_id == UserId(caller.user_id) {
             return Err(ApiError::Forbidden(
                 "nobody decides their own claim: another of the player's deciders does".into(),
             ));
@@ -313,7 +243,7 @@ pub fn decide(
                     format!("player {player} was linked to an account meanwhile"),
                 ));
             }
-            if let Some(other) = linked_player(conn, c.user_id)? {
+            if let Some(other) = linked_player(conn, c.user_id.0)? {
                 return Err(ApiError::conflict_at(
                     "player_id",
                     format!("the claimant's account was linked to player {other} meanwhile"),
@@ -323,52 +253,40 @@ pub fn decide(
                 conn,
                 &LinkContext {
                     via: "claim",
-                    claim_id: Some(c.id),
+                    claim_id: Some(c.id.0),
                     invitation_id: None,
                     decided_by: Some(caller.user_id),
                 },
             )?;
-            diesel::update(players::table.find(player))
-                .set((
-                    players::user_id.eq(Some(c.user_id)),
-                    players::updated_at.eq(Utc::now()),
-                ))
-                .execute(conn)?;
+            crate::db::players::link(conn, PlayerId(player), c.user_id, now)?;
             ClaimStatus::Approved
         } else {
             ClaimStatus::Refused
         };
-        let out: ClaimOut = diesel::update(player_claims::table.find(id))
-            .set((
-                player_claims::status.eq(status),
-                player_claims::reason.eq(input.reason.as_deref().map(str::trim)),
-                player_claims::decided_by.eq(Some(caller.user_id)),
-                player_claims::decided_at.eq(Some(Utc::now())),
-            ))
-            .returning(ClaimOut::as_returning())
-            .get_result(conn)?;
+        let out = store::set_decided(
+            conn,
+            ClaimId(id),
+            status,
+            input.reason.as_deref().map(str::trim),
+            UserId(caller.user_id),
+            now,
+        )?;
         notify(conn, &out)?;
-        Ok(out)
+        Ok(ClaimOut::from(out))
     })
 }
 
 /// The decision's mail to the claimant (if the account has an address), inside the caller's
 /// transaction.
-fn notify(conn: &mut PgConnection, c: &ClaimOut) -> Result<(), ApiError> {
-    let who: (String, Option<String>, Language) = users::table
-        .find(c.user_id)
-        .select((users::username, users::email, users::language))
-        .first(conn)?;
-    let name: String = players::table
-        .find(c.player_id)
-        .select(players::name)
-        .first(conn)?;
+fn notify(conn: &mut PgConnection, c: &ClaimRow) -> Result<(), ApiError> {
+    let who = crate::db::accounts::mail_to(conn, c.user_id)?;
+    let name = crate::db::players::name_of(conn, c.player_id)?;
     let Some(to) = who.1 else {
         return Ok(());
     };
     outbox::queue(
         conn,
-        Some(c.user_id),
+        Some(c.user_id.0),
         &to,
         who.2,
         &Mail::ClaimDecided {
@@ -386,34 +304,27 @@ pub fn withdraw(
     caller: &Caller,
     player: i64,
     id: i64,
+    now: DateTime<Utc>,
 ) -> Result<ClaimOut, ApiError> {
     conn.transaction(|conn| {
         let c = open_claim(conn, player, id)?;
-        if c.user_id != caller.user_id {
+        if c.user_id != UserId(caller.user_id) {
             return Err(ApiError::Forbidden(
                 "only the claimant withdraws a claim".into(),
             ));
         }
-        Ok(diesel::update(player_claims::table.find(id))
-            .set((
-                player_claims::status.eq(ClaimStatus::Withdrawn),
-                player_claims::decided_at.eq(Some(Utc::now())),
-            ))
-            .returning(ClaimOut::as_returning())
-            .get_result(conn)?)
+        Ok(store::set_withdrawn(conn, ClaimId(id), now)?.into())
     })
 }
 
 /// One link of a player to an account, or its cut, as its deciders see it.
-#[derive(Debug, Serialize, ToSchema, Queryable, Selectable)]
-#[diesel(table_name = player_links)]
+#[derive(Debug, Serialize, ToSchema)]
 pub struct PlayerLinkOut {
     pub id: i64,
     pub player_id: i64,
     /// `true`: the player was linked to the account; `false`: the link was cut.
     pub linked: bool,
     /// The account (its id stays here after the account is erased).
-    #[diesel(column_name = account_id)]
     pub user_id: i64,
     /// How: `claim` (an approved claim), `invitation` (an accepted invitation), `admin` (an
     /// admin's `PATCH /players/{id}`), `created` (made linked, by an admin or by the account
@@ -429,6 +340,22 @@ pub struct PlayerLinkOut {
     pub at: DateTime<Utc>,
 }
 
+impl From<PlayerLinkRow> for PlayerLinkOut {
+    fn from(l: PlayerLinkRow) -> Self {
+        Self {
+            id: l.id.0,
+            player_id: l.player_id.0,
+            linked: l.linked,
+            user_id: l.account_id.0,
+            via: l.via,
+            claim_id: l.claim_id.map(|c| c.0),
+            invitation_id: l.invitation_id.map(|i| i.0),
+            decided_by: l.decided_by.map(|u| u.0),
+            at: l.at,
+        }
+    }
+}
+
 /// Who linked the player to which account, when and on whose decision, oldest first: for the
 /// player's deciders ([`may_decide`]: admins, keepers of a pool it is rated in, the organiser of
 /// every tournament its records lie in); 403 for anyone else.
@@ -438,9 +365,7 @@ pub fn links(
     player: i64,
     params: &PageParams,
 ) -> Result<Page<PlayerLinkOut>, ApiError> {
-    let exists: bool =
-        diesel::select(diesel::dsl::exists(players::table.find(player))).get_result(conn)?;
-    if !exists {
+    if !crate::db::players::exists(conn, PlayerId(player))? {
         return Err(ApiError::NotFound(format!("no player {player}")));
     }
     if !may_decide(conn, caller, player)? {
@@ -448,18 +373,11 @@ pub fn links(
             "a player's links are shown to its deciders: an admin, a keeper of a pool it is rated in, or the organiser of every tournament its records lie in".into(),
         ));
     }
-    let query = || player_links::table.filter(player_links::player_id.eq(player));
-    Page::read(
+    let page = Page::read(
         conn,
         params,
-        |conn| query().count().get_result(conn),
-        |conn, limit, offset| {
-            query()
-                .order(player_links::id)
-                .select(PlayerLinkOut::as_select())
-                .limit(limit)
-                .offset(offset)
-                .load(conn)
-        },
-    )
+        |conn| store::count_links(conn, PlayerId(player)),
+        |conn, limit, offset| store::links_page(conn, PlayerId(player), limit, offset),
+    )?;
+    page.try_map(|l| Ok::<_, ApiError>(PlayerLinkOut::from(l)))
 }

@@ -7,7 +7,7 @@
 //! the inviter's authority (confirmed or waitlisted as any registration).
 
 use chrono::{DateTime, Duration, Utc};
-use diesel::prelude::*;
+use diesel::Connection;
 use diesel::PgConnection;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -17,9 +17,10 @@ use crate::auth::password;
 use crate::auth::secrets::{new_secret, secret_hash};
 use crate::auth::{Caller, MaybeCaller, StaffRole};
 use crate::db::accounts::{by_email, username_taken};
-use crate::db::schema::{invitations, players, registrations, users};
+use crate::db::ids::{InvitationId, PlayerId, TournamentId, UserId};
+use crate::db::invitations::{self as store, InvitationRow, NewInvitation};
+use crate::db::rounds::Lock;
 use crate::domain::accounts::{normalise_email, Language, SignupMode};
-use crate::domain::status::RegistrationStatus;
 use crate::error::{ApiError, FieldError};
 use crate::services::access::load_for_staff;
 use crate::services::accounts::links::{Flow, MailLinks};
@@ -53,8 +54,7 @@ pub struct Invite {
 }
 
 /// An invitation as its tournament's organisers see it (never its code).
-#[derive(Debug, Serialize, ToSchema, Queryable, Selectable)]
-#[diesel(table_name = invitations)]
+#[derive(Debug, Serialize, ToSchema)]
 pub struct InvitationOut {
     pub id: i64,
     pub tournament_id: i64,
@@ -70,6 +70,24 @@ pub struct InvitationOut {
     pub accepted_at: Option<DateTime<Utc>>,
     /// The account that accepted it.
     pub accepted_by: Option<i64>,
+}
+
+impl From<InvitationRow> for InvitationOut {
+    fn from(i: InvitationRow) -> Self {
+        Self {
+            id: i.id.0,
+            tournament_id: i.tournament_id.0,
+            email: i.email,
+            player_id: i.player_id.map(|p| p.0),
+            message: i.message,
+            invited_by: i.invited_by.map(|u| u.0),
+            created_at: i.created_at,
+            expires_at: i.expires_at,
+            revoked_at: i.revoked_at,
+            accepted_at: i.accepted_at,
+            accepted_by: i.accepted_by.map(|u| u.0),
+        }
+    }
 }
 
 /// Accepting an invitation: a new account's username and password, or none of them with the
@@ -145,6 +163,7 @@ pub fn invite(
     language: Language,
     mail_ready: bool,
     links: &MailLinks,
+    now: DateTime<Utc>,
 ) -> Result<Option<InvitationOut>, ApiError> {
     conn.transaction(|conn| {
         // Who is asking first; then whether this instance can send mail; then the body
@@ -155,9 +174,7 @@ pub fn invite(
         }
         let email = check_invite(input)?;
         if let Some(p) = input.player_id {
-            let exists: bool =
-                diesel::select(diesel::dsl::exists(players::table.find(p))).get_result(conn)?;
-            if !exists {
+            if !crate::db::players::exists(conn, PlayerId(p))? {
                 return Err(ApiError::field(
                     "player_id",
                     format!("there is no player {p}"),
@@ -165,18 +182,18 @@ pub fn invite(
             }
         }
         let code = new_secret("in_");
-        let out = diesel::insert_into(invitations::table)
-            .values((
-                invitations::tournament_id.eq(tid),
-                invitations::email.eq(&email),
-                invitations::player_id.eq(input.player_id),
-                invitations::message.eq(&input.message),
-                invitations::invited_by.eq(caller.user_id),
-                invitations::token_hash.eq(secret_hash(&code)),
-                invitations::expires_at.eq(Utc::now() + Duration::days(LIFETIME_DAYS)),
-            ))
-            .returning(InvitationOut::as_returning())
-            .get_result(conn)?;
+        let out = store::insert(
+            conn,
+            &NewInvitation {
+                tournament_id: TournamentId(tid),
+                email: &email,
+                player_id: input.player_id.map(PlayerId),
+                message: input.message.as_deref(),
+                invited_by: UserId(caller.user_id),
+                token_hash: secret_hash(&code),
+                expires_at: now + Duration::days(LIFETIME_DAYS),
+            },
+        )?;
         outbox::queue(
             conn,
             None,
@@ -193,7 +210,7 @@ pub fn invite(
                 message: input.message.as_deref().unwrap_or(""),
             }),
         )?;
-        Ok(Some(out))
+        Ok(Some(out.into()))
     })
 }
 
@@ -205,26 +222,14 @@ pub fn list(
     params: &PageParams,
 ) -> Result<Page<InvitationOut>, ApiError> {
     load_for_staff(conn, caller, tid, &[StaffRole::Organiser])?;
-    let of_tournament = invitations::tournament_id.eq(tid);
-    Page::read(
+    let t = TournamentId(tid);
+    let page = Page::read(
         conn,
         params,
-        |conn| {
-            invitations::table
-                .filter(of_tournament)
-                .count()
-                .get_result(conn)
-        },
-        |conn, limit, offset| {
-            invitations::table
-                .filter(of_tournament)
-                .order(invitations::id)
-                .select(InvitationOut::as_select())
-                .limit(limit)
-                .offset(offset)
-                .load(conn)
-        },
-    )
+        |conn| store::count_of(conn, t),
+        |conn, limit, offset| store::page_of(conn, t, limit, offset),
+    )?;
+    page.try_map(|i| Ok::<_, ApiError>(InvitationOut::from(i)))
 }
 
 /// Revokes an invitation (organisers and admins): its code is refused from now on. Revoking
@@ -234,16 +239,11 @@ pub fn revoke(
     caller: &Caller,
     tid: i64,
     id: i64,
+    now: DateTime<Utc>,
 ) -> Result<InvitationOut, ApiError> {
     conn.transaction(|conn| {
         load_for_staff(conn, caller, tid, &[StaffRole::Organiser])?;
-        let found: InvitationOut = invitations::table
-            .find(id)
-            .filter(invitations::tournament_id.eq(tid))
-            .select(InvitationOut::as_select())
-            .for_update()
-            .first(conn)
-            .optional()?
+        let found = store::lock_in(conn, TournamentId(tid), InvitationId(id))?
             .ok_or_else(|| ApiError::NotFound(format!("no invitation {id}")))?;
         if found.accepted_at.is_some() {
             return Err(ApiError::conflict_at(
@@ -252,12 +252,9 @@ pub fn revoke(
             ));
         }
         if found.revoked_at.is_some() {
-            return Ok(found);
+            return Ok(found.into());
         }
-        Ok(diesel::update(invitations::table.find(id))
-            .set(invitations::revoked_at.eq(Some(Utc::now())))
-            .returning(InvitationOut::as_returning())
-            .get_result(conn)?)
+        Ok(store::revoke(conn, InvitationId(id), now)?.into())
     })
 }
 
@@ -309,13 +306,12 @@ fn who<'a>(
 
 /// The invitation a code belongs to, locked; 422 naming `token` if unknown, revoked, used or
 /// expired. Inside the caller's transaction.
-fn redeem(conn: &mut PgConnection, code: &str) -> Result<InvitationOut, ApiError> {
-    let found: InvitationOut = invitations::table
-        .filter(invitations::token_hash.eq(secret_hash(code)))
-        .select(InvitationOut::as_select())
-        .for_update()
-        .first(conn)
-        .optional()?
+fn redeem(
+    conn: &mut PgConnection,
+    code: &str,
+    now: DateTime<Utc>,
+) -> Result<InvitationRow, ApiError> {
+    let found = store::lock_by_code_hash(conn, &secret_hash(code))?
         .ok_or_else(|| ApiError::field("token", "unknown invitation code"))?;
     if found.accepted_at.is_some() {
         return Err(ApiError::field("token", "this invitation was already used"));
@@ -323,7 +319,7 @@ fn redeem(conn: &mut PgConnection, code: &str) -> Result<InvitationOut, ApiError
     if found.revoked_at.is_some() {
         return Err(ApiError::field("token", "this invitation was revoked"));
     }
-    if found.expires_at <= Utc::now() {
+    if found.expires_at <= now {
         return Err(ApiError::field(
             "token",
             "this invitation has expired; ask the organiser for a new one",
@@ -341,6 +337,7 @@ fn new_account(
     hash: &str,
     email: &str,
     language: Language,
+    now: DateTime<Utc>,
 ) -> Result<Caller, ApiError> {
     if let Some(known) = by_email(conn, email)? {
         return Err(ApiError::conflict_at(
@@ -354,42 +351,23 @@ fn new_account(
     if username_taken(conn, username)? {
         return Err(ApiError::conflict_at("username", "that username is taken"));
     }
-    let inserted = conn.transaction(|conn| {
-        diesel::insert_into(users::table)
-            .values((
-                users::username.eq(username),
-                users::password_hash.eq(hash),
-                users::email.eq(email),
-                users::email_verified_at.eq(Some(Utc::now())),
-                users::language.eq(language),
-            ))
-            .returning(users::id)
-            .get_result::<i64>(conn)
-    });
+    let inserted = crate::db::accounts::insert_invited(conn, username, hash, email, language, now)?;
     match inserted {
-        Ok(id) => Ok(Caller {
-            user_id: id,
+        Some(id) => Ok(Caller {
+            user_id: id.0,
             username: username.to_string(),
             is_admin: false,
             key: None,
         }),
-        Err(diesel::result::Error::DatabaseError(
-            diesel::result::DatabaseErrorKind::UniqueViolation,
-            _,
-        )) => Err(ApiError::conflict_at(
+        None => Err(ApiError::conflict_at(
             "username",
             "that username or the invited address was taken at the same moment",
         )),
-        Err(e) => Err(e.into()),
     }
 }
 
 fn own_player(conn: &mut PgConnection, user_id: i64) -> Result<Option<i64>, ApiError> {
-    Ok(players::table
-        .filter(players::user_id.eq(user_id))
-        .select(players::id)
-        .first(conn)
-        .optional()?)
+    Ok(crate::db::players::of_account(conn, UserId(user_id))?.map(|p| p.0))
 }
 
 /// The player to register and whether it is the account's (`Some(true)`), stays unlinked
@@ -417,24 +395,12 @@ fn the_player(
                 decided_by: Some(account.user_id),
             },
         )?;
-        let id = diesel::insert_into(players::table)
-            .values((
-                players::name.eq(&account.username),
-                players::user_id.eq(Some(account.user_id)),
-                players::created_by.eq(account.user_id),
-            ))
-            .returning(players::id)
-            .get_result(conn)?;
-        return Ok((id, Some(true)));
+        let id = crate::db::players::insert_own(conn, &account.username, UserId(account.user_id))?;
+        return Ok((id.0, Some(true)));
     };
     // The row lock: a claim or another acceptance linking the player waits for this one.
-    let owner: Option<Option<i64>> = players::table
-        .find(p)
-        .select(players::user_id)
-        .for_update()
-        .first(conn)
-        .optional()?;
-    let Some(owner) = owner else {
+    let owner = crate::db::players::account_of(conn, PlayerId(p), Lock::ForUpdate)?;
+    let Some(owner) = owner.map(|o| o.map(|u| u.0)) else {
         return Err(ApiError::field(
             "token",
             "the invited player no longer exists",
@@ -468,72 +434,53 @@ fn the_player(
 /// player's row lock taken by [`the_player`].
 fn link_invited(
     conn: &mut PgConnection,
-    inv: &InvitationOut,
+    inv: &InvitationRow,
     by: &Caller,
     account: &Caller,
     player: i64,
+    now: DateTime<Utc>,
 ) -> Result<(bool, Option<i64>), ApiError> {
-    use crate::db::schema::player_claims;
     if by.user_id != account.user_id && super::claims::may_decide(conn, by, player)? {
         crate::db::player_links::say_how(
             conn,
             &crate::db::player_links::LinkContext {
                 via: "invitation",
                 claim_id: None,
-                invitation_id: Some(inv.id),
+                invitation_id: Some(inv.id.0),
                 decided_by: Some(by.user_id),
             },
         )?;
-        diesel::update(players::table.find(player))
-            .set((
-                players::user_id.eq(Some(account.user_id)),
-                players::updated_at.eq(Utc::now()),
-            ))
-            .execute(conn)?;
+        crate::db::players::link(conn, PlayerId(player), UserId(account.user_id), now)?;
         return Ok((true, None));
     }
-    let open: Option<i64> = player_claims::table
-        .filter(player_claims::player_id.eq(player))
-        .filter(player_claims::user_id.eq(account.user_id))
-        .filter(player_claims::status.eq(crate::domain::accounts::ClaimStatus::Open))
-        .select(player_claims::id)
-        .first(conn)
-        .optional()?;
-    let claim = match open {
+    let (player, me) = (PlayerId(player), UserId(account.user_id));
+    let claim = match crate::db::claims::open_of(conn, player, me)? {
         Some(id) => id,
-        None => diesel::insert_into(player_claims::table)
-            .values((
-                player_claims::player_id.eq(player),
-                player_claims::user_id.eq(account.user_id),
-                player_claims::message.eq(format!(
-                    "Accepted invitation {} to tournament {} from {} and asked to be linked.",
-                    inv.id, inv.tournament_id, by.username
-                )),
-            ))
-            .returning(player_claims::id)
-            .get_result(conn)?,
+        None => {
+            let message = format!(
+                "Accepted invitation {} to tournament {} from {} and asked to be linked.",
+                inv.id, inv.tournament_id, by.username
+            );
+            crate::db::claims::insert(conn, player, me, &message)?.id
+        }
     };
-    Ok((false, Some(claim)))
+    Ok((false, Some(claim.0)))
 }
 
 /// The inviter as a caller (their authority registers the player), or the account itself when
 /// the inviter's account is gone.
 fn inviter(
     conn: &mut PgConnection,
-    inv: &InvitationOut,
+    inv: &InvitationRow,
     account: &Caller,
 ) -> Result<Caller, ApiError> {
-    let row: Option<(i64, String, bool)> = match inv.invited_by {
-        Some(id) => users::table
-            .find(id)
-            .select((users::id, users::username, users::is_admin))
-            .first(conn)
-            .optional()?,
+    let row = match inv.invited_by {
+        Some(id) => crate::db::accounts::name_and_admin(conn, id)?,
         None => None,
     };
     Ok(match row {
         Some((user_id, username, is_admin)) => Caller {
-            user_id,
+            user_id: user_id.0,
             username,
             is_admin,
             key: None,
@@ -551,28 +498,28 @@ pub fn accept(
     caller: &MaybeCaller,
     input: &AcceptInvitation,
     language: Language,
+    now: DateTime<Utc>,
 ) -> Result<InvitationAccepted, ApiError> {
     let who = who(mode, caller.0.as_ref(), input)?;
     conn.transaction(|conn| {
-        let inv = redeem(conn, &input.token)?;
+        let inv = redeem(conn, &input.token, now)?;
         let (account, new_account_made) = match &who {
             Who::Existing(c) => ((*c).clone(), false),
             Who::New { username, hash } => (
-                new_account(conn, username, hash, &inv.email, language)?,
+                new_account(conn, username, hash, &inv.email, language, now)?,
                 true,
             ),
         };
-        let (player_id, linked) =
-            the_player(conn, inv.player_id, &account, input.consent_link_player)?;
+        let (player_id, linked) = the_player(
+            conn,
+            inv.player_id.map(|p| p.0),
+            &account,
+            input.consent_link_player,
+        )?;
         let by = inviter(conn, &inv, &account)?;
-        let tid = inv.tournament_id;
-        let live: bool = diesel::select(diesel::dsl::exists(
-            registrations::table
-                .filter(registrations::tournament_id.eq(tid))
-                .filter(registrations::player_id.eq(player_id))
-                .filter(registrations::status.ne(RegistrationStatus::Cancelled)),
-        ))
-        .get_result(conn)?;
+        let tid = inv.tournament_id.0;
+        let live =
+            crate::db::registrations::is_registered(conn, inv.tournament_id, PlayerId(player_id))?;
         let registration = if live {
             read_registration(conn, &MaybeCaller(Some(by.clone())), tid, player_id)?.1
         } else {
@@ -587,14 +534,9 @@ pub fn accept(
         // Registered first, so the inviter's own tournament counts among the player's records.
         let (linked, claim_id) = match linked {
             Some(l) => (l, None),
-            None => link_invited(conn, &inv, &by, &account, player_id)?,
+            None => link_invited(conn, &inv, &by, &account, player_id, now)?,
         };
-        diesel::update(invitations::table.find(inv.id))
-            .set((
-                invitations::accepted_at.eq(Some(Utc::now())),
-                invitations::accepted_by.eq(Some(account.user_id)),
-            ))
-            .execute(conn)?;
+        store::set_accepted(conn, inv.id, UserId(account.user_id), now)?;
         Ok(InvitationAccepted {
             user_id: account.user_id,
             username: account.username,

@@ -1,0 +1,126 @@
+//! Invitations to a tournament (issue 29, item 4): stored with the SHA-256 of their code only.
+
+use chrono::{DateTime, Utc};
+use diesel::prelude::*;
+use diesel::PgConnection;
+
+use crate::db::ids::{InvitationId, PlayerId, TournamentId, UserId};
+use crate::db::schema::invitations;
+
+/// An invitation (never its code's hash).
+#[derive(Debug, Clone, Queryable, Selectable)]
+#[diesel(table_name = invitations)]
+pub struct InvitationRow {
+    pub id: InvitationId,
+    pub tournament_id: TournamentId,
+    pub email: String,
+    pub player_id: Option<PlayerId>,
+    pub message: Option<String>,
+    pub invited_by: Option<UserId>,
+    pub created_at: DateTime<Utc>,
+    pub expires_at: DateTime<Utc>,
+    pub revoked_at: Option<DateTime<Utc>>,
+    pub accepted_at: Option<DateTime<Utc>>,
+    pub accepted_by: Option<UserId>,
+}
+
+/// A new invitation.
+#[derive(Debug, Insertable)]
+#[diesel(table_name = invitations)]
+pub struct NewInvitation<'a> {
+    pub tournament_id: TournamentId,
+    pub email: &'a str,
+    pub player_id: Option<PlayerId>,
+    pub message: Option<&'a str>,
+    pub invited_by: UserId,
+    pub token_hash: Vec<u8>,
+    pub expires_at: DateTime<Utc>,
+}
+
+/// Stores a new invitation.
+pub fn insert(conn: &mut PgConnection, new: &NewInvitation<'_>) -> QueryResult<InvitationRow> {
+    diesel::insert_into(invitations::table)
+        .values(new)
+        .returning(InvitationRow::as_returning())
+        .get_result(conn)
+}
+
+/// How many invitations tournament `t` has.
+pub fn count_of(conn: &mut PgConnection, t: TournamentId) -> QueryResult<i64> {
+    invitations::table
+        .filter(invitations::tournament_id.eq(t))
+        .count()
+        .get_result(conn)
+}
+
+/// A page of tournament `t`'s invitations, oldest first.
+pub fn page_of(
+    conn: &mut PgConnection,
+    t: TournamentId,
+    limit: i64,
+    offset: i64,
+) -> QueryResult<Vec<InvitationRow>> {
+    invitations::table
+        .filter(invitations::tournament_id.eq(t))
+        .order(invitations::id)
+        .select(InvitationRow::as_select())
+        .limit(limit)
+        .offset(offset)
+        .load(conn)
+}
+
+/// Invitation `id` of tournament `t`, its row locked (`FOR UPDATE`).
+pub fn lock_in(
+    conn: &mut PgConnection,
+    t: TournamentId,
+    id: InvitationId,
+) -> QueryResult<Option<InvitationRow>> {
+    invitations::table
+        .find(id.0)
+        .filter(invitations::tournament_id.eq(t))
+        .select(InvitationRow::as_select())
+        .for_update()
+        .first(conn)
+        .optional()
+}
+
+/// The invitation whose code hashes to `hash`, its row locked (`FOR UPDATE`).
+pub fn lock_by_code_hash(
+    conn: &mut PgConnection,
+    hash: &[u8],
+) -> QueryResult<Option<InvitationRow>> {
+    invitations::table
+        .filter(invitations::token_hash.eq(hash))
+        .select(InvitationRow::as_select())
+        .for_update()
+        .first(conn)
+        .optional()
+}
+
+/// Revokes invitation `id` at `now`.
+pub fn revoke(
+    conn: &mut PgConnection,
+    id: InvitationId,
+    now: DateTime<Utc>,
+) -> QueryResult<InvitationRow> {
+    diesel::update(invitations::table.find(id.0))
+        .set(invitations::revoked_at.eq(Some(now)))
+        .returning(InvitationRow::as_returning())
+        .get_result(conn)
+}
+
+/// Spends invitation `id`: accepted by account `by` at `now`.
+pub fn set_accepted(
+    conn: &mut PgConnection,
+    id: InvitationId,
+    by: UserId,
+    now: DateTime<Utc>,
+) -> QueryResult<()> {
+    diesel::update(invitations::table.find(id.0))
+        .set((
+            invitations::accepted_at.eq(Some(now)),
+            invitations::accepted_by.eq(Some(by)),
+        ))
+        .execute(conn)?;
+    Ok(())
+}

@@ -1,0 +1,263 @@
+//! Player identities: one by id, who is whose, the search behind the player list, and the
+//! writes that create, change and link players.
+
+use chrono::{DateTime, Utc};
+use diesel::dsl::sql;
+use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Bool, Float, Nullable, Text};
+use diesel::PgConnection;
+
+use crate::db::ids::{PlayerId, UserId};
+use crate::db::models::{NewPlayer, Player};
+use crate::db::rounds::Lock;
+use crate::db::schema::{players, rating_pools, rating_standings};
+
+/// Player `id`, if there is one.
+pub fn by_id(conn: &mut PgConnection, id: PlayerId) -> QueryResult<Option<Player>> {
+    players::table
+        .find(id.0)
+        .select(Player::as_select())
+        .first(conn)
+        .optional()
+}
+
+/// Whether player `id` exists.
+pub fn exists(conn: &mut PgConnection, id: PlayerId) -> QueryResult<bool> {
+    diesel::select(diesel::dsl::exists(players::table.find(id.0))).get_result(conn)
+}
+
+/// The account player `id` is linked to (`Some(None)`: none), if the player exists; its row
+/// locked with [`Lock::ForUpdate`].
+pub fn account_of(
+    conn: &mut PgConnection,
+    id: PlayerId,
+    lock: Lock,
+) -> QueryResult<Option<Option<UserId>>> {
+    let q = players::table.find(id.0).select(players::user_id);
+    match lock {
+        Lock::None => q.first(conn).optional(),
+        Lock::ForUpdate => q.for_update().first(conn).optional(),
+    }
+}
+
+/// The accounts linked to any of `ids` (players without one are left out).
+pub fn accounts_of(conn: &mut PgConnection, ids: &[PlayerId]) -> QueryResult<Vec<UserId>> {
+    let linked: Vec<Option<UserId>> = players::table
+        .filter(players::id.eq_any(ids))
+        .select(players::user_id)
+        .load(conn)?;
+    Ok(linked.into_iter().flatten().collect())
+}
+
+/// The player linked to account `user`, if any.
+pub fn of_account(conn: &mut PgConnection, user: UserId) -> QueryResult<Option<PlayerId>> {
+    players::table
+        .filter(players::user_id.eq(user))
+        .select(players::id)
+        .first(conn)
+        .optional()
+}
+
+/// The player other than `besides` linked to account `user`, if any.
+pub fn other_of_account(
+    conn: &mut PgConnection,
+    user: UserId,
+    besides: PlayerId,
+) -> QueryResult<Option<PlayerId>> {
+    players::table
+        .filter(players::user_id.eq(user))
+        .filter(players::id.ne(besides))
+        .select(players::id)
+        .first(conn)
+        .optional()
+}
+
+/// A player's name.
+pub fn name_of(conn: &mut PgConnection, id: PlayerId) -> QueryResult<String> {
+    players::table.find(id.0).select(players::name).first(conn)
+}
+
+/// Stores a new player.
+pub fn insert(conn: &mut PgConnection, new: NewPlayer) -> QueryResult<Player> {
+    diesel::insert_into(players::table)
+        .values(new)
+        .returning(Player::as_returning())
+        .get_result(conn)
+}
+
+/// Stores a new player named `name`, linked to account `user`, which made it.
+pub fn insert_own(conn: &mut PgConnection, name: &str, user: UserId) -> QueryResult<PlayerId> {
+    diesel::insert_into(players::table)
+        .values((
+            players::name.eq(name),
+            players::user_id.eq(Some(user)),
+            players::created_by.eq(user),
+        ))
+        .returning(players::id)
+        .get_result(conn)
+}
+
+/// A player's name, club and country, changed at `now`.
+pub fn set_details(
+    conn: &mut PgConnection,
+    id: PlayerId,
+    (name, club, country): (String, Option<String>, Option<String>),
+    now: DateTime<Utc>,
+) -> QueryResult<Player> {
+    diesel::update(players::table.find(id.0))
+        .set((
+            players::name.eq(name),
+            players::club.eq(club),
+            players::country.eq(country),
+            players::updated_at.eq(now),
+        ))
+        .returning(Player::as_returning())
+        .get_result(conn)
+}
+
+/// Links player `id` to account `user` (or unlinks it), leaving its `updated_at`.
+pub fn set_account(conn: &mut PgConnection, id: PlayerId, user: Option<UserId>) -> QueryResult<()> {
+    diesel::update(players::table.find(id.0))
+        .set(players::user_id.eq(user))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// Links player `id` to account `user`, changed at `now`.
+pub fn link(
+    conn: &mut PgConnection,
+    id: PlayerId,
+    user: UserId,
+    now: DateTime<Utc>,
+) -> QueryResult<()> {
+    diesel::update(players::table.find(id.0))
+        .set((players::user_id.eq(Some(user)), players::updated_at.eq(now)))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// Moves on the leaderboard version of every pool that lists player `id` (their ETags derive
+/// from it).
+pub fn leaderboards_changed(conn: &mut PgConnection, id: PlayerId) -> QueryResult<()> {
+    diesel::update(
+        rating_pools::table.filter(
+            rating_pools::id.eq_any(
+                rating_standings::table
+                    .filter(rating_standings::player_id.eq(id))
+                    .select(rating_standings::pool_id),
+            ),
+        ),
+    )
+    .set(rating_pools::leaderboard_version.eq(rating_pools::leaderboard_version + 1))
+    .execute(conn)?;
+    Ok(())
+}
+
+/// What the player list looks for: part of the name or a near match of a word of it
+/// (ignoring case and diacritics), and a country.
+#[derive(Debug, Clone, Default)]
+pub struct PlayerSearch {
+    pub q: Option<String>,
+    pub country: Option<String>,
+}
+
+/// Where a page of the player list starts after the one before: the last row's keys.
+#[derive(Debug, Clone)]
+pub enum PlayersAfter {
+    /// Ranked by similarity: its negated similarity, name and id.
+    Ranked(f32, String, PlayerId),
+    /// By name: its name and id.
+    Named(String, PlayerId),
+}
+
+/// The similarity of a player's name to the search text (0 without one).
+macro_rules! score {
+    ($q:expr) => {
+        sql::<Float>("word_similarity(tourney_fold(")
+            .bind::<Text, _>($q.to_string())
+            .sql("), players.name_folded)")
+    };
+}
+
+fn matching(s: &PlayerSearch) -> players::BoxedQuery<'static, diesel::pg::Pg> {
+    let mut query = players::table.into_boxed();
+    if let Some(q) = &s.q {
+        query = query.filter(
+            sql::<Bool>("(players.name_folded LIKE tourney_like_pattern(")
+                .bind::<Text, _>(q.clone())
+                .sql(") OR tourney_fold(")
+                .bind::<Text, _>(q.clone())
+                .sql(") <% players.name_folded)"),
+        );
+    }
+    if let Some(c) = &s.country {
+        query = query.filter(players::country.eq(c.clone()));
+    }
+    query
+}
+
+/// A page of the players `s` finds, each with its similarity to `s.q` and (with
+/// `counted_here`) the count of every match taken in the same pass (`count(*) OVER ()`),
+/// `limit` rows from `offset` after `after`: ranked by similarity (`ranked`), else by name.
+#[allow(clippy::too_many_arguments)]
+pub fn search_page(
+    conn: &mut PgConnection,
+    s: &PlayerSearch,
+    ranked: bool,
+    after: Option<PlayersAfter>,
+    limit: i64,
+    offset: i64,
+    counted_here: bool,
+) -> QueryResult<Vec<(Player, f32, Option<i64>)>> {
+    let q = s.q.clone().unwrap_or_default();
+    let mut query = matching(s);
+    match after {
+        Some(PlayersAfter::Ranked(rank, name, id)) => {
+            query = query.filter(
+                sql::<Bool>("(-word_similarity(tourney_fold(")
+                    .bind::<Text, _>(q.clone())
+                    .sql("), players.name_folded), players.name, players.id) > (")
+                    .bind::<Float, _>(rank)
+                    .sql(", ")
+                    .bind::<Text, _>(name)
+                    .sql(", ")
+                    .bind::<BigInt, _>(id.0)
+                    .sql(")"),
+            );
+        }
+        Some(PlayersAfter::Named(name, id)) => {
+            query = query.filter(
+                sql::<Bool>("(players.name, players.id) > (")
+                    .bind::<Text, _>(name)
+                    .sql(", ")
+                    .bind::<BigInt, _>(id.0)
+                    .sql(")"),
+            );
+        }
+        None => {}
+    }
+    let query = if ranked {
+        query.order((score!(q).desc(), players::name, players::id))
+    } else {
+        query.order((players::name, players::id))
+    };
+    let counted = sql::<Nullable<BigInt>>(if counted_here {
+        "count(*) OVER ()"
+    } else {
+        "NULL::int8"
+    });
+    query
+        .select((Player::as_select(), score!(q), counted))
+        .limit(limit + 1)
+        .offset(offset)
+        .load(conn)
+}
+
+/// How many players `s` finds, counted up to `cap` + 1.
+pub fn search_count(conn: &mut PgConnection, s: &PlayerSearch, cap: i64) -> QueryResult<i64> {
+    Ok(matching(s)
+        .select(players::id)
+        .limit(cap + 1)
+        .load::<i64>(conn)?
+        .len() as i64)
+}
