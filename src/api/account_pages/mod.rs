@@ -475,6 +475,7 @@ async fn accept(
         password: None,
     };
     let mode = state.signup.mode;
+    let now = state.clock.now();
     if given.get("account").map(String::as_str) != Some("existing") {
         let input = AcceptInvitation {
             username: Some(username),
@@ -483,7 +484,7 @@ async fn accept(
         };
         let nobody = crate::auth::MaybeCaller(None);
         return state
-            .run(move |conn| invite::accept(conn, mode, &nobody, &input, lang))
+            .run(move |conn| invite::accept(conn, mode, &nobody, &input, lang, now))
             .await;
     }
     let address = req
@@ -502,7 +503,7 @@ async fn accept(
     }
     let name = username.clone();
     let accepted = state
-        .run(move |conn| page::accept_with_password(conn, mode, &name, &password, &input, lang))
+        .run(move |conn| page::accept_with_password(conn, mode, &name, &password, &input, lang, now))
         .await?;
     match accepted {
         Some(done) => {

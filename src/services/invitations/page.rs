@@ -47,6 +47,7 @@ pub fn accept_with_password(
     password: &str,
     input: &AcceptInvitation,
     language: Language,
+    now: DateTime<Utc>,
 ) -> Result<Option<InvitationAccepted>, ApiError> {
     let Some(user) = authenticate(conn, username, password)? else {
         return Ok(None);
@@ -65,5 +66,5 @@ pub fn accept_with_password(
         is_admin: user.is_admin,
         key: None,
     };
-    invite::accept(conn, mode, &MaybeCaller(Some(caller)), input, language).map(Some)
+    invite::accept(conn, mode, &MaybeCaller(Some(caller)), input, language, now).map(Some)
 }
