@@ -28,7 +28,7 @@ use crate::domain::scoring::standings::WithdrawalKind;
 use crate::domain::scoring::{Preset, RoundKind};
 use crate::domain::seating::SeatingMethod;
 use crate::domain::status::{
-    CaseStatus, CheckoutState, RegistrationStatus, RoundStatus, ScheduleState, TournamentStatus,
+    CaseStatus, CheckoutState, DeliveryStatus, RegistrationStatus, RoundStatus, ScheduleState, TournamentStatus,
 };
 
 /// The value a stored name names; an unknown name is an error that names it and what it
@@ -115,6 +115,7 @@ stored_as_text! {
     Language => "language",
     TokenPurpose => "token purpose",
     ClaimStatus => "claim status",
+    DeliveryStatus => "delivery status",
 }
 
 #[cfg(test)]

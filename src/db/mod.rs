@@ -7,6 +7,7 @@ pub mod embedded;
 pub mod enums;
 pub mod events;
 pub mod ids;
+pub mod integrations;
 pub mod models;
 pub mod personal_data;
 pub mod player_links;
