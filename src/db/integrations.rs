@@ -152,7 +152,11 @@ pub fn endpoint_by_id(conn: &mut PgConnection, id: WebhookId) -> QueryResult<End
 }
 
 /// Marks the subscription deleted at `now` and fails its pending deliveries, saying so.
-pub fn delete_endpoint(conn: &mut PgConnection, id: WebhookId, now: DateTime<Utc>) -> QueryResult<()> {
+pub fn delete_endpoint(
+    conn: &mut PgConnection,
+    id: WebhookId,
+    now: DateTime<Utc>,
+) -> QueryResult<()> {
     diesel::update(webhook_endpoints::table.find(id))
         .set(webhook_endpoints::deleted_at.eq(Some(now)))
         .execute(conn)?;

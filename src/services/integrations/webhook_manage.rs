@@ -11,8 +11,8 @@ use crate::db::ids::{DeliveryId, WebhookId};
 use crate::db::integrations as store;
 use crate::error::ApiError;
 use crate::services::integrations::webhooks::{
-    check_kinds, check_url, delivery_out, endpoint_out, managed, new_secret, Deleted,
-    DeliveryOut, Scope, WebhookOut, WebhookPolicy,
+    check_kinds, check_url, delivery_out, endpoint_out, managed, new_secret, Deleted, DeliveryOut,
+    Scope, WebhookOut, WebhookPolicy,
 };
 use crate::services::validate::Check;
 

@@ -212,9 +212,7 @@ pub fn record(
 /// the age of the oldest of them at `now`.
 pub fn backlog(conn: &mut PgConnection, now: DateTime<Utc>) -> Result<QueueSample, ApiError> {
     let (pending, oldest) = store::backlog(conn)?;
-    let age = oldest.map_or(0.0, |t| {
-        (now - t).num_milliseconds().max(0) as f64 / 1000.0
-    });
+    let age = oldest.map_or(0.0, |t| (now - t).num_milliseconds().max(0) as f64 / 1000.0);
     Ok(QueueSample {
         pending,
         oldest_age_seconds: age,
