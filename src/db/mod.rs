@@ -2,6 +2,7 @@
 //! PostgreSQL, the diesel schema and the row models.
 
 pub mod accounts;
+pub mod archives;
 pub mod cases;
 pub mod embedded;
 pub mod enums;
