@@ -319,21 +319,23 @@ pub struct EndpointCursor {
     pub cursor: i64,
 }
 
+/// A subscription's (tournament, pool, kinds, cursor) columns.
+type CursorColumns = (Option<TournamentId>, Option<PoolId>, Vec<String>, i64);
+
 /// The subscription's cursor, locked; skipped when another instance holds it.
 pub fn lock_cursor(conn: &mut PgConnection, id: WebhookId) -> QueryResult<Option<EndpointCursor>> {
-    let row: Option<(Option<TournamentId>, Option<PoolId>, Vec<String>, i64)> =
-        webhook_endpoints::table
-            .find(id)
-            .select((
-                webhook_endpoints::tournament_id,
-                webhook_endpoints::pool_id,
-                webhook_endpoints::kinds,
-                webhook_endpoints::cursor_id,
-            ))
-            .for_update()
-            .skip_locked()
-            .first(conn)
-            .optional()?;
+    let row: Option<CursorColumns> = webhook_endpoints::table
+        .find(id)
+        .select((
+            webhook_endpoints::tournament_id,
+            webhook_endpoints::pool_id,
+            webhook_endpoints::kinds,
+            webhook_endpoints::cursor_id,
+        ))
+        .for_update()
+        .skip_locked()
+        .first(conn)
+        .optional()?;
     Ok(row.map(|(t, p, kinds, cursor)| EndpointCursor {
         subject: Subject::of(t, p),
         kinds,

@@ -330,7 +330,7 @@ fn tournament_row(
     caller: &Caller,
     archive: &TournamentArchive,
     maps: &mut Maps,
-    (rating, now): (Option<(i64, RatingStatus, Option<String>)>, DateTime<Utc>),
+    (rating, now): (Option<Rating>, DateTime<Utc>),
 ) -> Result<Row, ApiError> {
     let at = "archive.content.tournament";
     let mut row = remap_row(conn, &TOURNAMENT, at, &archive.content.tournament, maps)?;
@@ -373,11 +373,14 @@ fn tournament_row(
     Ok(row)
 }
 
+/// The pool a new tournament asks, the status its rules give and why.
+pub(super) type Rating = (i64, RatingStatus, Option<String>);
+
 /// Where an archive's tournament goes: a new tournament (asking the pool named, with the
 /// status its rules give, decided at the time given), or an existing one whose rows it
 /// replaces (a check-in).
 pub(super) enum Target {
-    New(Option<(i64, RatingStatus, Option<String>)>, DateTime<Utc>),
+    New(Option<Rating>, DateTime<Utc>),
     Existing(i64),
 }
 
