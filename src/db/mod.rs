@@ -11,7 +11,6 @@ pub mod idempotency;
 pub mod ids;
 pub mod integrations;
 pub mod models;
-pub mod paging;
 pub mod personal_data;
 pub mod player_links;
 pub mod players;
@@ -60,10 +59,4 @@ pub fn run_migrations(conn: &mut PgConnection) -> Result<usize, String> {
     conn.run_pending_migrations(MIGRATIONS)
         .map(|v| v.len())
         .map_err(|e| format!("migrations failed: {e}"))
-}
-
-/// Whether the database answers a trivial query (readiness).
-pub fn answers(conn: &mut PgConnection) -> diesel::QueryResult<()> {
-    use diesel::RunQueryDsl;
-    diesel::sql_query("SELECT 1").execute(conn).map(|_| ())
 }
