@@ -68,8 +68,9 @@ pub async fn archive(
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
     let keys = state.archive_keys.clone();
+    let now = state.clock.now();
     let out = state
-        .run(move |conn| archives::tournament_archive(conn, &caller, id, &keys))
+        .run(move |conn| archives::tournament_archive(conn, &caller, id, &keys, now))
         .await?;
     cached_json(&req, &out, Visibility::Private)
 }
@@ -121,6 +122,7 @@ pub async fn import(
     let input: ImportTournament = parse(&body)?;
     let key = idempotency_key(&req, &input)?;
     let keys = state.archive_keys.clone();
+    let now = state.clock.now();
     let answer = state
         .run(move |conn| {
             idempotency::once(
@@ -131,7 +133,7 @@ pub async fn import(
                 |out: &TournamentImportOut| {
                     created_at(format!("/api/v1/tournaments/{}", out.tournament_id), None)
                 },
-                |conn| archives::import_tournament(conn, &caller, input, &keys),
+                |conn| archives::import_tournament(conn, &caller, input, &keys, now),
             )
         })
         .await?;
@@ -167,8 +169,9 @@ pub async fn check_out(
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
     let keys = state.archive_keys.clone();
+    let now = state.clock.now();
     let out = state
-        .run(move |conn| archives::check_out(conn, &caller, id, body.0, &keys))
+        .run(move |conn| archives::check_out(conn, &caller, id, body.0, &keys, now))
         .await?;
     Ok(HttpResponse::Ok().json(out))
 }
@@ -210,8 +213,9 @@ pub async fn check_in(
         Err(e) => return Err(asker_first(&req, e).await),
     };
     let keys = state.archive_keys.clone();
+    let now = state.clock.now();
     let out = state
-        .run(move |conn| archives::check_in(conn, &caller, id, input, &keys))
+        .run(move |conn| archives::check_in(conn, &caller, id, input, &keys, now))
         .await?;
     Ok(HttpResponse::Ok().json(out))
 }
@@ -242,8 +246,9 @@ pub async fn break_checkout(
     body: Json<BreakCheckout>,
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
+    let now = state.clock.now();
     let out = state
-        .run(move |conn| archives::break_checkout(conn, &caller, id, body.0))
+        .run(move |conn| archives::break_checkout(conn, &caller, id, body.0, now))
         .await?;
     Ok(HttpResponse::Ok().json(out))
 }
@@ -275,8 +280,9 @@ pub async fn pool_archive(
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
     let keys = state.archive_keys.clone();
+    let now = state.clock.now();
     let out = state
-        .run(move |conn| archives::pool_archive(conn, &caller, id, &keys))
+        .run(move |conn| archives::pool_archive(conn, &caller, id, &keys, now))
         .await?;
     cached_json(&req, &out, Visibility::Private)
 }
@@ -310,8 +316,9 @@ pub async fn import_pool(
 ) -> ApiResult<HttpResponse> {
     let input: ImportPool = parse(&read_archive(payload).await?)?;
     let keys = state.archive_keys.clone();
+    let now = state.clock.now();
     let out = state
-        .run(move |conn| archives::import_pool(conn, &caller, input, &keys))
+        .run(move |conn| archives::import_pool(conn, &caller, input, &keys, now))
         .await?;
     Ok(HttpResponse::Created()
         .insert_header(("Location", format!("/api/v1/rating-pools/{}", out.pool_id)))

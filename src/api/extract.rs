@@ -260,7 +260,10 @@ pub fn idempotency_key(
         .to_string();
     let mut fingerprint = format!("{} {}\n", req.method(), req.path()).into_bytes();
     fingerprint.extend(serde_json::to_vec(body).map_err(|e| ApiError::Internal(e.to_string()))?);
-    Ok(Some(Key::new(key, &fingerprint)))
+    let received_at = req
+        .app_data::<web::Data<AppState>>()
+        .map_or_else(chrono::Utc::now, |state| state.clock.now());
+    Ok(Some(Key::new(key, &fingerprint, received_at)))
 }
 
 /// The caller a bearer token names, if the request carries one; 401 for a bad token. The token

@@ -19,7 +19,8 @@ use crate::services::integrations::webhook_queue;
 pub async fn metrics(state: web::Data<AppState>) -> HttpResponse {
     // Sampled now. While the database cannot be read the scrape still answers, with the
     // queue's last sample (the pool gauges show the outage).
-    let queue = match state.run(|c| webhook_queue::backlog(c)).await {
+    let now = state.clock.now();
+    let queue = match state.run(move |c| webhook_queue::backlog(c, now)).await {
         Ok(sample) => Some(sample),
         Err(e) => {
             tracing::debug!(error = %e, "metrics: the webhook queue could not be read");

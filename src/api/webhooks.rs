@@ -193,8 +193,9 @@ pub async fn remove(
     id: web::Path<i64>,
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
+    let now = state.clock.now();
     state
-        .run(move |conn| webhooks::delete(conn, &caller, id))
+        .run(move |conn| webhooks::delete(conn, &caller, id, now))
         .await?;
     Ok(HttpResponse::NoContent().finish())
 }
@@ -262,8 +263,9 @@ pub async fn redeliver(
     path: web::Path<DeliveryPath>,
 ) -> ApiResult<HttpResponse> {
     let DeliveryPath { id, delivery_id } = path.into_inner();
+    let now = state.clock.now();
     state
-        .run(move |conn| webhooks::redeliver(conn, &caller, id, delivery_id))
+        .run(move |conn| webhooks::redeliver(conn, &caller, id, delivery_id, now))
         .await?;
     Ok(HttpResponse::Accepted().finish())
 }
@@ -353,8 +355,9 @@ pub async fn rotate_secret(
     body: Json<RotateSecret>,
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
+    let now = state.clock.now();
     let rotated = state
-        .run(move |conn| webhook_manage::rotate_secret(conn, &caller, id, body.0))
+        .run(move |conn| webhook_manage::rotate_secret(conn, &caller, id, body.0, now))
         .await?;
     Ok(HttpResponse::Ok()
         .insert_header(("Cache-Control", "no-store"))
@@ -383,8 +386,9 @@ pub async fn ping(
     id: web::Path<i64>,
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
+    let now = state.clock.now();
     let delivery = state
-        .run(move |conn| webhook_manage::ping(conn, &caller, id))
+        .run(move |conn| webhook_manage::ping(conn, &caller, id, now))
         .await?;
     Ok(HttpResponse::Created()
         .insert_header(("Cache-Control", "no-store"))

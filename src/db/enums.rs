@@ -32,6 +32,7 @@ use crate::domain::scoring::{Preset, RoundKind};
 use crate::domain::seating::SeatingMethod;
 use crate::domain::status::{
     CaseStatus, CheckoutState, RegistrationStatus, ReportStatus, RoundStatus, ScheduleState,
+    CaseStatus, CheckoutState, DeliveryStatus, RegistrationStatus, RoundStatus, ScheduleState,
     TournamentStatus,
 };
 
@@ -127,6 +128,7 @@ stored_as_text! {
     CaseOutcome => "case outcome",
     PanelReason => "panel rule",
     CaseStep => "case step",
+    DeliveryStatus => "delivery status",
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 use diesel::prelude::*;
 use diesel::PgConnection;
 
-use crate::db::running::NewEvent;
+use crate::db::running::{EventRow, NewEvent};
 use crate::db::schema::tournament_events;
 use crate::domain::events::TournamentEvent;
 use crate::error::ApiError;
@@ -26,5 +26,45 @@ pub fn record(
             payload,
         })
         .execute(conn)?;
+    Ok(())
+}
+
+/// The events with these ids, oldest first.
+pub fn by_ids(conn: &mut PgConnection, ids: &[i64]) -> QueryResult<Vec<EventRow>> {
+    tournament_events::table
+        .filter(tournament_events::id.eq_any(ids))
+        .order(tournament_events::id)
+        .select(EventRow::as_select())
+        .load(conn)
+}
+
+/// The id of the last event of every tournament's feed, if there is one.
+pub fn last_id(conn: &mut PgConnection) -> QueryResult<Option<i64>> {
+    tournament_events::table
+        .select(diesel::dsl::max(tournament_events::id))
+        .first(conn)
+}
+
+/// Up to `limit` events after the event `after`, oldest first.
+pub fn after(conn: &mut PgConnection, after: i64, limit: i64) -> QueryResult<Vec<EventRow>> {
+    tournament_events::table
+        .filter(tournament_events::id.gt(after))
+        .order(tournament_events::id)
+        .limit(limit)
+        .select(EventRow::as_select())
+        .load(conn)
+}
+
+/// Listens on this session for new events (`tourney_events`) and for changed inputs
+/// (`tourney_changes`).
+pub fn listen(conn: &mut PgConnection) -> QueryResult<()> {
+    diesel::sql_query("LISTEN tourney_events").execute(conn)?;
+    diesel::sql_query("LISTEN tourney_changes").execute(conn)?;
+    Ok(())
+}
+
+/// Stops listening on this session.
+pub fn unlisten(conn: &mut PgConnection) -> QueryResult<()> {
+    diesel::sql_query("UNLISTEN *").execute(conn)?;
     Ok(())
 }

@@ -2,12 +2,15 @@
 //! PostgreSQL, the diesel schema and the row models.
 
 pub mod accounts;
+pub mod archives;
 pub mod cases;
 pub mod claims;
 pub mod embedded;
 pub mod enums;
 pub mod events;
+pub mod idempotency;
 pub mod ids;
+pub mod integrations;
 pub mod invitation_pages;
 pub mod invitations;
 pub mod me;
@@ -23,6 +26,7 @@ pub mod rounds;
 pub mod running;
 pub mod schema;
 pub mod staff;
+pub mod standings;
 pub mod tournaments;
 
 use diesel::pg::PgConnection;

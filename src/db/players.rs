@@ -1,6 +1,8 @@
 //! Player identities: one by id, who is whose, the search behind the player list, and the
 //! writes that create, change and link players.
 
+use std::collections::HashMap;
+
 use chrono::{DateTime, Utc};
 use diesel::dsl::sql;
 use diesel::prelude::*;
@@ -260,4 +262,17 @@ pub fn search_count(conn: &mut PgConnection, s: &PlayerSearch, cap: i64) -> Quer
         .limit(cap + 1)
         .load::<i64>(conn)?
         .len() as i64)
+}
+
+/// The names of these players (those that exist).
+pub fn names_of(
+    conn: &mut PgConnection,
+    ids: &[PlayerId],
+) -> QueryResult<HashMap<PlayerId, String>> {
+    Ok(players::table
+        .filter(players::id.eq_any(ids))
+        .select((players::id, players::name))
+        .load::<(PlayerId, String)>(conn)?
+        .into_iter()
+        .collect())
 }

@@ -170,6 +170,21 @@ stored_names!(CheckoutState {
     Broken => "broken",
 });
 
+/// Where a webhook delivery stands: waiting for its next attempt, delivered (a 2xx answer),
+/// or failed (no success within a day, or its subscription was deleted).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeliveryStatus {
+    Pending,
+    Delivered,
+    Failed,
+}
+
+stored_names!(DeliveryStatus {
+    Pending => "pending",
+    Delivered => "delivered",
+    Failed => "failed",
+});
+
 #[cfg(test)]
 mod tests {
     use super::*;

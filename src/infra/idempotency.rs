@@ -6,11 +6,12 @@
 
 use std::collections::BTreeMap;
 
-use diesel::prelude::*;
-use diesel::PgConnection;
+use chrono::{DateTime, Utc};
+use diesel::{Connection, PgConnection};
 
+use crate::db::idempotency as store;
+use crate::db::ids::UserId;
 use crate::db::running::IdempotencyRow;
-use crate::db::schema::idempotency_keys;
 use crate::error::ApiError;
 
 /// The JSON Schema pattern of an `Idempotency-Key` header.
@@ -21,16 +22,19 @@ pub const KEY_PATTERN: &str = "^[!-~]{1,200}$";
 pub struct Key {
     pub key: String,
     pub request_hash: String,
+    /// When the request came (the caller's clock).
+    pub received_at: DateTime<Utc>,
 }
 
 impl Key {
     /// A key for a request: `fingerprint` is what identifies the request (method, path and
-    /// body); only its SHA-256 is kept.
-    pub fn new(key: String, fingerprint: &[u8]) -> Self {
+    /// body); only its SHA-256 is kept. `received_at`: when the request came.
+    pub fn new(key: String, fingerprint: &[u8], received_at: DateTime<Utc>) -> Self {
         use sha2::{Digest, Sha256};
         Self {
             key,
             request_hash: hex::encode(Sha256::digest(fingerprint)),
+            received_at,
         }
     }
 }
@@ -54,15 +58,8 @@ pub struct Answer {
 /// racing it and failing on the version it has just written (IETF Idempotency-Key draft:
 /// never a false failure).
 fn replay(conn: &mut PgConnection, user_id: i64, key: &Key) -> Result<Option<Answer>, ApiError> {
-    diesel::sql_query("SELECT pg_advisory_xact_lock(hashtextextended($1, $2))")
-        .bind::<diesel::sql_types::Text, _>(&key.key)
-        .bind::<diesel::sql_types::BigInt, _>(user_id)
-        .execute(conn)?;
-    let row: Option<IdempotencyRow> = idempotency_keys::table
-        .find((user_id, &key.key))
-        .select(IdempotencyRow::as_select())
-        .first(conn)
-        .optional()?;
+    store::lock(conn, UserId(user_id), &key.key)?;
+    let row = store::stored(conn, UserId(user_id), &key.key)?;
     match row {
         None => Ok(None),
         Some(r) if r.request_hash == key.request_hash => {
@@ -87,15 +84,18 @@ fn replay(conn: &mut PgConnection, user_id: i64, key: &Key) -> Result<Option<Ans
     }
 }
 
-/// Stores the answer to the request with this key.
-fn store(
+/// Stores the answer to the request with this key (`now` fills the row; the stored time is
+/// the database's default).
+fn keep(
     conn: &mut PgConnection,
     user_id: i64,
     key: &Key,
     answer: &Answer,
+    now: DateTime<Utc>,
 ) -> Result<(), ApiError> {
-    diesel::insert_into(idempotency_keys::table)
-        .values(IdempotencyRow {
+    store::store(
+        conn,
+        &IdempotencyRow {
             user_id,
             key: key.key.clone(),
             request_hash: key.request_hash.clone(),
@@ -103,9 +103,9 @@ fn store(
             body: answer.body.to_string(),
             headers: serde_json::to_value(&answer.headers)
                 .map_err(|e| ApiError::Internal(e.to_string()))?,
-            created_at: chrono::Utc::now(),
-        })
-        .execute(conn)?;
+            created_at: now,
+        },
+    )?;
     Ok(())
 }
 
@@ -147,7 +147,7 @@ pub fn once_answering<T: serde::Serialize>(
             body: serde_json::to_value(&out).map_err(|e| ApiError::Internal(e.to_string()))?,
         };
         if let Some(k) = key {
-            store(conn, user_id, k, &answer)?;
+            keep(conn, user_id, k, &answer, k.received_at)?;
         }
         Ok(answer)
     })

@@ -20,12 +20,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
-use diesel::prelude::*;
-use diesel::PgConnection;
+use diesel::{Connection, PgConnection};
 use tokio::sync::broadcast;
 
+use crate::db::events;
 pub use crate::db::running::EventRow;
-use crate::db::schema::tournament_events;
 
 /// Events the broadcast channel holds for slow streams.
 pub const CAPACITY: usize = 4096;
@@ -237,15 +236,6 @@ impl LiveHub {
     }
 }
 
-/// The events with these ids, oldest first.
-fn events_by_id(conn: &mut PgConnection, ids: &[i64]) -> QueryResult<Vec<EventRow>> {
-    tournament_events::table
-        .filter(tournament_events::id.eq_any(ids))
-        .order(tournament_events::id)
-        .select(EventRow::as_select())
-        .load(conn)
-}
-
 /// The listener: LISTEN, then forward every notified event to the hub; reconnects when the
 /// database goes away (catching up on the events committed meanwhile); ends with the hub.
 fn listen(weak: Weak<Hub>) {
@@ -262,9 +252,7 @@ fn listen(weak: Weak<Hub>) {
                 continue;
             }
         };
-        let listened = diesel::sql_query("LISTEN tourney_events")
-            .execute(&mut conn)
-            .and_then(|_| diesel::sql_query("LISTEN tourney_changes").execute(&mut conn));
+        let listened = events::listen(&mut conn);
         if let Err(e) = listened {
             tracing::warn!(error = %e, "live feed listener: LISTEN failed; retrying");
             std::thread::sleep(RECONNECT);
@@ -272,26 +260,17 @@ fn listen(weak: Weak<Hub>) {
         }
         // Where the feed stands: after a reconnect, what was committed meanwhile goes out now.
         let caught_up = match last {
-            None => tournament_events::table
-                .select(diesel::dsl::max(tournament_events::id))
-                .first::<Option<i64>>(&mut conn)
-                .map(|m| {
-                    last = Some(m.unwrap_or(0));
-                }),
-            Some(after) => tournament_events::table
-                .filter(tournament_events::id.gt(after))
-                .order(tournament_events::id)
-                .limit(CAPACITY as i64)
-                .select(EventRow::as_select())
-                .load::<EventRow>(&mut conn)
-                .map(|rows| {
-                    if let Some(hub) = weak.upgrade() {
-                        for r in rows {
-                            last = last.max(Some(r.id));
-                            let _ = hub.tx.send(Arc::new(r));
-                        }
+            None => events::last_id(&mut conn).map(|m| {
+                last = Some(m.unwrap_or(0));
+            }),
+            Some(after) => events::after(&mut conn, after, CAPACITY as i64).map(|rows| {
+                if let Some(hub) = weak.upgrade() {
+                    for r in rows {
+                        last = last.max(Some(r.id));
+                        let _ = hub.tx.send(Arc::new(r));
                     }
-                }),
+                }
+            }),
         };
         if caught_up.is_err() {
             std::thread::sleep(RECONNECT);
@@ -318,7 +297,7 @@ fn listen(weak: Weak<Hub>) {
 fn forward(conn: &mut PgConnection, weak: &Weak<Hub>, last: &mut Option<i64>) -> bool {
     loop {
         let Some(hub) = weak.upgrade() else {
-            let _ = diesel::sql_query("UNLISTEN *").execute(conn);
+            let _ = events::unlisten(conn);
             return false;
         };
         let mut ids: Vec<i64> = Vec::new();
@@ -338,7 +317,7 @@ fn forward(conn: &mut PgConnection, weak: &Weak<Hub>, last: &mut Option<i64>) ->
         }
         if !ids.is_empty() {
             // Ids come in commit order, which need not be id order: fetch exactly these.
-            match events_by_id(conn, &ids) {
+            match events::by_ids(conn, &ids) {
                 Ok(rows) => {
                     for r in rows {
                         *last = (*last).max(Some(r.id));

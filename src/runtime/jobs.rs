@@ -190,7 +190,10 @@ async fn deliver(
     flights: &Flights,
 ) -> bool {
     let queued = on_connection(url, conn, webhook_queue::enqueue).await;
-    let purged = on_connection(url, conn, webhook_queue::purge_deleted).await;
+    let purged = on_connection(url, conn, |c| {
+        webhook_queue::purge_deleted(c, chrono::Utc::now())
+    })
+    .await;
     let Some(client) = client else {
         return false;
     };
@@ -222,7 +225,7 @@ async fn deliver(
             let policy = state.webhooks.clone();
             // The job's connection: recording is one short transaction.
             on_connection(&url, &conn, move |c| {
-                webhook_queue::record(c, &delivery, outcome, &policy)
+                webhook_queue::record(c, &delivery, outcome, &policy, chrono::Utc::now())
             })
             .await;
             flights.land(endpoint);

@@ -6,9 +6,7 @@
 //! tournament is writable here again.
 
 use chrono::{DateTime, Utc};
-use diesel::prelude::*;
-use diesel::sql_types::BigInt;
-use diesel::PgConnection;
+use diesel::{Connection, PgConnection};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
@@ -18,8 +16,9 @@ use super::import::{checked, write_archive, Target};
 use super::spec::TABLES;
 use super::{canonical, ArchiveKeys, TournamentArchive, Trust};
 use crate::auth::{Caller, StaffRole};
+use crate::db::archives::checkouts::{self as store, CheckoutRow};
+use crate::db::ids::{CheckoutId, TournamentId, UserId};
 use crate::db::models::Tournament;
-use crate::db::schema::{tournament_checkouts, tournaments};
 use crate::domain::rating::acceptance::RatingStatus;
 use crate::domain::status::CheckoutState;
 use crate::error::ApiError;
@@ -62,8 +61,7 @@ pub struct BreakCheckout {
 }
 
 /// One check-out.
-#[derive(Debug, Serialize, ToSchema, Queryable, Selectable)]
-#[diesel(table_name = tournament_checkouts)]
+#[derive(Debug, Serialize, ToSchema)]
 pub struct CheckoutOut {
     pub id: i64,
     pub tournament_id: i64,
@@ -75,6 +73,22 @@ pub struct CheckoutOut {
     pub closed_by: Option<i64>,
     pub closed_at: Option<DateTime<Utc>>,
     pub reason: Option<String>,
+}
+
+impl From<CheckoutRow> for CheckoutOut {
+    fn from(r: CheckoutRow) -> Self {
+        CheckoutOut {
+            id: r.id.0,
+            tournament_id: r.tournament_id.0,
+            runs_at: r.runs_at,
+            state: r.state,
+            checked_out_by: r.checked_out_by.0,
+            checked_out_at: r.checked_out_at,
+            closed_by: r.closed_by.map(|u| u.0),
+            closed_at: r.closed_at,
+            reason: r.reason,
+        }
+    }
 }
 
 /// A check-out and the archive to run the tournament from.
@@ -131,6 +145,7 @@ pub fn check_out(
     tid: i64,
     input: CheckOut,
     keys: &ArchiveKeys,
+    now: DateTime<Utc>,
 ) -> Result<CheckedOut, ApiError> {
     conn.transaction(|conn| {
         // Who is asking first, then the body (issue 37, item 6).
@@ -145,42 +160,21 @@ pub fn check_out(
                 format!("the tournament is already checked out to {at}"),
             ));
         }
-        let now = Utc::now();
-        diesel::update(tournaments::table.find(tid))
-            .set((
-                tournaments::checked_out_to.eq(&runs_at),
-                tournaments::checked_out_at.eq(now),
-                tournaments::version.eq(t.version + 1),
-                tournaments::updated_at.eq(now),
-            ))
-            .execute(conn)?;
-        let archive = archive_of(conn, tid)?;
-        let checkout = diesel::insert_into(tournament_checkouts::table)
-            .values((
-                tournament_checkouts::tournament_id.eq(tid),
-                tournament_checkouts::runs_at.eq(&runs_at),
-                tournament_checkouts::base.eq(comparable(&archive)?),
-                tournament_checkouts::checked_out_by.eq(caller.user_id),
-                tournament_checkouts::checked_out_at.eq(now),
-            ))
-            .returning(CheckoutOut::as_returning())
-            .get_result(conn)?;
+        store::mark_out(conn, TournamentId(tid), &runs_at, t.version, now)?;
+        let archive = archive_of(conn, tid, now)?;
+        let base = comparable(&archive)?;
+        let by = (UserId(caller.user_id), now);
+        let checkout = store::insert(conn, TournamentId(tid), &runs_at, base, by)?;
         Ok(CheckedOut {
-            checkout,
+            checkout: checkout.into(),
             archive: archive.signed(keys),
         })
     })
 }
 
 /// The tournament's last check-out that is out or broken, with its base content.
-fn last_checkout(conn: &mut PgConnection, tid: i64) -> Result<(CheckoutOut, Value), ApiError> {
-    tournament_checkouts::table
-        .filter(tournament_checkouts::tournament_id.eq(tid))
-        .filter(tournament_checkouts::state.ne(CheckoutState::In))
-        .order(tournament_checkouts::id.desc())
-        .select((CheckoutOut::as_select(), tournament_checkouts::base))
-        .first(conn)
-        .optional()?
+fn last_checkout(conn: &mut PgConnection, tid: i64) -> Result<(CheckoutRow, Value), ApiError> {
+    store::last_open(conn, TournamentId(tid))?
         .ok_or_else(|| ApiError::conflict_at("tournament", "the tournament is not checked out"))
 }
 
@@ -193,6 +187,7 @@ pub fn check_in(
     tid: i64,
     input: CheckIn,
     keys: &ArchiveKeys,
+    now: DateTime<Utc>,
 ) -> Result<CheckoutOut, ApiError> {
     let trust = Trust {
         key: input.trust_key.clone(),
@@ -204,8 +199,8 @@ pub fn check_in(
         let known = checked(&input.archive, Some((keys, &trust)))?;
         let t = lock_tournament(conn, tid)?;
         let (checkout, base) = last_checkout(conn, tid)?;
-        let now = comparable(&archive_of(conn, tid)?)?;
-        let changed = differences(&base, &now);
+        let here = comparable(&archive_of(conn, tid, now)?)?;
+        let changed = differences(&base, &here);
         if !changed.is_empty() {
             return Err(ApiError::conflict_at(
                 "archive",
@@ -216,8 +211,10 @@ pub fn check_in(
                 ),
             ));
         }
-        diesel::sql_query("SELECT set_config('tourney.checkin', 'on', true)").execute(conn)?;
-        clear_rows(conn, tid)?;
+        store::allow_check_in(conn, true)?;
+        let tables = TABLES.iter().rev();
+        let tables = tables.map(|spec| (spec.table, spec.refs.first().map(|(column, _)| *column)));
+        store::clear_rows(conn, TournamentId(tid), tables)?;
         let maps = (&input.player_map, &input.user_map);
         write_archive(
             conn,
@@ -227,49 +224,23 @@ pub fn check_in(
             maps,
             Target::Existing(tid),
         )?;
-        diesel::sql_query("SELECT set_config('tourney.checkin', 'off', true)").execute(conn)?;
+        store::allow_check_in(conn, false)?;
         if let (Some(pool), Some(RatingStatus::Accepted)) = (t.rating_pool_id, t.rating_status) {
             crate::services::ratings::rebuild_pool(conn, pool)?;
         }
-        close(conn, caller, checkout.id, CheckoutState::In, None)
+        close(conn, (caller, now), checkout.id, CheckoutState::In, None)
     })
 }
 
 fn close(
     conn: &mut PgConnection,
-    caller: &Caller,
-    id: i64,
+    (caller, now): (&Caller, DateTime<Utc>),
+    id: CheckoutId,
     state: CheckoutState,
     reason: Option<String>,
 ) -> Result<CheckoutOut, ApiError> {
-    Ok(diesel::update(tournament_checkouts::table.find(id))
-        .set((
-            tournament_checkouts::state.eq(state),
-            tournament_checkouts::closed_by.eq(caller.user_id),
-            tournament_checkouts::closed_at.eq(Utc::now()),
-            tournament_checkouts::reason.eq(reason),
-        ))
-        .returning(CheckoutOut::as_returning())
-        .get_result(conn)?)
-}
-
-/// Deletes the tournament's rows below the tournament itself (inside the check-in's
-/// transaction), the last written first.
-fn clear_rows(conn: &mut PgConnection, tid: i64) -> Result<(), ApiError> {
-    diesel::sql_query("UPDATE cases SET penalty_id = NULL WHERE tournament_id = $1")
-        .bind::<BigInt, _>(tid)
-        .execute(conn)?;
-    for spec in TABLES.iter().rev() {
-        let filter = match spec.refs.first() {
-            Some(("round_id", _)) => "round_id IN (SELECT id FROM rounds WHERE tournament_id = $1)",
-            Some(("case_id", _)) => "case_id IN (SELECT id FROM cases WHERE tournament_id = $1)",
-            _ => "tournament_id = $1",
-        };
-        diesel::sql_query(format!("DELETE FROM {} WHERE {filter}", spec.table))
-            .bind::<BigInt, _>(tid)
-            .execute(conn)?;
-    }
-    Ok(())
+    let by = (UserId(caller.user_id), now);
+    Ok(store::close(conn, id, state, by, reason)?.into())
 }
 
 /// Breaks a stale check-out (admins, with a reason): the tournament is writable here again; a
@@ -279,6 +250,7 @@ pub fn break_checkout(
     caller: &Caller,
     tid: i64,
     input: BreakCheckout,
+    now: DateTime<Utc>,
 ) -> Result<CheckoutOut, ApiError> {
     caller.require_admin()?;
     let mut check = Check::new();
@@ -293,17 +265,10 @@ pub fn break_checkout(
                 "the check-out is already broken",
             ));
         }
-        diesel::update(tournaments::table.find(tid))
-            .set((
-                tournaments::checked_out_to.eq(None::<String>),
-                tournaments::checked_out_at.eq(None::<DateTime<Utc>>),
-                tournaments::version.eq(t.version + 1),
-                tournaments::updated_at.eq(Utc::now()),
-            ))
-            .execute(conn)?;
+        store::mark_back(conn, TournamentId(tid), t.version, now)?;
         close(
             conn,
-            caller,
+            (caller, now),
             checkout.id,
             CheckoutState::Broken,
             Some(reason),

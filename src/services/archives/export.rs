@@ -2,59 +2,16 @@
 
 use std::collections::BTreeSet;
 
-use chrono::Utc;
-use diesel::prelude::*;
-use diesel::sql_types::{Array, BigInt, Jsonb};
+use chrono::{DateTime, Utc};
 use diesel::PgConnection;
 
 use super::spec::{Kind, TABLES, TOURNAMENT};
 use super::{digest_of, ArchiveContent, ArchiveKeys, Row, TournamentArchive, FORMAT, VERSION};
 use crate::auth::{Caller, StaffRole};
+use crate::db::archives as store;
+use crate::db::ids::{PlayerId, TournamentId, UserId};
 use crate::error::ApiError;
 use crate::services::access::load_for_staff;
-
-#[derive(QueryableByName)]
-struct Rows {
-    #[diesel(sql_type = Jsonb)]
-    rows: serde_json::Value,
-}
-
-/// Which rows of `table` belong to tournament `$1`, and their order.
-fn filter_of(table: &str) -> (&'static str, &'static str) {
-    const BY_ROUND: &str = "x.round_id IN (SELECT id FROM rounds WHERE tournament_id = $1)";
-    const BY_CASE: &str = "x.case_id IN (SELECT id FROM cases WHERE tournament_id = $1)";
-    match table {
-        "tournaments" => ("x.id = $1", "x.id"),
-        "tournament_staff" => ("x.tournament_id = $1", "x.user_id, x.role"),
-        "round_draws" => (BY_ROUND, "x.round_id, x.attempt"),
-        "results" => (BY_ROUND, "x.round_id, x.table_number, x.version"),
-        "game_schedules" => (BY_ROUND, "x.round_id, x.table_number"),
-        "schedule_messages" | "result_reports" => (BY_ROUND, "x.id"),
-        "case_panel" => (BY_CASE, "x.case_id, x.user_id"),
-        "votes" => (BY_CASE, "x.case_id, x.member_id"),
-        "case_parties" | "case_events" => (BY_CASE, "x.id"),
-        _ => ("x.tournament_id = $1", "x.id"),
-    }
-}
-
-/// The table's generated columns (derived from the others, e.g. the folded search name): left
-/// out of the archive, computed again where it is imported.
-/// (`$TABLE` is the table's name, from the fixed list of archived tables.)
-const GENERATED: &str = "ARRAY(SELECT column_name::text FROM information_schema.columns \
-     WHERE table_schema = 'public' AND table_name = '$TABLE' AND is_generated <> 'NEVER')";
-
-fn rows_of(conn: &mut PgConnection, table: &str, tid: i64) -> Result<Vec<Row>, ApiError> {
-    let (filter, order) = filter_of(table);
-    let generated = GENERATED.replace("$TABLE", table);
-    let sql = format!(
-        "SELECT coalesce(jsonb_agg(to_jsonb(x) - {generated} ORDER BY {order}), '[]'::jsonb) \
-         AS rows FROM {table} x WHERE {filter}"
-    );
-    let rows: Rows = diesel::sql_query(sql)
-        .bind::<BigInt, _>(tid)
-        .get_result(conn)?;
-    serde_json::from_value(rows.rows).map_err(|e| ApiError::Internal(format!("{table}: {e}")))
-}
 
 /// The ids of `kind` the rows name.
 fn named(content: &ArchiveContent, kind: Kind) -> BTreeSet<i64> {
@@ -79,48 +36,35 @@ fn named(content: &ArchiveContent, kind: Kind) -> BTreeSet<i64> {
     ids
 }
 
-fn directory(conn: &mut PgConnection, sql: &str, ids: BTreeSet<i64>) -> Result<Vec<Row>, ApiError> {
-    let ids: Vec<i64> = ids.into_iter().collect();
-    let rows: Rows = diesel::sql_query(sql)
-        .bind::<Array<BigInt>, _>(ids)
-        .get_result(conn)?;
-    serde_json::from_value(rows.rows).map_err(|e| ApiError::Internal(e.to_string()))
-}
-
 /// The archive of tournament `tid` as the caller's transaction sees it (no access check).
-pub(super) fn archive_of(conn: &mut PgConnection, tid: i64) -> Result<TournamentArchive, ApiError> {
+/// `now` is when it is made.
+pub(super) fn archive_of(
+    conn: &mut PgConnection,
+    tid: i64,
+    now: DateTime<Utc>,
+) -> Result<TournamentArchive, ApiError> {
+    let t = TournamentId(tid);
     let mut content = ArchiveContent {
-        tournament: rows_of(conn, TOURNAMENT.table, tid)?
+        tournament: store::tournament_rows(conn, TOURNAMENT.table, t)?
             .pop()
             .ok_or_else(|| ApiError::NotFound(format!("no tournament {tid}")))?,
         ..Default::default()
     };
     for spec in TABLES {
-        let rows = rows_of(conn, spec.table, tid)?;
+        let rows = store::tournament_rows(conn, spec.table, t)?;
         if let Some(section) = content.section_mut(spec.section) {
             *section = rows;
         }
     }
-    let players = named(&content, Kind::Player);
-    content.players = directory(
-        conn,
-        "SELECT coalesce(jsonb_agg(jsonb_build_object('id', id, 'name', name, \
-         'club', club, 'country', country) ORDER BY id), '[]'::jsonb) AS rows \
-         FROM players WHERE id = ANY($1)",
-        players,
-    )?;
-    let users = named(&content, Kind::User);
-    content.users = directory(
-        conn,
-        "SELECT coalesce(jsonb_agg(jsonb_build_object('id', id, 'username', username) \
-         ORDER BY id), '[]'::jsonb) AS rows FROM users WHERE id = ANY($1)",
-        users,
-    )?;
+    let players = named(&content, Kind::Player).into_iter().map(PlayerId);
+    content.players = store::player_directory(conn, players)?;
+    let users = named(&content, Kind::User).into_iter().map(UserId);
+    content.users = store::user_directory(conn, users)?;
     let digest = digest_of(&content).map_err(|e| ApiError::Internal(e.to_string()))?;
     Ok(TournamentArchive {
         format: FORMAT.into(),
         version: VERSION,
-        exported_at: Utc::now(),
+        exported_at: now,
         digest,
         signature: None,
         content,
@@ -134,12 +78,13 @@ pub fn tournament_archive(
     caller: &Caller,
     tid: i64,
     keys: &ArchiveKeys,
+    now: DateTime<Utc>,
 ) -> Result<TournamentArchive, ApiError> {
     conn.build_transaction()
         .repeatable_read()
         .read_only()
         .run(|conn| {
             load_for_staff(conn, caller, tid, &[StaffRole::Organiser])?;
-            Ok(archive_of(conn, tid)?.signed(keys))
+            Ok(archive_of(conn, tid, now)?.signed(keys))
         })
 }

@@ -2,10 +2,8 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use chrono::Utc;
-use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Jsonb, Nullable, Text};
-use diesel::PgConnection;
+use chrono::{DateTime, Utc};
+use diesel::{Connection, PgConnection};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
@@ -14,8 +12,9 @@ use super::checks::{check_draws, check_envelope, check_references, known_ids};
 use super::spec::{JsonIds, Kind, TableSpec, PENALTY_KEYS, PLAYER_KEYS, TABLES, TOURNAMENT};
 use super::{ArchiveKeys, Row, TournamentArchive, Trust};
 use crate::auth::{Caller, StaffRole};
+use crate::db::archives::import::{self as store, Columns};
+use crate::db::ids::{CaseId, PenaltyId, PoolId, TournamentId, UserId};
 use crate::db::models::Tournament;
-use crate::db::schema::{tournament_staff, tournaments};
 use crate::domain::rating::acceptance::RatingStatus;
 use crate::domain::seating::{Draw, DrawInput};
 use crate::domain::PlayerId;
@@ -91,50 +90,7 @@ pub struct TournamentImportOut {
 
 type Maps = HashMap<Kind, HashMap<i64, i64>>;
 
-#[derive(QueryableByName)]
-struct Id {
-    #[diesel(sql_type = BigInt)]
-    id: i64,
-}
-
-pub(super) fn next_id(conn: &mut PgConnection, table: &str) -> Result<i64, ApiError> {
-    Ok(
-        diesel::sql_query("SELECT nextval(pg_get_serial_sequence($1, 'id')) AS id")
-            .bind::<Text, _>(table)
-            .get_result::<Id>(conn)?
-            .id,
-    )
-}
-
-/// A table's columns here: those an import writes, and those the database computes
-/// (`GENERATED ALWAYS`, e.g. `name_folded`), which an archive may carry and an import skips.
-pub(super) struct Columns {
-    pub writable: HashSet<String>,
-    pub generated: HashSet<String>,
-}
-
-#[derive(QueryableByName)]
-struct ColumnKind {
-    #[diesel(sql_type = Text)]
-    column_name: String,
-    #[diesel(sql_type = diesel::sql_types::Bool)]
-    generated: bool,
-}
-
-pub(super) fn columns(conn: &mut PgConnection, table: &str) -> Result<Columns, ApiError> {
-    let all = diesel::sql_query(
-        "SELECT column_name::text AS column_name, is_generated = 'ALWAYS' AS generated
-         FROM information_schema.columns WHERE table_schema = 'public' AND table_name = $1",
-    )
-    .bind::<Text, _>(table)
-    .load::<ColumnKind>(conn)?;
-    let (generated, writable): (Vec<_>, Vec<_>) = all.into_iter().partition(|c| c.generated);
-    let names = |cs: Vec<ColumnKind>| cs.into_iter().map(|c| c.column_name).collect();
-    Ok(Columns {
-        writable: names(writable),
-        generated: names(generated),
-    })
-}
+pub(super) use store::{columns, next_id};
 
 /// The archive's id mapped by `user` into this instance's id space.
 fn map_given(
@@ -152,11 +108,7 @@ fn map_given(
             .ok()
             .filter(|id| known.contains(id))
             .ok_or_else(|| ApiError::field(&at, "not an id the archive holds"))?;
-        let exists: bool = diesel::select(diesel::dsl::sql::<diesel::sql_types::Bool>(&format!(
-            "EXISTS (SELECT 1 FROM {table} WHERE id = {here})"
-        )))
-        .get_result(conn)?;
-        if !exists {
+        if !store::exists(conn, table, here)? {
             return Err(ApiError::field(
                 at,
                 format!("there is no {table} row {here} here"),
@@ -170,20 +122,8 @@ fn map_given(
 /// A username no account here has (case-insensitively) for an account an import creates:
 /// `<name>.imported`, else `<name>.imported2`, ...
 fn free_username(conn: &mut PgConnection, name: &str) -> Result<String, ApiError> {
-    #[derive(QueryableByName)]
-    struct Taken {
-        #[diesel(sql_type = Text)]
-        username: String,
-    }
     let base = format!("{name}.imported");
-    let taken: HashSet<String> = diesel::sql_query(
-        "SELECT lower(username) AS username FROM users WHERE lower(username) LIKE lower($1) || '%'",
-    )
-    .bind::<Text, _>(&base)
-    .load::<Taken>(conn)?
-    .into_iter()
-    .map(|t| t.username)
-    .collect();
+    let taken = store::usernames_from(conn, &base)?;
     let free = (1..)
         .map(|n| match n {
             1 => base.clone(),
@@ -217,13 +157,8 @@ fn map_users(
             .and_then(Value::as_str)
             .unwrap_or_default();
         // Never matched by username (issue 37 item 6): instance A's `admin` is not B's.
-        let u: Id = diesel::sql_query(
-            "INSERT INTO users (username, password_hash, is_admin, disabled_at)
-             VALUES ($1, '!archived', false, now()) RETURNING id",
-        )
-        .bind::<Text, _>(free_username(conn, name)?)
-        .get_result(conn)?;
-        let (id, created) = (u.id, true);
+        let username = free_username(conn, name)?;
+        let (id, created) = (store::insert_archived_user(conn, &username)?.0, true);
         map.insert(from, id);
         out.push(MappedId {
             archive_id: from,
@@ -255,19 +190,17 @@ pub(super) fn map_players(
             continue;
         }
         let text = |k: &str| row.get(k).and_then(Value::as_str).map(str::to_string);
-        let p: Id = diesel::sql_query(
-            "INSERT INTO players (name, club, country, created_by) VALUES ($1, $2, $3, $4)
-             RETURNING id",
-        )
-        .bind::<Text, _>(text("name").unwrap_or_default())
-        .bind::<Nullable<Text>, _>(text("club"))
-        .bind::<Nullable<Text>, _>(text("country"))
-        .bind::<BigInt, _>(caller.user_id)
-        .get_result(conn)?;
-        map.insert(from, p.id);
+        let (name, club, country) = (
+            text("name").unwrap_or_default(),
+            text("club"),
+            text("country"),
+        );
+        let who = (name.as_str(), club.as_deref(), country.as_deref());
+        let id = store::insert_archived_player(conn, who, UserId(caller.user_id))?.0;
+        map.insert(from, id);
         out.push(MappedId {
             archive_id: from,
-            id: p.id,
+            id,
             created: true,
         });
     }
@@ -386,14 +319,7 @@ pub(super) fn insert_row(
     }
     let mut list: Vec<&str> = cols.iter().map(String::as_str).collect();
     list.sort_unstable();
-    let list = list.join(", ");
-    let sql = format!(
-        "INSERT INTO {t} ({list}) SELECT {list} FROM jsonb_populate_record(NULL::{t}, $1)",
-        t = spec.table
-    );
-    diesel::sql_query(sql)
-        .bind::<Jsonb, _>(Value::Object(row))
-        .execute(conn)
+    store::insert_row(conn, spec.table, &list, Value::Object(row))
         .map_err(|e| ApiError::field(at, format!("cannot be stored: {e}")))?;
     Ok(())
 }
@@ -404,7 +330,7 @@ fn tournament_row(
     caller: &Caller,
     archive: &TournamentArchive,
     maps: &mut Maps,
-    rating: Option<(i64, RatingStatus, Option<String>)>,
+    (rating, now): (Option<Rating>, DateTime<Utc>),
 ) -> Result<Row, ApiError> {
     let at = "archive.content.tournament";
     let mut row = remap_row(conn, &TOURNAMENT, at, &archive.content.tournament, maps)?;
@@ -439,7 +365,7 @@ fn tournament_row(
     row.insert(
         "rating_decided_at".into(),
         if decided {
-            serde_json::to_value(Utc::now()).unwrap_or_default()
+            serde_json::to_value(now).unwrap_or_default()
         } else {
             Value::Null
         },
@@ -447,10 +373,14 @@ fn tournament_row(
     Ok(row)
 }
 
+/// The pool a new tournament asks, the status its rules give and why.
+pub(super) type Rating = (i64, RatingStatus, Option<String>);
+
 /// Where an archive's tournament goes: a new tournament (asking the pool named, with the
-/// status its rules give), or an existing one whose rows it replaces (a check-in).
+/// status its rules give, decided at the time given), or an existing one whose rows it
+/// replaces (a check-in).
 pub(super) enum Target {
-    New(Option<(i64, RatingStatus, Option<String>)>),
+    New(Option<Rating>, DateTime<Utc>),
     Existing(i64),
 }
 
@@ -506,23 +436,12 @@ fn update_tournament(conn: &mut PgConnection, tid: i64, row: Row) -> Result<(), 
         let at = format!("archive.content.tournament.{c}");
         return Err(ApiError::field(at, "missing: the row is incomplete"));
     }
-    let sql = format!(
-        "UPDATE tournaments SET ({list}) = (SELECT {sel} FROM jsonb_populate_record(NULL::tournaments, $1) r), \
-         checked_out_to = NULL, checked_out_at = NULL, version = version + 1, updated_at = now() \
-         WHERE id = $2",
-        list = cols.join(", "),
-        sel = cols.iter().map(|c| format!("r.{c}")).collect::<Vec<_>>().join(", "),
-    );
-    diesel::sql_query(sql)
-        .bind::<Jsonb, _>(Value::Object(row))
-        .bind::<BigInt, _>(tid)
-        .execute(conn)
-        .map_err(|e| {
-            ApiError::field(
-                "archive.content.tournament",
-                format!("cannot be stored: {e}"),
-            )
-        })?;
+    store::update_tournament(conn, TournamentId(tid), &cols, Value::Object(row)).map_err(|e| {
+        ApiError::field(
+            "archive.content.tournament",
+            format!("cannot be stored: {e}"),
+        )
+    })?;
     Ok(())
 }
 
@@ -552,8 +471,8 @@ pub(super) fn write_archive(
     maps.insert(Kind::Player, p);
     maps.entry(Kind::Penalty).or_default();
     match target {
-        Target::New(rating) => {
-            let row = tournament_row(conn, caller, archive, &mut maps, rating)?;
+        Target::New(rating, now) => {
+            let row = tournament_row(conn, caller, archive, &mut maps, (rating, now))?;
             let cols = columns(conn, "tournaments")?;
             insert_row(conn, &TOURNAMENT, "archive.content.tournament", row, &cols)?;
         }
@@ -595,38 +514,20 @@ pub(super) fn write_archive(
     }
     for (case, penalty) in case_penalties {
         let (case, penalty) = (maps[&Kind::Case][&case], maps[&Kind::Penalty][&penalty]);
-        diesel::sql_query("UPDATE cases SET penalty_id = $2 WHERE id = $1")
-            .bind::<BigInt, _>(case)
-            .bind::<BigInt, _>(penalty)
-            .execute(conn)?;
+        store::set_case_penalty(conn, CaseId(case), PenaltyId(penalty))?;
     }
     let tid = maps[&Kind::Tournament]
         .values()
         .next()
         .copied()
         .unwrap_or_default();
-    diesel::insert_into(tournament_staff::table)
-        .values((
-            tournament_staff::tournament_id.eq(tid),
-            tournament_staff::user_id.eq(caller.user_id),
-            tournament_staff::role.eq(StaffRole::Organiser.as_str()),
-            tournament_staff::appointed_by.eq(caller.user_id),
-        ))
-        .on_conflict_do_nothing()
-        .execute(conn)?;
+    let (t, me) = (TournamentId(tid), UserId(caller.user_id));
+    store::appoint(conn, t, me, StaffRole::Organiser.as_str())?;
     Ok(Written {
         tid,
         players,
         users,
     })
-}
-
-#[derive(QueryableByName)]
-struct Named {
-    #[diesel(sql_type = BigInt)]
-    id: i64,
-    #[diesel(sql_type = Text)]
-    name: String,
 }
 
 /// Refuses an archive whose tournament the pool already rates or is asked to (a tournament
@@ -644,23 +545,13 @@ fn not_counted_yet(
         .iter()
         .filter_map(|r| r.get("seed_commitment")?.as_str().map(str::to_string))
         .collect();
-    let found = diesel::sql_query(
-        "SELECT t.id, t.name FROM tournaments t JOIN rounds r ON r.tournament_id = t.id
-         WHERE t.rating_pool_id = $1 AND t.rating_status IN ('accepted', 'pending')
-           AND r.seed_commitment = ANY($2)
-         ORDER BY t.id LIMIT 1",
-    )
-    .bind::<BigInt, _>(pool)
-    .bind::<diesel::sql_types::Array<Text>, _>(commitments)
-    .get_result::<Named>(conn)
-    .optional()?;
-    match found {
-        Some(t) => Err(ApiError::conflict_at(
+    match store::pool_tournament_with_rounds(conn, PoolId(pool), &commitments)? {
+        Some((id, name)) => Err(ApiError::conflict_at(
             "rating_pool_id",
             format!(
                 "the pool already holds this tournament (tournament {}, \"{}\", has the \
                  archive's rounds): its games would count twice",
-                t.id, t.name
+                id, name
             ),
         )),
         None => Ok(()),
@@ -677,6 +568,7 @@ pub fn import_tournament(
     caller: &Caller,
     input: ImportTournament,
     keys: &ArchiveKeys,
+    now: DateTime<Utc>,
 ) -> Result<TournamentImportOut, ApiError> {
     caller.require_admin()?;
     let archive = &input.archive;
@@ -696,11 +588,9 @@ pub fn import_tournament(
             None => None,
         };
         let maps = (&input.player_map, &input.user_map);
-        let w = write_archive(conn, caller, archive, &known, maps, Target::New(rating))?;
-        let t: Tournament = tournaments::table
-            .find(w.tid)
-            .select(Tournament::as_select())
-            .first(conn)?;
+        let target = Target::New(rating, now);
+        let w = write_archive(conn, caller, archive, &known, maps, target)?;
+        let t: Tournament = store::tournament(conn, TournamentId(w.tid))?;
         if let Some(p) = &pool {
             crate::services::ratings::request_recorded(conn, caller, &t, p, Utc::now())?;
             if t.rating_status == Some(RatingStatus::Accepted) {

@@ -6,9 +6,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use chrono::{DateTime, Utc};
-use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Jsonb};
-use diesel::PgConnection;
+use diesel::{Connection, PgConnection};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
@@ -20,8 +18,9 @@ use super::import::{
 use super::spec::{Kind, TableSpec};
 use super::{canonical, ArchiveKeys, ArchiveSignature, Row, TournamentArchive, Trust};
 use crate::auth::Caller;
+use crate::db::archives as store;
+use crate::db::ids::{PoolId, TournamentId};
 use crate::db::models::Tournament;
-use crate::db::schema::tournaments;
 use crate::error::ApiError;
 
 /// The `format` of a pool archive.
@@ -99,27 +98,6 @@ pub struct PoolImportOut {
     pub players: Vec<MappedId>,
 }
 
-#[derive(QueryableByName)]
-struct Rows {
-    #[diesel(sql_type = Jsonb)]
-    rows: Value,
-}
-
-fn rows(
-    conn: &mut PgConnection,
-    from_where: &str,
-    order: &str,
-    id: i64,
-) -> Result<Vec<Row>, ApiError> {
-    let sql = format!(
-        "SELECT coalesce(jsonb_agg(to_jsonb(x) ORDER BY {order}), '[]'::jsonb) AS rows FROM {from_where}"
-    );
-    let r: Rows = diesel::sql_query(sql)
-        .bind::<BigInt, _>(id)
-        .get_result(conn)?;
-    serde_json::from_value(r.rows).map_err(|e| ApiError::Internal(e.to_string()))
-}
-
 fn digest(content: &PoolContent) -> Result<String, ApiError> {
     let v = serde_json::to_value(content).map_err(|e| ApiError::Internal(e.to_string()))?;
     let mut text = String::new();
@@ -137,53 +115,42 @@ pub fn pool_archive(
     caller: &Caller,
     pool_id: i64,
     keys: &ArchiveKeys,
+    now: DateTime<Utc>,
 ) -> Result<PoolArchive, ApiError> {
     caller.require_admin()?;
-    conn.build_transaction().repeatable_read().read_only().run(|conn| {
-        let pool = rows(conn, "rating_pools x WHERE x.id = $1", "x.id", pool_id)?
-            .pop()
-            .ok_or_else(|| ApiError::NotFound(format!("no rating pool {pool_id}")))?;
-        let imports = rows(conn, "rating_imports x WHERE x.pool_id = $1", "x.id", pool_id)?;
-        let import_rows = rows(
-            conn,
-            "rating_import_rows x WHERE x.import_id IN (SELECT id FROM rating_imports WHERE pool_id = $1)",
-            "x.import_id, x.player_id",
-            pool_id,
-        )?;
-        let players = rows(
-            conn,
-            "(SELECT id, name, club, country FROM players WHERE id IN (SELECT player_id FROM \
-             rating_import_rows r JOIN rating_imports i ON i.id = r.import_id WHERE i.pool_id = $1)) x",
-            "x.id",
-            pool_id,
-        )?;
-        let rating_log = rows(
-            conn,
-            "rating_changes x WHERE x.pool_id = $1",
-            "x.sequence, x.player_id",
-            pool_id,
-        )?;
-        let ids: Vec<i64> = tournaments::table
-            .filter(tournaments::rating_pool_id.eq(pool_id))
-            .filter(tournaments::rating_status.eq(crate::domain::rating::acceptance::RatingStatus::Accepted))
-            .order(tournaments::id)
-            .select(tournaments::id)
-            .load(conn)?;
-        let tournaments = ids
-            .into_iter()
-            .map(|tid| archive_of(conn, tid))
-            .collect::<Result<Vec<_>, _>>()?;
-        let content = PoolContent { pool, players, imports, import_rows, rating_log, tournaments };
-        let digest = digest(&content)?;
-        Ok(PoolArchive {
-            signature: Some(keys.sign(POOL_FORMAT, super::VERSION, &digest)),
-            format: POOL_FORMAT.into(),
-            version: super::VERSION,
-            exported_at: Utc::now(),
-            digest,
-            content,
+    let id = PoolId(pool_id);
+    conn.build_transaction()
+        .repeatable_read()
+        .read_only()
+        .run(|conn| {
+            let pool = store::pool_row(conn, id)?
+                .ok_or_else(|| ApiError::NotFound(format!("no rating pool {pool_id}")))?;
+            let imports = store::pool_imports(conn, id)?;
+            let import_rows = store::pool_import_rows(conn, id)?;
+            let players = store::pool_import_players(conn, id)?;
+            let rating_log = store::pool_rating_log(conn, id)?;
+            let tournaments = store::accepted_in(conn, id)?
+                .into_iter()
+                .map(|tid| archive_of(conn, tid.0, now))
+                .collect::<Result<Vec<_>, _>>()?;
+            let content = PoolContent {
+                pool,
+                players,
+                imports,
+                import_rows,
+                rating_log,
+                tournaments,
+            };
+            let digest = digest(&content)?;
+            Ok(PoolArchive {
+                signature: Some(keys.sign(POOL_FORMAT, super::VERSION, &digest)),
+                format: POOL_FORMAT.into(),
+                version: super::VERSION,
+                exported_at: now,
+                digest,
+                content,
+            })
         })
-    })
 }
 
 const POOL: TableSpec = TableSpec {
@@ -234,12 +201,7 @@ fn check_pool_envelope(archive: &PoolArchive) -> Result<(), ApiError> {
 /// row: 409 naming the pool (issue 37 item 6).
 fn name_free(conn: &mut PgConnection, pool: &Row) -> Result<(), ApiError> {
     let name = pool.get("name").and_then(Value::as_str).unwrap_or_default();
-    let found: Option<i64> = crate::db::schema::rating_pools::table
-        .filter(crate::db::schema::rating_pools::name.eq(name))
-        .select(crate::db::schema::rating_pools::id)
-        .first(conn)
-        .optional()?;
-    match found {
+    match store::pool_named(conn, name)?.map(|p| p.0) {
         Some(id) => Err(ApiError::conflict_at(
             "archive.content.pool.name",
             format!(
@@ -324,6 +286,7 @@ pub fn import_pool(
     caller: &Caller,
     input: ImportPool,
     keys: &ArchiveKeys,
+    now: DateTime<Utc>,
 ) -> Result<PoolImportOut, ApiError> {
     caller.require_admin()?;
     check_pool_envelope(&input.archive)?;
@@ -389,7 +352,7 @@ pub fn import_pool(
                 .collect();
             let status = crate::services::ratings::request_status(conn, caller, &pool, None)?;
             let reason = crate::services::ratings::automatic_reason(&pool, status);
-            let target = Target::New(Some((pool_id, status, reason)));
+            let target = Target::New(Some((pool_id, status, reason)), now);
             let mine: HashSet<i64> = k.get(&Kind::User).cloned().unwrap_or_default();
             let given_users: BTreeMap<String, i64> = users
                 .iter()
@@ -404,11 +367,8 @@ pub fn import_pool(
                 users.insert(m.archive_id.to_string(), m.id);
             }
             created.extend(w.players.into_iter().filter(|m| m.created));
-            let row: Tournament = tournaments::table
-                .find(w.tid)
-                .select(Tournament::as_select())
-                .first(conn)?;
-            crate::services::ratings::request_recorded(conn, caller, &row, &pool, Utc::now())?;
+            let row: Tournament = store::import::tournament(conn, TournamentId(w.tid))?;
+            crate::services::ratings::request_recorded(conn, caller, &row, &pool, now)?;
             ids.push(w.tid);
         }
         crate::services::ratings::rebuild_pool(conn, pool_id)?;

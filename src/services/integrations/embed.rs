@@ -3,11 +3,10 @@
 
 use std::collections::HashMap;
 
-use diesel::prelude::*;
 use diesel::PgConnection;
 
 use crate::auth::MaybeCaller;
-use crate::db::schema::players;
+use crate::db::ids::PlayerId;
 use crate::domain::colours::Colour;
 use crate::domain::scoring::Purpose;
 use crate::error::ApiError;
@@ -63,17 +62,12 @@ pub fn round(conn: &mut PgConnection, tid: i64, number: i32) -> Result<RoundPage
         .map_err(|e| ApiError::Internal(format!("stored draw: {e}")))?;
     let colours: Vec<TableColours> = serde_json::from_value(r.colours)
         .map_err(|e| ApiError::Internal(format!("stored colours of round {number}: {e}")))?;
-    let ids: Vec<i64> = draw
+    let ids: Vec<PlayerId> = draw
         .tables
         .iter()
-        .flat_map(|t| t.seats.iter().map(|p| p.0))
+        .flat_map(|t| t.seats.iter().copied())
         .collect();
-    let names: HashMap<i64, String> = players::table
-        .filter(players::id.eq_any(&ids))
-        .select((players::id, players::name))
-        .load::<(i64, String)>(conn)?
-        .into_iter()
-        .collect();
+    let names: HashMap<PlayerId, String> = crate::db::players::names_of(conn, &ids)?;
     let tables = draw
         .tables
         .iter()
@@ -84,7 +78,7 @@ pub fn round(conn: &mut PgConnection, tid: i64, number: i32) -> Result<RoundPage
                 .iter()
                 .map(|p| Seat {
                     player_id: p.0,
-                    name: names.get(&p.0).cloned().unwrap_or_default(),
+                    name: names.get(p).cloned().unwrap_or_default(),
                     colour: game.and_then(|g| {
                         g.players
                             .iter()

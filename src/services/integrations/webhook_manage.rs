@@ -2,18 +2,17 @@
 //! rotate its secret with an overlap, ping it, and read one delivery.
 
 use chrono::{DateTime, Duration, Utc};
-use diesel::prelude::*;
-use diesel::PgConnection;
+use diesel::{Connection, PgConnection};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::auth::Caller;
-use crate::db::schema::{webhook_deliveries, webhook_endpoints};
+use crate::db::ids::{DeliveryId, WebhookId};
+use crate::db::integrations as store;
 use crate::error::ApiError;
 use crate::services::integrations::webhooks::{
-    check_kinds, check_url, delivery_columns, delivery_out, endpoint_columns, endpoint_out,
-    managed, new_secret, Deleted, DeliveryOut, DeliveryRow, EndpointRow, Scope, WebhookOut,
-    WebhookPolicy,
+    check_kinds, check_url, delivery_out, endpoint_out, managed, new_secret, Deleted, DeliveryOut,
+    Scope, WebhookOut, WebhookPolicy,
 };
 use crate::services::validate::Check;
 
@@ -23,18 +22,14 @@ pub const PING: &str = "ping";
 /// The longest overlap of a rotation, in hours (a week).
 pub const MAX_OVERLAP_HOURS: i64 = 168;
 
+/// The subscription `id` as shown (it exists: the caller checked).
 fn load(conn: &mut PgConnection, id: i64) -> Result<WebhookOut, ApiError> {
-    let row: EndpointRow = webhook_endpoints::table
-        .find(id)
-        .select(endpoint_columns())
-        .first(conn)?;
-    Ok(endpoint_out(row))
+    Ok(endpoint_out(store::endpoint_by_id(conn, WebhookId(id))?))
 }
 
 /// A subscription the caller manages (never its secret).
 pub fn read(conn: &mut PgConnection, caller: &Caller, id: i64) -> Result<WebhookOut, ApiError> {
-    managed(conn, caller, id, Deleted::Excluded)?;
-    load(conn, id)
+    Ok(endpoint_out(managed(conn, caller, id, Deleted::Excluded)?))
 }
 
 /// What to change of a subscription (absent fields stay).
@@ -61,8 +56,7 @@ pub fn update(
     policy: &WebhookPolicy,
 ) -> Result<WebhookOut, ApiError> {
     conn.transaction(|conn| {
-        managed(conn, caller, id, Deleted::Excluded)?;
-        let current = load(conn, id)?;
+        let current = endpoint_out(managed(conn, caller, id, Deleted::Excluded)?);
         let scope = match (current.tournament_id, current.pool_id) {
             (Some(t), _) => Scope::Tournament(t),
             (_, Some(p)) => Scope::Pool(p),
@@ -77,13 +71,13 @@ pub fn update(
             .as_ref()
             .map(|k| check_kinds(&mut check, scope, k));
         check.finish()?;
-        diesel::update(webhook_endpoints::table.find(id))
-            .set((
-                webhook_endpoints::url.eq(input.url.unwrap_or(current.url)),
-                webhook_endpoints::kinds.eq(kinds.unwrap_or(current.kinds)),
-                webhook_endpoints::paused.eq(input.paused.unwrap_or(current.paused)),
-            ))
-            .execute(conn)?;
+        store::update_endpoint(
+            conn,
+            WebhookId(id),
+            &input.url.unwrap_or(current.url),
+            &kinds.unwrap_or(current.kinds),
+            input.paused.unwrap_or(current.paused),
+        )?;
         load(conn, id)
     })
 }
@@ -116,6 +110,7 @@ pub fn rotate_secret(
     caller: &Caller,
     id: i64,
     input: RotateSecret,
+    now: DateTime<Utc>,
 ) -> Result<SecretRotated, ApiError> {
     let hours = input.overlap_hours.unwrap_or(24);
     if !(0..=MAX_OVERLAP_HOURS).contains(&hours) {
@@ -126,20 +121,10 @@ pub fn rotate_secret(
     }
     conn.transaction(|conn| {
         managed(conn, caller, id, Deleted::Excluded)?;
-        let old: String = webhook_endpoints::table
-            .find(id)
-            .select(webhook_endpoints::secret)
-            .for_update()
-            .first(conn)?;
+        let old = store::lock_secret(conn, WebhookId(id))?;
         let secret = new_secret();
-        let until = (hours > 0).then(|| Utc::now() + Duration::hours(hours));
-        diesel::update(webhook_endpoints::table.find(id))
-            .set((
-                webhook_endpoints::secret.eq(&secret),
-                webhook_endpoints::previous_secret.eq(until.map(|_| old)),
-                webhook_endpoints::previous_secret_until.eq(until),
-            ))
-            .execute(conn)?;
+        let until = (hours > 0).then(|| now + Duration::hours(hours));
+        store::set_secret(conn, WebhookId(id), &secret, until.map(|u| (old, u)))?;
         Ok(SecretRotated {
             secret,
             previous_secret_until: until,
@@ -150,24 +135,20 @@ pub fn rotate_secret(
 
 /// Queues a `ping` delivery to the subscription now (paused or not, it is sent once its pause
 /// ends); the delivery log shows how it went.
-pub fn ping(conn: &mut PgConnection, caller: &Caller, id: i64) -> Result<DeliveryOut, ApiError> {
+pub fn ping(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    id: i64,
+    now: DateTime<Utc>,
+) -> Result<DeliveryOut, ApiError> {
     conn.transaction(|conn| {
         managed(conn, caller, id, Deleted::Excluded)?;
-        let now = Utc::now();
         let body = serde_json::json!({
             "type": PING,
             "timestamp": now.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
             "data": { "webhook": id },
         });
-        let row: DeliveryRow = diesel::insert_into(webhook_deliveries::table)
-            .values((
-                webhook_deliveries::endpoint_id.eq(id),
-                webhook_deliveries::kind.eq(PING),
-                webhook_deliveries::body.eq(body),
-                webhook_deliveries::status.eq("pending"),
-            ))
-            .returning(delivery_columns())
-            .get_result(conn)?;
+        let row = store::insert_unprompted(conn, WebhookId(id), PING, body)?;
         Ok(delivery_out(row))
     })
 }
@@ -180,12 +161,7 @@ pub fn read_delivery(
     delivery: i64,
 ) -> Result<DeliveryOut, ApiError> {
     managed(conn, caller, id, Deleted::Included)?;
-    let row: Option<DeliveryRow> = webhook_deliveries::table
-        .filter(webhook_deliveries::id.eq(delivery))
-        .filter(webhook_deliveries::endpoint_id.eq(id))
-        .select(delivery_columns())
-        .first(conn)
-        .optional()?;
+    let row = store::delivery(conn, WebhookId(id), DeliveryId(delivery))?;
     row.map(delivery_out)
         .ok_or_else(|| ApiError::NotFound(format!("no delivery {delivery}")))
 }

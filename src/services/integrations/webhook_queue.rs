@@ -3,13 +3,13 @@
 
 use base64::Engine;
 use chrono::{DateTime, Duration, Utc};
-use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Integer, Jsonb, Text, Timestamptz};
-use diesel::PgConnection;
+use diesel::{Connection, PgConnection};
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
-use crate::db::schema::{pool_events, tournament_events, webhook_deliveries, webhook_endpoints};
+use crate::db::ids::WebhookId;
+use crate::db::integrations::{self as store, ClaimedRow, Failure, Subject};
+use crate::domain::status::DeliveryStatus;
 use crate::error::ApiError;
 use crate::infra::metrics::QueueSample;
 use crate::services::integrations::webhooks::{WebhookPolicy, RETRY_FOR};
@@ -25,10 +25,7 @@ const BATCH: i64 = 500;
 /// (one per endpoint and event: the unique key makes a repeat a no-op), endpoint by endpoint,
 /// each under a row lock other instances skip.
 pub fn enqueue(conn: &mut PgConnection) -> Result<usize, ApiError> {
-    let ids: Vec<i64> = webhook_endpoints::table
-        .filter(webhook_endpoints::deleted_at.is_null())
-        .select(webhook_endpoints::id)
-        .load(conn)?;
+    let ids = store::live_endpoint_ids(conn)?;
     let mut queued = 0;
     for id in ids {
         queued += conn.transaction(|conn| enqueue_one(conn, id))?;
@@ -36,69 +33,27 @@ pub fn enqueue(conn: &mut PgConnection) -> Result<usize, ApiError> {
     Ok(queued)
 }
 
-type Outbox = (i64, String, serde_json::Value, DateTime<Utc>);
-
-/// An endpoint's subject, kinds and cursor: (tournament, pool, kinds, cursor).
-type EndpointCursor = (Option<i64>, Option<i64>, Vec<String>, i64);
-
 /// The signed headers and the body as sent.
 pub type Signed = (Vec<(&'static str, String)>, String);
 
-fn enqueue_one(conn: &mut PgConnection, id: i64) -> Result<usize, ApiError> {
-    let endpoint: Option<EndpointCursor> = webhook_endpoints::table
-        .find(id)
-        .select((
-            webhook_endpoints::tournament_id,
-            webhook_endpoints::pool_id,
-            webhook_endpoints::kinds,
-            webhook_endpoints::cursor_id,
-        ))
-        .for_update()
-        .skip_locked()
-        .first(conn)
-        .optional()?;
-    let Some((tid, pid, kinds, cursor)) = endpoint else {
+fn enqueue_one(conn: &mut PgConnection, id: WebhookId) -> Result<usize, ApiError> {
+    let Some(endpoint) = store::lock_cursor(conn, id)? else {
         return Ok(0);
     };
-    let (events, subject): (Vec<Outbox>, serde_json::Value) = match (tid, pid) {
-        (Some(t), _) => (
-            tournament_events::table
-                .filter(tournament_events::tournament_id.eq(t))
-                .filter(tournament_events::id.gt(cursor))
-                .order(tournament_events::id)
-                .limit(BATCH)
-                .select((
-                    tournament_events::id,
-                    tournament_events::kind,
-                    tournament_events::payload,
-                    tournament_events::created_at,
-                ))
-                .load(conn)?,
-            serde_json::json!({"tournament_id": t}),
-        ),
-        (_, Some(p)) => (
-            pool_events::table
-                .filter(pool_events::pool_id.eq(p))
-                .filter(pool_events::id.gt(cursor))
-                .order(pool_events::id)
-                .limit(BATCH)
-                .select((
-                    pool_events::id,
-                    pool_events::kind,
-                    pool_events::payload,
-                    pool_events::created_at,
-                ))
-                .load(conn)?,
-            serde_json::json!({"pool_id": p}),
-        ),
-        _ => return Ok(0),
+    let Some(subject) = endpoint.subject else {
+        return Ok(0);
+    };
+    let events = store::outbox_after(conn, subject, endpoint.cursor, BATCH)?;
+    let subject = match subject {
+        Subject::Tournament(t) => serde_json::json!({"tournament_id": t}),
+        Subject::Pool(p) => serde_json::json!({"pool_id": p}),
     };
     let Some(last) = events.last().map(|e| e.0) else {
         return Ok(0);
     };
     let mut queued = 0;
     for (event_id, kind, payload, at) in events {
-        if !kinds.contains(&kind) {
+        if !endpoint.kinds.contains(&kind) {
             continue;
         }
         let mut data = subject.clone();
@@ -110,46 +65,42 @@ fn enqueue_one(conn: &mut PgConnection, id: i64) -> Result<usize, ApiError> {
             "timestamp": at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
             "data": data,
         });
-        queued += diesel::insert_into(webhook_deliveries::table)
-            .values((
-                webhook_deliveries::endpoint_id.eq(id),
-                webhook_deliveries::event_id.eq(event_id),
-                webhook_deliveries::kind.eq(&kind),
-                webhook_deliveries::body.eq(body),
-                webhook_deliveries::status.eq("pending"),
-            ))
-            .on_conflict_do_nothing()
-            .execute(conn)?;
+        queued += store::insert_delivery(conn, id, event_id, &kind, body)?;
     }
-    diesel::update(webhook_endpoints::table.find(id))
-        .set(webhook_endpoints::cursor_id.eq(last))
-        .execute(conn)?;
+    store::set_cursor(conn, id, last)?;
     Ok(queued)
 }
 
 /// A delivery claimed for one attempt, with what it takes to send it.
-#[derive(Debug, Clone, QueryableByName)]
+#[derive(Debug, Clone)]
 pub struct Claimed {
-    #[diesel(sql_type = BigInt)]
     pub id: i64,
-    #[diesel(sql_type = BigInt)]
     pub endpoint_id: i64,
     /// The `webhook-id` (random, never repeated).
-    #[diesel(sql_type = Text)]
     pub message_id: String,
-    #[diesel(sql_type = Text)]
     pub url: String,
-    #[diesel(sql_type = Text)]
     pub secret: String,
     /// The secret a rotation replaced, while its overlap lasts.
-    #[diesel(sql_type = diesel::sql_types::Nullable<Text>)]
     pub previous_secret: Option<String>,
-    #[diesel(sql_type = Jsonb)]
     pub body: serde_json::Value,
-    #[diesel(sql_type = Integer)]
     pub attempts: i32,
-    #[diesel(sql_type = Timestamptz)]
     pub created_at: DateTime<Utc>,
+}
+
+impl From<ClaimedRow> for Claimed {
+    fn from(r: ClaimedRow) -> Self {
+        Claimed {
+            id: r.id.0,
+            endpoint_id: r.endpoint_id.0,
+            message_id: r.message_id,
+            url: r.url,
+            secret: r.secret,
+            previous_secret: r.previous_secret,
+            body: r.body,
+            attempts: r.attempts,
+            created_at: r.created_at,
+        }
+    }
 }
 
 impl Claimed {
@@ -188,8 +139,6 @@ fn sign(secret: &str, content: &str) -> Result<String, ApiError> {
     Ok(base64::engine::general_purpose::STANDARD.encode(mac.finalize().into_bytes()))
 }
 
-impl Claimed {}
-
 /// Claims up to `limit` due deliveries for this instance, at most `per_endpoint` of each
 /// endpoint and none of the endpoints in `busy` (this instance is still waiting on them), of
 /// endpoints neither paused nor deleted: each is leased (its next attempt moved past the
@@ -200,73 +149,35 @@ pub fn claim(
     per_endpoint: i64,
     busy: &[i64],
 ) -> Result<Vec<Claimed>, ApiError> {
-    Ok(diesel::sql_query(
-        "WITH ranked AS (
-             SELECT d.id, row_number() OVER (PARTITION BY d.endpoint_id ORDER BY d.id) AS n
-             FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
-             WHERE d.status = 'pending' AND d.next_attempt_at <= now()
-               AND NOT e.paused AND e.deleted_at IS NULL AND d.endpoint_id <> ALL($4)
-         ), due AS (
-             SELECT d.id FROM webhook_deliveries d JOIN ranked r ON r.id = d.id
-             WHERE r.n <= $3
-             ORDER BY d.id LIMIT $1 FOR UPDATE OF d SKIP LOCKED
-         ), leased AS (
-             UPDATE webhook_deliveries d
-             SET next_attempt_at = now() + make_interval(secs => $2), attempts = d.attempts + 1
-             FROM due WHERE d.id = due.id
-             RETURNING d.id, d.endpoint_id, d.message_id, d.body, d.attempts, d.created_at
-         )
-         SELECT l.id, l.endpoint_id, l.message_id, e.url, e.secret,
-                CASE WHEN e.previous_secret_until > now() THEN e.previous_secret END
-                    AS previous_secret,
-                l.body, l.attempts, l.created_at
-         FROM leased l JOIN webhook_endpoints e ON e.id = l.endpoint_id
-         ORDER BY l.id",
-    )
-    .bind::<BigInt, _>(limit)
-    .bind::<diesel::sql_types::Double, _>(LEASE.num_seconds() as f64)
-    .bind::<BigInt, _>(per_endpoint)
-    .bind::<diesel::sql_types::Array<BigInt>, _>(busy)
-    .load(conn)?)
+    let rows = store::claim(conn, limit, LEASE.num_seconds() as f64, per_endpoint, busy)?;
+    Ok(rows.into_iter().map(Claimed::from).collect())
 }
 
 /// Removes the subscriptions deleted more than `KEPT_AFTER_DELETE` ago, with their delivery
-/// logs (one statement).
-pub fn purge_deleted(conn: &mut PgConnection) -> Result<usize, ApiError> {
-    Ok(diesel::delete(
-        webhook_endpoints::table.filter(
-            webhook_endpoints::deleted_at
-                .lt(Utc::now() - crate::services::integrations::webhooks::KEPT_AFTER_DELETE),
-        ),
-    )
-    .execute(conn)?)
+/// logs (one statement), as of `now`.
+pub fn purge_deleted(conn: &mut PgConnection, now: DateTime<Utc>) -> Result<usize, ApiError> {
+    let cutoff = now - crate::services::integrations::webhooks::KEPT_AFTER_DELETE;
+    Ok(store::purge_deleted_before(conn, cutoff)?)
 }
 
 /// Records an attempt: delivered on a 2xx; else the next attempt after an exponential backoff
 /// (base, 6x, 24x, 120x, 360x, 720x, then every 2,160x base: 5 s ... 3 h), or failed once the
-/// event is a day old.
+/// event is a day old; `now` is when the attempt ended.
 pub fn record(
     conn: &mut PgConnection,
     delivery: &Claimed,
     outcome: Result<u16, String>,
     policy: &WebhookPolicy,
+    now: DateTime<Utc>,
 ) -> Result<(), ApiError> {
+    let target = (
+        crate::db::ids::DeliveryId(delivery.id),
+        WebhookId(delivery.endpoint_id),
+    );
     conn.transaction(|conn| {
-        let now = Utc::now();
-        let target = webhook_deliveries::table.find(delivery.id);
         match outcome {
             Ok(status) if (200..300).contains(&status) => {
-                diesel::update(target)
-                    .set((
-                        webhook_deliveries::status.eq("delivered"),
-                        webhook_deliveries::delivered_at.eq(Some(now)),
-                        webhook_deliveries::last_status.eq(Some(i32::from(status))),
-                        webhook_deliveries::last_error.eq(None::<String>),
-                    ))
-                    .execute(conn)?;
-                diesel::update(webhook_endpoints::table.find(delivery.endpoint_id))
-                    .set(webhook_endpoints::last_delivered_at.eq(Some(now)))
-                    .execute(conn)?;
+                store::delivered(conn, target, i32::from(status), now)?;
             }
             other => {
                 let (status, error) = match other {
@@ -278,20 +189,19 @@ pub fn record(
                 let next = now + Duration::seconds(policy.retry_base_secs * step);
                 let gave_up = next > delivery.created_at + RETRY_FOR;
                 let error: String = error.chars().take(500).collect();
-                diesel::update(target)
-                    .set((
-                        webhook_deliveries::status.eq(if gave_up { "failed" } else { "pending" }),
-                        webhook_deliveries::next_attempt_at.eq(next),
-                        webhook_deliveries::last_status.eq(status),
-                        webhook_deliveries::last_error.eq(Some(&error)),
-                    ))
-                    .execute(conn)?;
-                diesel::update(webhook_endpoints::table.find(delivery.endpoint_id))
-                    .set((
-                        webhook_endpoints::last_error.eq(Some(&error)),
-                        webhook_endpoints::last_error_at.eq(Some(now)),
-                    ))
-                    .execute(conn)?;
+                let then = if gave_up {
+                    DeliveryStatus::Failed
+                } else {
+                    DeliveryStatus::Pending
+                };
+                let failure = Failure {
+                    status,
+                    error: &error,
+                    at: now,
+                    then,
+                    next,
+                };
+                store::attempt_failed(conn, target, failure)?;
             }
         }
         Ok(())
@@ -299,16 +209,10 @@ pub fn record(
 }
 
 /// The queue as `GET /metrics` reports it: pending deliveries (due or waiting for a retry) and
-/// the age of the oldest of them.
-pub fn backlog(conn: &mut PgConnection) -> Result<QueueSample, ApiError> {
-    use diesel::dsl::{count_star, min};
-    let (pending, oldest): (i64, Option<DateTime<Utc>>) = webhook_deliveries::table
-        .filter(webhook_deliveries::status.eq("pending"))
-        .select((count_star(), min(webhook_deliveries::created_at)))
-        .first(conn)?;
-    let age = oldest.map_or(0.0, |t| {
-        (Utc::now() - t).num_milliseconds().max(0) as f64 / 1000.0
-    });
+/// the age of the oldest of them at `now`.
+pub fn backlog(conn: &mut PgConnection, now: DateTime<Utc>) -> Result<QueueSample, ApiError> {
+    let (pending, oldest) = store::backlog(conn)?;
+    let age = oldest.map_or(0.0, |t| (now - t).num_milliseconds().max(0) as f64 / 1000.0);
     Ok(QueueSample {
         pending,
         oldest_age_seconds: age,

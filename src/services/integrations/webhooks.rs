@@ -14,13 +14,13 @@ use std::net::{IpAddr, ToSocketAddrs};
 
 use base64::Engine;
 use chrono::{DateTime, Duration, Utc};
-use diesel::prelude::*;
-use diesel::PgConnection;
+use diesel::{Connection, PgConnection};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::auth::{Caller, StaffRole};
-use crate::db::schema::{pool_events, tournament_events, webhook_deliveries, webhook_endpoints};
+use crate::db::ids::{DeliveryId, PoolId, TournamentId, UserId, WebhookId};
+use crate::db::integrations::{self as store, DeliveryRow, EndpointRow, Subject};
 use crate::error::ApiError;
 use crate::services::access::load_for_staff;
 use crate::services::validate::{keyset_page, Check, CursorParams, Page, Start, COUNT_CAP};
@@ -205,27 +205,11 @@ pub struct DeliveryOut {
     pub body: serde_json::Value,
 }
 
-/// A subscription's columns as [`endpoint_columns`] selects them.
-#[derive(Debug, Queryable)]
-pub(super) struct EndpointRow {
-    id: i64,
-    tournament_id: Option<i64>,
-    pool_id: Option<i64>,
-    url: String,
-    kinds: Vec<String>,
-    created_at: DateTime<Utc>,
-    paused: bool,
-    previous_secret_until: Option<DateTime<Utc>>,
-    last_error: Option<String>,
-    last_error_at: Option<DateTime<Utc>>,
-    last_delivered_at: Option<DateTime<Utc>>,
-}
-
 pub(super) fn endpoint_out(r: EndpointRow) -> WebhookOut {
     WebhookOut {
-        id: r.id,
-        tournament_id: r.tournament_id,
-        pool_id: r.pool_id,
+        id: r.id.0,
+        tournament_id: r.tournament_id.map(|t| t.0),
+        pool_id: r.pool_id.map(|p| p.0),
         url: r.url,
         kinds: r.kinds,
         created_at: r.created_at,
@@ -248,6 +232,24 @@ pub const KEPT_AFTER_DELETE: Duration = Duration::days(30);
 pub enum Scope {
     Tournament(i64),
     Pool(i64),
+}
+
+impl Scope {
+    /// The store's subject of this scope.
+    pub(super) fn subject(self) -> Subject {
+        match self {
+            Scope::Tournament(t) => Subject::Tournament(TournamentId(t)),
+            Scope::Pool(p) => Subject::Pool(PoolId(p)),
+        }
+    }
+
+    /// The scope of a stored subject.
+    pub(super) fn of(subject: Subject) -> Scope {
+        match subject {
+            Subject::Tournament(t) => Scope::Tournament(t.0),
+            Subject::Pool(p) => Scope::Pool(p.0),
+        }
+    }
 }
 
 /// Checks the caller may manage webhooks of `scope` (organisers of the tournament; admins and
@@ -307,17 +309,6 @@ pub(super) fn check_kinds(check: &mut Check, scope: Scope, kinds: &[String]) -> 
     kinds
 }
 
-/// The live (not deleted) subscriptions of a tournament or pool.
-fn live_endpoints(scope: Scope) -> webhook_endpoints::BoxedQuery<'static, diesel::pg::Pg> {
-    let q = webhook_endpoints::table
-        .filter(webhook_endpoints::deleted_at.is_null())
-        .into_boxed();
-    match scope {
-        Scope::Tournament(t) => q.filter(webhook_endpoints::tournament_id.eq(t)),
-        Scope::Pool(p) => q.filter(webhook_endpoints::pool_id.eq(p)),
-    }
-}
-
 /// Subscribes a URL to event kinds of a tournament or pool, from the next event on.
 pub fn create(
     conn: &mut PgConnection,
@@ -332,74 +323,27 @@ pub fn create(
         check_url(&mut check, &input.url, policy);
         let kinds = check_kinds(&mut check, scope, &input.kinds);
         check.finish()?;
-        let live = live_endpoints(scope).count().get_result::<i64>(conn)?;
+        let live = store::live_count(conn, scope.subject())?;
         if live >= MAX_PER_SUBJECT {
             return Err(ApiError::conflict_at(
                 "url",
                 format!("at most {MAX_PER_SUBJECT} subscriptions each; delete one first"),
             ));
         }
-        let cursor: Option<i64> = match scope {
-            Scope::Tournament(tid) => tournament_events::table
-                .filter(tournament_events::tournament_id.eq(tid))
-                .select(diesel::dsl::max(tournament_events::id))
-                .first(conn)?,
-            Scope::Pool(pid) => pool_events::table
-                .filter(pool_events::pool_id.eq(pid))
-                .select(diesel::dsl::max(pool_events::id))
-                .first(conn)?,
-        };
+        let cursor = store::last_outbox_id(conn, scope.subject())?;
         let secret = new_secret();
-        let (tid, pid) = match scope {
-            Scope::Tournament(t) => (Some(t), None),
-            Scope::Pool(p) => (None, Some(p)),
-        };
-        let row: EndpointRow = diesel::insert_into(webhook_endpoints::table)
-            .values((
-                webhook_endpoints::tournament_id.eq(tid),
-                webhook_endpoints::pool_id.eq(pid),
-                webhook_endpoints::url.eq(&input.url),
-                webhook_endpoints::kinds.eq(&kinds),
-                webhook_endpoints::secret.eq(&secret),
-                webhook_endpoints::cursor_id.eq(cursor.unwrap_or(0)),
-                webhook_endpoints::created_by.eq(caller.user_id),
-            ))
-            .returning(endpoint_columns())
-            .get_result(conn)?;
+        let row = store::insert_endpoint(
+            conn,
+            scope.subject(),
+            (&input.url, &kinds, &secret),
+            cursor.unwrap_or(0),
+            UserId(caller.user_id),
+        )?;
         Ok(WebhookCreated {
             secret,
             webhook: endpoint_out(row),
         })
     })
-}
-
-#[allow(clippy::type_complexity)]
-pub(super) fn endpoint_columns() -> (
-    webhook_endpoints::id,
-    webhook_endpoints::tournament_id,
-    webhook_endpoints::pool_id,
-    webhook_endpoints::url,
-    webhook_endpoints::kinds,
-    webhook_endpoints::created_at,
-    webhook_endpoints::paused,
-    webhook_endpoints::previous_secret_until,
-    webhook_endpoints::last_error,
-    webhook_endpoints::last_error_at,
-    webhook_endpoints::last_delivered_at,
-) {
-    (
-        webhook_endpoints::id,
-        webhook_endpoints::tournament_id,
-        webhook_endpoints::pool_id,
-        webhook_endpoints::url,
-        webhook_endpoints::kinds,
-        webhook_endpoints::created_at,
-        webhook_endpoints::paused,
-        webhook_endpoints::previous_secret_until,
-        webhook_endpoints::last_error,
-        webhook_endpoints::last_error_at,
-        webhook_endpoints::last_delivered_at,
-    )
 }
 
 /// The subscriptions of a tournament or pool.
@@ -409,10 +353,7 @@ pub fn list(
     scope: Scope,
 ) -> Result<Vec<WebhookOut>, ApiError> {
     require_manager(conn, caller, scope)?;
-    let rows: Vec<EndpointRow> = live_endpoints(scope)
-        .order(webhook_endpoints::id)
-        .select(endpoint_columns())
-        .load(conn)?;
+    let rows = store::live_endpoints(conn, scope.subject())?;
     Ok(rows.into_iter().map(endpoint_out).collect())
 }
 
@@ -429,106 +370,46 @@ pub(super) fn managed(
     caller: &Caller,
     id: i64,
     deleted: Deleted,
-) -> Result<(), ApiError> {
-    let mut q = webhook_endpoints::table
-        .filter(webhook_endpoints::id.eq(id))
-        .select((webhook_endpoints::tournament_id, webhook_endpoints::pool_id))
-        .into_boxed();
-    if deleted == Deleted::Excluded {
-        q = q.filter(webhook_endpoints::deleted_at.is_null());
-    }
-    let row: Option<(Option<i64>, Option<i64>)> = q.first(conn).optional()?;
+) -> Result<EndpointRow, ApiError> {
+    let row = store::endpoint(conn, WebhookId(id), deleted == Deleted::Included)?;
     let none = || ApiError::NotFound(format!("no webhook {id}"));
-    let scope = match row.ok_or_else(none)? {
-        (Some(t), _) => Scope::Tournament(t),
-        (_, Some(p)) => Scope::Pool(p),
-        _ => return Err(none()),
-    };
+    let row = row.ok_or_else(none)?;
+    let scope = Scope::of(Subject::of(row.tournament_id, row.pool_id).ok_or_else(none)?);
     require_manager(conn, caller, scope).map_err(|e| match e {
         ApiError::Forbidden(_) => none(),
         other => other,
-    })
+    })?;
+    Ok(row)
 }
 
 /// Ends a subscription: nothing more is sent (deliveries still pending fail, saying so); its
 /// delivery log stays readable for [`KEPT_AFTER_DELETE`], then the job removes both.
-pub fn delete(conn: &mut PgConnection, caller: &Caller, id: i64) -> Result<(), ApiError> {
+pub fn delete(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    id: i64,
+    now: DateTime<Utc>,
+) -> Result<(), ApiError> {
     conn.transaction(|conn| {
         managed(conn, caller, id, Deleted::Excluded)?;
-        let now = Utc::now();
-        diesel::update(webhook_endpoints::table.find(id))
-            .set(webhook_endpoints::deleted_at.eq(Some(now)))
-            .execute(conn)?;
-        diesel::update(
-            webhook_deliveries::table
-                .filter(webhook_deliveries::endpoint_id.eq(id))
-                .filter(webhook_deliveries::status.eq("pending")),
-        )
-        .set((
-            webhook_deliveries::status.eq("failed"),
-            webhook_deliveries::last_error.eq(Some("the subscription was deleted")),
-        ))
-        .execute(conn)?;
+        store::delete_endpoint(conn, WebhookId(id), now)?;
         Ok(())
     })
 }
 
-pub(super) type DeliveryRow = (
-    i64,
-    String,
-    String,
-    i32,
-    DateTime<Utc>,
-    Option<i32>,
-    Option<String>,
-    DateTime<Utc>,
-    Option<DateTime<Utc>>,
-    serde_json::Value,
-    String,
-);
-
-#[allow(clippy::type_complexity)]
-pub(super) fn delivery_columns() -> (
-    webhook_deliveries::id,
-    webhook_deliveries::kind,
-    webhook_deliveries::status,
-    webhook_deliveries::attempts,
-    webhook_deliveries::next_attempt_at,
-    webhook_deliveries::last_status,
-    webhook_deliveries::last_error,
-    webhook_deliveries::created_at,
-    webhook_deliveries::delivered_at,
-    webhook_deliveries::body,
-    webhook_deliveries::message_id,
-) {
-    (
-        webhook_deliveries::id,
-        webhook_deliveries::kind,
-        webhook_deliveries::status,
-        webhook_deliveries::attempts,
-        webhook_deliveries::next_attempt_at,
-        webhook_deliveries::last_status,
-        webhook_deliveries::last_error,
-        webhook_deliveries::created_at,
-        webhook_deliveries::delivered_at,
-        webhook_deliveries::body,
-        webhook_deliveries::message_id,
-    )
-}
-
 pub(super) fn delivery_out(r: DeliveryRow) -> DeliveryOut {
     DeliveryOut {
-        id: r.0,
-        webhook_id: r.10,
-        kind: r.1,
-        status: r.2,
-        attempts: r.3,
-        next_attempt_at: r.4,
-        last_status: r.5,
-        last_error: r.6,
-        created_at: r.7,
-        delivered_at: r.8,
-        body: r.9,
+        id: r.id.0,
+        webhook_id: r.message_id,
+        kind: r.kind,
+        status: r.status.as_str().to_string(),
+        attempts: r.attempts,
+        next_attempt_at: r.next_attempt_at,
+        last_status: r.last_status,
+        last_error: r.last_error,
+        created_at: r.created_at,
+        delivered_at: r.delivered_at,
+        body: r.body,
     }
 }
 
@@ -547,37 +428,21 @@ pub fn deliveries(
     let scope = id.to_string();
     let (limit, start) = query.start::<i64>(DELIVERIES, &scope)?;
     managed(conn, caller, id, Deleted::Included)?;
-    let of_endpoint = || {
-        webhook_deliveries::table
-            .filter(webhook_deliveries::endpoint_id.eq(id))
-            .into_boxed()
-    };
-    let mut rows = of_endpoint();
-    let (mut offset, mut first) = (0, false);
+    let (mut offset, mut first, mut after) = (0, false, None);
     match start {
         Start::Offset(o) => (offset, first) = (o, true),
-        Start::After(last) => rows = rows.filter(webhook_deliveries::id.lt(last)),
+        Start::After(last) => after = Some(DeliveryId(last)),
     }
-    let rows: Vec<DeliveryRow> = rows
-        .order(webhook_deliveries::id.desc())
-        .limit(limit + 1)
-        .offset(offset)
-        .select(delivery_columns())
-        .load(conn)?;
+    let endpoint = WebhookId(id);
+    let rows = store::deliveries_page(conn, endpoint, after, limit + 1, offset)?;
     keyset_page(
         rows,
         limit,
         (offset, first),
-        || {
-            Ok(of_endpoint()
-                .select(webhook_deliveries::id)
-                .limit(COUNT_CAP + 1)
-                .load::<i64>(conn)?
-                .len() as i64)
-        },
+        || Ok(store::count_deliveries(conn, endpoint, COUNT_CAP + 1)?),
         DELIVERIES,
         &scope,
-        |r| r.0,
+        |r| r.id.0,
         |r| Ok(delivery_out(r)),
     )
 }
@@ -588,20 +453,11 @@ pub fn redeliver(
     caller: &Caller,
     id: i64,
     delivery: i64,
+    now: DateTime<Utc>,
 ) -> Result<(), ApiError> {
     conn.transaction(|conn| {
         managed(conn, caller, id, Deleted::Excluded)?;
-        let n = diesel::update(
-            webhook_deliveries::table
-                .filter(webhook_deliveries::id.eq(delivery))
-                .filter(webhook_deliveries::endpoint_id.eq(id)),
-        )
-        .set((
-            webhook_deliveries::status.eq("pending"),
-            webhook_deliveries::next_attempt_at.eq(Utc::now()),
-            webhook_deliveries::created_at.eq(Utc::now()),
-        ))
-        .execute(conn)?;
+        let n = store::requeue(conn, WebhookId(id), DeliveryId(delivery), now)?;
         if n == 0 {
             return Err(ApiError::NotFound(format!("no delivery {delivery}")));
         }
