@@ -592,7 +592,7 @@ pub fn import_tournament(
         let w = write_archive(conn, caller, archive, &known, maps, target)?;
         let t: Tournament = store::tournament(conn, TournamentId(w.tid))?;
         if let Some(p) = &pool {
-            crate::services::ratings::request_recorded(conn, caller, &t, p, Utc::now())?;
+            crate::services::ratings::request_recorded(conn, caller, &t, p, now)?;
             if t.rating_status == Some(RatingStatus::Accepted) {
                 crate::services::ratings::rebuild_pool(conn, p.id)?;
             }
