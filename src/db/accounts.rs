@@ -50,3 +50,8 @@ pub fn username_taken(conn: &mut PgConnection, username: &str) -> Result<bool, A
     ))
     .get_result(conn)?)
 }
+
+/// Whether a user account exists (deleted ones are kept, and count).
+pub fn user_exists(conn: &mut PgConnection, user: crate::db::ids::UserId) -> QueryResult<bool> {
+    diesel::select(diesel::dsl::exists(users::table.find(user.0))).get_result(conn)
+}

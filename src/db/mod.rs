@@ -3,6 +3,7 @@
 
 pub mod accounts;
 pub mod cases;
+pub mod conduct;
 pub mod embedded;
 pub mod enums;
 pub mod events;
@@ -10,10 +11,12 @@ pub mod ids;
 pub mod models;
 pub mod personal_data;
 pub mod player_links;
+pub mod players;
 pub mod registrations;
 pub mod rounds;
 pub mod running;
 pub mod schema;
+pub mod tournaments;
 
 use diesel::pg::PgConnection;
 use diesel::r2d2::{ConnectionManager, Pool, PooledConnection};

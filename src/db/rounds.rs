@@ -1,7 +1,10 @@
 //! Queries on rounds shared by several services.
 
+use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel::PgConnection;
+
+use crate::db::ids::RoundId;
 
 use crate::db::running::RoundRow;
 use crate::db::schema::{round_draws, rounds};
@@ -56,4 +59,57 @@ pub fn draws_before(
         .order(rounds::number)
         .select(rounds::draw)
         .load(conn)?)
+}
+
+/// Whether any round of the tournament is drawn (registration closes with the first).
+pub fn any_drawn(conn: &mut PgConnection, t: crate::db::ids::TournamentId) -> QueryResult<bool> {
+    diesel::select(diesel::dsl::exists(
+        rounds::table.filter(rounds::tournament_id.eq(t)),
+    ))
+    .get_result(conn)
+}
+
+/// The number of the tournament's last drawn round (0 before the first).
+pub fn last_drawn(conn: &mut PgConnection, t: crate::db::ids::TournamentId) -> QueryResult<i32> {
+    Ok(rounds::table
+        .filter(rounds::tournament_id.eq(t))
+        .select(diesel::dsl::max(rounds::number))
+        .first::<Option<i32>>(conn)?
+        .unwrap_or(0))
+}
+
+/// The stored draw of round `number`, if the tournament has that round.
+pub fn draw_by_number(
+    conn: &mut PgConnection,
+    t: crate::db::ids::TournamentId,
+    number: i32,
+) -> QueryResult<Option<serde_json::Value>> {
+    rounds::table
+        .filter(rounds::tournament_id.eq(t))
+        .filter(rounds::number.eq(number))
+        .select(rounds::draw)
+        .first(conn)
+        .optional()
+}
+
+/// The completed rounds of a tournament whose time of play is derived (not stated): each
+/// round's id, completion time and time of play.
+pub fn derived_times_of_play(
+    conn: &mut PgConnection,
+    t: crate::db::ids::TournamentId,
+) -> QueryResult<Vec<(RoundId, Option<DateTime<Utc>>, Option<DateTime<Utc>>)>> {
+    rounds::table
+        .filter(rounds::tournament_id.eq(t))
+        .filter(rounds::status.eq(crate::domain::status::RoundStatus::Completed))
+        .filter(rounds::played_at_fixed.eq(false))
+        .select((rounds::id, rounds::completed_at, rounds::played_at))
+        .load(conn)
+}
+
+/// Sets a round's time of play.
+pub fn set_played_at(conn: &mut PgConnection, id: RoundId, at: DateTime<Utc>) -> QueryResult<()> {
+    diesel::update(rounds::table.find(id.0))
+        .set(rounds::played_at.eq(at))
+        .execute(conn)?;
+    Ok(())
 }
