@@ -15,6 +15,7 @@ pub mod players;
 pub mod registrations;
 pub mod rounds;
 pub mod running;
+pub mod schedules;
 pub mod schema;
 pub mod tournaments;
 

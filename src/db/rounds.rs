@@ -113,3 +113,64 @@ pub fn set_played_at(conn: &mut PgConnection, id: RoundId, at: DateTime<Utc>) ->
         .execute(conn)?;
     Ok(())
 }
+
+/// A round by id.
+pub fn by_id(conn: &mut PgConnection, id: RoundId) -> QueryResult<RoundRow> {
+    rounds::table
+        .find(id.0)
+        .select(RoundRow::as_select())
+        .first(conn)
+}
+
+/// Whether a table of a round has a result (any version).
+pub fn table_has_result(conn: &mut PgConnection, round: RoundId, table: i32) -> QueryResult<bool> {
+    use crate::db::schema::results;
+    diesel::select(diesel::dsl::exists(
+        results::table
+            .filter(results::round_id.eq(round))
+            .filter(results::table_number.eq(table)),
+    ))
+    .get_result(conn)
+}
+
+/// The reasons of every stored version of a table's result.
+pub fn result_reasons(
+    conn: &mut PgConnection,
+    round: RoundId,
+    table: i32,
+) -> QueryResult<Vec<Option<String>>> {
+    use crate::db::schema::results;
+    results::table
+        .filter(results::round_id.eq(round))
+        .filter(results::table_number.eq(table))
+        .select(results::reason)
+        .load(conn)
+}
+
+/// Removes every version of a table's result.
+pub fn delete_table_results(
+    conn: &mut PgConnection,
+    round: RoundId,
+    table: i32,
+) -> QueryResult<()> {
+    use crate::db::schema::results;
+    diesel::delete(
+        results::table
+            .filter(results::round_id.eq(round))
+            .filter(results::table_number.eq(table)),
+    )
+    .execute(conn)?;
+    Ok(())
+}
+
+/// A completed round is open again (published, no completion time, next version).
+pub fn reopen(conn: &mut PgConnection, id: RoundId) -> QueryResult<()> {
+    diesel::update(rounds::table.find(id.0))
+        .set((
+            rounds::status.eq(crate::domain::status::RoundStatus::Published),
+            rounds::completed_at.eq(None::<DateTime<Utc>>),
+            rounds::version.eq(rounds::version + 1),
+        ))
+        .execute(conn)?;
+    Ok(())
+}
