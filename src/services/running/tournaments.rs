@@ -746,3 +746,6 @@ pub fn dismiss(
         Ok(())
     })
 }
+
+#[cfg(test)]
+mod tests;
