@@ -92,12 +92,14 @@ pub fn draw_by_number(
         .optional()
 }
 
-/// The completed rounds of a tournament whose time of play is derived (not stated): each
-/// round's id, completion time and time of play.
+/// A completed round's id, completion time and time of play.
+pub type TimesOfPlay = (RoundId, Option<DateTime<Utc>>, Option<DateTime<Utc>>);
+
+/// The completed rounds of a tournament whose time of play is derived (not stated).
 pub fn derived_times_of_play(
     conn: &mut PgConnection,
     t: crate::db::ids::TournamentId,
-) -> QueryResult<Vec<(RoundId, Option<DateTime<Utc>>, Option<DateTime<Utc>>)>> {
+) -> QueryResult<Vec<TimesOfPlay>> {
     rounds::table
         .filter(rounds::tournament_id.eq(t))
         .filter(rounds::status.eq(crate::domain::status::RoundStatus::Completed))
