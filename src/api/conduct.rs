@@ -186,8 +186,9 @@ pub async fn annul(
     body: Json<AnnulPenalty>,
 ) -> ApiResult<HttpResponse> {
     let (tid, pid) = path.into_inner();
+    let now = state.clock.now();
     let out = state
-        .run(move |conn| conduct::annul(conn, &caller, TournamentId(tid), pid, body.0))
+        .run(move |conn| conduct::annul(conn, &caller, TournamentId(tid), pid, body.0, now))
         .await?;
     Ok(HttpResponse::Ok().json(out))
 }

@@ -87,6 +87,7 @@ pub async fn register(
     let id = path.into_inner().id;
     let key = idempotency_key(&req, &body.0)?;
     let player = body.0.player_id;
+    let now = state.clock.now();
     let answer = state
         .run(move |conn| {
             idempotency::once(
@@ -100,7 +101,7 @@ pub async fn register(
                         None,
                     )
                 },
-                |conn| registrations::register(conn, &caller, id, body.0),
+                |conn| registrations::register(conn, &caller, id, body.0, now),
             )
         })
         .await?;
@@ -213,9 +214,11 @@ pub async fn cancel(
     path: web::Path<(i64, i64)>,
 ) -> ApiResult<HttpResponse> {
     let (id, player_id) = path.into_inner();
+    let now = state.clock.now();
     let out = state
         .run(move |conn| {
-            registrations::cancel_registration(conn, &caller, TournamentId(id), PlayerId(player_id))
+            let (t, p) = (TournamentId(id), PlayerId(player_id));
+            registrations::cancel_registration(conn, &caller, t, p, now)
         })
         .await?;
     Ok(HttpResponse::Ok().json(Page::whole(out)))

@@ -47,6 +47,7 @@ pub async fn create(
     body: Json<CreateTournament>,
 ) -> ApiResult<HttpResponse> {
     let key = idempotency_key(&req, &body.0)?;
+    let now = state.clock.now();
     let answer = state
         .run(move |conn| {
             idempotency::once(
@@ -61,7 +62,7 @@ pub async fn create(
                     )
                 },
                 |conn| {
-                    tournaments::create_tournament(conn, &caller, body.0)
+                    tournaments::create_tournament(conn, &caller, body.0, now)
                         .and_then(TournamentOut::try_from)
                 },
             )
@@ -189,8 +190,9 @@ pub async fn update(
 ) -> ApiResult<HttpResponse> {
     let id = path.into_inner().id;
     let expected = required_if_match(&req, "tournament")?;
+    let now = state.clock.now();
     let t = state
-        .run(move |conn| tournaments::update_tournament(conn, &caller, id, expected, body.0))
+        .run(move |conn| tournaments::update_tournament(conn, &caller, id, expected, body.0, now))
         .await?;
     let version = t.version;
     Ok(HttpResponse::Ok()

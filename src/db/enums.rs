@@ -31,9 +31,8 @@ use crate::domain::scoring::standings::WithdrawalKind;
 use crate::domain::scoring::{Preset, RoundKind};
 use crate::domain::seating::SeatingMethod;
 use crate::domain::status::{
-    CaseStatus, CheckoutState, RegistrationStatus, ReportStatus, RoundStatus, ScheduleState,
-    CaseStatus, CheckoutState, DeliveryStatus, RegistrationStatus, RoundStatus, ScheduleState,
-    TournamentStatus,
+    CaseStatus, CheckoutState, DeliveryStatus, RegistrationStatus, ReportStatus, RoundStatus,
+    ScheduleState, TournamentStatus,
 };
 
 /// The value a stored name names; an unknown name is an error that names it and what it

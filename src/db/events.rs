@@ -68,3 +68,30 @@ pub fn unlisten(conn: &mut PgConnection) -> QueryResult<()> {
     diesel::sql_query("UNLISTEN *").execute(conn)?;
     Ok(())
 }
+
+/// The id of the tournament's newest event, if it has any.
+pub fn newest_id(
+    conn: &mut PgConnection,
+    t: crate::db::ids::TournamentId,
+) -> QueryResult<Option<crate::db::ids::TournamentEventId>> {
+    tournament_events::table
+        .filter(tournament_events::tournament_id.eq(t))
+        .select(diesel::dsl::max(tournament_events::id))
+        .first(conn)
+}
+
+/// Up to `limit` events of tournament `t` after the event `after`, oldest first.
+pub fn of_tournament_after(
+    conn: &mut PgConnection,
+    t: crate::db::ids::TournamentId,
+    after: crate::db::ids::TournamentEventId,
+    limit: i64,
+) -> QueryResult<Vec<crate::db::running::EventRow>> {
+    tournament_events::table
+        .filter(tournament_events::tournament_id.eq(t))
+        .filter(tournament_events::id.gt(after))
+        .order(tournament_events::id)
+        .limit(limit)
+        .select(crate::db::running::EventRow::as_select())
+        .load(conn)
+}

@@ -13,6 +13,7 @@ use crate::db::ids::{PlayerId, UserId};
 use crate::db::models::{NewPlayer, Player};
 use crate::db::rounds::Lock;
 use crate::db::schema::{players, rating_pools, rating_standings};
+use crate::db::schema::players;
 
 /// Player `id`, if there is one.
 pub fn by_id(conn: &mut PgConnection, id: PlayerId) -> QueryResult<Option<Player>> {
@@ -275,4 +276,22 @@ pub fn names_of(
         .load::<(PlayerId, String)>(conn)?
         .into_iter()
         .collect())
+}
+
+/// Whether a player is linked to a user's account.
+pub fn is_users(conn: &mut PgConnection, p: PlayerId, user: UserId) -> QueryResult<bool> {
+    diesel::select(diesel::dsl::exists(
+        players::table
+            .filter(players::id.eq(p))
+            .filter(players::user_id.eq(user)),
+    ))
+    .get_result(conn)
+}
+
+/// How many of these players exist.
+pub fn count_existing(conn: &mut PgConnection, ids: &[PlayerId]) -> QueryResult<i64> {
+    players::table
+        .filter(players::id.eq_any(ids))
+        .count()
+        .get_result(conn)
 }

@@ -13,6 +13,9 @@ use crate::db::schema::{
 };
 use crate::domain::status::{RoundStatus, TournamentStatus};
 use crate::error::ApiError;
+use crate::db::ids::RoundId;
+use crate::db::running::RoundRow;
+use crate::db::schema::{round_draws, rounds};
 
 /// Whether a read takes the round's row lock (`FOR UPDATE`), serialising writers of the round.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -367,6 +370,114 @@ pub fn clear_schedules(conn: &mut PgConnection, round: RoundId) -> QueryResult<(
     diesel::delete(schedule_messages::table.filter(schedule_messages::round_id.eq(round)))
         .execute(conn)?;
     diesel::delete(game_schedules::table.filter(game_schedules::round_id.eq(round)))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// Whether any round of the tournament is drawn (registration closes with the first).
+pub fn any_drawn(conn: &mut PgConnection, t: crate::db::ids::TournamentId) -> QueryResult<bool> {
+    diesel::select(diesel::dsl::exists(
+        rounds::table.filter(rounds::tournament_id.eq(t)),
+    ))
+    .get_result(conn)
+}
+
+/// The number of the tournament's last drawn round (0 before the first).
+pub fn last_drawn(conn: &mut PgConnection, t: crate::db::ids::TournamentId) -> QueryResult<i32> {
+    Ok(rounds::table
+        .filter(rounds::tournament_id.eq(t))
+        .select(diesel::dsl::max(rounds::number))
+        .first::<Option<i32>>(conn)?
+        .unwrap_or(0))
+}
+
+/// The stored draw of round `number`, if the tournament has that round.
+pub fn draw_by_number(
+    conn: &mut PgConnection,
+    t: crate::db::ids::TournamentId,
+    number: i32,
+) -> QueryResult<Option<serde_json::Value>> {
+    rounds::table
+        .filter(rounds::tournament_id.eq(t))
+        .filter(rounds::number.eq(number))
+        .select(rounds::draw)
+        .first(conn)
+        .optional()
+}
+
+/// A completed round's id, completion time and time of play.
+pub type TimesOfPlay = (RoundId, Option<DateTime<Utc>>, Option<DateTime<Utc>>);
+
+/// The completed rounds of a tournament whose time of play is derived (not stated).
+pub fn derived_times_of_play(
+    conn: &mut PgConnection,
+    t: crate::db::ids::TournamentId,
+) -> QueryResult<Vec<TimesOfPlay>> {
+    rounds::table
+        .filter(rounds::tournament_id.eq(t))
+        .filter(rounds::status.eq(crate::domain::status::RoundStatus::Completed))
+        .filter(rounds::played_at_fixed.eq(false))
+        .select((rounds::id, rounds::completed_at, rounds::played_at))
+        .load(conn)
+}
+
+/// A round by id.
+pub fn by_id(conn: &mut PgConnection, id: RoundId) -> QueryResult<RoundRow> {
+    rounds::table
+        .find(id.0)
+        .select(RoundRow::as_select())
+        .first(conn)
+}
+
+/// Whether a table of a round has a result (any version).
+pub fn table_has_result(conn: &mut PgConnection, round: RoundId, table: i32) -> QueryResult<bool> {
+    use crate::db::schema::results;
+    diesel::select(diesel::dsl::exists(
+        results::table
+            .filter(results::round_id.eq(round))
+            .filter(results::table_number.eq(table)),
+    ))
+    .get_result(conn)
+}
+
+/// The reasons of every stored version of a table's result.
+pub fn result_reasons(
+    conn: &mut PgConnection,
+    round: RoundId,
+    table: i32,
+) -> QueryResult<Vec<Option<String>>> {
+    use crate::db::schema::results;
+    results::table
+        .filter(results::round_id.eq(round))
+        .filter(results::table_number.eq(table))
+        .select(results::reason)
+        .load(conn)
+}
+
+/// Removes every version of a table's result.
+pub fn delete_table_results(
+    conn: &mut PgConnection,
+    round: RoundId,
+    table: i32,
+) -> QueryResult<()> {
+    use crate::db::schema::results;
+    diesel::delete(
+        results::table
+            .filter(results::round_id.eq(round))
+            .filter(results::table_number.eq(table)),
+    )
+    .execute(conn)?;
+    Ok(())
+}
+
+/// A completed round is open again (published, no completion time, next version).
+pub fn reopen(conn: &mut PgConnection, id: RoundId) -> QueryResult<()> {
+    diesel::update(rounds::table.find(id.0))
+        .set((
+            rounds::status.eq(crate::domain::status::RoundStatus::Published),
+            rounds::completed_at.eq(None::<DateTime<Utc>>),
+            rounds::version.eq(rounds::version + 1),
+        ))
         .execute(conn)?;
     Ok(())
 }

@@ -5,6 +5,7 @@
 //! throttle, idempotency keys and CSV fields. Nothing here
 //! imports a service or the HTTP layer.
 
+pub mod clock;
 pub mod csv;
 pub mod deprecation;
 pub mod idempotency;

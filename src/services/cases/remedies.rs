@@ -55,8 +55,16 @@ pub(super) fn apply_remedy(
             serde_json::json!({"result_version": out.current.version, "round_status": out.round_status})
         }
         Remedy::AnnulPenalty { penalty_id } => {
-            let p = annul_penalty(conn, TournamentId(t.id), *penalty_id, UserId(by), reason)
-                .map_err(as_field)?;
+            let now = chrono::Utc::now();
+            let p = annul_penalty(
+                conn,
+                TournamentId(t.id),
+                *penalty_id,
+                UserId(by),
+                reason,
+                now,
+            )
+            .map_err(as_field)?;
             serde_json::json!({"penalty_annulled": p.id})
         }
         Remedy::AddPenalty {

@@ -14,22 +14,20 @@
 //! [`Clock`]; [`apply_deadlines`] applies them (every instance runs it; each game is taken with
 //! a row lock that skips games another instance holds).
 
-use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::Arc;
-
 use chrono::{DateTime, Duration, Utc};
-use diesel::prelude::*;
-use diesel::PgConnection;
+use diesel::{Connection, PgConnection};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::auth::{Caller, MaybeCaller, StaffRole};
+use crate::db;
 use crate::db::models::Tournament;
 use crate::db::registrations::player_of_user;
 use crate::db::rounds::Lock;
 use crate::db::running::RoundRow;
-use crate::db::schema::{game_schedules, schedule_messages};
+use crate::db::schedules::NewMessage;
 use crate::domain::status::{RoundStatus, ScheduleState};
+use crate::domain::{PlayerId, RoundId, TournamentId, UserId};
 use crate::error::ApiError;
 use crate::services::access::load_visible;
 use crate::services::running::results::TableRef;
@@ -48,49 +46,8 @@ pub const WAIT_FOR_OPPONENT: Duration = Duration::minutes(15);
 /// Reschedules per player and tournament (rule 8.4).
 pub const RESCHEDULES_PER_TOURNAMENT: i64 = 3;
 
-/// The server's clock for scheduling deadlines. It is the system clock; tests move it forward
-/// to play days in seconds.
-#[derive(Debug, Clone, Default)]
-pub struct Clock {
-    offset_secs: Arc<AtomicI64>,
-}
-
-impl Clock {
-    pub fn now(&self) -> DateTime<Utc> {
-        Utc::now() + Duration::seconds(self.offset_secs.load(Ordering::Relaxed))
-    }
-
-    /// Moves the clock forward (tests).
-    pub fn advance(&self, by: Duration) {
-        self.offset_secs
-            .fetch_add(by.num_seconds(), Ordering::Relaxed);
-    }
-}
-
-#[derive(Debug, Clone, Queryable, Selectable)]
-#[diesel(table_name = game_schedules)]
-pub(crate) struct GameRow {
-    pub(crate) round_id: i64,
-    pub(crate) table_number: i32,
-    pub(crate) state: ScheduleState,
-    pub(crate) waiting_on: Option<i64>,
-    pub(crate) waiting_since: Option<DateTime<Utc>>,
-    pub(crate) proposed_by: Option<i64>,
-    pub(crate) proposed_times: Vec<DateTime<Utc>>,
-    pub(crate) agreed_time: Option<DateTime<Utc>>,
-    pub(crate) leader_told_at: Option<DateTime<Utc>>,
-    pub(crate) forfeited_player: Option<i64>,
-    pub(crate) rescheduled: bool,
-}
-
-/// A thread message as stored: (kind, player, times, note, at).
-type MessageRow = (
-    String,
-    Option<i64>,
-    Vec<DateTime<Utc>>,
-    Option<String>,
-    DateTime<Utc>,
-);
+pub(crate) use crate::db::schedules::GameRow;
+pub use crate::infra::clock::Clock;
 
 /// An instant in UTC and in the time zone it is shown in.
 #[derive(Debug, Serialize, ToSchema)]
@@ -204,23 +161,14 @@ pub(crate) fn ensure_games(conn: &mut PgConnection, round: &RoundRow) -> Result<
     if round.self_scheduled_until.is_none() || round.status == RoundStatus::Draft {
         return Ok(());
     }
-    let rows: Vec<_> = draw_of(round)?
+    let tables: Vec<i32> = draw_of(round)?
         .tables
         .iter()
         .filter(|t| t.seats.len() == 2)
-        .map(|t| {
-            (
-                game_schedules::round_id.eq(round.id),
-                game_schedules::table_number.eq(t.number as i32),
-                game_schedules::tournament_id.eq(round.tournament_id),
-                game_schedules::state.eq(ScheduleState::Open),
-            )
-        })
+        .map(|t| t.number as i32)
         .collect();
-    diesel::insert_into(game_schedules::table)
-        .values(rows)
-        .on_conflict_do_nothing()
-        .execute(conn)?;
+    let (t, id) = (TournamentId(round.tournament_id), RoundId(round.id));
+    db::schedules::insert_open_games(conn, t, id, &tables)?;
     Ok(())
 }
 
@@ -233,18 +181,19 @@ pub(crate) fn message(
     note: Option<&str>,
     (by, at): (Option<i64>, DateTime<Utc>),
 ) -> Result<(), ApiError> {
-    diesel::insert_into(schedule_messages::table)
-        .values((
-            schedule_messages::round_id.eq(g.round_id),
-            schedule_messages::table_number.eq(g.table_number),
-            schedule_messages::player_id.eq(player),
-            schedule_messages::kind.eq(kind),
-            schedule_messages::times.eq(times),
-            schedule_messages::note.eq(note),
-            schedule_messages::by_user.eq(by),
-            schedule_messages::at.eq(at),
-        ))
-        .execute(conn)?;
+    db::schedules::add_message(
+        conn,
+        NewMessage {
+            round_id: g.round_id,
+            table_number: g.table_number,
+            player_id: player.map(PlayerId),
+            kind,
+            times,
+            note,
+            by_user: by.map(UserId),
+            at,
+        },
+    )?;
     Ok(())
 }
 
@@ -263,12 +212,7 @@ pub(crate) fn game_for_update(
         )));
     }
     ensure_games(conn, &round)?;
-    let g: GameRow = game_schedules::table
-        .find((round.id, at.table))
-        .select(GameRow::as_select())
-        .for_update()
-        .first(conn)
-        .optional()?
+    let g: GameRow = db::schedules::lock_game(conn, RoundId(round.id), at.table)?
         .ok_or_else(|| ApiError::NotFound(format!("no game at table {}", at.table)))?;
     Ok((t, round, g))
 }
@@ -320,7 +264,7 @@ pub fn propose(
         check.finish()?;
         match g.state {
             ScheduleState::Open => {}
-            ScheduleState::Proposed if g.waiting_on == Some(me) => {}
+            ScheduleState::Proposed if g.waiting_on == Some(PlayerId(me)) => {}
             ScheduleState::Proposed => {
                 return Err(ApiError::Conflict(
                     "your proposal waits for your opponent's answer".into(),
@@ -336,16 +280,8 @@ pub fn propose(
         let mut times = input.times.clone();
         times.sort();
         times.dedup();
-        diesel::update(game_schedules::table.find((g.round_id, g.table_number)))
-            .set((
-                game_schedules::state.eq(ScheduleState::Proposed),
-                game_schedules::proposed_by.eq(Some(me)),
-                game_schedules::proposed_times.eq(&times),
-                game_schedules::waiting_on.eq(Some(other)),
-                game_schedules::waiting_since.eq(Some(now)),
-                game_schedules::leader_told_at.eq(None::<DateTime<Utc>>),
-            ))
-            .execute(conn)?;
+        let game = (g.round_id, g.table_number);
+        db::schedules::propose(conn, game, PlayerId(me), &times, PlayerId(other), now)?;
         message(
             conn,
             &g,
@@ -370,7 +306,7 @@ pub fn accept(
     conn.transaction(|conn| {
         let (t, round, g) = game_for_update(conn, caller, at)?;
         let (me, _) = my_seat(conn, caller, &t, &round, at.table)?;
-        if g.state != ScheduleState::Proposed || g.waiting_on != Some(me) {
+        if g.state != ScheduleState::Proposed || g.waiting_on != Some(PlayerId(me)) {
             return Err(ApiError::Conflict(
                 "there is no proposal waiting for your answer".into(),
             ));
@@ -378,14 +314,7 @@ pub fn accept(
         if !g.proposed_times.contains(&input.time) {
             return Err(ApiError::field("time", "accept one of the proposed times"));
         }
-        diesel::update(game_schedules::table.find((g.round_id, g.table_number)))
-            .set((
-                game_schedules::state.eq(ScheduleState::Agreed),
-                game_schedules::agreed_time.eq(Some(input.time)),
-                game_schedules::waiting_on.eq(None::<i64>),
-                game_schedules::waiting_since.eq(None::<DateTime<Utc>>),
-            ))
-            .execute(conn)?;
+        db::schedules::agree(conn, (g.round_id, g.table_number), input.time)?;
         message(
             conn,
             &g,
@@ -435,47 +364,21 @@ pub fn missed(
                 "a missed time must be reported within 24 hours of it (rule 8.4)".into(),
             ));
         }
-        let used: i64 = schedule_messages::table
-            .inner_join(
-                game_schedules::table.on(game_schedules::round_id
-                    .eq(schedule_messages::round_id)
-                    .and(game_schedules::table_number.eq(schedule_messages::table_number))),
-            )
-            .filter(game_schedules::tournament_id.eq(t.id))
-            .filter(schedule_messages::kind.eq("missed"))
-            .filter(schedule_messages::player_id.eq(me))
-            .count()
-            .get_result(conn)?;
+        let used = db::schedules::missed_in_tournament(conn, TournamentId(t.id), PlayerId(me))?;
         if used >= RESCHEDULES_PER_TOURNAMENT {
             return Err(ApiError::Conflict(
                 "you have had three reschedules in this tournament (rule 8.4)".into(),
             ));
         }
-        let mine_here: i64 = schedule_messages::table
-            .filter(schedule_messages::round_id.eq(g.round_id))
-            .filter(schedule_messages::table_number.eq(g.table_number))
-            .filter(schedule_messages::kind.eq("missed"))
-            .filter(schedule_messages::player_id.eq(me))
-            .count()
-            .get_result(conn)?;
+        let game = (g.round_id, g.table_number);
+        let mine_here = db::schedules::missed_in_game(conn, game, PlayerId(me))?;
         if mine_here > 0 {
             return Err(ApiError::Conflict(
                 "you have already used your chance in this match (rule 8.4: one per player and match)"
                     .into(),
             ));
         }
-        diesel::update(game_schedules::table.find((g.round_id, g.table_number)))
-            .set((
-                game_schedules::state.eq(ScheduleState::Open),
-                game_schedules::rescheduled.eq(true),
-                game_schedules::agreed_time.eq(None::<DateTime<Utc>>),
-                game_schedules::proposed_times.eq(Vec::<DateTime<Utc>>::new()),
-                game_schedules::proposed_by.eq(None::<i64>),
-                game_schedules::waiting_on.eq(None::<i64>),
-                game_schedules::waiting_since.eq(None::<DateTime<Utc>>),
-                game_schedules::leader_told_at.eq(None::<DateTime<Utc>>),
-            ))
-            .execute(conn)?;
+        db::schedules::reopen_missed(conn, game)?;
         message(
             conn,
             &g,
@@ -525,25 +428,12 @@ pub(crate) fn view(
     time_zone: Option<&str>,
 ) -> Result<ScheduleOut, ApiError> {
     let tz = zone_of(t, time_zone)?;
-    let g: GameRow = game_schedules::table
-        .find((round.id, table))
-        .select(GameRow::as_select())
-        .first(conn)?;
-    let thread: Vec<MessageRow> = schedule_messages::table
-        .filter(schedule_messages::round_id.eq(round.id))
-        .filter(schedule_messages::table_number.eq(table))
-        .order(schedule_messages::id)
-        .select((
-            schedule_messages::kind,
-            schedule_messages::player_id,
-            schedule_messages::times,
-            schedule_messages::note,
-            schedule_messages::at,
-        ))
-        .load(conn)?;
+    let g: GameRow = db::schedules::game(conn, RoundId(round.id), table)?;
+    let thread = db::schedules::thread(conn, RoundId(round.id), table)?;
     let mut chances_used_by: Vec<i64> = Vec::new();
-    for (kind, player, ..) in &thread {
-        if let Some(p) = player.filter(|p| kind == "missed" && !chances_used_by.contains(p)) {
+    for m in &thread {
+        let missed_by = m.player_id.map(|p| p.0).filter(|_| m.kind == "missed");
+        if let Some(p) = missed_by.filter(|p| !chances_used_by.contains(p)) {
             chances_used_by.push(p);
         }
     }
@@ -553,7 +443,7 @@ pub(crate) fn view(
         players: seats_at(round, table)?,
         state: g.state.as_str().to_string(),
         time_zone: tz.name().to_string(),
-        waiting_on: g.waiting_on,
+        waiting_on: g.waiting_on.map(|p| p.0),
         answer_by: g
             .waiting_since
             .filter(|_| g.waiting_on.is_some())
@@ -562,21 +452,21 @@ pub(crate) fn view(
             .waiting_since
             .filter(|_| g.waiting_on.is_some())
             .map(|s| s + FORFEIT_AFTER),
-        proposed_by: g.proposed_by,
+        proposed_by: g.proposed_by.map(|p| p.0),
         proposed_times: g.proposed_times.iter().map(|x| shown(*x, tz)).collect(),
         agreed_time: g.agreed_time.map(|x| shown(x, tz)),
         deadline: round.self_scheduled_until.unwrap_or_default(),
         rescheduled: g.rescheduled,
         chances_used_by,
-        forfeited_player: g.forfeited_player,
+        forfeited_player: g.forfeited_player.map(|p| p.0),
         thread: thread
             .into_iter()
-            .map(|(kind, player_id, times, note, at)| ScheduleMessage {
-                kind,
-                player_id,
-                times: times.into_iter().map(|x| shown(x, tz)).collect(),
-                note,
-                at,
+            .map(|m| ScheduleMessage {
+                kind: m.kind,
+                player_id: m.player_id.map(|p| p.0),
+                times: m.times.into_iter().map(|x| shown(x, tz)).collect(),
+                note: m.note,
+                at: m.at,
             })
             .collect(),
     })

@@ -3,18 +3,18 @@
 //! automatic forfeit. See `services::play::scheduling`.
 
 use chrono::{DateTime, Duration, Utc};
-use diesel::prelude::*;
-use diesel::PgConnection;
+use diesel::{Connection, PgConnection};
 
 use crate::auth::{Caller, StaffRole};
+use crate::db;
 use crate::db::models::Tournament;
 use crate::db::running::RoundRow;
-use crate::db::schema::{game_schedules, results, rounds, tournaments};
 use crate::domain::events::{
     ForfeitReversedPayload, ScheduleOverduePayload, TablePlayerPayload, TournamentEvent,
     UnscheduledGame, UnscheduledGamesPayload,
 };
 use crate::domain::status::{RoundStatus, ScheduleState};
+use crate::domain::{PlayerId, RoundId, TournamentId};
 use crate::error::ApiError;
 use crate::services::play::scheduling::{
     game_for_update, message, view, GameRow, Note, ScheduleOut, ANSWER_WITHIN, FORFEIT_AFTER,
@@ -40,26 +40,14 @@ pub const UNSCHEDULED_WARNING: Duration = Duration::hours(48);
 /// skips games another instance is handling. Returns how many games (and rounds told of) were
 /// acted on.
 pub fn apply_deadlines(conn: &mut PgConnection, now: DateTime<Utc>) -> Result<usize, ApiError> {
-    let due: Vec<(i64, i32)> = game_schedules::table
-        .filter(game_schedules::waiting_on.is_not_null())
-        .filter(
-            game_schedules::waiting_since.le(now - FORFEIT_AFTER).or(
-                game_schedules::leader_told_at
-                    .is_null()
-                    .and(game_schedules::waiting_since.le(now - ANSWER_WITHIN)),
-            ),
-        )
-        .select((game_schedules::round_id, game_schedules::table_number))
-        .order(game_schedules::waiting_since)
-        .limit(100)
-        .load(conn)?;
+    let due = db::schedules::due_games(conn, now - FORFEIT_AFTER, now - ANSWER_WITHIN, 100)?;
     let mut acted = 0;
     for key in due {
         match conn.transaction(|conn| one_game(conn, key, now)) {
             Ok(true) => acted += 1,
             Ok(false) => {}
             Err(e) => {
-                tracing::warn!(round_id = key.0, table = key.1, error = %e, "scheduling deadline")
+                tracing::warn!(round_id = key.0 .0, table = key.1, error = %e, "scheduling deadline")
             }
         }
     }
@@ -74,27 +62,13 @@ pub fn apply_deadlines(conn: &mut PgConnection, now: DateTime<Utc>) -> Result<us
 /// players, or a later deadline. Each round in its own transaction; its games are taken under a
 /// row lock that skips games another instance holds. Returns how many rounds were told of.
 pub fn tell_unscheduled(conn: &mut PgConnection, now: DateTime<Utc>) -> Result<usize, ApiError> {
-    let due: Vec<i64> = game_schedules::table
-        .inner_join(rounds::table.on(rounds::id.eq(game_schedules::round_id)))
-        .filter(rounds::status.eq(RoundStatus::Published.as_str()))
-        .filter(rounds::self_scheduled_until.le(now + UNSCHEDULED_WARNING))
-        .filter(game_schedules::state.eq_any([ScheduleState::Open, ScheduleState::Proposed]))
-        .filter(game_schedules::unscheduled_told_for.is_distinct_from(rounds::self_scheduled_until))
-        .filter(diesel::dsl::not(diesel::dsl::exists(
-            results::table
-                .filter(results::round_id.eq(game_schedules::round_id))
-                .filter(results::table_number.eq(game_schedules::table_number)),
-        )))
-        .select(game_schedules::round_id)
-        .distinct()
-        .limit(100)
-        .load(conn)?;
+    let due = db::schedules::rounds_with_unscheduled(conn, now + UNSCHEDULED_WARNING, 100)?;
     let mut told = 0;
     for round_id in due {
         match conn.transaction(|conn| unscheduled_of_round(conn, round_id, now)) {
             Ok(true) => told += 1,
             Ok(false) => {}
-            Err(e) => tracing::warn!(round_id, error = %e, "unscheduled games"),
+            Err(e) => tracing::warn!(round_id = round_id.0, error = %e, "unscheduled games"),
         }
     }
     Ok(told)
@@ -102,44 +76,26 @@ pub fn tell_unscheduled(conn: &mut PgConnection, now: DateTime<Utc>) -> Result<u
 
 fn unscheduled_of_round(
     conn: &mut PgConnection,
-    round_id: i64,
+    round_id: RoundId,
     now: DateTime<Utc>,
 ) -> Result<bool, ApiError> {
-    let round: RoundRow = rounds::table
-        .find(round_id)
-        .select(RoundRow::as_select())
-        .first(conn)?;
+    let round: RoundRow = db::rounds::by_id(conn, round_id)?;
     let Some(deadline) = round.self_scheduled_until else {
         return Ok(false);
     };
-    let games: Vec<GameRow> = game_schedules::table
-        .filter(game_schedules::round_id.eq(round_id))
-        .filter(game_schedules::state.eq_any([ScheduleState::Open, ScheduleState::Proposed]))
-        .filter(game_schedules::unscheduled_told_for.is_distinct_from(Some(deadline)))
-        .filter(diesel::dsl::not(diesel::dsl::exists(
-            results::table
-                .filter(results::round_id.eq(game_schedules::round_id))
-                .filter(results::table_number.eq(game_schedules::table_number)),
-        )))
-        .order(game_schedules::table_number)
-        .select(GameRow::as_select())
-        .for_update()
-        .skip_locked()
-        .load(conn)?;
+    let games: Vec<GameRow> = db::schedules::lock_unscheduled(conn, round_id, deadline)?;
     if games.is_empty() {
         return Ok(false);
     }
     let mut tables = Vec::new();
     for g in &games {
-        diesel::update(game_schedules::table.find((g.round_id, g.table_number)))
-            .set(game_schedules::unscheduled_told_for.eq(Some(deadline)))
-            .execute(conn)?;
+        db::schedules::unscheduled_told(conn, (g.round_id, g.table_number), deadline)?;
         message(conn, g, "unscheduled", None, &[deadline], None, (None, now))?;
         tables.push(UnscheduledGame {
             table: g.table_number,
             players: crate::services::running::snapshot::seats_at(&round, g.table_number)?,
             state: g.state.as_str().to_string(),
-            waiting_on: g.waiting_on,
+            waiting_on: g.waiting_on.map(|p| p.0),
         });
     }
     crate::db::events::record(
@@ -156,46 +112,22 @@ fn unscheduled_of_round(
 
 fn one_game(
     conn: &mut PgConnection,
-    key: (i64, i32),
+    key: (RoundId, i32),
     now: DateTime<Utc>,
 ) -> Result<bool, ApiError> {
-    let g: Option<GameRow> = game_schedules::table
-        .find(key)
-        .filter(game_schedules::waiting_on.is_not_null())
-        .select(GameRow::as_select())
-        .for_update()
-        .skip_locked()
-        .first(conn)
-        .optional()?;
+    let g: Option<GameRow> = db::schedules::lock_awaiting(conn, key)?;
     let Some(g) = g else {
         return Ok(false);
     };
     let (Some(player), Some(since)) = (g.waiting_on, g.waiting_since) else {
         return Ok(false);
     };
-    let round: RoundRow = rounds::table
-        .find(g.round_id)
-        .select(RoundRow::as_select())
-        .first(conn)?;
-    let t: Tournament = tournaments::table
-        .find(round.tournament_id)
-        .select(Tournament::as_select())
-        .first(conn)?;
-    let has_result: bool = diesel::select(diesel::dsl::exists(
-        results::table
-            .filter(results::round_id.eq(g.round_id))
-            .filter(results::table_number.eq(g.table_number)),
-    ))
-    .get_result(conn)?;
-    let find = game_schedules::table.find(key);
-    if has_result {
+    let round: RoundRow = db::rounds::by_id(conn, g.round_id)?;
+    let t: Tournament = db::tournaments::by_id(conn, TournamentId(round.tournament_id))?
+        .ok_or_else(|| ApiError::NotFound("no such resource".into()))?;
+    if db::rounds::table_has_result(conn, g.round_id, g.table_number)? {
         // Played and entered (or reported and confirmed): nothing is awaited any more.
-        diesel::update(find)
-            .set((
-                game_schedules::waiting_on.eq(None::<i64>),
-                game_schedules::waiting_since.eq(None::<DateTime<Utc>>),
-            ))
-            .execute(conn)?;
+        db::schedules::stop_waiting(conn, key)?;
         return Ok(true);
     }
     if now >= since + FORFEIT_AFTER {
@@ -203,14 +135,12 @@ fn one_game(
         return Ok(true);
     }
     if g.leader_told_at.is_none() {
-        diesel::update(find)
-            .set(game_schedules::leader_told_at.eq(Some(now)))
-            .execute(conn)?;
+        db::schedules::leader_told(conn, key, now)?;
         message(
             conn,
             &g,
             "leader_told",
-            Some(player),
+            Some(player.0),
             &[],
             None,
             (None, now),
@@ -221,7 +151,7 @@ fn one_game(
             TournamentEvent::ScheduleOverdue(ScheduleOverduePayload {
                 round: round.number,
                 table: g.table_number,
-                player_id: player,
+                player_id: player.0,
                 forfeit_at: since + FORFEIT_AFTER,
             }),
         )?;
@@ -237,7 +167,7 @@ fn forfeit(
     g: &GameRow,
     t: Tournament,
     round: &RoundRow,
-    player: i64,
+    player: PlayerId,
     now: DateTime<Utc>,
 ) -> Result<(), ApiError> {
     let key = (g.round_id, g.table_number);
@@ -249,7 +179,7 @@ fn forfeit(
             bonus: None,
             penalty: None,
             time_used_secs: None,
-            forfeit: Some(p == player),
+            forfeit: Some(p == player.0),
             outcome: None,
         })
         .collect();
@@ -270,20 +200,12 @@ fn forfeit(
         by,
         now,
     )?;
-    diesel::update(game_schedules::table.find(key))
-        .set((
-            game_schedules::state.eq(ScheduleState::Forfeited),
-            game_schedules::forfeited_player.eq(Some(player)),
-            game_schedules::forfeited_at.eq(Some(now)),
-            game_schedules::waiting_on.eq(None::<i64>),
-            game_schedules::waiting_since.eq(None::<DateTime<Utc>>),
-        ))
-        .execute(conn)?;
+    db::schedules::forfeited(conn, key, player, now)?;
     message(
         conn,
         g,
         "forfeit",
-        Some(player),
+        Some(player.0),
         &[],
         Some(FORFEIT_REASON),
         (None, now),
@@ -294,7 +216,7 @@ fn forfeit(
         TournamentEvent::GameForfeited(TablePlayerPayload {
             round: number,
             table: g.table_number,
-            player_id: player,
+            player_id: player.0,
         }),
     )?;
     Ok(())
@@ -327,49 +249,24 @@ pub fn reinstate(
         else {
             return Err(ApiError::Conflict("the game is not forfeited".into()));
         };
-        let versions: Vec<Option<String>> = results::table
-            .filter(results::round_id.eq(round.id))
-            .filter(results::table_number.eq(at.table))
-            .select(results::reason)
-            .load(conn)?;
+        let round_id = RoundId(round.id);
+        let versions = db::rounds::result_reasons(conn, round_id, at.table)?;
         if versions.len() != 1 || versions[0].as_deref() != Some(FORFEIT_REASON) {
             return Err(ApiError::Conflict(
                 "the forfeit's result was corrected since; correct the result instead".into(),
             ));
         }
-        diesel::delete(
-            results::table
-                .filter(results::round_id.eq(round.id))
-                .filter(results::table_number.eq(at.table)),
-        )
-        .execute(conn)?;
+        db::rounds::delete_table_results(conn, round_id, at.table)?;
         if round.status == RoundStatus::Completed {
-            diesel::update(rounds::table.find(round.id))
-                .set((
-                    rounds::status.eq(RoundStatus::Published),
-                    rounds::completed_at.eq(None::<DateTime<Utc>>),
-                    rounds::version.eq(rounds::version + 1),
-                ))
-                .execute(conn)?;
+            db::rounds::reopen(conn, round_id)?;
         }
         crate::services::ratings::results_changed(conn, t.id)?;
-        diesel::update(game_schedules::table.find((round.id, at.table)))
-            .set((
-                game_schedules::state.eq(ScheduleState::Open),
-                game_schedules::forfeited_player.eq(None::<i64>),
-                game_schedules::forfeited_at.eq(None::<DateTime<Utc>>),
-                game_schedules::proposed_by.eq(None::<i64>),
-                game_schedules::proposed_times.eq(Vec::<DateTime<Utc>>::new()),
-                game_schedules::waiting_on.eq(None::<i64>),
-                game_schedules::waiting_since.eq(None::<DateTime<Utc>>),
-                game_schedules::leader_told_at.eq(None::<DateTime<Utc>>),
-            ))
-            .execute(conn)?;
+        db::schedules::reopen_reinstated(conn, (round_id, at.table))?;
         message(
             conn,
             &g,
             "reinstate",
-            Some(player),
+            Some(player.0),
             &[],
             Some(&reason),
             (Some(caller.user_id), now),
@@ -380,7 +277,7 @@ pub fn reinstate(
             TournamentEvent::ForfeitReversed(ForfeitReversedPayload {
                 round: at.round,
                 table: at.table,
-                player_id: player,
+                player_id: player.0,
                 reason: reason.clone(),
             }),
         )?;

@@ -5,19 +5,17 @@
 
 use std::collections::HashMap;
 
-use diesel::prelude::*;
 use diesel::PgConnection;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use crate::db;
 use crate::db::models::Tournament;
 use crate::db::running::Registration;
-use crate::db::schema::registrations;
 use crate::domain::colours::{assign, Choices, Colour, ColourRule};
 use crate::domain::scoring::Preset;
 use crate::domain::seating::Draw;
-use crate::domain::status::RegistrationStatus;
-use crate::domain::DrawRng;
+use crate::domain::{DrawRng, TournamentId};
 use crate::error::ApiError;
 
 /// One game's colours.
@@ -49,11 +47,7 @@ pub fn has_colours(t: &Tournament) -> bool {
 
 /// The live registrations' colour choices.
 fn choices_by_player(conn: &mut PgConnection, tid: i64) -> Result<HashMap<i64, Choices>, ApiError> {
-    let rows: Vec<Registration> = registrations::table
-        .filter(registrations::tournament_id.eq(tid))
-        .filter(registrations::status.ne(RegistrationStatus::Cancelled))
-        .select(Registration::as_select())
-        .load(conn)?;
+    let rows: Vec<Registration> = db::registrations::live_of(conn, TournamentId(tid))?;
     Ok(rows
         .iter()
         .filter_map(|r| {

@@ -1,41 +1,32 @@
 //! Withdrawals, voluntary-round opt-outs, penalties and sanctions.
 
 use chrono::{DateTime, Utc};
-use diesel::prelude::*;
-use diesel::PgConnection;
+use diesel::{Connection, PgConnection};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::auth::{Caller, MaybeCaller, StaffRole};
+use crate::db;
+use crate::db::ids::PenaltyId;
 use crate::db::running::{NewPenalty, NewWithdrawal, PenaltyRow, WithdrawalRow};
-use crate::db::schema::{penalties, players, registrations, rounds, withdrawals};
 use crate::domain::events::{
     PenaltyAnnulledPayload, PenaltyPayload, StandingsChangedPayload, TournamentEvent,
     WithdrawalPayload,
 };
 use crate::domain::scoring::penalty::RecordedPenalty;
 use crate::domain::scoring::Preset;
-use crate::domain::status::RegistrationStatus;
-use crate::domain::{CaseId, TournamentId, UserId};
+use crate::domain::{CaseId, PlayerId, TournamentId, UserId};
 use crate::error::ApiError;
 use crate::services::access::{load_for_staff, load_visible};
 use crate::services::validate::{Check, Page, PageParams};
+/// The number of the tournament's last drawn round (0 before the first).
 pub fn rounds_drawn(conn: &mut PgConnection, tid: i64) -> Result<i32, ApiError> {
-    Ok(rounds::table
-        .filter(rounds::tournament_id.eq(tid))
-        .select(diesel::dsl::max(rounds::number))
-        .first::<Option<i32>>(conn)?
-        .unwrap_or(0))
+    Ok(db::rounds::last_drawn(conn, TournamentId(tid))?)
 }
 
+/// 422 naming `player_id` unless the player is a confirmed participant.
 pub fn ensure_confirmed(conn: &mut PgConnection, tid: i64, player_id: i64) -> Result<(), ApiError> {
-    let ok: bool = diesel::select(diesel::dsl::exists(
-        registrations::table
-            .filter(registrations::tournament_id.eq(tid))
-            .filter(registrations::player_id.eq(player_id))
-            .filter(registrations::status.eq(RegistrationStatus::Confirmed)),
-    ))
-    .get_result(conn)?;
+    let ok = db::registrations::is_confirmed(conn, TournamentId(tid), PlayerId(player_id))?;
     if ok {
         Ok(())
     } else {
@@ -52,17 +43,8 @@ pub fn insert_withdrawal(
     conn: &mut PgConnection,
     w: NewWithdrawal,
 ) -> Result<WithdrawalRow, ApiError> {
-    diesel::insert_into(withdrawals::table)
-        .values(w)
-        .returning(WithdrawalRow::as_returning())
-        .get_result(conn)
-        .map_err(|e| match e {
-            diesel::result::Error::DatabaseError(
-                diesel::result::DatabaseErrorKind::UniqueViolation,
-                _,
-            ) => ApiError::Conflict("the player has already withdrawn or stopped".into()),
-            other => other.into(),
-        })
+    db::conduct::insert_withdrawal(conn, w)?
+        .ok_or_else(|| ApiError::Conflict("the player has already withdrawn or stopped".into()))
 }
 
 /// The kind of a penalty. `sanction` lets the service pick the next step of the Ashes
@@ -163,17 +145,11 @@ fn stored_kind(
 ) -> Result<RecordedPenalty, ApiError> {
     Ok(match input.kind {
         PenaltyKind::Sanction => {
-            let earlier: i64 = penalties::table
-                .filter(penalties::tournament_id.eq(tid))
-                .filter(penalties::player_id.eq(input.player_id))
-                .filter(penalties::kind.eq_any([
-                    RecordedPenalty::Warning,
-                    RecordedPenalty::GameLoss,
-                    RecordedPenalty::Removal,
-                ]))
-                .filter(penalties::annulled_at.is_null())
-                .count()
-                .get_result(conn)?;
+            let earlier = db::conduct::sanctions_in_force(
+                conn,
+                TournamentId(tid),
+                PlayerId(input.player_id),
+            )?;
             match earlier {
                 0 => RecordedPenalty::Warning,
                 1 => RecordedPenalty::GameLoss,
@@ -217,14 +193,8 @@ pub fn record_penalty(
         }
     };
     if let (Some(r), Some(t)) = (round, table) {
-        let round_row: Option<(i64, serde_json::Value)> = rounds::table
-            .filter(rounds::tournament_id.eq(tid))
-            .filter(rounds::number.eq(r))
-            .select((rounds::id, rounds::draw))
-            .first(conn)
-            .optional()?;
-        let (_, draw) =
-            round_row.ok_or_else(|| ApiError::field("round", format!("no round {r}")))?;
+        let draw = db::rounds::draw_by_number(conn, TournamentId(tid), r)?
+            .ok_or_else(|| ApiError::field("round", format!("no round {r}")))?;
         let seated = draw["tables"]
             .as_array()
             .into_iter()
@@ -259,8 +229,9 @@ pub fn record_penalty(
             "a point penalty deducts at least 1 point",
         ));
     }
-    let row: PenaltyRow = diesel::insert_into(penalties::table)
-        .values(NewPenalty {
+    let row: PenaltyRow = db::conduct::insert_penalty(
+        conn,
+        NewPenalty {
             tournament_id: tid,
             player_id: input.player_id,
             kind,
@@ -270,9 +241,8 @@ pub fn record_penalty(
             reason: reason.clone(),
             case_id,
             issued_by,
-        })
-        .returning(PenaltyRow::as_returning())
-        .get_result(conn)?;
+        },
+    )?;
     if kind == RecordedPenalty::Removal {
         let next = rounds_drawn(conn, tid)? + 1;
         insert_withdrawal(
@@ -315,15 +285,9 @@ pub fn annul_penalty(
     pid: i64,
     by: UserId,
     reason: String,
+    now: DateTime<Utc>,
 ) -> Result<PenaltyRow, ApiError> {
-    let (tid, by) = (tid.0, by.0);
-    let p: PenaltyRow = penalties::table
-        .filter(penalties::tournament_id.eq(tid))
-        .filter(penalties::id.eq(pid))
-        .select(PenaltyRow::as_select())
-        .for_update()
-        .first(conn)
-        .optional()?
+    let p: PenaltyRow = db::conduct::lock_penalty(conn, tid, PenaltyId(pid))?
         .ok_or_else(|| ApiError::NotFound(format!("no penalty {pid}")))?;
     if p.annulled_at.is_some() {
         return Err(ApiError::Conflict(format!(
@@ -331,34 +295,21 @@ pub fn annul_penalty(
         )));
     }
     if p.kind == RecordedPenalty::Removal {
-        let drawn = rounds_drawn(conn, tid)?;
-        let lifted = diesel::delete(
-            withdrawals::table
-                .filter(withdrawals::tournament_id.eq(tid))
-                .filter(withdrawals::player_id.eq(p.player_id))
-                .filter(withdrawals::from_round.gt(drawn)),
-        )
-        .execute(conn)?;
+        let drawn = rounds_drawn(conn, tid.0)?;
+        let lifted = db::conduct::lift_withdrawals_after(conn, tid, PlayerId(p.player_id), drawn)?;
         if lifted == 0 {
             return Err(ApiError::Conflict(
                 "the removal has taken effect (a round was drawn without the player)".into(),
             ));
         }
     }
-    let row = diesel::update(penalties::table.find(pid))
-        .set((
-            penalties::annulled_by.eq(Some(by)),
-            penalties::annulled_at.eq(Some(Utc::now())),
-            penalties::annul_reason.eq(Some(reason)),
-        ))
-        .returning(PenaltyRow::as_returning())
-        .get_result(conn)?;
+    let row = db::conduct::annul_penalty(conn, PenaltyId(pid), by, now, reason)?;
     if let (true, Some(r), Some(t)) = (p.kind.changes_game(), p.round_number, p.table_number) {
-        crate::services::ratings::game_adjudicated(conn, tid, r, t)?;
+        crate::services::ratings::game_adjudicated(conn, tid.0, r, t)?;
     }
     crate::db::events::record(
         conn,
-        tid,
+        tid.0,
         TournamentEvent::PenaltyAnnulled(PenaltyAnnulledPayload { penalty: pid }),
     )?;
     Ok(row)
@@ -419,12 +370,7 @@ pub fn record_withdrawal(
         // Players opt out of a voluntary round themselves; everything else is recorded
         // by the tournament's organisers and referees.
         let own_opt_out = kind == WithdrawalKind::OptOut
-            && diesel::select(diesel::dsl::exists(
-                players::table
-                    .filter(players::id.eq(input.player_id))
-                    .filter(players::user_id.eq(caller.user_id)),
-            ))
-            .get_result::<bool>(conn)?;
+            && db::players::is_users(conn, PlayerId(input.player_id), UserId(caller.user_id))?;
         if own_opt_out {
             load_visible(conn, &MaybeCaller(Some(caller.clone())), tid)?;
         } else {
@@ -487,21 +433,8 @@ pub fn list_withdrawals(
     let page = Page::read(
         conn,
         params,
-        |c| {
-            withdrawals::table
-                .filter(withdrawals::tournament_id.eq(tid))
-                .count()
-                .get_result(c)
-        },
-        |c, limit, offset| {
-            withdrawals::table
-                .filter(withdrawals::tournament_id.eq(tid))
-                .order(withdrawals::id)
-                .select(WithdrawalRow::as_select())
-                .limit(limit)
-                .offset(offset)
-                .load(c)
-        },
+        |c| db::conduct::count_withdrawals(c, TournamentId(tid)),
+        |c, limit, offset| db::conduct::withdrawals_page(c, TournamentId(tid), limit, offset),
     )?;
     page.try_map(|row| Ok(withdrawal_out(row)))
 }
@@ -557,21 +490,8 @@ pub fn list_penalties(
     let page = Page::read(
         conn,
         params,
-        |c| {
-            penalties::table
-                .filter(penalties::tournament_id.eq(tid))
-                .count()
-                .get_result(c)
-        },
-        |c, limit, offset| {
-            penalties::table
-                .filter(penalties::tournament_id.eq(tid))
-                .order(penalties::id)
-                .select(PenaltyRow::as_select())
-                .limit(limit)
-                .offset(offset)
-                .load(c)
-        },
+        |c| db::conduct::count_penalties(c, TournamentId(tid)),
+        |c, limit, offset| db::conduct::penalties_page(c, TournamentId(tid), limit, offset),
     )?;
     page.try_map(|row| Ok(penalty_out(row)))
 }
@@ -583,6 +503,7 @@ pub fn annul(
     tid: TournamentId,
     pid: i64,
     input: AnnulPenalty,
+    now: DateTime<Utc>,
 ) -> Result<PenaltyOut, ApiError> {
     let tid = tid.0;
     conn.transaction(|conn| {
@@ -596,6 +517,7 @@ pub fn annul(
         let mut check = Check::new();
         let reason = check.text("reason", &input.reason, 500);
         check.finish()?;
-        annul_penalty(conn, TournamentId(tid), pid, UserId(caller.user_id), reason).map(penalty_out)
+        let by = UserId(caller.user_id);
+        annul_penalty(conn, TournamentId(tid), pid, by, reason, now).map(penalty_out)
     })
 }

@@ -1,14 +1,15 @@
 //! The live feed's reads: where a stream starts and the events after an id.
 
 use chrono::{DateTime, Utc};
-use diesel::prelude::*;
 use diesel::PgConnection;
 use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::auth::MaybeCaller;
+use crate::db;
+use crate::db::ids::TournamentEventId;
 pub use crate::db::running::EventRow;
-use crate::db::schema::tournament_events;
+use crate::domain::TournamentId;
 use crate::error::ApiError;
 use crate::services::access::load_visible;
 
@@ -49,11 +50,7 @@ pub fn feed_start(
     load_visible(conn, caller, tid)?;
     match after {
         Some(a) => Ok(a),
-        None => Ok(tournament_events::table
-            .filter(tournament_events::tournament_id.eq(tid))
-            .select(diesel::dsl::max(tournament_events::id))
-            .first::<Option<i64>>(conn)?
-            .unwrap_or(0)),
+        None => Ok(db::events::newest_id(conn, TournamentId(tid))?.map_or(0, |id| id.0)),
     }
 }
 
@@ -63,11 +60,10 @@ pub fn events_after(
     tid: i64,
     after: i64,
 ) -> Result<Vec<EventRow>, ApiError> {
-    Ok(tournament_events::table
-        .filter(tournament_events::tournament_id.eq(tid))
-        .filter(tournament_events::id.gt(after))
-        .order(tournament_events::id)
-        .limit(500)
-        .select(EventRow::as_select())
-        .load::<EventRow>(conn)?)
+    Ok(db::events::of_tournament_after(
+        conn,
+        TournamentId(tid),
+        TournamentEventId(after),
+        500,
+    )?)
 }

@@ -1,20 +1,21 @@
 //! Registrations: sign-ups, the waitlist and teams.
 
 use chrono::{DateTime, Utc};
-use diesel::prelude::*;
-use diesel::PgConnection;
+use diesel::{Connection, PgConnection};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::auth::{Caller, MaybeCaller, StaffRole};
+use crate::db;
+use crate::db::ids::RegistrationId;
 use crate::db::models::Tournament;
+use crate::db::registrations::NewTeam;
 use crate::db::running::{NewRegistration, Registration, TeamRow};
-use crate::db::schema::{players, registrations, rounds, teams};
 use crate::domain::colours::Choices;
 use crate::domain::scoring::Preset;
 use crate::domain::status::RegistrationStatus;
 use crate::domain::status::TournamentStatus;
-use crate::domain::{PlayerId, TournamentId};
+use crate::domain::{PlayerId, TournamentId, UserId};
 use crate::error::ApiError;
 use crate::services::access::{load_for_staff, load_visible, lock_tournament};
 use crate::services::validate::{Check, Page, PageParams};
@@ -41,12 +42,8 @@ pub fn rebalance_registrations(
     tournament_id: i64,
     block: i32,
 ) -> Result<(), ApiError> {
-    let live: Vec<(i64, RegistrationStatus)> = registrations::table
-        .filter(registrations::tournament_id.eq(tournament_id))
-        .filter(registrations::status.ne(RegistrationStatus::Cancelled))
-        .order(registrations::id)
-        .select((registrations::id, registrations::status))
-        .load(conn)?;
+    let live: Vec<(RegistrationId, RegistrationStatus)> =
+        db::registrations::live_statuses(conn, TournamentId(tournament_id))?;
     let size = block.max(1) as usize;
     let confirmed = live.len() / size * size;
     let (mut confirm, mut waitlist) = (Vec::new(), Vec::new());
@@ -65,9 +62,7 @@ pub fn rebalance_registrations(
         (RegistrationStatus::Waitlisted, waitlist),
     ];
     for (status, ids) in changes.into_iter().filter(|(_, ids)| !ids.is_empty()) {
-        diesel::update(registrations::table.filter(registrations::id.eq_any(ids)))
-            .set(registrations::status.eq(status))
-            .execute(conn)?;
+        db::registrations::set_status(conn, &ids, status)?;
     }
     Ok(())
 }
@@ -156,39 +151,13 @@ fn check_seeding(check: &mut Check, rating: Option<f64>, games: Option<i32>) {
 }
 
 fn list_out(conn: &mut PgConnection, tid: i64) -> Result<Vec<RegistrationOut>, ApiError> {
-    Ok(live_rows(conn, tid, i64::MAX, 0)?
-        .into_iter()
-        .enumerate()
-        .map(|(i, row)| registration_out(row, i as i64 + 1))
-        .collect())
-}
-
-/// `limit` live registrations of a tournament after the first `offset`, in order of id.
-fn live_rows(
-    conn: &mut PgConnection,
-    tid: i64,
-    limit: i64,
-    offset: i64,
-) -> QueryResult<Vec<(Registration, String)>> {
-    registrations::table
-        .inner_join(players::table)
-        .filter(registrations::tournament_id.eq(tid))
-        .filter(registrations::status.ne(RegistrationStatus::Cancelled))
-        .order(registrations::id)
-        .select((Registration::as_select(), players::name))
-        .limit(limit)
-        .offset(offset)
-        .load(conn)
-}
-
-/// How many live registrations a tournament has (with `id` at most `upto`: a position).
-fn count_live(conn: &mut PgConnection, tid: i64, upto: i64) -> QueryResult<i64> {
-    registrations::table
-        .filter(registrations::tournament_id.eq(tid))
-        .filter(registrations::status.ne(RegistrationStatus::Cancelled))
-        .filter(registrations::id.le(upto))
-        .count()
-        .get_result(conn)
+    Ok(
+        db::registrations::live_page(conn, TournamentId(tid), i64::MAX, 0)?
+            .into_iter()
+            .enumerate()
+            .map(|(i, row)| registration_out(row, i as i64 + 1))
+            .collect(),
+    )
 }
 
 fn registration_out((r, name): (Registration, String), position: i64) -> RegistrationOut {
@@ -205,16 +174,15 @@ fn registration_out((r, name): (Registration, String), position: i64) -> Registr
     }
 }
 
-/// Registration is open: the tournament takes registrations and no round is drawn yet.
+/// Registration is open: the tournament takes registrations and no round is drawn yet; for a
+/// player, the registration deadline has not passed at `now`.
 fn ensure_open(
     conn: &mut PgConnection,
     t: &Tournament,
     is_organiser: bool,
+    now: Option<DateTime<Utc>>,
 ) -> Result<(), ApiError> {
-    let drawn: bool = diesel::select(diesel::dsl::exists(
-        rounds::table.filter(rounds::tournament_id.eq(t.id)),
-    ))
-    .get_result(conn)?;
+    let drawn = db::rounds::any_drawn(conn, TournamentId(t.id))?;
     if drawn {
         return Err(ApiError::Conflict(
             "registration closed when the first round was drawn; record a withdrawal instead"
@@ -229,7 +197,8 @@ fn ensure_open(
             t.status.as_str()
         )));
     }
-    if !is_organiser && t.registration_deadline.is_some_and(|d| d < Utc::now()) {
+    let late = now.is_some_and(|now| t.registration_deadline.is_some_and(|d| d < now));
+    if !is_organiser && late {
         return Err(ApiError::Conflict(
             "the registration deadline has passed".into(),
         ));
@@ -243,12 +212,11 @@ fn is_own_player(
     caller: &Caller,
     player_id: i64,
 ) -> Result<bool, ApiError> {
-    Ok(diesel::select(diesel::dsl::exists(
-        players::table
-            .filter(players::id.eq(player_id))
-            .filter(players::user_id.eq(caller.user_id)),
-    ))
-    .get_result(conn)?)
+    Ok(db::players::is_users(
+        conn,
+        PlayerId(player_id),
+        UserId(caller.user_id),
+    )?)
 }
 
 /// A team of the 2v2 duplicate format.
@@ -300,8 +268,8 @@ pub fn list_registrations(
     let page = Page::read(
         conn,
         params,
-        |c| count_live(c, id, i64::MAX),
-        |c, limit, offset| live_rows(c, id, limit, offset),
+        |c| db::registrations::count_live(c, TournamentId(id)),
+        |c, limit, offset| db::registrations::live_page(c, TournamentId(id), limit, offset),
     )?;
     let first = page.offset;
     let mut i = 0;
@@ -321,18 +289,11 @@ pub fn read_registration(
 ) -> Result<(bool, RegistrationOut), ApiError> {
     let t = load_visible(conn, caller, id)?;
     let public = t.status != TournamentStatus::Draft;
-    let row: Option<(Registration, String)> = registrations::table
-        .inner_join(players::table)
-        .filter(registrations::tournament_id.eq(id))
-        .filter(registrations::player_id.eq(player_id))
-        .filter(registrations::status.ne(RegistrationStatus::Cancelled))
-        .order(registrations::id)
-        .select((Registration::as_select(), players::name))
-        .first(conn)
-        .optional()?;
+    let row: Option<(Registration, String)> =
+        db::registrations::live_of_player(conn, TournamentId(id), PlayerId(player_id))?;
     let row =
         row.ok_or_else(|| ApiError::NotFound(format!("player {player_id} is not registered")))?;
-    let position = count_live(conn, id, row.0.id)?;
+    let position = db::registrations::position(conn, TournamentId(id), RegistrationId(row.0.id))?;
     Ok((public, registration_out(row, position)))
 }
 
@@ -342,6 +303,7 @@ pub fn register(
     caller: &Caller,
     id: i64,
     input: Register,
+    now: DateTime<Utc>,
 ) -> Result<RegistrationOut, ApiError> {
     conn.transaction(|conn| {
         let t = load_visible(conn, &MaybeCaller(Some(caller.clone())), id)?;
@@ -365,18 +327,17 @@ pub fn register(
         check_seeding(&mut check, input.seeding_rating, input.seeding_rated_games);
         check_colours(&mut check, input.colours);
         check.finish()?;
-        let exists: bool =
-            diesel::select(diesel::dsl::exists(players::table.find(input.player_id)))
-                .get_result(conn)?;
+        let exists = db::players::exists(conn, PlayerId(input.player_id))?;
         if !exists {
             return Err(ApiError::field(
                 "player_id",
                 format!("there is no player {}", input.player_id),
             ));
         }
-        ensure_open(conn, &t, organiser)?;
-        diesel::insert_into(registrations::table)
-            .values(NewRegistration {
+        ensure_open(conn, &t, organiser, Some(now))?;
+        let inserted = db::registrations::insert_new(
+            conn,
+            NewRegistration {
                 tournament_id: id,
                 player_id: input.player_id,
                 status: RegistrationStatus::Waitlisted,
@@ -385,17 +346,14 @@ pub fn register(
                 registered_by: caller.user_id,
                 colour_first: input.colours.map(|c| c.first),
                 colour_second: input.colours.map(|c| c.second),
-            })
-            .execute(conn)
-            .map_err(|e| match e {
-                diesel::result::Error::DatabaseError(
-                    diesel::result::DatabaseErrorKind::UniqueViolation,
-                    _,
-                ) => {
-                    ApiError::Conflict(format!("player {} is already registered", input.player_id))
-                }
-                other => other.into(),
-            })?;
+            },
+        )?;
+        if !inserted {
+            return Err(ApiError::Conflict(format!(
+                "player {} is already registered",
+                input.player_id
+            )));
+        }
         crate::services::running::registrations::rebalance_registrations(
             conn,
             id,
@@ -432,31 +390,18 @@ pub fn update_registration(
         check_seeding(&mut check, input.seeding_rating, input.seeding_rated_games);
         check_colours(&mut check, input.colours);
         check.finish()?;
-        let target = registrations::table
-            .filter(registrations::tournament_id.eq(id))
-            .filter(registrations::player_id.eq(player_id))
-            .filter(registrations::status.ne(RegistrationStatus::Cancelled));
-        let live: i64 = target.count().get_result(conn)?;
-        if live == 0 {
+        let (t, p) = (TournamentId(id), PlayerId(player_id));
+        if !db::registrations::is_live(conn, t, p)? {
             return Err(ApiError::NotFound(format!(
                 "player {player_id} is not registered"
             )));
         }
         if seeding {
-            diesel::update(target)
-                .set((
-                    registrations::seeding_rating.eq(input.seeding_rating),
-                    registrations::seeding_rated_games.eq(input.seeding_rated_games.unwrap_or(0)),
-                ))
-                .execute(conn)?;
+            let games = input.seeding_rated_games.unwrap_or(0);
+            db::registrations::set_seeding(conn, t, p, (input.seeding_rating, games))?;
         }
         if let Some(c) = input.colours {
-            diesel::update(target)
-                .set((
-                    registrations::colour_first.eq(c.first),
-                    registrations::colour_second.eq(c.second),
-                ))
-                .execute(conn)?;
+            db::registrations::set_colours(conn, t, p, (c.first, c.second))?;
         }
         list_out(conn, id)
     })
@@ -468,6 +413,7 @@ pub fn cancel_registration(
     caller: &Caller,
     id: TournamentId,
     player_id: PlayerId,
+    now: DateTime<Utc>,
 ) -> Result<Vec<RegistrationOut>, ApiError> {
     let (id, player_id) = (id.0, player_id.0);
     conn.transaction(|conn| {
@@ -480,26 +426,12 @@ pub fn cancel_registration(
                 "only the player or an organiser may cancel".into(),
             ));
         }
-        let drawn: bool = diesel::select(diesel::dsl::exists(
-            rounds::table.filter(rounds::tournament_id.eq(id)),
-        ))
-        .get_result(conn)?;
-        if drawn {
+        if db::rounds::any_drawn(conn, TournamentId(id))? {
             return Err(ApiError::Conflict(
                 "the tournament has started; record a withdrawal instead".into(),
             ));
         }
-        let n = diesel::update(
-            registrations::table
-                .filter(registrations::tournament_id.eq(id))
-                .filter(registrations::player_id.eq(player_id))
-                .filter(registrations::status.ne(RegistrationStatus::Cancelled)),
-        )
-        .set((
-            registrations::status.eq(RegistrationStatus::Cancelled),
-            registrations::cancelled_at.eq(Utc::now()),
-        ))
-        .execute(conn)?;
+        let n = db::registrations::cancel(conn, TournamentId(id), PlayerId(player_id), now)?;
         if n == 0 {
             return Err(ApiError::NotFound(format!(
                 "player {player_id} is not registered"
@@ -525,21 +457,8 @@ pub fn list_teams(
     let page = Page::read(
         conn,
         params,
-        |c| {
-            teams::table
-                .filter(teams::tournament_id.eq(id))
-                .count()
-                .get_result(c)
-        },
-        |c, limit, offset| {
-            teams::table
-                .filter(teams::tournament_id.eq(id))
-                .order((teams::number, teams::id))
-                .select(TeamRow::as_select())
-                .limit(limit)
-                .offset(offset)
-                .load(c)
-        },
+        |c| db::registrations::count_teams(c, TournamentId(id)),
+        |c, limit, offset| db::registrations::teams_page(c, TournamentId(id), limit, offset),
     )?;
     page.try_map(|row| Ok(team_out(row)))
 }
@@ -581,18 +500,12 @@ pub fn create_team(
                 ))
             }
         }
-        ensure_open(conn, &t, true)?;
-        let known: i64 = players::table
-            .filter(players::id.eq_any(members))
-            .count()
-            .get_result(conn)?;
+        ensure_open(conn, &t, true, None)?;
+        let known = db::players::count_existing(conn, &members.map(PlayerId))?;
         if known != 4 {
             return Err(ApiError::field("pair_a", "every member must be a player"));
         }
-        let existing: Vec<TeamRow> = teams::table
-            .filter(teams::tournament_id.eq(id))
-            .select(TeamRow::as_select())
-            .load(conn)?;
+        let existing: Vec<TeamRow> = db::registrations::teams_of(conn, TournamentId(id))?;
         if existing.iter().any(|e| {
             [e.pair_a1, e.pair_a2, e.pair_b1, e.pair_b2]
                 .iter()
@@ -601,31 +514,23 @@ pub fn create_team(
             return Err(ApiError::Conflict("a player is already in a team".into()));
         }
         let number = existing.iter().map(|e| e.number).max().unwrap_or(0) + 1;
-        let row: TeamRow = diesel::insert_into(teams::table)
-            .values(TeamRow {
-                id: 0,
-                tournament_id: id,
+        let row: TeamRow = db::registrations::insert_team(
+            conn,
+            NewTeam {
+                tournament_id: TournamentId(id),
                 number,
                 name,
-                pair_a1: members[0],
-                pair_a2: members[1],
-                pair_b1: members[2],
-                pair_b2: members[3],
-                created_at: Utc::now(),
-            })
-            .returning(TeamRow::as_returning())
-            .get_result(conn)?;
+                pair_a1: PlayerId(members[0]),
+                pair_a2: PlayerId(members[1]),
+                pair_b1: PlayerId(members[2]),
+                pair_b2: PlayerId(members[3]),
+            },
+        )?;
         for p in members {
-            let live: bool = diesel::select(diesel::dsl::exists(
-                registrations::table
-                    .filter(registrations::tournament_id.eq(id))
-                    .filter(registrations::player_id.eq(p))
-                    .filter(registrations::status.ne(RegistrationStatus::Cancelled)),
-            ))
-            .get_result(conn)?;
-            if !live {
-                diesel::insert_into(registrations::table)
-                    .values(NewRegistration {
+            if !db::registrations::is_live(conn, TournamentId(id), PlayerId(p))? {
+                db::registrations::insert(
+                    conn,
+                    NewRegistration {
                         tournament_id: id,
                         player_id: p,
                         status: RegistrationStatus::Waitlisted,
@@ -634,8 +539,8 @@ pub fn create_team(
                         registered_by: caller.user_id,
                         colour_first: None,
                         colour_second: None,
-                    })
-                    .execute(conn)?;
+                    },
+                )?;
             }
         }
         crate::services::running::registrations::rebalance_registrations(

@@ -4,16 +4,16 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use diesel::prelude::*;
 use diesel::PgConnection;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use crate::auth::MaybeCaller;
-use crate::db::schema::players;
+use crate::db;
 use crate::domain::scoring::standings::{TieBreakValue, TieStatus};
 use crate::domain::scoring::Purpose;
 use crate::domain::status::TournamentStatus;
+use crate::domain::PlayerId;
 use crate::error::ApiError;
 use crate::infra::standings_cache::{self, StandingsCache};
 use crate::services::access::load_visible;
@@ -220,12 +220,11 @@ pub fn standings_of(
     let s = snap.standings(after_round, purpose)?;
     let per_table = snap.ruleset.players_per_table as usize;
     let ids: Vec<i64> = s.rows.iter().map(|r| r.player.0).collect();
-    let names: std::collections::HashMap<i64, String> = players::table
-        .filter(players::id.eq_any(&ids))
-        .select((players::id, players::name))
-        .load::<(i64, String)>(conn)?
-        .into_iter()
-        .collect();
+    let names: std::collections::HashMap<i64, String> =
+        db::players::names_of(conn, &ids.iter().copied().map(PlayerId).collect::<Vec<_>>())?
+            .into_iter()
+            .map(|(p, name)| (p.0, name))
+            .collect();
     // TP has its own column.
     let keys: Vec<String> = s
         .rows

@@ -3,12 +3,12 @@
 //! tournament's dates move. The rule and its reading: `domain::rating::time_of_play`.
 
 use chrono::{DateTime, NaiveDate, NaiveTime, TimeZone, Utc};
-use diesel::prelude::*;
+use diesel::PgConnection;
 
+use crate::db;
 use crate::db::models::Tournament;
-use crate::db::schema::rounds;
 use crate::domain::rating::PlayingDays;
-use crate::domain::status::RoundStatus;
+use crate::domain::TournamentId;
 use crate::error::ApiError;
 
 /// A local time on a date in `tz`, as an instant (the earlier one when clocks go back, the
@@ -40,9 +40,9 @@ pub fn playing_days(t: &Tournament) -> Result<PlayingDays, ApiError> {
     })
 }
 
-/// 409 unless the tournament has started: no game of it can have been played yet.
-pub fn require_started(t: &Tournament) -> Result<(), ApiError> {
-    if playing_days(t)?.started_by(Utc::now()) {
+/// 409 unless the tournament has started by `now`: no game of it can have been played yet.
+pub fn require_started(t: &Tournament, now: DateTime<Utc>) -> Result<(), ApiError> {
+    if playing_days(t)?.started_by(now) {
         Ok(())
     } else {
         Err(ApiError::Conflict(format!(
@@ -73,21 +73,13 @@ pub fn check_stated(t: &Tournament, at: DateTime<Utc>) -> Result<(), ApiError> {
 /// caller then brings the ratings up to date). Runs inside the caller's transaction.
 pub fn rederive(conn: &mut PgConnection, t: &Tournament) -> Result<bool, ApiError> {
     let days = playing_days(t)?;
-    type Times = (i64, Option<DateTime<Utc>>, Option<DateTime<Utc>>);
-    let derived: Vec<Times> = rounds::table
-        .filter(rounds::tournament_id.eq(t.id))
-        .filter(rounds::status.eq(RoundStatus::Completed))
-        .filter(rounds::played_at_fixed.eq(false))
-        .select((rounds::id, rounds::completed_at, rounds::played_at))
-        .load(conn)?;
+    let derived = db::rounds::derived_times_of_play(conn, TournamentId(t.id))?;
     let mut moved = false;
     for (id, completed, played) in derived {
         let Some(completed) = completed else { continue };
         let now = days.default_time_of_play(completed);
         if played != Some(now) {
-            diesel::update(rounds::table.find(id))
-                .set(rounds::played_at.eq(now))
-                .execute(conn)?;
+            db::rounds::set_played_at(conn, id, now)?;
             moved = true;
         }
     }

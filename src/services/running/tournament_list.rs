@@ -2,22 +2,20 @@
 //! by keyset (issue 31).
 
 use chrono::NaiveDate;
-use diesel::dsl::sql;
-use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Bool, Date, Float, Text};
 use diesel::PgConnection;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use crate::auth::MaybeCaller;
-use crate::db::models::Tournament;
-use crate::db::schema::{rating_pools, tournament_staff, tournaments};
+use crate::db;
+use crate::db::tournaments::{ListAfter, ListFilter, ListOrder, ListReader};
 use crate::domain::scoring::Preset;
 use crate::domain::status::TournamentStatus;
+use crate::domain::{PoolId, UserId};
 use crate::error::ApiError;
 use crate::services::running::tournaments::TournamentOut;
 use crate::services::validate::{
-    check_country, count_in_pass, keyset_page, keyset_start, Check, Page, Start, COUNT_CAP,
+    check_country, keyset_page, keyset_start, Check, Page, Start, COUNT_CAP,
 };
 
 /// How the tournament list is ordered (ties by id, in the same direction).
@@ -112,8 +110,7 @@ fn check_filter(conn: &mut PgConnection, f: &TournamentFilter) -> Result<Checked
         (None, None) => TournamentSort::StartsOnDesc,
     };
     if let Some(pool) = f.rating_pool_id {
-        let exists: bool =
-            diesel::select(diesel::dsl::exists(rating_pools::table.find(pool))).get_result(conn)?;
+        let exists = db::tournaments::pool_exists(conn, PoolId(pool))?;
         check.ensure(exists, "rating_pool_id", format!("there is no pool {pool}"));
     }
     check.finish()?;
@@ -125,112 +122,49 @@ fn check_filter(conn: &mut PgConnection, f: &TournamentFilter) -> Result<Checked
     })
 }
 
-/// The condition that starts a page after the item `key` names, in `sort`'s order.
-fn after(
-    sort: TournamentSort,
-    q: &str,
-    key: TournamentKey,
-) -> Result<Box<dyn BoxableExpression<tournaments::table, diesel::pg::Pg, SqlType = Bool>>, ApiError>
-{
-    let foreign = || {
-        ApiError::field(
-            "cursor",
-            "is not a cursor of this list; follow the next link as given",
-        )
-    };
+/// Where a page starts after the item `key` names, in `sort`'s order; 422 naming `cursor`
+/// when the keys are not those of this sort.
+fn after(sort: TournamentSort, key: TournamentKey) -> Result<ListAfter, ApiError> {
     Ok(match (sort, key) {
-        (TournamentSort::Relevance, TournamentKey(Some(rank), Some(name), None, id)) => Box::new(
-            sql::<Bool>("(-word_similarity(tourney_fold(")
-                .bind::<Text, _>(q.to_string())
-                .sql("), tournaments.name_folded), tournaments.name, tournaments.id) > (")
-                .bind::<Float, _>(rank)
-                .sql(", ")
-                .bind::<Text, _>(name)
-                .sql(", ")
-                .bind::<BigInt, _>(id)
-                .sql(")"),
-        ),
-        (TournamentSort::Name, TournamentKey(None, Some(name), None, id)) => Box::new(
-            sql::<Bool>("(tournaments.name, tournaments.id) > (")
-                .bind::<Text, _>(name)
-                .sql(", ")
-                .bind::<BigInt, _>(id)
-                .sql(")"),
-        ),
-        (TournamentSort::StartsOn, TournamentKey(None, None, Some(day), id)) => Box::new(
-            sql::<Bool>("(tournaments.starts_on, tournaments.id) > (")
-                .bind::<Date, _>(day)
-                .sql(", ")
-                .bind::<BigInt, _>(id)
-                .sql(")"),
-        ),
-        (TournamentSort::StartsOnDesc, TournamentKey(None, None, Some(day), id)) => Box::new(
-            sql::<Bool>("(tournaments.starts_on, tournaments.id) < (")
-                .bind::<Date, _>(day)
-                .sql(", ")
-                .bind::<BigInt, _>(id)
-                .sql(")"),
-        ),
-        _ => return Err(foreign()),
+        (TournamentSort::Relevance, TournamentKey(Some(rank), Some(name), None, id)) => {
+            ListAfter::Relevance(rank, name, id)
+        }
+        (TournamentSort::Name, TournamentKey(None, Some(name), None, id)) => {
+            ListAfter::Name(name, id)
+        }
+        (TournamentSort::StartsOn, TournamentKey(None, None, Some(day), id)) => {
+            ListAfter::StartsOn(day, id)
+        }
+        (TournamentSort::StartsOnDesc, TournamentKey(None, None, Some(day), id)) => {
+            ListAfter::StartsOnDesc(day, id)
+        }
+        _ => {
+            return Err(ApiError::field(
+                "cursor",
+                "is not a cursor of this list; follow the next link as given",
+            ))
+        }
     })
 }
 
-/// The tournaments `caller` may see that pass the filters, unordered.
-fn filtered(
-    caller: &MaybeCaller,
-    filter: &TournamentFilter,
-    c: &Checked,
-) -> tournaments::BoxedQuery<'static, diesel::pg::Pg> {
-    let mut q = tournaments::table.into_boxed();
-    match &caller.0 {
-        Some(who) if who.is_admin => {}
-        Some(who) => {
-            let mine = tournament_staff::table
-                .filter(tournament_staff::user_id.eq(who.user_id))
-                .select(tournament_staff::tournament_id);
-            q = q.filter(
-                tournaments::status
-                    .ne(TournamentStatus::Draft)
-                    .or(tournaments::id.eq_any(mine)),
-            );
-        }
-        None => q = q.filter(tournaments::status.ne(TournamentStatus::Draft)),
+/// The store's filter: who reads, and the checked filters.
+fn store_filter(caller: &MaybeCaller, filter: &TournamentFilter, c: &Checked) -> ListFilter {
+    let reader = match &caller.0 {
+        Some(who) if who.is_admin => ListReader::Admin,
+        Some(who) => ListReader::User(UserId(who.user_id)),
+        None => ListReader::Anonymous,
+    };
+    ListFilter {
+        reader,
+        q: c.q.clone(),
+        status: filter.status,
+        game: c.game.clone(),
+        ruleset: filter.ruleset,
+        starts_from: filter.starts_from,
+        starts_until: filter.starts_until,
+        country: c.country.clone(),
+        rating_pool_id: filter.rating_pool_id.map(PoolId),
     }
-    if let Some(text) = &c.q {
-        q = q.filter(
-            sql::<Bool>("(tournaments.name_folded LIKE tourney_like_pattern(")
-                .bind::<Text, _>(text.clone())
-                .sql(") OR tourney_fold(")
-                .bind::<Text, _>(text.clone())
-                .sql(") <% tournaments.name_folded)"),
-        );
-    }
-    if let Some(s) = filter.status {
-        q = q.filter(tournaments::status.eq(s));
-    }
-    if let Some(g) = &c.game {
-        q = q.filter(
-            sql::<Bool>("tourney_fold(tournaments.game) = tourney_fold(")
-                .bind::<Text, _>(g.clone())
-                .sql(")"),
-        );
-    }
-    if let Some(r) = filter.ruleset {
-        q = q.filter(tournaments::ruleset.eq(r));
-    }
-    if let Some(d) = filter.starts_from {
-        q = q.filter(tournaments::starts_on.ge(d));
-    }
-    if let Some(d) = filter.starts_until {
-        q = q.filter(tournaments::starts_on.le(d));
-    }
-    if let Some(country) = &c.country {
-        q = q.filter(tournaments::country.eq(country.clone()));
-    }
-    if let Some(pool) = filter.rating_pool_id {
-        q = q.filter(tournaments::rating_pool_id.eq(pool));
-    }
-    q
 }
 
 /// One page of the tournaments the caller may see (drafts only for their staff), searched,
@@ -260,41 +194,23 @@ pub fn list_tournaments(
         "tournaments",
         &scope,
     )?;
-    let query_text = c.q.clone().unwrap_or_default();
-    let score = || {
-        sql::<Float>("word_similarity(tourney_fold(")
-            .bind::<Text, _>(query_text.clone())
-            .sql("), tournaments.name_folded)")
-    };
-    let build = || filtered(caller, &filter, &c);
-    let mut query = build();
-    let (mut offset, mut first) = (0, false);
+    let list = store_filter(caller, &filter, &c);
+    let (mut offset, mut first, mut from) = (0, false, None);
     match start {
         Start::Offset(o) => (offset, first) = (o, true),
-        Start::After(key) => query = query.filter(after(c.sort, &query_text, key)?),
+        Start::After(key) => from = Some(after(c.sort, key)?),
     }
-    let query = match c.sort {
-        TournamentSort::Relevance => {
-            query.order((score().desc(), tournaments::name, tournaments::id))
-        }
-        TournamentSort::Name => query.order((tournaments::name, tournaments::id)),
-        TournamentSort::StartsOn => query.order((tournaments::starts_on, tournaments::id)),
-        TournamentSort::StartsOnDesc => {
-            query.order((tournaments::starts_on.desc(), tournaments::id.desc()))
-        }
+    let order = match c.sort {
+        TournamentSort::Relevance => ListOrder::Relevance,
+        TournamentSort::Name => ListOrder::Name,
+        TournamentSort::StartsOn => ListOrder::StartsOn,
+        TournamentSort::StartsOnDesc => ListOrder::StartsOnDesc,
     };
     // A ranked page scores every match before it cuts: it counts them in the same pass (as
     // `services::players::list_players` does).
     let counted_here = c.sort == TournamentSort::Relevance && first;
-    let rows: Vec<(Tournament, f32, Option<i64>)> = query
-        .select((
-            Tournament::as_select(),
-            score(),
-            count_in_pass(counted_here),
-        ))
-        .limit(limit + 1)
-        .offset(offset)
-        .load(conn)?;
+    let rows =
+        db::tournaments::list_page(conn, &list, order, from, (limit + 1, offset), counted_here)?;
     let counted = rows.first().and_then(|r| r.2);
     let sort = c.sort;
     keyset_page(
@@ -303,11 +219,7 @@ pub fn list_tournaments(
         (offset, first),
         || match counted {
             Some(n) => Ok(n),
-            None => Ok(build()
-                .select(tournaments::id)
-                .limit(COUNT_CAP + 1)
-                .load::<i64>(conn)?
-                .len() as i64),
+            None => Ok(db::tournaments::count_listed(conn, &list, COUNT_CAP + 1)?),
         },
         "tournaments",
         &scope,

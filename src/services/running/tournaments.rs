@@ -1,8 +1,9 @@
 //! Tournaments: creating, configuring, publishing and staffing them.
 
 use crate::auth::{Caller, MaybeCaller, StaffRole};
+use crate::db;
 use crate::db::models::{NewTournament, RatingPoolRow, StaffRow, Tournament};
-use crate::db::schema::{tournament_staff, tournaments, users};
+use crate::db::tournaments::TournamentChange;
 use crate::domain::rating::acceptance::RatingStatus;
 use crate::domain::scoring::Preset;
 use crate::domain::status::TournamentStatus;
@@ -12,8 +13,7 @@ use crate::services::access::{load_for_staff, load_visible, lock_tournament};
 use crate::services::ratings::{held_tournament_times, HeldTimes, TimeChange};
 use crate::services::validate::{check_country, Check, Page, PageParams};
 use chrono::{DateTime, NaiveDate, Utc};
-use diesel::prelude::*;
-use diesel::PgConnection;
+use diesel::{Connection, PgConnection};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -85,12 +85,12 @@ pub struct TournamentOut {
     pub qualification_places: i32,
 }
 
-/// Whether a tournament's ruleset is a Tantrix cup.
-fn is_cup(preset: Preset, overrides: &serde_json::Value) -> bool {
-    crate::domain::scoring::Ruleset::for_tournament(preset, overrides)
-        .ok()
-        .and_then(|r| r.tantrix)
-        .is_some_and(|t| t.cup)
+/// Whether a tournament's ruleset is a Tantrix cup; stored overrides that do not parse are an
+/// error naming the tournament (never read as "no cup").
+fn is_cup(t: &Tournament) -> Result<bool, ApiError> {
+    let rules = crate::domain::scoring::Ruleset::for_tournament(t.ruleset, &t.ruleset_overrides)
+        .map_err(|e| ApiError::Internal(format!("stored ruleset of tournament {}: {e}", t.id)))?;
+    Ok(rules.tantrix.is_some_and(|r| r.cup))
 }
 
 /// The overrides that make a preset a cup (Tantrix only); none for a non-cup.
@@ -112,7 +112,7 @@ fn cup_overrides(check: &mut Check, preset: Preset, cup: Option<bool>) -> serde_
 impl TryFrom<Tournament> for TournamentOut {
     type Error = ApiError;
     fn try_from(t: Tournament) -> Result<Self, ApiError> {
-        let cup = is_cup(t.ruleset, &t.ruleset_overrides);
+        let cup = is_cup(&t)?;
         Ok(Self {
             id: t.id,
             name: t.name,
@@ -297,9 +297,6 @@ fn staff_of(conn: &mut PgConnection, id: i64) -> Result<Vec<StaffOut>, ApiError>
     staff_page(conn, id, i64::MAX, 0)
 }
 
-/// The roles a staff list shows (a row with another role is not listed, nor counted).
-const LISTED_ROLES: [&str; 3] = ["organiser", "referee", "appeals_committee"];
-
 /// `limit` staff appointments of a tournament after the first `offset`, by role then user.
 fn staff_page(
     conn: &mut PgConnection,
@@ -307,15 +304,8 @@ fn staff_page(
     limit: i64,
     offset: i64,
 ) -> Result<Vec<StaffOut>, ApiError> {
-    let rows: Vec<(StaffRow, String)> = tournament_staff::table
-        .inner_join(users::table.on(users::id.eq(tournament_staff::user_id)))
-        .filter(tournament_staff::tournament_id.eq(id))
-        .filter(tournament_staff::role.eq_any(LISTED_ROLES))
-        .order((tournament_staff::role, tournament_staff::user_id))
-        .select((StaffRow::as_select(), users::username))
-        .limit(limit)
-        .offset(offset)
-        .load(conn)?;
+    let rows: Vec<(StaffRow, String)> =
+        db::tournaments::staff_page(conn, TournamentId(id), limit, offset)?;
     Ok(rows
         .into_iter()
         .filter_map(|(s, username)| {
@@ -335,6 +325,7 @@ pub fn create_tournament(
     conn: &mut PgConnection,
     caller: &Caller,
     input: CreateTournament,
+    now: DateTime<Utc>,
 ) -> Result<Tournament, ApiError> {
     let mut check = Check::new();
     let name = check.text("name", &input.name, 200);
@@ -368,8 +359,9 @@ pub fn create_tournament(
             )?),
             None => None,
         };
-        let t: Tournament = diesel::insert_into(tournaments::table)
-            .values(NewTournament {
+        let t: Tournament = db::tournaments::insert(
+            conn,
+            NewTournament {
                 name,
                 game,
                 ruleset: input.ruleset,
@@ -394,21 +386,20 @@ pub fn create_tournament(
                     .zip(rating_status)
                     .and_then(|(p, s)| crate::services::ratings::automatic_reason(p, s)),
                 rating_decided_by: rating_status.map(|_| caller.user_id),
-                rating_decided_at: rating_status.map(|_| Utc::now()),
-            })
-            .returning(Tournament::as_returning())
-            .get_result(conn)?;
+                rating_decided_at: rating_status.map(|_| now),
+            },
+        )?;
         if let Some(p) = &pool {
             crate::services::ratings::request_recorded(conn, caller, &t, p, Utc::now())?;
         }
-        diesel::insert_into(tournament_staff::table)
-            .values((
-                tournament_staff::tournament_id.eq(t.id),
-                tournament_staff::user_id.eq(caller.user_id),
-                tournament_staff::role.eq(StaffRole::Organiser.as_str()),
-                tournament_staff::appointed_by.eq(caller.user_id),
-            ))
-            .execute(conn)?;
+        let me = UserId(caller.user_id);
+        db::tournaments::appoint(
+            conn,
+            TournamentId(t.id),
+            me,
+            StaffRole::Organiser.as_str(),
+            me,
+        )?;
         Ok(t)
     })
 }
@@ -426,11 +417,12 @@ pub fn update_tournament(
     id: i64,
     expected: Option<i32>,
     input: UpdateTournament,
+    now: DateTime<Utc>,
 ) -> Result<Tournament, ApiError> {
     // Who is asking first, then the body (issue 37, item 6); checked again in the change.
     load_for_staff(conn, caller, id, &[StaffRole::Organiser])?;
     let mut refused: RefusedTimes = None;
-    let out = change_tournament(conn, caller, id, expected, input, &mut refused);
+    let out = change_tournament(conn, caller, (id, expected), input, now, &mut refused);
     if let Some((pool_id, changes)) = refused {
         crate::services::ratings::record_refused_attempt(
             conn,
@@ -449,9 +441,9 @@ pub fn update_tournament(
 fn change_tournament(
     conn: &mut PgConnection,
     caller: &Caller,
-    id: i64,
-    expected: Option<i32>,
+    (id, expected): (i64, Option<i32>),
     input: UpdateTournament,
+    now: DateTime<Utc>,
     refused: &mut RefusedTimes,
 ) -> Result<Tournament, ApiError> {
     let mut check = Check::new();
@@ -513,49 +505,43 @@ fn change_tournament(
         let time_zone = time_zone.unwrap_or_else(|| current.time_zone.clone());
         let next = (starts_on, ends_on, time_zone.as_str(), rating_pool_id);
         let held = held_tournament_times(conn, caller, &current, next, refused)?;
-        let (new_pool, rating) = rating_request(conn, caller, &current, rating_pool_id)?;
+        let (new_pool, rating) = rating_request(conn, caller, &current, rating_pool_id, now)?;
         // The league's announcement date: when it was first published.
         let announced_at = current
             .announced_at
-            .or_else(|| (status == TournamentStatus::RegistrationOpen).then(Utc::now));
-        let updated: Option<Tournament> = diesel::update(
-            tournaments::table
-                .find(id)
-                .filter(tournaments::version.eq(current.version)),
-        )
-        .set((
-            tournaments::name.eq(name.unwrap_or_else(|| current.name.clone())),
-            tournaments::game.eq(game.unwrap_or_else(|| current.game.clone())),
-            tournaments::planned_rounds.eq(input.planned_rounds.unwrap_or(current.planned_rounds)),
-            tournaments::starts_on.eq(starts_on),
-            tournaments::ends_on.eq(ends_on),
-            tournaments::time_zone.eq(&time_zone),
-            tournaments::venue.eq(venue.unwrap_or_else(|| current.venue.clone())),
-            tournaments::country.eq(country.unwrap_or_else(|| current.country.clone())),
-            tournaments::registration_deadline.eq(input
+            .or_else(|| (status == TournamentStatus::RegistrationOpen).then_some(now));
+        let change = TournamentChange {
+            name: name.unwrap_or_else(|| current.name.clone()),
+            game: game.unwrap_or_else(|| current.game.clone()),
+            planned_rounds: input.planned_rounds.unwrap_or(current.planned_rounds),
+            starts_on,
+            ends_on,
+            time_zone,
+            venue: venue.unwrap_or_else(|| current.venue.clone()),
+            country: country.unwrap_or_else(|| current.country.clone()),
+            registration_deadline: input
                 .registration_deadline
-                .or(current.registration_deadline)),
-            tournaments::appeal_window_minutes.eq(input
+                .or(current.registration_deadline),
+            appeal_window_minutes: input
                 .appeal_window_minutes
-                .unwrap_or(current.appeal_window_minutes)),
-            tournaments::status.eq(status),
-            tournaments::updated_at.eq(Utc::now()),
-            tournaments::version.eq(current.version + 1),
-            tournaments::rating_pool_id.eq(rating_pool_id),
-            tournaments::rating_status.eq(rating.status),
-            tournaments::rating_reason.eq(rating.reason),
-            tournaments::rating_decided_by.eq(rating.decided_by),
-            tournaments::rating_decided_at.eq(rating.decided_at),
-            tournaments::national_rank.eq(input.national_rank.unwrap_or(current.national_rank)),
-            tournaments::announced_at.eq(announced_at),
-            tournaments::prize_places.eq(input.prize_places.unwrap_or(current.prize_places)),
-            tournaments::qualification_places.eq(input
+                .unwrap_or(current.appeal_window_minutes),
+            status,
+            updated_at: now,
+            version: current.version + 1,
+            rating_pool_id: rating_pool_id.map(PoolId),
+            rating_status: rating.status,
+            rating_reason: rating.reason,
+            rating_decided_by: rating.decided_by.map(UserId),
+            rating_decided_at: rating.decided_at,
+            national_rank: input.national_rank.unwrap_or(current.national_rank),
+            announced_at,
+            prize_places: input.prize_places.unwrap_or(current.prize_places),
+            qualification_places: input
                 .qualification_places
-                .unwrap_or(current.qualification_places)),
-        ))
-        .returning(Tournament::as_returning())
-        .get_result(conn)
-        .optional()?;
+                .unwrap_or(current.qualification_places),
+        };
+        let updated =
+            db::tournaments::update_at_version(conn, TournamentId(id), current.version, &change)?;
         let updated = updated.ok_or_else(|| {
             ApiError::PreconditionFailed("the tournament changed meanwhile; read it again".into())
         })?;
@@ -583,6 +569,7 @@ fn rating_request(
     caller: &Caller,
     current: &Tournament,
     rating_pool_id: Option<i64>,
+    now: DateTime<Utc>,
 ) -> Result<(Option<RatingPoolRow>, RatingRequest), ApiError> {
     let new_pool = match rating_pool_id.filter(|p| Some(*p) != current.rating_pool_id) {
         Some(id) => Some(crate::services::access::require_pool(conn, id)?),
@@ -595,7 +582,7 @@ fn rating_request(
                 status: Some(status),
                 reason: crate::services::ratings::automatic_reason(p, status),
                 decided_by: Some(caller.user_id),
-                decided_at: Some(Utc::now()),
+                decided_at: Some(now),
             }
         }
         (None, None) => RatingRequest {
@@ -672,14 +659,7 @@ pub fn list_staff(
     let page = Page::read(
         conn,
         params,
-        |c| {
-            tournament_staff::table
-                .filter(tournament_staff::tournament_id.eq(id))
-                .filter(tournament_staff::role.eq_any(LISTED_ROLES))
-                .count()
-                .get_result::<i64>(c)
-                .map_err(ApiError::from)
-        },
+        |c| db::tournaments::count_staff(c, TournamentId(id)).map_err(ApiError::from),
         |c, limit, offset| staff_page(c, id, limit, offset),
     )?;
     Ok((t.status != TournamentStatus::Draft, page))
@@ -696,8 +676,7 @@ pub fn appoint(
         load_for_staff(conn, caller, id, &[StaffRole::Organiser])?;
         // The limits below are checked, then inserted: one appointment at a time.
         lock_tournament(conn, id)?;
-        let exists: bool = diesel::select(diesel::dsl::exists(users::table.find(input.user_id)))
-            .get_result(conn)?;
+        let exists = db::accounts::user_exists(conn, UserId(input.user_id))?;
         if !exists {
             return Err(ApiError::field(
                 "user_id",
@@ -737,14 +716,13 @@ pub fn appoint(
                 "the appeals committee already has three members".into(),
             ));
         }
-        diesel::insert_into(tournament_staff::table)
-            .values((
-                tournament_staff::tournament_id.eq(id),
-                tournament_staff::user_id.eq(input.user_id),
-                tournament_staff::role.eq(input.role.as_str()),
-                tournament_staff::appointed_by.eq(caller.user_id),
-            ))
-            .execute(conn)?;
+        db::tournaments::appoint(
+            conn,
+            TournamentId(id),
+            UserId(input.user_id),
+            input.role.as_str(),
+            UserId(caller.user_id),
+        )?;
         staff_of(conn, id)
     })
 }
@@ -778,13 +756,10 @@ pub fn dismiss(
                 "a tournament needs at least one organiser".into(),
             ));
         }
-        diesel::delete(
-            tournament_staff::table
-                .filter(tournament_staff::tournament_id.eq(id))
-                .filter(tournament_staff::user_id.eq(user_id))
-                .filter(tournament_staff::role.eq(role.as_str())),
-        )
-        .execute(conn)?;
+        db::tournaments::dismiss(conn, TournamentId(id), UserId(user_id), role.as_str())?;
         Ok(())
     })
 }
+
+#[cfg(test)]
+mod tests;
