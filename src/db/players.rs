@@ -13,7 +13,6 @@ use crate::db::ids::{PlayerId, UserId};
 use crate::db::models::{NewPlayer, Player};
 use crate::db::rounds::Lock;
 use crate::db::schema::{players, rating_pools, rating_standings};
-use crate::db::schema::players;
 
 /// Player `id`, if there is one.
 pub fn by_id(conn: &mut PgConnection, id: PlayerId) -> QueryResult<Option<Player>> {

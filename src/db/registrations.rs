@@ -9,7 +9,7 @@ use crate::error::ApiError;
 use chrono::{DateTime, Utc};
 use crate::db::ids::{PlayerId, RegistrationId, TournamentId};
 use crate::db::running::{NewRegistration, Registration, TeamRow};
-use crate::db::schema::{players, registrations, teams};
+use crate::db::schema::teams;
 use crate::domain::colours::Colour;
 
 /// The player a user is, when that player is registered in the tournament (not cancelled).

@@ -13,9 +13,6 @@ use crate::db::schema::{
 };
 use crate::domain::status::{RoundStatus, TournamentStatus};
 use crate::error::ApiError;
-use crate::db::ids::RoundId;
-use crate::db::running::RoundRow;
-use crate::db::schema::{round_draws, rounds};
 
 /// Whether a read takes the round's row lock (`FOR UPDATE`), serialising writers of the round.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -478,6 +475,18 @@ pub fn reopen(conn: &mut PgConnection, id: RoundId) -> QueryResult<()> {
             rounds::completed_at.eq(None::<DateTime<Utc>>),
             rounds::version.eq(rounds::version + 1),
         ))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// Sets a round's derived time of play (the flag and the version as they are).
+pub fn set_derived_played_at(
+    conn: &mut PgConnection,
+    id: RoundId,
+    at: DateTime<Utc>,
+) -> QueryResult<()> {
+    diesel::update(rounds::table.find(id.0))
+        .set(rounds::played_at.eq(at))
         .execute(conn)?;
     Ok(())
 }

@@ -365,3 +365,30 @@ pub fn reopen_reinstated(
         .execute(conn)?;
     Ok(())
 }
+
+/// Reopens the game at `table` of round `round` for a replay, its row locked first: no agreed
+/// or proposed time, waiting on nobody. The game as it was before; `None` when the round has
+/// no game at that table.
+pub fn reopen(conn: &mut PgConnection, round: RoundId, table: i32) -> QueryResult<Option<GameRow>> {
+    let Some(g) = game_schedules::table
+        .find((round.0, table))
+        .select(GameRow::as_select())
+        .for_update()
+        .first::<GameRow>(conn)
+        .optional()?
+    else {
+        return Ok(None);
+    };
+    diesel::update(game_schedules::table.find((round.0, table)))
+        .set((
+            game_schedules::state.eq(ScheduleState::Open),
+            game_schedules::agreed_time.eq(None::<DateTime<Utc>>),
+            game_schedules::proposed_by.eq(None::<i64>),
+            game_schedules::proposed_times.eq(Vec::<DateTime<Utc>>::new()),
+            game_schedules::waiting_on.eq(None::<i64>),
+            game_schedules::waiting_since.eq(None::<DateTime<Utc>>),
+            game_schedules::leader_told_at.eq(None::<DateTime<Utc>>),
+        ))
+        .execute(conn)?;
+    Ok(Some(g))
+}

@@ -473,32 +473,12 @@ pub(crate) fn view(
 }
 
 /// Reopens the game at `table` of a round for a replay (seed 003 rule 3.3, see
-/// `services::play::replays`): its row locked, then no agreed or proposed time, waiting on
-/// nobody. The game as it was before; `None` when the round has no game at that table.
+/// `services::play::replays`): no agreed or proposed time, waiting on nobody. The game as it
+/// was before; `None` when the round has no game at that table.
 pub(crate) fn reopen_game(
     conn: &mut PgConnection,
     round: &RoundRow,
     table: i32,
 ) -> Result<Option<GameRow>, ApiError> {
-    let Some(g) = game_schedules::table
-        .find((round.id, table))
-        .select(GameRow::as_select())
-        .for_update()
-        .first::<GameRow>(conn)
-        .optional()?
-    else {
-        return Ok(None);
-    };
-    diesel::update(game_schedules::table.find((round.id, table)))
-        .set((
-            game_schedules::state.eq(ScheduleState::Open),
-            game_schedules::agreed_time.eq(None::<DateTime<Utc>>),
-            game_schedules::proposed_by.eq(None::<i64>),
-            game_schedules::proposed_times.eq(Vec::<DateTime<Utc>>::new()),
-            game_schedules::waiting_on.eq(None::<i64>),
-            game_schedules::waiting_since.eq(None::<DateTime<Utc>>),
-            game_schedules::leader_told_at.eq(None::<DateTime<Utc>>),
-        ))
-        .execute(conn)?;
-    Ok(Some(g))
+    Ok(db::schedules::reopen(conn, RoundId(round.id), table)?)
 }

@@ -79,7 +79,7 @@ pub fn rederive(conn: &mut PgConnection, t: &Tournament) -> Result<bool, ApiErro
         let Some(completed) = completed else { continue };
         let now = days.default_time_of_play(completed);
         if played != Some(now) {
-            db::rounds::set_played_at(conn, id, now)?;
+            db::rounds::set_derived_played_at(conn, id, now)?;
             moved = true;
         }
     }
