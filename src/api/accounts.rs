@@ -7,6 +7,7 @@ use actix_web::{delete, get, post, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::Json;
 use crate::api::problem::{AuthErrors, BodyErrors};
+use crate::api::problem::{MailNotConfigured, NoSuchAccount};
 use crate::auth::Caller;
 use crate::domain::accounts::{Language, SignupMode};
 use crate::error::{ApiResult, Problem};
@@ -41,7 +42,7 @@ fn client_address(req: &HttpRequest) -> String {
         (status = 409, description = "The username is taken (in any case)", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "Too many sign-ups for the address or from the client; wait Retry-After seconds", body = Problem, content_type = "application/problem+json",
             headers(("Retry-After" = u64, description = "Seconds until sign-ups are taken again"))),
-        (status = 503, description = "This instance cannot send e-mail (SMTP_URL is not configured)", body = Problem, content_type = "application/problem+json"),
+        MailNotConfigured,
     )
 )]
 #[post("/auth/signup")]
@@ -110,7 +111,7 @@ pub async fn verify_email(
         (status = 202, description = "Taken: if the address waits for verification, a message is on its way", body = Accepted),
         (status = 429, description = "Too many requests for the address or from the client; wait Retry-After seconds", body = Problem, content_type = "application/problem+json",
             headers(("Retry-After" = u64, description = "Seconds until requests are taken again"))),
-        (status = 503, description = "This instance cannot send e-mail (SMTP_URL is not configured)", body = Problem, content_type = "application/problem+json"),
+        MailNotConfigured,
     )
 )]
 #[post("/auth/verify-email/resend")]
@@ -141,7 +142,7 @@ pub async fn resend_verification(
         (status = 202, description = "Taken: if the address is known, a message is on its way", body = Accepted),
         (status = 429, description = "Too many requests for the address or from the client; wait Retry-After seconds", body = Problem, content_type = "application/problem+json",
             headers(("Retry-After" = u64, description = "Seconds until requests are taken again"))),
-        (status = 503, description = "This instance cannot send e-mail (SMTP_URL is not configured)", body = Problem, content_type = "application/problem+json"),
+        MailNotConfigured,
     )
 )]
 #[post("/auth/password-reset")]
@@ -281,7 +282,7 @@ pub async fn erase_me(
         AuthErrors,
         (status = 200, description = "Everything stored about the account and its player", body = Export),
         (status = 403, description = "Not an admin, or an API key", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such account", body = Problem, content_type = "application/problem+json"),
+        NoSuchAccount,
     )
 )]
 #[get("/users/{id}/export")]
@@ -311,7 +312,7 @@ pub async fn export_user(
         AuthErrors,
         (status = 200, description = "Erased; what became of the player", body = Erased),
         (status = 403, description = "Not an admin, or an API key", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such account", body = Problem, content_type = "application/problem+json"),
+        NoSuchAccount,
         (status = 409, description = "The last enabled admin", body = Problem, content_type = "application/problem+json"),
     )
 )]

@@ -7,6 +7,9 @@ use futures_util::StreamExt;
 use crate::api::extract::Json;
 use crate::api::extract::{asker_first, idempotency_key, parse};
 use crate::api::problem::BodyErrors;
+use crate::api::problem::{
+    NoSuchPool, NoSuchTournament, NotAnAdmin, NotSignedIn, NotThisOrganiser,
+};
 use crate::api::support::{cached_json, created_at, idempotent_answer, Visibility};
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult, Problem};
@@ -54,9 +57,9 @@ async fn read_archive(mut payload: web::Payload) -> Result<web::BytesMut, ApiErr
     responses(
         (status = 200, description = "The archive", body = TournamentArchive),
         (status = 304, description = "Not modified"),
-        (status = 401, description = "Not signed in", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not an organiser of this tournament", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
+        NotSignedIn,
+        NotThisOrganiser,
+        NoSuchTournament,
     )
 )]
 #[get("/tournaments/{id}/archive")]
@@ -97,7 +100,7 @@ pub async fn archive(
     responses(
         BodyErrors,
         (status = 201, description = "Imported", body = TournamentImportOut),
-        (status = 403, description = "Not an admin", body = Problem, content_type = "application/problem+json"),
+        NotAnAdmin,
         (status = 409, description = "The pool named refuses the request (`rating_status`) or already holds this tournament, which would count twice (`rating_pool_id`)", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -155,8 +158,8 @@ pub async fn import(
     responses(
         BodyErrors,
         (status = 200, description = "Checked out", body = CheckedOut),
-        (status = 403, description = "Not an organiser of this tournament", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
+        NotThisOrganiser,
+        NoSuchTournament,
         (status = 409, description = "Already checked out (`tournament`)", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -192,8 +195,8 @@ pub async fn check_out(
     responses(
         BodyErrors,
         (status = 200, description = "Checked in", body = CheckoutOut),
-        (status = 403, description = "Not an organiser of this tournament", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
+        NotThisOrganiser,
+        NoSuchTournament,
         (status = 409, description = "Not checked out (`tournament`), or changed here since (`archive`)", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -233,8 +236,8 @@ pub async fn check_in(
     responses(
         BodyErrors,
         (status = 200, description = "Broken", body = CheckoutOut),
-        (status = 403, description = "Not an admin", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
+        NotAnAdmin,
+        NoSuchTournament,
         (status = 409, description = "Not checked out, or already broken (`tournament`)", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -266,9 +269,9 @@ pub async fn break_checkout(
     responses(
         (status = 200, description = "The archive", body = PoolArchive),
         (status = 304, description = "Not modified"),
-        (status = 401, description = "Not signed in", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not an admin", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such pool", body = Problem, content_type = "application/problem+json"),
+        NotSignedIn,
+        NotAnAdmin,
+        NoSuchPool,
     )
 )]
 #[get("/rating-pools/{id}/archive")]
@@ -304,7 +307,7 @@ pub async fn pool_archive(
     responses(
         BodyErrors,
         (status = 201, description = "Imported", body = PoolImportOut),
-        (status = 403, description = "Not an admin", body = Problem, content_type = "application/problem+json"),
+        NotAnAdmin,
         (status = 409, description = "A pool of that name exists here, e.g. a second import of the same archive (`archive.content.pool.name`)", body = Problem, content_type = "application/problem+json"),
     )
 )]

@@ -4,6 +4,7 @@
 use actix_web::{get, post, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::Json;
+use crate::api::problem::NoOrInvalidToken;
 use crate::api::problem::{AuthErrors, BodyErrors};
 use crate::auth::jwt::Subject;
 use crate::auth::Caller;
@@ -188,7 +189,7 @@ pub async fn change_password(
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The caller", body = Me),
-        (status = 401, description = "No or invalid token", body = Problem, content_type = "application/problem+json"),
+        NoOrInvalidToken,
     )
 )]
 #[get("/me")]

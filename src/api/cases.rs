@@ -13,6 +13,7 @@ use actix_web::{get, post, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::{idempotency_key, CasePath, Json, Query, TournamentPath};
 use crate::api::problem::BodyErrors;
+use crate::api::problem::{InvalidToken, NoSuchCase, NoSuchTournament};
 use std::collections::BTreeMap;
 
 use crate::api::support::idempotent_answer;
@@ -41,7 +42,7 @@ use crate::services::cases::{self, AddParty, Appeal, CaseOut, CastVote, Decide, 
         BodyErrors,
         (status = 201, description = "Opened; the case with its parties and panel", body = CaseOut),
         (status = 403, description = "Neither a registered player nor a referee or organiser", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
+        NoSuchTournament,
         (status = 409, description = "Nobody who is not a party can decide the case", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -84,8 +85,8 @@ pub async fn open(
     responses(
         (status = 200, description = "Cases, oldest first", body = Page<CaseOut>),
         (status = 304, description = "Not modified"),
-        (status = 401, description = "Invalid token", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
+        InvalidToken,
+        NoSuchTournament,
     )
 )]
 #[get("/tournaments/{id}/cases")]
@@ -119,8 +120,8 @@ pub async fn list(
     responses(
         (status = 200, description = "The case", body = CaseOut),
         (status = 304, description = "Not modified"),
-        (status = 401, description = "Invalid token", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such tournament or case", body = Problem, content_type = "application/problem+json"),
+        InvalidToken,
+        NoSuchCase,
     )
 )]
 #[get("/tournaments/{id}/cases/{cid}")]
@@ -155,7 +156,7 @@ pub async fn read(
         BodyErrors,
         (status = 200, description = "Added; the case with its new panel", body = CaseOut),
         (status = 403, description = "Not a referee, an organiser or the complainant", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such tournament or case", body = Problem, content_type = "application/problem+json"),
+        NoSuchCase,
         (status = 409, description = "Decided, votes cast, already a party, or nobody left to decide", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -191,7 +192,7 @@ pub async fn add_parties(
         BodyErrors,
         (status = 200, description = "Decided; the case", body = CaseOut),
         (status = 403, description = "A party to the case, or not on its panel", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such tournament or case", body = Problem, content_type = "application/problem+json"),
+        NoSuchCase,
         (status = 409, description = "Already decided, or a committee panel that votes", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "Invalid fields or a remedy that cannot be applied", body = Problem, content_type = "application/problem+json"),
     )
@@ -229,7 +230,7 @@ pub async fn decision(
         BodyErrors,
         (status = 201, description = "Vote recorded; the case (decided if this vote made a majority)", body = CaseOut),
         (status = 403, description = "A party to the case, or not on its panel", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such tournament or case", body = Problem, content_type = "application/problem+json"),
+        NoSuchCase,
         (status = 409, description = "Already voted, already decided, or a case the referee rules on alone", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "Invalid fields or a remedy that cannot be applied", body = Problem, content_type = "application/problem+json"),
     )
@@ -266,7 +267,7 @@ pub async fn vote(
         BodyErrors,
         (status = 201, description = "The appeal, a new case", body = CaseOut),
         (status = 403, description = "Not a party to the case", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such tournament or case", body = Problem, content_type = "application/problem+json"),
+        NoSuchCase,
         (status = 409, description = "Not appealable: not decided, an appeal itself, decided by a committee panel, already appealed, or the appeal window has closed", body = Problem, content_type = "application/problem+json"),
     )
 )]

@@ -6,6 +6,7 @@
 use actix_web::{delete, get, post, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::{Json, Query};
+use crate::api::problem::NoSuchPlayer;
 use crate::api::problem::{AuthErrors, BodyErrors};
 use crate::api::support::{page_json, Page, PageParams, Visibility};
 use crate::auth::Caller;
@@ -31,7 +32,7 @@ use crate::services::invitations::claims::{
         BodyErrors,
         (status = 201, description = "Claimed; waiting for a decision", body = ClaimOut,
             headers(("Location" = String, description = "The player's claims"))),
-        (status = 404, description = "No such player", body = Problem, content_type = "application/problem+json"),
+        NoSuchPlayer,
         (status = 409, description = "Linked already, or a claim already open", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -69,7 +70,7 @@ pub async fn create(
         AuthErrors,
         (status = 200, description = "Claims, oldest first", body = Page<ClaimOut>),
         (status = 304, description = "Not modified"),
-        (status = 404, description = "No such player", body = Problem, content_type = "application/problem+json"),
+        NoSuchPlayer,
     )
 )]
 #[get("/players/{id}/claims")]
@@ -204,7 +205,7 @@ pub async fn withdraw(
         (status = 200, description = "Links and cuts, oldest first", body = Page<PlayerLinkOut>),
         (status = 304, description = "Not modified"),
         (status = 403, description = "Not one of the player's deciders", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such player", body = Problem, content_type = "application/problem+json"),
+        NoSuchPlayer,
     )
 )]
 #[get("/players/{id}/links")]

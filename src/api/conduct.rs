@@ -5,6 +5,7 @@ use actix_web::{get, post, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::{idempotency_key, Json, Query, TournamentPath};
 use crate::api::problem::BodyErrors;
+use crate::api::problem::{InvalidToken, NoSuchTournament, NotARefereeOrOrganiser};
 use std::collections::BTreeMap;
 
 use crate::api::support::idempotent_answer;
@@ -34,7 +35,7 @@ use crate::services::running::conduct::{
         BodyErrors,
         (status = 201, description = "Recorded", body = WithdrawalOut),
         (status = 403, description = "Not an organiser or referee", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
+        NoSuchTournament,
         (status = 409, description = "Already withdrawn", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -63,8 +64,8 @@ pub async fn withdraw(
     responses(
         (status = 200, description = "In the order recorded", body = Page<WithdrawalOut>),
         (status = 304, description = "Not modified"),
-        (status = 401, description = "Invalid token", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
+        InvalidToken,
+        NoSuchTournament,
     )
 )]
 #[get("/tournaments/{id}/withdrawals")]
@@ -99,8 +100,8 @@ pub async fn list_withdrawals(
     responses(
         BodyErrors,
         (status = 201, description = "Recorded", body = PenaltyOut),
-        (status = 403, description = "Not a referee or organiser", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
+        NotARefereeOrOrganiser,
+        NoSuchTournament,
         (status = 409, description = "The player has already withdrawn", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -139,8 +140,8 @@ pub async fn penalise(
     responses(
         (status = 200, description = "In the order recorded", body = Page<PenaltyOut>),
         (status = 304, description = "Not modified"),
-        (status = 401, description = "Invalid token", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
+        InvalidToken,
+        NoSuchTournament,
     )
 )]
 #[get("/tournaments/{id}/penalties")]
@@ -173,7 +174,7 @@ pub async fn list_penalties(
     responses(
         BodyErrors,
         (status = 200, description = "Annulled", body = PenaltyOut),
-        (status = 403, description = "Not a referee or organiser", body = Problem, content_type = "application/problem+json"),
+        NotARefereeOrOrganiser,
         (status = 404, description = "No such tournament or penalty", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "Already annulled, or the removal has taken effect", body = Problem, content_type = "application/problem+json"),
     )

@@ -17,8 +17,9 @@ use serde::Deserialize;
 use utoipa::IntoParams;
 
 use crate::api::extract::{Query, TournamentPath};
+use crate::api::problem::{InvalidParameters, InvalidToken, NoSuchTournament};
 use crate::auth::MaybeCaller;
-use crate::error::{ApiError, ApiResult, Problem};
+use crate::error::{ApiError, ApiResult};
 use crate::runtime::state::AppState;
 use crate::services::running::events::{self as feed, EventRow, LiveEvent};
 
@@ -117,9 +118,9 @@ fn frame(e: &EventRow) -> String {
         ("Last-Event-ID" = Option<String>, Header, nullable = false, pattern = "^[0-9]{1,18}$", description = "Resume after this event")),
     responses(
         (status = 200, description = "Server-Sent Events: one frame per event, its `data` a `LiveEvent` as JSON", content_type = "text/event-stream", body = String),
-        (status = 401, description = "Invalid token", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "Invalid parameters", body = Problem, content_type = "application/problem+json"),
+        InvalidToken,
+        NoSuchTournament,
+        InvalidParameters,
     )
 )]
 #[get("/tournaments/{id}/events")]

@@ -5,6 +5,7 @@ use actix_web::{delete, get, post, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::{Json, Query};
 use crate::api::problem::{AuthErrors, BodyErrors};
+use crate::api::problem::{MailNotConfigured, NoSuchTournament, NotTheOrganiser};
 use crate::api::support::{page_json, Page, PageParams, Visibility};
 use crate::auth::{Caller, MaybeCaller};
 use crate::domain::accounts::Language;
@@ -41,10 +42,10 @@ fn language(req: &HttpRequest) -> Language {
         BodyErrors,
         (status = 201, description = "Invited; the message is on its way", body = InvitationOut,
             headers(("Location" = String, description = "The tournament's invitations"))),
-        (status = 403, description = "Not an organiser of the tournament", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
+        NotTheOrganiser,
+        NoSuchTournament,
         (status = 409, description = "The tournament is checked out to a venue: read-only here until it is checked back in (naming `tournament`)", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "This instance cannot send e-mail (SMTP_URL is not configured)", body = Problem, content_type = "application/problem+json"),
+        MailNotConfigured,
     )
 )]
 #[post("/tournaments/{id}/invitations")]
@@ -92,8 +93,8 @@ pub async fn create(
         AuthErrors,
         (status = 200, description = "Invitations, oldest first", body = Page<InvitationOut>),
         (status = 304, description = "Not modified"),
-        (status = 403, description = "Not an organiser of the tournament", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
+        NotTheOrganiser,
+        NoSuchTournament,
     )
 )]
 #[get("/tournaments/{id}/invitations")]
@@ -126,7 +127,7 @@ pub async fn list(
     responses(
         AuthErrors,
         (status = 204, description = "Revoked"),
-        (status = 403, description = "Not an organiser of the tournament", body = Problem, content_type = "application/problem+json"),
+        NotTheOrganiser,
         (status = 404, description = "No such tournament or invitation", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "Already accepted, or the tournament is checked out to a venue", body = Problem, content_type = "application/problem+json"),
     )

@@ -4,6 +4,7 @@ use actix_web::{get, patch, post, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::{idempotency_key, Json, Query};
 use crate::api::problem::BodyErrors;
+use crate::api::problem::{InvalidParameters, InvalidToken, NoSuchPlayer, NotAnOrganiser};
 
 use crate::api::support::{created_at, idempotent_answer};
 use crate::api::support::{json_body, kept_answer, page_body, page_json, Page, Visibility};
@@ -30,7 +31,7 @@ use crate::services::players::{self, CreatePlayer, PlayerFilter, PlayerOut, Upda
     responses(
         BodyErrors,
         (status = 201, description = "Created", body = PlayerOut),
-        (status = 403, description = "Not an organiser", body = Problem, content_type = "application/problem+json"),
+        NotAnOrganiser,
         (status = 409, description = "The user account is linked to another player", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -70,8 +71,8 @@ pub async fn create(
     responses(
         (status = 200, description = "A page of players", body = Page<PlayerOut>),
         (status = 304, description = "Not modified"),
-        (status = 401, description = "Invalid token", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "Invalid parameters", body = Problem, content_type = "application/problem+json"),
+        InvalidToken,
+        InvalidParameters,
     )
 )]
 #[get("/players")]
@@ -111,8 +112,8 @@ pub async fn list(
     responses(
         (status = 200, description = "The player", body = PlayerOut),
         (status = 304, description = "Not modified"),
-        (status = 401, description = "Invalid token", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such player", body = Problem, content_type = "application/problem+json"),
+        InvalidToken,
+        NoSuchPlayer,
     )
 )]
 #[get("/players/{id}")]
@@ -148,7 +149,7 @@ pub async fn read(
         BodyErrors,
         (status = 200, description = "The changed player", body = PlayerOut),
         (status = 403, description = "Not yours to change", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such player", body = Problem, content_type = "application/problem+json"),
+        NoSuchPlayer,
         (status = 409, description = "The account is linked to another player already", body = Problem, content_type = "application/problem+json"),
     )
 )]

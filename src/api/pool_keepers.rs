@@ -6,6 +6,10 @@ use actix_web::{delete, get, post, put, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::{Json, Query, TournamentPath};
 use crate::api::problem::BodyErrors;
+use crate::api::problem::{
+    InvalidParameters, InvalidToken, NoSuchPool, NoSuchTournament, NotAKeeper, NotSignedIn,
+    NotThisOrganiser,
+};
 use crate::api::support::{page_json, Page, PageParams, Visibility};
 use crate::auth::{Caller, MaybeCaller};
 use crate::domain::{PoolId, TournamentId, UserId};
@@ -26,9 +30,9 @@ use crate::services::ratings::{
     responses(
         (status = 200, description = "A page of keepers", body = Page<KeeperOut>),
         (status = 304, description = "Not modified"),
-        (status = 401, description = "Invalid token", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such pool", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "Invalid parameters", body = Problem, content_type = "application/problem+json"),
+        InvalidToken,
+        NoSuchPool,
+        InvalidParameters,
     )
 )]
 #[get("/rating-pools/{id}/keepers")]
@@ -61,9 +65,9 @@ pub async fn list_keepers(
     responses(
         (status = 200, description = "Already a keeper", body = KeeperOut),
         (status = 201, description = "Granted", body = KeeperOut),
-        (status = 401, description = "Not signed in", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not an admin or a keeper of this pool", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such pool", body = Problem, content_type = "application/problem+json"),
+        NotSignedIn,
+        NotAKeeper,
+        NoSuchPool,
         (status = 422, description = "No such user, or a disabled one (`user_id`)", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -98,8 +102,8 @@ pub async fn grant_keeper(
     ),
     responses(
         (status = 204, description = "Revoked"),
-        (status = 401, description = "Not signed in", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not an admin or a keeper of this pool", body = Problem, content_type = "application/problem+json"),
+        NotSignedIn,
+        NotAKeeper,
         (status = 404, description = "No such pool or keeper", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "The last keeper of a pool with accepted tournaments", body = Problem, content_type = "application/problem+json"),
     )
@@ -129,10 +133,10 @@ pub async fn revoke_keeper(
     params(("id" = i64, Path, description = "Rating pool id"), PoolTournamentsQuery),
     responses(
         (status = 200, description = "A page of tournaments", body = Page<PoolTournamentOut>),
-        (status = 401, description = "Not signed in", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not an admin or a keeper of this pool", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such pool", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "Invalid parameters", body = Problem, content_type = "application/problem+json"),
+        NotSignedIn,
+        NotAKeeper,
+        NoSuchPool,
+        InvalidParameters,
     )
 )]
 #[get("/rating-pools/{id}/tournaments")]
@@ -171,7 +175,7 @@ pub async fn pool_tournaments(
     responses(
         BodyErrors,
         (status = 200, description = "Decided", body = RatingDecisionOut),
-        (status = 403, description = "Not an admin or a keeper of this pool", body = Problem, content_type = "application/problem+json"),
+        NotAKeeper,
         (status = 404, description = "No such pool or tournament", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "A tournament of another pool, or a step its rating status does not allow", body = Problem, content_type = "application/problem+json"),
     )
@@ -212,9 +216,9 @@ pub async fn decide(
     params(TournamentPath),
     responses(
         (status = 201, description = "Requested", body = RatingDecisionOut),
-        (status = 401, description = "Not signed in", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not an organiser of this tournament", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
+        NotSignedIn,
+        NotThisOrganiser,
+        NoSuchTournament,
         (status = 409, description = "A request is pending or accepted, or no pool is named", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -243,9 +247,9 @@ pub async fn ask_again(
     responses(
         (status = 200, description = "A page of requests and decisions", body = Page<RatingDecisionOut>),
         (status = 304, description = "Not modified"),
-        (status = 401, description = "Invalid token", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "Invalid parameters", body = Problem, content_type = "application/problem+json"),
+        InvalidToken,
+        NoSuchTournament,
+        InvalidParameters,
     )
 )]
 #[get("/tournaments/{id}/rating-decisions")]

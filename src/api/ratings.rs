@@ -6,6 +6,10 @@ use actix_web::{get, patch, post, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::{Json, Query};
 use crate::api::problem::BodyErrors;
+use crate::api::problem::{
+    ChangedSinceRead, IfMatchRequired, InvalidParameters, InvalidToken, NoSuchPlayer, NoSuchPool,
+    NoSuchSeason, NotAnAdmin, NotSignedIn,
+};
 use crate::api::support::{
     cached_body, cached_json, deprecated_form, etag_matches, etag_of_key, if_none_match, json_body,
     kept_answer, links_for, not_modified_answer, page_body, page_json, required_if_match,
@@ -37,7 +41,7 @@ use crate::services::ratings::{
     responses(
         BodyErrors,
         (status = 201, description = "Created", body = PoolOut),
-        (status = 403, description = "Not an admin", body = Problem, content_type = "application/problem+json"),
+        NotAnAdmin,
         (status = 409, description = "A pool of that name exists", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -68,8 +72,8 @@ pub async fn create_pool(
     responses(
         (status = 200, description = "A page of pools", body = Page<PoolOut>),
         (status = 304, description = "Not modified"),
-        (status = 401, description = "Invalid token", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "Invalid parameters", body = Problem, content_type = "application/problem+json"),
+        InvalidToken,
+        InvalidParameters,
     )
 )]
 #[get("/rating-pools")]
@@ -108,8 +112,8 @@ pub async fn list_pools(
     responses(
         (status = 200, description = "The pool", body = PoolOut),
         (status = 304, description = "Not modified"),
-        (status = 401, description = "Invalid token", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such pool", body = Problem, content_type = "application/problem+json"),
+        InvalidToken,
+        NoSuchPool,
     )
 )]
 #[get("/rating-pools/{id}")]
@@ -139,11 +143,11 @@ pub async fn read_pool(
     responses(
         BodyErrors,
         (status = 200, description = "The changed pool", body = PoolOut),
-        (status = 403, description = "Not an admin", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such pool", body = Problem, content_type = "application/problem+json"),
+        NotAnAdmin,
+        NoSuchPool,
         (status = 409, description = "A pool of that name exists", body = Problem, content_type = "application/problem+json"),
-        (status = 412, description = "Changed since you read it", body = Problem, content_type = "application/problem+json"),
-        (status = 428, description = "No If-Match: send the version you read, or *", body = Problem, content_type = "application/problem+json"),
+        ChangedSinceRead,
+        IfMatchRequired,
     )
 )]
 #[patch("/rating-pools/{id}")]
@@ -184,8 +188,8 @@ pub async fn update_pool(
     responses(
         BodyErrors,
         (status = 201, description = "Imported; the pool is recomputed", body = ImportOut),
-        (status = 403, description = "Not an admin", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such pool", body = Problem, content_type = "application/problem+json"),
+        NotAnAdmin,
+        NoSuchPool,
     )
 )]
 #[post("/rating-pools/{id}/imports")]
@@ -212,9 +216,9 @@ pub async fn import(
     responses(
         (status = 200, description = "A page of imports", body = Page<ImportOut>),
         (status = 304, description = "Not modified"),
-        (status = 401, description = "Invalid token", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such pool", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "Invalid parameters", body = Problem, content_type = "application/problem+json"),
+        InvalidToken,
+        NoSuchPool,
+        InvalidParameters,
     )
 )]
 #[get("/rating-pools/{id}/imports")]
@@ -243,9 +247,9 @@ pub async fn list_imports(
     params(("id" = i64, Path, description = "Rating pool id")),
     responses(
         (status = 200, description = "Rebuilt", body = RebuildOut),
-        (status = 401, description = "Not signed in", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not an admin", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such pool", body = Problem, content_type = "application/problem+json"),
+        NotSignedIn,
+        NotAnAdmin,
+        NoSuchPool,
     )
 )]
 #[post("/rating-pools/{id}/rebuild")]
@@ -275,9 +279,9 @@ pub async fn rebuild(
     responses(
         (status = 200, description = "A page of the leaderboard", body = Page<LeaderboardRowOut>),
         (status = 304, description = "Not modified"),
-        (status = 401, description = "Invalid token", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such pool or season", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "Invalid parameters", body = Problem, content_type = "application/problem+json"),
+        InvalidToken,
+        NoSuchSeason,
+        InvalidParameters,
     )
 )]
 #[get("/rating-pools/{id}/leaderboard")]
@@ -314,9 +318,9 @@ pub async fn leaderboard(
     responses(
         (status = 200, description = "The leaderboard, every row, as CSV", body = String, content_type = "text/csv"),
         (status = 304, description = "Not modified"),
-        (status = 401, description = "Invalid token", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such pool or season", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "Invalid parameters", body = Problem, content_type = "application/problem+json"),
+        InvalidToken,
+        NoSuchSeason,
+        InvalidParameters,
     )
 )]
 #[get("/rating-pools/{id}/leaderboard.csv")]
@@ -444,8 +448,8 @@ fn render_leaderboard(
     responses(
         (status = 200, description = "The seasons in date order", body = Page<SeasonOut>),
         (status = 304, description = "Not modified"),
-        (status = 401, description = "Invalid token", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such pool", body = Problem, content_type = "application/problem+json"),
+        InvalidToken,
+        NoSuchPool,
     )
 )]
 #[get("/rating-pools/{id}/seasons")]
@@ -477,8 +481,8 @@ pub async fn list_seasons(
     responses(
         (status = 200, description = "The standings", body = SeasonStandingsOut),
         (status = 304, description = "Not modified"),
-        (status = 401, description = "Invalid token", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such pool or season", body = Problem, content_type = "application/problem+json"),
+        InvalidToken,
+        NoSuchSeason,
     )
 )]
 #[get("/rating-pools/{id}/seasons/{season}")]
@@ -506,9 +510,9 @@ pub async fn read_season(
     responses(
         (status = 200, description = "The league table", body = LeagueOut),
         (status = 304, description = "Not modified"),
-        (status = 401, description = "Invalid token", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such pool", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "Invalid parameters", body = Problem, content_type = "application/problem+json"),
+        InvalidToken,
+        NoSuchPool,
+        InvalidParameters,
     )
 )]
 #[get("/rating-pools/{id}/league")]
@@ -558,9 +562,9 @@ fn deprecated_answer(
     responses(
         (status = 200, description = "The league table as CSV", body = String, content_type = "text/csv"),
         (status = 304, description = "Not modified"),
-        (status = 401, description = "Invalid token", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such pool", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "Invalid parameters", body = Problem, content_type = "application/problem+json"),
+        InvalidToken,
+        NoSuchPool,
+        InvalidParameters,
     )
 )]
 #[get("/rating-pools/{id}/league.csv")]
@@ -630,9 +634,9 @@ async fn league_answer(
     responses(
         (status = 200, description = "A page of changes", body = Page<RatingChangeOut>),
         (status = 304, description = "Not modified"),
-        (status = 401, description = "Invalid token", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such player", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "Invalid parameters", body = Problem, content_type = "application/problem+json"),
+        InvalidToken,
+        NoSuchPlayer,
+        InvalidParameters,
     )
 )]
 #[get("/players/{id}/ratings")]
@@ -668,8 +672,8 @@ pub async fn player_ratings(
     responses(
         (status = 200, description = "A page of the pool's log", body = PoolLogPage),
         (status = 304, description = "Not modified"),
-        (status = 401, description = "Invalid token", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such pool or season", body = Problem, content_type = "application/problem+json"),
+        InvalidToken,
+        NoSuchSeason,
         (status = 422, description = "Invalid parameters (a cursor of another list, pool or filter names `cursor`; `cursor` with `offset` names `offset`)", body = Problem, content_type = "application/problem+json"),
     )
 )]

@@ -8,6 +8,7 @@ use actix_web::{delete, get, patch, post, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::{idempotency_key, Json, Query, TournamentPath};
 use crate::api::problem::BodyErrors;
+use crate::api::problem::{InvalidToken, NoSuchTournament, NotAnOrganiser, NotSignedIn};
 
 use crate::api::support::{cached_json, page_json, Page, PageParams, Visibility};
 use crate::api::support::{created_at, idempotent_answer};
@@ -31,8 +32,8 @@ use crate::services::running::registrations::{
     responses(
         (status = 200, description = "Live registrations", body = Page<RegistrationOut>),
         (status = 304, description = "Not modified"),
-        (status = 401, description = "Invalid token", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
+        InvalidToken,
+        NoSuchTournament,
     )
 )]
 #[get("/tournaments/{id}/registrations")]
@@ -72,7 +73,7 @@ pub async fn list(
         BodyErrors,
         (status = 201, description = "Registered", body = RegistrationOut),
         (status = 403, description = "Neither an organiser nor the player", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
+        NoSuchTournament,
         (status = 409, description = "Already registered or registration closed", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -121,7 +122,7 @@ pub async fn register(
     responses(
         (status = 200, description = "The registration", body = RegistrationOut),
         (status = 304, description = "Not modified"),
-        (status = 401, description = "Invalid token", body = Problem, content_type = "application/problem+json"),
+        InvalidToken,
         (status = 404, description = "No such tournament or live registration", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -159,7 +160,7 @@ pub async fn read(
     responses(
         BodyErrors,
         (status = 200, description = "The live registrations", body = Page<RegistrationOut>),
-        (status = 403, description = "Not an organiser", body = Problem, content_type = "application/problem+json"),
+        NotAnOrganiser,
         (status = 404, description = "No such tournament or registration", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "The change conflicts with the tournament's state (e.g. it is checked out to another instance)", body = Problem, content_type = "application/problem+json"),
     )
@@ -201,7 +202,7 @@ pub async fn update(
     ),
     responses(
         (status = 200, description = "The live registrations", body = Page<RegistrationOut>),
-        (status = 401, description = "Not signed in", body = Problem, content_type = "application/problem+json"),
+        NotSignedIn,
         (status = 403, description = "Neither an organiser nor the player", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such tournament or registration", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "Registration closed", body = Problem, content_type = "application/problem+json"),
@@ -235,8 +236,8 @@ pub async fn cancel(
     responses(
         (status = 200, description = "Teams in number order", body = Page<TeamOut>),
         (status = 304, description = "Not modified"),
-        (status = 401, description = "Invalid token", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
+        InvalidToken,
+        NoSuchTournament,
     )
 )]
 #[get("/tournaments/{id}/teams")]
@@ -266,8 +267,8 @@ pub async fn list_teams(
     responses(
         BodyErrors,
         (status = 201, description = "Registered", body = TeamOut),
-        (status = 403, description = "Not an organiser", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
+        NotAnOrganiser,
+        NoSuchTournament,
         (status = 409, description = "Not a team tournament, a player already in a team, or registration closed", body = Problem, content_type = "application/problem+json"),
     )
 )]

@@ -4,6 +4,7 @@ use actix_web::{get, post, web, HttpResponse};
 
 use crate::api::extract::{Json, TablePath};
 use crate::api::problem::BodyErrors;
+use crate::api::problem::NoOrInvalidToken;
 use crate::auth::Caller;
 use crate::error::{ApiResult, Problem};
 use crate::runtime::state::AppState;
@@ -64,7 +65,7 @@ pub async fn report(
     params(TablePath),
     responses(
         (status = 200, description = "The newest report", body = ReportOut),
-        (status = 401, description = "No or invalid token", body = Problem, content_type = "application/problem+json"),
+        NoOrInvalidToken,
         (status = 404, description = "No report, or not yours to see", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -95,7 +96,7 @@ pub async fn read(
     responses(
         (status = 200, description = "The result with its history", body = ResultWithHistory),
         (status = 202, description = "A confirmed double crash in a self-scheduled round: no result stored; the game is open for scheduling again (a replay, seed 003 rule 3.3)", body = ScheduleOut),
-        (status = 401, description = "No or invalid token", body = Problem, content_type = "application/problem+json"),
+        NoOrInvalidToken,
         (status = 403, description = "Not the opponent, a referee or an organiser", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No pending report", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "The table already has a result", body = Problem, content_type = "application/problem+json"),

@@ -9,6 +9,7 @@ use actix_web::{get, put, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::{idempotency_key, Json, TablePath};
 use crate::api::problem::BodyErrors;
+use crate::api::problem::{InvalidToken, NotARefereeOrOrganiser};
 use std::collections::BTreeMap;
 
 use crate::api::support::idempotent_answer;
@@ -47,7 +48,7 @@ use crate::services::running::results::{
         BodyErrors,
         (status = 200, description = "Stored; the result with its history", body = ResultWithHistory),
         (status = 202, description = "A double crash in a self-scheduled round: no result stored; the game is open for scheduling again (a replay)", body = ScheduleOut),
-        (status = 403, description = "Not a referee or organiser", body = Problem, content_type = "application/problem+json"),
+        NotARefereeOrOrganiser,
         (status = 404, description = "No such tournament, round or table", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "The round is still a draft, or a double crash in a self-scheduled round whose table has a result (`double_crash`)", body = Problem, content_type = "application/problem+json"),
         (status = 412, description = "If-Match names a version that is not current", body = Problem, content_type = "application/problem+json"),
@@ -106,7 +107,7 @@ pub async fn enter(
     responses(
         (status = 200, description = "The result and its versions; the `ETag` is the version in force, as `If-Match` takes it", body = ResultWithHistory),
         (status = 304, description = "Not modified"),
-        (status = 401, description = "Invalid token", body = Problem, content_type = "application/problem+json"),
+        InvalidToken,
         (status = 404, description = "No such tournament, round, table or result", body = Problem, content_type = "application/problem+json"),
     )
 )]

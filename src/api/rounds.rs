@@ -10,6 +10,10 @@ use actix_web::{get, patch, post, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::{idempotency_key, Json, Query, RoundPath, TournamentPath};
 use crate::api::problem::BodyErrors;
+use crate::api::problem::{
+    InvalidParameters, InvalidToken, NoSuchRound, NoSuchTournament, NotAnOrganiser, NotSignedIn,
+    NotThisOrganiser,
+};
 use std::collections::BTreeMap;
 
 use crate::api::support::idempotent_answer;
@@ -43,8 +47,8 @@ use crate::services::running::snapshot::TeamMatchResult;
     responses(
         BodyErrors,
         (status = 201, description = "Drawn, as a draft", body = RoundOut),
-        (status = 403, description = "Not an organiser", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
+        NotAnOrganiser,
+        NoSuchTournament,
         (status = 409, description = "The tournament is not open or running, or the previous round is not completed", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "Invalid fields, or the method does not fit the rules or cannot seat these players (`method`)", body = Problem, content_type = "application/problem+json"),
     )
@@ -87,9 +91,9 @@ pub async fn create(
     ),
     responses(
         (status = 200, description = "Redrawn", body = RoundOut),
-        (status = 401, description = "Not signed in", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not an organiser", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such tournament or round", body = Problem, content_type = "application/problem+json"),
+        NotSignedIn,
+        NotAnOrganiser,
+        NoSuchRound,
         (status = 409, description = "The round is published", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "The method no longer fits the rules or cannot seat these players (`method`)", body = Problem, content_type = "application/problem+json"),
     )
@@ -120,9 +124,9 @@ pub async fn redraw(
     ),
     responses(
         (status = 200, description = "Published", body = RoundOut),
-        (status = 401, description = "Not signed in", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not an organiser", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such tournament or round", body = Problem, content_type = "application/problem+json"),
+        NotSignedIn,
+        NotAnOrganiser,
+        NoSuchRound,
         (status = 409, description = "Already published", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -158,8 +162,8 @@ pub async fn publish(
     responses(
         BodyErrors,
         (status = 200, description = "Withdrawn: the round is a draft to be drawn again", body = RoundOut),
-        (status = 403, description = "Not an organiser", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such tournament or round", body = Problem, content_type = "application/problem+json"),
+        NotAnOrganiser,
+        NoSuchRound,
         (status = 409, description = "A later round exists, the round has a result, a reported result, a penalty or a case, or it is withdrawn already (`round`)", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -188,8 +192,8 @@ pub async fn withdraw(
     responses(
         (status = 200, description = "Rounds in number order", body = Page<RoundOut>),
         (status = 304, description = "Not modified"),
-        (status = 401, description = "Invalid token", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
+        InvalidToken,
+        NoSuchTournament,
     )
 )]
 #[get("/tournaments/{id}/rounds")]
@@ -220,8 +224,8 @@ pub async fn list(
     responses(
         (status = 200, description = "The round", body = RoundOut),
         (status = 304, description = "Not modified"),
-        (status = 401, description = "Invalid token", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such tournament or round", body = Problem, content_type = "application/problem+json"),
+        InvalidToken,
+        NoSuchRound,
     )
 )]
 #[get("/tournaments/{id}/rounds/{n}")]
@@ -263,8 +267,8 @@ pub async fn read(
     responses(
         BodyErrors,
         (status = 200, description = "The changed round", body = RoundOut),
-        (status = 403, description = "Not an organiser of this tournament", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such tournament or round", body = Problem, content_type = "application/problem+json"),
+        NotThisOrganiser,
+        NoSuchRound,
         (status = 409, description = "The deadline of a completed round cannot move", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -298,8 +302,8 @@ pub async fn update(
     responses(
         (status = 200, description = "The draws, first first", body = Page<DrawRecord>),
         (status = 304, description = "Not modified"),
-        (status = 401, description = "Invalid token", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such tournament or round", body = Problem, content_type = "application/problem+json"),
+        InvalidToken,
+        NoSuchRound,
     )
 )]
 #[get("/tournaments/{id}/rounds/{n}/draws")]
@@ -331,8 +335,8 @@ pub async fn draws(
     responses(
         (status = 200, description = "The matches of the round", body = Page<TeamMatchResult>),
         (status = 304, description = "Not modified"),
-        (status = 401, description = "Invalid token", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such tournament or round", body = Problem, content_type = "application/problem+json"),
+        InvalidToken,
+        NoSuchRound,
     )
 )]
 #[get("/tournaments/{id}/rounds/{n}/matches")]
@@ -372,9 +376,9 @@ pub async fn matches(
     responses(
         (status = 200, description = "The cup matches of the round", body = Page<CupMatchOut>),
         (status = 304, description = "Not modified"),
-        (status = 401, description = "Invalid token", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such tournament or round", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "Invalid parameters", body = Problem, content_type = "application/problem+json"),
+        InvalidToken,
+        NoSuchRound,
+        InvalidParameters,
     )
 )]
 #[get("/tournaments/{id}/rounds/{n}/cup-matches")]

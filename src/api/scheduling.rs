@@ -4,6 +4,7 @@ use actix_web::{get, post, web, HttpResponse};
 
 use crate::api::extract::{Json, Query, TablePath};
 use crate::api::problem::BodyErrors;
+use crate::api::problem::{NoOrInvalidToken, NoSuchGame, NotAPlayerOfTheGame};
 use crate::auth::Caller;
 use crate::error::{ApiResult, Problem};
 use crate::runtime::state::AppState;
@@ -35,7 +36,7 @@ pub struct ShowIn {
     params(TablePath, ShowIn),
     responses(
         (status = 200, description = "The game's schedule", body = ScheduleOut),
-        (status = 401, description = "No or invalid token", body = Problem, content_type = "application/problem+json"),
+        NoOrInvalidToken,
         (status = 404, description = "No such self-scheduled game, or not yours to see", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "Unknown time zone", body = Problem, content_type = "application/problem+json"),
     )
@@ -70,8 +71,8 @@ pub async fn read(
     responses(
         BodyErrors,
         (status = 200, description = "Proposed", body = ScheduleOut),
-        (status = 403, description = "Not a player of this game", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such self-scheduled game", body = Problem, content_type = "application/problem+json"),
+        NotAPlayerOfTheGame,
+        NoSuchGame,
         (status = 409, description = "Not your turn, or the game is agreed or forfeited", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -102,8 +103,8 @@ pub async fn propose(
     responses(
         BodyErrors,
         (status = 200, description = "Agreed", body = ScheduleOut),
-        (status = 403, description = "Not a player of this game", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such self-scheduled game", body = Problem, content_type = "application/problem+json"),
+        NotAPlayerOfTheGame,
+        NoSuchGame,
         (status = 409, description = "No proposal awaits your answer", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -136,8 +137,8 @@ pub async fn accept(
     responses(
         BodyErrors,
         (status = 200, description = "Open again; propose new times", body = ScheduleOut),
-        (status = 403, description = "Not a player of this game", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such self-scheduled game", body = Problem, content_type = "application/problem+json"),
+        NotAPlayerOfTheGame,
+        NoSuchGame,
         (status = 409, description = "Nothing agreed, too late, or no reschedule left", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -170,7 +171,7 @@ pub async fn missed(
         BodyErrors,
         (status = 200, description = "Reinstated", body = ScheduleOut),
         (status = 403, description = "Not an organiser or referee", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such self-scheduled game", body = Problem, content_type = "application/problem+json"),
+        NoSuchGame,
         (status = 409, description = "Not forfeited, or its result was corrected since", body = Problem, content_type = "application/problem+json"),
     )
 )]

@@ -7,6 +7,7 @@
 use actix_web::{get, http::header, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::{Query, TournamentPath};
+use crate::api::problem::{InvalidParameters, InvalidToken, NoSuchTournament};
 use crate::api::support::{
     cached_json, deprecated_form, etag_matches, etag_of_key, if_none_match, kept_answer,
     not_modified_answer, tagged_body, Visibility,
@@ -34,10 +35,10 @@ use crate::services::running::standings::{
     responses(
         (status = 200, description = "The standings, best first", body = StandingsOut),
         (status = 304, description = "Not modified"),
-        (status = 401, description = "Invalid token", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
+        InvalidToken,
+        NoSuchTournament,
         (status = 409, description = "This format has no standings table (team matches)", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "Invalid parameters", body = Problem, content_type = "application/problem+json"),
+        InvalidParameters,
     )
 )]
 #[get("/tournaments/{id}/standings")]
@@ -86,10 +87,10 @@ pub async fn standings(
     responses(
         (status = 200, description = "The standings, best first, as CSV", body = String, content_type = "text/csv"),
         (status = 304, description = "Not modified"),
-        (status = 401, description = "Invalid token", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
+        InvalidToken,
+        NoSuchTournament,
         (status = 409, description = "This format has no standings table (team matches)", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "Invalid parameters", body = Problem, content_type = "application/problem+json"),
+        InvalidParameters,
     )
 )]
 #[get("/tournaments/{id}/standings.csv")]
@@ -200,8 +201,8 @@ async fn answer(
     responses(
         (status = 200, description = "The teams, best first", body = TeamStandingsOut),
         (status = 304, description = "Not modified"),
-        (status = 401, description = "Invalid token", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
+        InvalidToken,
+        NoSuchTournament,
         (status = 409, description = "Not a team event", body = Problem, content_type = "application/problem+json"),
     )
 )]

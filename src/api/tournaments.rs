@@ -4,6 +4,10 @@ use actix_web::{delete, get, patch, post, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::{idempotency_key, Json, Query, TournamentPath};
 use crate::api::problem::BodyErrors;
+use crate::api::problem::{
+    ChangedSinceRead, IfMatchRequired, InvalidParameters, InvalidToken, NoSuchTournament,
+    NotSignedIn, NotThisOrganiser,
+};
 
 use crate::api::support::{created_at, idempotent_answer};
 use crate::api::support::{
@@ -83,8 +87,8 @@ pub async fn create(
     responses(
         (status = 200, description = "A page of tournaments", body = Page<TournamentOut>),
         (status = 304, description = "Not modified"),
-        (status = 401, description = "Invalid token", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "Invalid parameters", body = Problem, content_type = "application/problem+json"),
+        InvalidToken,
+        InvalidParameters,
     )
 )]
 #[get("/tournaments")]
@@ -127,7 +131,7 @@ pub async fn list(
     responses(
         (status = 200, description = "The tournament; `ETag` carries its version", body = TournamentOut),
         (status = 304, description = "Not modified"),
-        (status = 401, description = "Invalid token", body = Problem, content_type = "application/problem+json"),
+        InvalidToken,
         (status = 404, description = "No such tournament (or a draft you may not see)", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -173,11 +177,11 @@ pub async fn read(
     responses(
         BodyErrors,
         (status = 200, description = "The changed tournament", body = TournamentOut),
-        (status = 403, description = "Not an organiser of this tournament", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
+        NotThisOrganiser,
+        NoSuchTournament,
         (status = 409, description = "A status change the tournament's state does not allow", body = Problem, content_type = "application/problem+json"),
-        (status = 412, description = "Changed since you read it", body = Problem, content_type = "application/problem+json"),
-        (status = 428, description = "No If-Match: send the version you read, or *", body = Problem, content_type = "application/problem+json"),
+        ChangedSinceRead,
+        IfMatchRequired,
     )
 )]
 #[patch("/tournaments/{id}")]
@@ -212,8 +216,8 @@ pub async fn update(
     responses(
         (status = 200, description = "The staff", body = Page<StaffOut>),
         (status = 304, description = "Not modified"),
-        (status = 401, description = "Invalid token", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
+        InvalidToken,
+        NoSuchTournament,
     )
 )]
 #[get("/tournaments/{id}/staff")]
@@ -244,8 +248,8 @@ pub async fn list_staff(
     responses(
         BodyErrors,
         (status = 201, description = "Appointed", body = Page<StaffOut>),
-        (status = 403, description = "Not an organiser of this tournament", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
+        NotThisOrganiser,
+        NoSuchTournament,
         (status = 409, description = "Already appointed, committee full, or a conflict of roles", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -277,8 +281,8 @@ pub async fn appoint(
     ),
     responses(
         (status = 204, description = "Removed"),
-        (status = 401, description = "Not signed in", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not an organiser of this tournament", body = Problem, content_type = "application/problem+json"),
+        NotSignedIn,
+        NotThisOrganiser,
         (status = 404, description = "No such tournament or appointment", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "The last organiser", body = Problem, content_type = "application/problem+json"),
     )

@@ -4,6 +4,7 @@ use actix_web::{delete, get, patch, post, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::{Json, Query};
 use crate::api::problem::{AuthErrors, BodyErrors};
+use crate::api::problem::{NoSuchAccount, NotAnAdmin};
 use crate::api::support::{with_links, CursorParams, Page};
 use crate::auth::Caller;
 use crate::error::{ApiResult, Problem};
@@ -22,7 +23,7 @@ use crate::services::accounts::users::{self, CreateUser, UpdateUser, UserOut};
     responses(
         BodyErrors,
         (status = 201, description = "Created", body = UserOut),
-        (status = 403, description = "Not an admin", body = Problem, content_type = "application/problem+json"),
+        NotAnAdmin,
         (status = 409, description = "Username taken", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -53,7 +54,7 @@ pub async fn create(
     responses(
         AuthErrors,
         (status = 200, description = "A page of accounts", body = Page<UserOut>),
-        (status = 403, description = "Not an admin", body = Problem, content_type = "application/problem+json"),
+        NotAnAdmin,
     )
 )]
 #[get("/users")]
@@ -82,8 +83,8 @@ pub async fn list(
     responses(
         AuthErrors,
         (status = 200, description = "The account", body = UserOut),
-        (status = 403, description = "Not an admin", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such account", body = Problem, content_type = "application/problem+json"),
+        NotAnAdmin,
+        NoSuchAccount,
     )
 )]
 #[get("/users/{id}")]
@@ -115,8 +116,8 @@ pub async fn read(
     responses(
         BodyErrors,
         (status = 200, description = "The account as changed", body = UserOut),
-        (status = 403, description = "Not an admin", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such account", body = Problem, content_type = "application/problem+json"),
+        NotAnAdmin,
+        NoSuchAccount,
         (status = 409, description = "It is the last enabled admin, or your own account", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -149,8 +150,8 @@ pub async fn update(
     responses(
         AuthErrors,
         (status = 204, description = "Deleted"),
-        (status = 403, description = "Not an admin", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such account", body = Problem, content_type = "application/problem+json"),
+        NotAnAdmin,
+        NoSuchAccount,
         (status = 409, description = "It is the last enabled admin, or your own account", body = Problem, content_type = "application/problem+json"),
     )
 )]

@@ -5,6 +5,7 @@ use actix_web::{delete, get, patch, post, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::{Json, Query};
 use crate::api::problem::{AuthErrors, BodyErrors};
+use crate::api::problem::{NoSuchTournament, NoSuchWebhook, NotAnAdmin, NotTheOrganiser};
 use crate::api::support::{private_page, CursorParams, Page, PageParams};
 use crate::auth::Caller;
 use crate::error::{ApiResult, Problem};
@@ -72,8 +73,8 @@ async fn list(
     responses(
         BodyErrors,
         (status = 201, description = "Subscribed; the secret is shown this once", body = WebhookCreated),
-        (status = 403, description = "Not an organiser of the tournament", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
+        NotTheOrganiser,
+        NoSuchTournament,
     )
 )]
 #[post("/tournaments/{id}/webhooks")]
@@ -97,8 +98,8 @@ pub async fn create_for_tournament(
     responses(
         AuthErrors,
         (status = 200, description = "The live subscriptions, in the list envelope", body = Page<WebhookOut>),
-        (status = 403, description = "Not an organiser of the tournament", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such tournament", body = Problem, content_type = "application/problem+json"),
+        NotTheOrganiser,
+        NoSuchTournament,
     )
 )]
 #[get("/tournaments/{id}/webhooks")]
@@ -131,7 +132,7 @@ pub async fn list_for_tournament(
     responses(
         BodyErrors,
         (status = 201, description = "Subscribed; the secret is shown this once", body = WebhookCreated),
-        (status = 403, description = "Not an admin", body = Problem, content_type = "application/problem+json"),
+        NotAnAdmin,
         (status = 404, description = "No such rating pool", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -156,7 +157,7 @@ pub async fn create_for_pool(
     responses(
         AuthErrors,
         (status = 200, description = "The live subscriptions, in the list envelope", body = Page<WebhookOut>),
-        (status = 403, description = "Not an admin", body = Problem, content_type = "application/problem+json"),
+        NotAnAdmin,
         (status = 404, description = "No such rating pool", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -183,7 +184,7 @@ pub async fn list_for_pool(
     responses(
         AuthErrors,
         (status = 204, description = "Removed"),
-        (status = 404, description = "No such webhook you manage", body = Problem, content_type = "application/problem+json"),
+        NoSuchWebhook,
     )
 )]
 #[delete("/webhooks/{id}")]
@@ -214,7 +215,7 @@ pub async fn remove(
     responses(
         AuthErrors,
         (status = 200, description = "The deliveries, newest first, in the list envelope", body = Page<DeliveryOut>),
-        (status = 404, description = "No such webhook you manage", body = Problem, content_type = "application/problem+json"),
+        NoSuchWebhook,
     )
 )]
 #[get("/webhooks/{id}/deliveries")]
@@ -282,7 +283,7 @@ pub async fn redeliver(
     responses(
         AuthErrors,
         (status = 200, description = "The subscription", body = WebhookOut),
-        (status = 404, description = "No such webhook you manage", body = Problem, content_type = "application/problem+json"),
+        NoSuchWebhook,
     )
 )]
 #[get("/webhooks/{id}")]
@@ -311,7 +312,7 @@ pub async fn read(
     responses(
         BodyErrors,
         (status = 200, description = "The subscription as changed", body = WebhookOut),
-        (status = 404, description = "No such webhook you manage", body = Problem, content_type = "application/problem+json"),
+        NoSuchWebhook,
     )
 )]
 #[patch("/webhooks/{id}")]
@@ -344,7 +345,7 @@ pub async fn update(
     responses(
         BodyErrors,
         (status = 200, description = "Rotated; the new secret is shown this once", body = SecretRotated),
-        (status = 404, description = "No such webhook you manage", body = Problem, content_type = "application/problem+json"),
+        NoSuchWebhook,
     )
 )]
 #[post("/webhooks/{id}/rotate-secret")]
@@ -376,7 +377,7 @@ pub async fn rotate_secret(
     responses(
         AuthErrors,
         (status = 201, description = "Queued", body = DeliveryOut),
-        (status = 404, description = "No such webhook you manage", body = Problem, content_type = "application/problem+json"),
+        NoSuchWebhook,
     )
 )]
 #[post("/webhooks/{id}/ping")]

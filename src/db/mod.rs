@@ -9,6 +9,7 @@ pub mod conduct;
 pub mod embedded;
 pub mod enums;
 pub mod events;
+pub mod health;
 pub mod idempotency;
 pub mod ids;
 pub mod integrations;

@@ -3,14 +3,14 @@
 use diesel::prelude::*;
 use diesel::PgConnection;
 
-use crate::db::schema::{players, registrations};
-use crate::domain::status::RegistrationStatus;
-use crate::error::ApiError;
-use chrono::{DateTime, Utc};
 use crate::db::ids::{PlayerId, RegistrationId, TournamentId};
 use crate::db::running::{NewRegistration, Registration, TeamRow};
 use crate::db::schema::teams;
+use crate::db::schema::{players, registrations};
 use crate::domain::colours::Colour;
+use crate::domain::status::RegistrationStatus;
+use crate::error::ApiError;
+use chrono::{DateTime, Utc};
 
 /// The player a user is, when that player is registered in the tournament (not cancelled).
 pub fn player_of_user(

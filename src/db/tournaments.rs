@@ -3,18 +3,18 @@
 use diesel::prelude::*;
 use diesel::PgConnection;
 
-use crate::db::ids::{PoolId, TournamentId};
-use crate::db::models::{RatingPoolRow, Tournament};
-use crate::db::schema::{rating_pools, tournaments};
-use chrono::{DateTime, NaiveDate, Utc};
-use diesel::dsl::sql;
-use diesel::sql_types::{BigInt, Bool, Date, Float, Nullable, Text};
 use crate::db::ids::UserId;
+use crate::db::ids::{PoolId, TournamentId};
 use crate::db::models::{NewTournament, StaffRow};
+use crate::db::models::{RatingPoolRow, Tournament};
 use crate::db::schema::tournament_staff;
+use crate::db::schema::{rating_pools, tournaments};
 use crate::domain::rating::acceptance::RatingStatus;
 use crate::domain::scoring::Preset;
 use crate::domain::status::TournamentStatus;
+use chrono::{DateTime, NaiveDate, Utc};
+use diesel::dsl::sql;
+use diesel::sql_types::{BigInt, Bool, Date, Float, Nullable, Text};
 
 /// A tournament by id.
 pub fn by_id(conn: &mut PgConnection, id: TournamentId) -> QueryResult<Option<Tournament>> {

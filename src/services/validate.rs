@@ -210,19 +210,6 @@ pub fn keyset_start<K: serde::de::DeserializeOwned>(
     Ok((limit, Start::After(cursor::decode(cursor, list, scope)?)))
 }
 
-/// The whole list's size as a column of every row when `wanted` (`count(*) OVER ()`, taken
-/// before LIMIT and OFFSET), else NULL: a page that reads every match anyway (a ranked search)
-/// counts them in the same pass rather than in a second query.
-pub fn count_in_pass(
-    wanted: bool,
-) -> diesel::expression::SqlLiteral<diesel::sql_types::Nullable<diesel::sql_types::BigInt>> {
-    diesel::dsl::sql(if wanted {
-        "count(*) OVER ()"
-    } else {
-        "NULL::int8"
-    })
-}
-
 /// Builds a keyset list's page from up to `limit + 1` rows: the extra row only tells that a
 /// next page exists; its cursor names the last item shown (`key_of`). `count` counts the
 /// whole list up to [`COUNT_CAP`] + 1; a first page that holds the whole list is its own

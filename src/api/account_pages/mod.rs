@@ -503,7 +503,9 @@ async fn accept(
     }
     let name = username.clone();
     let accepted = state
-        .run(move |conn| page::accept_with_password(conn, mode, &name, &password, &input, lang, now))
+        .run(move |conn| {
+            page::accept_with_password(conn, mode, &name, &password, &input, lang, now)
+        })
         .await?;
     match accepted {
         Some(done) => {

@@ -19,7 +19,7 @@ pub(super) fn apply_remedy(
     i: usize,
     remedy: &Remedy,
     reason: &str,
-    by: i64,
+    (by, now): (i64, DateTime<Utc>),
 ) -> Result<serde_json::Value, ApiError> {
     let field = format!("remedies[{i}]");
     let as_field = |e: ApiError| match e {
@@ -48,14 +48,12 @@ pub(super) fn apply_remedy(
                 &input,
                 Precondition::Case(cid),
                 by,
-                // The decision's time, until the cases take their clock from the caller.
-                chrono::Utc::now(),
+                now,
             )
             .map_err(as_field)?;
             serde_json::json!({"result_version": out.current.version, "round_status": out.round_status})
         }
         Remedy::AnnulPenalty { penalty_id } => {
-            let now = chrono::Utc::now();
             let p = annul_penalty(
                 conn,
                 TournamentId(t.id),
@@ -129,7 +127,7 @@ pub(super) fn decide(
     };
     let mut applied = Vec::new();
     for (i, r) in remedies.iter().enumerate() {
-        let effect = apply_remedy(conn, t, case.id, i, r, &reason, by)?;
+        let effect = apply_remedy(conn, t, case.id, i, r, &reason, (by, now))?;
         let entry = serde_json::json!({"order": to_json(r)?, "effect": effect.clone()});
         let detail = RemedyAppliedDetail {
             order: r.clone(),

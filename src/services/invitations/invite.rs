@@ -529,7 +529,7 @@ pub fn accept(
                 seeding_rated_games: None,
                 colours: None,
             };
-            register(conn, &by, tid, input, Utc::now())?
+            register(conn, &by, tid, input, now)?
         };
         // Registered first, so the inviter's own tournament counts among the player's records.
         let (linked, claim_id) = match linked {

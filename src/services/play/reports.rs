@@ -382,7 +382,7 @@ pub fn dispute(
                 complainant_player_id: None,
             },
             // The dispute's own clock once it takes one (st-rounds passes `now` here).
-            chrono::Utc::now(),
+            now,
         )?;
         crate::db::reports::dispute(conn, row.id, UserId(caller.user_id), now, CaseId(case.id))?;
         let row = latest(conn, &round, at.table, false)?

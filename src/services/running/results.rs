@@ -356,7 +356,7 @@ pub fn store_locked(
         )));
     }
     // No game can have been played before the first day (issue 14, item 20).
-    time_of_play::require_started(&t, chrono::Utc::now())?;
+    time_of_play::require_started(&t, now)?;
     let days = time_of_play::playing_days(&t)?;
     // What the write reads: the tournament (its ruleset), the round's row with its draw and the
     // table's versions, never the rest of the event (issue 16).

@@ -390,7 +390,7 @@ pub fn create_tournament(
             },
         )?;
         if let Some(p) = &pool {
-            crate::services::ratings::request_recorded(conn, caller, &t, p, Utc::now())?;
+            crate::services::ratings::request_recorded(conn, caller, &t, p, now)?;
         }
         let me = UserId(caller.user_id);
         db::tournaments::appoint(
@@ -430,7 +430,7 @@ pub fn update_tournament(
             id,
             pool_id,
             &changes,
-            Utc::now(),
+            now,
         )?;
     }
     out
@@ -546,9 +546,9 @@ fn change_tournament(
             ApiError::PreconditionFailed("the tournament changed meanwhile; read it again".into())
         })?;
         if let Some(p) = &new_pool {
-            crate::services::ratings::request_recorded(conn, caller, &updated, p, Utc::now())?;
+            crate::services::ratings::request_recorded(conn, caller, &updated, p, now)?;
         }
-        ratings_after_update(conn, caller, (&current, &updated), held)?;
+        ratings_after_update(conn, caller, (&current, &updated), held, now)?;
         Ok(updated)
     })
 }
@@ -609,6 +609,7 @@ fn ratings_after_update(
     caller: &Caller,
     (current, updated): (&Tournament, &Tournament),
     held: HeldTimes,
+    now: DateTime<Utc>,
 ) -> Result<(), ApiError> {
     let id = updated.id;
     // A change of time of an accepted tournament is kept in its rating decisions (issue 37).
@@ -621,7 +622,7 @@ fn ratings_after_update(
             &changes,
             false,
             why,
-            Utc::now(),
+            now,
         )?;
     }
     let rating_pool_id = updated.rating_pool_id;
