@@ -118,6 +118,12 @@ async fn fallback(req: HttpRequest, routes: web::Data<RouteTable>) -> actix_web:
     .error_response()
 }
 
+/// The account pages (issue 40; outside the document, as the embeds) and the benchmark routes.
+fn pages_and_bench_routes(cfg: &mut web::ServiceConfig) {
+    api::account_pages::routes(cfg);
+    bench_routes(cfg);
+}
+
 /// A benchmark's reference body (`api::health::bench_static`), with `TOURNEY_BENCH_ROUTES=1`.
 fn bench_routes(c: &mut web::ServiceConfig) {
     if std::env::var("TOURNEY_BENCH_ROUTES").is_ok_and(|v| v == "1") {
@@ -365,8 +371,7 @@ pub fn serve(
                 SwaggerUi::new("/docs/{_:.*}")
                     .external_urls_from_iter_unchecked([("/openapi.json", (*doc).clone())]),
             )
-            .configure(bench_routes)
-            .configure(api::account_pages::routes)
+            .configure(pages_and_bench_routes)
             .default_service(web::to(fallback))
             // gzip for JSON, CSV and the document when the client accepts it; the live feed
             // opts out (`Content-Encoding: identity`) so events are not held in a buffer.

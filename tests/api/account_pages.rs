@@ -341,7 +341,7 @@ async fn an_invitation_says_when_and_where_and_is_accepted_on_its_page() {
         .json::<Value>()
         .await
         .unwrap();
-    assert_eq!(me["player"]["id"].as_i64(), Some(kari), "{me}");
+    assert_eq!(me["player_id"].as_i64(), Some(kari), "{me}");
     assert_eq!(
         sql(
             &app,

@@ -193,8 +193,9 @@ fn the_store_boundary_only_shrinks() {
             shrank.push(format!("{} {}: 0 (budget {b})", key.0, key.1));
         }
     }
+    // The first budget is written from what is; after that, nothing may grow.
     assert!(
-        grew.is_empty(),
+        grew.is_empty() || allowed.is_empty() && std::env::var_os("STORE_BUDGET_WRITE").is_some(),
         "storage leaked out of src/db (see the rules in architecture_store.rs): {grew:#?}"
     );
     if std::env::var_os("STORE_BUDGET_WRITE").is_some() {

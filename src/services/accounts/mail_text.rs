@@ -145,7 +145,7 @@ fn verify_phrases(language: Language) -> Phrases {
         En => Phrases {
             subject: "Confirm your e-mail address",
             hello: "Hello {username},",
-            intro: "please confirm this address for your tourney account.",
+            intro: "this message is to confirm this address for your tourney account.",
             open: "Open this link to confirm it:",
             fallback: "If the link does not open, enter this code in your app (or send it to POST /api/v1/auth/verify-email):",
             api: "Send this code to POST /api/v1/auth/verify-email (or enter it in your app):",
@@ -154,7 +154,7 @@ fn verify_phrases(language: Language) -> Phrases {
         Nb => Phrases {
             subject: "Bekreft e-postadressen din",
             hello: "Hei {username},",
-            intro: "bekreft denne adressen for tourney-kontoen din.",
+            intro: "denne meldingen er for å bekrefte denne adressen for tourney-kontoen din.",
             open: "Åpne denne lenken for å bekrefte:",
             fallback: "Åpner ikke lenken seg, skriv inn denne koden i appen (eller send den til POST /api/v1/auth/verify-email):",
             api: "Send denne koden til POST /api/v1/auth/verify-email (eller skriv den inn i appen):",
@@ -163,7 +163,7 @@ fn verify_phrases(language: Language) -> Phrases {
         Pl => Phrases {
             subject: "Potwierdź swój adres e-mail",
             hello: "Dzień dobry {username},",
-            intro: "potwierdź ten adres dla swojego konta tourney.",
+            intro: "ta wiadomość służy do tego, aby potwierdzić ten adres dla Twojego konta tourney.",
             open: "Otwórz ten link, aby go potwierdzić:",
             fallback: "Jeśli link się nie otwiera, wpisz ten kod w aplikacji (lub wyślij go na POST /api/v1/auth/verify-email):",
             api: "Wyślij ten kod na POST /api/v1/auth/verify-email (lub wpisz go w aplikacji):",
@@ -172,7 +172,7 @@ fn verify_phrases(language: Language) -> Phrases {
         De => Phrases {
             subject: "Bestätige deine E-Mail-Adresse",
             hello: "Hallo {username},",
-            intro: "bitte bestätige diese Adresse für dein tourney-Konto.",
+            intro: "diese Nachricht dient dazu, die Adresse für dein tourney-Konto zu bestätigen.",
             open: "Öffne diesen Link, um sie zu bestätigen:",
             fallback: "Wenn sich der Link nicht öffnet, gib diesen Code in deiner App ein (oder sende ihn an POST /api/v1/auth/verify-email):",
             api: "Sende diesen Code an POST /api/v1/auth/verify-email (oder gib ihn in deiner App ein):",
@@ -181,7 +181,7 @@ fn verify_phrases(language: Language) -> Phrases {
         ZhHant => Phrases {
             subject: "請確認您的電子郵件地址",
             hello: "{username} 您好：",
-            intro: "請為您的 tourney 帳號確認此地址。",
+            intro: "此訊息用於為您的 tourney 帳號確認此地址。",
             open: "請開啟以下連結以確認：",
             fallback: "若連結無法開啟，請在應用程式中輸入以下代碼（或將其送至 POST /api/v1/auth/verify-email）：",
             api: "請將以下代碼送至 POST /api/v1/auth/verify-email（或在應用程式中輸入）：",
