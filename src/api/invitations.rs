@@ -61,10 +61,10 @@ pub async fn create(
     // Told to the service, which lets it be answered only to an organiser (issue 37, item 6).
     let mail = state.signup.mail.require();
     let ready = mail.is_ok();
-    let links = state.signup.links.clone();
+    let links = ready.then(|| state.signup.links.clone());
     let now = state.clock.now();
     let out = state
-        .run(move |conn| invite::invite(conn, &caller, tid, &body.0, lang, ready, &links, now))
+        .run(move |conn| invite::invite(conn, &caller, tid, &body.0, lang, links.as_ref(), now))
         .await?;
     let Some(out) = out else {
         return Err(mail

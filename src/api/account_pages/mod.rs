@@ -150,23 +150,20 @@ fn hidden(code: &str, lang: Language) -> Markup {
     }
 }
 
-/// The code of a query or form: a page saying the link is incomplete when there is none.
-fn code_of<'a>(
-    l: &Labels,
-    title: &str,
-    given: &'a HashMap<String, String>,
-) -> Result<&'a str, HttpResponse> {
-    match given
+/// The code of a query or form, if it has one.
+fn code_of(given: &HashMap<String, String>) -> Option<String> {
+    given
         .get("code")
-        .map(|c| c.trim())
+        .map(|c| c.trim().to_string())
         .filter(|c| !c.is_empty())
-    {
-        Some(code) => Ok(code),
-        None => Err(answer(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            page(l, title, error_box(l.no_code)),
-        )),
-    }
+}
+
+/// The page saying the link is incomplete (no code).
+fn no_code(l: &Labels, title: &str) -> HttpResponse {
+    answer(
+        StatusCode::UNPROCESSABLE_ENTITY,
+        page(l, title, error_box(l.no_code)),
+    )
 }
 
 fn verify_body(l: &Labels, code: &str, lang: Language, error: Option<&str>) -> Markup {
@@ -186,12 +183,12 @@ pub async fn verify_form(req: HttpRequest) -> HttpResponse {
     let given = fields(req.query_string().as_bytes());
     let lang = language(&req, &given);
     let l = labels(lang);
-    match code_of(&l, l.verify_title, &given) {
-        Ok(code) => answer(
+    match code_of(&given) {
+        Some(code) => answer(
             StatusCode::OK,
-            page(&l, l.verify_title, verify_body(&l, code, lang, None)),
+            page(&l, l.verify_title, verify_body(&l, &code, lang, None)),
         ),
-        Err(res) => res,
+        None => no_code(&l, l.verify_title),
     }
 }
 
@@ -205,9 +202,8 @@ pub async fn verify_submit(
     let given = fields(&body);
     let lang = language(&req, &given);
     let l = labels(lang);
-    let code = match code_of(&l, l.verify_title, &given) {
-        Ok(code) => code.to_string(),
-        Err(res) => return res,
+    let Some(code) = code_of(&given) else {
+        return no_code(&l, l.verify_title);
     };
     let input = VerifyEmail {
         token: code.clone(),
@@ -255,12 +251,12 @@ pub async fn reset_form(req: HttpRequest) -> HttpResponse {
     let given = fields(req.query_string().as_bytes());
     let lang = language(&req, &given);
     let l = labels(lang);
-    match code_of(&l, l.reset_title, &given) {
-        Ok(code) => answer(
+    match code_of(&given) {
+        Some(code) => answer(
             StatusCode::OK,
-            page(&l, l.reset_title, reset_body(&l, code, lang, None)),
+            page(&l, l.reset_title, reset_body(&l, &code, lang, None)),
         ),
-        Err(res) => res,
+        None => no_code(&l, l.reset_title),
     }
 }
 
@@ -275,9 +271,8 @@ pub async fn reset_submit(
     let given = fields(&body);
     let lang = language(&req, &given);
     let l = labels(lang);
-    let code = match code_of(&l, l.reset_title, &given) {
-        Ok(code) => code.to_string(),
-        Err(res) => return res,
+    let Some(code) = code_of(&given) else {
+        return no_code(&l, l.reset_title);
     };
     let password = given.get("password").cloned().unwrap_or_default();
     if given.get("password_again") != Some(&password) {
@@ -371,9 +366,8 @@ pub async fn invitation_form(req: HttpRequest, state: web::Data<AppState>) -> Ht
     let given = fields(req.query_string().as_bytes());
     let lang = language(&req, &given);
     let l = labels(lang);
-    let code = match code_of(&l, l.invitation_title, &given) {
-        Ok(code) => code.to_string(),
-        Err(res) => return res,
+    let Some(code) = code_of(&given) else {
+        return no_code(&l, l.invitation_title);
     };
     let now = state.clock.now();
     let asked = code.clone();
@@ -408,9 +402,8 @@ pub async fn invitation_submit(
     let given = fields(&body);
     let lang = language(&req, &given);
     let l = labels(lang);
-    let code = match code_of(&l, l.invitation_title, &given) {
-        Ok(code) => code.to_string(),
-        Err(res) => return res,
+    let Some(code) = code_of(&given) else {
+        return no_code(&l, l.invitation_title);
     };
     let now = state.clock.now();
     let asked = code.clone();

@@ -153,7 +153,7 @@ fn check_invite(input: &Invite) -> Result<String, ApiError> {
 
 /// Invites `input.email` to tournament `tid` (organisers and admins): the invitation, and its
 /// message in `language` (the inviter's) through the outbox. `None` when the caller may invite
-/// but this instance cannot send mail (`mail_ready` false): the HTTP layer answers that (503)
+/// but this instance cannot send mail (`mail` none; else where its links lead): the HTTP layer answers that (503)
 /// outside the database work, which would take a 503 for a lost database.
 pub fn invite(
     conn: &mut PgConnection,
@@ -161,17 +161,16 @@ pub fn invite(
     tid: i64,
     input: &Invite,
     language: Language,
-    mail_ready: bool,
-    links: &MailLinks,
+    mail: Option<&MailLinks>,
     now: DateTime<Utc>,
 ) -> Result<Option<InvitationOut>, ApiError> {
     conn.transaction(|conn| {
         // Who is asking first; then whether this instance can send mail; then the body
         // (issue 37, item 6: a stranger learned of the mail set-up before being refused).
         let t = load_for_staff(conn, caller, tid, &[StaffRole::Organiser])?;
-        if !mail_ready {
+        let Some(links) = mail else {
             return Ok(None);
-        }
+        };
         let email = check_invite(input)?;
         if let Some(p) = input.player_id {
             if !crate::db::players::exists(conn, PlayerId(p))? {
