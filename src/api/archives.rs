@@ -223,7 +223,7 @@ pub async fn check_in(
     Ok(HttpResponse::Ok().json(out))
 }
 
-/// Break a stale check-out (admins).
+/// End a check-out (the tournament's organisers and admins).
 ///
 /// With a reason: the tournament is writable here again. A later check-in is still accepted
 /// if nothing changed here meanwhile.
@@ -236,7 +236,7 @@ pub async fn check_in(
     responses(
         BodyErrors,
         (status = 200, description = "Broken", body = CheckoutOut),
-        NotAnAdmin,
+        NotThisOrganiser,
         NoSuchTournament,
         (status = 409, description = "Not checked out, or already broken (`tournament`)", body = Problem, content_type = "application/problem+json"),
     )

@@ -208,7 +208,7 @@ async fn a_tournament_runs_at_the_venue_and_is_checked_back_in() {
 }
 
 #[actix_web::test]
-async fn a_check_in_after_a_central_change_is_refused_and_an_admin_breaks_a_stale_check_out() {
+async fn a_check_in_after_a_central_change_is_refused_and_the_organiser_ends_a_stale_check_out() {
     let central = spawn_app().await;
     let venue = spawn_app().await;
     let (tid, org, referee, players) = event(&central, "agricola_norway", 8).await;
@@ -238,15 +238,23 @@ async fn a_check_in_after_a_central_change_is_refused_and_an_admin_breaks_a_stal
     )
     .await;
 
-    // Only an admin breaks it, and only with a reason.
+    // Only the tournament's organisers and admins end it (issue 40, item 5), and only with a
+    // reason; a stranger is refused before the reason is read.
     let brk = format!("/api/v1/tournaments/{tid}/checkout/break");
-    problem(
-        central
-            .post(&brk, Some(&org), json!({"reason": "lost laptop"}))
-            .await,
-        403,
+    let (_, stranger) = central.user("someone_else").await;
+    for who in [&stranger, &referee] {
+        problem(
+            central.post(&brk, Some(who), json!({"reason": " "})).await,
+            403,
+        )
+        .await;
+    }
+    let p = problem(
+        central.post(&brk, Some(&org), json!({"reason": ""})).await,
+        422,
     )
     .await;
+    assert_eq!(fields(&p), vec!["reason"]);
     let admin = central.admin_token().await;
     let p = problem(
         central
@@ -260,7 +268,7 @@ async fn a_check_in_after_a_central_change_is_refused_and_an_admin_breaks_a_stal
         central
             .post(
                 &brk,
-                Some(&admin),
+                Some(&org),
                 json!({"reason": "the venue laptop was lost"}),
             )
             .await,
