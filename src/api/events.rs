@@ -19,6 +19,7 @@ use utoipa::IntoParams;
 use crate::api::extract::{Query, TournamentPath};
 use crate::api::problem::{InvalidParameters, InvalidToken, NoSuchTournament};
 use crate::auth::MaybeCaller;
+use crate::domain::TournamentId;
 use crate::error::{ApiError, ApiResult};
 use crate::runtime::state::AppState;
 use crate::services::running::events::{self as feed, EventRow, LiveEvent};
@@ -58,8 +59,8 @@ impl Feed {
                 .ok()?;
             for r in &rows {
                 out.push_str(&frame(r));
-                self.sent.insert(r.id);
-                self.after = self.after.max(r.id);
+                self.sent.insert(r.id.0);
+                self.after = self.after.max(r.id.0);
             }
             if rows.len() < 500 {
                 return Some(out);
@@ -79,10 +80,10 @@ impl Feed {
             match tokio::time::timeout(KEEP_ALIVE, self.rx.recv()).await {
                 Err(_) => return Some(": keep-alive\n\n".into()),
                 Ok(Ok(e)) => {
-                    if e.tournament_id != self.tid || self.sent.remove(&e.id) {
+                    if e.tournament_id != TournamentId(self.tid) || self.sent.remove(&e.id.0) {
                         continue;
                     }
-                    self.after = self.after.max(e.id);
+                    self.after = self.after.max(e.id.0);
                     return Some(frame(&e));
                 }
                 Ok(Err(broadcast::error::RecvError::Lagged(_))) => {
@@ -102,7 +103,12 @@ const KEEP_ALIVE: Duration = Duration::from_secs(15);
 
 fn frame(e: &EventRow) -> String {
     let data = serde_json::to_string(&LiveEvent::from(e)).unwrap_or_default();
-    format!("id: {}\nevent: {}\ndata: {}\n\n", e.id, e.kind, data)
+    format!(
+        "id: {}\nevent: {}\ndata: {}\n\n",
+        e.id,
+        e.kind.as_str(),
+        data
+    )
 }
 
 /// A live stream of the tournament's events (public): `round_published`, `result_entered`,

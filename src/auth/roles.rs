@@ -3,8 +3,6 @@
 //! and hand them to the services, which call the small checks here first.
 
 use diesel::PgConnection;
-use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
 
 use crate::db::accounts::roles;
 use crate::db::ids::{TournamentId, UserId};
@@ -26,33 +24,7 @@ pub struct Caller {
 #[derive(Debug, Clone)]
 pub struct MaybeCaller(pub Option<Caller>);
 
-/// A role in one tournament.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum StaffRole {
-    Organiser,
-    Referee,
-    AppealsCommittee,
-}
-
-impl StaffRole {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Organiser => "organiser",
-            Self::Referee => "referee",
-            Self::AppealsCommittee => "appeals_committee",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "organiser" => Some(Self::Organiser),
-            "referee" => Some(Self::Referee),
-            "appeals_committee" => Some(Self::AppealsCommittee),
-            _ => None,
-        }
-    }
-}
+pub use crate::domain::staff::StaffRole;
 
 impl Caller {
     /// 403 unless the caller is an admin.

@@ -6,7 +6,7 @@ use diesel::prelude::*;
 use diesel::PgConnection;
 
 use super::schema::{case_events, case_panel, case_parties, cases, votes};
-use crate::db::ids::{CaseId, PenaltyId, PlayerId, TournamentId, UserId};
+use crate::db::ids::{CaseEventId, CaseId, PartyId, PenaltyId, PlayerId, TournamentId, UserId};
 use crate::db::models::Tournament;
 use crate::db::rounds::Lock;
 use crate::domain::case_sets::{
@@ -20,13 +20,13 @@ use crate::error::ApiError;
 #[derive(Debug, Clone, Queryable, Selectable)]
 #[diesel(table_name = cases)]
 pub struct CaseRow {
-    pub id: i64,
-    pub tournament_id: i64,
+    pub id: CaseId,
+    pub tournament_id: TournamentId,
     pub kind: CaseKind,
     pub subject: CaseSubject,
     pub round_number: Option<i32>,
     pub table_number: Option<i32>,
-    pub penalty_id: Option<i64>,
+    pub penalty_id: Option<PenaltyId>,
     pub statement: String,
     pub evidence_text: Option<String>,
     pub evidence_links: serde_json::Value,
@@ -34,9 +34,9 @@ pub struct CaseRow {
     pub panel_mode: PanelMode,
     pub panel_rule: PanelReason,
     pub status: CaseStatus,
-    pub opened_by: i64,
+    pub opened_by: UserId,
     pub opened_at: DateTime<Utc>,
-    pub decided_by: Option<i64>,
+    pub decided_by: Option<UserId>,
     pub decided_at: Option<DateTime<Utc>>,
     pub outcome: Option<CaseOutcome>,
     pub decision_reason: Option<String>,
@@ -48,57 +48,57 @@ pub struct CaseRow {
 #[derive(Debug, Insertable)]
 #[diesel(table_name = cases)]
 pub struct NewCase {
-    pub tournament_id: i64,
+    pub tournament_id: TournamentId,
     pub kind: CaseKind,
     pub subject: CaseSubject,
     pub round_number: Option<i32>,
     pub table_number: Option<i32>,
-    pub penalty_id: Option<i64>,
+    pub penalty_id: Option<PenaltyId>,
     pub statement: String,
     pub evidence_text: Option<String>,
     pub evidence_links: serde_json::Value,
     pub requested_remedies: serde_json::Value,
     pub panel_mode: PanelMode,
     pub panel_rule: PanelReason,
-    pub opened_by: i64,
+    pub opened_by: UserId,
     pub appeal_of: Option<i64>,
 }
 
 #[derive(Debug, Clone, Queryable, Selectable)]
 #[diesel(table_name = case_parties)]
 pub struct PartyRow {
-    pub id: i64,
-    pub case_id: i64,
-    pub user_id: Option<i64>,
-    pub player_id: Option<i64>,
+    pub id: PartyId,
+    pub case_id: CaseId,
+    pub user_id: Option<UserId>,
+    pub player_id: Option<PlayerId>,
     pub role: PartyRole,
-    pub added_by: i64,
+    pub added_by: UserId,
     pub added_at: DateTime<Utc>,
 }
 
 #[derive(Debug, Insertable)]
 #[diesel(table_name = case_parties)]
 pub struct NewParty {
-    pub case_id: i64,
-    pub user_id: Option<i64>,
-    pub player_id: Option<i64>,
+    pub case_id: CaseId,
+    pub user_id: Option<UserId>,
+    pub player_id: Option<PlayerId>,
     pub role: PartyRole,
-    pub added_by: i64,
+    pub added_by: UserId,
 }
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = case_panel)]
 pub struct PanelRow {
-    pub case_id: i64,
-    pub user_id: i64,
+    pub case_id: CaseId,
+    pub user_id: UserId,
     pub seat: Seat,
 }
 
 #[derive(Debug, Clone, Queryable, Selectable)]
 #[diesel(table_name = votes)]
 pub struct VoteRow {
-    pub case_id: i64,
-    pub member_id: i64,
+    pub case_id: CaseId,
+    pub member_id: UserId,
     pub vote: Verdict,
     pub remedy: Option<serde_json::Value>,
     pub reason: String,
@@ -108,8 +108,8 @@ pub struct VoteRow {
 #[derive(Debug, Insertable)]
 #[diesel(table_name = votes)]
 pub struct NewVote {
-    pub case_id: i64,
-    pub member_id: i64,
+    pub case_id: CaseId,
+    pub member_id: UserId,
     pub vote: Verdict,
     pub remedy: Option<serde_json::Value>,
     pub reason: String,
@@ -118,20 +118,22 @@ pub struct NewVote {
 #[derive(Debug, Clone, Queryable, Selectable)]
 #[diesel(table_name = case_events)]
 pub struct CaseEventRow {
-    pub id: i64,
-    pub case_id: i64,
-    pub author: i64,
+    pub id: CaseEventId,
+    pub case_id: CaseId,
+    pub author: UserId,
     pub at: DateTime<Utc>,
     pub what: CaseStep,
+    /// free-form: the step's audit detail, shown as recorded.
     pub detail: serde_json::Value,
 }
 
 #[derive(Debug, Insertable)]
 #[diesel(table_name = case_events)]
 pub struct NewCaseEvent {
-    pub case_id: i64,
-    pub author: i64,
+    pub case_id: CaseId,
+    pub author: UserId,
     pub what: CaseStep,
+    /// free-form: the step's audit detail, shown as recorded.
     pub detail: serde_json::Value,
 }
 
@@ -398,7 +400,7 @@ fn appeals_under(
 
 /// Who hears what after a ruling in tournament `t` (its ruleset's appeals).
 pub fn appeals_of(t: &Tournament) -> Result<Appeals, ApiError> {
-    appeals_under(t.id, t.ruleset, &t.ruleset_overrides)
+    appeals_under(t.id.0, t.ruleset, &t.ruleset_overrides)
 }
 
 /// Who hears what after a ruling in tournament `t`, read from its row.

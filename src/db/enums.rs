@@ -24,12 +24,14 @@ use crate::domain::case_sets::{
 };
 use crate::domain::cases::{CaseKind, PanelMode, Seat};
 use crate::domain::colours::Colour;
+use crate::domain::events::LiveEventKind;
 use crate::domain::rating::acceptance::RatingStatus;
 use crate::domain::rating::replay::ChangeKind;
 use crate::domain::scoring::penalty::RecordedPenalty;
 use crate::domain::scoring::standings::WithdrawalKind;
 use crate::domain::scoring::{Preset, RoundKind};
 use crate::domain::seating::SeatingMethod;
+use crate::domain::staff::StaffRole;
 use crate::domain::status::{
     CaseStatus, CheckoutState, DeliveryStatus, RegistrationStatus, ReportStatus, RoundStatus,
     ScheduleState, TournamentStatus,
@@ -128,6 +130,8 @@ stored_as_text! {
     PanelReason => "panel rule",
     CaseStep => "case step",
     DeliveryStatus => "delivery status",
+    StaffRole => "staff role",
+    LiveEventKind => "event kind",
 }
 
 #[cfg(test)]

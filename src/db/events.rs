@@ -3,6 +3,7 @@
 use diesel::prelude::*;
 use diesel::PgConnection;
 
+use crate::db::ids::TournamentId;
 use crate::db::running::{EventRow, NewEvent};
 use crate::db::schema::tournament_events;
 use crate::domain::events::TournamentEvent;
@@ -16,13 +17,14 @@ pub fn record(
     tournament_id: i64,
     event: TournamentEvent,
 ) -> Result<(), ApiError> {
-    let (kind, payload) = event
+    let kind = event.kind();
+    let (_, payload) = event
         .into_parts()
         .map_err(|e| ApiError::Internal(format!("event payload: {e}")))?;
     diesel::insert_into(tournament_events::table)
         .values(NewEvent {
-            tournament_id,
-            kind: kind.to_string(),
+            tournament_id: TournamentId(tournament_id),
+            kind,
             payload,
         })
         .execute(conn)?;

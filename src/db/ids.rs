@@ -79,6 +79,8 @@ store_id! {
     AccountTokenId,
     /// A refresh token (`refresh_tokens.id`).
     RefreshTokenId,
+    /// A sign-in: the family of refresh tokens that rotate within it (`refresh_tokens.family_id`).
+    SessionFamilyId,
     /// An API key (`api_keys.id`).
     ApiKeyId,
     /// A webhook endpoint (`webhook_endpoints.id`).
@@ -148,7 +150,8 @@ stored_as_bigint! {
     PlayerId, TournamentId, RoundId, UserId, CaseId, PoolId,
     RegistrationId, TeamId, WithdrawalId, PenaltyId, ReportId, ScheduleMessageId,
     TournamentEventId, CheckoutId, PartyId, CaseEventId, DecisionId, ImportId, PoolEventId,
-    InvitationId, ClaimId, PlayerLinkId, MailId, AccountTokenId, RefreshTokenId, ApiKeyId,
+    InvitationId, ClaimId, PlayerLinkId, MailId, AccountTokenId, RefreshTokenId, SessionFamilyId,
+    ApiKeyId,
     WebhookId, DeliveryId,
 }
 

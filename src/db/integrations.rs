@@ -59,6 +59,7 @@ pub struct DeliveryRow {
     pub last_error: Option<String>,
     pub created_at: DateTime<Utc>,
     pub delivered_at: Option<DateTime<Utc>>,
+    /// free-form: the webhook payload, sent as stored.
     pub body: serde_json::Value,
     pub message_id: String,
 }
@@ -426,6 +427,7 @@ pub struct ClaimedRow {
     #[diesel(sql_type = Nullable<Text>)]
     pub previous_secret: Option<String>,
     #[diesel(sql_type = Jsonb)]
+    /// free-form: the webhook payload, sent as stored.
     pub body: serde_json::Value,
     #[diesel(sql_type = Integer)]
     pub attempts: i32,

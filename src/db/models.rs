@@ -5,15 +5,17 @@ use chrono::{DateTime, NaiveDate, Utc};
 use diesel::prelude::*;
 
 use super::schema::{players, rating_changes, rating_pools, tournament_staff, tournaments, users};
+use crate::db::ids::{PlayerId, PoolId, RoundId, TournamentId, UserId};
 use crate::domain::rating::acceptance::RatingStatus;
 use crate::domain::rating::replay::ChangeKind;
 use crate::domain::scoring::Preset;
+use crate::domain::staff::StaffRole;
 use crate::domain::status::TournamentStatus;
 
 #[derive(Debug, Clone, Queryable, Selectable, Identifiable)]
 #[diesel(table_name = users)]
 pub struct User {
-    pub id: i64,
+    pub id: UserId,
     pub username: String,
     pub password_hash: String,
     pub is_admin: bool,
@@ -41,12 +43,12 @@ pub struct NewUser<'a> {
 #[derive(Debug, Clone, Queryable, Selectable, Identifiable)]
 #[diesel(table_name = players)]
 pub struct Player {
-    pub id: i64,
+    pub id: PlayerId,
     pub name: String,
     pub club: Option<String>,
     pub country: Option<String>,
-    pub user_id: Option<i64>,
-    pub created_by: i64,
+    pub user_id: Option<UserId>,
+    pub created_by: UserId,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
@@ -57,14 +59,14 @@ pub struct NewPlayer {
     pub name: String,
     pub club: Option<String>,
     pub country: Option<String>,
-    pub user_id: Option<i64>,
-    pub created_by: i64,
+    pub user_id: Option<UserId>,
+    pub created_by: UserId,
 }
 
 #[derive(Debug, Clone, Queryable, Selectable, Identifiable)]
 #[diesel(table_name = tournaments)]
 pub struct Tournament {
-    pub id: i64,
+    pub id: TournamentId,
     pub name: String,
     pub game: String,
     pub ruleset: Preset,
@@ -78,12 +80,12 @@ pub struct Tournament {
     pub status: TournamentStatus,
     pub registration_deadline: Option<DateTime<Utc>>,
     pub appeal_window_minutes: i32,
-    pub created_by: i64,
+    pub created_by: UserId,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
     pub version: i32,
     /// The rating pool the tournament's games feed, if any.
-    pub rating_pool_id: Option<i64>,
+    pub rating_pool_id: Option<PoolId>,
     /// Declared a national-rank tournament (league pools).
     pub national_rank: bool,
     /// When it was first published (league pools: the announcement date).
@@ -97,7 +99,7 @@ pub struct Tournament {
     /// The reason given with the last decision on it.
     pub rating_reason: Option<String>,
     /// Who made the last decision (or request) on it.
-    pub rating_decided_by: Option<i64>,
+    pub rating_decided_by: Option<UserId>,
     /// When.
     pub rating_decided_at: Option<DateTime<Utc>>,
     /// Where the tournament is being run while checked out to another instance (read-only here).
@@ -123,14 +125,14 @@ pub struct NewTournament {
     pub venue: Option<String>,
     pub registration_deadline: Option<DateTime<Utc>>,
     pub appeal_window_minutes: i32,
-    pub created_by: i64,
-    pub rating_pool_id: Option<i64>,
+    pub created_by: UserId,
+    pub rating_pool_id: Option<PoolId>,
     pub national_rank: bool,
     pub prize_places: i32,
     pub qualification_places: i32,
     pub rating_status: Option<RatingStatus>,
     pub rating_reason: Option<String>,
-    pub rating_decided_by: Option<i64>,
+    pub rating_decided_by: Option<UserId>,
     pub rating_decided_at: Option<DateTime<Utc>>,
     pub country: Option<String>,
 }
@@ -138,23 +140,23 @@ pub struct NewTournament {
 #[derive(Debug, Clone, Queryable, Selectable)]
 #[diesel(table_name = tournament_staff)]
 pub struct StaffRow {
-    pub tournament_id: i64,
-    pub user_id: i64,
-    pub role: String,
-    pub appointed_by: i64,
+    pub tournament_id: TournamentId,
+    pub user_id: UserId,
+    pub role: StaffRole,
+    pub appointed_by: UserId,
     pub appointed_at: DateTime<Utc>,
 }
 
 #[derive(Debug, Clone, Queryable, Selectable, Identifiable)]
 #[diesel(table_name = rating_pools)]
 pub struct RatingPoolRow {
-    pub id: i64,
+    pub id: PoolId,
     pub name: String,
     pub params: serde_json::Value,
     pub time_zone: String,
     pub seasons: serde_json::Value,
     pub league: bool,
-    pub created_by: i64,
+    pub created_by: UserId,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
     pub version: i32,
@@ -167,12 +169,12 @@ pub struct RatingPoolRow {
 // Written with COPY (binary), which needs every column bound, no DEFAULT.
 #[diesel(treat_none_as_default_value = false)]
 pub struct RatingChangeRow {
-    pub pool_id: i64,
+    pub pool_id: PoolId,
     pub sequence: i64,
-    pub player_id: i64,
+    pub player_id: PlayerId,
     pub kind: ChangeKind,
-    pub tournament_id: i64,
-    pub round_id: i64,
+    pub tournament_id: TournamentId,
+    pub round_id: RoundId,
     pub table_number: i32,
     pub result_version: i32,
     pub rated_at: DateTime<Utc>,

@@ -8,7 +8,12 @@ use super::schema::{
     idempotency_keys, penalties, registrations, results, round_draws, rounds, teams,
     tournament_events, withdrawals,
 };
+use crate::db::ids::{
+    CaseId, PenaltyId, PlayerId, RegistrationId, RoundId, TeamId, TournamentEventId, TournamentId,
+    UserId, WithdrawalId,
+};
 use crate::domain::colours::Colour;
+use crate::domain::events::LiveEventKind;
 use crate::domain::scoring::penalty::RecordedPenalty;
 use crate::domain::scoring::standings::WithdrawalKind;
 use crate::domain::scoring::RoundKind;
@@ -18,13 +23,13 @@ use crate::domain::status::{RegistrationStatus, RoundStatus};
 #[derive(Debug, Clone, Queryable, Selectable)]
 #[diesel(table_name = registrations)]
 pub struct Registration {
-    pub id: i64,
-    pub tournament_id: i64,
-    pub player_id: i64,
+    pub id: RegistrationId,
+    pub tournament_id: TournamentId,
+    pub player_id: PlayerId,
     pub status: RegistrationStatus,
     pub seeding_rating: Option<f64>,
     pub seeding_rated_games: i32,
-    pub registered_by: i64,
+    pub registered_by: UserId,
     pub registered_at: DateTime<Utc>,
     pub cancelled_at: Option<DateTime<Utc>>,
     pub colour_first: Option<Colour>,
@@ -34,12 +39,12 @@ pub struct Registration {
 #[derive(Debug, Insertable)]
 #[diesel(table_name = registrations)]
 pub struct NewRegistration {
-    pub tournament_id: i64,
-    pub player_id: i64,
+    pub tournament_id: TournamentId,
+    pub player_id: PlayerId,
     pub status: RegistrationStatus,
     pub seeding_rating: Option<f64>,
     pub seeding_rated_games: i32,
-    pub registered_by: i64,
+    pub registered_by: UserId,
     pub colour_first: Option<Colour>,
     pub colour_second: Option<Colour>,
 }
@@ -48,8 +53,8 @@ pub struct NewRegistration {
 #[diesel(table_name = teams)]
 pub struct TeamRow {
     #[diesel(skip_insertion)]
-    pub id: i64,
-    pub tournament_id: i64,
+    pub id: TeamId,
+    pub tournament_id: TournamentId,
     pub number: i32,
     pub name: String,
     pub pair_a1: i64,
@@ -63,8 +68,8 @@ pub struct TeamRow {
 #[derive(Debug, Clone, Queryable, Selectable)]
 #[diesel(table_name = rounds)]
 pub struct RoundRow {
-    pub id: i64,
-    pub tournament_id: i64,
+    pub id: RoundId,
+    pub tournament_id: TournamentId,
     pub number: i32,
     pub kind: RoundKind,
     pub method: SeatingMethod,
@@ -76,7 +81,7 @@ pub struct RoundRow {
     pub seed_commitment: String,
     pub draw: serde_json::Value,
     pub draw_count: i32,
-    pub created_by: i64,
+    pub created_by: UserId,
     pub created_at: DateTime<Utc>,
     pub published_at: Option<DateTime<Utc>>,
     pub completed_at: Option<DateTime<Utc>>,
@@ -110,7 +115,7 @@ impl RoundRow {
 #[derive(Debug, Insertable)]
 #[diesel(table_name = rounds)]
 pub struct NewRound {
-    pub tournament_id: i64,
+    pub tournament_id: TournamentId,
     pub number: i32,
     pub kind: RoundKind,
     pub method: SeatingMethod,
@@ -120,7 +125,7 @@ pub struct NewRound {
     pub seed: String,
     pub seed_commitment: String,
     pub draw: serde_json::Value,
-    pub created_by: i64,
+    pub created_by: UserId,
     pub played_at: Option<DateTime<Utc>>,
     pub played_at_fixed: bool,
     pub colours: Option<serde_json::Value>,
@@ -130,13 +135,13 @@ pub struct NewRound {
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = round_draws)]
 pub struct RoundDraw {
-    pub round_id: i64,
+    pub round_id: RoundId,
     pub attempt: i32,
     pub seed: String,
     pub seed_commitment: String,
     pub draw_input: serde_json::Value,
     pub draw: serde_json::Value,
-    pub drawn_by: i64,
+    pub drawn_by: UserId,
     #[diesel(skip_insertion)]
     pub drawn_at: DateTime<Utc>,
 }
@@ -144,14 +149,14 @@ pub struct RoundDraw {
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = results)]
 pub struct ResultRow {
-    pub round_id: i64,
+    pub round_id: RoundId,
     pub table_number: i32,
     pub version: i32,
     pub seats: serde_json::Value,
     pub double_crash: bool,
     pub reason: Option<String>,
-    pub case_id: Option<i64>,
-    pub entered_by: i64,
+    pub case_id: Option<CaseId>,
+    pub entered_by: UserId,
     #[diesel(skip_insertion)]
     pub entered_at: DateTime<Utc>,
     /// A cup match decided by 5-minute play-off games: their winner.
@@ -161,42 +166,42 @@ pub struct ResultRow {
 #[derive(Debug, Clone, Queryable, Selectable)]
 #[diesel(table_name = withdrawals)]
 pub struct WithdrawalRow {
-    pub id: i64,
-    pub tournament_id: i64,
-    pub player_id: i64,
+    pub id: WithdrawalId,
+    pub tournament_id: TournamentId,
+    pub player_id: PlayerId,
     pub kind: WithdrawalKind,
     pub from_round: i32,
     pub reason: Option<String>,
-    pub recorded_by: i64,
+    pub recorded_by: UserId,
     pub recorded_at: DateTime<Utc>,
 }
 
 #[derive(Debug, Insertable)]
 #[diesel(table_name = withdrawals)]
 pub struct NewWithdrawal {
-    pub tournament_id: i64,
-    pub player_id: i64,
+    pub tournament_id: TournamentId,
+    pub player_id: PlayerId,
     pub kind: WithdrawalKind,
     pub from_round: i32,
     pub reason: Option<String>,
-    pub recorded_by: i64,
+    pub recorded_by: UserId,
 }
 
 #[derive(Debug, Clone, Queryable, Selectable)]
 #[diesel(table_name = penalties)]
 pub struct PenaltyRow {
-    pub id: i64,
-    pub tournament_id: i64,
-    pub player_id: i64,
+    pub id: PenaltyId,
+    pub tournament_id: TournamentId,
+    pub player_id: PlayerId,
     pub kind: RecordedPenalty,
     pub round_number: Option<i32>,
     pub table_number: Option<i32>,
     pub points: i32,
     pub reason: String,
-    pub case_id: Option<i64>,
-    pub issued_by: i64,
+    pub case_id: Option<CaseId>,
+    pub issued_by: UserId,
     pub issued_at: DateTime<Utc>,
-    pub annulled_by: Option<i64>,
+    pub annulled_by: Option<UserId>,
     pub annulled_at: Option<DateTime<Utc>>,
     pub annul_reason: Option<String>,
 }
@@ -204,25 +209,26 @@ pub struct PenaltyRow {
 #[derive(Debug, Insertable)]
 #[diesel(table_name = penalties)]
 pub struct NewPenalty {
-    pub tournament_id: i64,
-    pub player_id: i64,
+    pub tournament_id: TournamentId,
+    pub player_id: PlayerId,
     pub kind: RecordedPenalty,
     pub round_number: Option<i32>,
     pub table_number: Option<i32>,
     pub points: i32,
     pub reason: String,
-    pub case_id: Option<i64>,
-    pub issued_by: i64,
+    pub case_id: Option<CaseId>,
+    pub issued_by: UserId,
 }
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = idempotency_keys)]
 pub struct IdempotencyRow {
-    pub user_id: i64,
+    pub user_id: UserId,
     pub key: String,
     pub request_hash: String,
     pub status: i32,
     pub body: String,
+    /// free-form: the stored answer's headers, replayed as they were sent.
     pub headers: serde_json::Value,
     #[diesel(skip_insertion)]
     pub created_at: DateTime<Utc>,
@@ -231,9 +237,10 @@ pub struct IdempotencyRow {
 #[derive(Debug, Clone, Queryable, Selectable)]
 #[diesel(table_name = tournament_events)]
 pub struct EventRow {
-    pub id: i64,
-    pub tournament_id: i64,
-    pub kind: String,
+    pub id: TournamentEventId,
+    pub tournament_id: TournamentId,
+    pub kind: LiveEventKind,
+    /// free-form: the payload written from a typed `TournamentEvent`, passed on as stored.
     pub payload: serde_json::Value,
     pub created_at: DateTime<Utc>,
 }
@@ -241,8 +248,9 @@ pub struct EventRow {
 #[derive(Debug, Insertable)]
 #[diesel(table_name = tournament_events)]
 pub struct NewEvent {
-    pub tournament_id: i64,
-    pub kind: String,
+    pub tournament_id: TournamentId,
+    pub kind: LiveEventKind,
+    /// free-form: the payload written from a typed `TournamentEvent`, passed on as stored.
     pub payload: serde_json::Value,
 }
 

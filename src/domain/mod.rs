@@ -18,6 +18,7 @@ pub mod rating;
 pub mod rng;
 pub mod scoring;
 pub mod seating;
+pub mod staff;
 pub mod status;
 
 pub use ids::{CaseId, PlayerId, PoolId, RoundId, TournamentId, UserId};

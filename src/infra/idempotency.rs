@@ -96,7 +96,7 @@ fn keep(
     store::store(
         conn,
         &IdempotencyRow {
-            user_id,
+            user_id: UserId(user_id),
             key: key.key.clone(),
             request_hash: key.request_hash.clone(),
             status: i32::from(answer.status),

@@ -266,7 +266,7 @@ fn listen(weak: Weak<Hub>) {
             Some(after) => events::after(&mut conn, after, CAPACITY as i64).map(|rows| {
                 if let Some(hub) = weak.upgrade() {
                     for r in rows {
-                        last = last.max(Some(r.id));
+                        last = last.max(Some(r.id.0));
                         let _ = hub.tx.send(Arc::new(r));
                     }
                 }
@@ -320,7 +320,7 @@ fn forward(conn: &mut PgConnection, weak: &Weak<Hub>, last: &mut Option<i64>) ->
             match events::by_ids(conn, &ids) {
                 Ok(rows) => {
                     for r in rows {
-                        *last = (*last).max(Some(r.id));
+                        *last = (*last).max(Some(r.id.0));
                         // No subscriber is not an error.
                         let _ = hub.tx.send(Arc::new(r));
                     }

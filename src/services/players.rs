@@ -35,11 +35,11 @@ pub struct PlayerOut {
 impl From<Player> for PlayerOut {
     fn from(p: Player) -> Self {
         Self {
-            id: p.id,
+            id: p.id.0,
             name: p.name,
             club: p.club,
             country: p.country,
-            user_id: p.user_id,
+            user_id: p.user_id.map(|id| id.0),
             created_at: p.created_at,
             updated_at: p.updated_at,
         }
@@ -190,8 +190,8 @@ pub fn create_player(
                 name,
                 club,
                 country,
-                user_id: input.user_id,
-                created_by: caller.user_id,
+                user_id: input.user_id.map(UserId),
+                created_by: UserId(caller.user_id),
             },
         )?)
     })
@@ -264,7 +264,7 @@ pub fn list_players(
         },
         "players",
         &scope,
-        |(p, rank, _)| PlayerKey(ranked.then_some(-rank), p.name.clone(), p.id),
+        |(p, rank, _)| PlayerKey(ranked.then_some(-rank), p.name.clone(), p.id.0),
         |(p, _, _)| Ok(PlayerOut::from(p)),
     )
 }
@@ -294,7 +294,7 @@ pub fn update_player(
     check.finish()?;
     conn.transaction(|conn| {
         let current = load(conn, id)?;
-        if !caller.is_admin && current.created_by != caller.user_id {
+        if !caller.is_admin && current.created_by != UserId(caller.user_id) {
             return Err(ApiError::Forbidden(
                 "only an admin or the player's creator may change it".into(),
             ));

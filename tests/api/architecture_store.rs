@@ -216,6 +216,24 @@ fn the_store_boundary_only_shrinks() {
     );
 }
 
+/// Every id in a row is typed (issue 39): the raw-id rule has no budget left, and none may be
+/// written back into `store_budget.txt`.
+#[test]
+fn no_row_holds_a_raw_id() {
+    let raw: Vec<_> = counts()
+        .into_iter()
+        .filter(|((rule, _), _)| rule == "raw_id")
+        .collect();
+    assert!(
+        raw.is_empty(),
+        "rows in src/db hold raw i64 ids (use the newtypes of src/db/ids.rs): {raw:#?}"
+    );
+    assert!(
+        !budget().keys().any(|(rule, _)| rule == "raw_id"),
+        "store_budget.txt may not allow raw ids again"
+    );
+}
+
 /// Each scanner finds what it looks for, and lets pass what is allowed.
 #[test]
 fn the_store_rules_catch_violations() {

@@ -14,7 +14,10 @@ use diesel::PgConnection;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::db::ids::UserId;
+use crate::db::ids::{
+    AccountTokenId, ApiKeyId, CaseId, ClaimId, InvitationId, MailId, PenaltyId, PlayerId, PoolId,
+    RefreshTokenId, RegistrationId, RoundId, SessionFamilyId, TournamentId, UserId, WithdrawalId,
+};
 
 /// Everything stored about an account and its player, by section.
 #[derive(Debug, Serialize, ToSchema)]
@@ -62,7 +65,8 @@ pub struct Export {
 #[derive(Debug, Serialize, ToSchema, QueryableByName)]
 pub struct ExportAccount {
     #[diesel(sql_type = BigInt)]
-    pub id: i64,
+    #[schema(value_type = i64)]
+    pub id: UserId,
     #[diesel(sql_type = Text)]
     pub username: String,
     #[diesel(sql_type = Nullable<Text>)]
@@ -83,7 +87,8 @@ pub struct ExportAccount {
 #[derive(Debug, Serialize, ToSchema, QueryableByName)]
 pub struct ExportPlayer {
     #[diesel(sql_type = BigInt)]
-    pub id: i64,
+    #[schema(value_type = i64)]
+    pub id: PlayerId,
     #[diesel(sql_type = Text)]
     pub name: String,
     #[diesel(sql_type = Nullable<Text>)]
@@ -99,10 +104,12 @@ pub struct ExportPlayer {
 #[derive(Debug, Serialize, ToSchema, QueryableByName)]
 pub struct ExportSession {
     #[diesel(sql_type = BigInt)]
-    pub id: i64,
+    #[schema(value_type = i64)]
+    pub id: RefreshTokenId,
     /// The sign-in the session belongs to (refreshes rotate within it).
     #[diesel(sql_type = BigInt)]
-    pub family_id: i64,
+    #[schema(value_type = i64)]
+    pub family_id: SessionFamilyId,
     #[diesel(sql_type = Timestamptz)]
     pub created_at: DateTime<Utc>,
     #[diesel(sql_type = Timestamptz)]
@@ -116,7 +123,8 @@ pub struct ExportSession {
 #[derive(Debug, Serialize, ToSchema, QueryableByName)]
 pub struct ExportApiKey {
     #[diesel(sql_type = BigInt)]
-    pub id: i64,
+    #[schema(value_type = i64)]
+    pub id: ApiKeyId,
     #[diesel(sql_type = Text)]
     pub name: String,
     /// The key's visible prefix, as the key list shows it (not the secret).
@@ -125,9 +133,11 @@ pub struct ExportApiKey {
     #[diesel(sql_type = Array<Text>)]
     pub scopes: Vec<String>,
     #[diesel(sql_type = Nullable<BigInt>)]
-    pub tournament_id: Option<i64>,
+    #[schema(value_type = Option<i64>)]
+    pub tournament_id: Option<TournamentId>,
     #[diesel(sql_type = Nullable<BigInt>)]
-    pub pool_id: Option<i64>,
+    #[schema(value_type = Option<i64>)]
+    pub pool_id: Option<PoolId>,
     #[diesel(sql_type = Timestamptz)]
     pub created_at: DateTime<Utc>,
     #[diesel(sql_type = Nullable<Timestamptz>)]
@@ -141,7 +151,8 @@ pub struct ExportApiKey {
 #[derive(Debug, Serialize, ToSchema, QueryableByName)]
 pub struct ExportCode {
     #[diesel(sql_type = BigInt)]
-    pub id: i64,
+    #[schema(value_type = i64)]
+    pub id: AccountTokenId,
     /// `verify` or `reset`.
     #[diesel(sql_type = Text)]
     pub purpose: String,
@@ -156,7 +167,8 @@ pub struct ExportCode {
 #[derive(Debug, Serialize, ToSchema, QueryableByName)]
 pub struct ExportMessage {
     #[diesel(sql_type = BigInt)]
-    pub id: i64,
+    #[schema(value_type = i64)]
+    pub id: MailId,
     #[diesel(sql_type = Text)]
     pub to_address: String,
     #[diesel(sql_type = Text)]
@@ -180,11 +192,13 @@ pub struct ExportMessage {
 #[derive(Debug, Serialize, ToSchema, QueryableByName)]
 pub struct ExportTournamentRole {
     #[diesel(sql_type = BigInt)]
-    pub tournament_id: i64,
+    #[schema(value_type = i64)]
+    pub tournament_id: TournamentId,
     #[diesel(sql_type = Text)]
     pub role: String,
     #[diesel(sql_type = BigInt)]
-    pub appointed_by: i64,
+    #[schema(value_type = i64)]
+    pub appointed_by: UserId,
     #[diesel(sql_type = Timestamptz)]
     pub appointed_at: DateTime<Utc>,
 }
@@ -192,9 +206,11 @@ pub struct ExportTournamentRole {
 #[derive(Debug, Serialize, ToSchema, QueryableByName)]
 pub struct ExportPoolKept {
     #[diesel(sql_type = BigInt)]
-    pub pool_id: i64,
+    #[schema(value_type = i64)]
+    pub pool_id: PoolId,
     #[diesel(sql_type = BigInt)]
-    pub granted_by: i64,
+    #[schema(value_type = i64)]
+    pub granted_by: UserId,
     #[diesel(sql_type = Timestamptz)]
     pub granted_at: DateTime<Utc>,
 }
@@ -202,9 +218,11 @@ pub struct ExportPoolKept {
 #[derive(Debug, Serialize, ToSchema, QueryableByName)]
 pub struct ExportClaim {
     #[diesel(sql_type = BigInt)]
-    pub id: i64,
+    #[schema(value_type = i64)]
+    pub id: ClaimId,
     #[diesel(sql_type = BigInt)]
-    pub player_id: i64,
+    #[schema(value_type = i64)]
+    pub player_id: PlayerId,
     #[diesel(sql_type = Text)]
     pub message: String,
     #[diesel(sql_type = Text)]
@@ -212,7 +230,8 @@ pub struct ExportClaim {
     #[diesel(sql_type = Nullable<Text>)]
     pub reason: Option<String>,
     #[diesel(sql_type = Nullable<BigInt>)]
-    pub decided_by: Option<i64>,
+    #[schema(value_type = Option<i64>)]
+    pub decided_by: Option<UserId>,
     #[diesel(sql_type = Timestamptz)]
     pub created_at: DateTime<Utc>,
     #[diesel(sql_type = Nullable<Timestamptz>)]
@@ -222,17 +241,21 @@ pub struct ExportClaim {
 #[derive(Debug, Serialize, ToSchema, QueryableByName)]
 pub struct ExportInvitation {
     #[diesel(sql_type = BigInt)]
-    pub id: i64,
+    #[schema(value_type = i64)]
+    pub id: InvitationId,
     #[diesel(sql_type = BigInt)]
-    pub tournament_id: i64,
+    #[schema(value_type = i64)]
+    pub tournament_id: TournamentId,
     #[diesel(sql_type = Text)]
     pub email: String,
     #[diesel(sql_type = Nullable<BigInt>)]
-    pub player_id: Option<i64>,
+    #[schema(value_type = Option<i64>)]
+    pub player_id: Option<PlayerId>,
     #[diesel(sql_type = Nullable<Text>)]
     pub message: Option<String>,
     #[diesel(sql_type = Nullable<BigInt>)]
-    pub invited_by: Option<i64>,
+    #[schema(value_type = Option<i64>)]
+    pub invited_by: Option<UserId>,
     #[diesel(sql_type = Timestamptz)]
     pub created_at: DateTime<Utc>,
     #[diesel(sql_type = Timestamptz)]
@@ -246,9 +269,11 @@ pub struct ExportInvitation {
 #[derive(Debug, Serialize, ToSchema, QueryableByName)]
 pub struct ExportRegistration {
     #[diesel(sql_type = BigInt)]
-    pub id: i64,
+    #[schema(value_type = i64)]
+    pub id: RegistrationId,
     #[diesel(sql_type = BigInt)]
-    pub tournament_id: i64,
+    #[schema(value_type = i64)]
+    pub tournament_id: TournamentId,
     #[diesel(sql_type = Text)]
     pub status: String,
     #[diesel(sql_type = Nullable<Double>)]
@@ -264,7 +289,8 @@ pub struct ExportRegistration {
 #[derive(Debug, Serialize, ToSchema, QueryableByName)]
 pub struct ExportResultSeat {
     #[diesel(sql_type = BigInt)]
-    pub round_id: i64,
+    #[schema(value_type = i64)]
+    pub round_id: RoundId,
     #[diesel(sql_type = Integer)]
     pub table_number: i32,
     #[diesel(sql_type = Integer)]
@@ -282,15 +308,18 @@ pub struct ExportResultSeat {
 #[derive(Debug, Serialize, ToSchema, QueryableByName)]
 pub struct ExportRatingChange {
     #[diesel(sql_type = BigInt)]
-    pub pool_id: i64,
+    #[schema(value_type = i64)]
+    pub pool_id: PoolId,
     #[diesel(sql_type = BigInt)]
     pub sequence: i64,
     #[diesel(sql_type = Text)]
     pub kind: String,
     #[diesel(sql_type = BigInt)]
-    pub tournament_id: i64,
+    #[schema(value_type = i64)]
+    pub tournament_id: TournamentId,
     #[diesel(sql_type = BigInt)]
-    pub round_id: i64,
+    #[schema(value_type = i64)]
+    pub round_id: RoundId,
     #[diesel(sql_type = Integer)]
     pub table_number: i32,
     #[diesel(sql_type = Timestamptz)]
@@ -308,7 +337,8 @@ pub struct ExportRatingChange {
 #[derive(Debug, Serialize, ToSchema, QueryableByName)]
 pub struct ExportRating {
     #[diesel(sql_type = BigInt)]
-    pub pool_id: i64,
+    #[schema(value_type = i64)]
+    pub pool_id: PoolId,
     #[diesel(sql_type = Double)]
     pub rating: f64,
     #[diesel(sql_type = BigInt)]
@@ -320,9 +350,11 @@ pub struct ExportRating {
 #[derive(Debug, Serialize, ToSchema, QueryableByName)]
 pub struct ExportWithdrawal {
     #[diesel(sql_type = BigInt)]
-    pub id: i64,
+    #[schema(value_type = i64)]
+    pub id: WithdrawalId,
     #[diesel(sql_type = BigInt)]
-    pub tournament_id: i64,
+    #[schema(value_type = i64)]
+    pub tournament_id: TournamentId,
     #[diesel(sql_type = Text)]
     pub kind: String,
     #[diesel(sql_type = Integer)]
@@ -336,9 +368,11 @@ pub struct ExportWithdrawal {
 #[derive(Debug, Serialize, ToSchema, QueryableByName)]
 pub struct ExportPenalty {
     #[diesel(sql_type = BigInt)]
-    pub id: i64,
+    #[schema(value_type = i64)]
+    pub id: PenaltyId,
     #[diesel(sql_type = BigInt)]
-    pub tournament_id: i64,
+    #[schema(value_type = i64)]
+    pub tournament_id: TournamentId,
     #[diesel(sql_type = Text)]
     pub kind: String,
     #[diesel(sql_type = Nullable<Integer>)]
@@ -356,7 +390,8 @@ pub struct ExportPenalty {
 #[derive(Debug, Serialize, ToSchema, QueryableByName)]
 pub struct ExportCaseRole {
     #[diesel(sql_type = BigInt)]
-    pub case_id: i64,
+    #[schema(value_type = i64)]
+    pub case_id: CaseId,
     /// A party's role (`complainant`, `respondent`, ...) or `panel`.
     #[diesel(sql_type = Text)]
     pub role: String,
@@ -578,7 +613,7 @@ pub fn read(
     };
     account_sections(conn, user_id, &mut e)?;
     if let Some(p) = &player {
-        player_sections(conn, p.id, &mut e)?;
+        player_sections(conn, p.id.0, &mut e)?;
     }
     e.player = player;
     Ok(Some(e))

@@ -5,7 +5,7 @@ use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel::PgConnection;
 
-use crate::db::ids::{PlayerId, PoolId};
+use crate::db::ids::{PlayerId, PoolId, RoundId, TournamentId};
 use crate::db::schema::{players, rating_changes, rating_pools, rounds, tournaments};
 use crate::domain::rating::ChangeKind;
 
@@ -17,9 +17,9 @@ pub struct PlayerChangeRow {
     pub pool_id: PoolId,
     pub pool_name: String,
     pub kind: ChangeKind,
-    pub tournament_id: i64,
+    pub tournament_id: TournamentId,
     pub tournament_name: Option<String>,
-    pub round_id: i64,
+    pub round_id: RoundId,
     pub round_number: Option<i32>,
     pub table_number: i32,
     pub result_version: i32,

@@ -69,10 +69,10 @@ pub fn authenticate(
 pub fn me(conn: &mut PgConnection, caller: &Caller) -> Result<Me, ApiError> {
     let user: User = users::by_id(conn, UserId(caller.user_id))?
         .ok_or_else(|| ApiError::Unauthorized("this account no longer exists".into()))?;
-    let player_id = users::player_of(conn, UserId(user.id))?;
-    let roles = roles::of_user(conn, UserId(user.id))?;
+    let player_id = users::player_of(conn, user.id)?;
+    let roles = roles::of_user(conn, user.id)?;
     Ok(Me {
-        id: user.id,
+        id: user.id.0,
         username: user.username,
         is_admin: user.is_admin,
         player_id: player_id.map(|p| p.0),

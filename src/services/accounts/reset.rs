@@ -10,7 +10,6 @@ use utoipa::ToSchema;
 use crate::auth::credentials::check_credentials;
 use crate::auth::password;
 use crate::db::accounts::{by_email, end_every_session, users};
-use crate::db::ids::UserId;
 use crate::domain::accounts::{normalise_email, TokenPurpose};
 use crate::error::ApiError;
 use crate::services::accounts::links::{Flow, MailLinks};
@@ -52,11 +51,11 @@ pub fn request_reset(
         .ok_or_else(|| ApiError::field("email", "must be an e-mail address (name@example.org)"))?;
     conn.transaction(|conn| {
         if let Some(user) = by_email(conn, &email)?.filter(|u| u.disabled_at.is_none()) {
-            let code = tokens::issue(conn, UserId(user.id), TokenPurpose::Reset, now)?;
+            let code = tokens::issue(conn, user.id, TokenPurpose::Reset, now)?;
             let link = links.link(Flow::Reset, &code);
             outbox::queue(
                 conn,
-                Some(user.id),
+                Some(user.id.0),
                 user.email.as_deref().unwrap_or(&email),
                 user.language,
                 &Mail::Reset {

@@ -35,7 +35,7 @@ pub struct Started {
 impl Started {
     fn of(user: &User, refresh: IssuedRefresh) -> Self {
         Started {
-            user_id: user.id,
+            user_id: user.id.0,
             username: user.username.clone(),
             is_admin: user.is_admin,
             session_epoch: user.session_epoch,
@@ -76,8 +76,8 @@ pub fn start(
     now: DateTime<Utc>,
 ) -> Result<IssuedRefresh, ApiError> {
     conn.transaction(|conn| {
-        store::delete_expired(conn, UserId(user.id), now)?;
-        insert_token(conn, UserId(user.id), None, now)
+        store::delete_expired(conn, user.id, now)?;
+        insert_token(conn, user.id, None, now)
     })
 }
 
@@ -222,7 +222,7 @@ pub fn change_password(
     )?;
     let hash = password::hash(&input.new_password).map_err(ApiError::Internal)?;
     conn.transaction(|conn| {
-        let id = UserId(user.id);
+        let id = user.id;
         users::set_password(conn, id, &hash)?;
         end_every_session(conn, id, now)?;
         let user = users::one(conn, id)?;

@@ -21,7 +21,6 @@ use crate::auth::credentials::check_credentials;
 use crate::auth::password;
 use crate::db::accounts::users::{self, SignedUp};
 use crate::db::accounts::{by_email, username_taken};
-use crate::db::ids::UserId;
 use crate::db::models::User;
 use crate::domain::accounts::{normalise_email, Language, SignupMode, TokenPurpose};
 use crate::error::{ApiError, FieldError};
@@ -156,7 +155,7 @@ fn known_address(
     } else {
         outbox::queue(
             conn,
-            Some(known.id),
+            Some(known.id.0),
             to,
             known.language,
             &Mail::AlreadyRegistered {
@@ -176,17 +175,11 @@ fn send_code(
     links: &MailLinks,
     now: DateTime<Utc>,
 ) -> Result<(), ApiError> {
-    let code = tokens::issue_with(
-        conn,
-        UserId(user.id),
-        TokenPurpose::Verify,
-        password_hash,
-        now,
-    )?;
+    let code = tokens::issue_with(conn, user.id, TokenPurpose::Verify, password_hash, now)?;
     let link = links.link(Flow::Verify, &code);
     outbox::queue(
         conn,
-        Some(user.id),
+        Some(user.id.0),
         user.email.as_deref().unwrap_or_default(),
         user.language,
         &Mail::Verify {

@@ -64,7 +64,7 @@ pub struct UserOut {
 impl From<User> for UserOut {
     fn from(u: User) -> Self {
         Self {
-            id: u.id,
+            id: u.id.0,
             username: u.username,
             is_admin: u.is_admin,
             created_at: u.created_at,
@@ -229,7 +229,7 @@ pub(crate) fn remove_account(
     user: &User,
     now: DateTime<Utc>,
 ) -> Result<(), ApiError> {
-    let id = UserId(user.id);
+    let id = user.id;
     erasure::forget_belongings(conn, id, user.email.as_deref())?;
     // Removed outright when nothing refers to it; kept as a nameless tombstone otherwise.
     if !erasure::remove_if_unreferenced(conn, id)? {

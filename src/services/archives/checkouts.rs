@@ -226,7 +226,7 @@ pub fn check_in(
         )?;
         store::allow_check_in(conn, false)?;
         if let (Some(pool), Some(RatingStatus::Accepted)) = (t.rating_pool_id, t.rating_status) {
-            crate::services::ratings::rebuild_pool(conn, pool)?;
+            crate::services::ratings::rebuild_pool(conn, pool.0)?;
         }
         close(conn, (caller, now), checkout.id, CheckoutState::In, None)
     })

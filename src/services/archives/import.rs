@@ -580,10 +580,10 @@ pub fn import_tournament(
         };
         let rating = match &pool {
             Some(p) => {
-                not_counted_yet(conn, p.id, archive)?;
+                not_counted_yet(conn, p.id.0, archive)?;
                 let status = crate::services::ratings::request_status(conn, caller, p, None)?;
                 let reason = crate::services::ratings::automatic_reason(p, status);
-                Some((p.id, status, reason))
+                Some((p.id.0, status, reason))
             }
             None => None,
         };
@@ -594,7 +594,7 @@ pub fn import_tournament(
         if let Some(p) = &pool {
             crate::services::ratings::request_recorded(conn, caller, &t, p, now)?;
             if t.rating_status == Some(RatingStatus::Accepted) {
-                crate::services::ratings::rebuild_pool(conn, p.id)?;
+                crate::services::ratings::rebuild_pool(conn, p.id.0)?;
             }
         }
         Ok(TournamentImportOut {

@@ -1,6 +1,7 @@
 //! Opening, listing, reading cases and adding parties.
 
 use super::*;
+use crate::db::ids::{PenaltyId, TournamentId, UserId};
 use crate::domain::status::CaseStatus;
 use crate::services::validate::{Page, PageParams};
 
@@ -109,46 +110,46 @@ pub fn open_case(
         let row: CaseRow = crate::db::cases::insert(
             conn,
             &NewCase {
-                tournament_id: tid,
+                tournament_id: TournamentId(tid),
                 kind: CaseKind::Complaint,
                 subject: input.subject,
                 round_number: input.round,
                 table_number: input.table,
-                penalty_id: input.penalty_id,
+                penalty_id: input.penalty_id.map(PenaltyId),
                 statement,
                 evidence_text: evidence.text.clone(),
                 evidence_links: to_json(&evidence.links.clone().unwrap_or_default())?,
                 requested_remedies: to_json(&requested)?,
                 panel_mode: PanelMode::Referee,
                 panel_rule: PanelReason::Pending,
-                opened_by: caller.user_id,
+                opened_by: UserId(caller.user_id),
                 appeal_of: None,
             },
         )?;
         let cid = row.id;
         log(
             conn,
-            cid,
+            cid.0,
             caller.user_id,
             CaseEvent::Opened(OpenedDetail::Complaint(OpenedComplaint {
                 subject: row.subject.as_str().into(),
                 round: row.round_number,
                 table: row.table_number,
-                penalty_id: row.penalty_id,
+                penalty_id: row.penalty_id.map(|id| id.0),
             })),
         )?;
-        add_party(conn, cid, complainant_user, complainant_player, PartyRole::Complainant, caller.user_id)?;
+        add_party(conn, cid.0, complainant_user, complainant_player, PartyRole::Complainant, caller.user_id)?;
         for r in &respondents {
-            add_party(conn, cid, r.user_id, r.player_id, PartyRole::Respondent, caller.user_id)?;
+            add_party(conn, cid.0, r.user_id, r.player_id, PartyRole::Respondent, caller.user_id)?;
         }
         if let Some(p) = penalised {
-            add_party(conn, cid, None, Some(p), PartyRole::Respondent, caller.user_id)?;
+            add_party(conn, cid.0, None, Some(p), PartyRole::Respondent, caller.user_id)?;
         }
         for p in seated {
-            add_party(conn, cid, None, Some(p), PartyRole::PlayerAtTable, caller.user_id)?;
+            add_party(conn, cid.0, None, Some(p), PartyRole::PlayerAtTable, caller.user_id)?;
         }
-        recompute_panel(conn, tid, cid, CaseKind::Complaint, caller.user_id)?;
-        let row = load_case(conn, tid, cid, false)?;
+        recompute_panel(conn, tid, cid.0, CaseKind::Complaint, caller.user_id)?;
+        let row = load_case(conn, tid, cid.0, false)?;
         render(conn, &t, row, true, now)
     })
 }

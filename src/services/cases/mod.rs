@@ -4,7 +4,7 @@
 
 use crate::auth::{Caller, MaybeCaller, StaffRole};
 use crate::db::cases::{CaseRow, NewCase, NewCaseEvent, NewParty, NewVote, PanelRow, PartyRow};
-use crate::db::ids::{CaseId, PenaltyId, PlayerId, TournamentId, UserId};
+use crate::db::ids::{CaseId, TournamentId};
 use crate::db::models::Tournament;
 use crate::db::rounds::Lock;
 use crate::domain::case_sets::PanelReason;

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::db::cases as store;
+use crate::db::ids::{CaseId, PlayerId, UserId};
 
 pub(super) fn load_case(
     conn: &mut PgConnection,
@@ -36,11 +37,11 @@ pub(super) fn party_users(
     conn: &mut PgConnection,
     parties: &[PartyRow],
 ) -> Result<Vec<i64>, ApiError> {
-    let mut out: BTreeSet<i64> = parties.iter().filter_map(|p| p.user_id).collect();
-    let player_ids: Vec<PlayerId> = parties
+    let mut out: BTreeSet<i64> = parties
         .iter()
-        .filter_map(|p| p.player_id.map(PlayerId))
+        .filter_map(|p| p.user_id.map(|u| u.0))
         .collect();
+    let player_ids: Vec<PlayerId> = parties.iter().filter_map(|p| p.player_id).collect();
     if !player_ids.is_empty() {
         let linked = crate::db::players::accounts_of(conn, &player_ids)?;
         out.extend(linked.into_iter().map(|u| u.0));
@@ -93,8 +94,8 @@ pub(super) fn recompute_panel(
         .members
         .iter()
         .map(|(u, seat)| PanelRow {
-            case_id: cid,
-            user_id: *u,
+            case_id: CaseId(cid),
+            user_id: UserId(*u),
             seat: *seat,
         })
         .collect();
@@ -129,8 +130,8 @@ pub(super) fn log(
     store::record(
         conn,
         &NewCaseEvent {
-            case_id: cid,
-            author,
+            case_id: CaseId(cid),
+            author: UserId(author),
             what: event.what(),
             detail: event.detail()?,
         },
@@ -195,8 +196,8 @@ pub(super) fn add_party(
 ) -> Result<bool, ApiError> {
     let existing = parties_of(conn, cid)?;
     let dup = existing.iter().any(|p| {
-        (user_id.is_some() && p.user_id == user_id)
-            || (player_id.is_some() && p.player_id == player_id)
+        (user_id.is_some() && p.user_id == user_id.map(UserId))
+            || (player_id.is_some() && p.player_id == player_id.map(PlayerId))
     });
     if dup {
         return Ok(false);
@@ -204,11 +205,11 @@ pub(super) fn add_party(
     store::add_party(
         conn,
         &NewParty {
-            case_id: cid,
-            user_id,
-            player_id,
+            case_id: CaseId(cid),
+            user_id: user_id.map(UserId),
+            player_id: player_id.map(PlayerId),
             role,
-            added_by: by,
+            added_by: UserId(by),
         },
     )?;
     log(
@@ -275,15 +276,15 @@ pub(super) fn is_insider(
     };
     if c.has_any_role(
         conn,
-        case.tournament_id,
+        case.tournament_id.0,
         &[StaffRole::Referee, StaffRole::Organiser],
     )? {
         return Ok(true);
     }
-    if store::on_panel(conn, CaseId(case.id), UserId(c.user_id))? {
+    if store::on_panel(conn, case.id, UserId(c.user_id))? {
         return Ok(true);
     }
-    let parties = parties_of(conn, case.id)?;
+    let parties = parties_of(conn, case.id.0)?;
     Ok(party_users(conn, &parties)?.contains(&c.user_id))
 }
 

@@ -1,6 +1,7 @@
 //! Applying a decision: remedies through the result and penalty paths, and the panel checks before it.
 
 use super::*;
+use crate::db::ids::UserId;
 use crate::domain::events::{CaseDecidedPayload, ReplayOrderedPayload, TournamentEvent};
 use crate::domain::status::CaseStatus;
 
@@ -54,15 +55,8 @@ pub(super) fn apply_remedy(
             serde_json::json!({"result_version": out.current.version, "round_status": out.round_status})
         }
         Remedy::AnnulPenalty { penalty_id } => {
-            let p = annul_penalty(
-                conn,
-                TournamentId(t.id),
-                *penalty_id,
-                UserId(by),
-                reason,
-                now,
-            )
-            .map_err(as_field)?;
+            let p = annul_penalty(conn, t.id, *penalty_id, UserId(by), reason, now)
+                .map_err(as_field)?;
             serde_json::json!({"penalty_annulled": p.id})
         }
         Remedy::AddPenalty {
@@ -82,7 +76,7 @@ pub(super) fn apply_remedy(
             };
             let p = record_penalty(
                 conn,
-                TournamentId(t.id),
+                t.id,
                 t.ruleset,
                 &input,
                 reason,
@@ -93,10 +87,10 @@ pub(super) fn apply_remedy(
             serde_json::json!({"penalty_recorded": p.id, "penalty_kind": p.kind.as_str()})
         }
         Remedy::ReplayTable { round, table } => {
-            seated_at(conn, t.id, *round, *table, &field)?;
+            seated_at(conn, t.id.0, *round, *table, &field)?;
             crate::db::events::record(
                 conn,
-                t.id,
+                t.id.0,
                 TournamentEvent::ReplayOrdered(ReplayOrderedPayload {
                     round: *round,
                     table: *table,
@@ -127,18 +121,18 @@ pub(super) fn decide(
     };
     let mut applied = Vec::new();
     for (i, r) in remedies.iter().enumerate() {
-        let effect = apply_remedy(conn, t, case.id, i, r, &reason, (by, now))?;
+        let effect = apply_remedy(conn, t, case.id.0, i, r, &reason, (by, now))?;
         let entry = serde_json::json!({"order": to_json(r)?, "effect": effect.clone()});
         let detail = RemedyAppliedDetail {
             order: r.clone(),
             effect,
         };
-        log(conn, case.id, by, CaseEvent::RemedyApplied(detail))?;
+        log(conn, case.id.0, by, CaseEvent::RemedyApplied(detail))?;
         applied.push(entry);
     }
     crate::db::cases::set_decided(
         conn,
-        CaseId(case.id),
+        case.id,
         &crate::db::cases::Decision {
             by: UserId(by),
             at: now,
@@ -149,7 +143,7 @@ pub(super) fn decide(
     )?;
     log(
         conn,
-        case.id,
+        case.id.0,
         by,
         CaseEvent::Decided(DecidedDetail {
             outcome: verdict.outcome().as_str().into(),
@@ -159,9 +153,9 @@ pub(super) fn decide(
     )?;
     crate::db::events::record(
         conn,
-        t.id,
+        t.id.0,
         TournamentEvent::CaseDecided(CaseDecidedPayload {
-            case_id: case.id,
+            case_id: case.id.0,
             kind: case.kind.as_str().to_string(),
             outcome: verdict.outcome().as_str().to_string(),
             remedies: applied,
@@ -200,16 +194,16 @@ pub(super) fn require_panel_member(
     case: &CaseRow,
     caller: &Caller,
 ) -> Result<(), ApiError> {
-    let parties = parties_of(conn, case.id)?;
+    let parties = parties_of(conn, case.id.0)?;
     if party_users(conn, &parties)?.contains(&caller.user_id) {
         return Err(ApiError::Forbidden(format!(
             "you are a party to case {}: nobody decides a case they are a party to",
             case.id
         )));
     }
-    let on_panel = panel_of(conn, case.id)?
+    let on_panel = panel_of(conn, case.id.0)?
         .iter()
-        .any(|m| m.user_id == caller.user_id);
+        .any(|m| m.user_id == UserId(caller.user_id));
     if !on_panel {
         return Err(ApiError::Forbidden(format!(
             "you are not on the deciding panel of case {}",

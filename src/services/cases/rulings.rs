@@ -1,6 +1,7 @@
 //! Deciding: the referee's ruling, committee votes and appeals.
 
 use super::*;
+use crate::db::ids::{CaseId, TournamentId, UserId};
 use crate::domain::status::CaseStatus;
 
 /// Decides a case (the referee, or a single-member panel); remedies are applied with the decision.
@@ -51,7 +52,7 @@ pub fn vote(
         let remedies = verdict_remedies(&mut check, input.vote, input.remedies);
         check.finish()?;
         let cast = votes_of(conn, cid)?;
-        if cast.iter().any(|v| v.member_id == caller.user_id) {
+        if cast.iter().any(|v| v.member_id == UserId(caller.user_id)) {
             return Err(ApiError::Conflict(format!(
                 "you have already voted on case {cid}; each member votes once"
             )));
@@ -69,8 +70,8 @@ pub fn vote(
         let cast = crate::db::cases::cast_vote(
             conn,
             &NewVote {
-                case_id: cid,
-                member_id: caller.user_id,
+                case_id: CaseId(cid),
+                member_id: UserId(caller.user_id),
                 vote: input.vote,
                 remedy: remedy_json.clone(),
                 reason: reason.clone(),
@@ -162,8 +163,8 @@ fn add_appeal_parties(
 ) -> Result<(), ApiError> {
     let mine: HashSet<i64> = parties
         .iter()
-        .filter(|p| p.user_id == Some(caller.user_id))
-        .map(|p| p.id)
+        .filter(|p| p.user_id == Some(UserId(caller.user_id)))
+        .map(|p| p.id.0)
         .collect();
     let own_player = crate::db::registrations::player_of_user(conn, tid, caller.user_id)?;
     add_party(
@@ -174,14 +175,21 @@ fn add_appeal_parties(
         PartyRole::Complainant,
         caller.user_id,
     )?;
-    for p in parties.iter().filter(|p| !mine.contains(&p.id)) {
-        add_party(conn, aid, p.user_id, p.player_id, p.role, caller.user_id)?;
+    for p in parties.iter().filter(|p| !mine.contains(&p.id.0)) {
+        add_party(
+            conn,
+            aid,
+            p.user_id.map(|u| u.0),
+            p.player_id.map(|p| p.0),
+            p.role,
+            caller.user_id,
+        )?;
     }
     if let Some(referee) = case.decided_by {
         add_party(
             conn,
             aid,
-            Some(referee),
+            Some(referee.0),
             None,
             PartyRole::OfficialAppealed,
             caller.user_id,
@@ -231,7 +239,7 @@ pub fn appeal(
         let row: CaseRow = crate::db::cases::insert_appeal(
             conn,
             &NewCase {
-                tournament_id: tid,
+                tournament_id: TournamentId(tid),
                 kind: CaseKind::Appeal,
                 subject: case.subject,
                 round_number: case.round_number,
@@ -243,7 +251,7 @@ pub fn appeal(
                 requested_remedies: to_json(&requested)?,
                 panel_mode: PanelMode::Vote,
                 panel_rule: PanelReason::Pending,
-                opened_by: caller.user_id,
+                opened_by: UserId(caller.user_id),
                 appeal_of: Some(cid),
             },
         )?
@@ -251,18 +259,18 @@ pub fn appeal(
         let aid = row.id;
         log(
             conn,
-            aid,
+            aid.0,
             caller.user_id,
             CaseEvent::Opened(OpenedDetail::Appeal(OpenedAppeal { appeal_of: cid })),
         )?;
-        add_appeal_parties(conn, tid, aid, &case, &parties, caller)?;
-        recompute_panel(conn, tid, aid, CaseKind::Appeal, caller.user_id)?;
+        add_appeal_parties(conn, tid, aid.0, &case, &parties, caller)?;
+        recompute_panel(conn, tid, aid.0, CaseKind::Appeal, caller.user_id)?;
         crate::db::cases::set_appealed(conn, CaseId(cid))?;
         log(
             conn,
             cid,
             caller.user_id,
-            CaseEvent::Appealed(AppealedDetail { appeal: aid }),
+            CaseEvent::Appealed(AppealedDetail { appeal: aid.0 }),
         )?;
         crate::db::events::record(
             conn,
@@ -270,10 +278,10 @@ pub fn appeal(
             crate::domain::events::TournamentEvent::CaseAppealed(
                 crate::domain::events::CaseAppealedPayload {
                     case_id: cid,
-                    appeal_id: aid,
+                    appeal_id: aid.0,
                 },
             ),
         )?;
-        render_for(conn, &t, &MaybeCaller(Some(caller.clone())), aid, now)
+        render_for(conn, &t, &MaybeCaller(Some(caller.clone())), aid.0, now)
     })
 }

@@ -10,7 +10,7 @@ pub(super) fn render(
     insider: bool,
     now: DateTime<Utc>,
 ) -> Result<CaseOut, ApiError> {
-    let appealed_by = crate::db::cases::appeal_against(conn, CaseId(case.id))?.map(|a| a.0);
+    let appealed_by = crate::db::cases::appeal_against(conn, case.id)?.map(|a| a.0);
     let decided = rules::Decided {
         kind: case.kind,
         mode: case.panel_mode,
@@ -26,13 +26,13 @@ pub(super) fn render(
         .map(|d| d + Duration::minutes(window));
     let is_final = case.status == CaseStatus::Decided && !appealable;
     let mut out = CaseOut {
-        id: case.id,
-        tournament_id: case.tournament_id,
+        id: case.id.0,
+        tournament_id: case.tournament_id.0,
         kind: case.kind.as_str().to_string(),
         subject: case.subject.as_str().to_string(),
         round: case.round_number,
         table: case.table_number,
-        penalty_id: case.penalty_id,
+        penalty_id: case.penalty_id.map(|id| id.0),
         status: case.status.as_str().to_string(),
         opened_at: case.opened_at,
         decided_at: case.decided_at,
@@ -74,17 +74,17 @@ fn add_insider_view(
         links: Some(links),
     });
     out.requested_remedies = Some(case.requested_remedies.clone());
-    out.opened_by = Some(case.opened_by);
-    out.decided_by = case.decided_by;
+    out.opened_by = Some(case.opened_by.0);
+    out.decided_by = case.decided_by.map(|id| id.0);
     out.decision_reason = case.decision_reason.clone();
     out.parties = Some(
-        parties_of(conn, case.id)?
+        parties_of(conn, case.id.0)?
             .into_iter()
             .map(|p| PartyOut {
-                user_id: p.user_id,
-                player_id: p.player_id,
+                user_id: p.user_id.map(|id| id.0),
+                player_id: p.player_id.map(|id| id.0),
                 role: p.role.as_str().to_string(),
-                added_by: p.added_by,
+                added_by: p.added_by.0,
                 added_at: p.added_at,
             })
             .collect(),
@@ -92,19 +92,19 @@ fn add_insider_view(
     out.panel = Some(PanelOut {
         mode: case.panel_mode.as_str().to_string(),
         rule: case.panel_rule.as_str().to_string(),
-        members: panel_of(conn, case.id)?
+        members: panel_of(conn, case.id.0)?
             .into_iter()
             .map(|m| PanelMember {
-                user_id: m.user_id,
+                user_id: m.user_id.0,
                 seat: m.seat.as_str().to_string(),
             })
             .collect(),
     });
     out.votes = Some(
-        votes_of(conn, case.id)?
+        votes_of(conn, case.id.0)?
             .into_iter()
             .map(|v| VoteOut {
-                member_id: v.member_id,
+                member_id: v.member_id.0,
                 vote: v.vote.as_str().to_string(),
                 remedies: v.remedy,
                 reason: v.reason,
@@ -112,13 +112,13 @@ fn add_insider_view(
             })
             .collect(),
     );
-    let events = crate::db::cases::history_of(conn, CaseId(case.id))?;
+    let events = crate::db::cases::history_of(conn, case.id)?;
     out.history = Some(
         events
             .into_iter()
             .map(|e| {
                 Ok(CaseEventOut {
-                    author: e.author,
+                    author: e.author.0,
                     at: e.at,
                     event: CaseEvent::read(e.what, e.detail)?,
                 })
@@ -135,7 +135,7 @@ pub(super) fn render_for(
     cid: i64,
     now: DateTime<Utc>,
 ) -> Result<CaseOut, ApiError> {
-    let case = load_case(conn, t.id, cid, false)?;
+    let case = load_case(conn, t.id.0, cid, false)?;
     let insider = is_insider(conn, caller, &case)?;
     render(conn, t, case, insider, now)
 }

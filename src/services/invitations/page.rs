@@ -61,7 +61,7 @@ pub fn accept_with_password(
         ));
     }
     let caller = Caller {
-        user_id: user.id,
+        user_id: user.id.0,
         username: user.username,
         is_admin: user.is_admin,
         key: None,

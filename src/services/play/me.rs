@@ -13,7 +13,7 @@ use crate::db::me as store;
 use crate::db::running::{ResultRow, RoundRow};
 use crate::domain::colours::Colour;
 use crate::domain::status::TournamentStatus;
-use crate::domain::{PlayerId, RoundId, TournamentId, UserId};
+use crate::domain::{PlayerId, TournamentId, UserId};
 use crate::error::ApiError;
 use crate::services::running::colours::TableColours;
 use crate::services::running::snapshot::draw_of;
@@ -75,7 +75,7 @@ fn schedule_of(
     let Some(deadline) = round.self_scheduled_until else {
         return Ok(None);
     };
-    let row = store::schedule_of(conn, RoundId(round.id), table)?;
+    let row = store::schedule_of(conn, round.id, table)?;
     Ok(row.map(|g| MySchedule {
         state: g.state.as_str().to_string(),
         deadline,
@@ -144,7 +144,7 @@ pub fn my_games(conn: &mut PgConnection, caller: &Caller) -> Result<MyGames, Api
                     .and_then(|g| g.players.iter().position(|x| *x == p).map(|i| g.colours[i]))
             };
             let result: Option<ResultRow> =
-                crate::db::results::in_force_at(conn, RoundId(round.id), table.number as i32)?;
+                crate::db::results::in_force_at(conn, round.id, table.number as i32)?;
             let scores: Option<Vec<(i64, i64)>> = result.as_ref().map(|r| {
                 r.seats
                     .as_array()

@@ -52,7 +52,7 @@ pub fn enter_result(
             at.tournament,
             &[StaffRole::Referee, StaffRole::Organiser],
         )?;
-        let round = crate::db::rounds::by_number(conn, t.id, at.round, Lock::ForUpdate)?;
+        let round = crate::db::rounds::by_number(conn, t.id.0, at.round, Lock::ForUpdate)?;
         if is_replay(&round, input) {
             return reopen_for_replay(conn, &t, &round, at.table, caller.user_id, now)
                 .map(Entered::Replay);
@@ -117,7 +117,7 @@ pub(crate) fn reopen_for_replay(
     )?;
     crate::db::events::record(
         conn,
-        t.id,
+        t.id.0,
         crate::domain::events::TournamentEvent::ReplayOrdered(
             crate::domain::events::ReplayOrderedPayload {
                 round: round.number,

@@ -17,7 +17,7 @@ use crate::db::reports::{NewReport, ReportRow};
 use crate::db::rounds::Lock;
 use crate::db::running::RoundRow;
 use crate::domain::status::RoundStatus;
-use crate::domain::{CaseId, PlayerId, RoundId, TournamentId, UserId};
+use crate::domain::{CaseId, PlayerId, UserId};
 use crate::error::ApiError;
 use crate::services::access::load_visible;
 use crate::services::cases::{CaseSubject, OpenCase, Remedy};
@@ -102,7 +102,7 @@ fn latest(
 ) -> Result<Option<ReportRow>, ApiError> {
     Ok(crate::db::reports::latest(
         conn,
-        RoundId(round.id),
+        round.id,
         table,
         pending_only,
     )?)
@@ -117,7 +117,7 @@ pub fn seated_player(
     table: i32,
 ) -> Result<Option<i64>, ApiError> {
     let seats = seats_at(round, table)?;
-    Ok(player_of_user(conn, t.id, caller.user_id)?.filter(|p| seats.contains(p)))
+    Ok(player_of_user(conn, t.id.0, caller.user_id)?.filter(|p| seats.contains(p)))
 }
 
 fn open_round(
@@ -126,7 +126,7 @@ fn open_round(
     at: TableRef,
 ) -> Result<(Tournament, RoundRow), ApiError> {
     let t = load_visible(conn, &MaybeCaller(Some(caller.clone())), at.tournament)?;
-    let round = crate::db::rounds::by_number(conn, t.id, at.round, Lock::ForUpdate)?;
+    let round = crate::db::rounds::by_number(conn, t.id.0, at.round, Lock::ForUpdate)?;
     if round.status == RoundStatus::Draft {
         return Err(ApiError::NotFound(format!("no round {}", at.round)));
     }
@@ -178,7 +178,7 @@ pub fn report(
         crate::db::reports::replace_pending(
             conn,
             NewReport {
-                round: RoundId(round.id),
+                round: round.id,
                 table: at.table,
                 player: PlayerId(player),
                 user: UserId(caller.user_id),
@@ -188,7 +188,7 @@ pub fn report(
         )?;
         crate::db::events::record(
             conn,
-            t.id,
+            t.id.0,
             crate::domain::events::TournamentEvent::ResultReported(
                 crate::domain::events::TablePlayerPayload {
                     round: at.round,
@@ -213,7 +213,7 @@ fn may_answer(
     table: i32,
     reporter: i64,
 ) -> Result<bool, ApiError> {
-    if caller.has_any_role(conn, t.id, &[StaffRole::Referee, StaffRole::Organiser])? {
+    if caller.has_any_role(conn, t.id.0, &[StaffRole::Referee, StaffRole::Organiser])? {
         return Ok(true);
     }
     Ok(seated_player(conn, caller, t, round, table)?.is_some_and(|p| p != reporter))
@@ -358,7 +358,7 @@ pub fn dispute(
         let case = crate::services::cases::open_case(
             conn,
             caller,
-            TournamentId(t.id),
+            t.id,
             OpenCase {
                 subject: CaseSubject::Result,
                 round: Some(at.round),
@@ -395,10 +395,10 @@ pub fn dispute(
 pub fn read(conn: &mut PgConnection, caller: &Caller, at: TableRef) -> Result<ReportOut, ApiError> {
     conn.transaction(|conn| {
         let t = load_visible(conn, &MaybeCaller(Some(caller.clone())), at.tournament)?;
-        let round = crate::db::rounds::by_number(conn, t.id, at.round, Lock::None)?;
+        let round = crate::db::rounds::by_number(conn, t.id.0, at.round, Lock::None)?;
         let staff = caller.has_any_role(
             conn,
-            t.id,
+            t.id.0,
             &[
                 StaffRole::Referee,
                 StaffRole::Organiser,

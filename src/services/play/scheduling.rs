@@ -27,7 +27,7 @@ use crate::db::rounds::Lock;
 use crate::db::running::RoundRow;
 use crate::db::schedules::NewMessage;
 use crate::domain::status::{RoundStatus, ScheduleState};
-use crate::domain::{PlayerId, RoundId, TournamentId, UserId};
+use crate::domain::{PlayerId, UserId};
 use crate::error::ApiError;
 use crate::services::access::load_visible;
 use crate::services::running::results::TableRef;
@@ -167,7 +167,7 @@ pub(crate) fn ensure_games(conn: &mut PgConnection, round: &RoundRow) -> Result<
         .filter(|t| t.seats.len() == 2)
         .map(|t| t.number as i32)
         .collect();
-    let (t, id) = (TournamentId(round.tournament_id), RoundId(round.id));
+    let (t, id) = (round.tournament_id, round.id);
     db::schedules::insert_open_games(conn, t, id, &tables)?;
     Ok(())
 }
@@ -204,7 +204,7 @@ pub(crate) fn game_for_update(
     at: TableRef,
 ) -> Result<(Tournament, RoundRow, GameRow), ApiError> {
     let t = load_visible(conn, &MaybeCaller(Some(caller.clone())), at.tournament)?;
-    let round = crate::db::rounds::by_number(conn, t.id, at.round, Lock::None)?;
+    let round = crate::db::rounds::by_number(conn, t.id.0, at.round, Lock::None)?;
     if round.self_scheduled_until.is_none() || round.status == RoundStatus::Draft {
         return Err(ApiError::NotFound(format!(
             "round {} is not a published self-scheduled round",
@@ -212,7 +212,7 @@ pub(crate) fn game_for_update(
         )));
     }
     ensure_games(conn, &round)?;
-    let g: GameRow = db::schedules::lock_game(conn, RoundId(round.id), at.table)?
+    let g: GameRow = db::schedules::lock_game(conn, round.id, at.table)?
         .ok_or_else(|| ApiError::NotFound(format!("no game at table {}", at.table)))?;
     Ok((t, round, g))
 }
@@ -225,7 +225,7 @@ fn my_seat(
     table: i32,
 ) -> Result<(i64, i64), ApiError> {
     let seats = seats_at(round, table)?;
-    let me = player_of_user(conn, t.id, caller.user_id)?
+    let me = player_of_user(conn, t.id.0, caller.user_id)?
         .filter(|p| seats.contains(p))
         .ok_or_else(|| ApiError::Forbidden("only the game's players schedule it".into()))?;
     let other = seats
@@ -364,7 +364,7 @@ pub fn missed(
                 "a missed time must be reported within 24 hours of it (rule 8.4)".into(),
             ));
         }
-        let used = db::schedules::missed_in_tournament(conn, TournamentId(t.id), PlayerId(me))?;
+        let used = db::schedules::missed_in_tournament(conn, t.id, PlayerId(me))?;
         if used >= RESCHEDULES_PER_TOURNAMENT {
             return Err(ApiError::Conflict(
                 "you have had three reschedules in this tournament (rule 8.4)".into(),
@@ -403,7 +403,7 @@ pub fn read(
         let (t, round, _) = game_for_update(conn, caller, at)?;
         let staff = caller.has_any_role(
             conn,
-            t.id,
+            t.id.0,
             &[
                 StaffRole::Organiser,
                 StaffRole::Referee,
@@ -412,7 +412,7 @@ pub fn read(
         )?;
         let seats = seats_at(&round, at.table)?;
         let seated =
-            player_of_user(conn, t.id, caller.user_id)?.is_some_and(|p| seats.contains(&p));
+            player_of_user(conn, t.id.0, caller.user_id)?.is_some_and(|p| seats.contains(&p));
         if !staff && !seated {
             return Err(ApiError::NotFound(format!("no game at table {}", at.table)));
         }
@@ -428,8 +428,8 @@ pub(crate) fn view(
     time_zone: Option<&str>,
 ) -> Result<ScheduleOut, ApiError> {
     let tz = zone_of(t, time_zone)?;
-    let g: GameRow = db::schedules::game(conn, RoundId(round.id), table)?;
-    let thread = db::schedules::thread(conn, RoundId(round.id), table)?;
+    let g: GameRow = db::schedules::game(conn, round.id, table)?;
+    let thread = db::schedules::thread(conn, round.id, table)?;
     let mut chances_used_by: Vec<i64> = Vec::new();
     for m in &thread {
         let missed_by = m.player_id.map(|p| p.0).filter(|_| m.kind == "missed");
@@ -480,5 +480,5 @@ pub(crate) fn reopen_game(
     round: &RoundRow,
     table: i32,
 ) -> Result<Option<GameRow>, ApiError> {
-    Ok(db::schedules::reopen(conn, RoundId(round.id), table)?)
+    Ok(db::schedules::reopen(conn, round.id, table)?)
 }

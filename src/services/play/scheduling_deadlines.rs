@@ -14,7 +14,7 @@ use crate::domain::events::{
     UnscheduledGame, UnscheduledGamesPayload,
 };
 use crate::domain::status::{RoundStatus, ScheduleState};
-use crate::domain::{PlayerId, RoundId, TournamentId};
+use crate::domain::{PlayerId, RoundId};
 use crate::error::ApiError;
 use crate::services::play::scheduling::{
     game_for_update, message, view, GameRow, Note, ScheduleOut, ANSWER_WITHIN, FORFEIT_AFTER,
@@ -100,7 +100,7 @@ fn unscheduled_of_round(
     }
     crate::db::events::record(
         conn,
-        round.tournament_id,
+        round.tournament_id.0,
         TournamentEvent::UnscheduledGames(UnscheduledGamesPayload {
             round: round.number,
             deadline,
@@ -123,7 +123,7 @@ fn one_game(
         return Ok(false);
     };
     let round: RoundRow = db::rounds::by_id(conn, g.round_id)?;
-    let t: Tournament = db::tournaments::by_id(conn, TournamentId(round.tournament_id))?
+    let t: Tournament = db::tournaments::by_id(conn, round.tournament_id)?
         .ok_or_else(|| ApiError::NotFound("no such resource".into()))?;
     if db::rounds::table_has_result(conn, g.round_id, g.table_number)? {
         // Played and entered (or reported and confirmed): nothing is awaited any more.
@@ -147,7 +147,7 @@ fn one_game(
         )?;
         crate::db::events::record(
             conn,
-            t.id,
+            t.id.0,
             TournamentEvent::ScheduleOverdue(ScheduleOverduePayload {
                 round: round.number,
                 table: g.table_number,
@@ -197,7 +197,7 @@ fn forfeit(
         g.table_number,
         &input,
         Precondition::IfMatch(None),
-        by,
+        by.0,
         now,
     )?;
     db::schedules::forfeited(conn, key, player, now)?;
@@ -212,7 +212,7 @@ fn forfeit(
     )?;
     crate::db::events::record(
         conn,
-        tid,
+        tid.0,
         TournamentEvent::GameForfeited(TablePlayerPayload {
             round: number,
             table: g.table_number,
@@ -238,7 +238,7 @@ pub fn reinstate(
     check.finish()?;
     conn.transaction(|conn| {
         let (t, round, g) = game_for_update(conn, caller, at)?;
-        if !caller.has_any_role(conn, t.id, &[StaffRole::Organiser, StaffRole::Referee])? {
+        if !caller.has_any_role(conn, t.id.0, &[StaffRole::Organiser, StaffRole::Referee])? {
             return Err(ApiError::Forbidden(
                 "the leader (an organiser or referee) reverses a forfeit".into(),
             ));
@@ -249,7 +249,7 @@ pub fn reinstate(
         else {
             return Err(ApiError::Conflict("the game is not forfeited".into()));
         };
-        let round_id = RoundId(round.id);
+        let round_id = round.id;
         let versions = db::rounds::result_reasons(conn, round_id, at.table)?;
         if versions.len() != 1 || versions[0].as_deref() != Some(FORFEIT_REASON) {
             return Err(ApiError::Conflict(
@@ -260,7 +260,7 @@ pub fn reinstate(
         if round.status == RoundStatus::Completed {
             db::rounds::reopen(conn, round_id)?;
         }
-        crate::services::ratings::results_changed(conn, t.id)?;
+        crate::services::ratings::results_changed(conn, t.id.0)?;
         db::schedules::reopen_reinstated(conn, (round_id, at.table))?;
         message(
             conn,
@@ -273,7 +273,7 @@ pub fn reinstate(
         )?;
         crate::db::events::record(
             conn,
-            t.id,
+            t.id.0,
             TournamentEvent::ForfeitReversed(ForfeitReversedPayload {
                 round: at.round,
                 table: at.table,

@@ -144,7 +144,7 @@ pub fn request_status(
 ) -> Result<RatingStatus, ApiError> {
     let who = Requester {
         open_pool: pool.open,
-        keeps_pool: keeps(conn, caller, pool.id)?,
+        keeps_pool: keeps(conn, caller, pool.id.0)?,
     };
     acceptance::request(current, who).map_err(step_conflict)
 }
@@ -183,7 +183,7 @@ fn record(
     let id = stored::record_status(
         conn,
         StatusDecision {
-            tournament: TournamentId(t.id),
+            tournament: t.id,
             pool: PoolId(pool_id),
             status,
             reason,
@@ -194,7 +194,7 @@ fn record(
     )?;
     // The pool's webhooks get the same payload as the tournament's feed.
     let changed = crate::domain::events::RatingStatusChangedPayload {
-        tournament_id: t.id,
+        tournament_id: t.id.0,
         pool_id,
         rating_status: status.as_str().to_string(),
         reason: reason.map(str::to_string),
@@ -203,7 +203,7 @@ fn record(
     let payload = serde_json::to_value(&changed).map_err(|e| ApiError::Internal(e.to_string()))?;
     crate::db::events::record(
         conn,
-        t.id,
+        t.id.0,
         crate::domain::events::TournamentEvent::RatingStatusChanged(changed),
     )?;
     let kind = if status == RatingStatus::Pending {
@@ -214,7 +214,7 @@ fn record(
     stored::record_pool_event(conn, PoolId(pool_id), kind, payload)?;
     Ok(RatingDecisionOut {
         id: id.0,
-        tournament_id: t.id,
+        tournament_id: t.id.0,
         pool_id,
         rating_status: status,
         reason: reason.map(str::to_string),
@@ -244,7 +244,7 @@ pub fn request_recorded(
     record(
         conn,
         t,
-        pool.id,
+        pool.id.0,
         status,
         automatic_reason(pool, status).as_deref(),
         None,
@@ -270,12 +270,7 @@ fn store_status(
         by: UserId(by),
         at: now,
     };
-    Ok(stored::set_rating_status(
-        conn,
-        TournamentId(t.id),
-        t.version + 1,
-        next,
-    )?)
+    Ok(stored::set_rating_status(conn, t.id, t.version + 1, next)?)
 }
 
 /// The organiser asks again to be rated after a refusal or a withdrawal (409 while a request is
@@ -295,7 +290,7 @@ pub fn ask_again(
                 format!("tournament {tournament_id} names no rating pool: set rating_pool_id to ask to be rated"),
             ));
         };
-        let pool = super::load_pool(conn, pool_id)?;
+        let pool = super::load_pool(conn, pool_id.0)?;
         let status = request_status(conn, caller, &pool, t.rating_status)?;
         let reason = automatic_reason(&pool, status);
         let by = (caller.user_id, now);
@@ -303,7 +298,7 @@ pub fn ask_again(
         let out = record(
             conn,
             &t,
-            pool_id,
+            pool_id.0,
             status,
             reason.as_deref(),
             None,
@@ -363,7 +358,7 @@ pub fn decide(
         // The tournament's row lock orders this decision with its result entries (which read
         // the status under a share lock): a result entered meanwhile is rated exactly once.
         let t = lock_tournament(conn, tournament_id)?;
-        if t.rating_pool_id != Some(pool_id) {
+        if t.rating_pool_id != Some(PoolId(pool_id)) {
             return Err(ApiError::conflict_at(
                 "tournament_id",
                 match t.rating_pool_id {
@@ -500,7 +495,7 @@ pub fn pool_tournaments(
         },
         POOL_TOURNAMENTS,
         &scope,
-        |t| PoolTournamentKey(t.rating_decided_at, t.id),
+        |t| PoolTournamentKey(t.rating_decided_at, t.id.0),
         Ok,
     )?;
     pool_tournament_items(conn, page)
@@ -513,8 +508,8 @@ fn pool_tournament_items(
     page: Page<Tournament>,
 ) -> Result<Page<PoolTournamentOut>, ApiError> {
     let rows = &page.items;
-    let ids: Vec<TournamentId> = rows.iter().map(|t| TournamentId(t.id)).collect();
-    let creators: Vec<UserId> = rows.iter().map(|t| UserId(t.created_by)).collect();
+    let ids: Vec<TournamentId> = rows.iter().map(|t| t.id).collect();
+    let creators: Vec<UserId> = rows.iter().map(|t| t.created_by).collect();
     let creators = stored::usernames(conn, &creators)?;
     let players = stored::confirmed_players(conn, &ids)?;
     let completed = stored::completed_rounds(conn, &ids)?;
@@ -522,34 +517,34 @@ fn pool_tournament_items(
     page.try_map(|t| {
         let username = creators
             .iter()
-            .find(|c| c.0 .0 == t.created_by)
+            .find(|c| c.0 == t.created_by)
             .map(|c| c.1.clone())
             .unwrap_or_default();
         Ok(PoolTournamentOut {
-            tournament_id: t.id,
+            tournament_id: t.id.0,
             status: t.status,
             rating_status: t.rating_status.ok_or_else(|| {
                 ApiError::Internal(format!("tournament {}: a pool without a status", t.id))
             })?,
             created_by: UserRef {
-                user_id: t.created_by,
+                user_id: t.created_by.0,
                 username,
             },
             players: players
                 .iter()
-                .filter(|p| p.0 .0 == t.id)
+                .filter(|p| p.0 == t.id)
                 .map(|p| PlayerRef {
                     player_id: p.1 .0,
                     name: p.2.clone(),
                 })
                 .collect(),
-            completed_rounds: completed.iter().find(|c| c.0 .0 == t.id).map_or(0, |c| c.1),
-            results: tables.iter().filter(|r| r.0 .0 == t.id).count() as i64,
+            completed_rounds: completed.iter().find(|c| c.0 == t.id).map_or(0, |c| c.1),
+            results: tables.iter().filter(|r| r.0 == t.id).count() as i64,
             name: t.name,
             starts_on: t.starts_on,
             ends_on: t.ends_on,
             rating_reason: t.rating_reason,
-            rating_decided_by: t.rating_decided_by,
+            rating_decided_by: t.rating_decided_by.map(|id| id.0),
             rating_decided_at: t.rating_decided_at,
             national_rank: t.national_rank,
             announced_at: t.announced_at,

@@ -283,12 +283,12 @@ pub(super) fn load_games(
     let ids: Vec<RoundId> = round_rows.iter().map(|r| r.id).collect();
     let mut result_rows = stored::in_force(conn, &ids)?;
     if let Some(tables) = only_tables {
-        result_rows.retain(|r| tables.contains(&(r.round_id, r.table_number)));
+        result_rows.retain(|r| tables.contains(&(r.round_id.0, r.table_number)));
     }
     let mut by_round: HashMap<i64, BTreeMap<i32, &ResultRow>> = HashMap::new();
     for r in &result_rows {
         by_round
-            .entry(r.round_id)
+            .entry(r.round_id.0)
             .or_default()
             .insert(r.table_number, r);
     }

@@ -55,24 +55,24 @@ pub fn time_verdict(
     let (Some(pool_id), Some(RatingStatus::Accepted)) = (t.rating_pool_id, t.rating_status) else {
         return Ok(TimeVerdict::Free);
     };
-    let pool = super::load_pool(conn, pool_id)?;
+    let pool = super::load_pool(conn, pool_id.0)?;
     Ok(if caller.is_admin {
         TimeVerdict::Permitted {
-            pool_id,
+            pool_id: pool_id.0,
             why: "changed by an admin",
         }
-    } else if super::keeps(conn, caller, pool_id)? {
+    } else if super::keeps(conn, caller, pool_id.0)? {
         TimeVerdict::Permitted {
-            pool_id,
+            pool_id: pool_id.0,
             why: "changed by a keeper of the pool",
         }
     } else if pool.open {
         TimeVerdict::Permitted {
-            pool_id,
+            pool_id: pool_id.0,
             why: "changed by an organiser: the pool is open",
         }
     } else {
-        TimeVerdict::Refused { pool_id }
+        TimeVerdict::Refused { pool_id: pool_id.0 }
     })
 }
 
@@ -240,7 +240,7 @@ pub fn held_tournament_times(
         });
     }
     // Leaving the pool (or moving to another) ends the acceptance: the dates are free again.
-    if changes.is_empty() || pool != current.rating_pool_id {
+    if changes.is_empty() || pool != current.rating_pool_id.map(|id| id.0) {
         return Ok(None);
     }
     match time_verdict(conn, caller, current)? {

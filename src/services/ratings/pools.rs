@@ -274,13 +274,13 @@ pub fn pool_out(pool: RatingPoolRow) -> Result<PoolOut, ApiError> {
     let params = service::pool_params(&pool)?;
     Ok(PoolOut {
         seasons: seasons_out(&pool)?,
-        id: pool.id,
+        id: pool.id.0,
         name: pool.name,
         params: PoolParamsOut::from(&params),
         time_zone: pool.time_zone,
         league: pool.league,
         open: pool.open,
-        created_by: pool.created_by,
+        created_by: pool.created_by.0,
         created_at: pool.created_at,
         updated_at: pool.updated_at,
         version: pool.version,

@@ -4,6 +4,7 @@ use super::*;
 use diesel::PgConnection;
 
 use crate::db::ids::PoolId;
+use crate::db::ids::{RoundId, TournamentId};
 use crate::db::models::{RatingChangeRow, RatingPoolRow};
 use crate::db::ratings::changes;
 
@@ -22,28 +23,35 @@ pub(super) fn recompute_from(
     let pool_id = pool.id;
     let first_seq: Option<i64> = match from {
         None => Some(0),
-        Some(from) => first_sequence_at(conn, pool_id, from)?,
+        Some(from) => first_sequence_at(conn, pool_id.0, from)?,
     };
     let first_seq = match first_seq {
         Some(s) => s,
-        None => changes::last_sequence(conn, PoolId(pool_id))?.map_or(0, |m| m + 1),
+        None => changes::last_sequence(conn, PoolId(pool_id.0))?.map_or(0, |m| m + 1),
     };
     // The log from there on is replaced. A full rebuild deletes it all; an incremental
     // recompute reads it, because it says what the state before it was (each player's first
     // `rating_before` there, and how many of their rows were games) and because most of it is
     // usually written again unchanged (see `write_difference`).
     let old: Vec<RatingChangeRow> = if from.is_none() {
-        let deleted = changes::delete_all(conn, PoolId(pool_id))?;
+        let deleted = changes::delete_all(conn, PoolId(pool_id.0))?;
         if deleted > 0 {
-            log_rewritten(conn, pool_id, 0)?;
+            log_rewritten(conn, pool_id.0, 0)?;
         }
         Vec::new()
     } else {
-        changes::from_sequence(conn, PoolId(pool_id), first_seq)?
+        changes::from_sequence(conn, PoolId(pool_id.0), first_seq)?
     };
     let replaced: Vec<DeletedRow> = old
         .iter()
-        .map(|r| (r.player_id, r.sequence, i64::from(r.games), r.rating_before))
+        .map(|r| {
+            (
+                r.player_id.0,
+                r.sequence,
+                i64::from(r.games),
+                r.rating_before,
+            )
+        })
         .collect();
     let mut dir = PlayerDirectory::new();
 
@@ -61,7 +69,7 @@ pub(super) fn recompute_from(
             .collect::<BTreeSet<i64>>()
             .into_iter()
             .collect();
-        standings_before(conn, pool_id, &players, &replaced)?
+        standings_before(conn, pool_id.0, &players, &replaced)?
     };
     for (player, &(rating, games)) in &before {
         if let Some(i) = dir.index_of(PlayerId(*player)) {
@@ -71,16 +79,17 @@ pub(super) fn recompute_from(
     }
     let (_, changes) = replay(params, start, &rated)
         .map_err(|e| ApiError::Internal(format!("rating pool {pool_id}: {e}")))?;
-    let rows = log_rows(pool_id, first_seq, &games, &changes, &dir);
+    let rows = log_rows(pool_id.0, first_seq, &games, &changes, &dir);
     if from.is_none() {
         changes::insert(conn, &rows)?;
-        replace_standings(conn, pool_id, &rows)?;
+        replace_standings(conn, pool_id.0, &rows)?;
         // The whole log of the pool was rewritten: fresh statistics, so the next feeds plan
         // with them instead of waiting for autovacuum (ANALYZE sees this transaction's rows).
         changes::analyze(conn)?;
     } else {
-        if let Some(rewritten) = write_difference(conn, pool_id, first_seq, &old, &before, &rows)? {
-            log_rewritten(conn, pool_id, rewritten)?;
+        if let Some(rewritten) = write_difference(conn, pool_id.0, first_seq, &old, &before, &rows)?
+        {
+            log_rewritten(conn, pool_id.0, rewritten)?;
         }
     }
     Ok(RecomputeSummary {
@@ -100,9 +109,9 @@ fn pool_items(
     first_seq: i64,
 ) -> Result<Vec<PoolGame>, ApiError> {
     let pool_id = pool.id;
-    let mut games = load_games(conn, pool_id, from, None, None)?;
+    let mut games = load_games(conn, pool_id.0, from, None, None)?;
     // Imported lists from `from` on take their place in the time order.
-    let imports = import_items(conn, pool_id, from)?;
+    let imports = import_items(conn, pool_id.0, from)?;
     if !imports.is_empty() {
         games.extend(imports);
         games.sort_by_key(|g| g.key);
@@ -110,9 +119,9 @@ fn pool_items(
     // The national-rank bonuses from `from` on, decided on the whole pool: the log before the
     // affected point plus the games replayed now.
     if pool.league && params.event_bonus > 0.0 {
-        let mut participation = logged_participation(conn, pool_id, Some(first_seq), None)?;
+        let mut participation = logged_participation(conn, pool_id.0, Some(first_seq), None)?;
         add_games(&mut participation, params, &games);
-        let facts = tournament_facts(conn, pool_id)?;
+        let facts = tournament_facts(conn, pool_id.0)?;
         let bonuses = bonus_games(pool, params, &facts, &participation)?;
         games.extend(
             bonuses
@@ -194,12 +203,12 @@ fn log_rows(
                 sequence += 1;
             }
             RatingChangeRow {
-                pool_id,
+                pool_id: PoolId(pool_id),
                 sequence,
-                player_id: dir.id(c.player).map_or(0, |p| p.0),
+                player_id: dir.id(c.player).unwrap_or(PlayerId(0)),
                 kind: c.kind,
-                tournament_id: g.tournament_id,
-                round_id: g.key.1,
+                tournament_id: TournamentId(g.tournament_id),
+                round_id: RoundId(g.key.1),
                 table_number: g.key.2,
                 result_version: g.result_version,
                 rated_at: g.key.0,
@@ -227,32 +236,34 @@ pub(super) fn write_difference(
     before: &HashMap<i64, (f64, i64)>,
     rows: &[RatingChangeRow],
 ) -> Result<Option<i64>, ApiError> {
-    let old_by: HashMap<(i64, i64), &RatingChangeRow> =
-        old.iter().map(|r| ((r.sequence, r.player_id), r)).collect();
+    let old_by: HashMap<(i64, i64), &RatingChangeRow> = old
+        .iter()
+        .map(|r| ((r.sequence, r.player_id.0), r))
+        .collect();
     let new_by: HashMap<(i64, i64), &RatingChangeRow> = rows
         .iter()
-        .map(|r| ((r.sequence, r.player_id), r))
+        .map(|r| ((r.sequence, r.player_id.0), r))
         .collect();
     let gone: Vec<&RatingChangeRow> = old
         .iter()
-        .filter(|o| new_by.get(&(o.sequence, o.player_id)) != Some(o))
+        .filter(|o| new_by.get(&(o.sequence, o.player_id.0)) != Some(o))
         .collect();
     let fresh: Vec<RatingChangeRow> = rows
         .iter()
-        .filter(|n| old_by.get(&(n.sequence, n.player_id)) != Some(n))
+        .filter(|n| old_by.get(&(n.sequence, n.player_id.0)) != Some(n))
         .cloned()
         .collect();
     if !gone.is_empty() {
         let sequences: Vec<i64> = gone.iter().map(|r| r.sequence).collect();
-        let players: Vec<PlayerId> = gone.iter().map(|r| PlayerId(r.player_id)).collect();
+        let players: Vec<PlayerId> = gone.iter().map(|r| r.player_id).collect();
         changes::delete_rows(conn, PoolId(pool_id), &sequences, &players)?;
     }
     changes::insert(conn, &fresh)?;
     // The touched players' standings: all of their rows from `first_seq` on, old and new.
     let touched: BTreeSet<i64> = gone
         .iter()
-        .map(|r| r.player_id)
-        .chain(fresh.iter().map(|r| r.player_id))
+        .map(|r| r.player_id.0)
+        .chain(fresh.iter().map(|r| r.player_id.0))
         .collect();
     refresh_standings(conn, pool_id, first_seq, &touched, before, rows)?;
     // Rows written where the log already had items change what a reader saw, as do rows

@@ -98,8 +98,8 @@ pub(super) fn refresh_standings(
         }
     }
     let mut new_rows: HashMap<i64, Vec<&RatingChangeRow>> = HashMap::new();
-    for r in rows.iter().filter(|r| touched.contains(&r.player_id)) {
-        new_rows.entry(r.player_id).or_default().push(r);
+    for r in rows.iter().filter(|r| touched.contains(&r.player_id.0)) {
+        new_rows.entry(r.player_id.0).or_default().push(r);
     }
     let mut out = Vec::with_capacity(affected.len());
     for player in &affected {
@@ -148,10 +148,10 @@ pub(super) fn standings_of(pool_id: i64, rows: &[RatingChangeRow]) -> Vec<Standi
     let mut out: Vec<StandingRow> = Vec::new();
     // Walk backwards: the first row met is the latest, the first game rows are the trend.
     for r in rows.iter().rev() {
-        let i = *by_player.entry(r.player_id).or_insert_with(|| {
+        let i = *by_player.entry(r.player_id.0).or_insert_with(|| {
             out.push(StandingRow {
                 pool_id: PoolId(pool_id),
-                player_id: PlayerId(r.player_id),
+                player_id: r.player_id,
                 rating: r.rating_after,
                 games: 0,
                 last_played: None,

@@ -51,7 +51,7 @@ fn choices_by_player(conn: &mut PgConnection, tid: i64) -> Result<HashMap<i64, C
     Ok(rows
         .iter()
         .filter_map(|r| {
-            crate::services::running::registrations::choices_of(r).map(|c| (r.player_id, c))
+            crate::services::running::registrations::choices_of(r).map(|c| (r.player_id.0, c))
         })
         .collect())
 }
@@ -69,7 +69,7 @@ pub fn for_draw(
     }
     let draw: Draw = serde_json::from_value(draw.clone())
         .map_err(|e| ApiError::Internal(format!("draw: {e}")))?;
-    let choices = choices_by_player(conn, t.id)?;
+    let choices = choices_by_player(conn, t.id.0)?;
     let games: Vec<TableColours> = draw
         .tables
         .iter()

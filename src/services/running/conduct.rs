@@ -119,17 +119,17 @@ pub struct PenaltyOut {
 
 pub fn penalty_out(p: PenaltyRow) -> PenaltyOut {
     PenaltyOut {
-        id: p.id,
-        player_id: p.player_id,
+        id: p.id.0,
+        player_id: p.player_id.0,
         kind: p.kind.as_str().to_string(),
         round: p.round_number,
         table: p.table_number,
         points: p.points,
         reason: p.reason,
-        case_id: p.case_id,
-        issued_by: p.issued_by,
+        case_id: p.case_id.map(|id| id.0),
+        issued_by: p.issued_by.0,
         issued_at: p.issued_at,
-        annulled_by: p.annulled_by,
+        annulled_by: p.annulled_by.map(|id| id.0),
         annulled_at: p.annulled_at,
         annul_reason: p.annul_reason,
     }
@@ -232,15 +232,15 @@ pub fn record_penalty(
     let row: PenaltyRow = db::conduct::insert_penalty(
         conn,
         NewPenalty {
-            tournament_id: tid,
-            player_id: input.player_id,
+            tournament_id: TournamentId(tid),
+            player_id: PlayerId(input.player_id),
             kind,
             round_number: round,
             table_number: table,
             points,
             reason: reason.clone(),
-            case_id,
-            issued_by,
+            case_id: case_id.map(CaseId),
+            issued_by: UserId(issued_by),
         },
     )?;
     if kind == RecordedPenalty::Removal {
@@ -248,12 +248,12 @@ pub fn record_penalty(
         insert_withdrawal(
             conn,
             NewWithdrawal {
-                tournament_id: tid,
-                player_id: input.player_id,
+                tournament_id: TournamentId(tid),
+                player_id: PlayerId(input.player_id),
                 kind: WithdrawalKind::Withdrawal,
                 from_round: next,
                 reason: Some(format!("removed: {reason}")),
-                recorded_by: issued_by,
+                recorded_by: UserId(issued_by),
             },
         )?;
     }
@@ -261,7 +261,7 @@ pub fn record_penalty(
         conn,
         tid,
         TournamentEvent::Penalty(PenaltyPayload {
-            player_id: row.player_id,
+            player_id: row.player_id.0,
             kind: row.kind.as_str().to_string(),
             round: row.round_number,
             table: row.table_number,
@@ -296,7 +296,7 @@ pub fn annul_penalty(
     }
     if p.kind == RecordedPenalty::Removal {
         let drawn = rounds_drawn(conn, tid.0)?;
-        let lifted = db::conduct::lift_withdrawals_after(conn, tid, PlayerId(p.player_id), drawn)?;
+        let lifted = db::conduct::lift_withdrawals_after(conn, tid, p.player_id, drawn)?;
         if lifted == 0 {
             return Err(ApiError::Conflict(
                 "the removal has taken effect (a round was drawn without the player)".into(),
@@ -349,11 +349,11 @@ pub struct WithdrawalOut {
 
 fn withdrawal_out(w: WithdrawalRow) -> WithdrawalOut {
     WithdrawalOut {
-        player_id: w.player_id,
+        player_id: w.player_id.0,
         kind: w.kind.as_str().to_string(),
         from_round: w.from_round,
         reason: w.reason,
-        recorded_by: w.recorded_by,
+        recorded_by: w.recorded_by.0,
         recorded_at: w.recorded_at,
     }
 }
@@ -401,19 +401,19 @@ pub fn record_withdrawal(
         let row = insert_withdrawal(
             conn,
             NewWithdrawal {
-                tournament_id: tid,
-                player_id: input.player_id,
+                tournament_id: TournamentId(tid),
+                player_id: PlayerId(input.player_id),
                 kind,
                 from_round: input.from_round,
                 reason,
-                recorded_by: caller.user_id,
+                recorded_by: UserId(caller.user_id),
             },
         )?;
         crate::db::events::record(
             conn,
             tid,
             TournamentEvent::Withdrawal(WithdrawalPayload {
-                player_id: row.player_id,
+                player_id: row.player_id.0,
                 from_round: row.from_round,
                 kind: row.kind.as_str().to_string(),
             }),

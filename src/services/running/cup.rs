@@ -96,7 +96,7 @@ pub fn matches_of(snap: &Snapshot, round: &RoundRow) -> Result<Vec<CupMatchOut>,
             );
             if let Some(p) = snap
                 .results
-                .get(&(round.id, t.number as i32))
+                .get(&(round.id.0, t.number as i32))
                 .and_then(|r| r.playoff_winner)
             {
                 playoff = Some(PlayerId(p));

@@ -31,8 +31,8 @@ pub struct LiveEvent {
 impl From<&EventRow> for LiveEvent {
     fn from(e: &EventRow) -> Self {
         Self {
-            id: e.id,
-            kind: e.kind.clone(),
+            id: e.id.0,
+            kind: e.kind.as_str().to_string(),
             at: e.created_at,
             payload: e.payload.clone(),
         }

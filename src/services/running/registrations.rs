@@ -163,7 +163,7 @@ fn list_out(conn: &mut PgConnection, tid: i64) -> Result<Vec<RegistrationOut>, A
 fn registration_out((r, name): (Registration, String), position: i64) -> RegistrationOut {
     let colours = choices_of(&r);
     RegistrationOut {
-        player_id: r.player_id,
+        player_id: r.player_id.0,
         player_name: name,
         status: r.status.as_str().to_string(),
         position,
@@ -182,7 +182,7 @@ fn ensure_open(
     is_organiser: bool,
     now: Option<DateTime<Utc>>,
 ) -> Result<(), ApiError> {
-    let drawn = db::rounds::any_drawn(conn, TournamentId(t.id))?;
+    let drawn = db::rounds::any_drawn(conn, t.id)?;
     if drawn {
         return Err(ApiError::Conflict(
             "registration closed when the first round was drawn; record a withdrawal instead"
@@ -293,7 +293,7 @@ pub fn read_registration(
         db::registrations::live_of_player(conn, TournamentId(id), PlayerId(player_id))?;
     let row =
         row.ok_or_else(|| ApiError::NotFound(format!("player {player_id} is not registered")))?;
-    let position = db::registrations::position(conn, TournamentId(id), RegistrationId(row.0.id))?;
+    let position = db::registrations::position(conn, TournamentId(id), row.0.id)?;
     Ok((public, registration_out(row, position)))
 }
 
@@ -338,12 +338,12 @@ pub fn register(
         let inserted = db::registrations::insert_new(
             conn,
             NewRegistration {
-                tournament_id: id,
-                player_id: input.player_id,
+                tournament_id: TournamentId(id),
+                player_id: PlayerId(input.player_id),
                 status: RegistrationStatus::Waitlisted,
                 seeding_rating: input.seeding_rating,
                 seeding_rated_games: input.seeding_rated_games.unwrap_or(0),
-                registered_by: caller.user_id,
+                registered_by: UserId(caller.user_id),
                 colour_first: input.colours.map(|c| c.first),
                 colour_second: input.colours.map(|c| c.second),
             },
@@ -531,12 +531,12 @@ pub fn create_team(
                 db::registrations::insert(
                     conn,
                     NewRegistration {
-                        tournament_id: id,
-                        player_id: p,
+                        tournament_id: TournamentId(id),
+                        player_id: PlayerId(p),
                         status: RegistrationStatus::Waitlisted,
                         seeding_rating: None,
                         seeding_rated_games: 0,
-                        registered_by: caller.user_id,
+                        registered_by: UserId(caller.user_id),
                         colour_first: None,
                         colour_second: None,
                     },

@@ -22,7 +22,7 @@ use crate::domain::scoring::{score_table, Format, Outcome, Points, SeatResult, T
 use crate::domain::scoring::{Preset, Ruleset};
 use crate::domain::seating::{Draw, SeatingMethod};
 use crate::domain::status::RoundStatus;
-use crate::domain::{CaseId, PlayerId, RoundId, TournamentId, UserId};
+use crate::domain::{CaseId, PlayerId, UserId};
 use crate::error::ApiError;
 use crate::services::access::load_visible;
 use crate::services::running::snapshot as play;
@@ -144,9 +144,9 @@ pub fn result_out(round: i32, r: ResultRow) -> Result<ResultOut, ApiError> {
         seats: seats_out(&r.seats)?,
         double_crash: r.double_crash,
         reason: r.reason,
-        case_id: r.case_id,
+        case_id: r.case_id.map(|id| id.0),
         playoff_winner: r.playoff_winner,
-        entered_by: r.entered_by,
+        entered_by: r.entered_by.0,
         entered_at: r.entered_at,
     })
 }
@@ -157,7 +157,7 @@ pub fn history(
     round: &RoundRow,
     table: i32,
 ) -> Result<Vec<ResultRow>, ApiError> {
-    Ok(db::results::versions(conn, RoundId(round.id), table)?)
+    Ok(db::results::versions(conn, round.id, table)?)
 }
 
 /// A table's result with its versions (`None`: no result yet); an internal error when a stored
@@ -320,7 +320,7 @@ pub fn store_result(
     now: DateTime<Utc>,
 ) -> Result<ResultWithHistory, ApiError> {
     // The round row serialises writers of its tables.
-    let round = db::rounds::by_number(conn, t.id, number, Lock::ForUpdate)?;
+    let round = db::rounds::by_number(conn, t.id.0, number, Lock::ForUpdate)?;
     // A draft is refused first (by `store_locked`); a self-scheduled double crash next.
     if round.status != RoundStatus::Draft && is_replay(&round, input) {
         return Err(ApiError::conflict_at(
@@ -388,7 +388,7 @@ pub fn store_locked(
     db::results::insert_version(
         conn,
         NewVersion {
-            round: RoundId(round.id),
+            round: round.id,
             table,
             version: current + 1,
             seats: &seats,
@@ -408,7 +408,7 @@ pub fn store_locked(
     };
     crate::db::events::record(
         conn,
-        tid,
+        tid.0,
         if current == 0 {
             TournamentEvent::ResultEntered(payload)
         } else {
@@ -432,7 +432,7 @@ pub fn after_result_change(
     days: PlayingDays,
     now: DateTime<Utc>,
 ) -> Result<RoundStatus, ApiError> {
-    let done = db::results::tables_done(conn, RoundId(round.id))? as usize;
+    let done = db::results::tables_done(conn, round.id)? as usize;
     let mut status = round.status;
     if status == RoundStatus::Published && done >= draw.tables.len() {
         // When its games were played, the order ratings follow: the stated time, else now
@@ -441,11 +441,11 @@ pub fn after_result_change(
             Some(stated) => stated,
             None => days.default_time_of_play(now),
         };
-        db::rounds::complete(conn, RoundId(round.id), now, played_at)?;
+        db::rounds::complete(conn, round.id, now, played_at)?;
         status = RoundStatus::Completed;
         crate::db::events::record(
             conn,
-            round.tournament_id,
+            round.tournament_id.0,
             TournamentEvent::RoundCompleted(RoundPayload {
                 round: round.number,
             }),
@@ -453,14 +453,10 @@ pub fn after_result_change(
     }
     if status == RoundStatus::Completed {
         // Ratings follow the adjudicated results, in this same transaction.
-        crate::services::ratings::round_results_changed(
-            conn,
-            TournamentId(round.tournament_id),
-            RoundId(round.id),
-        )?;
+        crate::services::ratings::round_results_changed(conn, round.tournament_id, round.id)?;
         crate::db::events::record(
             conn,
-            round.tournament_id,
+            round.tournament_id.0,
             TournamentEvent::StandingsChanged(StandingsChangedPayload {
                 after_round: round.number,
             }),

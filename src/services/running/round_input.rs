@@ -8,6 +8,7 @@ use chrono::{DateTime, Utc};
 use diesel::PgConnection;
 
 use crate::auth::Caller;
+use crate::db::ids::UserId;
 use crate::db::running::NewWithdrawal;
 use crate::domain::scoring::standings::WithdrawalKind;
 use crate::domain::scoring::{Format, Preset, Purpose, RoundKind};
@@ -28,9 +29,9 @@ fn player_entries(
 ) -> Result<Vec<PlayerEntry>, ApiError> {
     let pool_ratings = match snap.tournament.rating_pool_id {
         Some(pool) => {
-            let ids: Vec<i64> = active.iter().map(|r| r.player_id).collect();
+            let ids: Vec<i64> = active.iter().map(|r| r.player_id.0).collect();
             let at = snap.tournament.registration_deadline.unwrap_or(now);
-            crate::services::ratings::ratings_at(conn, pool, &ids, at)?
+            crate::services::ratings::ratings_at(conn, pool.0, &ids, at)?
         }
         None => HashMap::new(),
     };
@@ -38,12 +39,12 @@ fn player_entries(
         .iter()
         .map(|r| {
             let pooled = pool_ratings
-                .get(&r.player_id)
+                .get(&r.player_id.0)
                 .filter(|(_, games)| *games > 0);
             (r, pooled)
         })
         .map(|(r, pooled)| PlayerEntry {
-            id: PlayerId(r.player_id),
+            id: r.player_id,
             rating: r.seeding_rating.or(pooled.map(|(rating, _)| *rating)),
             rated_games: if r.seeding_rating.is_some() {
                 r.seeding_rated_games.max(0) as u32
@@ -99,7 +100,7 @@ pub(super) fn draw_input(
     let mut active: Vec<&crate::db::running::Registration> = snap
         .confirmed()
         .into_iter()
-        .filter(|r| !out.contains(&r.player_id))
+        .filter(|r| !out.contains(&r.player_id.0))
         .collect();
     // Team matches are seated from the teams, not from a standings table. The final's
     // placement groups follow the qualification order ("(b) most high placements"); every other
@@ -193,12 +194,7 @@ fn stop_voluntary(
     caller: &Caller,
 ) -> Result<(), ApiError> {
     let place: HashMap<PlayerId, u32> = standings.iter().map(|s| (s.player, s.place)).collect();
-    active.sort_by_key(|r| {
-        place
-            .get(&PlayerId(r.player_id))
-            .copied()
-            .unwrap_or(u32::MAX)
-    });
+    active.sort_by_key(|r| place.get(&r.player_id).copied().unwrap_or(u32::MAX));
     let size = snap.tournament.table_size.max(1) as usize;
     let keep = active.len() / size * size;
     for r in active.split_off(keep) {
@@ -212,7 +208,7 @@ fn stop_voluntary(
                 reason: Some(format!(
                     "not among the best multiple of {size} who continue"
                 )),
-                recorded_by: caller.user_id,
+                recorded_by: UserId(caller.user_id),
             },
         )?;
     }
@@ -367,7 +363,7 @@ pub(super) fn restored(
     let mut input: DrawInput =
         serde_json::from_value(stored).map_err(|e| ApiError::Internal(e.to_string()))?;
     if short {
-        let draws = crate::db::rounds::draws_before(conn, t.id, number)?
+        let draws = crate::db::rounds::draws_before(conn, t.id.0, number)?
             .into_iter()
             .map(serde_json::from_value)
             .collect::<Result<Vec<crate::domain::seating::Draw>, _>>()

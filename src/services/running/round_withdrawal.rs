@@ -16,7 +16,7 @@ use crate::db::rounds::{self as db_rounds, Lock};
 use crate::db::running::RoundRow;
 use crate::domain::events::{RoundWithdrawnPayload, TournamentEvent};
 use crate::domain::status::RoundStatus;
-use crate::domain::{RoundId, TournamentId};
+use crate::domain::TournamentId;
 use crate::error::ApiError;
 use crate::services::access::load_for_staff;
 use crate::services::running::round_history::{withdrawals_of, RoundWithdrawal, KEY};
@@ -45,8 +45,8 @@ fn check_nothing_played(
     round: &RoundRow,
 ) -> Result<(), ApiError> {
     let n = round.number;
-    let tables = crate::db::results::tables_with_results(conn, RoundId(round.id))?;
-    let reported = crate::db::reports::tables_reported(conn, RoundId(round.id))?;
+    let tables = crate::db::results::tables_with_results(conn, round.id)?;
+    let reported = crate::db::reports::tables_reported(conn, round.id)?;
     let named = |t: &[i32]| t.iter().map(i32::to_string).collect::<Vec<_>>().join(", ");
     if !tables.is_empty() {
         return Err(ApiError::conflict_at(
@@ -110,7 +110,7 @@ pub fn withdraw(
         }
         check_nothing_played(conn, tid, &round)?;
         // Proposed times and messages were about the withdrawn draw's games.
-        db_rounds::clear_schedules(conn, RoundId(round.id))?;
+        db_rounds::clear_schedules(conn, round.id)?;
         let was_published = round.status != RoundStatus::Draft;
         let mut history = withdrawals_of(&round.metadata)?;
         history.push(RoundWithdrawal {
@@ -128,7 +128,7 @@ pub fn withdraw(
         }
         metadata[KEY] =
             serde_json::to_value(&history).map_err(|e| ApiError::Internal(e.to_string()))?;
-        let row = db_rounds::withdraw(conn, RoundId(round.id), metadata)?;
+        let row = db_rounds::withdraw(conn, round.id, metadata)?;
         if was_published {
             crate::db::events::record(
                 conn,

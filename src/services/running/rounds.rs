@@ -371,7 +371,7 @@ pub fn create_round(
             .map(|r| r.metadata.clone())
             .unwrap_or_default();
         let new = NewRound {
-            tournament_id: tid,
+            tournament_id: TournamentId(tid),
             number,
             kind,
             method: input.method,
@@ -386,20 +386,20 @@ pub fn create_round(
             seed: seed.clone(),
             seed_commitment: commitment.clone(),
             draw: draw_json.clone(),
-            created_by: caller.user_id,
+            created_by: UserId(caller.user_id),
             played_at: input.played_at,
             played_at_fixed: input.played_at.is_some(),
             colours,
             self_scheduled_until: input.self_scheduled_until,
         };
         let row: RoundRow = match &again {
-            Some(r) => db_rounds::draw_again(conn, RoundId(r.id), new)?,
+            Some(r) => db_rounds::draw_again(conn, r.id, new)?,
             None => db_rounds::insert(conn, new)?,
         };
         db_rounds::insert_draw(
             conn,
             NewDraw {
-                round: RoundId(row.id),
+                round: row.id,
                 attempt: row.draw_count,
                 seed,
                 seed_commitment: commitment,
@@ -446,7 +446,7 @@ pub fn redraw(
         db_rounds::insert_draw(
             conn,
             NewDraw {
-                round: RoundId(round.id),
+                round: round.id,
                 attempt,
                 seed: seed.clone(),
                 seed_commitment: commitment.clone(),
@@ -457,7 +457,7 @@ pub fn redraw(
         )?;
         let row = db_rounds::set_draw(
             conn,
-            RoundId(round.id),
+            round.id,
             attempt,
             (seed, commitment),
             draw_json,
@@ -493,7 +493,7 @@ fn extend_deadline(
             format!("a deadline can only be extended: later than now and than {current}"),
         ));
     }
-    Ok(db_rounds::set_deadline(conn, RoundId(round.id), until)?)
+    Ok(db_rounds::set_deadline(conn, round.id, until)?)
 }
 
 /// Changes when a round was played (organisers). A completed round's games move to their new
@@ -537,7 +537,7 @@ fn change_round(
             round = extend_deadline(conn, &round, until, now)?;
         }
         let Some(stated) = input.played_at else {
-            let done = tables_with_results(conn, round.id)?;
+            let done = tables_with_results(conn, round.id.0)?;
             return round_out(&t, round, done);
         };
         if let Some(at) = stated {
@@ -552,15 +552,11 @@ fn change_round(
             use crate::services::ratings::record_time_changes;
             record_time_changes(conn, caller, tid, pool_id, &[change], false, why, now)?;
         }
-        let row = db_rounds::set_played_at(conn, RoundId(round.id), played_at, stated.is_some())?;
+        let row = db_rounds::set_played_at(conn, round.id, played_at, stated.is_some())?;
         if row.status == RoundStatus::Completed && row.played_at != round.played_at {
-            crate::services::ratings::round_results_changed(
-                conn,
-                TournamentId(tid),
-                RoundId(row.id),
-            )?;
+            crate::services::ratings::round_results_changed(conn, TournamentId(tid), row.id)?;
         }
-        let done = tables_with_results(conn, row.id)?;
+        let done = tables_with_results(conn, row.id.0)?;
         round_out(&t, row, done)
     })
 }
@@ -591,7 +587,7 @@ pub fn publish(
                 ),
             ));
         }
-        let row = db_rounds::publish(conn, RoundId(round.id), now)?;
+        let row = db_rounds::publish(conn, round.id, now)?;
         crate::db::events::record(
             conn,
             tid,
@@ -623,7 +619,7 @@ pub fn list_rounds(
         |c, limit, offset| db_rounds::list_page(c, TournamentId(tid), staff, limit, offset),
     )?;
     let page = page.try_map(|r| {
-        let done = tables_with_results(conn, r.id)?;
+        let done = tables_with_results(conn, r.id.0)?;
         round_out(&t, r, done)
     })?;
     let vis = !staff;
@@ -639,7 +635,7 @@ pub fn read_round(
 ) -> Result<(bool, RoundOut), ApiError> {
     let (t, r) = load_round(conn, caller, tid, number)?;
     let vis = r.status != RoundStatus::Draft;
-    let done = tables_with_results(conn, r.id)?;
+    let done = tables_with_results(conn, r.id.0)?;
     Ok((vis, round_out(&t, r, done)?))
 }
 
@@ -658,8 +654,8 @@ pub fn draw_records(
     let page = Page::read(
         conn,
         params,
-        |c| db_rounds::draws_count(c, RoundId(r.id)),
-        |c, limit, offset| db_rounds::draws_page(c, RoundId(r.id), limit, offset),
+        |c| db_rounds::draws_count(c, r.id),
+        |c, limit, offset| db_rounds::draws_page(c, r.id, limit, offset),
     )?;
     page.try_map(|d| {
         let revealed = revealed || published.contains(&d.attempt);

@@ -21,7 +21,7 @@ use crate::domain::scoring::{Format, Purpose, RoundInput, Ruleset, SeatResult, T
 use crate::domain::seating::{Draw, History, SeatingMethod};
 use crate::domain::status::RegistrationStatus;
 use crate::domain::status::RoundStatus;
-use crate::domain::{PlayerId, RoundId, TournamentId};
+use crate::domain::RoundId;
 use crate::error::ApiError;
 
 /// The ruleset a tournament plays by: its preset with its overrides.
@@ -85,22 +85,22 @@ pub struct Snapshot {
 impl Snapshot {
     /// Loads the snapshot of a tournament.
     pub fn load(conn: &mut PgConnection, tournament: Tournament) -> Result<Snapshot, ApiError> {
-        let tid = TournamentId(tournament.id);
+        let tid = tournament.id;
         let ruleset = ruleset_of(&tournament)?;
         let registrations = crate::db::registrations::live_of(conn, tid)?;
         let teams = crate::db::registrations::teams_of(conn, tid)?;
         let rounds = crate::db::rounds::of_tournament(conn, tid)?;
-        let round_ids: Vec<RoundId> = rounds.iter().map(|r| RoundId(r.id)).collect();
+        let round_ids: Vec<RoundId> = rounds.iter().map(|r| r.id).collect();
         // Only the version in force of each table: corrections do not make this read grow.
         let latest = crate::db::results::in_force(conn, &round_ids)?
             .into_iter()
-            .map(|r| ((r.round_id, r.table_number), r))
+            .map(|r| ((r.round_id.0, r.table_number), r))
             .collect();
         let withdrawals = crate::db::running::withdrawals_of(conn, tid)?;
         let penalties = crate::db::running::penalties_in_force(conn, tid)?;
         let draws = rounds
             .iter()
-            .map(|r| Ok((r.id, draw_of(r)?)))
+            .map(|r| Ok((r.id.0, draw_of(r)?)))
             .collect::<Result<_, ApiError>>()?;
         Ok(Snapshot {
             tournament,
@@ -117,7 +117,7 @@ impl Snapshot {
 
     /// A round's draw: read once with the snapshot for its own rounds.
     pub fn draw(&self, round: &RoundRow) -> Result<Cow<'_, Draw>, ApiError> {
-        match self.draws.get(&round.id) {
+        match self.draws.get(&round.id.0) {
             Some(d) => Ok(Cow::Borrowed(d)),
             None => draw_of(round).map(Cow::Owned),
         }
@@ -144,7 +144,7 @@ impl Snapshot {
         round: &RoundRow,
         table: i32,
     ) -> Result<Option<TableResult>, ApiError> {
-        let Some(row) = self.results.get(&(round.id, table)) else {
+        let Some(row) = self.results.get(&(round.id.0, table)) else {
             return Ok(None);
         };
         let mut seats = Vec::<SeatResult>::deserialize(&row.seats)
@@ -153,7 +153,7 @@ impl Snapshot {
             .penalties
             .iter()
             .filter(|p| p.round_number == Some(round.number) && p.table_number == Some(table))
-            .filter_map(|p| p.kind.on_table(PlayerId(p.player_id), i64::from(p.points)))
+            .filter_map(|p| p.kind.on_table(p.player_id, i64::from(p.points)))
             .collect();
         penalty::apply(&mut seats, &in_force);
         Ok(Some(TableResult {
@@ -236,18 +236,14 @@ impl Snapshot {
         }
         let input = StandingsInput {
             ruleset: self.ruleset.clone(),
-            players: self
-                .confirmed()
-                .iter()
-                .map(|r| PlayerId(r.player_id))
-                .collect(),
+            players: self.confirmed().iter().map(|r| r.player_id).collect(),
             rounds,
             withdrawals: self
                 .withdrawals
                 .iter()
                 .filter(|w| w.kind == WithdrawalKind::Withdrawal)
                 .map(|w| Withdrawal {
-                    player: PlayerId(w.player_id),
+                    player: w.player_id,
                     from_round: w.from_round as u32,
                 })
                 .collect(),
@@ -256,7 +252,7 @@ impl Snapshot {
                 .iter()
                 .filter(|w| w.kind == WithdrawalKind::OptOut && (w.from_round as u32) <= after)
                 .map(|w| OptOut {
-                    player: PlayerId(w.player_id),
+                    player: w.player_id,
                     round: w.from_round as u32,
                 })
                 .collect(),
@@ -289,7 +285,7 @@ impl Snapshot {
         self.withdrawals
             .iter()
             .filter(|w| w.from_round <= number)
-            .map(|w| w.player_id)
+            .map(|w| w.player_id.0)
             .collect()
     }
 }

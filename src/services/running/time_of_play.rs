@@ -8,7 +8,6 @@ use diesel::PgConnection;
 use crate::db;
 use crate::db::models::Tournament;
 use crate::domain::rating::PlayingDays;
-use crate::domain::TournamentId;
 use crate::error::ApiError;
 
 /// A local time on a date in `tz`, as an instant (the earlier one when clocks go back, the
@@ -73,7 +72,7 @@ pub fn check_stated(t: &Tournament, at: DateTime<Utc>) -> Result<(), ApiError> {
 /// caller then brings the ratings up to date). Runs inside the caller's transaction.
 pub fn rederive(conn: &mut PgConnection, t: &Tournament) -> Result<bool, ApiError> {
     let days = playing_days(t)?;
-    let derived = db::rounds::derived_times_of_play(conn, TournamentId(t.id))?;
+    let derived = db::rounds::derived_times_of_play(conn, t.id)?;
     let mut moved = false;
     for (id, completed, played) in derived {
         let Some(completed) = completed else { continue };

@@ -225,11 +225,11 @@ pub fn list_tournaments(
         &scope,
         |(t, rank, _)| match sort {
             TournamentSort::Relevance => {
-                TournamentKey(Some(-rank), Some(t.name.clone()), None, t.id)
+                TournamentKey(Some(-rank), Some(t.name.clone()), None, t.id.0)
             }
-            TournamentSort::Name => TournamentKey(None, Some(t.name.clone()), None, t.id),
+            TournamentSort::Name => TournamentKey(None, Some(t.name.clone()), None, t.id.0),
             TournamentSort::StartsOn | TournamentSort::StartsOnDesc => {
-                TournamentKey(None, None, Some(t.starts_on), t.id)
+                TournamentKey(None, None, Some(t.starts_on), t.id.0)
             }
         },
         |(t, _, _)| TournamentOut::try_from(t),

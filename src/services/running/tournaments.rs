@@ -114,7 +114,7 @@ impl TryFrom<Tournament> for TournamentOut {
     fn try_from(t: Tournament) -> Result<Self, ApiError> {
         let cup = is_cup(&t)?;
         Ok(Self {
-            id: t.id,
+            id: t.id.0,
             name: t.name,
             game: t.game,
             ruleset: t.ruleset,
@@ -130,11 +130,11 @@ impl TryFrom<Tournament> for TournamentOut {
             status: t.status,
             registration_deadline: t.registration_deadline,
             appeal_window_minutes: t.appeal_window_minutes,
-            created_by: t.created_by,
+            created_by: t.created_by.0,
             created_at: t.created_at,
             updated_at: t.updated_at,
             version: t.version,
-            rating_pool_id: t.rating_pool_id,
+            rating_pool_id: t.rating_pool_id.map(|id| id.0),
             rating_status: t.rating_status,
             rating_reason: t.rating_reason,
             rating_decided_at: t.rating_decided_at,
@@ -308,14 +308,12 @@ fn staff_page(
         db::tournaments::staff_page(conn, TournamentId(id), limit, offset)?;
     Ok(rows
         .into_iter()
-        .filter_map(|(s, username)| {
-            StaffRole::parse(&s.role).map(|role| StaffOut {
-                user_id: s.user_id,
-                username,
-                role,
-                appointed_by: s.appointed_by,
-                appointed_at: s.appointed_at,
-            })
+        .map(|(s, username)| StaffOut {
+            user_id: s.user_id.0,
+            username,
+            role: s.role,
+            appointed_by: s.appointed_by.0,
+            appointed_at: s.appointed_at,
         })
         .collect())
 }
@@ -375,8 +373,8 @@ pub fn create_tournament(
                 country,
                 registration_deadline: input.registration_deadline,
                 appeal_window_minutes: appeal_window,
-                created_by: caller.user_id,
-                rating_pool_id: input.rating_pool_id,
+                created_by: UserId(caller.user_id),
+                rating_pool_id: input.rating_pool_id.map(PoolId),
                 national_rank: input.national_rank.unwrap_or(false),
                 prize_places,
                 qualification_places,
@@ -385,7 +383,7 @@ pub fn create_tournament(
                     .as_ref()
                     .zip(rating_status)
                     .and_then(|(p, s)| crate::services::ratings::automatic_reason(p, s)),
-                rating_decided_by: rating_status.map(|_| caller.user_id),
+                rating_decided_by: rating_status.map(|_| UserId(caller.user_id)),
                 rating_decided_at: rating_status.map(|_| now),
             },
         )?;
@@ -393,13 +391,7 @@ pub fn create_tournament(
             crate::services::ratings::request_recorded(conn, caller, &t, p, now)?;
         }
         let me = UserId(caller.user_id);
-        db::tournaments::appoint(
-            conn,
-            TournamentId(t.id),
-            me,
-            StaffRole::Organiser.as_str(),
-            me,
-        )?;
+        db::tournaments::appoint(conn, t.id, me, StaffRole::Organiser.as_str(), me)?;
         Ok(t)
     })
 }
@@ -494,7 +486,9 @@ fn change_tournament(
                 status.as_str()
             )));
         }
-        let rating_pool_id = input.rating_pool_id.unwrap_or(current.rating_pool_id);
+        let rating_pool_id = input
+            .rating_pool_id
+            .unwrap_or(current.rating_pool_id.map(|id| id.0));
         let time_zone = time_zone.unwrap_or_else(|| current.time_zone.clone());
         let next = (starts_on, ends_on, time_zone.as_str(), rating_pool_id);
         let held = held_tournament_times(conn, caller, &current, next, refused)?;
@@ -564,10 +558,11 @@ fn rating_request(
     rating_pool_id: Option<i64>,
     now: DateTime<Utc>,
 ) -> Result<(Option<RatingPoolRow>, RatingRequest), ApiError> {
-    let new_pool = match rating_pool_id.filter(|p| Some(*p) != current.rating_pool_id) {
-        Some(id) => Some(crate::services::access::require_pool(conn, id)?),
-        None => None,
-    };
+    let new_pool =
+        match rating_pool_id.filter(|p| Some(*p) != current.rating_pool_id.map(|id| id.0)) {
+            Some(id) => Some(crate::services::access::require_pool(conn, id)?),
+            None => None,
+        };
     let request = match (&new_pool, rating_pool_id) {
         (Some(p), _) => {
             let status = crate::services::ratings::request_status(conn, caller, p, None)?;
@@ -587,7 +582,7 @@ fn rating_request(
         (None, Some(_)) => RatingRequest {
             status: current.rating_status,
             reason: current.rating_reason.clone(),
-            decided_by: current.rating_decided_by,
+            decided_by: current.rating_decided_by.map(|id| id.0),
             decided_at: current.rating_decided_at,
         },
     };
@@ -608,7 +603,7 @@ fn ratings_after_update(
     // A change of time of an accepted tournament is kept in its rating decisions (issue 37).
     if let Some((pool_id, changes, why)) = held {
         crate::services::ratings::record_time_changes(
-            conn, caller, id, pool_id, &changes, false, why, now,
+            conn, caller, id.0, pool_id, &changes, false, why, now,
         )?;
     }
     let rating_pool_id = updated.rating_pool_id;
@@ -619,8 +614,8 @@ fn ratings_after_update(
     if rating_pool_id != current.rating_pool_id {
         crate::services::ratings::tournament_pool_changed(
             conn,
-            TournamentId(id),
-            current.rating_pool_id.map(PoolId),
+            TournamentId(id.0),
+            current.rating_pool_id,
         )?;
     } else if rating_pool_id.is_some()
         && (updated.national_rank != current.national_rank
@@ -630,7 +625,7 @@ fn ratings_after_update(
     {
         // The league's decisions (which tournament holds the national-rank bonus)
         // may have changed.
-        crate::services::ratings::results_changed(conn, id)?;
+        crate::services::ratings::results_changed(conn, id.0)?;
     }
     Ok(())
 }

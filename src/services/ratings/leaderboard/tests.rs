@@ -1,18 +1,18 @@
 //! The board against a reference ranking, cursors, and the cache.
 
 use super::*;
-use crate::domain::ids::PlayerId;
+use crate::domain::ids::{PlayerId, PoolId, UserId};
 use chrono::{DateTime, Utc};
 
 fn pool(version: i32) -> RatingPoolRow {
     RatingPoolRow {
-        id: 1,
+        id: PoolId(1),
         name: "P".into(),
         params: serde_json::json!({}),
         time_zone: "Europe/Oslo".into(),
         seasons: serde_json::json!([]),
         league: false,
-        created_by: 1,
+        created_by: UserId(1),
         created_at: DateTime::<Utc>::UNIX_EPOCH,
         updated_at: DateTime::<Utc>::UNIX_EPOCH,
         version,

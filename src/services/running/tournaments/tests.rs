@@ -5,7 +5,7 @@ use super::*;
 fn tournament(ruleset: Preset, overrides: serde_json::Value) -> Tournament {
     let day = NaiveDate::from_ymd_opt(2027, 3, 6).expect("a date");
     Tournament {
-        id: 41,
+        id: TournamentId(41),
         name: "Cup".into(),
         game: "Tantrix".into(),
         ruleset,
@@ -19,7 +19,7 @@ fn tournament(ruleset: Preset, overrides: serde_json::Value) -> Tournament {
         status: TournamentStatus::Draft,
         registration_deadline: None,
         appeal_window_minutes: 30,
-        created_by: 1,
+        created_by: UserId(1),
         created_at: DateTime::<Utc>::UNIX_EPOCH,
         updated_at: DateTime::<Utc>::UNIX_EPOCH,
         version: 1,
