@@ -108,6 +108,7 @@ fn people_routes(cfg: &mut ServiceConfig) {
         .service(accounts::erase_me)
         .service(accounts::export_user)
         .service(accounts::erase_user)
+        .service(accounts::update_me)
         .service(invitations::create)
         .service(invitations::list)
         .service(invitations::revoke)

@@ -5,11 +5,13 @@ use actix_web::{delete, get, patch, post, web, HttpRequest, HttpResponse};
 use crate::api::extract::{Json, Query};
 use crate::api::problem::{AuthErrors, BodyErrors};
 use crate::api::problem::{NoSuchAccount, NotAnAdmin};
-use crate::api::support::{with_links, CursorParams, Page};
+use crate::api::support::{with_links, Page};
 use crate::auth::Caller;
 use crate::error::{ApiResult, Problem};
 use crate::runtime::state::AppState;
-use crate::services::accounts::users::{self, CreateUser, UpdateUser, UserOut};
+use crate::services::accounts::users::{
+    self, CreateUser, UpdateUser, UserFilter, UserListed, UserOut,
+};
 
 /// Create an account (admin).
 ///
@@ -41,20 +43,25 @@ pub async fn create(
         .json(user))
 }
 
-/// List accounts (admin).
+/// List or search accounts (admins; rating-pool keepers choosing a keeper).
 ///
 /// In creation order, in the list envelope with a `Link` header; later pages by `cursor` (the
 /// `next` link), which costs the same however many accounts there are; `total` is counted up
-/// to 1,000 (`total_exact`).
+/// to 1,000 (`total_exact`). `q` finds part of a username or of the linked player's name (the
+/// display name), or a near match of a word of either, ignoring case and diacritics; an
+/// admin's search looks in the address too. An admin sees every field; a keeper of any rating
+/// pool must search (`q`, 2 characters at least), finds enabled accounts only and sees their
+/// id, username and display name, what choosing a keeper needs. Anyone else: 403.
 #[utoipa::path(
     operation_id = "list_users",
     tag = "users",
     security(("bearer" = [])),
-    params(CursorParams),
+    params(UserFilter),
     responses(
         AuthErrors,
-        (status = 200, description = "A page of accounts", body = Page<UserOut>),
-        NotAnAdmin,
+        (status = 200, description = "A page of accounts", body = Page<UserListed>),
+        (status = 403, description = "Neither an admin nor a rating-pool keeper", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Bad paging, or a keeper's search without `q`", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[get("/users")]
@@ -62,12 +69,14 @@ pub async fn list(
     req: HttpRequest,
     state: web::Data<AppState>,
     caller: Caller,
-    query: Query<CursorParams>,
+    query: Query<UserFilter>,
 ) -> ApiResult<HttpResponse> {
     let page = state
         .run(move |conn| users::list_users(conn, &caller, &query.0))
         .await?;
-    let mut answer = HttpResponse::Ok().json(&page);
+    let mut answer = HttpResponse::Ok()
+        .insert_header(("Cache-Control", "private, no-store"))
+        .json(&page);
     with_links(&req, &page, &mut answer);
     Ok(answer)
 }

@@ -14,3 +14,4 @@ pub mod sessions;
 pub mod signup;
 pub mod tokens;
 pub mod users;
+pub mod profile;

@@ -3,15 +3,17 @@
 use chrono::{DateTime, Utc};
 use diesel::{Connection, PgConnection};
 use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
+use utoipa::{IntoParams, ToSchema};
 
 use crate::auth::credentials::check_credentials;
 use crate::auth::{password, Caller};
+use crate::db::accounts::users::UserSearch;
 use crate::db::accounts::{end_every_session, erasure, users};
 use crate::db::ids::UserId;
 use crate::db::models::{NewUser, User};
 use crate::error::ApiError;
-use crate::services::validate::{keyset_page, CursorParams, Page, Start, COUNT_CAP};
+use crate::db::ratings::keepers;
+use crate::services::validate::{keyset_page, keyset_start, Check, Page, Start, COUNT_CAP};
 
 /// Creates an account in one transaction; 409 if the username is taken.
 pub fn create_user(
@@ -86,29 +88,138 @@ pub fn create_account(
 /// The name users' cursors are checked against.
 const USERS: &str = "users";
 
-/// A page of the accounts not deleted, in creation order (admin only): by keyset on the id
-/// (`cursor`: the last id shown), counted to [`COUNT_CAP`].
+/// `?q=&limit=&offset=&cursor=` of the account list.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct UserFilter {
+    /// Part of the username or of the linked player's name, or a near match of a word of
+    /// either; ignores case and diacritics (`oystein` finds `Øystein`). An admin's search also
+    /// looks in the address. A keeper must give one (2 characters at least); for an admin,
+    /// blank means every account.
+    #[param(max_length = 100, pattern = r"^[^\u0000-\u001f\u007f-\u009f]*$")]
+    pub q: Option<String>,
+    /// How many items (1-200, default 50).
+    #[param(minimum = 1, maximum = 200, example = 50)]
+    pub limit: Option<i64>,
+    /// How many items to skip (default 0, at most 10000; later pages through `cursor`).
+    #[param(minimum = 0, maximum = 10000, example = 0)]
+    pub offset: Option<i64>,
+    /// Where the page starts: the `next_cursor` of the page before (also in its `next` link),
+    /// valid for that list and search only.
+    #[param(max_length = 1000)]
+    pub cursor: Option<String>,
+}
+
+/// An account in the account list. A rating-pool keeper choosing a keeper sees its id,
+/// username and display name only; an admin also its role, state, creation time and address.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct UserListed {
+    pub id: i64,
+    pub username: String,
+    /// The name of the player linked to the account (null without one).
+    pub display_name: Option<String>,
+    /// Admins' view only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub is_admin: Option<bool>,
+    /// Admins' view only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub created_at: Option<DateTime<Utc>>,
+    /// Admins' view only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub disabled: Option<bool>,
+    /// Admins' view only, when the account has an address.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub email: Option<String>,
+    /// Admins' view only, when the account has an address: whether it was proved.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub email_verified: Option<bool>,
+}
+
+/// An account as `full` (an admin's) or a keeper's view lists it.
+fn listed(u: User, display_name: Option<String>, full: bool) -> UserListed {
+    let has_address = u.email.is_some();
+    UserListed {
+        id: u.id,
+        username: u.username,
+        display_name,
+        is_admin: full.then_some(u.is_admin),
+        created_at: full.then_some(u.created_at),
+        disabled: full.then_some(u.disabled_at.is_some()),
+        email_verified: (full && has_address).then_some(u.email_verified_at.is_some()),
+        email: u.email.filter(|_| full),
+    }
+}
+
+/// A page of the accounts not deleted, in creation order, counted to [`COUNT_CAP`], by keyset
+/// on the id (`cursor`: the last id shown). An admin lists every account or searches them
+/// (`q`: name, player name or address); a rating-pool keeper, choosing a keeper, searches the
+/// enabled accounts by name (`q` needed) and sees id, username and display name only; anyone
+/// else is refused (403).
 pub fn list_users(
     conn: &mut PgConnection,
     caller: &Caller,
-    query: &CursorParams,
-) -> Result<Page<UserOut>, ApiError> {
-    caller.require_admin()?;
-    let (limit, start) = query.start::<i64>(USERS, "")?;
+    filter: &UserFilter,
+) -> Result<Page<UserListed>, ApiError> {
+    let full = caller.is_admin;
+    if !full && !keepers::keeps_any(conn, UserId(caller.user_id))? {
+        return Err(ApiError::Forbidden(
+            "only admins, and rating-pool keepers choosing a keeper, may look up accounts".into(),
+        ));
+    }
+    let mut check = Check::new();
+    let q = check.search_text("q", filter.q.as_deref(), 100);
+    if !full && q.as_deref().is_none_or(|q| q.chars().count() < 2) {
+        check.fail(
+            "q",
+            "a keeper looks accounts up by name: give 2 characters at least",
+        );
+    }
+    check.finish()?;
+    let scope = match &q {
+        None => String::new(),
+        Some(q) => format!("{q:?}|{}", if full { "admin" } else { "keeper" }),
+    };
+    let (limit, start) =
+        keyset_start::<i64>(filter.limit, filter.offset, filter.cursor.as_deref(), USERS, &scope)?;
     let (offset, first, after) = match start {
         Start::Offset(o) => (o, true, None),
         Start::After(last) => (0, false, Some(UserId(last))),
     };
-    let rows = users::live_page(conn, after, offset, limit + 1)?;
+    let Some(q) = q else {
+        let rows = users::live_page(conn, after, offset, limit + 1)?;
+        let ids: Vec<UserId> = rows.iter().map(|u| UserId(u.id)).collect();
+        let names: std::collections::HashMap<UserId, String> =
+            users::player_names_of(conn, &ids)?.into_iter().collect();
+        return keyset_page(
+            rows,
+            limit,
+            (offset, first),
+            || Ok(users::count_live(conn, COUNT_CAP)?),
+            USERS,
+            &scope,
+            |u| u.id,
+            |u| {
+                let name = names.get(&UserId(u.id)).cloned();
+                Ok(listed(u, name, true))
+            },
+        );
+    };
+    let search = UserSearch {
+        q,
+        by_address: full,
+        enabled_only: !full,
+    };
+    let rows = users::search_page(conn, &search, after, offset, limit + 1)?;
     keyset_page(
         rows,
         limit,
         (offset, first),
-        || Ok(users::count_live(conn, COUNT_CAP)?),
+        || Ok(users::search_count(conn, &search, COUNT_CAP)?),
         USERS,
-        "",
-        |u| u.id,
-        |u| Ok(UserOut::from(u)),
+        &scope,
+        |(u, _)| u.id,
+        |(u, name)| Ok(listed(u, name, full)),
     )
 }
 

@@ -1,0 +1,9 @@
+-- Issue 40, item 4: a person changes their own address. The change waits for a code sent to
+-- the new address (24 h, purpose `email_change`); the code row holds the address it confirms.
+-- Until then the account keeps its address, and `GET /me` shows the pending one.
+ALTER TABLE account_tokens DROP CONSTRAINT account_tokens_purpose_check;
+ALTER TABLE account_tokens ADD CONSTRAINT account_tokens_purpose_check
+    CHECK (purpose IN ('verify', 'reset', 'email_change'));
+ALTER TABLE account_tokens ADD COLUMN email text;
+ALTER TABLE account_tokens ADD CONSTRAINT account_tokens_email_change_has_email
+    CHECK ((purpose = 'email_change') = (email IS NOT NULL));
