@@ -7,3 +7,8 @@ ALTER TABLE account_tokens ADD CONSTRAINT account_tokens_purpose_check
 ALTER TABLE account_tokens ADD COLUMN email text;
 ALTER TABLE account_tokens ADD CONSTRAINT account_tokens_email_change_has_email
     CHECK ((purpose = 'email_change') = (email IS NOT NULL));
+-- The two messages of an address change: the code to the new address, the notice to the old.
+ALTER TABLE mail_outbox DROP CONSTRAINT mail_outbox_kind_known;
+ALTER TABLE mail_outbox ADD CONSTRAINT mail_outbox_kind_known
+    CHECK (kind IN ('verify', 'already_registered', 'reset', 'invitation', 'claim_decided',
+                    'notice', 'email_change', 'email_change_notice'));

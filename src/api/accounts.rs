@@ -14,8 +14,8 @@ use crate::error::{ApiResult, Problem};
 use crate::runtime::state::AppState;
 use crate::services::accounts::auth::Me;
 use crate::services::accounts::data::{self, EraseMe, Erased};
-use crate::services::accounts::profile::{self, UpdateMe};
 use crate::services::accounts::export::{self, Export};
+use crate::services::accounts::profile::{self, UpdateMe};
 use crate::services::accounts::reset::{self, ResetConfirm, ResetRequest};
 use crate::services::accounts::signup::{self, Accepted, ResendVerification, SignUp, VerifyEmail};
 

@@ -10,8 +10,7 @@ use serde_json::{json, Value};
 use tourney::domain::accounts::SignupMode;
 
 use crate::helpers::{
-    fields, problem, spawn_app_with_limits, spawn_app_with_signup, TestApp, PASSWORD,
-    TEST_LIMITS,
+    fields, problem, spawn_app_with_limits, spawn_app_with_signup, TestApp, PASSWORD, TEST_LIMITS,
 };
 use crate::signup::{sign_up, verified_account};
 use crate::smtp_sink::{Received, SmtpSink};
@@ -44,7 +43,12 @@ async fn patch_me(app: &TestApp, token: &str, body: Value) -> reqwest::Response 
 
 /// Asks for an address change with the test password.
 async fn change_address(app: &TestApp, token: &str, email: &str) -> reqwest::Response {
-    patch_me(app, token, json!({"email": email, "current_password": PASSWORD})).await
+    patch_me(
+        app,
+        token,
+        json!({"email": email, "current_password": PASSWORD}),
+    )
+    .await
 }
 
 async fn verify(app: &TestApp, code: &str) -> reqwest::Response {
@@ -87,7 +91,12 @@ async fn me_shows_the_address_whether_it_is_verified_and_the_language() {
     assert_eq!(ola_me["email_verified"], false);
     assert_eq!(ola_me["language"], "en");
     // Without a token: 401.
-    problem(app.patch("/api/v1/me", None, json!({"language": "de"})).await, 401).await;
+    problem(
+        app.patch("/api/v1/me", None, json!({"language": "de"}))
+            .await,
+        401,
+    )
+    .await;
 }
 
 #[actix_web::test]
@@ -101,7 +110,12 @@ async fn the_language_changes_and_bad_input_writes_nothing() {
     assert_eq!(fields(&p), ["language"]);
     // A good language beside a bad address: nothing is written, every field named.
     let p = problem(
-        patch_me(&app, &token, json!({"language": "pl", "email": "not-an-address"})).await,
+        patch_me(
+            &app,
+            &token,
+            json!({"language": "pl", "email": "not-an-address"}),
+        )
+        .await,
         422,
     )
     .await;
@@ -161,7 +175,11 @@ async fn an_address_changes_only_with_the_password_and_the_code_from_the_new_add
     assert_eq!(body["pending_email"], "kari@club.example");
     let code = next_mail(&sink, "kari@club.example", 0).await.code("ec_");
     let notice = next_mail(&sink, "kari@example.no", old_before).await;
-    assert!(notice.body().contains("kari@club.example"), "{}", notice.body());
+    assert!(
+        notice.body().contains("kari@club.example"),
+        "{}",
+        notice.body()
+    );
     assert!(notice.body().contains("pr_"), "a reset code to undo it");
     assert_eq!(me(&app, &token).await["email"], "kari@example.no");
 
@@ -175,7 +193,10 @@ async fn an_address_changes_only_with_the_password_and_the_code_from_the_new_add
     let second = next_mail(&sink, "kari@other.example", 0).await.code("ec_");
     let p = problem(verify(&app, &code).await, 422).await;
     assert_eq!(fields(&p), ["token"]);
-    assert_eq!(me(&app, &token).await["pending_email"], "kari@other.example");
+    assert_eq!(
+        me(&app, &token).await["pending_email"],
+        "kari@other.example"
+    );
 
     // The code confirms: the address changes, proved, and works for resets.
     assert_eq!(verify(&app, &second).await.status(), 204);
@@ -191,7 +212,11 @@ async fn an_address_changes_only_with_the_password_and_the_code_from_the_new_add
             .await;
         assert_eq!(r.status(), 202);
     }
-    assert_eq!(queued_for(&app, "kari@example.no"), before, "the old one is gone");
+    assert_eq!(
+        queued_for(&app, "kari@example.no"),
+        before,
+        "the old one is gone"
+    );
     assert_eq!(queued_for(&app, "kari@other.example"), 2);
     // The account's own address cancels a change that waits.
     assert_eq!(
@@ -202,7 +227,10 @@ async fn an_address_changes_only_with_the_password_and_the_code_from_the_new_add
     );
     let third = next_mail(&sink, "kari@third.example", 0).await.code("ec_");
     let r = change_address(&app, &token, "KARI@other.example").await;
-    assert_eq!(r.json::<Value>().await.unwrap()["pending_email"], Value::Null);
+    assert_eq!(
+        r.json::<Value>().await.unwrap()["pending_email"],
+        Value::Null
+    );
     problem(verify(&app, &third).await, 422).await;
     assert_eq!(me(&app, &token).await["email"], "kari@other.example");
 }
@@ -222,9 +250,19 @@ async fn an_address_another_account_uses_is_refused_and_nothing_is_written() {
 
     // Two accounts wait for the same new address: the first to confirm has it; the other's
     // code answers 409 naming `email` and stays unused (nothing written).
-    assert_eq!(change_address(&app, &kari, "shared@example.no").await.status(), 200);
+    assert_eq!(
+        change_address(&app, &kari, "shared@example.no")
+            .await
+            .status(),
+        200
+    );
     let first = next_mail(&sink, "shared@example.no", 0).await.code("ec_");
-    assert_eq!(change_address(&app, &ola, "shared@example.no").await.status(), 200);
+    assert_eq!(
+        change_address(&app, &ola, "shared@example.no")
+            .await
+            .status(),
+        200
+    );
     let second = next_mail(&sink, "shared@example.no", 1).await.code("ec_");
     assert_eq!(verify(&app, &first).await.status(), 204);
     let p = problem(verify(&app, &second).await, 409).await;
@@ -250,7 +288,12 @@ async fn a_stolen_token_cannot_move_the_address_and_the_owner_undoes_a_change() 
 
     // A thief who has the password too, and confirms at once: the owner's notice still undoes it.
     let before = sink.to("kari@example.no").len();
-    assert_eq!(change_address(&app, &stolen, "thief@evil.example").await.status(), 200);
+    assert_eq!(
+        change_address(&app, &stolen, "thief@evil.example")
+            .await
+            .status(),
+        200
+    );
     let code = next_mail(&sink, "thief@evil.example", 0).await.code("ec_");
     let notice = next_mail(&sink, "kari@example.no", before).await;
     assert_eq!(verify(&app, &code).await.status(), 204);
@@ -283,7 +326,9 @@ async fn a_stolen_token_cannot_move_the_address_and_the_owner_undoes_a_change() 
     )
     .await;
     assert_eq!(r.status(), 200);
-    let back = next_mail(&sink, "kari@example.no", before).await.code("ec_");
+    let back = next_mail(&sink, "kari@example.no", before)
+        .await
+        .code("ec_");
     assert_eq!(verify(&app, &back).await.status(), 204);
     assert_eq!(me(&app, &owner).await["email"], "kari@example.no");
 
@@ -300,7 +345,9 @@ async fn a_stolen_token_cannot_move_the_address_and_the_owner_undoes_a_change() 
     let pending = next_mail(&sink, "thief@evil.example", thief_before)
         .await
         .code("ec_");
-    let reset = next_mail(&sink, "kari@example.no", before).await.code("pr_");
+    let reset = next_mail(&sink, "kari@example.no", before)
+        .await
+        .code("pr_");
     let r = app
         .post(
             "/api/v1/auth/password-reset/confirm",
@@ -469,7 +516,10 @@ async fn admins_find_accounts_by_name_player_or_address() {
     let page = found(&app, &p.admin, "q=berg&limit=2").await;
     assert_eq!(page["total"], 3);
     assert_eq!(names(&page), ["o.berg", "kari.berg"]);
-    let cursor = page["next_cursor"].as_str().expect("a next page").to_string();
+    let cursor = page["next_cursor"]
+        .as_str()
+        .expect("a next page")
+        .to_string();
     let page = found(&app, &p.admin, &format!("q=berg&limit=2&cursor={cursor}")).await;
     assert_eq!(names(&page), ["berg.disabled"]);
     assert_eq!(page["items"][0]["disabled"], true);
@@ -497,7 +547,12 @@ async fn a_keeper_finds_enabled_accounts_by_name_and_sees_no_more_than_choosing_
     assert_eq!(names(&page), ["o.berg", "kari.berg"], "no disabled account");
     assert_eq!(page["total"], 2);
     for item in page["items"].as_array().unwrap() {
-        let mut keys: Vec<&str> = item.as_object().unwrap().keys().map(|k| k.as_str()).collect();
+        let mut keys: Vec<&str> = item
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(|k| k.as_str())
+            .collect();
         keys.sort();
         assert_eq!(keys, ["display_name", "id", "username"], "{item}");
     }

@@ -321,11 +321,8 @@ pub struct UserSearch {
     pub enabled_only: bool,
 }
 
-type SearchQuery<'a> = diesel::dsl::IntoBoxed<
-    'a,
-    diesel::dsl::LeftJoin<users::table, players::table>,
-    diesel::pg::Pg,
->;
+type SearchQuery<'a> =
+    diesel::dsl::IntoBoxed<'a, diesel::dsl::LeftJoin<users::table, players::table>, diesel::pg::Pg>;
 
 fn searching(s: &UserSearch) -> SearchQuery<'static> {
     use diesel::dsl::sql;

@@ -538,4 +538,46 @@ mod tests {
         let subject = render(Language::De, &invitation("", None, None)).subject;
         assert_eq!(subject, "Einladung zu Oslo Open");
     }
+
+    /// The address change's two messages, in every language: the code (and its link first) to
+    /// the new address; the new address and a reset code to the old one.
+    #[test]
+    fn an_address_change_sends_a_code_and_a_notice_in_every_language() {
+        for l in Language::ALL {
+            for link in [
+                None,
+                Some("https://t.example/account/verify-email?code=ec_77"),
+            ] {
+                let t = render(
+                    l,
+                    &Mail::AddressChange {
+                        username: "kari",
+                        code: "ec_77",
+                        link,
+                    },
+                );
+                assert!(
+                    t.body.contains("kari") && t.body.contains("\nec_77\n"),
+                    "{l:?}"
+                );
+                assert!(t.body.contains("POST /api/v1/auth/verify-email"), "{l:?}");
+                if let Some(link) = link {
+                    assert!(t.body.find(link) < t.body.find("\nec_77\n"), "{l:?}");
+                }
+                let n = render(
+                    l,
+                    &Mail::AddressChangeNotice {
+                        username: "kari",
+                        new_email: "kari@club.example",
+                        code: "pr_88",
+                        link: None,
+                    },
+                );
+                assert!(n.body.contains("kari@club.example"), "{l:?}: {}", n.body);
+                assert!(n.body.contains("\npr_88\n"), "{l:?}");
+                assert!(n.body.contains("password-reset/confirm"), "{l:?}");
+                assert_ne!(t.subject, n.subject);
+            }
+        }
+    }
 }

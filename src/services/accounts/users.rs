@@ -11,8 +11,8 @@ use crate::db::accounts::users::UserSearch;
 use crate::db::accounts::{end_every_session, erasure, users};
 use crate::db::ids::UserId;
 use crate::db::models::{NewUser, User};
-use crate::error::ApiError;
 use crate::db::ratings::keepers;
+use crate::error::ApiError;
 use crate::services::validate::{keyset_page, keyset_start, Check, Page, Start, COUNT_CAP};
 
 /// Creates an account in one transaction; 409 if the username is taken.
@@ -180,8 +180,13 @@ pub fn list_users(
         None => String::new(),
         Some(q) => format!("{q:?}|{}", if full { "admin" } else { "keeper" }),
     };
-    let (limit, start) =
-        keyset_start::<i64>(filter.limit, filter.offset, filter.cursor.as_deref(), USERS, &scope)?;
+    let (limit, start) = keyset_start::<i64>(
+        filter.limit,
+        filter.offset,
+        filter.cursor.as_deref(),
+        USERS,
+        &scope,
+    )?;
     let (offset, first, after) = match start {
         Start::Offset(o) => (o, true, None),
         Start::After(last) => (0, false, Some(UserId(last))),
