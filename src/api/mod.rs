@@ -221,6 +221,7 @@ pub fn routes(cfg: &mut ServiceConfig) {
         .service(archives::import_pool)
         .service(archives::archive_key)
         .service(pool_keepers::list_keepers)
+        .service(pool_keepers::keeper_candidates)
         .service(pool_keepers::grant_keeper)
         .service(pool_keepers::revoke_keeper)
         .service(pool_keepers::pool_tournaments)

@@ -9,9 +9,7 @@ use crate::api::support::{with_links, Page};
 use crate::auth::Caller;
 use crate::error::{ApiResult, Problem};
 use crate::runtime::state::AppState;
-use crate::services::accounts::users::{
-    self, CreateUser, UpdateUser, UserFilter, UserListed, UserOut,
-};
+use crate::services::accounts::users::{self, CreateUser, UpdateUser, UserFilter, UserOut};
 
 /// Create an account (admin).
 ///
@@ -43,15 +41,14 @@ pub async fn create(
         .json(user))
 }
 
-/// List or search accounts (admins; rating-pool keepers choosing a keeper).
+/// List or search accounts (admin).
 ///
 /// In creation order, in the list envelope with a `Link` header; later pages by `cursor` (the
 /// `next` link), which costs the same however many accounts there are; `total` is counted up
-/// to 1,000 (`total_exact`). `q` finds part of a username or of the linked player's name (the
-/// display name), or a near match of a word of either, ignoring case and diacritics; an
-/// admin's search looks in the address too. An admin sees every field; a keeper of any rating
-/// pool must search (`q`, 2 characters at least), finds enabled accounts only and sees their
-/// id, username and display name, what choosing a keeper needs. Anyone else: 403.
+/// to 1,000 (`total_exact`). `q` finds part of a username, of the linked player's name (the
+/// display name) or of the address, or a near match of a word of either name, ignoring case
+/// and diacritics. (A pool's keepers choose keepers at
+/// `GET /rating-pools/{id}/keeper-candidates`.)
 #[utoipa::path(
     operation_id = "list_users",
     tag = "users",
@@ -59,9 +56,8 @@ pub async fn create(
     params(UserFilter),
     responses(
         AuthErrors,
-        (status = 200, description = "A page of accounts", body = Page<UserListed>),
-        (status = 403, description = "Neither an admin nor a rating-pool keeper", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "Bad paging, or a keeper's search without `q`", body = Problem, content_type = "application/problem+json"),
+        (status = 200, description = "A page of accounts", body = Page<UserOut>),
+        NotAnAdmin,
     )
 )]
 #[get("/users")]

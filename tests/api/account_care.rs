@@ -2,7 +2,7 @@
 //! verified and the language; `PATCH /me` changes the language, and the address in two steps
 //! (the password, a code to the new address, a notice to the old one that undoes it); a new
 //! verification code spends the ones before; `GET /users?q=` finds accounts for admins and for
-//! keepers choosing a keeper. What a stranger, a rival and a stolen token can do with each.
+//! keepers choosing a keeper (`GET /rating-pools/{id}/keeper-candidates`). What a stranger, a rival and a stolen token can do with each.
 
 use diesel::prelude::*;
 use diesel::sql_types::BigInt;
@@ -420,13 +420,15 @@ async fn resends_are_counted_in_the_auth_class() {
 }
 
 /// Users for the search: an account linked to the player "Øystein Berg", a verified one with
-/// an address, a disabled one, a keeper of a pool and a stranger.
+/// an address, a disabled one, a keeper of a pool (and a pool it does not keep) and a stranger.
 struct People {
     admin: String,
     keeper: String,
     stranger: String,
     oystein: i64,
     kari: i64,
+    pool: i64,
+    other_pool: i64,
 }
 
 async fn people(app: &TestApp, sink: &SmtpSink) -> People {
@@ -468,6 +470,12 @@ async fn people(app: &TestApp, sink: &SmtpSink) -> People {
         .await
         .unwrap();
     assert_eq!(r.status(), 201);
+    let other_pool = crate::rating_fixtures::pool(
+        app,
+        &admin,
+        json!({"name": "Poland", "preset": "agricola_norway", "time_zone": "Europe/Warsaw"}),
+    )
+    .await;
     let (_, stranger) = app.user("stranger").await;
     People {
         admin,
@@ -475,11 +483,26 @@ async fn people(app: &TestApp, sink: &SmtpSink) -> People {
         stranger,
         oystein,
         kari,
+        pool,
+        other_pool,
     }
 }
 
 async fn search(app: &TestApp, token: Option<&str>, query: &str) -> reqwest::Response {
     app.get(&format!("/api/v1/users?{query}"), token).await
+}
+
+async fn candidates(
+    app: &TestApp,
+    token: Option<&str>,
+    pool: i64,
+    query: &str,
+) -> reqwest::Response {
+    app.get(
+        &format!("/api/v1/rating-pools/{pool}/keeper-candidates?{query}"),
+        token,
+    )
+    .await
 }
 
 async fn found(app: &TestApp, token: &str, query: &str) -> Value {
@@ -507,6 +530,14 @@ async fn admins_find_accounts_by_name_player_or_address() {
     assert_eq!(page["items"][0]["id"], p.oystein);
     assert_eq!(page["items"][0]["display_name"], "Øystein Berg");
     assert_eq!(page["items"][0]["is_admin"], false);
+    assert_eq!(page["items"][0]["email"], Value::Null);
+    let r = app
+        .get(&format!("/api/v1/users/{}", p.oystein), Some(&p.admin))
+        .await;
+    assert_eq!(
+        r.json::<Value>().await.unwrap()["display_name"],
+        "Øystein Berg"
+    );
     // By address, with it shown.
     let page = found(&app, &p.admin, "q=KARI@example").await;
     assert_eq!(page["items"][0]["id"], p.kari);
@@ -543,7 +574,9 @@ async fn admins_find_accounts_by_name_player_or_address() {
 async fn a_keeper_finds_enabled_accounts_by_name_and_sees_no_more_than_choosing_needs() {
     let (sink, app) = open_app().await;
     let p = people(&app, &sink).await;
-    let page = found(&app, &p.keeper, "q=berg").await;
+    let r = candidates(&app, Some(&p.keeper), p.pool, "q=berg").await;
+    assert_eq!(r.status(), 200);
+    let page: Value = r.json().await.unwrap();
     assert_eq!(names(&page), ["o.berg", "kari.berg"], "no disabled account");
     assert_eq!(page["total"], 2);
     for item in page["items"].as_array().unwrap() {
@@ -556,18 +589,40 @@ async fn a_keeper_finds_enabled_accounts_by_name_and_sees_no_more_than_choosing_
         keys.sort();
         assert_eq!(keys, ["display_name", "id", "username"], "{item}");
     }
-    let page = found(&app, &p.keeper, "q=oystein").await;
+    let r = candidates(&app, Some(&p.keeper), p.pool, "q=oystein").await;
+    let page: Value = r.json().await.unwrap();
     assert_eq!(page["items"][0]["id"], p.oystein);
-    // The address is not searched for a keeper.
-    assert_eq!(found(&app, &p.keeper, "q=kari@example").await["total"], 0);
+    // The address is not searched.
+    let r = candidates(&app, Some(&p.keeper), p.pool, "q=kari@example").await;
+    assert_eq!(r.json::<Value>().await.unwrap()["total"], 0);
     // A keeper must search.
     for query in ["", "q=", "q=b"] {
-        let e = problem(search(&app, Some(&p.keeper), query).await, 422).await;
+        let e = problem(candidates(&app, Some(&p.keeper), p.pool, query).await, 422).await;
         assert_eq!(fields(&e), ["q"], "{query}");
     }
-    // Anyone else: 403 (before the query is read); nobody: 401.
+    // An admin may look too; the keeper of another pool, a stranger: 403 before the query is
+    // read; no such pool: 404; nobody: 401. The account list itself stays the admins'.
+    let r = candidates(&app, Some(&p.admin), p.pool, "q=berg").await;
+    assert_eq!(r.status(), 200);
     for query in ["q=berg", "", "limit=0"] {
+        problem(
+            candidates(&app, Some(&p.keeper), p.other_pool, query).await,
+            403,
+        )
+        .await;
+        problem(
+            candidates(&app, Some(&p.stranger), p.pool, query).await,
+            403,
+        )
+        .await;
+        problem(search(&app, Some(&p.keeper), query).await, 403).await;
         problem(search(&app, Some(&p.stranger), query).await, 403).await;
     }
+    problem(
+        candidates(&app, Some(&p.keeper), 999_999, "q=berg").await,
+        404,
+    )
+    .await;
+    problem(candidates(&app, None, p.pool, "q=berg").await, 401).await;
     problem(search(&app, None, "q=berg").await, 401).await;
 }

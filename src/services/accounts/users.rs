@@ -11,8 +11,8 @@ use crate::db::accounts::users::UserSearch;
 use crate::db::accounts::{end_every_session, erasure, users};
 use crate::db::ids::UserId;
 use crate::db::models::{NewUser, User};
-use crate::db::ratings::keepers;
 use crate::error::ApiError;
+use crate::services::ratings as keepers;
 use crate::services::validate::{keyset_page, keyset_start, Check, Page, Start, COUNT_CAP};
 
 /// Creates an account in one transaction; 409 if the username is taken.
@@ -61,6 +61,12 @@ pub struct UserOut {
     pub created_at: DateTime<Utc>,
     /// Disabled accounts cannot sign in; their tokens and keys are refused.
     pub disabled: bool,
+    /// The name of the player linked to the account (null without one).
+    pub display_name: Option<String>,
+    /// The account's address (accounts an admin made may have none).
+    pub email: Option<String>,
+    /// Whether the address was proved by a code sent to it.
+    pub email_verified: bool,
 }
 
 impl From<User> for UserOut {
@@ -71,8 +77,23 @@ impl From<User> for UserOut {
             is_admin: u.is_admin,
             created_at: u.created_at,
             disabled: u.disabled_at.is_some(),
+            display_name: None,
+            email_verified: u.email.is_some() && u.email_verified_at.is_some(),
+            email: u.email,
         }
     }
+}
+
+/// The account with its linked player's name.
+fn with_name(conn: &mut PgConnection, u: User) -> Result<UserOut, ApiError> {
+    let name = users::player_names_of(conn, &[UserId(u.id)])?
+        .into_iter()
+        .next()
+        .map(|(_, n)| n);
+    Ok(UserOut {
+        display_name: name,
+        ..UserOut::from(u)
+    })
 }
 
 /// Creates an account (admin only).
@@ -93,10 +114,9 @@ const USERS: &str = "users";
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct UserFilter {
-    /// Part of the username or of the linked player's name, or a near match of a word of
-    /// either; ignores case and diacritics (`oystein` finds `Øystein`). An admin's search also
-    /// looks in the address. A keeper must give one (2 characters at least); for an admin,
-    /// blank means every account.
+    /// Part of the username, of the linked player's name or of the address, or a near match
+    /// of a word of either name; ignores case and diacritics (`oystein` finds `Øystein`).
+    /// Blank means every account.
     #[param(max_length = 100, pattern = r"^[^\u0000-\u001f\u007f-\u009f]*$")]
     pub q: Option<String>,
     /// How many items (1-200, default 50).
@@ -111,74 +131,30 @@ pub struct UserFilter {
     pub cursor: Option<String>,
 }
 
-/// An account in the account list. A rating-pool keeper choosing a keeper sees its id,
-/// username and display name only; an admin also its role, state, creation time and address.
+/// An account as a rating pool's keeper, choosing a keeper, sees it: no more than choosing
+/// needs.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct UserListed {
+pub struct KeeperCandidate {
     pub id: i64,
     pub username: String,
     /// The name of the player linked to the account (null without one).
     pub display_name: Option<String>,
-    /// Admins' view only.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub is_admin: Option<bool>,
-    /// Admins' view only.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub created_at: Option<DateTime<Utc>>,
-    /// Admins' view only.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub disabled: Option<bool>,
-    /// Admins' view only, when the account has an address.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub email: Option<String>,
-    /// Admins' view only, when the account has an address: whether it was proved.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub email_verified: Option<bool>,
 }
 
-/// An account as `full` (an admin's) or a keeper's view lists it.
-fn listed(u: User, display_name: Option<String>, full: bool) -> UserListed {
-    let has_address = u.email.is_some();
-    UserListed {
-        id: u.id,
-        username: u.username,
-        display_name,
-        is_admin: full.then_some(u.is_admin),
-        created_at: full.then_some(u.created_at),
-        disabled: full.then_some(u.disabled_at.is_some()),
-        email_verified: (full && has_address).then_some(u.email_verified_at.is_some()),
-        email: u.email.filter(|_| full),
-    }
-}
-
-/// A page of the accounts not deleted, in creation order, counted to [`COUNT_CAP`], by keyset
-/// on the id (`cursor`: the last id shown). An admin lists every account or searches them
-/// (`q`: name, player name or address); a rating-pool keeper, choosing a keeper, searches the
-/// enabled accounts by name (`q` needed) and sees id, username and display name only; anyone
-/// else is refused (403).
-pub fn list_users(
+/// A page of accounts in creation order, counted to [`COUNT_CAP`], by keyset on the id
+/// (`cursor`: the last id shown): every live account without `q`, else those `q` finds (by
+/// address too with `by_address`; enabled ones only with `enabled_only`), each turned by `out`.
+fn page_of<T>(
     conn: &mut PgConnection,
-    caller: &Caller,
     filter: &UserFilter,
-) -> Result<Page<UserListed>, ApiError> {
-    let full = caller.is_admin;
-    if !full && !keepers::keeps_any(conn, UserId(caller.user_id))? {
-        return Err(ApiError::Forbidden(
-            "only admins, and rating-pool keepers choosing a keeper, may look up accounts".into(),
-        ));
-    }
-    let mut check = Check::new();
-    let q = check.search_text("q", filter.q.as_deref(), 100);
-    if !full && q.as_deref().is_none_or(|q| q.chars().count() < 2) {
-        check.fail(
-            "q",
-            "a keeper looks accounts up by name: give 2 characters at least",
-        );
-    }
-    check.finish()?;
+    q: Option<String>,
+    view: &str,
+    (by_address, enabled_only): (bool, bool),
+    out: impl Fn(User, Option<String>) -> T,
+) -> Result<Page<T>, ApiError> {
     let scope = match &q {
         None => String::new(),
-        Some(q) => format!("{q:?}|{}", if full { "admin" } else { "keeper" }),
+        Some(q) => format!("{q:?}|{view}"),
     };
     let (limit, start) = keyset_start::<i64>(
         filter.limit,
@@ -206,14 +182,14 @@ pub fn list_users(
             |u| u.id,
             |u| {
                 let name = names.get(&UserId(u.id)).cloned();
-                Ok(listed(u, name, true))
+                Ok(out(u, name))
             },
         );
     };
     let search = UserSearch {
         q,
-        by_address: full,
-        enabled_only: !full,
+        by_address,
+        enabled_only,
     };
     let rows = users::search_page(conn, &search, after, offset, limit + 1)?;
     keyset_page(
@@ -224,14 +200,58 @@ pub fn list_users(
         USERS,
         &scope,
         |(u, _)| u.id,
-        |(u, name)| Ok(listed(u, name, full)),
+        |(u, name)| Ok(out(u, name)),
     )
+}
+
+/// A page of the accounts not deleted (admin only), in creation order: every one, or those
+/// `q` finds by username, linked player's name or address.
+pub fn list_users(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    filter: &UserFilter,
+) -> Result<Page<UserOut>, ApiError> {
+    caller.require_admin()?;
+    let mut check = Check::new();
+    let q = check.search_text("q", filter.q.as_deref(), 100);
+    check.finish()?;
+    page_of(conn, filter, q, "admin", (true, false), |u, name| UserOut {
+        display_name: name,
+        ..UserOut::from(u)
+    })
+}
+
+/// The enabled accounts a keeper of rating pool `pool_id` (or an admin) may choose as another
+/// keeper, found by `q` (needed, 2 characters at least: username or linked player's name,
+/// never the address), with id, username and display name only. 404 without the pool, 403
+/// unless the caller keeps it, both before the query is read.
+pub fn keeper_candidates(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    pool_id: i64,
+    filter: &UserFilter,
+) -> Result<Page<KeeperCandidate>, ApiError> {
+    keepers::require_pool_keeper(conn, caller, pool_id)?;
+    let mut check = Check::new();
+    let q = check.search_text("q", filter.q.as_deref(), 100);
+    if q.as_deref().is_none_or(|q| q.chars().count() < 2) {
+        check.fail("q", "look accounts up by name: give 2 characters at least");
+    }
+    check.finish()?;
+    page_of(conn, filter, q, "keeper", (false, true), |u, name| {
+        KeeperCandidate {
+            id: u.id,
+            username: u.username,
+            display_name: name,
+        }
+    })
 }
 
 /// One account (admin only).
 pub fn read_user(conn: &mut PgConnection, caller: &Caller, id: i64) -> Result<UserOut, ApiError> {
     caller.require_admin()?;
-    find(conn, id).map(UserOut::from)
+    let user = find(conn, id)?;
+    with_name(conn, user)
 }
 
 fn find(conn: &mut PgConnection, id: i64) -> Result<User, ApiError> {
@@ -301,7 +321,8 @@ pub fn update_user(
             Some(false) => users::enable(conn, UserId(id))?,
             _ => {}
         }
-        find(conn, id).map(UserOut::from)
+        let user = find(conn, id)?;
+        with_name(conn, user)
     })
 }
 
