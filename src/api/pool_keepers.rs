@@ -273,7 +273,8 @@ pub async fn tournament_decisions(
 /// Find accounts to make keepers of a rating pool (admins and the pool's keepers).
 ///
 /// What a keeper choosing another keeper needs: the enabled accounts whose username or linked
-/// player's name (the display name) holds `q` (2 characters at least), or a near match of a
+/// player's name (the display name) holds `q` (2 characters at least; an admin may leave it
+/// out and see them all), or a near match of a
 /// word of either, ignoring case and diacritics; each with its id, username and display name,
 /// nothing more (no address, and addresses are not searched). In creation order, in the list
 /// envelope with a `Link` header; later pages by `cursor`.
@@ -287,7 +288,7 @@ pub async fn tournament_decisions(
         NotSignedIn,
         NotAKeeper,
         NoSuchPool,
-        (status = 422, description = "No `q`, a shorter one, or bad paging", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "A keeper's search without `q` or with a shorter one, or bad paging", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[get("/rating-pools/{id}/keeper-candidates")]

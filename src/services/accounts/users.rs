@@ -9,10 +9,10 @@ use crate::auth::credentials::check_credentials;
 use crate::auth::{password, Caller};
 use crate::db::accounts::users::UserSearch;
 use crate::db::accounts::{end_every_session, erasure, users};
-use crate::db::ids::UserId;
+use crate::db::ids::{PoolId, UserId};
 use crate::db::models::{NewUser, User};
+use crate::db::ratings::{keepers, pools};
 use crate::error::ApiError;
-use crate::services::ratings as keepers;
 use crate::services::validate::{keyset_page, keyset_start, Check, Page, Start, COUNT_CAP};
 
 /// Creates an account in one transaction; 409 if the username is taken.
@@ -222,19 +222,26 @@ pub fn list_users(
 }
 
 /// The enabled accounts a keeper of rating pool `pool_id` (or an admin) may choose as another
-/// keeper, found by `q` (needed, 2 characters at least: username or linked player's name,
-/// never the address), with id, username and display name only. 404 without the pool, 403
-/// unless the caller keeps it, both before the query is read.
+/// keeper, found by `q` (username or linked player's name, never the address; a keeper must
+/// give 2 characters at least, an admin may list them all), with id, username and display name
+/// only. 404 without the pool, 403 unless the caller keeps it, both before the query is read.
 pub fn keeper_candidates(
     conn: &mut PgConnection,
     caller: &Caller,
     pool_id: i64,
     filter: &UserFilter,
 ) -> Result<Page<KeeperCandidate>, ApiError> {
-    keepers::require_pool_keeper(conn, caller, pool_id)?;
+    if pools::by_id(conn, PoolId(pool_id))?.is_none() {
+        return Err(ApiError::NotFound(format!("no rating pool {pool_id}")));
+    }
+    if !caller.is_admin && !keepers::keeps(conn, PoolId(pool_id), UserId(caller.user_id))? {
+        return Err(ApiError::Forbidden(format!(
+            "only an admin or a keeper of rating pool {pool_id} may do this"
+        )));
+    }
     let mut check = Check::new();
     let q = check.search_text("q", filter.q.as_deref(), 100);
-    if q.as_deref().is_none_or(|q| q.chars().count() < 2) {
+    if !caller.is_admin && q.as_deref().is_none_or(|q| q.chars().count() < 2) {
         check.fail("q", "look accounts up by name: give 2 characters at least");
     }
     check.finish()?;
