@@ -1,9 +1,9 @@
 //! Accounts their owners make, recover and take away (issue 29): `POST /auth/signup`,
 //! `/auth/verify-email`, `/auth/verify-email/resend`, `/auth/password-reset` and `/auth/password-reset/confirm`; a person's
 //! own data, `GET /me/export` and `DELETE /me`, and an admin's `GET /users/{id}/export` and
-//! `POST /users/{id}/erasure`.
+//! `POST /users/{id}/erasure`; and `PATCH /me` (language and address, issue 40).
 
-use actix_web::{delete, get, post, web, HttpRequest, HttpResponse};
+use actix_web::{delete, get, patch, post, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::Json;
 use crate::api::problem::{AuthErrors, BodyErrors};
@@ -12,8 +12,10 @@ use crate::auth::Caller;
 use crate::domain::accounts::{Language, SignupMode};
 use crate::error::{ApiResult, Problem};
 use crate::runtime::state::AppState;
+use crate::services::accounts::auth::Me;
 use crate::services::accounts::data::{self, EraseMe, Erased};
 use crate::services::accounts::export::{self, Export};
+use crate::services::accounts::profile::{self, UpdateMe};
 use crate::services::accounts::reset::{self, ResetConfirm, ResetRequest};
 use crate::services::accounts::signup::{self, Accepted, ResendVerification, SignUp, VerifyEmail};
 
@@ -343,4 +345,63 @@ fn count_request(req: &HttpRequest, state: &AppState, email: &str) -> ApiResult<
     state.signup.throttle.check(email, &address)?;
     state.signup.throttle.failed(email, &address);
     Ok(())
+}
+
+/// Change my language or my address.
+///
+/// `language` (`en`, `nb`, `pl`, `de`, `zh-Hant`) changes at once. A new `email` needs the
+/// account's `current_password` as well (a token alone does not move the account's mail): a
+/// code goes to the new address (the link opens `/account/verify-email`, as a sign-up's; the
+/// code works at `POST /auth/verify-email` too, for 24 hours), and a notice to the current
+/// address with a password-reset code that undoes the change. The address changes only when
+/// the code is used; until then `pending_email` shows it. Sending the current address cancels
+/// a change that waits; a new password (reset or `POST /me/password`) does too. Wrong passwords
+/// count like failed sign-ins; address changes count like sign-ups (10 per address, 50 per
+/// client in 5 minutes). Nothing is written on a refused step.
+#[utoipa::path(
+    operation_id = "update_me",
+    tag = "auth",
+    security(("bearer" = [])),
+    request_body = UpdateMe,
+    responses(
+        BodyErrors,
+        AuthErrors,
+        (status = 200, description = "The account as changed (an address change waits in `pending_email`)", body = Me),
+        (status = 409, description = "Another account uses the address (`email`)", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "Too many wrong passwords or address changes; wait Retry-After seconds", body = Problem, content_type = "application/problem+json",
+            headers(("Retry-After" = u64, description = "Seconds until requests are taken again"))),
+        MailNotConfigured,
+    )
+)]
+#[patch("/me")]
+pub async fn update_me(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    caller: Caller,
+    body: Json<UpdateMe>,
+) -> ApiResult<HttpResponse> {
+    let address = client_address(&req);
+    let throttle = state.login_throttle.clone();
+    let username = caller.username.clone();
+    let changes_address = body.0.email.is_some();
+    if changes_address {
+        state.signup.mail.require()?;
+        let slowed = throttle.check(&username, &address)?;
+        if !slowed.is_zero() {
+            actix_web::rt::time::sleep(slowed).await;
+        }
+        count_request(&req, &state, body.0.email.as_deref().unwrap_or_default())?;
+    }
+    let links = state.signup.links.clone();
+    let now = state.clock.now();
+    let input = body.0;
+    let changed = state
+        .run(move |conn| profile::update_me(conn, &caller, &input, &links, now))
+        .await;
+    if let Err(crate::error::ApiError::Validation(fields)) = &changed {
+        if changes_address && fields.iter().any(|f| f.field == "current_password") {
+            throttle.failed(&username, &address);
+        }
+    }
+    Ok(private_json(&changed?))
 }

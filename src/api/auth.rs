@@ -181,8 +181,9 @@ pub async fn change_password(
 /// Who am I: my account, my global role and my tournament roles.
 ///
 /// Answers the account behind the bearer token: its id, username, whether it is an admin (as stored
-/// now, not as the token says), its linked player if any, and every tournament where it holds a
-/// staff role.
+/// now, not as the token says), its linked player if any, every tournament where it holds a
+/// staff role, its address (whether verified, and an address change waiting for its code) and
+/// the language of its messages.
 #[utoipa::path(
     operation_id = "read_me",
     tag = "auth",
@@ -194,7 +195,8 @@ pub async fn change_password(
 )]
 #[get("/me")]
 pub async fn me(state: web::Data<AppState>, caller: Caller) -> ApiResult<HttpResponse> {
-    let me = state.run(move |conn| auth::me(conn, &caller)).await?;
+    let now = state.clock.now();
+    let me = state.run(move |conn| auth::me(conn, &caller, now)).await?;
     Ok(HttpResponse::Ok()
         .insert_header(("Cache-Control", "private, no-store"))
         .json(me))

@@ -1,6 +1,7 @@
 //! Who keeps a rating list and which tournaments feed it (issue 26):
 //! `/rating-pools/{id}/keepers`, `/rating-pools/{id}/tournaments` (the keepers' queue and their
-//! decisions), `/tournaments/{id}/rating-request` and `/tournaments/{id}/rating-decisions`.
+//! decisions), `/tournaments/{id}/rating-request` and `/tournaments/{id}/rating-decisions`;
+//! and `/rating-pools/{id}/keeper-candidates` (issue 40: the accounts a keeper may choose).
 
 use actix_web::{delete, get, post, put, web, HttpRequest, HttpResponse};
 
@@ -15,6 +16,7 @@ use crate::auth::{Caller, MaybeCaller};
 use crate::domain::{PoolId, TournamentId, UserId};
 use crate::error::{ApiResult, Problem};
 use crate::runtime::state::AppState;
+use crate::services::accounts::users::{self, KeeperCandidate, UserFilter};
 use crate::services::ratings::{
     self, DecideRating, KeeperOut, PoolTournamentOut, PoolTournamentsQuery, RatingDecisionOut,
 };
@@ -266,4 +268,40 @@ pub async fn tournament_decisions(
         .run(move |conn| ratings::tournament_decisions(conn, &caller, id, &page.0))
         .await?;
     page_json(&req, &page, Visibility::public_if(public))
+}
+
+/// Find accounts to make keepers of a rating pool (admins and the pool's keepers).
+///
+/// What a keeper choosing another keeper needs: the enabled accounts whose username or linked
+/// player's name (the display name) holds `q` (2 characters at least; an admin may leave it
+/// out and see them all), or a near match of a
+/// word of either, ignoring case and diacritics; each with its id, username and display name,
+/// nothing more (no address, and addresses are not searched). In creation order, in the list
+/// envelope with a `Link` header; later pages by `cursor`.
+#[utoipa::path(
+    operation_id = "list_keeper_candidates",
+    tag = "ratings",
+    security(("bearer" = [])),
+    params(("id" = i64, Path, description = "Rating pool id"), UserFilter),
+    responses(
+        (status = 200, description = "A page of accounts", body = Page<KeeperCandidate>),
+        NotSignedIn,
+        NotAKeeper,
+        NoSuchPool,
+        (status = 422, description = "A keeper's search without `q` or with a shorter one, or bad paging", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/rating-pools/{id}/keeper-candidates")]
+pub async fn keeper_candidates(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<i64>,
+    query: Query<UserFilter>,
+) -> ApiResult<HttpResponse> {
+    let id = id.into_inner();
+    let page = state
+        .run(move |conn| users::keeper_candidates(conn, &caller, id, &query.0))
+        .await?;
+    page_json(&req, &page, Visibility::Private)
 }

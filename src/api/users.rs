@@ -5,11 +5,11 @@ use actix_web::{delete, get, patch, post, web, HttpRequest, HttpResponse};
 use crate::api::extract::{Json, Query};
 use crate::api::problem::{AuthErrors, BodyErrors};
 use crate::api::problem::{NoSuchAccount, NotAnAdmin};
-use crate::api::support::{with_links, CursorParams, Page};
+use crate::api::support::{with_links, Page};
 use crate::auth::Caller;
 use crate::error::{ApiResult, Problem};
 use crate::runtime::state::AppState;
-use crate::services::accounts::users::{self, CreateUser, UpdateUser, UserOut};
+use crate::services::accounts::users::{self, CreateUser, UpdateUser, UserFilter, UserOut};
 
 /// Create an account (admin).
 ///
@@ -41,16 +41,19 @@ pub async fn create(
         .json(user))
 }
 
-/// List accounts (admin).
+/// List or search accounts (admin).
 ///
 /// In creation order, in the list envelope with a `Link` header; later pages by `cursor` (the
 /// `next` link), which costs the same however many accounts there are; `total` is counted up
-/// to 1,000 (`total_exact`).
+/// to 1,000 (`total_exact`). `q` finds part of a username, of the linked player's name (the
+/// display name) or of the address, or a near match of a word of either name, ignoring case
+/// and diacritics. (A pool's keepers choose keepers at
+/// `GET /rating-pools/{id}/keeper-candidates`.)
 #[utoipa::path(
     operation_id = "list_users",
     tag = "users",
     security(("bearer" = [])),
-    params(CursorParams),
+    params(UserFilter),
     responses(
         AuthErrors,
         (status = 200, description = "A page of accounts", body = Page<UserOut>),
@@ -62,12 +65,14 @@ pub async fn list(
     req: HttpRequest,
     state: web::Data<AppState>,
     caller: Caller,
-    query: Query<CursorParams>,
+    query: Query<UserFilter>,
 ) -> ApiResult<HttpResponse> {
     let page = state
         .run(move |conn| users::list_users(conn, &caller, &query.0))
         .await?;
-    let mut answer = HttpResponse::Ok().json(&page);
+    let mut answer = HttpResponse::Ok()
+        .insert_header(("Cache-Control", "private, no-store"))
+        .json(&page);
     with_links(&req, &page, &mut answer);
     Ok(answer)
 }

@@ -28,6 +28,8 @@ diesel::table! {
         used_at -> Nullable<Timestamptz>,
         /// A verification code's sign-up password (its hash), set when the code is redeemed.
         password_hash -> Nullable<Text>,
+        /// An address-change code's new address (the one it confirms).
+        email -> Nullable<Text>,
     }
 }
 

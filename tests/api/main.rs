@@ -1,6 +1,7 @@
 //! Black-box tests through HTTP against a real PostgreSQL: one throwaway cluster per test run,
 //! a fresh database per test cloned from a migrated template, the real app on port 0.
 
+mod account_care;
 mod account_pages;
 mod account_theft;
 mod api_keys;

@@ -20,6 +20,8 @@ pub struct CodeRow {
     pub used_at: Option<DateTime<Utc>>,
     /// A verification code's sign-up password hash, set when the code is redeemed.
     pub password_hash: Option<String>,
+    /// An address-change code's new address.
+    pub email: Option<String>,
 }
 
 /// A new code for the account: its hash, purpose, expiry and the sign-up password hash it
@@ -82,4 +84,43 @@ pub fn spend_all(
     .set(account_tokens::used_at.eq(Some(now)))
     .execute(conn)
     .map(drop)
+}
+
+/// A new address-change code for the account: its hash, the new address it confirms and its
+/// expiry.
+pub fn insert_address_change(
+    conn: &mut PgConnection,
+    user_id: UserId,
+    token_hash: &[u8],
+    email: &str,
+    expires_at: DateTime<Utc>,
+) -> QueryResult<()> {
+    diesel::insert_into(account_tokens::table)
+        .values((
+            account_tokens::user_id.eq(user_id),
+            account_tokens::purpose.eq(TokenPurpose::EmailChange),
+            account_tokens::token_hash.eq(token_hash),
+            account_tokens::email.eq(email),
+            account_tokens::expires_at.eq(expires_at),
+        ))
+        .execute(conn)
+        .map(drop)
+}
+
+/// The address the account's newest unused address-change code (not expired at `now`) would
+/// confirm, if there is one.
+pub fn pending_address(
+    conn: &mut PgConnection,
+    user_id: UserId,
+    now: DateTime<Utc>,
+) -> QueryResult<Option<String>> {
+    account_tokens::table
+        .filter(account_tokens::user_id.eq(user_id))
+        .filter(account_tokens::purpose.eq(TokenPurpose::EmailChange))
+        .filter(account_tokens::used_at.is_null())
+        .filter(account_tokens::expires_at.gt(now))
+        .order(account_tokens::id.desc())
+        .select(account_tokens::email.assume_not_null())
+        .first(conn)
+        .optional()
 }

@@ -276,3 +276,118 @@ pub fn verify_address(
     };
     Ok(())
 }
+
+/// Sets the account's address, proved at `now`, in a savepoint of the caller's transaction;
+/// false (nothing changed) when another account has the address (whatever its case).
+pub fn set_address(
+    conn: &mut PgConnection,
+    id: UserId,
+    email: &str,
+    now: DateTime<Utc>,
+) -> QueryResult<bool> {
+    use diesel::result::{DatabaseErrorKind, Error};
+    let changed = conn.transaction(|conn| {
+        diesel::update(users::table.find(id))
+            .set((
+                users::email.eq(Some(email)),
+                users::email_verified_at.eq(Some(now)),
+            ))
+            .execute(conn)
+    });
+    match changed {
+        Ok(_) => Ok(true),
+        Err(Error::DatabaseError(DatabaseErrorKind::UniqueViolation, _)) => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+/// Sets the language of the account's messages.
+pub fn set_language(conn: &mut PgConnection, id: UserId, language: Language) -> QueryResult<()> {
+    diesel::update(users::table.find(id))
+        .set(users::language.eq(language))
+        .execute(conn)
+        .map(drop)
+}
+
+/// What the account search (`GET /users?q=`) looks for: part of the username or of the linked
+/// player's name, or a near match of a word of either (ignoring case and diacritics, as the
+/// player search does); with `by_address` (an admin's search) part of the address as well. With
+/// `enabled_only`, disabled accounts are left out (a keeper chooses among accounts that can
+/// keep).
+#[derive(Debug, Clone)]
+pub struct UserSearch {
+    pub q: String,
+    pub by_address: bool,
+    pub enabled_only: bool,
+}
+
+type SearchQuery<'a> =
+    diesel::dsl::IntoBoxed<'a, diesel::dsl::LeftJoin<users::table, players::table>, diesel::pg::Pg>;
+
+fn searching(s: &UserSearch) -> SearchQuery<'static> {
+    use diesel::dsl::sql;
+    use diesel::sql_types::{Bool, Text};
+    let q = s.q.clone();
+    let text = sql::<Bool>("(tourney_fold(users.username) LIKE tourney_like_pattern(")
+        .bind::<Text, _>(q.clone())
+        .sql(") OR coalesce(players.name_folded LIKE tourney_like_pattern(")
+        .bind::<Text, _>(q.clone())
+        .sql("), false) OR tourney_fold(")
+        .bind::<Text, _>(q.clone())
+        .sql(") <% tourney_fold(users.username) OR coalesce(tourney_fold(")
+        .bind::<Text, _>(q.clone())
+        .sql(") <% players.name_folded, false) OR (")
+        .bind::<Bool, _>(s.by_address)
+        .sql(" AND coalesce(tourney_fold(users.email) LIKE tourney_like_pattern(")
+        .bind::<Text, _>(q)
+        .sql("), false)))");
+    let mut query = users::table
+        .left_join(players::table)
+        .filter(users::deleted_at.is_null())
+        .filter(text)
+        .into_boxed();
+    if s.enabled_only {
+        query = query.filter(users::disabled_at.is_null());
+    }
+    query
+}
+
+/// A page of the live accounts `s` finds, each with its linked player's name, in id order:
+/// after `after` (keyset) or from `offset`, at most `limit` rows.
+pub fn search_page(
+    conn: &mut PgConnection,
+    s: &UserSearch,
+    after: Option<UserId>,
+    offset: i64,
+    limit: i64,
+) -> QueryResult<Vec<(User, Option<String>)>> {
+    let mut rows = searching(s);
+    if let Some(last) = after {
+        rows = rows.filter(users::id.gt(last));
+    }
+    rows.order(users::id)
+        .limit(limit)
+        .offset(offset)
+        .select((User::as_select(), players::name.nullable()))
+        .load(conn)
+}
+
+/// How many live accounts `s` finds, counted to `cap + 1` at most.
+pub fn search_count(conn: &mut PgConnection, s: &UserSearch, cap: i64) -> QueryResult<i64> {
+    Ok(searching(s)
+        .select(users::id)
+        .limit(cap + 1)
+        .load::<UserId>(conn)?
+        .len() as i64)
+}
+
+/// The names of the players linked to `ids` (accounts without one are left out).
+pub fn player_names_of(
+    conn: &mut PgConnection,
+    ids: &[UserId],
+) -> QueryResult<Vec<(UserId, String)>> {
+    players::table
+        .filter(players::user_id.assume_not_null().eq_any(ids))
+        .select((players::user_id.assume_not_null(), players::name))
+        .load(conn)
+}

@@ -131,3 +131,11 @@ pub fn revoke(conn: &mut PgConnection, pool: PoolId, user: UserId) -> QueryResul
     )
     .execute(conn)
 }
+
+/// Whether `user` keeps any rating pool.
+pub fn keeps_any(conn: &mut PgConnection, user: UserId) -> QueryResult<bool> {
+    diesel::select(diesel::dsl::exists(
+        pool_keepers::table.filter(pool_keepers::user_id.eq(user)),
+    ))
+    .get_result(conn)
+}

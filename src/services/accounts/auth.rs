@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::auth::{password, Caller, StaffRole};
-use crate::db::accounts::{roles, sessions, users};
+use crate::db::accounts::{roles, sessions, tokens, users};
 use crate::db::ids::UserId;
 use crate::db::models::User;
 use crate::error::ApiError;
@@ -40,6 +40,18 @@ pub struct Me {
     pub player_id: Option<i64>,
     /// Staff roles per tournament (organiser, referee, appeals committee).
     pub tournament_roles: Vec<TournamentRole>,
+    /// The account's e-mail address (accounts an admin made may have none).
+    #[schema(example = "kari@example.no")]
+    pub email: Option<String>,
+    /// Whether the address was proved by a code sent to it.
+    pub email_verified: bool,
+    /// The language of the account's messages: `en`, `nb`, `pl`, `de` or `zh-Hant`.
+    #[schema(example = "nb")]
+    pub language: String,
+    /// The address an address change waits to confirm (the code went there; `PATCH /me`),
+    /// until the code is used or expires; the account's address stays `email` until then.
+    #[schema(example = "kari@club.example")]
+    pub pending_email: Option<String>,
 }
 
 /// The account these credentials belong to, or None for wrong credentials. A miss costs the
@@ -65,12 +77,14 @@ pub fn authenticate(
     }
 }
 
-/// The caller's account, linked player and tournament roles.
-pub fn me(conn: &mut PgConnection, caller: &Caller) -> Result<Me, ApiError> {
+/// The caller's account, linked player and tournament roles, its address and language, and the
+/// address a change waits to confirm (as of `now`).
+pub fn me(conn: &mut PgConnection, caller: &Caller, now: DateTime<Utc>) -> Result<Me, ApiError> {
     let user: User = users::by_id(conn, UserId(caller.user_id))?
         .ok_or_else(|| ApiError::Unauthorized("this account no longer exists".into()))?;
     let player_id = users::player_of(conn, user.id)?;
     let roles = roles::of_user(conn, user.id)?;
+    let pending_email = tokens::pending_address(conn, user.id, now)?;
     Ok(Me {
         id: user.id.0,
         username: user.username,
@@ -85,6 +99,10 @@ pub fn me(conn: &mut PgConnection, caller: &Caller) -> Result<Me, ApiError> {
                 })
             })
             .collect(),
+        email_verified: user.email.is_some() && user.email_verified_at.is_some(),
+        email: user.email,
+        language: user.language.as_str().to_string(),
+        pending_email,
     })
 }
 

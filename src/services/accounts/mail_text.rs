@@ -5,6 +5,8 @@ use chrono::NaiveDate;
 
 use crate::domain::accounts::Language;
 
+mod address;
+
 /// A message's subject and plain-text body.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Text {
@@ -33,6 +35,21 @@ pub enum Mail<'a> {
     /// An invitation to a tournament: the code that accepts it, when and where the tournament
     /// is, and the inviter's own words.
     Invitation(Invitation<'a>),
+    /// An address change asked for (issue 40, item 4), sent to the new address: the code that
+    /// confirms it, and its link.
+    AddressChange {
+        username: &'a str,
+        code: &'a str,
+        link: Option<&'a str>,
+    },
+    /// An address change asked for, sent to the old address: what the new one is, and a reset
+    /// code (with its link) that undoes it.
+    AddressChangeNotice {
+        username: &'a str,
+        new_email: &'a str,
+        code: &'a str,
+        link: Option<&'a str>,
+    },
     /// A claim on a player was decided: approved (the player is linked) or refused, with the
     /// decider's reason.
     ClaimDecided {
@@ -67,6 +84,8 @@ impl Mail<'_> {
             Mail::Reset { .. } => "reset",
             Mail::Invitation(_) => "invitation",
             Mail::ClaimDecided { .. } => "claim_decided",
+            Mail::AddressChange { .. } => "email_change",
+            Mail::AddressChangeNotice { .. } => "email_change_notice",
         }
     }
 }
@@ -105,6 +124,30 @@ pub fn render(language: Language, mail: &Mail<'_>) -> Text {
             approved,
             reason,
         } => claim_text(language, username, player, *approved, reason),
+        Mail::AddressChange {
+            username,
+            code,
+            link,
+        } => {
+            let p = address::change_phrases(language);
+            (
+                p.subject.to_string(),
+                coded(&p, username, p.intro, code, *link),
+            )
+        }
+        Mail::AddressChangeNotice {
+            username,
+            new_email,
+            code,
+            link,
+        } => {
+            let p = address::notice_phrases(language);
+            let intro = p.intro.replace("{new_email}", new_email);
+            (
+                p.subject.to_string(),
+                coded(&p, username, &intro, code, *link),
+            )
+        }
     };
     Text { subject, body }
 }
@@ -494,5 +537,47 @@ mod tests {
         );
         let subject = render(Language::De, &invitation("", None, None)).subject;
         assert_eq!(subject, "Einladung zu Oslo Open");
+    }
+
+    /// The address change's two messages, in every language: the code (and its link first) to
+    /// the new address; the new address and a reset code to the old one.
+    #[test]
+    fn an_address_change_sends_a_code_and_a_notice_in_every_language() {
+        for l in Language::ALL {
+            for link in [
+                None,
+                Some("https://t.example/account/verify-email?code=ec_77"),
+            ] {
+                let t = render(
+                    l,
+                    &Mail::AddressChange {
+                        username: "kari",
+                        code: "ec_77",
+                        link,
+                    },
+                );
+                assert!(
+                    t.body.contains("kari") && t.body.contains("\nec_77\n"),
+                    "{l:?}"
+                );
+                assert!(t.body.contains("POST /api/v1/auth/verify-email"), "{l:?}");
+                if let Some(link) = link {
+                    assert!(t.body.find(link) < t.body.find("\nec_77\n"), "{l:?}");
+                }
+                let n = render(
+                    l,
+                    &Mail::AddressChangeNotice {
+                        username: "kari",
+                        new_email: "kari@club.example",
+                        code: "pr_88",
+                        link: None,
+                    },
+                );
+                assert!(n.body.contains("kari@club.example"), "{l:?}: {}", n.body);
+                assert!(n.body.contains("\npr_88\n"), "{l:?}");
+                assert!(n.body.contains("password-reset/confirm"), "{l:?}");
+                assert_ne!(t.subject, n.subject);
+            }
+        }
     }
 }

@@ -9,6 +9,7 @@ pub mod export;
 pub mod links;
 pub mod mail_text;
 pub mod outbox;
+pub mod profile;
 pub mod reset;
 pub mod sessions;
 pub mod signup;

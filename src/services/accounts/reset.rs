@@ -95,6 +95,9 @@ pub fn confirm_reset(
         let hash = password::hash(&input.password).map_err(ApiError::Internal)?;
         users::set_password_by_reset(conn, user_id, &hash)?;
         tokens::spend_all(conn, user_id, TokenPurpose::Reset, now)?;
+        // A pending address change is cancelled: the notice to the old address says a new
+        // password undoes it (issue 40, item 4).
+        tokens::spend_all(conn, user_id, TokenPurpose::EmailChange, now)?;
         Ok(end_every_session(conn, user_id, now)?)
     })
 }

@@ -225,6 +225,13 @@ pub fn change_password(
         let id = user.id;
         users::set_password(conn, id, &hash)?;
         end_every_session(conn, id, now)?;
+        // A new password cancels an address change waiting for its code (issue 40, item 4).
+        crate::services::accounts::tokens::spend_all(
+            conn,
+            id,
+            crate::domain::accounts::TokenPurpose::EmailChange,
+            now,
+        )?;
         let user = users::one(conn, id)?;
         let session = insert_token(conn, id, None, now)?;
         Ok(Started::of(&user, session))

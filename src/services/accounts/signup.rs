@@ -190,7 +190,8 @@ fn send_code(
     )
 }
 
-/// Verifies an address with the code from its message: the account can sign in from now on,
+/// Verifies an address with the code from its message (a new account's, or an address change's:
+/// see `profile::confirm_address`): the account can sign in from now on,
 /// with the password of the sign-up that asked for this code (if one did); the account's other
 /// verification codes are spent (at `now`). 422 naming `token` for an unknown, expired or used
 /// code.
@@ -200,7 +201,22 @@ pub fn verify_email(
     now: DateTime<Utc>,
 ) -> Result<(), ApiError> {
     conn.transaction(|conn| {
-        let code = tokens::redeem_with(conn, &input.token, TokenPurpose::Verify, "token", now)?;
+        let code = tokens::redeem_any(
+            conn,
+            &input.token,
+            &[TokenPurpose::Verify, TokenPurpose::EmailChange],
+            "token",
+            now,
+        )?;
+        if code.purpose == TokenPurpose::EmailChange {
+            let email = code.email.as_deref().unwrap_or_default();
+            return crate::services::accounts::profile::confirm_address(
+                conn,
+                code.user_id,
+                email,
+                now,
+            );
+        }
         users::verify_address(conn, code.user_id, code.password_hash.as_deref(), now)?;
         tokens::spend_all(conn, code.user_id, TokenPurpose::Verify, now)
     })
@@ -216,7 +232,8 @@ pub struct ResendVerification {
 }
 
 /// Sends a new verification code to an address whose enabled account is not verified yet (the
-/// password stays as it is); the same answer whether or not there is one. 422 naming `email`
+/// password stays as it is, and the codes sent before are spent); the same answer whether or
+/// not there is one. 422 naming `email`
 /// only for what is not an address at all. The code is issued at `now`.
 pub fn resend_verification(
     conn: &mut PgConnection,
@@ -230,6 +247,8 @@ pub fn resend_verification(
         let waiting = by_email(conn, &email)?
             .filter(|u| u.email_verified_at.is_none() && u.disabled_at.is_none());
         if let Some(user) = waiting {
+            // The codes sent before stop working: only the newest message counts.
+            tokens::spend_all(conn, user.id, TokenPurpose::Verify, now)?;
             send_code(conn, &user, None, links, now)?;
         }
         Ok(accepted())

@@ -11,10 +11,13 @@ use crate::db::ids::UserId;
 use crate::domain::accounts::TokenPurpose;
 use crate::error::ApiError;
 
-/// A redeemed code: its account, and the password hash of the sign-up that asked for it.
+/// A redeemed code: its account, the password hash of the sign-up that asked for it, what it
+/// was for, and the new address an address-change code confirms.
 pub struct Redeemed {
     pub user_id: UserId,
     pub password_hash: Option<String>,
+    pub purpose: TokenPurpose,
+    pub email: Option<String>,
 }
 
 /// A new code for `user_id`, issued at `now`, inside the caller's transaction.
@@ -70,6 +73,18 @@ pub fn redeem_with(
     field: &str,
     now: DateTime<Utc>,
 ) -> Result<Redeemed, ApiError> {
+    redeem_any(conn, code, &[purpose], field, now)
+}
+
+/// As [`redeem_with`], for a code of any of `purposes` (the answer says which); inside the
+/// caller's transaction.
+pub fn redeem_any(
+    conn: &mut PgConnection,
+    code: &str,
+    purposes: &[TokenPurpose],
+    field: &str,
+    now: DateTime<Utc>,
+) -> Result<Redeemed, ApiError> {
     if code.is_empty() || code.len() > 100 {
         return Err(ApiError::field(
             field,
@@ -77,7 +92,7 @@ pub fn redeem_with(
         ));
     }
     let row = match store::lock_by_hash(conn, &secret_hash(code))? {
-        Some(row) if row.purpose == purpose => row,
+        Some(row) if purposes.contains(&row.purpose) => row,
         _ => return Err(ApiError::field(field, "unknown code")),
     };
     if row.used_at.is_some() {
@@ -93,6 +108,8 @@ pub fn redeem_with(
     Ok(Redeemed {
         user_id: row.user_id,
         password_hash: row.password_hash,
+        purpose: row.purpose,
+        email: row.email,
     })
 }
 
@@ -105,4 +122,19 @@ pub fn spend_all(
     now: DateTime<Utc>,
 ) -> Result<(), ApiError> {
     Ok(store::spend_all(conn, user_id, purpose, now)?)
+}
+
+/// A new address-change code for `user_id` confirming `email`, issued at `now`, inside the
+/// caller's transaction.
+pub fn issue_address_change(
+    conn: &mut PgConnection,
+    user_id: UserId,
+    email: &str,
+    now: DateTime<Utc>,
+) -> Result<String, ApiError> {
+    let purpose = TokenPurpose::EmailChange;
+    let code = new_secret(purpose.prefix());
+    let expires_at = now + Duration::minutes(purpose.lifetime_minutes());
+    store::insert_address_change(conn, user_id, &secret_hash(&code), email, expires_at)?;
+    Ok(code)
 }

@@ -3,15 +3,17 @@
 use chrono::{DateTime, Utc};
 use diesel::{Connection, PgConnection};
 use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
+use utoipa::{IntoParams, ToSchema};
 
 use crate::auth::credentials::check_credentials;
 use crate::auth::{password, Caller};
+use crate::db::accounts::users::UserSearch;
 use crate::db::accounts::{end_every_session, erasure, users};
-use crate::db::ids::UserId;
+use crate::db::ids::{PoolId, UserId};
 use crate::db::models::{NewUser, User};
+use crate::db::ratings::{keepers, pools};
 use crate::error::ApiError;
-use crate::services::validate::{keyset_page, CursorParams, Page, Start, COUNT_CAP};
+use crate::services::validate::{keyset_page, keyset_start, Check, Page, Start, COUNT_CAP};
 
 /// Creates an account in one transaction; 409 if the username is taken.
 pub fn create_user(
@@ -59,6 +61,12 @@ pub struct UserOut {
     pub created_at: DateTime<Utc>,
     /// Disabled accounts cannot sign in; their tokens and keys are refused.
     pub disabled: bool,
+    /// The name of the player linked to the account (null without one).
+    pub display_name: Option<String>,
+    /// The account's address (accounts an admin made may have none).
+    pub email: Option<String>,
+    /// Whether the address was proved by a code sent to it.
+    pub email_verified: bool,
 }
 
 impl From<User> for UserOut {
@@ -69,8 +77,23 @@ impl From<User> for UserOut {
             is_admin: u.is_admin,
             created_at: u.created_at,
             disabled: u.disabled_at.is_some(),
+            display_name: None,
+            email_verified: u.email.is_some() && u.email_verified_at.is_some(),
+            email: u.email,
         }
     }
+}
+
+/// The account with its linked player's name.
+fn with_name(conn: &mut PgConnection, u: User) -> Result<UserOut, ApiError> {
+    let name = users::player_names_of(conn, &[u.id])?
+        .into_iter()
+        .next()
+        .map(|(_, n)| n);
+    Ok(UserOut {
+        display_name: name,
+        ..UserOut::from(u)
+    })
 }
 
 /// Creates an account (admin only).
@@ -86,36 +109,156 @@ pub fn create_account(
 /// The name users' cursors are checked against.
 const USERS: &str = "users";
 
-/// A page of the accounts not deleted, in creation order (admin only): by keyset on the id
-/// (`cursor`: the last id shown), counted to [`COUNT_CAP`].
-pub fn list_users(
+/// `?q=&limit=&offset=&cursor=` of the account list.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct UserFilter {
+    /// Part of the username, of the linked player's name or of the address, or a near match
+    /// of a word of either name; ignores case and diacritics (`oystein` finds `Øystein`).
+    /// Blank means every account.
+    #[param(max_length = 100, pattern = r"^[^\u0000-\u001f\u007f-\u009f]*$")]
+    pub q: Option<String>,
+    /// How many items (1-200, default 50).
+    #[param(minimum = 1, maximum = 200, example = 50)]
+    pub limit: Option<i64>,
+    /// How many items to skip (default 0, at most 10000; later pages through `cursor`).
+    #[param(minimum = 0, maximum = 10000, example = 0)]
+    pub offset: Option<i64>,
+    /// Where the page starts: the `next_cursor` of the page before (also in its `next` link),
+    /// valid for that list and search only.
+    #[param(max_length = 1000)]
+    pub cursor: Option<String>,
+}
+
+/// An account as a rating pool's keeper, choosing a keeper, sees it: no more than choosing
+/// needs.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct KeeperCandidate {
+    pub id: i64,
+    pub username: String,
+    /// The name of the player linked to the account (null without one).
+    pub display_name: Option<String>,
+}
+
+/// A page of accounts in creation order, counted to [`COUNT_CAP`], by keyset on the id
+/// (`cursor`: the last id shown): every live account without `q`, else those `q` finds (by
+/// address too with `by_address`; enabled ones only with `enabled_only`), each turned by `out`.
+fn page_of<T>(
     conn: &mut PgConnection,
-    caller: &Caller,
-    query: &CursorParams,
-) -> Result<Page<UserOut>, ApiError> {
-    caller.require_admin()?;
-    let (limit, start) = query.start::<i64>(USERS, "")?;
+    filter: &UserFilter,
+    q: Option<String>,
+    view: &str,
+    (by_address, enabled_only): (bool, bool),
+    out: impl Fn(User, Option<String>) -> T,
+) -> Result<Page<T>, ApiError> {
+    let scope = match &q {
+        None => String::new(),
+        Some(q) => format!("{q:?}|{view}"),
+    };
+    let (limit, start) = keyset_start::<i64>(
+        filter.limit,
+        filter.offset,
+        filter.cursor.as_deref(),
+        USERS,
+        &scope,
+    )?;
     let (offset, first, after) = match start {
         Start::Offset(o) => (o, true, None),
         Start::After(last) => (0, false, Some(UserId(last))),
     };
-    let rows = users::live_page(conn, after, offset, limit + 1)?;
+    let Some(q) = q else {
+        let rows = users::live_page(conn, after, offset, limit + 1)?;
+        let ids: Vec<UserId> = rows.iter().map(|u| u.id).collect();
+        let names: std::collections::HashMap<UserId, String> =
+            users::player_names_of(conn, &ids)?.into_iter().collect();
+        return keyset_page(
+            rows,
+            limit,
+            (offset, first),
+            || Ok(users::count_live(conn, COUNT_CAP)?),
+            USERS,
+            &scope,
+            |u| u.id,
+            |u| {
+                let name = names.get(&u.id).cloned();
+                Ok(out(u, name))
+            },
+        );
+    };
+    let search = UserSearch {
+        q,
+        by_address,
+        enabled_only,
+    };
+    let rows = users::search_page(conn, &search, after, offset, limit + 1)?;
     keyset_page(
         rows,
         limit,
         (offset, first),
-        || Ok(users::count_live(conn, COUNT_CAP)?),
+        || Ok(users::search_count(conn, &search, COUNT_CAP)?),
         USERS,
-        "",
-        |u| u.id,
-        |u| Ok(UserOut::from(u)),
+        &scope,
+        |(u, _)| u.id,
+        |(u, name)| Ok(out(u, name)),
     )
+}
+
+/// A page of the accounts not deleted (admin only), in creation order: every one, or those
+/// `q` finds by username, linked player's name or address.
+pub fn list_users(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    filter: &UserFilter,
+) -> Result<Page<UserOut>, ApiError> {
+    caller.require_admin()?;
+    let mut check = Check::new();
+    let q = check.search_text("q", filter.q.as_deref(), 100);
+    check.finish()?;
+    page_of(conn, filter, q, "admin", (true, false), |u, name| UserOut {
+        display_name: name,
+        ..UserOut::from(u)
+    })
+}
+
+/// The enabled accounts a keeper of rating pool `pool_id` (or an admin) may choose as another
+/// keeper, found by `q` (username or linked player's name, never the address; a keeper must
+/// give 2 characters at least, an admin may list them all), with id, username and display name
+/// only. 404 without the pool, 403 unless the caller keeps it, both before the query is read.
+pub fn keeper_candidates(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    pool_id: i64,
+    filter: &UserFilter,
+) -> Result<Page<KeeperCandidate>, ApiError> {
+    if pools::by_id(conn, PoolId(pool_id))?.is_none() {
+        return Err(ApiError::NotFound(format!("no rating pool {pool_id}")));
+    }
+    if !caller.is_admin && !keepers::keeps(conn, PoolId(pool_id), UserId(caller.user_id))? {
+        return Err(ApiError::Forbidden(format!(
+            "only an admin or a keeper of rating pool {pool_id} may do this"
+        )));
+    }
+    let mut check = Check::new();
+    let q = check.search_text("q", filter.q.as_deref(), 100);
+    if !caller.is_admin && q.as_deref().is_none_or(|q| q.chars().count() < 2) {
+        check.fail("q", "look accounts up by name: give 2 characters at least");
+    }
+    check.finish()?;
+    page_of(conn, filter, q, "keeper", (false, true), |u, name| {
+        KeeperCandidate {
+            id: u.id.0,
+            username: u.username,
+            display_name: name,
+        }
+    })
 }
 
 /// One account (admin only).
 pub fn read_user(conn: &mut PgConnection, caller: &Caller, id: i64) -> Result<UserOut, ApiError> {
     caller.require_admin()?;
-    find(conn, id).map(UserOut::from)
+    let user = find(conn, id)?;
+    with_name(conn, user)
 }
 
 fn find(conn: &mut PgConnection, id: i64) -> Result<User, ApiError> {
@@ -185,7 +328,8 @@ pub fn update_user(
             Some(false) => users::enable(conn, UserId(id))?,
             _ => {}
         }
-        find(conn, id).map(UserOut::from)
+        let user = find(conn, id)?;
+        with_name(conn, user)
     })
 }
 
