@@ -80,6 +80,7 @@ mod stored_json;
 mod tournaments;
 mod typed_columns;
 mod upgrade_dump;
+mod verify_draws;
 mod versions;
 mod webhooks;
 mod webhooks_manage;
