@@ -35,6 +35,8 @@ pub fn openapi() -> serde_json::Value {
         .service(api::health::readyz)
         .service(api::health::changelog)
         .service(api::metrics::metrics)
+        .configure(api::embed::routes)
+        .configure(api::account_pages::routes)
         .service(api::problem::explain)
         .service(utoipa_actix_web::scope("/api/v1").configure(api::routes))
         .split_for_parts();
@@ -118,9 +120,8 @@ async fn fallback(req: HttpRequest, routes: web::Data<RouteTable>) -> actix_web:
     .error_response()
 }
 
-/// The account pages (issue 40; outside the document, as the embeds) and the benchmark routes.
+/// The benchmark routes (the pages are registered with the document's routes).
 fn pages_and_bench_routes(cfg: &mut web::ServiceConfig) {
-    api::account_pages::routes(cfg);
     bench_routes(cfg);
 }
 
@@ -356,6 +357,7 @@ pub fn serve(
             .service(api::health::changelog)
             .service(api::metrics::metrics)
             .configure(api::embed::routes)
+            .configure(api::account_pages::routes)
             .service(api::problem::explain)
             .service(utoipa_actix_web::scope("/api/v1").configure(api::routes))
             .split_for_parts();

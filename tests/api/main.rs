@@ -14,6 +14,7 @@ mod archives;
 mod asker_first;
 mod auth;
 mod backup;
+mod calendars;
 mod case_fixtures;
 mod cases;
 mod cases_appeals;

@@ -8,9 +8,9 @@ use sha2::{Digest, Sha256};
 
 use super::spec::{JsonIds, Kind, TableSpec, PENALTY_KEYS, PLAYER_KEYS, TABLES, TOURNAMENT};
 use super::{canonical, digest_of, ArchiveContent, Row, TournamentArchive, FORMAT, READS};
+use crate::domain::rng::Seed;
 use crate::domain::scoring::{Preset, Ruleset};
 use crate::domain::seating::{draw_round, Draw, DrawInput};
-use crate::domain::rng::Seed;
 use crate::domain::DrawRng;
 use crate::error::{ApiError, FieldError};
 use crate::services::running::round_input::FROM_EARLIER_ROUNDS;
@@ -196,7 +196,10 @@ pub fn check_references(content: &ArchiveContent, known: &Known) -> Result<(), A
 
 /// A draw's seed (64 hex digits) checked against its published commitment (the hex SHA-256 of
 /// the seed's 32 bytes).
-pub fn seed_against_commitment(seed: Option<&str>, commitment: Option<&str>) -> Result<Seed, String> {
+pub fn seed_against_commitment(
+    seed: Option<&str>,
+    commitment: Option<&str>,
+) -> Result<Seed, String> {
     let seed_bytes =
         DrawRng::seed_from_hex(seed.unwrap_or_default()).ok_or("the seed is not 64 hex digits")?;
     if commitment != Some(commitment_of(&seed_bytes).as_str()) {
@@ -212,7 +215,11 @@ pub fn commitment_of(seed: &Seed) -> String {
 
 /// The full input of an archived draw attempt of round `number`: when it was stored short, its
 /// history and plan rebuilt from the archive's earlier rounds (as the service rebuilds them).
-pub fn archived_input(content: &ArchiveContent, number: i64, row: &Row) -> Result<DrawInput, String> {
+pub fn archived_input(
+    content: &ArchiveContent,
+    number: i64,
+    row: &Row,
+) -> Result<DrawInput, String> {
     let mut stored = row.get("draw_input").cloned().unwrap_or(Value::Null);
     let short = stored
         .as_object_mut()

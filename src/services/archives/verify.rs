@@ -164,7 +164,10 @@ fn seed_line(
             v.push(
                 Outcome::Matches,
                 subject,
-                format!("SHA-256 of the seed is the commitment {}", commitment_of(&bytes)),
+                format!(
+                    "SHA-256 of the seed is the commitment {}",
+                    commitment_of(&bytes)
+                ),
             );
             Some(bytes)
         }
@@ -454,8 +457,7 @@ mod tests {
         }
         let e = verify("{\"format\": \"tourney.pool-archive\"}").unwrap_err();
         assert!(e.contains("not a tournament archive"), "{e}");
-        let e = verify("{\"format\": \"tourney.tournament-archive\", \"version\": 9}")
-            .unwrap_err();
+        let e = verify("{\"format\": \"tourney.tournament-archive\", \"version\": 9}").unwrap_err();
         assert!(e.contains("version 9"), "{e}");
     }
 }
