@@ -75,6 +75,9 @@ use utoipa_actix_web::service_config::ServiceConfig;
         // Enums used only by query parameters: IntoParams refers to them, so they must be in
         // the components for the references to resolve.
         crate::services::running::standings::StandingsPurpose,
+        // The embeds' query parameters (the pages are in the document, issue 41).
+        crate::api::embed::Lang,
+        crate::api::embed::Theme,
     ))
 )]
 pub struct ApiDoc;
