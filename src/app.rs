@@ -35,8 +35,7 @@ pub fn openapi() -> serde_json::Value {
         .service(api::health::readyz)
         .service(api::health::changelog)
         .service(api::metrics::metrics)
-        .configure(api::embed::routes)
-        .configure(api::account_pages::routes)
+        .configure(html_pages)
         .service(api::problem::explain)
         .service(utoipa_actix_web::scope("/api/v1").configure(api::routes))
         .split_for_parts();
@@ -118,6 +117,12 @@ async fn fallback(req: HttpRequest, routes: web::Data<RouteTable>) -> actix_web:
         None => ApiError::NotFound(format!("no route {}", req.path())),
     }
     .error_response()
+}
+
+/// The HTML pages outside `/api/v1` (the embeds and the account pages), in the document.
+fn html_pages(cfg: &mut utoipa_actix_web::service_config::ServiceConfig) {
+    api::embed::routes(cfg);
+    api::account_pages::routes(cfg);
 }
 
 /// The benchmark routes (the pages are registered with the document's routes).
@@ -356,8 +361,7 @@ pub fn serve(
             .service(api::health::readyz)
             .service(api::health::changelog)
             .service(api::metrics::metrics)
-            .configure(api::embed::routes)
-            .configure(api::account_pages::routes)
+            .configure(html_pages)
             .service(api::problem::explain)
             .service(utoipa_actix_web::scope("/api/v1").configure(api::routes))
             .split_for_parts();
