@@ -35,6 +35,7 @@ pub fn openapi() -> serde_json::Value {
         .service(api::health::readyz)
         .service(api::health::changelog)
         .service(api::metrics::metrics)
+        .configure(html_pages)
         .service(api::problem::explain)
         .service(utoipa_actix_web::scope("/api/v1").configure(api::routes))
         .split_for_parts();
@@ -118,9 +119,14 @@ async fn fallback(req: HttpRequest, routes: web::Data<RouteTable>) -> actix_web:
     .error_response()
 }
 
-/// The account pages (issue 40; outside the document, as the embeds) and the benchmark routes.
-fn pages_and_bench_routes(cfg: &mut web::ServiceConfig) {
+/// The HTML pages outside `/api/v1` (the embeds and the account pages), in the document.
+fn html_pages(cfg: &mut utoipa_actix_web::service_config::ServiceConfig) {
+    api::embed::routes(cfg);
     api::account_pages::routes(cfg);
+}
+
+/// The benchmark routes (the pages are registered with the document's routes).
+fn pages_and_bench_routes(cfg: &mut web::ServiceConfig) {
     bench_routes(cfg);
 }
 
@@ -355,7 +361,7 @@ pub fn serve(
             .service(api::health::readyz)
             .service(api::health::changelog)
             .service(api::metrics::metrics)
-            .configure(api::embed::routes)
+            .configure(html_pages)
             .service(api::problem::explain)
             .service(utoipa_actix_web::scope("/api/v1").configure(api::routes))
             .split_for_parts();

@@ -1,5 +1,5 @@
 //! The `tourney` command: `serve` (the default), `migrate`, `create-admin`, `openapi`,
-//! `rebuild-ratings`, `backup`, `restore`.
+//! `rebuild-ratings`, `backup`, `restore`, `verify`.
 
 use std::io::BufRead;
 use std::net::TcpListener;
@@ -18,6 +18,10 @@ const USAGE: &str = "usage:
   tourney create-admin --username U    create an admin account; the password comes from
                                        TOURNEY_ADMIN_PASSWORD or the first line of stdin
   tourney openapi                      print the OpenAPI document
+  tourney verify FILE                  check a tournament archive or a round's draw records
+                                       offline: every seed against its commitment, every draw
+                                       recomputed (exit 1 on a mismatch, 2 on an unreadable file;
+                                       docs/verifying-draws.md)
   tourney --version                    print the version (semver; the document's info.version)
   tourney rebuild-ratings --pool N     recompute rating pool N from scratch
   tourney backup FILE                  write a consistent backup of the database to FILE
@@ -35,6 +39,10 @@ fn main() -> ExitCode {
     ) {
         println!("tourney {}", env!("CARGO_PKG_VERSION"));
         return ExitCode::SUCCESS;
+    }
+    if args.first().map(String::as_str) == Some("verify") {
+        // Offline: no configuration, no database, no network.
+        return verify(&args[1..]);
     }
     let cfg = match Config::from_env() {
         Ok(c) => c,
@@ -84,6 +92,34 @@ fn main() -> ExitCode {
 fn fail(msg: &str) -> ExitCode {
     eprintln!("tourney: {msg}");
     ExitCode::FAILURE
+}
+
+fn verify(args: &[String]) -> ExitCode {
+    let [file] = args else {
+        eprintln!("tourney: verify needs a FILE\n\n{USAGE}");
+        return ExitCode::from(2);
+    };
+    let text = match std::fs::read_to_string(file) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("tourney: cannot read {file}: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    match tourney::services::archives::verify::verify(&text) {
+        Ok(report) => {
+            print!("{}", report.render());
+            if report.holds() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            }
+        }
+        Err(e) => {
+            eprintln!("tourney: {file}: {e}");
+            ExitCode::from(2)
+        }
+    }
 }
 
 fn with_database(cfg: &Config, f: impl FnOnce(&str) -> Result<(), String>) -> Result<(), String> {

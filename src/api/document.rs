@@ -10,7 +10,7 @@ use serde_json::{json, Map, Value};
 
 /// Operations whose 200 answer carries no `ETag`/`Cache-Control` (probes, metrics, the live
 /// stream, answers computed per caller and never cached).
-const UNCACHED: [&str; 23] = [
+const UNCACHED: [&str; 28] = [
     "check_liveness",
     "read_changelog",
     "check_readiness",
@@ -34,6 +34,11 @@ const UNCACHED: [&str; 23] = [
     "export_me",
     "export_user",
     "update_me",
+    "page_verify_email",
+    "page_reset_password",
+    "page_invitation",
+    "read_tournament_calendar",
+    "read_player_calendar",
 ];
 
 /// Applies every touch to the document. The result stays JSON: utoipa's own types would drop

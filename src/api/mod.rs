@@ -6,6 +6,7 @@ pub mod account_pages;
 pub mod accounts;
 pub mod archives;
 pub mod auth;
+pub mod calendars;
 pub mod cases;
 pub mod claims;
 pub mod conduct;
@@ -60,6 +61,8 @@ use utoipa_actix_web::service_config::ServiceConfig;
         (name = "ratings", description = "Rating pools, leaderboards, seasons and rating history"),
         (name = "webhooks", description = "Signed webhooks (Standard Webhooks) for tournaments and rating pools, with their delivery logs"),
         (name = "embed", description = "HTML pages for club websites and hall screens, which any site may frame"),
+        (name = "calendars", description = "iCalendar feeds: a tournament's rounds and agreed games, and a player's private feed of their games and deadlines"),
+        (name = "pages", description = "The service's own HTML pages for the links in its messages: confirm an address, choose a new password, accept an invitation (never cached, never framed)"),
         (name = "archives", description = "Tournament archives: one versioned document to keep or to import into another instance"),
         (name = "operations", description = "Health and readiness"),
     ),
@@ -72,6 +75,9 @@ use utoipa_actix_web::service_config::ServiceConfig;
         // Enums used only by query parameters: IntoParams refers to them, so they must be in
         // the components for the references to resolve.
         crate::services::running::standings::StandingsPurpose,
+        // The embeds' query parameters (the pages are in the document, issue 41).
+        crate::api::embed::Lang,
+        crate::api::embed::Theme,
     ))
 )]
 pub struct ApiDoc;
@@ -127,6 +133,10 @@ fn people_routes(cfg: &mut ServiceConfig) {
 /// order changes nothing else).
 pub fn routes(cfg: &mut ServiceConfig) {
     cfg.service(standings::standings)
+        .service(calendars::tournament)
+        .service(calendars::player)
+        .service(calendars::rotate)
+        .service(calendars::revoke)
         .service(standings::standings_csv)
         .service(tournaments::read)
         .service(rounds::read)

@@ -3,6 +3,7 @@
 
 pub mod accounts;
 pub mod archives;
+pub mod calendars;
 pub mod cases;
 pub mod claims;
 pub mod conduct;

@@ -132,6 +132,15 @@ diesel::table! {
 }
 
 diesel::table! {
+    /// A player's private calendar feed (issue 41 item 4): the SHA-256 of its URL's token.
+    calendar_feeds (player_id) {
+        player_id -> Int8,
+        token_hash -> Text,
+        created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
     game_schedules (round_id, table_number) {
         round_id -> Int8,
         table_number -> Int4,

@@ -20,7 +20,7 @@ use actix_web::{get, post, web, HttpRequest, HttpResponse};
 use maud::{html, Markup, PreEscaped, DOCTYPE};
 
 use crate::domain::accounts::Language;
-use crate::error::ApiError;
+use crate::error::{ApiError, Problem};
 use crate::runtime::state::AppState;
 use crate::services::accounts::links::{INVITATION_PAGE, RESET_PAGE, VERIFY_PAGE};
 use crate::services::accounts::reset::{self, ResetConfirm};
@@ -44,14 +44,58 @@ border-left:4px solid #c62828;padding:.6em}.done{background:#e8f5e9;border-left:
 blockquote{white-space:pre-wrap;border-left:3px solid #ccc;margin:0;padding-left:.8em}\
 .hint{color:#555;font-size:.9em}";
 
-/// Registers the pages (outside `/api/v1`).
-pub fn routes(cfg: &mut web::ServiceConfig) {
+/// Registers the pages (outside `/api/v1`, in the OpenAPI document with their `text/html`
+/// answers).
+pub fn routes(cfg: &mut utoipa_actix_web::service_config::ServiceConfig) {
     cfg.service(verify_form)
         .service(verify_submit)
         .service(reset_form)
         .service(reset_submit)
         .service(invitation_form)
         .service(invitation_submit);
+}
+
+/// The form of `POST /account/verify-email` (the page's hidden fields).
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+pub struct VerifyEmailForm {
+    /// The link's code.
+    #[schema(min_length = 1)]
+    code: String,
+    /// The page's language (`en`, `nb`, `pl`, `de`, `zh-Hant`; anything else: `Accept-Language`).
+    lang: Option<String>,
+}
+
+/// The form of `POST /account/reset-password`.
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+pub struct ResetPasswordForm {
+    /// The link's code.
+    #[schema(min_length = 1)]
+    code: String,
+    /// The page's language.
+    lang: Option<String>,
+    /// The new password.
+    password: String,
+    /// The new password again (must be the same).
+    password_again: String,
+}
+
+/// The form of `POST /account/invitation`.
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+pub struct InvitationForm {
+    /// The link's code.
+    #[schema(min_length = 1)]
+    code: String,
+    /// The page's language.
+    lang: Option<String>,
+    /// `new` (the default) for a new account, `existing` to sign in to one.
+    account: Option<String>,
+    username: Option<String>,
+    password: Option<String>,
+    /// `yes` links the invited player to the account.
+    consent: Option<String>,
 }
 
 /// The fields of a query or a form, as given (a page reads what it knows and ignores the
@@ -178,6 +222,20 @@ fn verify_body(l: &Labels, code: &str, lang: Language, error: Option<&str>) -> M
 }
 
 /// The page of the address-confirmation link: a button that confirms.
+///
+/// Opening the link changes nothing (a mail scanner spends no code): the button posts the form
+/// to `POST /account/verify-email`. Never cached, never framed.
+#[utoipa::path(
+    operation_id = "page_verify_email",
+    tag = "pages",
+    params(
+        ("code" = String, Query, description = "The code of the link (a missing or empty one answers the incomplete-link page, 422)"),
+        ("lang" = Option<String>, Query, description = "The page's language: `en`, `nb`, `pl`, `de` or `zh-Hant` (anything else: `Accept-Language`, else English)"),
+    ),    responses(
+        (status = 200, description = "The page with the button that confirms the address", content_type = "text/html", body = String),
+        (status = 422, description = "The link has no code (a page)", content_type = "text/html", body = String),
+    )
+)]
 #[get("/account/verify-email")]
 pub async fn verify_form(req: HttpRequest) -> HttpResponse {
     let given = fields(req.query_string().as_bytes());
@@ -193,6 +251,25 @@ pub async fn verify_form(req: HttpRequest) -> HttpResponse {
 }
 
 /// Confirms the address (`POST /api/v1/auth/verify-email`'s use case).
+///
+/// The form of `GET /account/verify-email`. Every answer is a page in the form's language, with
+/// the status the JSON operation would give; nothing is written on a refused step.
+#[utoipa::path(
+    operation_id = "page_confirm_email",
+    tag = "pages",
+    request_body(
+        content = VerifyEmailForm,
+        content_type = "application/x-www-form-urlencoded",
+        example = json!({"code": "Zm9vYmFyYmF6cXV4", "lang": "en"}),
+    ),
+    responses(
+        (status = 200, description = "The address is confirmed (a page)", content_type = "text/html", body = String),
+        (status = 403, description = "Sign-up is closed or the account cannot be verified (the form again, with the reason)", content_type = "text/html", body = String),
+        (status = 409, description = "The address is already confirmed or taken (the form again, with the reason)", content_type = "text/html", body = String),
+        (status = 422, description = "A missing, wrong or expired code (the form again, with the reason)", content_type = "text/html", body = String),
+        (status = 429, description = "Too many sign-in calls from this address in the current minute; wait Retry-After seconds", content_type = "application/problem+json", body = Problem),
+    )
+)]
 #[post("/account/verify-email")]
 pub async fn verify_submit(
     req: HttpRequest,
@@ -246,6 +323,20 @@ fn reset_body(l: &Labels, code: &str, lang: Language, error: Option<&str>) -> Ma
 }
 
 /// The page of the password-reset link: the new password, twice.
+///
+/// Opening the link changes nothing: the form posts to `POST /account/reset-password`. Never
+/// cached, never framed, no `Referer`.
+#[utoipa::path(
+    operation_id = "page_reset_password",
+    tag = "pages",
+    params(
+        ("code" = String, Query, description = "The code of the link (a missing or empty one answers the incomplete-link page, 422)"),
+        ("lang" = Option<String>, Query, description = "The page's language: `en`, `nb`, `pl`, `de` or `zh-Hant` (anything else: `Accept-Language`, else English)"),
+    ),    responses(
+        (status = 200, description = "The form for the new password", content_type = "text/html", body = String),
+        (status = 422, description = "The link has no code (a page)", content_type = "text/html", body = String),
+    )
+)]
 #[get("/account/reset-password")]
 pub async fn reset_form(req: HttpRequest) -> HttpResponse {
     let given = fields(req.query_string().as_bytes());
@@ -260,8 +351,24 @@ pub async fn reset_form(req: HttpRequest) -> HttpResponse {
     }
 }
 
-/// Sets the new password (`POST /api/v1/auth/password-reset/confirm`'s use case); two
-/// passwords that differ are refused before anything is asked of the service.
+/// Sets the new password (`POST /api/v1/auth/password-reset/confirm`'s use case).
+///
+/// Two passwords that differ are refused before anything is asked of the service. Every answer
+/// is a page in the form's language; nothing is written on a refused step.
+#[utoipa::path(
+    operation_id = "page_set_password",
+    tag = "pages",
+    request_body(
+        content = ResetPasswordForm,
+        content_type = "application/x-www-form-urlencoded",
+        example = json!({"code": "Zm9vYmFyYmF6cXV4", "lang": "en", "password": "a long new passphrase", "password_again": "a long new passphrase"}),
+    ),
+    responses(
+        (status = 200, description = "The password is set (a page)", content_type = "text/html", body = String),
+        (status = 422, description = "A missing, wrong or expired code, passwords that differ or a password the rules refuse (the form again, with the reason)", content_type = "text/html", body = String),
+        (status = 429, description = "Too many sign-in calls from this address in the current minute; wait Retry-After seconds", content_type = "application/problem+json", body = Problem),
+    )
+)]
 #[post("/account/reset-password")]
 pub async fn reset_submit(
     req: HttpRequest,
@@ -359,8 +466,25 @@ fn invitation_body(
     }
 }
 
-/// The page of the invitation link: what the invitation is for, and how to accept it with a
-/// new account or the one the reader has.
+/// The page of the invitation link: what the invitation is for.
+///
+/// It shows how to accept it with a new account or the one the reader has; the form posts to
+/// `POST /account/invitation`. Never cached, never framed.
+#[utoipa::path(
+    operation_id = "page_invitation",
+    tag = "pages",
+    params(
+        ("code" = String, Query, description = "The code of the link (a missing or empty one answers the incomplete-link page, 422)"),
+        ("lang" = Option<String>, Query, description = "The page's language: `en`, `nb`, `pl`, `de` or `zh-Hant` (anything else: `Accept-Language`, else English)"),
+    ),    responses(
+        (status = 200, description = "What the invitation is for, and the form that accepts it", content_type = "text/html", body = String),
+        (status = 401, description = "The invitation cannot be read with this code (a page)", content_type = "text/html", body = String),
+        (status = 403, description = "The invitation is not open to this reader (a page)", content_type = "text/html", body = String),
+        (status = 404, description = "No such invitation (a page)", content_type = "text/html", body = String),
+        (status = 409, description = "The invitation is used, revoked or expired (a page)", content_type = "text/html", body = String),
+        (status = 422, description = "A missing or malformed code (a page)", content_type = "text/html", body = String),
+    )
+)]
 #[get("/account/invitation")]
 pub async fn invitation_form(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse {
     let given = fields(req.query_string().as_bytes());
@@ -390,9 +514,29 @@ pub async fn invitation_form(req: HttpRequest, state: web::Data<AppState>) -> Ht
     }
 }
 
-/// Accepts the invitation (`POST /api/v1/auth/invitations/accept`'s use case): with a new
-/// account, or signed in to an existing one with its password (counted by the sign-in
-/// throttle as `POST /auth/token` counts it).
+/// Accepts the invitation (`POST /api/v1/auth/invitations/accept`'s use case).
+///
+/// With a new account, or signed in to an existing one with its password (counted by the
+/// sign-in throttle as `POST /auth/token` counts it). Every answer is a page in the form's
+/// language; nothing is written on a refused step.
+#[utoipa::path(
+    operation_id = "page_accept_invitation",
+    tag = "pages",
+    request_body(
+        content = InvitationForm,
+        content_type = "application/x-www-form-urlencoded",
+        example = json!({"code": "Zm9vYmFyYmF6cXV4", "lang": "en", "account": "new", "username": "kari", "password": "a long new passphrase", "consent": "yes"}),
+    ),
+    responses(
+        (status = 200, description = "The invitation is accepted (a page)", content_type = "text/html", body = String),
+        (status = 401, description = "A wrong password for the existing account (the form again)", content_type = "text/html", body = String),
+        (status = 403, description = "Sign-up is closed, or the invitation is not open to this account (the form again)", content_type = "text/html", body = String),
+        (status = 404, description = "No such invitation (a page)", content_type = "text/html", body = String),
+        (status = 409, description = "The invitation is used, revoked or expired, or the username is taken (a page or the form again)", content_type = "text/html", body = String),
+        (status = 422, description = "A missing or wrong code, or a username or password the rules refuse (the form again)", content_type = "text/html", body = String),
+        (status = 429, description = "Too many sign-in calls from this address in the current minute; wait Retry-After seconds", content_type = "application/problem+json", body = Problem),
+    )
+)]
 #[post("/account/invitation")]
 pub async fn invitation_submit(
     req: HttpRequest,

@@ -8,6 +8,7 @@ use sha2::{Digest, Sha256};
 
 use super::spec::{JsonIds, Kind, TableSpec, PENALTY_KEYS, PLAYER_KEYS, TABLES, TOURNAMENT};
 use super::{canonical, digest_of, ArchiveContent, Row, TournamentArchive, FORMAT, READS};
+use crate::domain::rng::Seed;
 use crate::domain::scoring::{Preset, Ruleset};
 use crate::domain::seating::{draw_round, Draw, DrawInput};
 use crate::domain::DrawRng;
@@ -193,23 +194,32 @@ pub fn check_references(content: &ArchiveContent, known: &Known) -> Result<(), A
     }
 }
 
-fn draw_check(content: &ArchiveContent, i: usize, row: &Row) -> Result<(), String> {
-    let round_id = row.get("round_id").and_then(Value::as_i64);
-    let round = content
-        .rounds
-        .iter()
-        .find(|r| id_of(r) == round_id)
-        .ok_or("no such round")?;
-    let number = round
-        .get("number")
-        .and_then(Value::as_i64)
-        .ok_or("round without number")?;
-    let seed = row.get("seed").and_then(Value::as_str).unwrap_or_default();
-    let seed_bytes = DrawRng::seed_from_hex(seed).ok_or("the seed is not 64 hex digits")?;
-    let commitment = hex::encode(Sha256::digest(seed_bytes));
-    if row.get("seed_commitment").and_then(Value::as_str) != Some(commitment.as_str()) {
+/// A draw's seed (64 hex digits) checked against its published commitment (the hex SHA-256 of
+/// the seed's 32 bytes).
+pub fn seed_against_commitment(
+    seed: Option<&str>,
+    commitment: Option<&str>,
+) -> Result<Seed, String> {
+    let seed_bytes =
+        DrawRng::seed_from_hex(seed.unwrap_or_default()).ok_or("the seed is not 64 hex digits")?;
+    if commitment != Some(commitment_of(&seed_bytes).as_str()) {
         return Err("the seed does not match its published commitment".into());
     }
+    Ok(seed_bytes)
+}
+
+/// The commitment of a seed: the hex SHA-256 of its 32 bytes.
+pub fn commitment_of(seed: &Seed) -> String {
+    hex::encode(Sha256::digest(seed))
+}
+
+/// The full input of an archived draw attempt of round `number`: when it was stored short, its
+/// history and plan rebuilt from the archive's earlier rounds (as the service rebuilds them).
+pub fn archived_input(
+    content: &ArchiveContent,
+    number: i64,
+    row: &Row,
+) -> Result<DrawInput, String> {
     let mut stored = row.get("draw_input").cloned().unwrap_or(Value::Null);
     let short = stored
         .as_object_mut()
@@ -235,27 +245,74 @@ fn draw_check(content: &ArchiveContent, i: usize, row: &Row) -> Result<(), Strin
         input.history = history_of(&ruleset, earlier.iter().map(|(_, d)| d));
         input.plan = earlier.last().and_then(|(_, d)| d.plan.clone());
     }
-    let mut rng = DrawRng::from_seed(seed_bytes);
-    let recomputed = draw_round(&input, &mut rng).map_err(|e| e.to_string())?;
+    Ok(input)
+}
+
+/// How a recomputed draw differs from the published one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Redrawn {
+    /// `the same tables but another report` or `other tables`.
+    pub seating: &'static str,
+    /// The recomputed draw in canonical JSON.
+    pub recomputed: String,
+}
+
+/// The seating engine run again on `input` with a [`DrawRng`] keyed by `seed`, compared in
+/// canonical JSON with the published `draw`: `Ok` when they are the same, else how they differ
+/// (`Err` with a text when the engine refuses the input).
+pub fn redraw(input: &DrawInput, seed: Seed, draw: &Value) -> Result<Option<Redrawn>, String> {
+    let mut rng = DrawRng::from_seed(seed);
+    let recomputed = draw_round(input, &mut rng).map_err(|e| e.to_string())?;
     let (mut a, mut b) = (String::new(), String::new());
     canonical(
         &serde_json::to_value(&recomputed).map_err(|e| e.to_string())?,
         &mut a,
     );
-    canonical(row.get("draw").unwrap_or(&Value::Null), &mut b);
-    if a != b {
+    canonical(draw, &mut b);
+    if a == b {
+        return Ok(None);
+    }
+    let published = serde_json::from_value::<Draw>(draw.clone()).map(|d| d.tables);
+    let seating = if published.is_ok_and(|t| t == recomputed.tables) {
+        "the same tables but another report"
+    } else {
+        "other tables"
+    };
+    Ok(Some(Redrawn {
+        seating,
+        recomputed: a,
+    }))
+}
+
+/// The number of the archived round a draw attempt belongs to.
+pub fn round_number_of(content: &ArchiveContent, row: &Row) -> Result<i64, String> {
+    let round_id = row.get("round_id").and_then(Value::as_i64);
+    let round = content
+        .rounds
+        .iter()
+        .find(|r| id_of(r) == round_id)
+        .ok_or("no such round")?;
+    Ok(round
+        .get("number")
+        .and_then(Value::as_i64)
+        .ok_or("round without number")?)
+}
+
+fn draw_check(content: &ArchiveContent, i: usize, row: &Row) -> Result<(), String> {
+    let number = round_number_of(content, row)?;
+    let seed_bytes = seed_against_commitment(
+        row.get("seed").and_then(Value::as_str),
+        row.get("seed_commitment").and_then(Value::as_str),
+    )?;
+    let input = archived_input(content, number, row)?;
+    if let Some(Redrawn {
+        seating,
+        recomputed: a,
+    }) = redraw(&input, seed_bytes, row.get("draw").unwrap_or(&Value::Null))?
+    {
         // The digest (and, on import, the signature) held before this check: the file is as
         // its writer made it, so a difference lies between the writing service's seating and
         // this one's, not in the file (issue 37 item 4).
-        let seating = if recomputed.tables
-            == serde_json::from_value::<Draw>(row.get("draw").cloned().unwrap_or_default())
-                .map(|d| d.tables)
-                .unwrap_or_default()
-        {
-            "the same tables but another report"
-        } else {
-            "other tables"
-        };
         return Err(format!(
             "recomputing draw attempt {i} from its seed and stored input with this service's \
              seating engine gives {seating} than the archived draw. The archive is whole (its \
@@ -266,6 +323,21 @@ fn draw_check(content: &ArchiveContent, i: usize, row: &Row) -> Result<(), Strin
     Ok(())
 }
 
+/// Each round's current draw and seed are its last drawn attempt's (`None`), else the index of
+/// the first round that is not.
+pub fn round_not_last_attempt(content: &ArchiveContent) -> Option<usize> {
+    content.rounds.iter().position(|round| {
+        let last = content
+            .round_draws
+            .iter()
+            .filter(|d| d.get("round_id") == round.get("id"))
+            .max_by_key(|d| d.get("attempt").and_then(Value::as_i64));
+        !last.is_some_and(|d| {
+            d.get("draw") == round.get("draw") && d.get("seed") == round.get("seed")
+        })
+    })
+}
+
 /// Every draw attempt follows from its seed and input (the seating engine run again), and each
 /// round's current draw is its last attempt.
 pub fn check_draws(content: &ArchiveContent) -> Result<(), ApiError> {
@@ -274,21 +346,11 @@ pub fn check_draws(content: &ArchiveContent) -> Result<(), ApiError> {
             ApiError::field(format!("{AT}.content.round_draws[{i}].draw"), message)
         })?;
     }
-    for (i, round) in content.rounds.iter().enumerate() {
-        let last = content
-            .round_draws
-            .iter()
-            .filter(|d| d.get("round_id") == round.get("id"))
-            .max_by_key(|d| d.get("attempt").and_then(Value::as_i64));
-        let same = last.is_some_and(|d| {
-            d.get("draw") == round.get("draw") && d.get("seed") == round.get("seed")
-        });
-        if !same {
-            return Err(ApiError::field(
-                format!("{AT}.content.rounds[{i}].draw"),
-                "the round's draw is not its last drawn attempt",
-            ));
-        }
+    if let Some(i) = round_not_last_attempt(content) {
+        return Err(ApiError::field(
+            format!("{AT}.content.rounds[{i}].draw"),
+            "the round's draw is not its last drawn attempt",
+        ));
     }
     Ok(())
 }

@@ -16,6 +16,7 @@ pub mod import;
 pub mod pools;
 pub mod signing;
 pub mod spec;
+pub mod verify;
 
 use std::collections::BTreeMap;
 
