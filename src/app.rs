@@ -339,6 +339,8 @@ pub fn serve(
     let routes = web::Data::new(RouteTable::from_openapi(&doc));
     // One LISTEN connection for the instance's live feeds.
     state.live.start();
+    // The search index of the registry's names, kept from the same listener.
+    state.search.start(&state.live);
     let live = state.live.clone();
     let limiter = state.rate_limits.clone();
     let vouch = Vouch {
