@@ -118,6 +118,9 @@ pub async fn list(
                 let names = st
                     .search
                     .tournaments(st.live.generation(Subject::Tournaments));
+                if filter.0.q.as_deref().is_some_and(|q| !q.trim().is_empty()) {
+                    st.metrics.searched(names.is_some());
+                }
                 let page =
                     tournament_list::list_tournaments(conn, &caller, filter.0, names.as_deref())?;
                 Ok((true, page_body(&path, &query, &page)?))

@@ -97,6 +97,18 @@ impl SearchIndex {
         }
     }
 
+    /// What it holds, for `GET /metrics` (`tourney_cache_bytes{cache="search"}`, its names in
+    /// `tourney_cache_entries`; no budget).
+    pub fn sample(&self) -> crate::infra::metrics::CacheSample {
+        let s = self.stats();
+        crate::infra::metrics::CacheSample {
+            cache: "search",
+            bytes: s.bytes as u64,
+            entries: (s.players + s.tournaments) as u64,
+            budget: 0,
+        }
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, Option<Caught>> {
         self.shared.caught.lock().unwrap_or_else(|e| e.into_inner())
     }
