@@ -72,16 +72,14 @@ pub fn tournaments_by_ids(conn: &mut PgConnection, ids: &[i64]) -> QueryResult<V
         .load(conn)
 }
 
-/// Whether the database compares and classifies characters bytewise (`LC_COLLATE` and
-/// `LC_CTYPE` are `C` or `POSIX`): the order and the word boundaries the index reproduces.
-pub fn bytewise(conn: &mut PgConnection) -> QueryResult<bool> {
-    let (collate, ctype): (String, String) = diesel::select((
+/// The database's `LC_COLLATE` and `LC_CTYPE`: the order and the word boundaries the index
+/// reproduces.
+pub fn locale(conn: &mut PgConnection) -> QueryResult<(String, String)> {
+    diesel::select((
         sql::<Text>("current_setting('lc_collate')"),
         sql::<Text>("current_setting('lc_ctype')"),
     ))
-    .get_result(conn)?;
-    let c = |s: &str| s == "C" || s == "POSIX";
-    Ok(c(&collate) && c(&ctype))
+    .get_result(conn)
 }
 
 /// `tourney_fold(text)`: the folded form a search text is matched by.

@@ -8,7 +8,7 @@ use std::time::Duration;
 use diesel::prelude::*;
 use serde_json::{json, Value};
 
-use crate::helpers::{serve_with_replica, spawn_app, TestApp};
+use crate::helpers::{fresh_database, serve_with_replica, spawn_app, TestApp};
 
 fn value(text: &str, series: &str) -> f64 {
     text.lines()
@@ -253,19 +253,15 @@ async fn the_index_answers_as_postgresql_does_after_writes_erasures_and_imports(
 
 #[actix_web::test]
 async fn an_instance_without_its_index_answers_from_postgresql() {
-    let app = spawn_app().await;
-    import(&app);
     // Its listener cannot connect: the index is never built, nothing is kept.
-    let blind = serve_with_replica(
-        &app.database_url,
-        &app.database_url,
-        "postgres://nobody@127.0.0.1:1/none",
-    );
+    let db = fresh_database();
+    let blind = serve_with_replica(&db, &db, "postgres://nobody@127.0.0.1:1/none");
+    import(&blind);
     for q in ["q=kar&limit=7", "q=oysten", "q=lodz&country=PL&limit=3"] {
         let r = blind.get(&format!("/api/v1/players?{q}"), None).await;
         assert_eq!(r.status(), 200);
         let body: Value = r.json().await.unwrap();
-        assert_eq!(body, from_database(&app, "players", q), "{q}");
+        assert_eq!(body, from_database(&blind, "players", q), "{q}");
         assert!(body["total"].as_i64().unwrap() > 0, "{q}");
     }
     let (by_index, by_database) = searches(&blind).await;

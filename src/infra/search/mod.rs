@@ -30,6 +30,7 @@ use diesel::{Connection, PgConnection};
 use crate::db::search as store;
 use crate::infra::live::{Generation, LiveHub, NameChange, Subject};
 pub use names::{Hit, NameRow, Names, Order};
+pub use trgm::Words;
 
 /// How long the index waits for announcements before it looks at the generations again.
 const TICK: Duration = Duration::from_millis(20);
@@ -162,8 +163,9 @@ fn name_row((id, name, folded, tag): store::NameRow) -> NameRow {
 fn load(
     conn: &mut PgConnection,
     batch: fn(&mut PgConnection, i64, i64) -> diesel::QueryResult<Vec<store::NameRow>>,
+    words: Words,
 ) -> diesel::QueryResult<Names> {
-    let (mut names, mut after) = (Names::default(), 0);
+    let (mut names, mut after) = (Names::new(words), 0);
     loop {
         let rows = batch(conn, after, BATCH)?;
         let Some(last) = rows.last() else {
@@ -302,17 +304,20 @@ impl Keeper {
     fn build(&mut self, shared: &Shared) -> Result<(), String> {
         let started = Instant::now();
         let err = |e: diesel::result::Error| e.to_string();
-        if !store::bytewise(self.conn()).map_err(err)? {
+        let (collate, ctype) = store::locale(self.conn()).map_err(err)?;
+        let Some(words) = words_of(&collate, &ctype) else {
             tracing::warn!(
-                "search index: the database's collation or character type is not C; \
-                 PostgreSQL answers every search"
+                collate,
+                ctype,
+                "search index: the database does not sort bytewise (collation C) or its \
+                 character type is neither C nor UTF-8; PostgreSQL answers every search"
             );
             self.unusable = true;
             return Ok(());
-        }
+        };
         self.pending = Pending::default();
-        let players = load(self.conn(), store::players_after).map_err(err)?;
-        let tournaments = load(self.conn(), store::tournaments_after).map_err(err)?;
+        let players = load(self.conn(), store::players_after, words).map_err(err)?;
+        let tournaments = load(self.conn(), store::tournaments_after, words).map_err(err)?;
         *write(&shared.players) = players;
         *write(&shared.tournaments) = tournaments;
         let ms = started.elapsed().as_millis() as u64;
@@ -377,11 +382,34 @@ impl Keeper {
     }
 }
 
+/// What pg_trgm takes for a word under the database's `LC_CTYPE`, if the index can answer as
+/// the database does at all (names sorted bytewise: `LC_COLLATE` `C`).
+fn words_of(collate: &str, ctype: &str) -> Option<Words> {
+    let c = |s: &str| s == "C" || s == "POSIX";
+    if !c(collate) {
+        return None;
+    }
+    if c(ctype) {
+        return Some(Words::Ascii);
+    }
+    let lower = ctype.to_ascii_lowercase();
+    (lower.ends_with(".utf-8") || lower.ends_with(".utf8")).then_some(Words::Unicode)
+}
+
 type ReadIds = fn(&mut PgConnection, &[i64]) -> diesel::QueryResult<Vec<store::NameRow>>;
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_a_bytewise_order_with_a_known_character_type() {
+        assert_eq!(words_of("C", "C"), Some(Words::Ascii));
+        assert_eq!(words_of("POSIX", "C.UTF-8"), Some(Words::Unicode));
+        assert_eq!(words_of("C", "en_US.utf8"), Some(Words::Unicode));
+        assert_eq!(words_of("en_US.UTF-8", "en_US.UTF-8"), None);
+        assert_eq!(words_of("C", "tr_TR.ISO-8859-9"), None);
+    }
 
     #[test]
     fn ascii_folds_here_and_the_rest_in_the_database() {

@@ -5,7 +5,7 @@
 use std::cmp::Ordering;
 use std::collections::HashMap;
 
-use super::trgm::{self, Scratch, Trgm};
+use super::trgm::{self, Scratch, Trgm, Words};
 
 /// A name as the index holds it.
 struct Entry {
@@ -61,10 +61,20 @@ pub struct Names {
     free: Vec<u32>,
     by_id: HashMap<i64, u32>,
     postings: HashMap<Trgm, Vec<u32>>,
+    /// What pg_trgm takes for a word in this database.
+    words: Words,
 }
 
 impl Names {
-    /// The index of `rows`.
+    /// An empty index whose words are `words`.
+    pub fn new(words: Words) -> Self {
+        Self {
+            words,
+            ..Self::default()
+        }
+    }
+
+    /// The index of `rows` (ASCII words).
     pub fn build(rows: impl IntoIterator<Item = NameRow>) -> Self {
         let mut n = Self::default();
         for r in rows {
@@ -118,7 +128,7 @@ impl Names {
             }
         };
         let folded = &self.slots[slot as usize].as_ref().expect("just set").folded;
-        for t in trgm::set(folded) {
+        for t in trgm::set(folded, self.words) {
             self.postings.entry(t).or_default().push(slot);
         }
         self.by_id.insert(r.id, slot);
@@ -132,7 +142,7 @@ impl Names {
         let Some(entry) = self.slots[slot as usize].take() else {
             return;
         };
-        for t in trgm::set(&entry.folded) {
+        for t in trgm::set(&entry.folded, self.words) {
             if let Some(p) = self.postings.get_mut(&t) {
                 if let Some(at) = p.iter().position(|s| *s == slot) {
                     p.swap_remove(at);
@@ -154,7 +164,7 @@ impl Names {
 
     /// The slots whose folded name may contain `folded` (a superset, checked by the caller).
     fn containing(&self, folded: &str) -> Vec<u32> {
-        let inner = trgm::inner(folded);
+        let inner = trgm::inner(folded, self.words);
         let rarest = inner
             .iter()
             .map(|t| self.postings.get(t).map_or(&[][..], Vec::as_slice))
@@ -169,7 +179,7 @@ impl Names {
     /// Every match of the folded search text `folded` whose tag is `tag` (any with `None`),
     /// with its similarity, unordered.
     pub fn matches(&self, folded: &str, tag: Option<u16>) -> Vec<(u32, f32)> {
-        let q = trgm::set(folded);
+        let q = trgm::set(folded, self.words);
         // `q <% name` needs at least 0.6 of the query's trigrams in the name.
         let need = (q.len() * 3).div_ceil(5).max(1);
         let mut shared: HashMap<u32, u16> = HashMap::new();
@@ -189,7 +199,7 @@ impl Names {
             if tag.is_some_and(|t| t != e.tag) {
                 return;
             }
-            trgm::sequence(&e.folded, &mut seq);
+            trgm::sequence(&e.folded, self.words, &mut seq);
             let score = trgm::word_similarity(&q, &seq, &mut scratch);
             if like || trgm::passes(score) {
                 out.push((slot, score));

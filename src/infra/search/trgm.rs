@@ -1,46 +1,74 @@
-//! pg_trgm's word similarity, as PostgreSQL computes it in a database whose character type is
-//! `C` (the embedded cluster's `initdb --locale=C`): words are runs of ASCII letters and
-//! digits (every other byte, every non-ASCII character too, separates words), each word
-//! padded with two blanks before and one after, and its trigrams taken in order.
+//! pg_trgm's word similarity, as PostgreSQL computes it: words are runs of letters and digits
+//! (ASCII ones in a database whose character type is `C`; Unicode ones with `C.UTF-8`, the
+//! embedded cluster's), each word padded with two blanks before and one after, and its
+//! trigrams taken in order (pg_trgm compares a trigram of multibyte characters by a checksum
+//! of its bytes; here by the characters).
 //! `word_similarity(q, name)` is the greatest `shared / (|q| + |extent| - shared)` over the
 //! continuous extents of the name's trigram sequence (unique trigrams counted), computed by
 //! the very procedure of `contrib/pg_trgm/trgm_op.c` (`iterate_word_similarity`, plain, not
 //! strict), in `f32` as PostgreSQL's `float4`, so that ranks and cursors agree bit for bit.
 
-/// A trigram of ASCII bytes, packed.
-pub type Trgm = u32;
+/// A trigram of three characters, packed (21 bits each).
+pub type Trgm = u64;
 
 /// `pg_trgm.word_similarity_threshold`'s default: `q <% name` when the similarity reaches it.
 pub const THRESHOLD: f64 = 0.6;
 
-fn pack(a: u8, b: u8, c: u8) -> Trgm {
-    (u32::from(a) << 16) | (u32::from(b) << 8) | u32::from(c)
+fn pack(a: char, b: char, c: char) -> Trgm {
+    (u64::from(a) << 42) | (u64::from(b) << 21) | u64::from(c)
 }
 
-/// The words of `s` as pg_trgm sees them in a `C` database, lowered.
-fn words(s: &str) -> impl Iterator<Item = &[u8]> {
-    s.as_bytes()
-        .split(|b| !b.is_ascii_alphanumeric())
-        .filter(|w| !w.is_empty())
+/// What a word is made of: ASCII letters and digits (`LC_CTYPE` `C`), or every Unicode letter
+/// and digit (`C.UTF-8` and other UTF-8 character types, `iswalnum`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Words {
+    #[default]
+    Ascii,
+    Unicode,
 }
 
-/// The trigrams of `s` in order (repeats kept), as `generate_trgm_only` makes them.
-pub fn sequence(s: &str, out: &mut Vec<Trgm>) {
+impl Words {
+    fn is_word(self, c: char) -> bool {
+        match self {
+            Words::Ascii => c.is_ascii_alphanumeric(),
+            Words::Unicode => c.is_alphanumeric(),
+        }
+    }
+
+    /// The words of `s` as pg_trgm sees them.
+    fn of(self, s: &str) -> impl Iterator<Item = &str> {
+        s.split(move |c: char| !self.is_word(c))
+            .filter(|w| !w.is_empty())
+    }
+}
+
+/// Lower case where it is one character (the folded names already are).
+fn lower(c: char) -> char {
+    let mut l = c.to_lowercase();
+    match (l.next(), l.next()) {
+        (Some(x), None) => x,
+        _ => c,
+    }
+}
+
+/// The trigrams of `s` in order (repeats kept), as `generate_trgm_only` makes them: each word
+/// padded, "  word ".
+pub fn sequence(s: &str, words: Words, out: &mut Vec<Trgm>) {
     out.clear();
-    for w in words(s) {
-        let padded: Vec<u8> = [b' ', b' ']
-            .into_iter()
-            .chain(w.iter().map(u8::to_ascii_lowercase))
-            .chain([b' '])
-            .collect();
+    let mut padded: Vec<char> = Vec::new();
+    for w in words.of(s) {
+        padded.clear();
+        padded.extend([' ', ' ']);
+        padded.extend(w.chars().map(lower));
+        padded.push(' ');
         out.extend(padded.windows(3).map(|t| pack(t[0], t[1], t[2])));
     }
 }
 
 /// The distinct trigrams of `s`, sorted.
-pub fn set(s: &str) -> Vec<Trgm> {
+pub fn set(s: &str, words: Words) -> Vec<Trgm> {
     let mut v = Vec::new();
-    sequence(s, &mut v);
+    sequence(s, words, &mut v);
     v.sort_unstable();
     v.dedup();
     v
@@ -48,18 +76,12 @@ pub fn set(s: &str) -> Vec<Trgm> {
 
 /// The trigrams inside the runs of three or more letters and digits of `s` (no padding): a
 /// name that contains `s` has each of them among its own trigrams.
-pub fn inner(s: &str) -> Vec<Trgm> {
-    let mut v: Vec<Trgm> = words(s)
-        .flat_map(|w| {
-            w.windows(3).map(|t| {
-                pack(
-                    t[0].to_ascii_lowercase(),
-                    t[1].to_ascii_lowercase(),
-                    t[2].to_ascii_lowercase(),
-                )
-            })
-        })
-        .collect();
+pub fn inner(s: &str, words: Words) -> Vec<Trgm> {
+    let mut v: Vec<Trgm> = Vec::new();
+    for w in words.of(s) {
+        let chars: Vec<char> = w.chars().map(lower).collect();
+        v.extend(chars.windows(3).map(|t| pack(t[0], t[1], t[2])));
+    }
     v.sort_unstable();
     v.dedup();
     v
@@ -176,8 +198,8 @@ mod tests {
 
     fn ws(q: &str, name: &str) -> f32 {
         let mut seq = Vec::new();
-        sequence(name, &mut seq);
-        word_similarity(&set(q), &seq, &mut Scratch::default())
+        sequence(name, Words::Ascii, &mut seq);
+        word_similarity(&set(q, Words::Ascii), &seq, &mut Scratch::default())
     }
 
     /// Figures PostgreSQL 15 gives (`SELECT word_similarity(a, b)`), `docs/decisions/ranked-search.md`
@@ -194,8 +216,10 @@ mod tests {
         assert!(passes(s) && s < 0.62, "{s}");
         // A typo of a word is a near match.
         assert!(passes(ws("oysten", "oystein odegard")));
-        // Non-ASCII letters separate words in a `C` database.
-        assert_eq!(set("ə"), Vec::<Trgm>::new());
-        assert_eq!(set("a").len(), 2);
+        // Non-ASCII letters separate words in a `C` database, and are letters in `C.UTF-8`.
+        assert_eq!(set("ə", Words::Ascii), Vec::<Trgm>::new());
+        assert_eq!(set("ə", Words::Unicode).len(), 2);
+        assert_eq!(set("a", Words::Ascii).len(), 2);
+        assert_eq!(set("сергей", Words::Unicode), set("Сергей", Words::Unicode));
     }
 }
