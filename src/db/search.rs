@@ -9,6 +9,10 @@ use diesel::PgConnection;
 
 use crate::db::schema::{players, tournaments};
 
+/// What a read of this module answers, and its error.
+pub type Answer<T> = QueryResult<T>;
+pub type Error = diesel::result::Error;
+
 /// A name row: id, name, folded name, and a player's country (`None` for tournaments).
 pub type NameRow = (i64, String, Option<String>, Option<String>);
 

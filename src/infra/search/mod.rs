@@ -162,9 +162,9 @@ fn name_row((id, name, folded, tag): store::NameRow) -> NameRow {
 /// Reads a whole list by id, in batches.
 fn load(
     conn: &mut PgConnection,
-    batch: fn(&mut PgConnection, i64, i64) -> diesel::QueryResult<Vec<store::NameRow>>,
+    batch: fn(&mut PgConnection, i64, i64) -> store::Answer<Vec<store::NameRow>>,
     words: Words,
-) -> diesel::QueryResult<Names> {
+) -> store::Answer<Names> {
     let (mut names, mut after) = (Names::new(words), 0);
     loop {
         let rows = batch(conn, after, BATCH)?;
@@ -303,7 +303,7 @@ impl Keeper {
     /// Reads both lists whole and puts them in place of the index's.
     fn build(&mut self, shared: &Shared) -> Result<(), String> {
         let started = Instant::now();
-        let err = |e: diesel::result::Error| e.to_string();
+        let err = |e: store::Error| e.to_string();
         let (collate, ctype) = store::locale(self.conn()).map_err(err)?;
         let Some(words) = words_of(&collate, &ctype) else {
             tracing::warn!(
@@ -396,7 +396,7 @@ fn words_of(collate: &str, ctype: &str) -> Option<Words> {
     (lower.ends_with(".utf-8") || lower.ends_with(".utf8")).then_some(Words::Unicode)
 }
 
-type ReadIds = fn(&mut PgConnection, &[i64]) -> diesel::QueryResult<Vec<store::NameRow>>;
+type ReadIds = fn(&mut PgConnection, &[i64]) -> store::Answer<Vec<store::NameRow>>;
 
 #[cfg(test)]
 mod tests {
