@@ -151,7 +151,9 @@ fn iterate(index: &[usize], lastpos: &mut [i32], found: impl Fn(usize) -> bool, 
         }
         let mut smlr_cur = calcsml(count, ulen1, ulen2);
         let (mut tmp_count, mut tmp_ulen2, prev_lower) = (count, ulen2, lower);
-        for tmp_lower in lower..=upper {
+        // The bounds as they were when the loop began (the C loop reads `upper` only).
+        let from = lower;
+        for tmp_lower in from..=upper {
             let smlr_tmp = calcsml(tmp_count, ulen1, tmp_ulen2);
             if smlr_tmp > smlr_cur {
                 smlr_cur = smlr_tmp;
