@@ -10,6 +10,9 @@
 //!         title="Standings" width="100%" height="600" style="border:0"></iframe>
 //! ```
 
+pub mod print;
+pub mod table;
+
 use actix_web::{get, web, HttpRequest, HttpResponse};
 use maud::{html, Markup, PreEscaped, DOCTYPE};
 

@@ -13,6 +13,7 @@ pub mod document;
 pub mod embed;
 pub mod events;
 pub mod extract;
+pub mod hall;
 pub mod health;
 pub mod invitations;
 pub mod keys;
@@ -60,6 +61,7 @@ use utoipa_actix_web::service_config::ServiceConfig;
         (name = "ratings", description = "Rating pools, leaderboards, seasons and rating history"),
         (name = "webhooks", description = "Signed webhooks (Standard Webhooks) for tournaments and rating pools, with their delivery logs"),
         (name = "embed", description = "HTML pages for club websites and hall screens, which any site may frame"),
+        (name = "print", description = "HTML pages for the hall: pairings, result slips with their table codes and standings to print, and the table's report page the slips' QR codes open"),
         (name = "archives", description = "Tournament archives: one versioned document to keep or to import into another instance"),
         (name = "operations", description = "Health and readiness"),
     ),
@@ -180,6 +182,10 @@ pub fn routes(cfg: &mut ServiceConfig) {
         .service(reports::read)
         .service(reports::confirm)
         .service(reports::dispute)
+        .service(hall::code_report)
+        .service(hall::code_confirm)
+        .service(hall::queue)
+        .service(hall::slips_link)
         .service(scheduling::read)
         .service(scheduling::propose)
         .service(scheduling::accept)
