@@ -20,6 +20,9 @@ pub const CODE_LEN: usize = 10;
 #[derive(Clone)]
 pub struct HallKeys {
     key: [u8; 32],
+    /// `PUBLIC_BASE_URL`: where the slips' QR codes lead (else the host the organiser's
+    /// browser reached).
+    public_base: Option<String>,
 }
 
 impl std::fmt::Debug for HallKeys {
@@ -36,7 +39,22 @@ impl HallKeys {
         h.update(secret);
         HallKeys {
             key: h.finalize().into(),
+            public_base: None,
         }
+    }
+
+    /// The same keys, the QR codes leading to `base` (`PUBLIC_BASE_URL`, checked at start by
+    /// the mail links' settings) when it is given.
+    pub fn with_public_base(mut self, base: Option<&str>) -> Self {
+        self.public_base = base
+            .map(|b| b.trim().trim_end_matches('/').to_string())
+            .filter(|b| !b.is_empty());
+        self
+    }
+
+    /// `PUBLIC_BASE_URL`, if set.
+    pub fn public_base(&self) -> Option<&str> {
+        self.public_base.as_deref()
     }
 
     fn mac(&self, parts: &[&[u8]]) -> [u8; 32] {

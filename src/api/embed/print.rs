@@ -29,8 +29,8 @@ const STYLE: &str = "@page{size:A4;margin:12mm}\
 body{font:11pt/1.35 system-ui,sans-serif;color:#000;background:#fff;margin:0}\
 h1{font-size:15pt;margin:0 0 4mm}h2{font-size:13pt;margin:6mm 0 3mm}\
 table{border-collapse:collapse;width:100%;table-layout:auto}\
-th,td{border:1px solid #555;padding:1.5mm 2mm;text-align:left;vertical-align:top;\
-overflow-wrap:anywhere}thead{display:table-header-group}tr{break-inside:avoid}\
+th,td{border:1px solid #555;padding:1.5mm 2mm;text-align:left;vertical-align:top}\
+td{overflow-wrap:anywhere}th{white-space:nowrap}thead{display:table-header-group}tr{break-inside:avoid}\
 td.n{text-align:right;white-space:nowrap}.byname{break-before:page}\
 .slip{break-inside:avoid;break-after:page;padding:0 0 4mm}.slip:last-child{break-after:auto}\
 .slip td.blank{height:11mm;min-width:18mm}.slip td.sign{width:30%}\
@@ -369,8 +369,12 @@ fn qr_svg(url: &str) -> Result<String, ApiError> {
     })
 }
 
-/// This service's address as the organiser's browser reached it (for the QR codes).
-fn base_url(req: &HttpRequest) -> String {
+/// Where the QR codes lead: `PUBLIC_BASE_URL`, else this service's address as the organiser's
+/// browser reached it (their own request: nobody else's `Host` header gets on their slips).
+fn base_url(req: &HttpRequest, state: &AppState) -> String {
+    if let Some(base) = state.hall.public_base() {
+        return base.to_string();
+    }
     let info = req.connection_info();
     format!("{}://{}", info.scheme(), info.host())
 }
@@ -426,7 +430,7 @@ async fn slips_page(
     let lang = q.lang.unwrap_or_else(|| lang_of(req, None));
     let (l, w) = (labels(lang), words(lang));
     let (score, extra) = fields(p.ruleset.format, &w);
-    let base = base_url(req);
+    let base = base_url(req, state);
     let mut drawn = Vec::with_capacity(p.slips.len());
     for s in &p.slips {
         let address = format!("{base}/hall/tournaments/{id}/rounds/{n}/tables/{}", s.table);

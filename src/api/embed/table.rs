@@ -406,7 +406,7 @@ async fn submit(req: &HttpRequest, state: &AppState, raw: &[u8]) -> Result<HttpR
         let _: Entered = out?;
         (200, w.confirmed)
     } else {
-        let input = report_of(&given, code)?;
+        let input = report_of(&given, &scored(raw), code)?;
         guard.counted(
             state
                 .run(move |conn| hall::report(conn, &keys, at, input, now))
@@ -435,17 +435,33 @@ fn number(given: &HashMap<String, String>, field: &str) -> Result<Option<i64>, A
     }
 }
 
+/// The players of the form's `score.{id}` fields, in the form's (seat) order, each once.
+fn scored(raw: &[u8]) -> Vec<i64> {
+    let mut ids: Vec<i64> = Vec::new();
+    for (k, _) in form_urlencoded::parse(raw) {
+        if let Some(id) = k.strip_prefix("score.").and_then(|i| i.parse().ok()) {
+            if !ids.contains(&id) {
+                ids.push(id);
+            }
+            // A table seats at most 8: past 9 the report is refused anyway.
+            if ids.len() > 8 {
+                break;
+            }
+        }
+    }
+    ids
+}
+
 /// The report a form holds: every `score.{id}` given, with its seat's other fields.
-fn report_of(given: &HashMap<String, String>, code: String) -> Result<CodeReport, ApiError> {
+fn report_of(
+    given: &HashMap<String, String>,
+    ids: &[i64],
+    code: String,
+) -> Result<CodeReport, ApiError> {
     let reporter = number(given, "reporter")?
         .ok_or_else(|| ApiError::field("reporter", "say which player you are"))?;
-    let mut ids: Vec<i64> = given
-        .keys()
-        .filter_map(|k| k.strip_prefix("score.")?.parse().ok())
-        .collect();
-    ids.sort_unstable();
     let mut seats = Vec::with_capacity(ids.len());
-    for id in ids {
+    for &id in ids {
         let score = number(given, &format!("score.{id}"))?
             .ok_or_else(|| ApiError::field(format!("score.{id}"), "a score is needed"))?;
         let outcome = match given.get(&format!("outcome.{id}")).map(String::as_str) {
