@@ -356,8 +356,6 @@ pub fn serve(
             .service(api::health::changelog)
             .service(api::metrics::metrics)
             .configure(api::embed::routes)
-            .configure(api::embed::print::routes)
-            .configure(api::embed::table::routes)
             .service(api::problem::explain)
             .service(utoipa_actix_web::scope("/api/v1").configure(api::routes))
             .split_for_parts();

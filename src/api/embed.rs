@@ -120,9 +120,12 @@ pub struct EmbedQuery {
     pub offset: Option<i64>,
 }
 
-/// Registers the three pages (outside `/api/v1`).
+/// Registers the three pages, the printed pages and the table's report page (outside
+/// `/api/v1`).
 pub fn routes(cfg: &mut utoipa_actix_web::service_config::ServiceConfig) {
     cfg.service(standings).service(round).service(leaderboard);
+    print::routes(cfg);
+    table::routes(cfg);
 }
 
 struct Labels {
