@@ -238,6 +238,7 @@ fn main() {
             b"bench secret bench secret bench!!",
             Vec::new(),
         ),
+        hall: tourney::auth::table_codes::HallKeys::derived(b"bench secret bench secret bench!!"),
         signup: Default::default(),
     };
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");

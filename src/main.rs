@@ -241,6 +241,8 @@ fn serve(cfg: Config) -> Result<(), String> {
                 Some(seed) => ArchiveKeys::new(seed, cfg.archive_trusted_keys.clone()),
                 None => ArchiveKeys::derived(secret.as_bytes(), cfg.archive_trusted_keys.clone()),
             },
+            hall: tourney::auth::table_codes::HallKeys::derived(secret.as_bytes())
+                .with_public_base(std::env::var("PUBLIC_BASE_URL").ok().as_deref()),
         };
         if state.signup.mail.configured() && state.signup.links == Default::default() {
             tracing::warn!(

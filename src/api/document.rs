@@ -10,7 +10,7 @@ use serde_json::{json, Map, Value};
 
 /// Operations whose 200 answer carries no `ETag`/`Cache-Control` (probes, metrics, the live
 /// stream, answers computed per caller and never cached).
-const UNCACHED: [&str; 28] = [
+const UNCACHED: [&str; 32] = [
     "check_liveness",
     "read_changelog",
     "check_readiness",
@@ -39,6 +39,10 @@ const UNCACHED: [&str; 28] = [
     "page_invitation",
     "read_tournament_calendar",
     "read_player_calendar",
+    "report_queue",
+    "slips_link",
+    "print_slips",
+    "table_report_page",
 ];
 
 /// Applies every touch to the document. The result stays JSON: utoipa's own types would drop

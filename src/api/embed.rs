@@ -10,6 +10,9 @@
 //!         title="Standings" width="100%" height="600" style="border:0"></iframe>
 //! ```
 
+pub mod print;
+pub mod table;
+
 use actix_web::{get, web, HttpRequest, HttpResponse};
 use maud::{html, Markup, PreEscaped, DOCTYPE};
 
@@ -117,9 +120,12 @@ pub struct EmbedQuery {
     pub offset: Option<i64>,
 }
 
-/// Registers the three pages (outside `/api/v1`).
+/// Registers the three pages, the printed pages and the table's report page (outside
+/// `/api/v1`).
 pub fn routes(cfg: &mut utoipa_actix_web::service_config::ServiceConfig) {
     cfg.service(standings).service(round).service(leaderboard);
+    print::routes(cfg);
+    table::routes(cfg);
 }
 
 struct Labels {

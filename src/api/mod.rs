@@ -14,6 +14,7 @@ pub mod document;
 pub mod embed;
 pub mod events;
 pub mod extract;
+pub mod hall;
 pub mod health;
 pub mod invitations;
 pub mod keys;
@@ -63,6 +64,7 @@ use utoipa_actix_web::service_config::ServiceConfig;
         (name = "embed", description = "HTML pages for club websites and hall screens, which any site may frame"),
         (name = "calendars", description = "iCalendar feeds: a tournament's rounds and agreed games, and a player's private feed of their games and deadlines"),
         (name = "pages", description = "The service's own HTML pages for the links in its messages: confirm an address, choose a new password, accept an invitation (never cached, never framed)"),
+        (name = "print", description = "HTML pages for the hall: pairings, result slips with their table codes and standings to print, and the table's report page the slips' QR codes open"),
         (name = "archives", description = "Tournament archives: one versioned document to keep or to import into another instance"),
         (name = "operations", description = "Health and readiness"),
     ),
@@ -191,6 +193,10 @@ pub fn routes(cfg: &mut ServiceConfig) {
         .service(reports::read)
         .service(reports::confirm)
         .service(reports::dispute)
+        .service(hall::code_report)
+        .service(hall::code_confirm)
+        .service(hall::queue)
+        .service(hall::slips_link)
         .service(scheduling::read)
         .service(scheduling::propose)
         .service(scheduling::accept)

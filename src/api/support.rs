@@ -339,3 +339,55 @@ pub fn deprecated_form(
     }
     answer
 }
+
+/// The throttle of failed table codes around one use case (per table and address, and per
+/// address): refused with 429 once used up; a wrong code counts.
+pub struct CodeGuard {
+    throttle: crate::infra::throttle::LoginThrottle,
+    key: String,
+    from: String,
+}
+
+impl CodeGuard {
+    pub async fn check(
+        req: &HttpRequest,
+        state: &crate::runtime::state::AppState,
+        at: crate::services::running::results::TableRef,
+    ) -> Result<Self, ApiError> {
+        let guard = CodeGuard {
+            throttle: state.login_throttle.clone(),
+            key: crate::services::play::hall::throttle_key(at),
+            from: req
+                .peer_addr()
+                .map(|a| a.ip().to_string())
+                .unwrap_or_default(),
+        };
+        let slowed = guard
+            .throttle
+            .check(&guard.key, &guard.from)
+            .map_err(|e| match e {
+                ApiError::TooManyRequests { retry_after, .. } => ApiError::TooManyRequests {
+                    detail: format!(
+                        "too many wrong table codes; try again in {retry_after} seconds"
+                    ),
+                    retry_after,
+                },
+                other => other,
+            })?;
+        if !slowed.is_zero() {
+            actix_web::rt::time::sleep(slowed).await;
+        }
+        Ok(guard)
+    }
+
+    /// Counts the outcome: a wrong code is a failure.
+    pub fn counted<T>(self, outcome: Result<T, ApiError>) -> Result<T, ApiError> {
+        if outcome
+            .as_ref()
+            .is_err_and(crate::services::play::hall::is_wrong_code)
+        {
+            self.throttle.failed(&self.key, &self.from);
+        }
+        outcome
+    }
+}

@@ -7,6 +7,7 @@ pub mod keys;
 pub mod password;
 pub mod roles;
 pub mod secrets;
+pub mod table_codes;
 
 pub use jwt::{Claims, JwtKeys};
 pub use roles::{Caller, MaybeCaller, StaffRole};

@@ -23,7 +23,8 @@ pub struct ReportRow {
     pub answer_by: DateTime<Utc>,
     pub answered_at: Option<DateTime<Utc>>,
     pub case_id: Option<CaseId>,
-    pub reported_by_user: UserId,
+    /// The reporting player's account; none for a report made with the slip's table code.
+    pub reported_by_user: Option<UserId>,
 }
 
 /// The newest report of a table (`pending_only`: only a pending one).
@@ -61,7 +62,8 @@ pub struct NewReport<'a> {
     pub round: RoundId,
     pub table: i32,
     pub player: PlayerId,
-    pub user: UserId,
+    /// None: reported with the table code.
+    pub user: Option<UserId>,
     pub body: &'a serde_json::Value,
     pub answer_by: DateTime<Utc>,
 }
@@ -90,11 +92,11 @@ pub fn replace_pending(conn: &mut PgConnection, new: NewReport<'_>) -> QueryResu
     Ok(())
 }
 
-/// A report confirmed by `by` at `now`.
+/// A report confirmed by `by` at `now` (none: with the table code).
 pub fn confirm(
     conn: &mut PgConnection,
     id: ReportId,
-    by: UserId,
+    by: Option<UserId>,
     now: DateTime<Utc>,
 ) -> QueryResult<()> {
     diesel::update(result_reports::table.find(id))
@@ -124,4 +126,14 @@ pub fn dispute(
         ))
         .execute(conn)?;
     Ok(())
+}
+
+/// Every report of a round as (table, report), by table and then oldest first (the newest of a
+/// table last).
+pub fn of_round(conn: &mut PgConnection, round: RoundId) -> QueryResult<Vec<(i32, ReportRow)>> {
+    result_reports::table
+        .filter(result_reports::round_id.eq(round))
+        .order((result_reports::table_number, result_reports::id))
+        .select((result_reports::table_number, ReportRow::as_select()))
+        .load(conn)
 }

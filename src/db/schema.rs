@@ -120,7 +120,7 @@ diesel::table! {
         round_id -> Int8,
         table_number -> Int4,
         reported_by_player -> Int8,
-        reported_by_user -> Int8,
+        reported_by_user -> Nullable<Int8>,
         body -> Jsonb,
         status -> Text,
         created_at -> Timestamptz,

@@ -27,15 +27,21 @@ pub enum Class {
     /// POST, PUT, PATCH, DELETE.
     Write,
     /// Sign-in, refresh and sign-out (`/api/v1/auth/...`) and the steps of the account pages
-    /// (`POST /account/...`: a password, a code), counted per address only.
+    /// (`POST /account/...`: a password, a code) and the reports with a table code (`POST
+    /// /hall/...`, `.../code-report`), counted per address only.
     Auth,
 }
 
 impl Class {
     /// The class of a request.
     pub fn of(method: &str, path: &str) -> Self {
+        let write = !matches!(method, "GET" | "HEAD" | "OPTIONS");
+        // A result slip's table code (issue 41) is a credential as a password is.
+        let table_code = path.starts_with("/hall/")
+            || path.ends_with("/code-report")
+            || path.ends_with("/code-report/confirm");
         if path.starts_with("/api/v1/auth/")
-            || (path.starts_with("/account/") && !matches!(method, "GET" | "HEAD" | "OPTIONS"))
+            || (write && (path.starts_with("/account/") || table_code))
         {
             Class::Auth
         } else if matches!(method, "GET" | "HEAD" | "OPTIONS") {
@@ -310,6 +316,21 @@ mod tests {
         assert_eq!(Class::of("POST", "/api/v1/players"), Class::Write);
         assert_eq!(Class::of("DELETE", "/api/v1/webhooks/1"), Class::Write);
         assert_eq!(Class::of("POST", "/api/v1/auth/token"), Class::Auth);
+        assert_eq!(
+            Class::of("POST", "/hall/tournaments/1/rounds/1/tables/1"),
+            Class::Auth
+        );
+        assert_eq!(
+            Class::of(
+                "POST",
+                "/api/v1/tournaments/1/rounds/1/tables/1/code-report"
+            ),
+            Class::Auth
+        );
+        assert_eq!(
+            Class::of("GET", "/hall/tournaments/1/rounds/1/tables/1"),
+            Class::Read
+        );
     }
 
     #[test]

@@ -54,6 +54,8 @@ pub struct AppState {
     pub signup: SignupSetup,
     /// The key archives are signed with and the keys whose archives import here (issue 37).
     pub archive_keys: crate::services::archives::ArchiveKeys,
+    /// The key of the result slips' table codes and of the links to the slips (issue 41).
+    pub hall: crate::auth::table_codes::HallKeys,
 }
 
 /// Who may sign up here, how mail goes out, and the throttle on sign-ups and reset requests.

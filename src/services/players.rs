@@ -316,7 +316,7 @@ fn indexed_page(
     let ids: Vec<PlayerId> = hits.iter().map(|h| PlayerId(h.id)).collect();
     let mut rows: std::collections::HashMap<i64, Player> = store::by_ids(conn, &ids)?
         .into_iter()
-        .map(|p| (p.id, p))
+        .map(|p| (p.id.0, p))
         .collect();
     let total = Some(total as i64);
     let page = hits

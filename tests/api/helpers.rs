@@ -306,6 +306,7 @@ fn serve_with(db_url: &str, secret: &str, serve: Serve) -> TestApp {
             secret.as_bytes(),
             Vec::new(),
         ),
+        hall: tourney::auth::table_codes::HallKeys::derived(secret.as_bytes()),
     };
     let server = tourney::app::serve(listener, state, Some(1)).expect("server");
     actix_web::rt::spawn(server);

@@ -32,6 +32,8 @@ mod delivery_pages;
 mod embed;
 mod errors;
 mod event_fixtures;
+mod hall_codes;
+mod hall_print;
 mod helpers;
 mod invitations;
 mod kept_budget;

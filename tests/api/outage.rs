@@ -129,6 +129,7 @@ fn state_on(pool: tourney::db::DbPool, url: &str) -> tourney::runtime::state::Ap
         metrics: Default::default(),
         signup: Default::default(),
         archive_keys: tourney::services::archives::ArchiveKeys::derived(b"outage", Vec::new()),
+        hall: tourney::auth::table_codes::HallKeys::derived(b"outage"),
     }
 }
 

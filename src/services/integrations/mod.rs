@@ -2,6 +2,7 @@
 //! deliveries) and the HTML pages club websites embed.
 
 pub mod embed;
+pub mod print;
 pub mod webhook_manage;
 pub mod webhook_queue;
 pub mod webhooks;

@@ -17,7 +17,7 @@ use utoipa::ToSchema;
 use crate::auth::secrets::{new_secret, secret_hash};
 use crate::auth::{Caller, MaybeCaller};
 use crate::db::calendars as store;
-use crate::db::ids::{PlayerId, RoundId, TournamentId, UserId};
+use crate::db::ids::{PlayerId, TournamentId, UserId};
 use crate::db::running::RoundRow;
 use crate::error::ApiError;
 use crate::services::access::load_visible;
@@ -145,7 +145,7 @@ fn game_event(
     who: String,
 ) -> Result<Option<Event>, ApiError> {
     let agreed =
-        crate::db::me::schedule_of(conn, RoundId(r.id), table as i32)?.and_then(|g| g.agreed_time);
+        crate::db::me::schedule_of(conn, r.id, table as i32)?.and_then(|g| g.agreed_time);
     Ok(agreed.map(|at| Event {
         uid: format!("tournament-{tid}-round-{}-table-{table}@tourney", r.number),
         stamp: revised(r),

@@ -2,6 +2,7 @@
 //! rules set on it), reporting results for confirmation, and their own games and tournaments.
 
 pub mod calendars;
+pub mod hall;
 pub mod me;
 pub mod replays;
 pub mod reports;

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::auth::{Caller, MaybeCaller, StaffRole};
+use crate::db::ids::ReportId;
 use crate::db::models::Tournament;
 use crate::db::registrations::player_of_user;
 use crate::db::reports::{NewReport, ReportRow};
@@ -53,6 +54,9 @@ pub struct ReportOut {
     pub answered_at: Option<DateTime<Utc>>,
     /// The case a dispute opened.
     pub case_id: Option<i64>,
+    /// Reported with the result slip's table code (no account): `reported_by_player` is the
+    /// seat the reporter named.
+    pub with_code: bool,
 }
 
 /// Disputing a report.
@@ -73,7 +77,7 @@ pub struct DisputeReport {
     pub double_crash: Option<bool>,
 }
 
-fn out(round: &RoundRow, table: i32, row: ReportRow) -> Result<ReportOut, ApiError> {
+pub(crate) fn out(round: &RoundRow, table: i32, row: ReportRow) -> Result<ReportOut, ApiError> {
     let id = row.id;
     let input: EnterResult = serde_json::from_value(row.body)
         .map_err(|e| ApiError::Internal(format!("result report {id}: stored body: {e}")))?;
@@ -89,6 +93,7 @@ fn out(round: &RoundRow, table: i32, row: ReportRow) -> Result<ReportOut, ApiErr
         answer_by: row.answer_by,
         answered_at: row.answered_at,
         case_id: row.case_id.map(|c| c.0),
+        with_code: row.reported_by_user.is_none(),
     })
 }
 
@@ -181,7 +186,7 @@ pub fn report(
                 round: round.id,
                 table: at.table,
                 player: PlayerId(player),
-                user: UserId(caller.user_id),
+                user: Some(UserId(caller.user_id)),
                 body: &body,
                 answer_by: now + ANSWER_WITHIN,
             },
@@ -253,29 +258,60 @@ pub fn confirm(
         }
         let input: EnterResult = serde_json::from_value(body)
             .map_err(|e| ApiError::Internal(format!("stored report: {e}")))?;
-        let stored = if is_replay(&round, &input) {
-            Entered::Replay(reopen_for_replay(
-                conn,
-                &t,
-                &round,
-                at.table,
-                caller.user_id,
-                now,
-            )?)
-        } else {
-            Entered::Stored(confirmed_result(
-                conn,
-                t,
-                &round,
-                at,
-                &input,
-                reporter_user,
-                now,
-            )?)
-        };
-        crate::db::reports::confirm(conn, id, UserId(caller.user_id), now)?;
-        Ok(stored)
+        settle(
+            conn,
+            t,
+            &round,
+            at,
+            &input,
+            Settle {
+                report: id,
+                // Reported with the table code: entered by whoever confirms it.
+                entered_by: reporter_user.unwrap_or(UserId(caller.user_id)),
+                answered_by: Some(UserId(caller.user_id)),
+            },
+            now,
+        )
     })
+}
+
+/// Who a confirmed report is settled by.
+pub(crate) struct Settle {
+    pub report: ReportId,
+    /// The result's `entered_by`.
+    pub entered_by: UserId,
+    /// Who confirmed it (none: a second holder of the table code).
+    pub answered_by: Option<UserId>,
+}
+
+/// A confirmed report becomes the table's result (or, a double crash in a self-scheduled round,
+/// reopens the game for a replay) and is marked confirmed. Runs inside the caller's
+/// transaction, with the round locked.
+pub(crate) fn settle(
+    conn: &mut PgConnection,
+    t: Tournament,
+    round: &RoundRow,
+    at: TableRef,
+    input: &EnterResult,
+    s: Settle,
+    now: DateTime<Utc>,
+) -> Result<Entered, ApiError> {
+    let stored = if is_replay(round, input) {
+        let by = s.answered_by.unwrap_or(s.entered_by);
+        Entered::Replay(reopen_for_replay(conn, &t, round, at.table, by.0, now)?)
+    } else {
+        Entered::Stored(confirmed_result(
+            conn,
+            t,
+            round,
+            at,
+            input,
+            s.entered_by,
+            now,
+        )?)
+    };
+    crate::db::reports::confirm(conn, s.report, s.answered_by, now)?;
+    Ok(stored)
 }
 
 /// The confirmed report stored as the table's result, stamped `now`. Runs inside the caller's

@@ -81,7 +81,7 @@ pub(super) fn page(
     let ids: Vec<TournamentId> = page.iter().map(|h| TournamentId(h.id)).collect();
     let mut rows: HashMap<i64, Tournament> = db::tournaments::by_ids(conn, &ids)?
         .into_iter()
-        .map(|t| (t.id, t))
+        .map(|t| (t.id.0, t))
         .collect();
     let total = Some(counted as i64);
     let rows = page

@@ -1,0 +1,207 @@
+//! What the print-ready pages show (issue 41, item 1): a round's result slips with their table
+//! codes, for the tournament's organisers and referees only (the codes let anyone holding them
+//! report a result). The pairings and the standings for the wall are the public embeds' data
+//! (`services::integrations::embed`).
+
+use std::collections::HashMap;
+
+use chrono::{DateTime, Duration, Utc};
+use diesel::PgConnection;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::auth::table_codes::HallKeys;
+use crate::auth::{Caller, MaybeCaller, StaffRole};
+use crate::db::ids::PlayerId;
+use crate::db::rounds::Lock;
+use crate::db::running::RoundRow;
+use crate::domain::scoring::Ruleset;
+use crate::domain::status::RoundStatus;
+use crate::error::ApiError;
+use crate::services::access::load_visible;
+use crate::services::integrations::embed::Seat;
+use crate::services::running::colours::TableColours;
+use crate::services::running::snapshot::{draw_of, ruleset_of};
+
+/// How long a link to the slips opens them.
+pub const LINK_VALID: Duration = Duration::minutes(30);
+
+/// Who asks for the slips: a signed-in caller, or a browser with a link an organiser took.
+pub enum SlipsAccess {
+    Caller(Caller),
+    /// `?until=…&key=…` of a link from [`slips_link`].
+    Link {
+        until: i64,
+        key: String,
+    },
+    Nobody,
+}
+
+/// One table's slip.
+pub struct Slip {
+    pub table: u32,
+    /// The players in seat order.
+    pub seats: Vec<Seat>,
+    /// The table code, as printed.
+    pub code: String,
+}
+
+/// The slips of a round.
+pub struct SlipsPage {
+    pub tournament: String,
+    pub round: i32,
+    pub ruleset: Ruleset,
+    pub slips: Vec<Slip>,
+}
+
+/// A link that opens a round's slips in a browser for a while (no token in a printed page's
+/// address bar).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SlipsLink {
+    /// The page's path and query (on this service's host).
+    #[schema(example = "/print/tournaments/12/rounds/3/slips?until=1795000000&key=3f2a…")]
+    pub path: String,
+    pub expires_at: DateTime<Utc>,
+}
+
+fn staff_round(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    tid: i64,
+    number: i32,
+) -> Result<RoundRow, ApiError> {
+    let t = load_visible(conn, &MaybeCaller(Some(caller.clone())), tid)?;
+    caller.require_role(conn, t.id.0, &[StaffRole::Organiser, StaffRole::Referee])?;
+    let round = crate::db::rounds::by_number(conn, t.id.0, number, Lock::None)?;
+    published(&round)?;
+    Ok(round)
+}
+
+fn published(round: &RoundRow) -> Result<(), ApiError> {
+    if round.status == RoundStatus::Draft {
+        return Err(ApiError::conflict_at(
+            "round",
+            format!(
+                "round {} is a draft: publish it before printing its slips",
+                round.number
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// A link to a round's slips, valid [`LINK_VALID`] from `now` (organisers and referees).
+pub fn slips_link(
+    conn: &mut PgConnection,
+    keys: &HallKeys,
+    caller: &Caller,
+    tid: i64,
+    number: i32,
+    now: DateTime<Utc>,
+) -> Result<SlipsLink, ApiError> {
+    let round = staff_round(conn, caller, tid, number)?;
+    let expires_at = now + LINK_VALID;
+    let until = expires_at.timestamp();
+    Ok(SlipsLink {
+        path: format!(
+            "/print/tournaments/{tid}/rounds/{number}/slips?until={until}&key={}",
+            keys.slips_key(round.id.0, round.draw_count, until)
+        ),
+        expires_at,
+    })
+}
+
+/// A published round's slips with their codes: for the tournament's organisers and referees, or
+/// a link one of them took that has not expired (401 for nobody, 403 for anyone else).
+pub fn slips(
+    conn: &mut PgConnection,
+    keys: &HallKeys,
+    access: SlipsAccess,
+    tid: i64,
+    number: i32,
+    now: DateTime<Utc>,
+) -> Result<SlipsPage, ApiError> {
+    let round = match access {
+        SlipsAccess::Nobody => {
+            return Err(ApiError::Unauthorized(
+                "the slips carry the table codes: sign in as an organiser or referee, or open \
+                 a link from GET /api/v1/tournaments/{id}/rounds/{n}/slips-link"
+                    .into(),
+            ))
+        }
+        SlipsAccess::Caller(caller) => staff_round(conn, &caller, tid, number)?,
+        SlipsAccess::Link { until, key } => {
+            let t = load_visible(conn, &MaybeCaller(None), tid)?;
+            let round = crate::db::rounds::by_number(conn, t.id.0, number, Lock::None)?;
+            if !keys.is_slips_key(round.id.0, round.draw_count, until, &key) {
+                return Err(ApiError::Forbidden(
+                    "this link does not open these slips".into(),
+                ));
+            }
+            if until <= now.timestamp() {
+                return Err(ApiError::Forbidden(
+                    "this link has expired: take a new one".into(),
+                ));
+            }
+            published(&round)?;
+            round
+        }
+    };
+    let t = crate::db::tournaments::by_id(conn, crate::domain::TournamentId(tid))?
+        .ok_or_else(|| ApiError::NotFound(format!("no tournament {tid}")))?;
+    let ruleset = ruleset_of(&t)?;
+    let slips = seating(conn, &round)?
+        .into_iter()
+        .map(|(table, seats)| Slip {
+            table,
+            seats,
+            code: keys.table_code(round.id.0, round.draw_count, table as i32),
+        })
+        .collect();
+    Ok(SlipsPage {
+        tournament: t.name,
+        round: round.number,
+        ruleset,
+        slips,
+    })
+}
+
+/// A round's tables with their players' names, colours and starting players, in table order.
+fn seating(conn: &mut PgConnection, round: &RoundRow) -> Result<Vec<(u32, Vec<Seat>)>, ApiError> {
+    let draw = draw_of(round)?;
+    let colours: Vec<TableColours> = match &round.colours {
+        Some(c) => serde_json::from_value(c.clone()).map_err(|e| {
+            ApiError::Internal(format!("stored colours of round {}: {e}", round.number))
+        })?,
+        None => Vec::new(),
+    };
+    let ids: Vec<PlayerId> = draw
+        .tables
+        .iter()
+        .flat_map(|t| t.seats.iter().copied())
+        .collect();
+    let names: HashMap<PlayerId, String> = crate::db::players::names_of(conn, &ids)?;
+    Ok(draw
+        .tables
+        .iter()
+        .map(|table| {
+            let game = colours.iter().find(|g| g.table == table.number);
+            let seats = table
+                .seats
+                .iter()
+                .map(|p| Seat {
+                    player_id: p.0,
+                    name: names.get(p).cloned().unwrap_or_default(),
+                    colour: game.and_then(|g| {
+                        g.players
+                            .iter()
+                            .position(|x| *x == p.0)
+                            .map(|i| g.colours[i])
+                    }),
+                    starts: table.starting_player == Some(*p),
+                })
+                .collect();
+            (table.number, seats)
+        })
+        .collect())
+}
