@@ -26,18 +26,14 @@ pub struct StoredSeason {
     pub last_day: NaiveDate,
 }
 
-/// The engine parameters stored on a pool; a value that does not parse is an error naming
-/// the pool.
+/// The engine parameters stored on a pool (decoded as the row was read).
 pub fn params_of(pool: &RatingPoolRow) -> Result<RatingPoolParams, ApiError> {
-    serde_json::from_value(pool.params.clone())
-        .map_err(|e| ApiError::Internal(format!("rating pool {}: bad params: {e}", pool.id)))
+    Ok(pool.params.clone())
 }
 
-/// The seasons stored on a pool, as local dates; a value that does not parse is an error
-/// naming the pool.
+/// The seasons stored on a pool, as local dates (decoded as the row was read).
 pub fn seasons_of(pool: &RatingPoolRow) -> Result<Vec<StoredSeason>, ApiError> {
-    serde_json::from_value(pool.seasons.clone())
-        .map_err(|e| ApiError::Internal(format!("rating pool {}: bad seasons: {e}", pool.id)))
+    Ok(pool.seasons.clone())
 }
 
 /// A value as stored in a JSON column.
