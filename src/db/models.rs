@@ -6,10 +6,10 @@ use diesel::deserialize;
 use diesel::pg::Pg;
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Bool, Integer, Jsonb, Text, Timestamptz};
+use serde::{Deserialize, Serialize};
 
 use super::schema::{players, rating_changes, rating_pools, tournament_staff, tournaments, users};
 use crate::db::ids::{PlayerId, PoolId, RoundId, TournamentId, UserId};
-use crate::db::ratings::pools::StoredSeason;
 use crate::domain::rating::acceptance::RatingStatus;
 use crate::domain::rating::replay::ChangeKind;
 use crate::domain::rating::RatingPoolParams;
@@ -150,6 +150,17 @@ pub struct StaffRow {
     pub role: StaffRole,
     pub appointed_by: UserId,
     pub appointed_at: DateTime<Utc>,
+}
+
+/// A season as stored on the pool: local dates in the pool's time zone.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredSeason {
+    /// Display name.
+    pub name: String,
+    /// First day, inclusive (local date).
+    pub first_day: NaiveDate,
+    /// Last day, inclusive (local date).
+    pub last_day: NaiveDate,
 }
 
 /// A rating pool, its stored JSON (engine parameters, seasons) decoded once as the row is read:
