@@ -10,10 +10,11 @@ use crate::api::problem::NoSuchPlayer;
 use crate::api::problem::{AuthErrors, BodyErrors};
 use crate::api::support::{page_json, Page, PageParams, Visibility};
 use crate::auth::Caller;
+use crate::domain::PlayerId;
 use crate::error::{ApiResult, Problem};
 use crate::runtime::state::AppState;
 use crate::services::invitations::claims::{
-    self, ClaimDecision, ClaimOut, NewClaim, PlayerLinkOut,
+    self, ClaimDecision, ClaimId, ClaimOut, NewClaim, PlayerLinkOut,
 };
 
 /// Claim a player as mine (signed in, my account without a player).
@@ -151,7 +152,16 @@ pub async fn decide(
     let (player, claim) = path.into_inner();
     let now = state.clock.now();
     let out = state
-        .run(move |conn| claims::decide(conn, &caller, player, claim, &body.0, now))
+        .run(move |conn| {
+            claims::decide(
+                conn,
+                &caller,
+                PlayerId(player),
+                ClaimId(claim),
+                &body.0,
+                now,
+            )
+        })
         .await?;
     Ok(HttpResponse::Ok().json(out))
 }
@@ -184,7 +194,7 @@ pub async fn withdraw(
     let (player, claim) = path.into_inner();
     let now = state.clock.now();
     state
-        .run(move |conn| claims::withdraw(conn, &caller, player, claim, now))
+        .run(move |conn| claims::withdraw(conn, &caller, PlayerId(player), ClaimId(claim), now))
         .await?;
     Ok(HttpResponse::NoContent().finish())
 }

@@ -9,10 +9,11 @@ use crate::api::problem::{MailNotConfigured, NoSuchTournament, NotTheOrganiser};
 use crate::api::support::{page_json, Page, PageParams, Visibility};
 use crate::auth::{Caller, MaybeCaller};
 use crate::domain::accounts::Language;
+use crate::domain::TournamentId;
 use crate::error::{ApiError, ApiResult, Problem};
 use crate::runtime::state::AppState;
 use crate::services::invitations::invite::{
-    self, AcceptInvitation, InvitationAccepted, InvitationOut, Invite,
+    self, AcceptInvitation, InvitationAccepted, InvitationId, InvitationOut, Invite,
 };
 
 fn language(req: &HttpRequest) -> Language {
@@ -141,7 +142,7 @@ pub async fn revoke(
     let (tid, inv) = path.into_inner();
     let now = state.clock.now();
     state
-        .run(move |conn| invite::revoke(conn, &caller, tid, inv, now))
+        .run(move |conn| invite::revoke(conn, &caller, TournamentId(tid), InvitationId(inv), now))
         .await?;
     Ok(HttpResponse::NoContent().finish())
 }

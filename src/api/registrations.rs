@@ -135,7 +135,9 @@ pub async fn read(
 ) -> ApiResult<HttpResponse> {
     let (id, player_id) = path.into_inner();
     let (public, out) = state
-        .run(move |conn| registrations::read_registration(conn, &caller, id, player_id))
+        .run(move |conn| {
+            registrations::read_registration(conn, &caller, TournamentId(id), PlayerId(player_id))
+        })
         .await?;
     let vis = if public {
         Visibility::Public

@@ -2,12 +2,17 @@
 //! response types; nothing here is sent over HTTP directly.
 
 use chrono::{DateTime, NaiveDate, Utc};
+use diesel::deserialize;
+use diesel::pg::Pg;
 use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Bool, Integer, Jsonb, Text, Timestamptz};
+use serde::{Deserialize, Serialize};
 
 use super::schema::{players, rating_changes, rating_pools, tournament_staff, tournaments, users};
 use crate::db::ids::{PlayerId, PoolId, RoundId, TournamentId, UserId};
 use crate::domain::rating::acceptance::RatingStatus;
 use crate::domain::rating::replay::ChangeKind;
+use crate::domain::rating::RatingPoolParams;
 use crate::domain::scoring::Preset;
 use crate::domain::staff::StaffRole;
 use crate::domain::status::TournamentStatus;
@@ -147,14 +152,27 @@ pub struct StaffRow {
     pub appointed_at: DateTime<Utc>,
 }
 
-#[derive(Debug, Clone, Queryable, Selectable, Identifiable)]
+/// A season as stored on the pool: local dates in the pool's time zone.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredSeason {
+    /// Display name.
+    pub name: String,
+    /// First day, inclusive (local date).
+    pub first_day: NaiveDate,
+    /// Last day, inclusive (local date).
+    pub last_day: NaiveDate,
+}
+
+/// A rating pool, its stored JSON (engine parameters, seasons) decoded once as the row is read:
+/// a value that does not parse is an error naming the row (see its `Queryable`).
+#[derive(Debug, Clone, Selectable, Identifiable)]
 #[diesel(table_name = rating_pools)]
 pub struct RatingPoolRow {
     pub id: PoolId,
     pub name: String,
-    pub params: serde_json::Value,
+    pub params: RatingPoolParams,
     pub time_zone: String,
-    pub seasons: serde_json::Value,
+    pub seasons: Vec<StoredSeason>,
     pub league: bool,
     pub created_by: UserId,
     pub created_at: DateTime<Utc>,
@@ -162,6 +180,73 @@ pub struct RatingPoolRow {
     pub version: i32,
     /// Every tournament that asks is accepted at once.
     pub open: bool,
+}
+
+/// A `rating_pools` row as stored, its JSON still undecoded.
+type StoredPool = (
+    PoolId,
+    String,
+    serde_json::Value,
+    String,
+    serde_json::Value,
+    bool,
+    UserId,
+    DateTime<Utc>,
+    DateTime<Utc>,
+    i32,
+    bool,
+);
+
+impl
+    Queryable<
+        (
+            BigInt,
+            Text,
+            Jsonb,
+            Text,
+            Jsonb,
+            Bool,
+            BigInt,
+            Timestamptz,
+            Timestamptz,
+            Integer,
+            Bool,
+        ),
+        Pg,
+    > for RatingPoolRow
+{
+    type Row = StoredPool;
+
+    fn build(row: StoredPool) -> deserialize::Result<Self> {
+        let (
+            id,
+            name,
+            params,
+            time_zone,
+            seasons,
+            league,
+            created_by,
+            created_at,
+            updated_at,
+            version,
+            open,
+        ) = row;
+        let bad =
+            |what: &str, e: serde_json::Error| format!("rating_pools row {id}: bad {what}: {e}");
+        Ok(Self {
+            id,
+            name,
+            params: serde_json::from_value(params).map_err(|e| bad("params", e))?,
+            time_zone,
+            seasons: serde_json::from_value(seasons).map_err(|e| bad("seasons", e))?,
+            league,
+            created_by,
+            created_at,
+            updated_at,
+            version,
+            open,
+        })
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]

@@ -7,6 +7,7 @@ use diesel::pg::Pg;
 use diesel::prelude::*;
 use diesel::sql_types::Text;
 use std::fmt::Debug;
+use tourney::db::ids::PoolId;
 use tourney::domain::cases::{CaseKind, PanelMode, Seat};
 use tourney::domain::colours::Colour;
 use tourney::domain::rating::acceptance::RatingStatus;
@@ -175,4 +176,42 @@ async fn an_unknown_stored_ruleset_is_an_internal_error() {
     .execute(&mut conn)
     .unwrap();
     assert_eq!(app.get(&path, Some(&admin)).await.status(), 500);
+}
+
+/// A rating pool's stored parameters and seasons are decoded once, as the row is read
+/// (`src/db/models.rs`): a value that does not parse is an error naming the table and the row,
+/// never a pool under default parameters or without seasons.
+#[actix_web::test]
+async fn a_pool_whose_stored_json_does_not_parse_is_an_error_naming_its_row() {
+    let app = spawn_app().await;
+    let admin = app.admin_token().await;
+    let body =
+        serde_json::json!({"name": "Tantrix", "preset": "tantrix", "time_zone": "Europe/Berlin"});
+    let r = app.post("/api/v1/rating-pools", Some(&admin), body).await;
+    assert_eq!(r.status(), 201);
+    let id = r.json::<serde_json::Value>().await.unwrap()["id"]
+        .as_i64()
+        .unwrap();
+    let mut conn = PgConnection::establish(&app.database_url).unwrap();
+    let pool = PoolId(id);
+    let read = tourney::db::ratings::pools::by_id(&mut conn, pool)
+        .unwrap()
+        .unwrap();
+    assert_eq!(read.id, pool);
+    assert!(read.seasons.is_empty());
+    let bad = [
+        ("seasons", r#"seasons = '[{"name": 1}]'"#),
+        ("params", r#"seasons = '[]', params = '{"k": "many"}'"#),
+    ];
+    for (column, set) in bad {
+        diesel::sql_query(format!("UPDATE rating_pools SET {set} WHERE id = {id}"))
+            .execute(&mut conn)
+            .unwrap();
+        let err = tourney::db::ratings::pools::by_id(&mut conn, pool).unwrap_err();
+        let ApiError::Internal(message) = ApiError::from(err) else {
+            panic!("a pool with bad {column} read as something else than an internal error");
+        };
+        let named = format!("rating_pools row {id}: bad {column}");
+        assert!(message.contains(&named), "{message}");
+    }
 }

@@ -1,10 +1,10 @@
 //! Rating pools: the row, its stored JSON (parameters, seasons) decoded once, and the reads
 //! of a tournament that say whether and how it feeds a pool.
 
-use chrono::{DateTime, NaiveDate, Utc};
+use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel::PgConnection;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::db::ids::{PoolId, TournamentId, UserId};
 use crate::db::models::RatingPoolRow;
@@ -15,29 +15,16 @@ use crate::domain::rating::RatingPoolParams;
 use crate::domain::scoring::{Preset, Ruleset};
 use crate::error::ApiError;
 
-/// A season as stored on the pool: local dates in the pool's time zone.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct StoredSeason {
-    /// Display name.
-    pub name: String,
-    /// First day, inclusive (local date).
-    pub first_day: NaiveDate,
-    /// Last day, inclusive (local date).
-    pub last_day: NaiveDate,
-}
+pub use crate::db::models::StoredSeason;
 
-/// The engine parameters stored on a pool; a value that does not parse is an error naming
-/// the pool.
+/// The engine parameters stored on a pool (decoded as the row was read).
 pub fn params_of(pool: &RatingPoolRow) -> Result<RatingPoolParams, ApiError> {
-    serde_json::from_value(pool.params.clone())
-        .map_err(|e| ApiError::Internal(format!("rating pool {}: bad params: {e}", pool.id)))
+    Ok(pool.params.clone())
 }
 
-/// The seasons stored on a pool, as local dates; a value that does not parse is an error
-/// naming the pool.
+/// The seasons stored on a pool, as local dates (decoded as the row was read).
 pub fn seasons_of(pool: &RatingPoolRow) -> Result<Vec<StoredSeason>, ApiError> {
-    serde_json::from_value(pool.seasons.clone())
-        .map_err(|e| ApiError::Internal(format!("rating pool {}: bad seasons: {e}", pool.id)))
+    Ok(pool.seasons.clone())
 }
 
 /// A value as stored in a JSON column.

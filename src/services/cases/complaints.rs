@@ -1,7 +1,7 @@
 //! Opening, listing, reading cases and adding parties.
 
 use super::*;
-use crate::db::ids::{PenaltyId, TournamentId, UserId};
+use crate::db::ids::{PenaltyId, PlayerId, TournamentId, UserId};
 use crate::domain::status::CaseStatus;
 use crate::services::validate::{Page, PageParams};
 
@@ -81,7 +81,7 @@ pub fn open_case(
                 (Some(caller.user_id), Some(p))
             }
             Some(p) => {
-                if !is_registered(conn, tid, p)? {
+                if !is_registered(conn, TournamentId(tid), PlayerId(p))? {
                     return Err(ApiError::field(
                         "complainant_player_id",
                         format!("player {p} is not registered in this tournament"),
@@ -148,8 +148,8 @@ pub fn open_case(
         for p in seated {
             add_party(conn, cid.0, None, Some(p), PartyRole::PlayerAtTable, caller.user_id)?;
         }
-        recompute_panel(conn, tid, cid.0, CaseKind::Complaint, caller.user_id)?;
-        let row = load_case(conn, tid, cid.0, false)?;
+        recompute_panel(conn, TournamentId(tid), cid, CaseKind::Complaint, caller.user_id)?;
+        let row = load_case(conn, TournamentId(tid), cid, false)?;
         render(conn, &t, row, true, now)
     })
 }
@@ -206,7 +206,7 @@ pub fn read_case(
     let tid = tid.0;
     let cid = cid.0;
     let t = load_visible(conn, caller, tid)?;
-    let case = load_case(conn, tid, cid, false)?;
+    let case = load_case(conn, TournamentId(tid), CaseId(cid), false)?;
     let insider = is_insider(conn, caller, &case)?;
     if !insider && case.status == CaseStatus::Open {
         return Err(ApiError::NotFound(format!(
@@ -229,7 +229,7 @@ pub fn add_parties(
     let cid = cid.0;
     conn.transaction(|conn| {
         let t = load_tournament(conn, caller, tid)?;
-        let case = load_case(conn, tid, cid, true)?;
+        let case = load_case(conn, TournamentId(tid), CaseId(cid), true)?;
         let staff = caller.has_any_role(conn, tid, &[StaffRole::Referee, StaffRole::Organiser])?;
         let parties = parties_of(conn, cid)?;
         let complainants: Vec<PartyRow> = parties
@@ -269,7 +269,13 @@ pub fn add_parties(
         )? {
             return Err(ApiError::Conflict("already a party to this case".into()));
         }
-        recompute_panel(conn, tid, cid, case.kind, caller.user_id)?;
+        recompute_panel(
+            conn,
+            TournamentId(tid),
+            CaseId(cid),
+            case.kind,
+            caller.user_id,
+        )?;
         crate::db::cases::touch(conn, CaseId(cid))?;
         render_for(conn, &t, &MaybeCaller(Some(caller.clone())), cid, now)
     })

@@ -7,12 +7,12 @@ use crate::db::ids::{CaseId, PlayerId, UserId};
 
 pub(super) fn load_case(
     conn: &mut PgConnection,
-    tid: i64,
-    cid: i64,
+    tid: TournamentId,
+    cid: CaseId,
     lock: bool,
 ) -> Result<CaseRow, ApiError> {
     let lock = if lock { Lock::ForUpdate } else { Lock::None };
-    store::in_tournament(conn, TournamentId(tid), CaseId(cid), lock)?
+    store::in_tournament(conn, tid, cid, lock)?
         .ok_or_else(|| ApiError::NotFound(format!("no case {cid} in tournament {tid}")))
 }
 
@@ -79,31 +79,31 @@ pub(super) fn officials(
 /// eligible. Returns the panel's mode and rule.
 pub(super) fn recompute_panel(
     conn: &mut PgConnection,
-    tid: i64,
-    cid: i64,
+    tid: TournamentId,
+    cid: CaseId,
     kind: CaseKind,
     author: i64,
 ) -> Result<rules::Panel, ApiError> {
-    let parties = parties_of(conn, cid)?;
+    let parties = parties_of(conn, cid.0)?;
     let party_ids = party_users(conn, &parties)?;
-    let (referees, committee) = officials(conn, tid)?;
-    let appeals = store::appeals_in(conn, TournamentId(tid))?;
+    let (referees, committee) = officials(conn, tid.0)?;
+    let appeals = store::appeals_in(conn, tid)?;
     let panel = rules::deciding_panel_under(appeals, kind, &referees, &committee, &party_ids)
         .map_err(|e| ApiError::Conflict(e.to_string()))?;
     let rows: Vec<PanelRow> = panel
         .members
         .iter()
         .map(|(u, seat)| PanelRow {
-            case_id: CaseId(cid),
+            case_id: cid,
             user_id: UserId(*u),
             seat: *seat,
         })
         .collect();
     let reason = PanelReason::of(panel.rule, kind);
-    store::seat_panel(conn, CaseId(cid), &rows, panel.mode, reason)?;
+    store::seat_panel(conn, cid, &rows, panel.mode, reason)?;
     log(
         conn,
-        cid,
+        cid.0,
         author,
         CaseEvent::PanelComputed(PanelComputedDetail {
             mode: panel.mode.as_str().into(),
@@ -141,13 +141,11 @@ pub(super) fn log(
 
 pub(super) fn is_registered(
     conn: &mut PgConnection,
-    tid: i64,
-    player_id: i64,
+    tid: TournamentId,
+    player_id: PlayerId,
 ) -> Result<bool, ApiError> {
     Ok(crate::db::registrations::is_registered(
-        conn,
-        TournamentId(tid),
-        PlayerId(player_id),
+        conn, tid, player_id,
     )?)
 }
 

@@ -219,10 +219,10 @@ pub(super) fn require_panel_member(
 pub(super) fn case_for_panel(
     conn: &mut PgConnection,
     caller: &Caller,
-    tid: i64,
-    cid: i64,
+    tid: TournamentId,
+    cid: CaseId,
 ) -> Result<(Tournament, CaseRow, MaybeCaller), ApiError> {
-    let t = load_tournament(conn, caller, tid)?;
+    let t = load_tournament(conn, caller, tid.0)?;
     let case = load_case(conn, tid, cid, true)?;
     let me = MaybeCaller(Some(caller.clone()));
     if case.status == CaseStatus::Open && !is_insider(conn, &me, &case)? {

@@ -17,7 +17,7 @@ pub fn decide_case(
     let cid = cid.0;
     conn.transaction(|conn| {
         // Who is asking first, then the body (issue 37, item 6).
-        let (t, case, me) = case_for_panel(conn, caller, tid, cid)?;
+        let (t, case, me) = case_for_panel(conn, caller, TournamentId(tid), CaseId(cid))?;
         let mut check = Check::new();
         let reason = check.text("reason", &input.reason, REASON_MAX);
         let remedies = verdict_remedies(&mut check, input.verdict, input.remedies);
@@ -46,7 +46,7 @@ pub fn vote(
     let cid = cid.0;
     conn.transaction(|conn| {
         // Who is asking first, then the body (issue 37, item 6).
-        let (t, case, me) = case_for_panel(conn, caller, tid, cid)?;
+        let (t, case, me) = case_for_panel(conn, caller, TournamentId(tid), CaseId(cid))?;
         let mut check = Check::new();
         let reason = check.text("reason", &input.reason, REASON_MAX);
         let remedies = verdict_remedies(&mut check, input.vote, input.remedies);
@@ -155,8 +155,8 @@ fn check_appeal(input: &Appeal) -> Result<(String, Evidence, Vec<Remedy>), ApiEr
 /// appealed is a party).
 fn add_appeal_parties(
     conn: &mut PgConnection,
-    tid: i64,
-    aid: i64,
+    tid: TournamentId,
+    aid: CaseId,
     case: &CaseRow,
     parties: &[PartyRow],
     caller: &Caller,
@@ -166,10 +166,10 @@ fn add_appeal_parties(
         .filter(|p| p.user_id == Some(UserId(caller.user_id)))
         .map(|p| p.id.0)
         .collect();
-    let own_player = crate::db::registrations::player_of_user(conn, tid, caller.user_id)?;
+    let own_player = crate::db::registrations::player_of_user(conn, tid.0, caller.user_id)?;
     add_party(
         conn,
-        aid,
+        aid.0,
         Some(caller.user_id),
         own_player,
         PartyRole::Complainant,
@@ -178,7 +178,7 @@ fn add_appeal_parties(
     for p in parties.iter().filter(|p| !mine.contains(&p.id.0)) {
         add_party(
             conn,
-            aid,
+            aid.0,
             p.user_id.map(|u| u.0),
             p.player_id.map(|p| p.0),
             p.role,
@@ -188,7 +188,7 @@ fn add_appeal_parties(
     if let Some(referee) = case.decided_by {
         add_party(
             conn,
-            aid,
+            aid.0,
             Some(referee.0),
             None,
             PartyRole::OfficialAppealed,
@@ -211,7 +211,7 @@ pub fn appeal(
     let cid = cid.0;
     conn.transaction(|conn| {
         let t = load_tournament(conn, caller, tid)?;
-        let case = load_case(conn, tid, cid, true)?;
+        let case = load_case(conn, TournamentId(tid), CaseId(cid), true)?;
         let parties = parties_of(conn, cid)?;
         if !party_users(conn, &parties)?.contains(&caller.user_id) {
             let me = MaybeCaller(Some(caller.clone()));
@@ -263,8 +263,14 @@ pub fn appeal(
             caller.user_id,
             CaseEvent::Opened(OpenedDetail::Appeal(OpenedAppeal { appeal_of: cid })),
         )?;
-        add_appeal_parties(conn, tid, aid.0, &case, &parties, caller)?;
-        recompute_panel(conn, tid, aid.0, CaseKind::Appeal, caller.user_id)?;
+        add_appeal_parties(conn, TournamentId(tid), aid, &case, &parties, caller)?;
+        recompute_panel(
+            conn,
+            TournamentId(tid),
+            aid,
+            CaseKind::Appeal,
+            caller.user_id,
+        )?;
         crate::db::cases::set_appealed(conn, CaseId(cid))?;
         log(
             conn,

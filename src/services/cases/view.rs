@@ -135,7 +135,7 @@ pub(super) fn render_for(
     cid: i64,
     now: DateTime<Utc>,
 ) -> Result<CaseOut, ApiError> {
-    let case = load_case(conn, t.id.0, cid, false)?;
+    let case = load_case(conn, t.id, CaseId(cid), false)?;
     let insider = is_insider(conn, caller, &case)?;
     render(conn, t, case, insider, now)
 }

@@ -15,7 +15,9 @@ use utoipa::ToSchema;
 
 use crate::auth::Caller;
 use crate::db::claims::{self as store, ClaimRow, Claims, PlayerLinkRow};
-use crate::db::ids::{ClaimId, PlayerId, UserId};
+/// A claim's id, as the handlers name the claim they act on.
+pub use crate::db::ids::ClaimId;
+use crate::db::ids::{PlayerId, UserId};
 use crate::db::player_links::{say_how, LinkContext};
 use crate::db::rounds::Lock;
 use crate::domain::accounts::ClaimStatus;
@@ -192,8 +194,12 @@ fn page_of(
 
 /// The open claim, locked; 404 if there is none such on the player, 409 naming `claim_id` if
 /// it is no longer open. Inside the caller's transaction.
-fn open_claim(conn: &mut PgConnection, player: i64, id: i64) -> Result<ClaimRow, ApiError> {
-    let c = store::lock_on(conn, PlayerId(player), ClaimId(id))?
+fn open_claim(
+    conn: &mut PgConnection,
+    player: PlayerId,
+    id: ClaimId,
+) -> Result<ClaimRow, ApiError> {
+    let c = store::lock_on(conn, player, id)?
         .ok_or_else(|| ApiError::NotFound(format!("no claim {id} on player {player}")))?;
     if c.status != ClaimStatus::Open {
         return Err(ApiError::conflict_at(
@@ -211,8 +217,8 @@ fn open_claim(conn: &mut PgConnection, player: i64, id: i64) -> Result<ClaimRow,
 pub fn decide(
     conn: &mut PgConnection,
     caller: &Caller,
-    player: i64,
-    id: i64,
+    player: PlayerId,
+    id: ClaimId,
     input: &ClaimDecision,
     now: DateTime<Utc>,
 ) -> Result<ClaimOut, ApiError> {
@@ -223,9 +229,9 @@ pub fn decide(
     }
     conn.transaction(|conn| {
         // The player's row first: an approval and an invitation linking it wait for each other.
-        let owner = crate::db::players::account_of(conn, PlayerId(player), Lock::ForUpdate)?
+        let owner = crate::db::players::account_of(conn, player, Lock::ForUpdate)?
             .ok_or_else(|| ApiError::NotFound(format!("no player {player}")))?;
-        if !may_decide(conn, caller, player)? {
+        if !may_decide(conn, caller, player.0)? {
             return Err(ApiError::Forbidden(
                 "claims are decided by an admin, a keeper of a pool the player is rated in, or an organiser of every tournament the player's records lie in".into(),
             ));
@@ -258,14 +264,14 @@ pub fn decide(
                     decided_by: Some(caller.user_id),
                 },
             )?;
-            crate::db::players::link(conn, PlayerId(player), c.user_id, now)?;
+            crate::db::players::link(conn, player, c.user_id, now)?;
             ClaimStatus::Approved
         } else {
             ClaimStatus::Refused
         };
         let out = store::set_decided(
             conn,
-            ClaimId(id),
+            id,
             status,
             input.reason.as_deref().map(str::trim),
             UserId(caller.user_id),
@@ -302,8 +308,8 @@ fn notify(conn: &mut PgConnection, c: &ClaimRow) -> Result<(), ApiError> {
 pub fn withdraw(
     conn: &mut PgConnection,
     caller: &Caller,
-    player: i64,
-    id: i64,
+    player: PlayerId,
+    id: ClaimId,
     now: DateTime<Utc>,
 ) -> Result<ClaimOut, ApiError> {
     conn.transaction(|conn| {
@@ -313,7 +319,7 @@ pub fn withdraw(
                 "only the claimant withdraws a claim".into(),
             ));
         }
-        Ok(store::set_withdrawn(conn, ClaimId(id), now)?.into())
+        Ok(store::set_withdrawn(conn, id, now)?.into())
     })
 }
 

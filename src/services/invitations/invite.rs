@@ -17,7 +17,9 @@ use crate::auth::password;
 use crate::auth::secrets::{new_secret, secret_hash};
 use crate::auth::{Caller, MaybeCaller, StaffRole};
 use crate::db::accounts::{by_email, username_taken};
-use crate::db::ids::{InvitationId, PlayerId, TournamentId, UserId};
+/// An invitation's id, as the handlers name the invitation they act on.
+pub use crate::db::ids::InvitationId;
+use crate::db::ids::{PlayerId, TournamentId, UserId};
 use crate::db::invitations::{self as store, InvitationRow, NewInvitation};
 use crate::db::rounds::Lock;
 use crate::domain::accounts::{normalise_email, Language, SignupMode};
@@ -236,13 +238,13 @@ pub fn list(
 pub fn revoke(
     conn: &mut PgConnection,
     caller: &Caller,
-    tid: i64,
-    id: i64,
+    tid: TournamentId,
+    id: InvitationId,
     now: DateTime<Utc>,
 ) -> Result<InvitationOut, ApiError> {
     conn.transaction(|conn| {
-        load_for_staff(conn, caller, tid, &[StaffRole::Organiser])?;
-        let found = store::lock_in(conn, TournamentId(tid), InvitationId(id))?
+        load_for_staff(conn, caller, tid.0, &[StaffRole::Organiser])?;
+        let found = store::lock_in(conn, tid, id)?
             .ok_or_else(|| ApiError::NotFound(format!("no invitation {id}")))?;
         if found.accepted_at.is_some() {
             return Err(ApiError::conflict_at(
@@ -253,7 +255,7 @@ pub fn revoke(
         if found.revoked_at.is_some() {
             return Ok(found.into());
         }
-        Ok(store::revoke(conn, InvitationId(id), now)?.into())
+        Ok(store::revoke(conn, id, now)?.into())
     })
 }
 
@@ -520,7 +522,13 @@ pub fn accept(
         let live =
             crate::db::registrations::is_registered(conn, inv.tournament_id, PlayerId(player_id))?;
         let registration = if live {
-            read_registration(conn, &MaybeCaller(Some(by.clone())), tid, player_id)?.1
+            read_registration(
+                conn,
+                &MaybeCaller(Some(by.clone())),
+                inv.tournament_id,
+                PlayerId(player_id),
+            )?
+            .1
         } else {
             let input = Register {
                 player_id,

@@ -103,8 +103,8 @@ pub fn time_refusal(changes: &[TimeChange], pool_id: i64) -> ApiError {
 pub fn record_time_changes(
     conn: &mut PgConnection,
     caller: &Caller,
-    tournament_id: i64,
-    pool_id: i64,
+    tournament_id: TournamentId,
+    pool_id: PoolId,
     changes: &[TimeChange],
     refused: bool,
     why: &str,
@@ -120,8 +120,8 @@ pub fn record_time_changes(
         stored::record_time_change(
             conn,
             TimeDecision {
-                tournament: TournamentId(tournament_id),
-                pool: PoolId(pool_id),
+                tournament: tournament_id,
+                pool: pool_id,
                 reason: &reason,
                 by: UserId(caller.user_id),
                 at: now,
@@ -140,8 +140,8 @@ pub fn record_time_changes(
 pub fn record_refused_attempt(
     conn: &mut PgConnection,
     caller: &Caller,
-    tournament_id: i64,
-    pool_id: i64,
+    tournament_id: TournamentId,
+    pool_id: PoolId,
     changes: &[TimeChange],
     now: DateTime<Utc>,
 ) -> Result<(), ApiError> {

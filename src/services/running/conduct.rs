@@ -25,8 +25,12 @@ pub fn rounds_drawn(conn: &mut PgConnection, tid: i64) -> Result<i32, ApiError> 
 }
 
 /// 422 naming `player_id` unless the player is a confirmed participant.
-pub fn ensure_confirmed(conn: &mut PgConnection, tid: i64, player_id: i64) -> Result<(), ApiError> {
-    let ok = db::registrations::is_confirmed(conn, TournamentId(tid), PlayerId(player_id))?;
+pub fn ensure_confirmed(
+    conn: &mut PgConnection,
+    tid: TournamentId,
+    player_id: PlayerId,
+) -> Result<(), ApiError> {
+    let ok = db::registrations::is_confirmed(conn, tid, player_id)?;
     if ok {
         Ok(())
     } else {
@@ -176,7 +180,7 @@ pub fn record_penalty(
     issued_by: UserId,
 ) -> Result<PenaltyRow, ApiError> {
     let (tid, case_id, issued_by) = (tid.0, case_id.map(|c| c.0), issued_by.0);
-    ensure_confirmed(conn, tid, input.player_id)?;
+    ensure_confirmed(conn, TournamentId(tid), PlayerId(input.player_id))?;
     let kind = stored_kind(conn, tid, input)?;
     let needs_game = kind.changes_game();
     let (round, table) = match (input.round, input.table) {
@@ -386,7 +390,7 @@ pub fn record_withdrawal(
         check.range("from_round", input.from_round.into(), 1, 1000);
         let reason = check.optional_text("reason", input.reason.as_deref(), 500);
         check.finish()?;
-        ensure_confirmed(conn, tid, input.player_id)?;
+        ensure_confirmed(conn, TournamentId(tid), PlayerId(input.player_id))?;
         let drawn = rounds_drawn(conn, tid)?;
         if input.from_round <= drawn {
             return Err(ApiError::field(

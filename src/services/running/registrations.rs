@@ -284,16 +284,16 @@ pub fn list_registrations(
 pub fn read_registration(
     conn: &mut PgConnection,
     caller: &MaybeCaller,
-    id: i64,
-    player_id: i64,
+    id: TournamentId,
+    player_id: PlayerId,
 ) -> Result<(bool, RegistrationOut), ApiError> {
-    let t = load_visible(conn, caller, id)?;
+    let t = load_visible(conn, caller, id.0)?;
     let public = t.status != TournamentStatus::Draft;
     let row: Option<(Registration, String)> =
-        db::registrations::live_of_player(conn, TournamentId(id), PlayerId(player_id))?;
+        db::registrations::live_of_player(conn, id, player_id)?;
     let row =
         row.ok_or_else(|| ApiError::NotFound(format!("player {player_id} is not registered")))?;
-    let position = db::registrations::position(conn, TournamentId(id), row.0.id)?;
+    let position = db::registrations::position(conn, id, row.0.id)?;
     Ok((public, registration_out(row, position)))
 }
 

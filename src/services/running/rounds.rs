@@ -15,7 +15,7 @@ use crate::db::running::{NewRound, RoundRow};
 use crate::domain::scoring::{Points, Preset, RoundKind, Ruleset};
 use crate::domain::seating::{draw_round, Draw, DrawInput, SeatingError, SeatingMethod};
 use crate::domain::status::{RoundStatus, TournamentStatus};
-use crate::domain::{DrawRng, RoundId, TournamentId, UserId};
+use crate::domain::{DrawRng, PoolId, RoundId, TournamentId, UserId};
 use crate::error::ApiError;
 use crate::services::access::{
     is_staff, load_for_staff, load_visible, load_visible_round as load_round,
@@ -515,7 +515,12 @@ pub fn update_round(
     if let Some((pool_id, change)) = refused {
         let changes = [change];
         crate::services::ratings::record_refused_attempt(
-            conn, caller, tid, pool_id, &changes, now,
+            conn,
+            caller,
+            TournamentId(tid),
+            PoolId(pool_id),
+            &changes,
+            now,
         )?;
     }
     out
@@ -550,7 +555,16 @@ fn change_round(
             crate::services::ratings::held_round_time(conn, caller, &t, &round, next, refused)?
         {
             use crate::services::ratings::record_time_changes;
-            record_time_changes(conn, caller, tid, pool_id, &[change], false, why, now)?;
+            record_time_changes(
+                conn,
+                caller,
+                TournamentId(tid),
+                PoolId(pool_id),
+                &[change],
+                false,
+                why,
+                now,
+            )?;
         }
         let row = db_rounds::set_played_at(conn, round.id, played_at, stated.is_some())?;
         if row.status == RoundStatus::Completed && row.played_at != round.played_at {

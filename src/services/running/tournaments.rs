@@ -416,7 +416,14 @@ pub fn update_tournament(
     let mut refused: RefusedTimes = None;
     let out = change_tournament(conn, caller, (id, expected), input, now, &mut refused);
     if let Some((pool_id, changes)) = refused {
-        crate::services::ratings::record_refused_attempt(conn, caller, id, pool_id, &changes, now)?;
+        crate::services::ratings::record_refused_attempt(
+            conn,
+            caller,
+            TournamentId(id),
+            PoolId(pool_id),
+            &changes,
+            now,
+        )?;
     }
     out
 }
@@ -603,7 +610,14 @@ fn ratings_after_update(
     // A change of time of an accepted tournament is kept in its rating decisions (issue 37).
     if let Some((pool_id, changes, why)) = held {
         crate::services::ratings::record_time_changes(
-            conn, caller, id.0, pool_id, &changes, false, why, now,
+            conn,
+            caller,
+            id,
+            PoolId(pool_id),
+            &changes,
+            false,
+            why,
+            now,
         )?;
     }
     let rating_pool_id = updated.rating_pool_id;

@@ -8,9 +8,9 @@ fn pool(version: i32) -> RatingPoolRow {
     RatingPoolRow {
         id: PoolId(1),
         name: "P".into(),
-        params: serde_json::json!({}),
+        params: crate::domain::rating::RatingPoolParams::agricola_norway(),
         time_zone: "Europe/Oslo".into(),
-        seasons: serde_json::json!([]),
+        seasons: Vec::new(),
         league: false,
         created_by: UserId(1),
         created_at: DateTime::<Utc>::UNIX_EPOCH,
