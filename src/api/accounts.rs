@@ -77,7 +77,8 @@ pub async fn sign_up(
 /// The account can sign in from then on, with the password of the sign-up that asked for this
 /// code (signing up again with another password before verifying sends another code, which
 /// sets that password); the account's other verification codes are spent. A code works once
-/// and for 24 hours. Public.
+/// and for 24 hours. An address change's code (`ec_...`, from `PATCH /me`) moves the account to
+/// its new address instead. Public.
 #[utoipa::path(
     operation_id = "verify_email",
     tag = "auth",
@@ -85,6 +86,7 @@ pub async fn sign_up(
     responses(
         BodyErrors,
         (status = 204, description = "Verified"),
+        (status = 409, description = "An address change's code, but another account took the address meanwhile (`email`)", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/auth/verify-email")]
