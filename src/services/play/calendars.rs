@@ -144,8 +144,7 @@ fn game_event(
     table: u32,
     who: String,
 ) -> Result<Option<Event>, ApiError> {
-    let agreed =
-        crate::db::me::schedule_of(conn, r.id, table as i32)?.and_then(|g| g.agreed_time);
+    let agreed = crate::db::me::schedule_of(conn, r.id, table as i32)?.and_then(|g| g.agreed_time);
     Ok(agreed.map(|at| Event {
         uid: format!("tournament-{tid}-round-{}-table-{table}@tourney", r.number),
         stamp: revised(r),

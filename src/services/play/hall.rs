@@ -260,9 +260,7 @@ pub fn confirm(
         seated(&round, at.table, "confirmer", input.confirmer)?;
         no_result_yet(conn, &round, at.table)?;
         let row: ReportRow = crate::db::reports::latest(conn, round.id, at.table, true)?
-            .ok_or_else(|| {
-            ApiError::NotFound(format!("no report of table {} waits", at.table))
-        })?;
+            .ok_or_else(|| ApiError::NotFound(format!("no report of table {} waits", at.table)))?;
         let reporter = row.reported_by_player.0;
         if reporter == input.confirmer {
             return Err(ApiError::conflict_at(
