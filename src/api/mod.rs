@@ -107,7 +107,13 @@ impl Modify for BearerAuth {
 /// The routes that bring people in (issue 29): accounts people make, verify, reset, export and
 /// erase themselves, invitations, and claims on players.
 fn people_routes(cfg: &mut ServiceConfig) {
-    cfg.service(accounts::sign_up)
+    cfg.service(calendars::tournament)
+        .service(webhooks::read_delivery)
+        .service(webhooks::redeliver)
+        .service(calendars::player)
+        .service(calendars::rotate)
+        .service(calendars::revoke)
+        .service(accounts::sign_up)
         .service(accounts::verify_email)
         .service(accounts::resend_verification)
         .service(accounts::request_reset)
@@ -135,10 +141,6 @@ fn people_routes(cfg: &mut ServiceConfig) {
 /// order changes nothing else).
 pub fn routes(cfg: &mut ServiceConfig) {
     cfg.service(standings::standings)
-        .service(calendars::tournament)
-        .service(calendars::player)
-        .service(calendars::rotate)
-        .service(calendars::revoke)
         .service(standings::standings_csv)
         .service(tournaments::read)
         .service(rounds::read)
@@ -253,8 +255,6 @@ pub fn routes(cfg: &mut ServiceConfig) {
         .service(webhooks::remove)
         .service(webhooks::rotate_secret)
         .service(webhooks::ping)
-        .service(webhooks::deliveries)
-        .service(webhooks::read_delivery)
-        .service(webhooks::redeliver);
+        .service(webhooks::deliveries);
     people_routes(cfg);
 }

@@ -354,7 +354,7 @@ fn extra_input(format: Format, id: i64, w: &Words) -> Markup {
     operation_id = "table_report_submit",
     tag = "print",
     params(("id" = i64, Path, description = "Tournament id"), ("n" = i32, Path, description = "Round number"), ("t" = i32, Path, description = "Table number")),
-    request_body(content = String, content_type = "application/x-www-form-urlencoded", description = "The form's fields"),
+    request_body(content = String, content_type = "application/x-www-form-urlencoded", description = "The form's fields", example = "action=confirm&code=K7M2QX9PLR&confirmer=12"),
     responses(
         (status = 201, description = "Reported (a page)", content_type = "text/html", body = String),
         (status = 200, description = "Confirmed: the table's result (a page)", content_type = "text/html", body = String),
