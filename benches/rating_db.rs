@@ -230,7 +230,6 @@ fn main() {
         live: tourney::infra::live::LiveHub::new(&url),
         standings: Default::default(),
         kept: Default::default(),
-        search: Default::default(),
         clock: Default::default(),
         webhooks: Default::default(),
         metrics: Default::default(),

@@ -73,7 +73,6 @@ mod rules_time;
 mod running;
 mod running_formats;
 mod running_ties;
-mod search_index;
 mod security;
 mod self_scheduling;
 mod self_scheduling_rules;

@@ -1,2 +1,0 @@
-DROP TRIGGER tournaments_name_notify ON tournaments;
-DROP FUNCTION tourney_tournament_name_notify();
