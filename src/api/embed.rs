@@ -388,9 +388,17 @@ fn answer(req: &HttpRequest, body: String) -> HttpResponse {
 /// answered as a page too.
 async fn query_of(req: &HttpRequest) -> Result<EmbedQuery, ApiError> {
     use actix_web::FromRequest;
-    crate::api::extract::Query::<EmbedQuery>::extract(req)
+    let q = crate::api::extract::Query::<EmbedQuery>::extract(req)
         .await
-        .map(|q| q.0)
+        .map(|q| q.0)?;
+    // The ranges hold on every page that is given them, as the document says.
+    if q.limit.is_some_and(|l| !(1..=200).contains(&l)) {
+        return Err(ApiError::field("limit", "must be 1-200"));
+    }
+    if q.offset.is_some_and(|o| !(0..=1_000_000).contains(&o)) {
+        return Err(ApiError::field("offset", "must be 0-1000000"));
+    }
+    Ok(q)
 }
 
 /// `lang` (read on its own when the rest of the query is bad), else the reader's

@@ -148,8 +148,9 @@ pub struct TableQuery {
     /// The table code; without it the page asks for it.
     #[param(max_length = 40)]
     pub code: Option<String>,
-    /// `en`, `nb`, `pl`, `de` or `zh-Hant` (else `Accept-Language`, else `en`).
-    pub lang: Option<Lang>,
+    /// `en`, `nb`, `pl`, `de` or `zh-Hant` (any other value, or none: `Accept-Language`, else
+    /// `en`).
+    pub lang: Option<String>,
 }
 
 fn table_ref(req: &HttpRequest) -> Result<TableRef, ApiError> {
