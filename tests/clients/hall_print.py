@@ -60,8 +60,10 @@ def pages_of(pdf):
 
 
 def squash(text):
-    """Text with its whitespace (line breaks inside a cell included) made single spaces."""
-    return re.sub(r"\s+", " ", text)
+    """Text with its whitespace (line breaks inside a cell included) made single spaces, and a
+    line broken after a hyphen (Hohenberg-/Schwarzenfels) joined again: names break only where
+    a reader expects them to (spaces, hyphens), never inside a word."""
+    return re.sub(r"-\s+", "-", re.sub(r"\s+", " ", text))
 
 
 def main():

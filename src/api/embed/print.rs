@@ -30,7 +30,7 @@ body{font:11pt/1.35 system-ui,sans-serif;color:#000;background:#fff;margin:0}\
 h1{font-size:15pt;margin:0 0 4mm}h2{font-size:13pt;margin:6mm 0 3mm}\
 table{border-collapse:collapse;width:100%;table-layout:auto}\
 th,td{border:1px solid #555;padding:1.5mm 2mm;text-align:left;vertical-align:top}\
-td{overflow-wrap:anywhere}th{white-space:nowrap}thead{display:table-header-group}tr{break-inside:avoid}\
+td{overflow-wrap:break-word}th{white-space:nowrap}thead{display:table-header-group}tr{break-inside:avoid}\
 td.n{text-align:right;white-space:nowrap}.byname{break-before:page}\
 .slip{break-inside:avoid;break-after:page;padding:0 0 4mm}.slip:last-child{break-after:auto}\
 .slip td.blank{height:11mm;min-width:18mm}.slip td.sign{width:30%}\
