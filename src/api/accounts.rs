@@ -8,6 +8,7 @@ use actix_web::{delete, get, patch, post, web, HttpRequest, HttpResponse};
 use crate::api::extract::Json;
 use crate::api::problem::{AuthErrors, BodyErrors};
 use crate::api::problem::{MailNotConfigured, NoSuchAccount};
+use crate::api::support::private_json;
 use crate::auth::Caller;
 use crate::domain::accounts::{Language, SignupMode};
 use crate::error::{ApiResult, Problem};
@@ -188,12 +189,6 @@ pub async fn confirm_reset(
         .run(move |conn| reset::confirm_reset(conn, &body.0, now))
         .await?;
     Ok(HttpResponse::NoContent().finish())
-}
-
-fn private_json<T: serde::Serialize>(body: &T) -> HttpResponse {
-    HttpResponse::Ok()
-        .insert_header(("Cache-Control", "private, no-store"))
-        .json(body)
 }
 
 /// Everything stored about me (GDPR articles 15 and 20).

@@ -6,6 +6,7 @@ use actix_web::{get, post, web, HttpRequest, HttpResponse};
 use crate::api::extract::Json;
 use crate::api::problem::NoOrInvalidToken;
 use crate::api::problem::{AuthErrors, BodyErrors};
+use crate::api::support::private_json;
 use crate::auth::jwt::Subject;
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult, Problem};
@@ -197,7 +198,5 @@ pub async fn change_password(
 pub async fn me(state: web::Data<AppState>, caller: Caller) -> ApiResult<HttpResponse> {
     let now = state.clock.now();
     let me = state.run(move |conn| auth::me(conn, &caller, now)).await?;
-    Ok(HttpResponse::Ok()
-        .insert_header(("Cache-Control", "private, no-store"))
-        .json(me))
+    Ok(private_json(&me))
 }

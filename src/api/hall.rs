@@ -6,13 +6,12 @@ use actix_web::{get, post, web, HttpRequest, HttpResponse};
 use crate::api::extract::{Json, RoundPath, TablePath};
 use crate::api::problem::BodyErrors;
 use crate::api::problem::NoOrInvalidToken;
-use crate::api::support::CodeGuard;
+use crate::api::support::{entered_answer, private_json, CodeGuard};
 use crate::auth::Caller;
 use crate::error::{ApiResult, Problem};
 use crate::runtime::state::AppState;
 use crate::services::integrations::print::{self, SlipsLink};
 use crate::services::play::hall::{self, CodeConfirm, CodeReport, ReportQueue};
-use crate::services::play::replays::Entered;
 use crate::services::play::reports::ReportOut;
 use crate::services::play::scheduling::ScheduleOut;
 use crate::services::running::results::{ResultWithHistory, TableRef};
@@ -47,13 +46,9 @@ pub async fn code_report(
     body: Json<CodeReport>,
 ) -> ApiResult<HttpResponse> {
     let at = TableRef::from(path.into_inner());
-    let guard = CodeGuard::check(&req, &state, at).await?;
     let (keys, now) = (state.hall.clone(), state.clock.now());
-    let out = guard.counted(
-        state
-            .run(move |conn| hall::report(conn, &keys, at, body.0, now))
-            .await,
-    )?;
+    let work = state.run(move |conn| hall::report(conn, &keys, at, body.0, now));
+    let out = CodeGuard::around(&req, &state, at, work).await?;
     Ok(HttpResponse::Created()
         .insert_header(("Cache-Control", "no-store"))
         .json(out))
@@ -88,22 +83,11 @@ pub async fn code_confirm(
     body: Json<CodeConfirm>,
 ) -> ApiResult<HttpResponse> {
     let at = TableRef::from(path.into_inner());
-    let guard = CodeGuard::check(&req, &state, at).await?;
     let (keys, now) = (state.hall.clone(), state.clock.now());
-    let out = guard.counted(
-        state
-            .run(move |conn| hall::confirm(conn, &keys, at, body.0, now))
-            .await,
-    )?;
-    Ok(match out {
-        Entered::Stored(out) => {
-            let version = out.current.version;
-            HttpResponse::Ok()
-                .insert_header(("ETag", format!("\"{version}\"")))
-                .json(out)
-        }
-        Entered::Replay(schedule) => HttpResponse::Accepted().json(schedule),
-    })
+    let work = state.run(move |conn| hall::confirm(conn, &keys, at, body.0, now));
+    Ok(entered_answer(
+        CodeGuard::around(&req, &state, at, work).await?,
+    ))
 }
 
 /// A round's queue of reports (organisers and referees).
@@ -133,9 +117,7 @@ pub async fn queue(
     let out = state
         .run(move |conn| hall::queue(conn, &caller, p.id, p.n))
         .await?;
-    Ok(HttpResponse::Ok()
-        .insert_header(("Cache-Control", "private, no-store"))
-        .json(out))
+    Ok(private_json(&out))
 }
 
 /// A link that opens a round's result slips in a browser (organisers and referees).
@@ -166,7 +148,5 @@ pub async fn slips_link(
     let out = state
         .run(move |conn| print::slips_link(conn, &keys, &caller, p.id, p.n, now))
         .await?;
-    Ok(HttpResponse::Ok()
-        .insert_header(("Cache-Control", "private, no-store"))
-        .json(out))
+    Ok(private_json(&out))
 }

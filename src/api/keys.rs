@@ -4,7 +4,7 @@ use actix_web::{delete, get, post, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::{Json, Query};
 use crate::api::problem::{AuthErrors, BodyErrors};
-use crate::api::support::{private_page, Page, PageParams};
+use crate::api::support::{private_json, private_page, Page, PageParams};
 use crate::auth::Caller;
 use crate::error::{ApiResult, Problem};
 use crate::runtime::state::AppState;
@@ -97,9 +97,7 @@ pub async fn read(
     let key = state
         .run(move |conn| api_keys::read(conn, &caller, id))
         .await?;
-    Ok(HttpResponse::Ok()
-        .insert_header(("Cache-Control", "private, no-store"))
-        .json(key))
+    Ok(private_json(&key))
 }
 
 /// Revoke an API key.

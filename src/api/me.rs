@@ -4,7 +4,7 @@ use actix_web::{get, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::Query;
 use crate::api::problem::AuthErrors;
-use crate::api::support::{private_page, Page, PageParams};
+use crate::api::support::{private_json, private_page, Page, PageParams};
 use crate::auth::Caller;
 use crate::error::ApiResult;
 use crate::runtime::state::AppState;
@@ -27,9 +27,7 @@ use crate::services::play::me::{self, MyGames, MyTournament};
 #[get("/me/games")]
 pub async fn games(state: web::Data<AppState>, caller: Caller) -> ApiResult<HttpResponse> {
     let games = state.run(move |conn| me::my_games(conn, &caller)).await?;
-    Ok(HttpResponse::Ok()
-        .insert_header(("Cache-Control", "private, no-store"))
-        .json(games))
+    Ok(private_json(&games))
 }
 
 /// My tournaments.

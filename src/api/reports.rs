@@ -5,10 +5,10 @@ use actix_web::{get, post, web, HttpResponse};
 use crate::api::extract::{Json, TablePath};
 use crate::api::problem::BodyErrors;
 use crate::api::problem::NoOrInvalidToken;
+use crate::api::support::{entered_answer, private_json};
 use crate::auth::Caller;
 use crate::error::{ApiResult, Problem};
 use crate::runtime::state::AppState;
-use crate::services::play::replays::Entered;
 use crate::services::play::reports::{self, DisputeReport, ReportOut};
 use crate::services::play::scheduling::ScheduleOut;
 use crate::services::running::results::{EnterResult, ResultWithHistory, TableRef};
@@ -79,9 +79,7 @@ pub async fn read(
     let out = state
         .run(move |conn| reports::read(conn, &caller, at))
         .await?;
-    Ok(HttpResponse::Ok()
-        .insert_header(("Cache-Control", "private, no-store"))
-        .json(out))
+    Ok(private_json(&out))
 }
 
 /// Confirm the pending report (the opponent, a referee or an organiser).
@@ -113,15 +111,7 @@ pub async fn confirm(
     let out = state
         .run(move |conn| reports::confirm(conn, &caller, at, now))
         .await?;
-    Ok(match out {
-        Entered::Stored(out) => {
-            let version = out.current.version;
-            HttpResponse::Ok()
-                .insert_header(("ETag", format!("\"{version}\"")))
-                .json(out)
-        }
-        Entered::Replay(schedule) => HttpResponse::Accepted().json(schedule),
-    })
+    Ok(entered_answer(out))
 }
 
 /// Dispute the pending report (the opponent).

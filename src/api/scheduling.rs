@@ -5,6 +5,7 @@ use actix_web::{get, post, web, HttpResponse};
 use crate::api::extract::{Json, Query, TablePath};
 use crate::api::problem::BodyErrors;
 use crate::api::problem::{NoOrInvalidToken, NoSuchGame, NotAPlayerOfTheGame};
+use crate::api::support::private_json;
 use crate::auth::Caller;
 use crate::error::{ApiResult, Problem};
 use crate::runtime::state::AppState;
@@ -53,9 +54,7 @@ pub async fn read(
     let out = state
         .run(move |conn| scheduling::read(conn, &caller, at, zone))
         .await?;
-    Ok(HttpResponse::Ok()
-        .insert_header(("Cache-Control", "private, no-store"))
-        .json(out))
+    Ok(private_json(&out))
 }
 
 /// Propose times for my game, or counter-propose (a player of the game).

@@ -303,6 +303,25 @@ pub fn idempotent_answer(answer: Answer) -> HttpResponse {
     response.json(answer.body)
 }
 
+/// A JSON answer for the caller alone, never kept by a cache.
+pub fn private_json<T: Serialize>(value: &T) -> HttpResponse {
+    HttpResponse::Ok()
+        .insert_header(("Cache-Control", "private, no-store"))
+        .json(value)
+}
+
+/// The answer to an entered result: 200 with the result and its version as `ETag`, or 202 with
+/// the game opened for scheduling again (a confirmed double crash, seed 003 rule 3.3).
+pub fn entered_answer(out: crate::services::play::replays::Entered) -> HttpResponse {
+    use crate::services::play::replays::Entered;
+    match out {
+        Entered::Stored(out) => HttpResponse::Ok()
+            .insert_header(("ETag", format!("\"{}\"", out.current.version)))
+            .json(out),
+        Entered::Replay(schedule) => HttpResponse::Accepted().json(schedule),
+    }
+}
+
 /// The headers of a created resource: its `Location`, and its `ETag` when it is versioned.
 pub fn created_at(location: String, version: Option<i64>) -> BTreeMap<String, String> {
     let mut headers = BTreeMap::from([("Location".to_string(), location)]);
@@ -378,6 +397,18 @@ impl CodeGuard {
             actix_web::rt::time::sleep(slowed).await;
         }
         Ok(guard)
+    }
+
+    /// Runs a use case behind the guard: refused before it starts once the table's or the
+    /// address's wrong codes are used up, and a wrong code counted after it.
+    pub async fn around<T>(
+        req: &HttpRequest,
+        state: &crate::runtime::state::AppState,
+        at: crate::services::running::results::TableRef,
+        work: impl std::future::Future<Output = Result<T, ApiError>>,
+    ) -> Result<T, ApiError> {
+        let guard = Self::check(req, state, at).await?;
+        guard.counted(work.await)
     }
 
     /// Counts the outcome: a wrong code is a failure.

@@ -5,7 +5,7 @@ use actix_web::{delete, get, patch, post, web, HttpRequest, HttpResponse};
 use crate::api::extract::{Json, Query};
 use crate::api::problem::{AuthErrors, BodyErrors};
 use crate::api::problem::{NoSuchAccount, NotAnAdmin};
-use crate::api::support::{with_links, Page};
+use crate::api::support::{private_json, private_page, Page};
 use crate::auth::Caller;
 use crate::error::{ApiResult, Problem};
 use crate::runtime::state::AppState;
@@ -70,11 +70,7 @@ pub async fn list(
     let page = state
         .run(move |conn| users::list_users(conn, &caller, &query.0))
         .await?;
-    let mut answer = HttpResponse::Ok()
-        .insert_header(("Cache-Control", "private, no-store"))
-        .json(&page);
-    with_links(&req, &page, &mut answer);
-    Ok(answer)
+    Ok(private_page(&req, &page))
 }
 
 /// Read an account (admin).
@@ -102,9 +98,7 @@ pub async fn read(
     let user = state
         .run(move |conn| users::read_user(conn, &caller, id))
         .await?;
-    Ok(HttpResponse::Ok()
-        .insert_header(("Cache-Control", "private, no-store"))
-        .json(user))
+    Ok(private_json(&user))
 }
 
 /// Change an account's admin role, or disable or enable it (admin).

@@ -6,7 +6,7 @@ use actix_web::{delete, get, patch, post, web, HttpRequest, HttpResponse};
 use crate::api::extract::{Json, Query};
 use crate::api::problem::{AuthErrors, BodyErrors};
 use crate::api::problem::{NoSuchTournament, NoSuchWebhook, NotAnAdmin, NotTheOrganiser};
-use crate::api::support::{private_page, CursorParams, Page, PageParams};
+use crate::api::support::{private_json, private_page, CursorParams, Page, PageParams};
 use crate::auth::Caller;
 use crate::error::{ApiResult, Problem};
 use crate::runtime::state::AppState;
@@ -16,12 +16,6 @@ use crate::services::integrations::webhook_manage::{
 use crate::services::integrations::webhooks::{
     self, CreateWebhook, DeliveryOut, Scope, WebhookCreated, WebhookOut,
 };
-
-fn private_json<T: serde::Serialize>(value: &T) -> HttpResponse {
-    HttpResponse::Ok()
-        .insert_header(("Cache-Control", "private, no-store"))
-        .json(value)
-}
 
 async fn create(
     state: web::Data<AppState>,

@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 
 use crate::event_fixtures::{event, linked_player, new_round, play_round};
 use crate::hall_print::codes;
-use crate::helpers::{fields, problem, spawn_app};
+use crate::helpers::{fields, problem, refused, spawn_app};
 
 fn seats_of(round: &Value, table: usize) -> Vec<i64> {
     round["draw"]["tables"][table]["seats"]
@@ -43,11 +43,15 @@ async fn a_holder_reports_a_second_holder_confirms_and_nothing_else_gets_in() {
         assert_eq!(fields(&p), ["code"], "{wrong}");
     }
     // A reporter not seated at the table; a result without every player.
-    let p = problem(app.post(&url(1), None, body(&code1, t2[0])).await, 422).await;
-    assert_eq!(fields(&p), ["reporter"]);
+    assert_eq!(
+        refused(app.post(&url(1), None, body(&code1, t2[0])).await, 422).await,
+        ["reporter"]
+    );
     let short = json!({"code": code1, "reporter": t1[0], "seats": result(&t1[..3])});
-    let p = problem(app.post(&url(1), None, short).await, 422).await;
-    assert_eq!(fields(&p), ["seats"]);
+    assert_eq!(
+        refused(app.post(&url(1), None, short).await, 422).await,
+        ["seats"]
+    );
     // Nothing was written: the queue has both tables missing.
     let q: Value = app.get(&queue, Some(&org)).await.json().await.unwrap();
     assert_eq!(q["missing"], json!([1, 2]));
@@ -63,35 +67,43 @@ async fn a_holder_reports_a_second_holder_confirms_and_nothing_else_gets_in() {
     // A rival's second report is refused; the first stands.
     let mut rival = body(&code1, t1[1]);
     rival["seats"][0]["score"] = json!(1);
-    let p = problem(app.post(&url(1), None, rival).await, 409).await;
-    assert_eq!(fields(&p), ["code"]);
+    assert_eq!(
+        refused(app.post(&url(1), None, rival).await, 409).await,
+        ["code"]
+    );
     let q: Value = app.get(&queue, Some(&org)).await.json().await.unwrap();
     assert_eq!(q["pending"][0]["id"], report["id"]);
     assert_eq!(q["pending"][0]["seats"][0]["score"], 50);
     assert_eq!(q["missing"], json!([2]));
     // Confirming: not from the reporter's seat, not from another table's seat or code.
     let confirm = format!("{}/confirm", url(1));
-    let p = problem(
-        app.post(&confirm, None, json!({"code": code1, "confirmer": t1[0]}))
-            .await,
-        409,
-    )
-    .await;
-    assert_eq!(fields(&p), ["confirmer"]);
-    let p = problem(
-        app.post(&confirm, None, json!({"code": code1, "confirmer": t2[0]}))
-            .await,
-        422,
-    )
-    .await;
-    assert_eq!(fields(&p), ["confirmer"]);
-    let p = problem(
-        app.post(&confirm, None, json!({"code": code2, "confirmer": t1[1]}))
-            .await,
-        422,
-    )
-    .await;
-    assert_eq!(fields(&p), ["code"]);
+    assert_eq!(
+        refused(
+            app.post(&confirm, None, json!({"code": code1, "confirmer": t1[0]}))
+                .await,
+            409
+        )
+        .await,
+        ["confirmer"]
+    );
+    assert_eq!(
+        refused(
+            app.post(&confirm, None, json!({"code": code1, "confirmer": t2[0]}))
+                .await,
+            422
+        )
+        .await,
+        ["confirmer"]
+    );
+    assert_eq!(
+        refused(
+            app.post(&confirm, None, json!({"code": code2, "confirmer": t1[1]}))
+                .await,
+            422
+        )
+        .await,
+        ["code"]
+    );
     problem(
         app.get(
             &format!("/api/v1/tournaments/{tid}/rounds/1/tables/1/result"),
@@ -118,8 +130,10 @@ async fn a_holder_reports_a_second_holder_confirms_and_nothing_else_gets_in() {
     let reason = stored["current"]["reason"].as_str().unwrap();
     assert!(reason.contains(&t1[0].to_string()) && reason.contains(&t1[1].to_string()));
     // With a result in force: no report, no confirmation.
-    let p = problem(app.post(&url(1), None, body(&code1, t1[2])).await, 409).await;
-    assert_eq!(fields(&p), ["table"]);
+    assert_eq!(
+        refused(app.post(&url(1), None, body(&code1, t1[2])).await, 409).await,
+        ["table"]
+    );
     let q: Value = app.get(&queue, Some(&org)).await.json().await.unwrap();
     assert_eq!(q["done"], json!([1]));
     assert_eq!(q["missing"], json!([2]));
@@ -174,30 +188,34 @@ async fn the_organiser_confirms_and_codes_die_with_their_round() {
     )
     .await;
     let t1 = seats_of(&round, 0);
-    let p = problem(
-        app.post(
-            &format!("/api/v1/tournaments/{tid}/rounds/1/tables/1/code-report"),
-            None,
-            json!({"code": old[0].1, "reporter": t1[0], "seats": result(&t1)}),
+    assert_eq!(
+        refused(
+            app.post(
+                &format!("/api/v1/tournaments/{tid}/rounds/1/tables/1/code-report"),
+                None,
+                json!({"code": old[0].1, "reporter": t1[0], "seats": result(&t1)}),
+            )
+            .await,
+            409
         )
         .await,
-        409,
-    )
-    .await;
-    assert_eq!(fields(&p), ["round"]);
+        ["round"]
+    );
     let next = new_round(&app, tid, &org, json!({"method": "random"})).await;
     let n1 = seats_of(&next, 0);
-    let p = problem(
-        app.post(
-            &format!("/api/v1/tournaments/{tid}/rounds/2/tables/1/code-report"),
-            None,
-            json!({"code": old[0].1, "reporter": n1[0], "seats": result(&n1)}),
+    assert_eq!(
+        refused(
+            app.post(
+                &format!("/api/v1/tournaments/{tid}/rounds/2/tables/1/code-report"),
+                None,
+                json!({"code": old[0].1, "reporter": n1[0], "seats": result(&n1)}),
+            )
+            .await,
+            422
         )
         .await,
-        422,
-    )
-    .await;
-    assert_eq!(fields(&p), ["code"]);
+        ["code"]
+    );
     let new = codes(&app, tid, 2, &org).await;
     assert_ne!(new[0].1, old[0].1);
 }

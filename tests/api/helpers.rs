@@ -537,6 +537,11 @@ pub async fn problem(r: Response, status: u16) -> Value {
 }
 
 /// The field names of a validation problem.
+/// A refusal with `status`, as a problem document: the fields it names.
+pub async fn refused(r: Response, status: u16) -> Vec<String> {
+    fields(&problem(r, status).await)
+}
+
 pub fn fields(problem: &Value) -> Vec<String> {
     problem["errors"]
         .as_array()

@@ -202,6 +202,22 @@ fn code_of(given: &HashMap<String, String>) -> Option<String> {
         .filter(|c| !c.is_empty())
 }
 
+/// The page a mail's link opens: its form, holding the link's code, in the link's language; or
+/// the page saying the link is incomplete (422) when it lost its code. Opening it writes nothing.
+fn link_form(
+    req: &HttpRequest,
+    title: fn(&Labels) -> &'static str,
+    form: impl FnOnce(&Labels, &str, Language) -> Markup,
+) -> HttpResponse {
+    let given = fields(req.query_string().as_bytes());
+    let lang = language(req, &given);
+    let l = labels(lang);
+    match code_of(&given) {
+        Some(code) => answer(StatusCode::OK, page(&l, title(&l), form(&l, &code, lang))),
+        None => no_code(&l, title(&l)),
+    }
+}
+
 /// The page saying the link is incomplete (no code).
 fn no_code(l: &Labels, title: &str) -> HttpResponse {
     answer(
@@ -238,16 +254,11 @@ fn verify_body(l: &Labels, code: &str, lang: Language, error: Option<&str>) -> M
 )]
 #[get("/account/verify-email")]
 pub async fn verify_form(req: HttpRequest) -> HttpResponse {
-    let given = fields(req.query_string().as_bytes());
-    let lang = language(&req, &given);
-    let l = labels(lang);
-    match code_of(&given) {
-        Some(code) => answer(
-            StatusCode::OK,
-            page(&l, l.verify_title, verify_body(&l, &code, lang, None)),
-        ),
-        None => no_code(&l, l.verify_title),
-    }
+    link_form(
+        &req,
+        |l| l.verify_title,
+        |l, code, lang| verify_body(l, code, lang, None),
+    )
 }
 
 /// Confirms the address (`POST /api/v1/auth/verify-email`'s use case).
@@ -339,16 +350,11 @@ fn reset_body(l: &Labels, code: &str, lang: Language, error: Option<&str>) -> Ma
 )]
 #[get("/account/reset-password")]
 pub async fn reset_form(req: HttpRequest) -> HttpResponse {
-    let given = fields(req.query_string().as_bytes());
-    let lang = language(&req, &given);
-    let l = labels(lang);
-    match code_of(&given) {
-        Some(code) => answer(
-            StatusCode::OK,
-            page(&l, l.reset_title, reset_body(&l, &code, lang, None)),
-        ),
-        None => no_code(&l, l.reset_title),
-    }
+    link_form(
+        &req,
+        |l| l.reset_title,
+        |l, code, lang| reset_body(l, code, lang, None),
+    )
 }
 
 /// Sets the new password (`POST /api/v1/auth/password-reset/confirm`'s use case).

@@ -214,14 +214,9 @@ async fn show(req: &HttpRequest, state: &AppState) -> Result<HttpResponse, ApiEr
             printed(&title, &l, code_form(&w, lang, &title)),
         ));
     };
-    let guard = crate::api::support::CodeGuard::check(req, state, at).await?;
-    let keys = state.hall.clone();
-    let typed = code.clone();
-    let view = guard.counted(
-        state
-            .run(move |conn| hall::view(conn, &keys, at, &typed))
-            .await,
-    )?;
+    let (keys, typed) = (state.hall.clone(), code.clone());
+    let work = state.run(move |conn| hall::view(conn, &keys, at, &typed));
+    let view = crate::api::support::CodeGuard::around(req, state, at, work).await?;
     let body = table_body(&view, &code, lang, &l, &w);
     Ok(private_answer(200, printed(&title, &l, body)))
 }
