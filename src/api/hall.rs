@@ -6,6 +6,7 @@ use actix_web::{get, post, web, HttpRequest, HttpResponse};
 use crate::api::extract::{Json, RoundPath, TablePath};
 use crate::api::problem::BodyErrors;
 use crate::api::problem::NoOrInvalidToken;
+use crate::api::problem::NoSuchRound;
 use crate::api::support::{entered_answer, private_json, CodeGuard};
 use crate::auth::Caller;
 use crate::error::{ApiResult, Problem};
@@ -103,7 +104,7 @@ pub async fn code_confirm(
         (status = 200, description = "The queue", body = ReportQueue),
         NoOrInvalidToken,
         (status = 403, description = "Not an organiser or referee of the tournament", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such tournament or round", body = Problem, content_type = "application/problem+json"),
+        NoSuchRound,
         (status = 409, description = "The round is a draft", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -133,7 +134,7 @@ pub async fn queue(
         (status = 200, description = "The link", body = SlipsLink),
         NoOrInvalidToken,
         (status = 403, description = "Not an organiser or referee of the tournament", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such tournament or round", body = Problem, content_type = "application/problem+json"),
+        NoSuchRound,
         (status = 409, description = "The round is a draft", body = Problem, content_type = "application/problem+json"),
     )
 )]
