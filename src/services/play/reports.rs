@@ -27,7 +27,7 @@ use crate::services::running::results::{
     check_result, history, is_replay, store_locked, EnterResult, Precondition, ResultSeat,
     ResultWithHistory, TableRef,
 };
-use crate::services::running::snapshot::{draw_of, ruleset_of, seats_at};
+use crate::services::running::snapshot::{ruleset_of, seats_at};
 use crate::services::validate::Check;
 
 /// How long the opponent has to confirm or dispute; afterwards the report waits for the
@@ -158,7 +158,7 @@ pub fn report(
         check_result(
             &ruleset_of(&t)?,
             &round,
-            &draw_of(&round)?,
+            &round.draw,
             at.table,
             &input,
         )?;
@@ -386,7 +386,7 @@ pub fn dispute(
             check_result(
                 &ruleset_of(&t)?,
                 &round,
-                &draw_of(&round)?,
+                &round.draw,
                 at.table,
                 &theirs,
             )?;

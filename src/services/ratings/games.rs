@@ -84,12 +84,7 @@ pub(super) fn table_game(
     r: &ResultRow,
     in_force: &[TablePenalty],
 ) -> Result<Option<PoolGame>, ApiError> {
-    let mut seats: Vec<SeatResult> = serde_json::from_value(r.seats.clone()).map_err(|e| {
-        ApiError::Internal(format!(
-            "round {} table {}: bad seats: {e}",
-            r.round_id, r.table_number
-        ))
-    })?;
+    let mut seats = r.seats.clone();
     if seats.len() < 2 {
         // A bye: nothing was played (seed 004, point 6); never rated.
         return Ok(None);
@@ -183,15 +178,7 @@ pub(super) fn team_games(
         if ta.seats.len() != 4 || tb.seats.len() != 4 {
             continue;
         }
-        let parse = |r: &ResultRow| -> Result<Vec<SeatResult>, ApiError> {
-            serde_json::from_value(r.seats.clone()).map_err(|e| {
-                ApiError::Internal(format!(
-                    "round {} table {}: bad seats: {e}",
-                    r.round_id, r.table_number
-                ))
-            })
-        };
-        let (sa, sb) = (parse(ra)?, parse(rb)?);
+        let (sa, sb) = (&ra.seats, &rb.seats);
         let member = |seats: &[SeatResult], player: i64| -> Option<(MemberResult, bool)> {
             seats.iter().find(|s| s.player.0 == player).map(|s| {
                 (

@@ -119,16 +119,14 @@ pub(super) fn draw_input(
     let previous = number
         .checked_sub(1)
         .and_then(|n| snap.round(n))
-        .map(|r| snap.draw(r))
-        .transpose()?;
+        .map(|r| &r.draw);
     let mut players = players;
     keep_seeding_groups(snap, number, method, &mut players)?;
     if previous.is_some() {
         // Knockout seeds carry over from the first round's draw.
         let seeds: HashMap<PlayerId, u32> = snap
             .round(1)
-            .map(|r| snap.draw(r))
-            .transpose()?
+            .map(|r| &r.draw)
             .map(|d| d.seeds.iter().copied().collect())
             .unwrap_or_default();
         for p in &mut players {
@@ -320,7 +318,7 @@ fn keep_seeding_groups(
         )
     });
     if let Some(r) = first_seeded {
-        let groups = &snap.draw(r)?.groups;
+        let groups = &r.draw.groups;
         for p in players.iter_mut() {
             p.seeding_group = groups
                 .iter()
@@ -363,11 +361,7 @@ pub(super) fn restored(
     let mut input: DrawInput =
         serde_json::from_value(stored).map_err(|e| ApiError::Internal(e.to_string()))?;
     if short {
-        let draws = crate::db::rounds::draws_before(conn, t.id.0, number)?
-            .into_iter()
-            .map(serde_json::from_value)
-            .collect::<Result<Vec<crate::domain::seating::Draw>, _>>()
-            .map_err(|e| ApiError::Internal(format!("stored draw: {e}")))?;
+        let draws = crate::db::rounds::draws_before(conn, t.id.0, number)?;
         input.history = play::history_of(&play::ruleset_of(t)?, &draws);
         input.plan = draws.last().and_then(|d| d.plan.clone());
     }

@@ -197,17 +197,22 @@ pub(crate) fn round_out(
         seed_commitment: r.seed_commitment,
         seed: revealed.then_some(r.seed),
         draws_made: r.draw_count,
-        draw: r.draw,
+        draw: stored_json(&r.draw)?,
         tables_with_results,
         created_at: r.created_at,
         published_at: r.published_at,
         completed_at: r.completed_at,
         played_at: r.played_at,
         played_at_stated: r.played_at_fixed,
-        colours: r.colours.unwrap_or_else(|| serde_json::json!([])),
+        colours: stored_json(r.colours.as_deref().unwrap_or_default())?,
         self_scheduled_until: r.self_scheduled_until,
         withdrawals,
     })
+}
+
+/// A stored value as the answer shows it: its stored JSON form.
+fn stored_json<T: Serialize + ?Sized>(value: &T) -> Result<serde_json::Value, ApiError> {
+    serde_json::to_value(value).map_err(|e| ApiError::Internal(e.to_string()))
 }
 
 /// A fresh seed and its commitment.
@@ -217,10 +222,8 @@ fn fresh_seed() -> ([u8; 32], String, String) {
     (seed, DrawRng::seed_to_hex(&seed), commitment)
 }
 
-/// Draws with a fresh seed: (input JSON, draw JSON, seed hex, commitment).
-fn make_draw(
-    input: &DrawInput,
-) -> Result<(serde_json::Value, serde_json::Value, String, String), ApiError> {
+/// Draws with a fresh seed: (input in its stored form, draw, seed hex, commitment).
+fn make_draw(input: &DrawInput) -> Result<(serde_json::Value, Draw, String, String), ApiError> {
     let (seed, seed_hex, commitment) = fresh_seed();
     let mut rng = DrawRng::from_seed(seed);
     let draw = draw_round(input, &mut rng).map_err(|e| match &e {
@@ -229,14 +232,7 @@ fn make_draw(
         }
         _ => ApiError::field("method", e.to_string()),
     })?;
-    let to_json =
-        |v: serde_json::Result<serde_json::Value>| v.map_err(|e| ApiError::Internal(e.to_string()));
-    Ok((
-        stored_form(input)?,
-        to_json(serde_json::to_value(&draw))?,
-        seed_hex,
-        commitment,
-    ))
+    Ok((stored_form(input)?, draw, seed_hex, commitment))
 }
 
 fn tables_with_results(conn: &mut PgConnection, round_id: i64) -> Result<Vec<i32>, ApiError> {
@@ -363,9 +359,9 @@ pub fn create_round(
             caller,
             now,
         )?;
-        let (input_json, draw_json, seed, commitment) = make_draw(&draw_in)?;
+        let (input_json, draw, seed, commitment) = make_draw(&draw_in)?;
         let colours =
-            crate::services::running::colours::for_draw(conn, &snap.tournament, &draw_json, &seed)?;
+            crate::services::running::colours::for_draw(conn, &snap.tournament, &draw, &seed)?;
         let earlier = again
             .as_ref()
             .map(|r| r.metadata.clone())
@@ -385,7 +381,7 @@ pub fn create_round(
             ),
             seed: seed.clone(),
             seed_commitment: commitment.clone(),
-            draw: draw_json.clone(),
+            draw: draw.clone(),
             created_by: UserId(caller.user_id),
             played_at: input.played_at,
             played_at_fixed: input.played_at.is_some(),
@@ -404,7 +400,7 @@ pub fn create_round(
                 seed,
                 seed_commitment: commitment,
                 draw_input: input_json,
-                draw: draw_json,
+                draw,
                 drawn_by: UserId(caller.user_id),
             },
         )?;
@@ -440,8 +436,8 @@ pub fn redraw(
         // A fresh attempt is drawn by today's algorithm (issue 44); the earlier attempts keep
         // theirs in their stored inputs.
         input.algorithm = crate::domain::seating::SEATING_ALGORITHM;
-        let (input_json, draw_json, seed, commitment) = make_draw(&input)?;
-        let colours = crate::services::running::colours::for_draw(conn, &t, &draw_json, &seed)?;
+        let (input_json, draw, seed, commitment) = make_draw(&input)?;
+        let colours = crate::services::running::colours::for_draw(conn, &t, &draw, &seed)?;
         let attempt = round.draw_count + 1;
         db_rounds::insert_draw(
             conn,
@@ -451,7 +447,7 @@ pub fn redraw(
                 seed: seed.clone(),
                 seed_commitment: commitment.clone(),
                 draw_input: input_json,
-                draw: draw_json.clone(),
+                draw: draw.clone(),
                 drawn_by: UserId(caller.user_id),
             },
         )?;
@@ -460,8 +456,8 @@ pub fn redraw(
             round.id,
             attempt,
             (seed, commitment),
-            draw_json,
-            colours,
+            &draw,
+            colours.as_deref(),
         )?;
         round_out(&t, row, Vec::new())
     })
@@ -684,7 +680,7 @@ pub fn draw_records(
             seed_commitment: d.seed_commitment,
             seed: revealed.then_some(d.seed),
             input,
-            draw: d.draw,
+            draw: stored_json(&d.draw)?,
             drawn_at: d.drawn_at,
         })
     })
