@@ -7,12 +7,12 @@ use chrono::{DateTime, Utc};
 use diesel::pg::Pg;
 
 use crate::db::ids::{RoundId, TournamentId, UserId};
-use crate::db::running::{decoded, stored, NewRound, RoundDraw, RoundRow};
+use crate::db::running::{decoded, stored, NewRound, RoundDraw, RoundRow, StoredInput};
 use crate::db::schema::{
     cases, game_schedules, penalties, round_draws, rounds, schedule_messages, tournaments,
 };
 use crate::domain::colours::TableColours;
-use crate::domain::seating::Draw;
+use crate::domain::seating::{Draw, DrawInput};
 use crate::domain::status::{RoundStatus, TournamentStatus};
 use crate::error::ApiError;
 
@@ -43,14 +43,13 @@ pub fn by_number(
 
 /// The stored draw input of a round's current draw (as drawn, without what earlier rounds
 /// hold), kept with its draw attempt.
-pub fn stored_input(
-    conn: &mut PgConnection,
-    round: &RoundRow,
-) -> Result<serde_json::Value, ApiError> {
-    Ok(round_draws::table
+pub fn stored_input(conn: &mut PgConnection, round: &RoundRow) -> Result<StoredInput, ApiError> {
+    let input: serde_json::Value = round_draws::table
         .find((round.id, round.draw_count))
         .select(round_draws::draw_input)
-        .first(conn)?)
+        .first(conn)?;
+    let at = format!("round_draws row {}/{}", round.id, round.draw_count);
+    Ok(StoredInput::decode(&at, input).map_err(ApiError::Internal)?)
 }
 
 /// The draws of a tournament's rounds before round `number`, in round order.
@@ -161,14 +160,17 @@ pub fn mark_running(
 
 /// Stores a new round (its draw and colours in their stored JSON form).
 pub fn insert(conn: &mut PgConnection, new: NewRound) -> QueryResult<RoundRow> {
-    let (draw, colours) = (stored(&new.draw)?, new.colours.as_ref().map(stored).transpose()?);
+    let (draw, colours) = (
+        stored(&new.draw)?,
+        new.colours.as_ref().map(stored).transpose()?,
+    );
     diesel::insert_into(rounds::table)
         .values((
             rounds::tournament_id.eq(new.tournament_id),
             rounds::number.eq(new.number),
             rounds::kind.eq(new.kind),
             rounds::method.eq(new.method),
-            rounds::options.eq(new.options),
+            rounds::options.eq(stored(&new.options)?),
             rounds::weight.eq(new.weight),
             rounds::metadata.eq(new.metadata),
             rounds::seed.eq(new.seed),
@@ -186,12 +188,15 @@ pub fn insert(conn: &mut PgConnection, new: NewRound) -> QueryResult<RoundRow> {
 
 /// A withdrawn round drawn again: the same row takes the new draw as its next attempt.
 pub fn draw_again(conn: &mut PgConnection, round: RoundId, new: NewRound) -> QueryResult<RoundRow> {
-    let (draw, colours) = (stored(&new.draw)?, new.colours.as_ref().map(stored).transpose()?);
+    let (draw, colours) = (
+        stored(&new.draw)?,
+        new.colours.as_ref().map(stored).transpose()?,
+    );
     diesel::update(rounds::table.find(round))
         .set((
             rounds::kind.eq(new.kind),
             rounds::method.eq(new.method),
-            rounds::options.eq(new.options),
+            rounds::options.eq(stored(&new.options)?),
             rounds::weight.eq(new.weight),
             rounds::metadata.eq(new.metadata),
             rounds::seed.eq(new.seed),
@@ -215,8 +220,8 @@ pub struct NewDraw {
     pub attempt: i32,
     pub seed: String,
     pub seed_commitment: String,
-    /// The seating engine's input in its stored form.
-    pub draw_input: serde_json::Value,
+    /// The seating engine's input, stored short (see [`StoredInput`]).
+    pub draw_input: DrawInput,
     pub draw: Draw,
     pub drawn_by: UserId,
 }
@@ -229,7 +234,7 @@ pub fn insert_draw(conn: &mut PgConnection, d: NewDraw) -> QueryResult<()> {
             round_draws::attempt.eq(d.attempt),
             round_draws::seed.eq(d.seed),
             round_draws::seed_commitment.eq(d.seed_commitment),
-            round_draws::draw_input.eq(d.draw_input),
+            round_draws::draw_input.eq(StoredInput::short_form(&d.draw_input)?),
             round_draws::draw.eq(stored(&d.draw)?),
             round_draws::drawn_by.eq(d.drawn_by),
         ))

@@ -1,6 +1,8 @@
 //! Row models for running a tournament: registrations, teams, rounds, draws, results,
 //! withdrawals, penalties, idempotency keys and the event log.
 
+use std::collections::BTreeMap;
+
 use chrono::{DateTime, Utc};
 use diesel::deserialize;
 use diesel::pg::Pg;
@@ -20,7 +22,7 @@ use crate::domain::events::LiveEventKind;
 use crate::domain::scoring::penalty::RecordedPenalty;
 use crate::domain::scoring::standings::WithdrawalKind;
 use crate::domain::scoring::{RoundKind, SeatResult};
-use crate::domain::seating::{Draw, SeatingMethod};
+use crate::domain::seating::{Draw, DrawInput, RoundOptions, SeatingMethod};
 use crate::domain::status::{RegistrationStatus, RoundStatus};
 
 #[derive(Debug, Clone, Queryable, Selectable)]
@@ -68,7 +70,7 @@ pub struct TeamRow {
     pub created_at: DateTime<Utc>,
 }
 
-/// A round, its stored draw and colours decoded once as the row is read: a value that does
+/// A round, its stored options, draw and colours decoded once as the row is read: a value that does
 /// not parse is an error naming the row (see its `Queryable`).
 #[derive(Debug, Clone, Selectable)]
 #[diesel(table_name = rounds)]
@@ -78,8 +80,11 @@ pub struct RoundRow {
     pub number: i32,
     pub kind: RoundKind,
     pub method: SeatingMethod,
-    pub options: serde_json::Value,
+    /// The options the round was drawn with.
+    pub options: RoundOptions,
     pub weight: Option<String>,
+    /// free-form: the organiser's metadata as entered (draft variant, card pool, ...); the
+    /// service keeps the round's withdrawn draws under one key (`round_history::KEY`).
     pub metadata: serde_json::Value,
     pub status: RoundStatus,
     pub seed: String,
@@ -201,7 +206,7 @@ impl Queryable<RoundSql, Pg> for RoundRow {
             number,
             kind,
             method,
-            options,
+            options: decoded(&at, "options", options)?,
             weight,
             metadata,
             status,
@@ -230,22 +235,21 @@ impl RoundRow {
             return 1;
         }
         self.options
-            .get("games_per_match")
-            .and_then(serde_json::Value::as_u64)
-            .and_then(|n| u32::try_from(n).ok())
+            .games_per_match
             .filter(|n| (1..=9).contains(n))
             .unwrap_or(1)
     }
 }
 
-/// A round to store; its draw and colours are written in their stored JSON form.
+/// A round to store; its options, draw and colours are written in their stored JSON form.
 #[derive(Debug)]
 pub struct NewRound {
     pub tournament_id: TournamentId,
     pub number: i32,
     pub kind: RoundKind,
     pub method: SeatingMethod,
-    pub options: serde_json::Value,
+    /// The options the draw used, defaults included (as the seating engine's input holds them).
+    pub options: BTreeMap<String, serde_json::Value>,
     pub weight: Option<String>,
     pub metadata: serde_json::Value,
     pub seed: String,
@@ -267,10 +271,53 @@ pub struct RoundDraw {
     pub attempt: i32,
     pub seed: String,
     pub seed_commitment: String,
-    pub draw_input: serde_json::Value,
+    pub draw_input: StoredInput,
     pub draw: Draw,
     pub drawn_by: UserId,
     pub drawn_at: DateTime<Utc>,
+}
+
+/// Marks a stored draw input whose history and plan were left out (see [`StoredInput`]).
+pub const FROM_EARLIER_ROUNDS: &str = "history_and_plan_from_earlier_rounds";
+
+/// A draw input as stored with its draw attempt. New inputs are stored short: what is new in
+/// this round only. The history (every earlier table) and the plan (the previous round's) are
+/// already stored with the earlier rounds' draws, which never change once a later round is
+/// drawn, so storing them again would make each round's row grow with the event (issue 16);
+/// `short` says they are to be rebuilt from those draws. An input stored before inputs were
+/// stored short is complete (`short` false).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredInput {
+    pub input: DrawInput,
+    pub short: bool,
+}
+
+impl StoredInput {
+    /// Decodes a stored input; the error names the row and column.
+    pub(crate) fn decode(
+        row: &dyn std::fmt::Display,
+        mut value: serde_json::Value,
+    ) -> Result<Self, String> {
+        let short = value
+            .as_object_mut()
+            .and_then(|o| o.remove(FROM_EARLIER_ROUNDS))
+            .is_some();
+        Ok(Self {
+            input: decoded(row, "draw_input", value)?,
+            short,
+        })
+    }
+
+    /// The short stored form of a full input: without its history and plan, marked.
+    pub(crate) fn short_form(input: &DrawInput) -> QueryResult<serde_json::Value> {
+        let mut v = stored(input)?;
+        if let Some(o) = v.as_object_mut() {
+            o.remove("history");
+            o.remove("plan");
+            o.insert(FROM_EARLIER_ROUNDS.into(), serde_json::Value::Bool(true));
+        }
+        Ok(v)
+    }
 }
 
 /// A `round_draws` row as stored, its JSON still undecoded.
@@ -296,7 +343,7 @@ impl Queryable<(BigInt, Integer, Text, Text, Json, Json, BigInt, Timestamptz), P
             attempt,
             seed,
             seed_commitment,
-            draw_input,
+            draw_input: StoredInput::decode(&at, draw_input)?,
             draw: decoded(&at, "draw", draw)?,
             drawn_by,
             drawn_at,

@@ -139,9 +139,9 @@ pub fn my_games(conn: &mut PgConnection, caller: &Caller) -> Result<MyGames, Api
             };
             let result: Option<ResultRow> =
                 crate::db::results::in_force_at(conn, round.id, table.number as i32)?;
-            let scores: Option<Vec<(i64, i64)>> = result.as_ref().map(|r| {
-                r.seats.iter().map(|s| (s.player.0, s.score)).collect()
-            });
+            let scores: Option<Vec<(i64, i64)>> = result
+                .as_ref()
+                .map(|r| r.seats.iter().map(|s| (s.player.0, s.score)).collect());
             let game = MyGame {
                 tournament_id: tid.0,
                 tournament_name: tname.clone(),

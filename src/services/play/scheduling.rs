@@ -161,7 +161,8 @@ pub(crate) fn ensure_games(conn: &mut PgConnection, round: &RoundRow) -> Result<
     if round.self_scheduled_until.is_none() || round.status == RoundStatus::Draft {
         return Ok(());
     }
-    let tables: Vec<i32> = round.draw
+    let tables: Vec<i32> = round
+        .draw
         .tables
         .iter()
         .filter(|t| t.seats.len() == 2)

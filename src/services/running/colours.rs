@@ -5,7 +5,6 @@
 
 use std::collections::HashMap;
 
-use diesel::PgConnection;
 use crate::db;
 use crate::db::models::Tournament;
 use crate::db::running::Registration;
@@ -14,6 +13,7 @@ use crate::domain::scoring::Preset;
 use crate::domain::seating::Draw;
 use crate::domain::{DrawRng, TournamentId};
 use crate::error::ApiError;
+use diesel::PgConnection;
 
 pub use crate::domain::colours::TableColours;
 

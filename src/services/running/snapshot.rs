@@ -401,15 +401,9 @@ impl Snapshot {
             .rounds
             .iter()
             .find(|r| r.method == SeatingMethod::TeamDuplicate)
-            .and_then(|r| {
-                r.options
-                    .get("format")
-                    .and_then(|f| f.as_str())
-                    .map(str::to_string)
-            });
-        match stored.as_deref() {
-            Some("knockout") => TeamEventFormat::Knockout,
-            Some(_) => TeamEventFormat::BestOf3,
+            .and_then(|r| r.options.format);
+        match stored {
+            Some(format) => format,
             None if self.teams.len() > 2 => TeamEventFormat::Knockout,
             None => TeamEventFormat::BestOf3,
         }
@@ -444,8 +438,8 @@ impl Snapshot {
             if r.method != SeatingMethod::TeamDuplicate {
                 continue;
             }
-            let knockout = match r.options.get("format").and_then(|f| f.as_str()) {
-                Some(f) => f == "knockout",
+            let knockout = match r.options.format {
+                Some(f) => f == crate::domain::scoring::team_standings::TeamEventFormat::Knockout,
                 None => self.teams.len() > 2,
             };
             if !knockout {
