@@ -49,7 +49,7 @@ pub fn stored_input(conn: &mut PgConnection, round: &RoundRow) -> Result<StoredI
         .select(round_draws::draw_input)
         .first(conn)?;
     let at = format!("round_draws row {}/{}", round.id, round.draw_count);
-    Ok(StoredInput::decode(&at, input).map_err(ApiError::Internal)?)
+    StoredInput::decode(&at, input).map_err(ApiError::Internal)
 }
 
 /// The draws of a tournament's rounds before round `number`, in round order.

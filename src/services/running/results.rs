@@ -360,7 +360,7 @@ pub fn store_locked(
     // table's versions, never the rest of the event (issue 16).
     let ruleset = play::ruleset_of(&t)?;
     let draw = &round.draw;
-    let seats = check_result(&ruleset, round, &draw, table, input)?;
+    let seats = check_result(&ruleset, round, draw, table, input)?;
     let current = history(conn, round, table)?
         .last()
         .map(|r| r.version)
@@ -414,7 +414,7 @@ pub fn store_locked(
         },
     )?;
     // After the result's own event, so the feed reads in the order things happened.
-    let round_status = after_result_change(conn, round, &draw, days, now)?;
+    let round_status = after_result_change(conn, round, draw, days, now)?;
     let rows = history(conn, round, table)?;
     with_history(round, rows, round_status)?
         .ok_or_else(|| ApiError::Internal("result vanished".into()))

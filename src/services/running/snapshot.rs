@@ -156,7 +156,7 @@ impl Snapshot {
                 && t.number == 1
                 && t.seats.len() == 4
             {
-                result.clarification = clarification_of(&draw);
+                result.clarification = clarification_of(draw);
             }
             tables.push(result);
         }
