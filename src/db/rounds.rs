@@ -7,10 +7,12 @@ use chrono::{DateTime, Utc};
 use diesel::pg::Pg;
 
 use crate::db::ids::{RoundId, TournamentId, UserId};
-use crate::db::running::{NewRound, RoundDraw, RoundRow};
+use crate::db::running::{decoded, stored, NewRound, RoundDraw, RoundRow, StoredInput};
 use crate::db::schema::{
     cases, game_schedules, penalties, round_draws, rounds, schedule_messages, tournaments,
 };
+use crate::domain::colours::TableColours;
+use crate::domain::seating::{Draw, DrawInput};
 use crate::domain::status::{RoundStatus, TournamentStatus};
 use crate::error::ApiError;
 
@@ -41,14 +43,13 @@ pub fn by_number(
 
 /// The stored draw input of a round's current draw (as drawn, without what earlier rounds
 /// hold), kept with its draw attempt.
-pub fn stored_input(
-    conn: &mut PgConnection,
-    round: &RoundRow,
-) -> Result<serde_json::Value, ApiError> {
-    Ok(round_draws::table
+pub fn stored_input(conn: &mut PgConnection, round: &RoundRow) -> Result<StoredInput, ApiError> {
+    let input: serde_json::Value = round_draws::table
         .find((round.id, round.draw_count))
         .select(round_draws::draw_input)
-        .first(conn)?)
+        .first(conn)?;
+    let at = format!("round_draws row {}/{}", round.id, round.draw_count);
+    StoredInput::decode(&at, input).map_err(ApiError::Internal)
 }
 
 /// The draws of a tournament's rounds before round `number`, in round order.
@@ -56,13 +57,17 @@ pub fn draws_before(
     conn: &mut PgConnection,
     tournament_id: i64,
     number: i32,
-) -> Result<Vec<serde_json::Value>, ApiError> {
-    Ok(rounds::table
+) -> Result<Vec<Draw>, ApiError> {
+    let rows: Vec<(RoundId, serde_json::Value)> = rounds::table
         .filter(rounds::tournament_id.eq(tournament_id))
         .filter(rounds::number.lt(number))
         .order(rounds::number)
-        .select(rounds::draw)
-        .load(conn)?)
+        .select((rounds::id, rounds::draw))
+        .load(conn)?;
+    rows.into_iter()
+        .map(|(id, draw)| decoded(&format!("rounds row {id}"), "draw", draw))
+        .collect::<Result<_, _>>()
+        .map_err(ApiError::Internal)
 }
 
 /// Every round of a tournament, by number.
@@ -153,30 +158,54 @@ pub fn mark_running(
     Ok(())
 }
 
-/// Stores a new round.
+/// Stores a new round (its draw and colours in their stored JSON form).
 pub fn insert(conn: &mut PgConnection, new: NewRound) -> QueryResult<RoundRow> {
+    let (draw, colours) = (
+        stored(&new.draw)?,
+        new.colours.as_ref().map(stored).transpose()?,
+    );
     diesel::insert_into(rounds::table)
-        .values(new)
+        .values((
+            rounds::tournament_id.eq(new.tournament_id),
+            rounds::number.eq(new.number),
+            rounds::kind.eq(new.kind),
+            rounds::method.eq(new.method),
+            rounds::options.eq(stored(&new.options)?),
+            rounds::weight.eq(new.weight),
+            rounds::metadata.eq(new.metadata),
+            rounds::seed.eq(new.seed),
+            rounds::seed_commitment.eq(new.seed_commitment),
+            rounds::draw.eq(draw),
+            rounds::created_by.eq(new.created_by),
+            rounds::played_at.eq(new.played_at),
+            rounds::played_at_fixed.eq(new.played_at_fixed),
+            rounds::colours.eq(colours),
+            rounds::self_scheduled_until.eq(new.self_scheduled_until),
+        ))
         .returning(RoundRow::as_returning())
         .get_result(conn)
 }
 
 /// A withdrawn round drawn again: the same row takes the new draw as its next attempt.
 pub fn draw_again(conn: &mut PgConnection, round: RoundId, new: NewRound) -> QueryResult<RoundRow> {
+    let (draw, colours) = (
+        stored(&new.draw)?,
+        new.colours.as_ref().map(stored).transpose()?,
+    );
     diesel::update(rounds::table.find(round))
         .set((
             rounds::kind.eq(new.kind),
             rounds::method.eq(new.method),
-            rounds::options.eq(new.options),
+            rounds::options.eq(stored(&new.options)?),
             rounds::weight.eq(new.weight),
             rounds::metadata.eq(new.metadata),
             rounds::seed.eq(new.seed),
             rounds::seed_commitment.eq(new.seed_commitment),
-            rounds::draw.eq(new.draw),
+            rounds::draw.eq(draw),
             rounds::draw_count.eq(rounds::draw_count + 1),
             rounds::played_at.eq(new.played_at),
             rounds::played_at_fixed.eq(new.played_at_fixed),
-            rounds::colours.eq(new.colours),
+            rounds::colours.eq(colours),
             rounds::self_scheduled_until.eq(new.self_scheduled_until),
             rounds::version.eq(rounds::version + 1),
         ))
@@ -191,9 +220,9 @@ pub struct NewDraw {
     pub attempt: i32,
     pub seed: String,
     pub seed_commitment: String,
-    /// The seating engine's input in its stored form.
-    pub draw_input: serde_json::Value,
-    pub draw: serde_json::Value,
+    /// The seating engine's input, stored short (see [`StoredInput`]).
+    pub draw_input: DrawInput,
+    pub draw: Draw,
     pub drawn_by: UserId,
 }
 
@@ -205,8 +234,8 @@ pub fn insert_draw(conn: &mut PgConnection, d: NewDraw) -> QueryResult<()> {
             round_draws::attempt.eq(d.attempt),
             round_draws::seed.eq(d.seed),
             round_draws::seed_commitment.eq(d.seed_commitment),
-            round_draws::draw_input.eq(d.draw_input),
-            round_draws::draw.eq(d.draw),
+            round_draws::draw_input.eq(StoredInput::short_form(&d.draw_input)?),
+            round_draws::draw.eq(stored(&d.draw)?),
             round_draws::drawn_by.eq(d.drawn_by),
         ))
         .execute(conn)?;
@@ -219,14 +248,15 @@ pub fn set_draw(
     round: RoundId,
     attempt: i32,
     (seed, seed_commitment): (String, String),
-    draw: serde_json::Value,
-    colours: Option<serde_json::Value>,
+    draw: &Draw,
+    colours: Option<&[TableColours]>,
 ) -> QueryResult<RoundRow> {
+    let colours = colours.map(stored).transpose()?;
     diesel::update(rounds::table.find(round))
         .set((
             rounds::seed.eq(seed),
             rounds::seed_commitment.eq(seed_commitment),
-            rounds::draw.eq(draw),
+            rounds::draw.eq(stored(draw)?),
             rounds::colours.eq(colours),
             rounds::draw_count.eq(attempt),
             rounds::version.eq(rounds::version + 1),
@@ -388,18 +418,21 @@ pub fn last_drawn(conn: &mut PgConnection, t: crate::db::ids::TournamentId) -> Q
         .unwrap_or(0))
 }
 
-/// The stored draw of round `number`, if the tournament has that round.
+/// The draw of round `number`, if the tournament has that round.
 pub fn draw_by_number(
     conn: &mut PgConnection,
     t: crate::db::ids::TournamentId,
     number: i32,
-) -> QueryResult<Option<serde_json::Value>> {
-    rounds::table
+) -> Result<Option<Draw>, ApiError> {
+    let row: Option<(RoundId, serde_json::Value)> = rounds::table
         .filter(rounds::tournament_id.eq(t))
         .filter(rounds::number.eq(number))
-        .select(rounds::draw)
+        .select((rounds::id, rounds::draw))
         .first(conn)
-        .optional()
+        .optional()?;
+    row.map(|(id, draw)| decoded(&format!("rounds row {id}"), "draw", draw))
+        .transpose()
+        .map_err(ApiError::Internal)
 }
 
 /// A completed round's id, completion time and time of play.

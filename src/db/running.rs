@@ -1,8 +1,13 @@
 //! Row models for running a tournament: registrations, teams, rounds, draws, results,
 //! withdrawals, penalties, idempotency keys and the event log.
 
+use std::collections::BTreeMap;
+
 use chrono::{DateTime, Utc};
+use diesel::deserialize;
+use diesel::pg::Pg;
 use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Bool, Integer, Json, Jsonb, Nullable, Text, Timestamptz};
 
 use super::schema::{
     idempotency_keys, penalties, registrations, results, round_draws, rounds, teams,
@@ -12,12 +17,12 @@ use crate::db::ids::{
     CaseId, PenaltyId, PlayerId, RegistrationId, RoundId, TeamId, TournamentEventId, TournamentId,
     UserId, WithdrawalId,
 };
-use crate::domain::colours::Colour;
+use crate::domain::colours::{Colour, TableColours};
 use crate::domain::events::LiveEventKind;
 use crate::domain::scoring::penalty::RecordedPenalty;
 use crate::domain::scoring::standings::WithdrawalKind;
-use crate::domain::scoring::RoundKind;
-use crate::domain::seating::SeatingMethod;
+use crate::domain::scoring::{RoundKind, SeatResult};
+use crate::domain::seating::{Draw, DrawInput, RoundOptions, SeatingMethod};
 use crate::domain::status::{RegistrationStatus, RoundStatus};
 
 #[derive(Debug, Clone, Queryable, Selectable)]
@@ -65,7 +70,9 @@ pub struct TeamRow {
     pub created_at: DateTime<Utc>,
 }
 
-#[derive(Debug, Clone, Queryable, Selectable)]
+/// A round, its stored options, draw and colours decoded once as the row is read: a value that does
+/// not parse is an error naming the row (see its `Queryable`).
+#[derive(Debug, Clone, Selectable)]
 #[diesel(table_name = rounds)]
 pub struct RoundRow {
     pub id: RoundId,
@@ -73,13 +80,16 @@ pub struct RoundRow {
     pub number: i32,
     pub kind: RoundKind,
     pub method: SeatingMethod,
-    pub options: serde_json::Value,
+    /// The options the round was drawn with.
+    pub options: RoundOptions,
     pub weight: Option<String>,
+    /// free-form: the organiser's metadata as entered (draft variant, card pool, ...); the
+    /// service keeps the round's withdrawn draws under one key (`round_history::KEY`).
     pub metadata: serde_json::Value,
     pub status: RoundStatus,
     pub seed: String,
     pub seed_commitment: String,
-    pub draw: serde_json::Value,
+    pub draw: Draw,
     pub draw_count: i32,
     pub created_by: UserId,
     pub created_at: DateTime<Utc>,
@@ -90,10 +100,131 @@ pub struct RoundRow {
     pub played_at: Option<DateTime<Utc>>,
     /// Whether `played_at` was given by the organiser (else derived from the completion time).
     pub played_at_fixed: bool,
-    /// Tantrix: each game's colours as drawn (`[TableColours]`), none in other formats.
-    pub colours: Option<serde_json::Value>,
+    /// Tantrix: each game's colours as drawn, none in other formats.
+    pub colours: Option<Vec<TableColours>>,
     /// A self-scheduled round: the players agree their game's time before this deadline.
     pub self_scheduled_until: Option<DateTime<Utc>>,
+}
+
+/// A `rounds` row as stored, its JSON still undecoded.
+type StoredRound = (
+    RoundId,
+    TournamentId,
+    i32,
+    RoundKind,
+    SeatingMethod,
+    serde_json::Value,
+    Option<String>,
+    serde_json::Value,
+    RoundStatus,
+    String,
+    String,
+    serde_json::Value,
+    i32,
+    UserId,
+    DateTime<Utc>,
+    Option<DateTime<Utc>>,
+    Option<DateTime<Utc>>,
+    i32,
+    Option<DateTime<Utc>>,
+    bool,
+    Option<serde_json::Value>,
+    Option<DateTime<Utc>>,
+);
+
+type RoundSql = (
+    BigInt,
+    BigInt,
+    Integer,
+    Text,
+    Text,
+    Jsonb,
+    Nullable<Text>,
+    Jsonb,
+    Text,
+    Text,
+    Text,
+    Json,
+    Integer,
+    BigInt,
+    Timestamptz,
+    Nullable<Timestamptz>,
+    Nullable<Timestamptz>,
+    Integer,
+    Nullable<Timestamptz>,
+    Bool,
+    Nullable<Jsonb>,
+    Nullable<Timestamptz>,
+);
+
+/// Decodes a stored JSON column of a row into its type; the error names the row and column.
+pub(crate) fn decoded<T: serde::de::DeserializeOwned>(
+    row: &dyn std::fmt::Display,
+    column: &str,
+    value: serde_json::Value,
+) -> Result<T, String> {
+    serde_json::from_value(value).map_err(|e| format!("{row}: {column}: {e}"))
+}
+
+/// A typed value in its stored JSON form.
+pub(crate) fn stored<T: serde::Serialize + ?Sized>(value: &T) -> QueryResult<serde_json::Value> {
+    serde_json::to_value(value).map_err(|e| diesel::result::Error::SerializationError(Box::new(e)))
+}
+
+impl Queryable<RoundSql, Pg> for RoundRow {
+    type Row = StoredRound;
+
+    fn build(row: StoredRound) -> deserialize::Result<Self> {
+        let (
+            id,
+            tournament_id,
+            number,
+            kind,
+            method,
+            options,
+            weight,
+            metadata,
+            status,
+            seed,
+            seed_commitment,
+            draw,
+            draw_count,
+            created_by,
+            created_at,
+            published_at,
+            completed_at,
+            version,
+            played_at,
+            played_at_fixed,
+            colours,
+            self_scheduled_until,
+        ) = row;
+        let at = format!("rounds row {id}");
+        Ok(Self {
+            id,
+            tournament_id,
+            number,
+            kind,
+            method,
+            options: decoded(&at, "options", options)?,
+            weight,
+            metadata,
+            status,
+            seed,
+            seed_commitment,
+            draw: decoded(&at, "draw", draw)?,
+            draw_count,
+            created_by,
+            created_at,
+            published_at,
+            completed_at,
+            version,
+            played_at,
+            played_at_fixed,
+            colours: colours.map(|c| decoded(&at, "colours", c)).transpose()?,
+            self_scheduled_until,
+        })
+    }
 }
 
 impl RoundRow {
@@ -104,63 +235,198 @@ impl RoundRow {
             return 1;
         }
         self.options
-            .get("games_per_match")
-            .and_then(serde_json::Value::as_u64)
-            .and_then(|n| u32::try_from(n).ok())
+            .games_per_match
             .filter(|n| (1..=9).contains(n))
             .unwrap_or(1)
     }
 }
 
-#[derive(Debug, Insertable)]
-#[diesel(table_name = rounds)]
+/// A round to store; its options, draw and colours are written in their stored JSON form.
+#[derive(Debug)]
 pub struct NewRound {
     pub tournament_id: TournamentId,
     pub number: i32,
     pub kind: RoundKind,
     pub method: SeatingMethod,
-    pub options: serde_json::Value,
+    /// The options the draw used, defaults included (as the seating engine's input holds them).
+    pub options: BTreeMap<String, serde_json::Value>,
     pub weight: Option<String>,
     pub metadata: serde_json::Value,
     pub seed: String,
     pub seed_commitment: String,
-    pub draw: serde_json::Value,
+    pub draw: Draw,
     pub created_by: UserId,
     pub played_at: Option<DateTime<Utc>>,
     pub played_at_fixed: bool,
-    pub colours: Option<serde_json::Value>,
+    pub colours: Option<Vec<TableColours>>,
     pub self_scheduled_until: Option<DateTime<Utc>>,
 }
 
-#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+/// One draw attempt of a round, its draw decoded once as the row is read (see its
+/// `Queryable`).
+#[derive(Debug, Clone, Selectable)]
 #[diesel(table_name = round_draws)]
 pub struct RoundDraw {
     pub round_id: RoundId,
     pub attempt: i32,
     pub seed: String,
     pub seed_commitment: String,
-    pub draw_input: serde_json::Value,
-    pub draw: serde_json::Value,
+    pub draw_input: StoredInput,
+    pub draw: Draw,
     pub drawn_by: UserId,
-    #[diesel(skip_insertion)]
     pub drawn_at: DateTime<Utc>,
 }
 
-#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+/// Marks a stored draw input whose history and plan were left out (see [`StoredInput`]).
+pub const FROM_EARLIER_ROUNDS: &str = "history_and_plan_from_earlier_rounds";
+
+/// A draw input as stored with its draw attempt. New inputs are stored short: what is new in
+/// this round only. The history (every earlier table) and the plan (the previous round's) are
+/// already stored with the earlier rounds' draws, which never change once a later round is
+/// drawn, so storing them again would make each round's row grow with the event (issue 16);
+/// `short` says they are to be rebuilt from those draws. An input stored before inputs were
+/// stored short is complete (`short` false).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredInput {
+    pub input: DrawInput,
+    pub short: bool,
+}
+
+impl StoredInput {
+    /// Decodes a stored input; the error names the row and column.
+    pub(crate) fn decode(
+        row: &dyn std::fmt::Display,
+        mut value: serde_json::Value,
+    ) -> Result<Self, String> {
+        let short = value
+            .as_object_mut()
+            .and_then(|o| o.remove(FROM_EARLIER_ROUNDS))
+            .is_some();
+        Ok(Self {
+            input: decoded(row, "draw_input", value)?,
+            short,
+        })
+    }
+
+    /// The short stored form of a full input: without its history and plan, marked.
+    pub(crate) fn short_form(input: &DrawInput) -> QueryResult<serde_json::Value> {
+        let mut v = stored(input)?;
+        if let Some(o) = v.as_object_mut() {
+            o.remove("history");
+            o.remove("plan");
+            o.insert(FROM_EARLIER_ROUNDS.into(), serde_json::Value::Bool(true));
+        }
+        Ok(v)
+    }
+}
+
+/// A `round_draws` row as stored, its JSON still undecoded.
+type StoredDraw = (
+    RoundId,
+    i32,
+    String,
+    String,
+    serde_json::Value,
+    serde_json::Value,
+    UserId,
+    DateTime<Utc>,
+);
+
+impl Queryable<(BigInt, Integer, Text, Text, Json, Json, BigInt, Timestamptz), Pg> for RoundDraw {
+    type Row = StoredDraw;
+
+    fn build(row: StoredDraw) -> deserialize::Result<Self> {
+        let (round_id, attempt, seed, seed_commitment, draw_input, draw, drawn_by, drawn_at) = row;
+        let at = format!("round_draws row {round_id}/{attempt}");
+        Ok(Self {
+            round_id,
+            attempt,
+            seed,
+            seed_commitment,
+            draw_input: StoredInput::decode(&at, draw_input)?,
+            draw: decoded(&at, "draw", draw)?,
+            drawn_by,
+            drawn_at,
+        })
+    }
+}
+
+/// A version of a table's result, its seats decoded once as the row is read (see its
+/// `Queryable`).
+#[derive(Debug, Clone, Selectable)]
 #[diesel(table_name = results)]
 pub struct ResultRow {
     pub round_id: RoundId,
     pub table_number: i32,
     pub version: i32,
-    pub seats: serde_json::Value,
+    /// The seats as entered (seat order).
+    pub seats: Vec<SeatResult>,
     pub double_crash: bool,
     pub reason: Option<String>,
     pub case_id: Option<CaseId>,
     pub entered_by: UserId,
-    #[diesel(skip_insertion)]
     pub entered_at: DateTime<Utc>,
     /// A cup match decided by 5-minute play-off games: their winner.
-    pub playoff_winner: Option<i64>,
+    pub playoff_winner: Option<PlayerId>,
+}
+
+/// A `results` row as stored, its JSON still undecoded.
+type StoredResult = (
+    RoundId,
+    i32,
+    i32,
+    serde_json::Value,
+    bool,
+    Option<String>,
+    Option<CaseId>,
+    UserId,
+    DateTime<Utc>,
+    Option<PlayerId>,
+);
+
+type ResultSql = (
+    BigInt,
+    Integer,
+    Integer,
+    Jsonb,
+    Bool,
+    Nullable<Text>,
+    Nullable<BigInt>,
+    BigInt,
+    Timestamptz,
+    Nullable<BigInt>,
+);
+
+impl Queryable<ResultSql, Pg> for ResultRow {
+    type Row = StoredResult;
+
+    fn build(row: StoredResult) -> deserialize::Result<Self> {
+        let (
+            round_id,
+            table_number,
+            version,
+            seats,
+            double_crash,
+            reason,
+            case_id,
+            entered_by,
+            entered_at,
+            playoff_winner,
+        ) = row;
+        let at = format!("results row {round_id}/{table_number}/{version}");
+        Ok(Self {
+            round_id,
+            table_number,
+            version,
+            seats: decoded(&at, "seats", seats)?,
+            double_crash,
+            reason,
+            case_id,
+            entered_by,
+            entered_at,
+            playoff_winner,
+        })
+    }
 }
 
 #[derive(Debug, Clone, Queryable, Selectable)]

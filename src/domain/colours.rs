@@ -94,6 +94,22 @@ fn lot_other(taken: Colour, rng: &mut DrawRng) -> Colour {
     rest[rng.index(rest.len())]
 }
 
+/// One game's colours.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct TableColours {
+    pub table: u32,
+    /// The two players in seat order.
+    pub players: [i64; 2],
+    /// Their colours, in the same order.
+    pub colours: [Colour; 2],
+    /// Which branch of the rule decided: first choices, second choices, or the leader's lot
+    /// (drawn from SHA-256(seed hex, "/colours/", table) as the key of the round's ChaCha20
+    /// stream).
+    pub rule: ColourRule,
+    /// The choices the rule read, in seat order.
+    pub choices: [Option<Choices>; 2],
+}
+
 #[cfg(test)]
 mod tests {
     use super::Colour::*;

@@ -215,3 +215,77 @@ async fn a_pool_whose_stored_json_does_not_parse_is_an_error_naming_its_row() {
         assert!(message.contains(&named), "{message}");
     }
 }
+
+/// A round's stored draw and colours, a draw attempt's draw and a result's seats are decoded
+/// once, as the row is read (`src/db/running.rs`): a value that does not parse is an error
+/// naming the table and the row, never an empty draw or a table without seats.
+#[actix_web::test]
+async fn a_round_or_result_whose_stored_json_does_not_parse_is_an_error_naming_its_row() {
+    use tourney::db::ids::{PlayerId, RoundId, TournamentId};
+    let app = spawn_app().await;
+    let (tid, org, referee, _) = crate::event_fixtures::event(&app, "agricola_norway", 8).await;
+    let round =
+        crate::event_fixtures::new_round(&app, tid, &org, serde_json::json!({"method": "random"}))
+            .await;
+    crate::event_fixtures::play_round(&app, tid, &referee, &round, |p| 10 + p % 9).await;
+    let mut conn = PgConnection::establish(&app.database_url).unwrap();
+    let c = &mut conn;
+    let read = tourney::db::rounds::of_tournament(c, TournamentId(tid)).unwrap();
+    assert_eq!(read.len(), 1);
+    let id: RoundId = read[0].id;
+    // As stored: the draw the answer showed, the seats as entered.
+    assert_eq!(serde_json::to_value(&read[0].draw).unwrap(), round["draw"]);
+    let seats = tourney::db::results::versions(c, id, 1).unwrap();
+    assert_eq!(seats.len(), 1);
+    assert!(seats[0].seats.len() >= 2, "{:?}", seats[0].seats);
+    let first: PlayerId = seats[0].seats[0].player;
+    assert_eq!(first.0, round["draw"]["tables"][0]["seats"][0]);
+
+    let internal = |err: diesel::result::Error| match ApiError::from(err) {
+        ApiError::Internal(m) => m,
+        other => panic!("read as {other:?}, not as an internal error"),
+    };
+    let corrupt = |c: &mut PgConnection, sql: String| {
+        assert_eq!(diesel::sql_query(sql).execute(c).unwrap(), 1);
+    };
+    let id = id.0;
+    corrupt(
+        c,
+        format!("UPDATE results SET seats = '{{\"not\": \"seats\"}}' WHERE round_id = {id} AND table_number = 1"),
+    );
+    let m = internal(tourney::db::results::versions(c, RoundId(id), 1).unwrap_err());
+    assert!(m.contains(&format!("results row {id}/1/1: seats")), "{m}");
+
+    corrupt(
+        c,
+        format!("UPDATE round_draws SET draw = '[]' WHERE round_id = {id}"),
+    );
+    let err = tourney::db::rounds::draws_page(c, RoundId(id), 10, 0).unwrap_err();
+    assert!(
+        internal(err).contains(&format!("round_draws row {id}/1: draw")),
+        "a draw attempt"
+    );
+
+    corrupt(
+        c,
+        format!("UPDATE rounds SET colours = '{{\"red\": 1}}' WHERE id = {id}"),
+    );
+    let m = internal(tourney::db::rounds::by_id(c, RoundId(id)).unwrap_err());
+    assert!(m.contains(&format!("rounds row {id}: colours")), "{m}");
+    corrupt(
+        c,
+        format!(
+            "UPDATE rounds SET colours = NULL, draw = '{{\"tables\": \"none\"}}' WHERE id = {id}"
+        ),
+    );
+    let m = internal(tourney::db::rounds::by_id(c, RoundId(id)).unwrap_err());
+    assert!(m.contains(&format!("rounds row {id}: draw")), "{m}");
+    let m = match tourney::db::rounds::draw_by_number(c, TournamentId(tid), 1).unwrap_err() {
+        ApiError::Internal(m) => m,
+        other => panic!("{other:?}"),
+    };
+    assert!(m.contains(&format!("rounds row {id}: draw")), "{m}");
+    // Over HTTP: a 500, the round not shown under an empty draw.
+    let path = format!("/api/v1/tournaments/{tid}/rounds/1");
+    assert_eq!(app.get(&path, Some(&org)).await.status(), 500);
+}

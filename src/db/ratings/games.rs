@@ -3,32 +3,75 @@
 //! losses in force on them. The rating feed (`services::ratings`) turns them into rated games.
 
 use chrono::{DateTime, Utc};
+use diesel::deserialize;
+use diesel::pg::Pg;
 use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Integer, Json, Jsonb, Nullable, Text, Timestamptz};
 use diesel::PgConnection;
 
 use crate::db::ids::{PlayerId, PoolId, RoundId, TournamentId};
-use crate::db::running::ResultRow;
+use crate::db::running::{decoded, ResultRow};
 use crate::db::schema::{penalties, results, rounds, tournaments};
 use crate::domain::rating::acceptance::RatingStatus;
 use crate::domain::scoring::penalty::RecordedPenalty;
 use crate::domain::scoring::Preset;
+use crate::domain::seating::Draw;
 use crate::domain::status::RoundStatus;
 
 /// A completed round of a tournament that feeds a pool, with its tournament's ruleset.
 ///
-/// `draw` and `ruleset_overrides` stay JSON here: the feed decodes the ruleset once per
-/// distinct `(preset, overrides)` and the draw only of a team duplicate round (whose draw
-/// holds team matches), naming the round or tournament when one does not parse.
-#[derive(Debug, Clone, Queryable)]
+/// The draw is decoded once as the row is read (a value that does not parse is an error
+/// naming the round, see its `Queryable`). `ruleset_overrides` stays JSON here: the feed
+/// decodes the ruleset once per distinct `(preset, overrides)`, naming the tournament when
+/// one does not parse.
+#[derive(Debug, Clone)]
 pub struct RatedRound {
     pub id: RoundId,
     pub tournament_id: TournamentId,
     pub number: i32,
     /// When the round was played (the pool's order).
     pub played_at: Option<DateTime<Utc>>,
-    pub draw: serde_json::Value,
+    pub draw: Draw,
     pub ruleset: Preset,
     pub ruleset_overrides: serde_json::Value,
+}
+
+/// A rated round as read, its draw still undecoded.
+type StoredRatedRound = (
+    RoundId,
+    TournamentId,
+    i32,
+    Option<DateTime<Utc>>,
+    serde_json::Value,
+    Preset,
+    serde_json::Value,
+);
+
+type RatedRoundSql = (
+    BigInt,
+    BigInt,
+    Integer,
+    Nullable<Timestamptz>,
+    Json,
+    Text,
+    Jsonb,
+);
+
+impl Queryable<RatedRoundSql, Pg> for RatedRound {
+    type Row = StoredRatedRound;
+
+    fn build(row: StoredRatedRound) -> deserialize::Result<Self> {
+        let (id, tournament_id, number, played_at, draw, ruleset, ruleset_overrides) = row;
+        Ok(Self {
+            id,
+            tournament_id,
+            number,
+            played_at,
+            draw: decoded(&format!("rounds row {id}"), "draw", draw)?,
+            ruleset,
+            ruleset_overrides,
+        })
+    }
 }
 
 /// Which rounds [`rated_rounds`] reads.

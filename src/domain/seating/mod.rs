@@ -30,12 +30,14 @@ mod fewest;
 pub mod fit;
 pub mod four_player;
 pub mod remap;
+mod round_options;
 pub mod schedule;
 pub mod team;
 pub mod two_player;
 
 pub use bridge::{plan_bridge_schedule, BRIDGE16_GROUPS, BRIDGE16_TABLES};
 pub use error::SeatingError;
+pub use round_options::RoundOptions;
 pub use schedule::{plan_random_schedule, schedule_repeats};
 pub use two_player::{ashes_round_range, check_ashes_rounds, knockout_bracket};
 

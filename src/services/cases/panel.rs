@@ -243,19 +243,10 @@ pub(super) fn seated_at(
             format!("round {round} is not published"),
         ));
     }
-    draw["tables"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .find(|t| t["number"].as_i64() == Some(table.into()))
-        .map(|t| {
-            t["seats"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|p| p.as_i64())
-                .collect()
-        })
+    draw.tables
+        .iter()
+        .find(|t| i64::from(t.number) == i64::from(table))
+        .map(|t| t.seats.iter().map(|p| p.0).collect())
         .ok_or_else(|| ApiError::field(field, format!("round {round} has no table {table}")))
 }
 

@@ -21,7 +21,7 @@ use crate::error::ApiError;
 use crate::services::access::load_visible;
 use crate::services::integrations::embed::Seat;
 use crate::services::running::colours::TableColours;
-use crate::services::running::snapshot::{draw_of, ruleset_of};
+use crate::services::running::snapshot::ruleset_of;
 
 /// How long a link to the slips opens them.
 pub const LINK_VALID: Duration = Duration::minutes(30);
@@ -168,13 +168,8 @@ pub fn slips(
 
 /// A round's tables with their players' names, colours and starting players, in table order.
 fn seating(conn: &mut PgConnection, round: &RoundRow) -> Result<Vec<(u32, Vec<Seat>)>, ApiError> {
-    let draw = draw_of(round)?;
-    let colours: Vec<TableColours> = match &round.colours {
-        Some(c) => serde_json::from_value(c.clone()).map_err(|e| {
-            ApiError::Internal(format!("stored colours of round {}: {e}", round.number))
-        })?,
-        None => Vec::new(),
-    };
+    let draw = &round.draw;
+    let colours: &[TableColours] = round.colours.as_deref().unwrap_or_default();
     let ids: Vec<PlayerId> = draw
         .tables
         .iter()

@@ -21,7 +21,6 @@ use crate::db::ids::{PlayerId, TournamentId, UserId};
 use crate::db::running::RoundRow;
 use crate::error::ApiError;
 use crate::services::access::load_visible;
-use crate::services::running::snapshot::draw_of;
 
 /// Where the private feed is, shown once when it is made.
 #[derive(Debug, Serialize, ToSchema)]
@@ -177,7 +176,7 @@ pub fn tournament_feed(
         if r.self_scheduled_until.is_none() {
             continue;
         }
-        for table in draw_of(&r)?.tables {
+        for table in &r.draw.tables {
             let who = names_at(&table.seats, &names);
             events.extend(game_event(conn, (tid, &t.name), &r, table.number, who)?);
         }
@@ -198,7 +197,7 @@ pub fn player_feed(conn: &mut PgConnection, token: &str) -> Result<String, ApiEr
     let mut events = Vec::new();
     for (tid, tname) in entered {
         for r in crate::db::rounds::published_of(conn, tid)? {
-            let draw = draw_of(&r)?;
+            let draw = &r.draw;
             let Some(table) = draw
                 .tables
                 .iter()

@@ -25,7 +25,7 @@ use crate::services::access::load_visible;
 use crate::services::play::replays::Entered;
 use crate::services::play::reports::{out, settle, ReportOut, Settle, ANSWER_WITHIN};
 use crate::services::running::results::{check_result, history, EnterResult, ResultSeat, TableRef};
-use crate::services::running::snapshot::{draw_of, ruleset_of, seats_at};
+use crate::services::running::snapshot::{ruleset_of, seats_at};
 
 /// A table's result reported with its code.
 #[derive(Debug, Clone, Deserialize, ToSchema)]
@@ -196,7 +196,7 @@ pub fn report(
         check_result(
             &ruleset_of(&t)?,
             &round,
-            &draw_of(&round)?,
+            &round.draw,
             at.table,
             &result,
         )?;
@@ -328,7 +328,7 @@ pub fn queue(
             format!("round {number} is a draft: publish it first"),
         ));
     }
-    let draw = draw_of(&round)?;
+    let draw = &round.draw;
     let done = crate::db::results::tables_with_results(conn, round.id)?;
     let mut newest: Vec<(i32, ReportRow)> = Vec::new();
     for (table, row) in crate::db::reports::of_round(conn, round.id)? {

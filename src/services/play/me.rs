@@ -16,7 +16,6 @@ use crate::domain::status::TournamentStatus;
 use crate::domain::{PlayerId, TournamentId, UserId};
 use crate::error::ApiError;
 use crate::services::running::colours::TableColours;
-use crate::services::running::snapshot::draw_of;
 
 /// Someone at my table.
 #[derive(Debug, Serialize, ToSchema)]
@@ -123,7 +122,7 @@ pub fn my_games(conn: &mut PgConnection, caller: &Caller) -> Result<MyGames, Api
     for (tid, tname) in entered {
         let played = crate::db::rounds::published_of(conn, tid)?;
         for round in played {
-            let draw = draw_of(&round)?;
+            let draw = &round.draw;
             let Some((seat, table)) = draw
                 .tables
                 .iter()
@@ -131,12 +130,7 @@ pub fn my_games(conn: &mut PgConnection, caller: &Caller) -> Result<MyGames, Api
             else {
                 continue;
             };
-            let colours: Vec<TableColours> = match round.colours.clone() {
-                Some(c) => serde_json::from_value(c).map_err(|e| {
-                    ApiError::Internal(format!("stored colours of round {}: {e}", round.id))
-                })?,
-                None => Vec::new(),
-            };
+            let colours: &[TableColours] = round.colours.as_deref().unwrap_or_default();
             let colour_of = |p: i64| {
                 colours
                     .iter()
@@ -145,17 +139,9 @@ pub fn my_games(conn: &mut PgConnection, caller: &Caller) -> Result<MyGames, Api
             };
             let result: Option<ResultRow> =
                 crate::db::results::in_force_at(conn, round.id, table.number as i32)?;
-            let scores: Option<Vec<(i64, i64)>> = result.as_ref().map(|r| {
-                r.seats
-                    .as_array()
-                    .map(|seats| {
-                        seats
-                            .iter()
-                            .filter_map(|s| Some((s["player"].as_i64()?, s["score"].as_i64()?)))
-                            .collect()
-                    })
-                    .unwrap_or_default()
-            });
+            let scores: Option<Vec<(i64, i64)>> = result
+                .as_ref()
+                .map(|r| r.seats.iter().map(|s| (s.player.0, s.score)).collect());
             let game = MyGame {
                 tournament_id: tid.0,
                 tournament_name: tname.clone(),

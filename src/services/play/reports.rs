@@ -27,7 +27,7 @@ use crate::services::running::results::{
     check_result, history, is_replay, store_locked, EnterResult, Precondition, ResultSeat,
     ResultWithHistory, TableRef,
 };
-use crate::services::running::snapshot::{draw_of, ruleset_of, seats_at};
+use crate::services::running::snapshot::{ruleset_of, seats_at};
 use crate::services::validate::Check;
 
 /// How long the opponent has to confirm or dispute; afterwards the report waits for the
@@ -155,13 +155,7 @@ pub fn report(
                 "only a player seated at this table reports its result".into(),
             ));
         };
-        check_result(
-            &ruleset_of(&t)?,
-            &round,
-            &draw_of(&round)?,
-            at.table,
-            &input,
-        )?;
+        check_result(&ruleset_of(&t)?, &round, &round.draw, at.table, &input)?;
         if !history(conn, &round, at.table)?.is_empty() {
             return Err(ApiError::Conflict(format!(
                 "table {} already has a result; open a case to have it corrected",
@@ -383,13 +377,7 @@ pub fn dispute(
                 reason: None,
                 playoff_winner: None,
             };
-            check_result(
-                &ruleset_of(&t)?,
-                &round,
-                &draw_of(&round)?,
-                at.table,
-                &theirs,
-            )?;
+            check_result(&ruleset_of(&t)?, &round, &round.draw, at.table, &theirs)?;
         }
         let case = crate::services::cases::open_case(
             conn,

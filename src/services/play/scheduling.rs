@@ -31,7 +31,7 @@ use crate::domain::{PlayerId, UserId};
 use crate::error::ApiError;
 use crate::services::access::load_visible;
 use crate::services::running::results::TableRef;
-use crate::services::running::snapshot::{draw_of, seats_at};
+use crate::services::running::snapshot::seats_at;
 use crate::services::validate::Check;
 
 /// How long a player has to answer (rule 8.2: then the leader is told).
@@ -161,7 +161,8 @@ pub(crate) fn ensure_games(conn: &mut PgConnection, round: &RoundRow) -> Result<
     if round.self_scheduled_until.is_none() || round.status == RoundStatus::Draft {
         return Ok(());
     }
-    let tables: Vec<i32> = draw_of(round)?
+    let tables: Vec<i32> = round
+        .draw
         .tables
         .iter()
         .filter(|t| t.seats.len() == 2)

@@ -84,12 +84,7 @@ pub(super) fn table_game(
     r: &ResultRow,
     in_force: &[TablePenalty],
 ) -> Result<Option<PoolGame>, ApiError> {
-    let mut seats: Vec<SeatResult> = serde_json::from_value(r.seats.clone()).map_err(|e| {
-        ApiError::Internal(format!(
-            "round {} table {}: bad seats: {e}",
-            r.round_id, r.table_number
-        ))
-    })?;
+    let mut seats = r.seats.clone();
     if seats.len() < 2 {
         // A bye: nothing was played (seed 004, point 6); never rated.
         return Ok(None);
@@ -138,26 +133,6 @@ pub(super) fn table_game(
     }))
 }
 
-#[derive(Deserialize)]
-pub(super) struct DrawTable {
-    pub(super) number: i32,
-    pub(super) seats: Vec<i64>,
-}
-
-#[derive(Deserialize)]
-pub(super) struct DrawTeamMatch {
-    pub(super) table_a: i32,
-    pub(super) table_b: i32,
-}
-
-#[derive(Deserialize)]
-pub(super) struct TeamDraw {
-    #[serde(default)]
-    pub(super) tables: Vec<DrawTable>,
-    #[serde(default)]
-    pub(super) team_matches: Vec<DrawTeamMatch>,
-}
-
 /// The team matches of a team duplicate round (seed 002): tables A and B of each match, the
 /// six-step comparison of the scoring engine, every member rated against the other team's
 /// average. Table A seats home A1, away A1, home A2, away A2; table B seats away B1, home B1,
@@ -167,8 +142,7 @@ pub(super) fn team_games(
     played_at: DateTime<Utc>,
     tables: &BTreeMap<i32, &ResultRow>,
 ) -> Result<Vec<PoolGame>, ApiError> {
-    let draw: TeamDraw = serde_json::from_value(round.draw.clone())
-        .map_err(|e| ApiError::Internal(format!("round {}: bad draw: {e}", round.id)))?;
+    let draw = &round.draw;
     let mut out = Vec::new();
     for m in &draw.team_matches {
         let (Some(ta), Some(tb)) = (
@@ -177,21 +151,16 @@ pub(super) fn team_games(
         ) else {
             continue;
         };
-        let (Some(ra), Some(rb)) = (tables.get(&m.table_a), tables.get(&m.table_b)) else {
+        let (Some(ra), Some(rb)) = (
+            tables.get(&(m.table_a as i32)),
+            tables.get(&(m.table_b as i32)),
+        ) else {
             continue;
         };
         if ta.seats.len() != 4 || tb.seats.len() != 4 {
             continue;
         }
-        let parse = |r: &ResultRow| -> Result<Vec<SeatResult>, ApiError> {
-            serde_json::from_value(r.seats.clone()).map_err(|e| {
-                ApiError::Internal(format!(
-                    "round {} table {}: bad seats: {e}",
-                    r.round_id, r.table_number
-                ))
-            })
-        };
-        let (sa, sb) = (parse(ra)?, parse(rb)?);
+        let (sa, sb) = (&ra.seats, &rb.seats);
         let member = |seats: &[SeatResult], player: i64| -> Option<(MemberResult, bool)> {
             seats.iter().find(|s| s.player.0 == player).map(|s| {
                 (
@@ -206,18 +175,18 @@ pub(super) fn team_games(
         };
         let get = |seats: &[SeatResult], p: i64| member(seats, p);
         let (Some(ha1), Some(aa1), Some(ha2), Some(aa2)) = (
-            get(&sa, ta.seats[0]),
-            get(&sa, ta.seats[1]),
-            get(&sa, ta.seats[2]),
-            get(&sa, ta.seats[3]),
+            get(sa, ta.seats[0].0),
+            get(sa, ta.seats[1].0),
+            get(sa, ta.seats[2].0),
+            get(sa, ta.seats[3].0),
         ) else {
             continue;
         };
         let (Some(ab1), Some(hb1), Some(ab2), Some(hb2)) = (
-            get(&sb, tb.seats[0]),
-            get(&sb, tb.seats[1]),
-            get(&sb, tb.seats[2]),
-            get(&sb, tb.seats[3]),
+            get(sb, tb.seats[0].0),
+            get(sb, tb.seats[1].0),
+            get(sb, tb.seats[2].0),
+            get(sb, tb.seats[3].0),
         ) else {
             continue;
         };
@@ -246,7 +215,7 @@ pub(super) fn team_games(
                 .collect()
         };
         out.push(PoolGame {
-            key: (played_at, round.id.0, m.table_a),
+            key: (played_at, round.id.0, m.table_a as i32),
             tournament_id: round.tournament_id.0,
             // Versions only grow, so the sum changes with every correction of either table.
             result_version: ra.version + rb.version,

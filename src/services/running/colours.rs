@@ -5,34 +5,17 @@
 
 use std::collections::HashMap;
 
-use diesel::PgConnection;
-use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
-
 use crate::db;
 use crate::db::models::Tournament;
 use crate::db::running::Registration;
-use crate::domain::colours::{assign, Choices, Colour, ColourRule};
+use crate::domain::colours::{assign, Choices};
 use crate::domain::scoring::Preset;
 use crate::domain::seating::Draw;
 use crate::domain::{DrawRng, TournamentId};
 use crate::error::ApiError;
+use diesel::PgConnection;
 
-/// One game's colours.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct TableColours {
-    pub table: u32,
-    /// The two players in seat order.
-    pub players: [i64; 2],
-    /// Their colours, in the same order.
-    pub colours: [Colour; 2],
-    /// Which branch of the rule decided: first choices, second choices, or the leader's lot
-    /// (drawn from SHA-256(seed hex, "/colours/", table) as the key of the round's ChaCha20
-    /// stream).
-    pub rule: ColourRule,
-    /// The choices the rule read, in seat order.
-    pub choices: [Option<Choices>; 2],
-}
+pub use crate::domain::colours::TableColours;
 
 /// Whether the tournament's games get colours (Tantrix).
 pub fn has_colours(t: &Tournament) -> bool {
@@ -61,14 +44,12 @@ fn choices_by_player(conn: &mut PgConnection, tid: i64) -> Result<HashMap<i64, C
 pub fn for_draw(
     conn: &mut PgConnection,
     t: &Tournament,
-    draw: &serde_json::Value,
+    draw: &Draw,
     seed: &str,
-) -> Result<Option<serde_json::Value>, ApiError> {
+) -> Result<Option<Vec<TableColours>>, ApiError> {
     if !has_colours(t) {
         return Ok(None);
     }
-    let draw: Draw = serde_json::from_value(draw.clone())
-        .map_err(|e| ApiError::Internal(format!("draw: {e}")))?;
     let choices = choices_by_player(conn, t.id.0)?;
     let games: Vec<TableColours> = draw
         .tables
@@ -97,7 +78,5 @@ pub fn for_draw(
             }
         })
         .collect();
-    serde_json::to_value(games)
-        .map(Some)
-        .map_err(|e| ApiError::Internal(e.to_string()))
+    Ok(Some(games))
 }

@@ -199,13 +199,12 @@ pub fn record_penalty(
     if let (Some(r), Some(t)) = (round, table) {
         let draw = db::rounds::draw_by_number(conn, TournamentId(tid), r)?
             .ok_or_else(|| ApiError::field("round", format!("no round {r}")))?;
-        let seated = draw["tables"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter(|tb| tb["number"].as_i64() == Some(t.into()))
-            .flat_map(|tb| tb["seats"].as_array().cloned().unwrap_or_default())
-            .any(|p| p.as_i64() == Some(input.player_id));
+        let seated = draw
+            .tables
+            .iter()
+            .filter(|tb| i64::from(tb.number) == i64::from(t))
+            .flat_map(|tb| &tb.seats)
+            .any(|p| p.0 == input.player_id);
         if !seated {
             return Err(ApiError::field(
                 "table",

@@ -15,7 +15,6 @@ use crate::domain::scoring::tantrix::cup_match;
 use crate::domain::scoring::{score_table, Points, TieBreakKey};
 use crate::domain::seating::SeatingMethod;
 use crate::domain::status::RoundStatus;
-use crate::domain::PlayerId;
 use crate::error::ApiError;
 use crate::services::access::load_visible_round as load_round;
 use crate::services::running::snapshot::Snapshot;
@@ -77,7 +76,7 @@ impl CupDecider {
 /// The cup matches of a knockout round, in table order.
 pub fn matches_of(snap: &Snapshot, round: &RoundRow) -> Result<Vec<CupMatchOut>, ApiError> {
     let per = round.games_per_match() as usize;
-    let draw = snap.draw(round)?;
+    let draw = &round.draw;
     let mut out = Vec::new();
     for (i, games) in draw.tables.chunks(per).enumerate() {
         let Some(&[a, b]) = games.first().map(|t| t.seats.as_slice()) else {
@@ -99,7 +98,7 @@ pub fn matches_of(snap: &Snapshot, round: &RoundRow) -> Result<Vec<CupMatchOut>,
                 .get(&(round.id.0, t.number as i32))
                 .and_then(|r| r.playoff_winner)
             {
-                playoff = Some(PlayerId(p));
+                playoff = Some(p);
             }
         }
         let complete = scored.len() == games.len();

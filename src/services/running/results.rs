@@ -115,11 +115,9 @@ pub struct ResultWithHistory {
 }
 
 /// The stored seats (the engine's `SeatResult`) in the shape they are entered in.
-fn seats_out(stored: &serde_json::Value) -> Result<Vec<ResultSeat>, ApiError> {
-    let seats: Vec<SeatResult> = serde_json::from_value(stored.clone())
-        .map_err(|e| ApiError::Internal(format!("stored seats of a result: {e}")))?;
-    Ok(seats
-        .into_iter()
+fn seats_out(seats: &[SeatResult]) -> Vec<ResultSeat> {
+    seats
+        .iter()
         .map(|s| ResultSeat {
             player_id: s.player.0,
             score: s.score,
@@ -133,7 +131,7 @@ fn seats_out(stored: &serde_json::Value) -> Result<Vec<ResultSeat>, ApiError> {
                 Outcome::Loss => SeatOutcome::Loss,
             }),
         })
-        .collect())
+        .collect()
 }
 
 pub fn result_out(round: i32, r: ResultRow) -> Result<ResultOut, ApiError> {
@@ -141,11 +139,11 @@ pub fn result_out(round: i32, r: ResultRow) -> Result<ResultOut, ApiError> {
         round,
         table: r.table_number,
         version: r.version,
-        seats: seats_out(&r.seats)?,
+        seats: seats_out(&r.seats),
         double_crash: r.double_crash,
         reason: r.reason,
         case_id: r.case_id.map(|id| id.0),
-        playoff_winner: r.playoff_winner,
+        playoff_winner: r.playoff_winner.map(|p| p.0),
         entered_by: r.entered_by.0,
         entered_at: r.entered_at,
     })
@@ -361,8 +359,8 @@ pub fn store_locked(
     // What the write reads: the tournament (its ruleset), the round's row with its draw and the
     // table's versions, never the rest of the event (issue 16).
     let ruleset = play::ruleset_of(&t)?;
-    let draw = play::draw_of(round)?;
-    let seats = check_result(&ruleset, round, &draw, table, input)?;
+    let draw = &round.draw;
+    let seats = check_result(&ruleset, round, draw, table, input)?;
     let current = history(conn, round, table)?
         .last()
         .map(|r| r.version)
@@ -416,7 +414,7 @@ pub fn store_locked(
         },
     )?;
     // After the result's own event, so the feed reads in the order things happened.
-    let round_status = after_result_change(conn, round, &draw, days, now)?;
+    let round_status = after_result_change(conn, round, draw, days, now)?;
     let rows = history(conn, round, table)?;
     with_history(round, rows, round_status)?
         .ok_or_else(|| ApiError::Internal("result vanished".into()))

@@ -9,7 +9,7 @@ use diesel::PgConnection;
 
 use crate::auth::Caller;
 use crate::db::ids::UserId;
-use crate::db::running::NewWithdrawal;
+use crate::db::running::{NewWithdrawal, StoredInput};
 use crate::domain::scoring::standings::WithdrawalKind;
 use crate::domain::scoring::{Format, Preset, Purpose, RoundKind};
 use crate::domain::seating::{
@@ -119,16 +119,14 @@ pub(super) fn draw_input(
     let previous = number
         .checked_sub(1)
         .and_then(|n| snap.round(n))
-        .map(|r| snap.draw(r))
-        .transpose()?;
+        .map(|r| &r.draw);
     let mut players = players;
     keep_seeding_groups(snap, number, method, &mut players)?;
     if previous.is_some() {
         // Knockout seeds carry over from the first round's draw.
         let seeds: HashMap<PlayerId, u32> = snap
             .round(1)
-            .map(|r| snap.draw(r))
-            .transpose()?
+            .map(|r| &r.draw)
             .map(|d| d.seeds.iter().copied().collect())
             .unwrap_or_default();
         for p in &mut players {
@@ -320,7 +318,7 @@ fn keep_seeding_groups(
         )
     });
     if let Some(r) = first_seeded {
-        let groups = &snap.draw(r)?.groups;
+        let groups = &r.draw.groups;
         for p in players.iter_mut() {
             p.seeding_group = groups
                 .iter()
@@ -331,22 +329,7 @@ fn keep_seeding_groups(
     Ok(())
 }
 
-/// Marks a stored draw input whose history and plan were left out (see [`stored_form`]).
-pub const FROM_EARLIER_ROUNDS: &str = "history_and_plan_from_earlier_rounds";
-
-/// A draw input as stored with its round: what is new in this round only. The history (every
-/// earlier table) and the plan (the previous round's) are already stored with the earlier
-/// rounds' draws, which never change once a later round is drawn, so storing them again would
-/// make each round's row grow with the event (issue 16). [`restored`] puts them back.
-pub(super) fn stored_form(input: &DrawInput) -> Result<serde_json::Value, ApiError> {
-    let mut v = serde_json::to_value(input).map_err(|e| ApiError::Internal(e.to_string()))?;
-    if let Some(o) = v.as_object_mut() {
-        o.remove("history");
-        o.remove("plan");
-        o.insert(FROM_EARLIER_ROUNDS.into(), serde_json::Value::Bool(true));
-    }
-    Ok(v)
-}
+pub use crate::db::running::FROM_EARLIER_ROUNDS;
 
 /// The full draw input of round `number` from its stored form: the history and plan rebuilt
 /// from the earlier rounds' draws (a row stored before inputs were stored short is complete).
@@ -354,20 +337,11 @@ pub(super) fn restored(
     conn: &mut PgConnection,
     t: &crate::db::models::Tournament,
     number: i32,
-    mut stored: serde_json::Value,
+    stored: StoredInput,
 ) -> Result<DrawInput, ApiError> {
-    let short = stored
-        .as_object_mut()
-        .and_then(|o| o.remove(FROM_EARLIER_ROUNDS))
-        .is_some();
-    let mut input: DrawInput =
-        serde_json::from_value(stored).map_err(|e| ApiError::Internal(e.to_string()))?;
+    let StoredInput { mut input, short } = stored;
     if short {
-        let draws = crate::db::rounds::draws_before(conn, t.id.0, number)?
-            .into_iter()
-            .map(serde_json::from_value)
-            .collect::<Result<Vec<crate::domain::seating::Draw>, _>>()
-            .map_err(|e| ApiError::Internal(format!("stored draw: {e}")))?;
+        let draws = crate::db::rounds::draws_before(conn, t.id.0, number)?;
         input.history = play::history_of(&play::ruleset_of(t)?, &draws);
         input.plan = draws.last().and_then(|d| d.plan.clone());
     }

@@ -23,9 +23,7 @@ use crate::services::access::{
 use crate::services::ratings::TimeChange;
 use crate::services::running::round_checks::{check_drawable, check_method, check_self_scheduled};
 use crate::services::running::round_history::{self as round_withdrawal, RoundWithdrawal};
-use crate::services::running::round_input::{
-    bridge_final_option, draw_input, restored, stored_form,
-};
+use crate::services::running::round_input::{bridge_final_option, draw_input, restored};
 use crate::services::running::snapshot::{Snapshot, TeamMatchResult};
 use crate::services::running::time_of_play;
 use crate::services::validate::{Page, PageParams};
@@ -81,34 +79,7 @@ pub struct RoundOut {
     pub withdrawals: Vec<RoundWithdrawal>,
 }
 
-/// The options of the seating methods; each method accepts only its own (see `CreateRound`).
-#[derive(Debug, Default, Serialize, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct RoundOptions {
-    /// `random`, `bridge`: plan this many rounds (this one included) so that players meet as
-    /// many different opponents as possible; default: the rounds left of `planned_rounds`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(minimum = 1, maximum = 100)]
-    pub rounds_remaining: Option<u32>,
-    /// `random_seeded`, `fixed_seeded`: rated games a rating needs to count (default 5, seed 000).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(minimum = 0, maximum = 1000)]
-    pub min_rated_games: Option<u32>,
-    /// `bridge`: draw the final (placement groups spread over bridge groups, seed 001).
-    #[serde(rename = "final", skip_serializing_if = "Option::is_none")]
-    pub final_round: Option<bool>,
-    /// `team_duplicate`: `best_of_3` (two teams) or `knockout` (default by the number of teams).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub format: Option<crate::domain::scoring::team_standings::TeamEventFormat>,
-    /// `team_duplicate` best of 3: which game (1-3; default the round number).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(minimum = 1, maximum = 3)]
-    pub game: Option<u32>,
-    /// `knockout`: games each cup match plays (seed 003, Tie-Breaks 1).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(minimum = 1, maximum = 9)]
-    pub games_per_match: Option<u32>,
-}
+pub use crate::domain::seating::RoundOptions;
 
 /// Create the next round. The `options` a method accepts are listed under each method in the
 /// document's `CreateRound` variants; unknown names are refused with 422.
@@ -182,32 +153,36 @@ pub(crate) fn round_out(
     tables_with_results: Vec<i32>,
 ) -> Result<RoundOut, ApiError> {
     let revealed = r.status != RoundStatus::Draft;
-    let options = serde_json::from_value(r.options.clone())
-        .map_err(|e| ApiError::Internal(format!("stored options of round {}: {e}", r.number)))?;
     let withdrawals = round_withdrawal::withdrawals_of(&r.metadata)?;
+    let effective_weight = effective_weight(t, &r);
     Ok(RoundOut {
         number: r.number,
         kind: r.kind,
         method: r.method,
-        options,
-        effective_weight: effective_weight(t, &r),
+        options: r.options,
+        effective_weight,
         weight: r.weight,
         metadata: round_withdrawal::shown_metadata(r.metadata),
         status: r.status,
         seed_commitment: r.seed_commitment,
         seed: revealed.then_some(r.seed),
         draws_made: r.draw_count,
-        draw: r.draw,
+        draw: stored_json(&r.draw)?,
         tables_with_results,
         created_at: r.created_at,
         published_at: r.published_at,
         completed_at: r.completed_at,
         played_at: r.played_at,
         played_at_stated: r.played_at_fixed,
-        colours: r.colours.unwrap_or_else(|| serde_json::json!([])),
+        colours: stored_json(r.colours.as_deref().unwrap_or_default())?,
         self_scheduled_until: r.self_scheduled_until,
         withdrawals,
     })
+}
+
+/// A stored value as the answer shows it: its stored JSON form.
+fn stored_json<T: Serialize + ?Sized>(value: &T) -> Result<serde_json::Value, ApiError> {
+    serde_json::to_value(value).map_err(|e| ApiError::Internal(e.to_string()))
 }
 
 /// A fresh seed and its commitment.
@@ -217,10 +192,8 @@ fn fresh_seed() -> ([u8; 32], String, String) {
     (seed, DrawRng::seed_to_hex(&seed), commitment)
 }
 
-/// Draws with a fresh seed: (input JSON, draw JSON, seed hex, commitment).
-fn make_draw(
-    input: &DrawInput,
-) -> Result<(serde_json::Value, serde_json::Value, String, String), ApiError> {
+/// Draws with a fresh seed: (draw, seed hex, commitment).
+fn make_draw(input: &DrawInput) -> Result<(Draw, String, String), ApiError> {
     let (seed, seed_hex, commitment) = fresh_seed();
     let mut rng = DrawRng::from_seed(seed);
     let draw = draw_round(input, &mut rng).map_err(|e| match &e {
@@ -229,14 +202,7 @@ fn make_draw(
         }
         _ => ApiError::field("method", e.to_string()),
     })?;
-    let to_json =
-        |v: serde_json::Result<serde_json::Value>| v.map_err(|e| ApiError::Internal(e.to_string()));
-    Ok((
-        stored_form(input)?,
-        to_json(serde_json::to_value(&draw))?,
-        seed_hex,
-        commitment,
-    ))
+    Ok((draw, seed_hex, commitment))
 }
 
 fn tables_with_results(conn: &mut PgConnection, round_id: i64) -> Result<Vec<i32>, ApiError> {
@@ -363,9 +329,9 @@ pub fn create_round(
             caller,
             now,
         )?;
-        let (input_json, draw_json, seed, commitment) = make_draw(&draw_in)?;
+        let (draw, seed, commitment) = make_draw(&draw_in)?;
         let colours =
-            crate::services::running::colours::for_draw(conn, &snap.tournament, &draw_json, &seed)?;
+            crate::services::running::colours::for_draw(conn, &snap.tournament, &draw, &seed)?;
         let earlier = again
             .as_ref()
             .map(|r| r.metadata.clone())
@@ -376,8 +342,7 @@ pub fn create_round(
             kind,
             method: input.method,
             // The options the draw used, defaults included (the plan's length).
-            options: serde_json::to_value(&draw_in.options)
-                .map_err(|e| ApiError::Internal(e.to_string()))?,
+            options: draw_in.options.clone(),
             weight,
             metadata: round_withdrawal::metadata_with_history(
                 input.metadata.unwrap_or_default(),
@@ -385,7 +350,7 @@ pub fn create_round(
             ),
             seed: seed.clone(),
             seed_commitment: commitment.clone(),
-            draw: draw_json.clone(),
+            draw: draw.clone(),
             created_by: UserId(caller.user_id),
             played_at: input.played_at,
             played_at_fixed: input.played_at.is_some(),
@@ -403,8 +368,8 @@ pub fn create_round(
                 attempt: row.draw_count,
                 seed,
                 seed_commitment: commitment,
-                draw_input: input_json,
-                draw: draw_json,
+                draw_input: draw_in,
+                draw,
                 drawn_by: UserId(caller.user_id),
             },
         )?;
@@ -440,8 +405,8 @@ pub fn redraw(
         // A fresh attempt is drawn by today's algorithm (issue 44); the earlier attempts keep
         // theirs in their stored inputs.
         input.algorithm = crate::domain::seating::SEATING_ALGORITHM;
-        let (input_json, draw_json, seed, commitment) = make_draw(&input)?;
-        let colours = crate::services::running::colours::for_draw(conn, &t, &draw_json, &seed)?;
+        let (draw, seed, commitment) = make_draw(&input)?;
+        let colours = crate::services::running::colours::for_draw(conn, &t, &draw, &seed)?;
         let attempt = round.draw_count + 1;
         db_rounds::insert_draw(
             conn,
@@ -450,8 +415,8 @@ pub fn redraw(
                 attempt,
                 seed: seed.clone(),
                 seed_commitment: commitment.clone(),
-                draw_input: input_json,
-                draw: draw_json.clone(),
+                draw_input: input,
+                draw: draw.clone(),
                 drawn_by: UserId(caller.user_id),
             },
         )?;
@@ -460,8 +425,8 @@ pub fn redraw(
             round.id,
             attempt,
             (seed, commitment),
-            draw_json,
-            colours,
+            &draw,
+            colours.as_deref(),
         )?;
         round_out(&t, row, Vec::new())
     })
@@ -684,7 +649,7 @@ pub fn draw_records(
             seed_commitment: d.seed_commitment,
             seed: revealed.then_some(d.seed),
             input,
-            draw: d.draw,
+            draw: stored_json(&d.draw)?,
             drawn_at: d.drawn_at,
         })
     })

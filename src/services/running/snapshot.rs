@@ -4,11 +4,9 @@
 //! so standings, the next draw and result validation all see the same data in the same way.
 //! Services load it inside their transactions.
 
-use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use diesel::PgConnection;
-use serde::Deserialize;
 
 use crate::db::models::Tournament;
 use crate::db::running::{PenaltyRow, Registration, ResultRow, RoundRow, TeamRow, WithdrawalRow};
@@ -29,16 +27,11 @@ pub fn ruleset_of(t: &Tournament) -> Result<Ruleset, ApiError> {
     Ruleset::for_tournament(t.ruleset, &t.ruleset_overrides).map_err(ApiError::Internal)
 }
 
-/// A round's draw as stored.
-pub fn draw_of(round: &RoundRow) -> Result<Draw, ApiError> {
-    Draw::deserialize(&round.draw)
-        .map_err(|e| ApiError::Internal(format!("stored draw of round {}: {e}", round.number)))
-}
-
 /// The players seated at `table` of a round's draw, seat 1 first; 404 when the draw has no
 /// such table.
 pub fn seats_at(round: &RoundRow, table: i32) -> Result<Vec<i64>, ApiError> {
-    draw_of(round)?
+    round
+        .draw
         .tables
         .iter()
         .find(|t| t.number as i32 == table)
@@ -78,8 +71,6 @@ pub struct Snapshot {
     pub withdrawals: Vec<WithdrawalRow>,
     /// Penalties not annulled.
     pub penalties: Vec<PenaltyRow>,
-    /// Each round's draw, read from its stored form once (by round id).
-    draws: HashMap<i64, Draw>,
 }
 
 impl Snapshot {
@@ -98,10 +89,6 @@ impl Snapshot {
             .collect();
         let withdrawals = crate::db::running::withdrawals_of(conn, tid)?;
         let penalties = crate::db::running::penalties_in_force(conn, tid)?;
-        let draws = rounds
-            .iter()
-            .map(|r| Ok((r.id.0, draw_of(r)?)))
-            .collect::<Result<_, ApiError>>()?;
         Ok(Snapshot {
             tournament,
             ruleset,
@@ -111,16 +98,7 @@ impl Snapshot {
             results: latest,
             withdrawals,
             penalties,
-            draws,
         })
-    }
-
-    /// A round's draw: read once with the snapshot for its own rounds.
-    pub fn draw(&self, round: &RoundRow) -> Result<Cow<'_, Draw>, ApiError> {
-        match self.draws.get(&round.id.0) {
-            Some(d) => Ok(Cow::Borrowed(d)),
-            None => draw_of(round).map(Cow::Owned),
-        }
     }
 
     /// Confirmed players in registration order.
@@ -147,8 +125,7 @@ impl Snapshot {
         let Some(row) = self.results.get(&(round.id.0, table)) else {
             return Ok(None);
         };
-        let mut seats = Vec::<SeatResult>::deserialize(&row.seats)
-            .map_err(|e| ApiError::Internal(format!("stored result: {e}")))?;
+        let mut seats = row.seats.clone();
         let in_force: Vec<TablePenalty> = self
             .penalties
             .iter()
@@ -166,7 +143,7 @@ impl Snapshot {
     /// The engine's input for one round: every table with its result in force, tables in
     /// number order (placement-group order in a final), and the bridge groups.
     pub fn round_input(&self, round: &RoundRow) -> Result<RoundInput, ApiError> {
-        let draw = self.draw(round)?;
+        let draw = &round.draw;
         let mut tables = Vec::with_capacity(draw.tables.len());
         for t in &draw.tables {
             let mut result = self.table_result(round, t.number as i32)?.ok_or_else(|| {
@@ -179,7 +156,7 @@ impl Snapshot {
                 && t.number == 1
                 && t.seats.len() == 4
             {
-                result.clarification = clarification_of(&draw);
+                result.clarification = clarification_of(draw);
             }
             tables.push(result);
         }
@@ -274,9 +251,8 @@ impl Snapshot {
             .rounds
             .iter()
             .filter(|r| r.number < before_round)
-            .map(|r| self.draw(r))
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(history_of(&self.ruleset, draws.iter().map(|d| d.as_ref())))
+            .map(|r| &r.draw);
+        Ok(history_of(&self.ruleset, draws))
     }
 
     /// Players out of play from round `number` on: withdrawn before it, or opted out of it
@@ -342,7 +318,7 @@ impl Snapshot {
         use crate::domain::scoring::team::{
             compare_match, settle_draw_by_lot, MatchOutcome, MemberResult, TeamResult,
         };
-        let draw = self.draw(round)?;
+        let draw = &round.draw;
         let team_of = |n: u32| self.teams.iter().find(|t| t.number as u32 == n);
         let mut out = Vec::new();
         for m in &draw.team_matches {
@@ -425,15 +401,9 @@ impl Snapshot {
             .rounds
             .iter()
             .find(|r| r.method == SeatingMethod::TeamDuplicate)
-            .and_then(|r| {
-                r.options
-                    .get("format")
-                    .and_then(|f| f.as_str())
-                    .map(str::to_string)
-            });
-        match stored.as_deref() {
-            Some("knockout") => TeamEventFormat::Knockout,
-            Some(_) => TeamEventFormat::BestOf3,
+            .and_then(|r| r.options.format);
+        match stored {
+            Some(format) => format,
             None if self.teams.len() > 2 => TeamEventFormat::Knockout,
             None => TeamEventFormat::BestOf3,
         }
@@ -468,8 +438,8 @@ impl Snapshot {
             if r.method != SeatingMethod::TeamDuplicate {
                 continue;
             }
-            let knockout = match r.options.get("format").and_then(|f| f.as_str()) {
-                Some(f) => f == "knockout",
+            let knockout = match r.options.format {
+                Some(f) => f == crate::domain::scoring::team_standings::TeamEventFormat::Knockout,
                 None => self.teams.len() > 2,
             };
             if !knockout {
