@@ -7,13 +7,12 @@ use diesel::PgConnection;
 
 use super::schema::{case_events, case_panel, case_parties, cases, votes};
 use crate::db::ids::{CaseEventId, CaseId, PartyId, PenaltyId, PlayerId, TournamentId, UserId};
-use crate::db::models::Tournament;
+use crate::db::models::{Tournament, TournamentRules};
 use crate::db::rounds::Lock;
 use crate::domain::case_sets::{
     CaseOutcome, CaseStep, CaseSubject, PanelReason, PartyRole, Verdict,
 };
 use crate::domain::cases::{Appeals, CaseKind, PanelMode, Seat};
-use crate::domain::scoring::{Preset, Ruleset};
 use crate::domain::status::CaseStatus;
 use crate::error::ApiError;
 
@@ -386,54 +385,19 @@ pub fn is_party_in(conn: &mut PgConnection, t: TournamentId, user: UserId) -> Qu
     .get_result(conn)
 }
 
-/// Who hears what after a ruling under a ruleset preset and its stored overrides; overrides
-/// that do not parse are an error naming the tournament.
-fn appeals_under(
-    t: i64,
-    preset: Preset,
-    overrides: &serde_json::Value,
-) -> Result<Appeals, ApiError> {
-    Ruleset::for_tournament(preset, overrides)
-        .map(|r| r.appeals)
-        .map_err(|e| ApiError::Internal(format!("tournament {t}: stored ruleset: {e}")))
-}
-
-/// Who hears what after a ruling in tournament `t` (its ruleset's appeals).
+/// Who hears what after a ruling in tournament `t` (its ruleset's appeals; its stored rules
+/// were decoded as its row was read).
 pub fn appeals_of(t: &Tournament) -> Result<Appeals, ApiError> {
-    appeals_under(t.id.0, t.ruleset, &t.ruleset_overrides)
+    Ok(t.rules.ruleset.appeals)
 }
 
-/// Who hears what after a ruling in tournament `t`, read from its row.
+/// Who hears what after a ruling in tournament `t`, read from its row; stored rules that do
+/// not parse are an error naming the row.
 pub fn appeals_in(conn: &mut PgConnection, t: TournamentId) -> Result<Appeals, ApiError> {
     use super::schema::tournaments;
-    let (preset, overrides): (Preset, serde_json::Value) = tournaments::table
+    let rules: TournamentRules = tournaments::table
         .find(t.0)
-        .select((tournaments::ruleset, tournaments::ruleset_overrides))
+        .select(TournamentRules::as_select())
         .first(conn)?;
-    appeals_under(t.0, preset, &overrides)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Stored overrides that do not parse are an error naming the tournament, never the
-    /// default appeals (issue 39); none stored keeps the preset's.
-    #[test]
-    fn appeals_of_bad_overrides_are_an_error_naming_the_tournament() {
-        let err = appeals_under(
-            7,
-            Preset::AgricolaNorway,
-            &serde_json::json!({"no_such": 1}),
-        )
-        .unwrap_err();
-        assert!(
-            matches!(&err, ApiError::Internal(m) if m.starts_with("tournament 7: stored ruleset")),
-            "{err:?}"
-        );
-        assert_eq!(
-            appeals_under(7, Preset::AgricolaNorway, &serde_json::json!({})).unwrap(),
-            Appeals::Committee
-        );
-    }
+    Ok(rules.ruleset.appeals)
 }

@@ -16,6 +16,7 @@ pub mod ids;
 pub mod integrations;
 pub mod invitation_pages;
 pub mod invitations;
+pub mod json;
 pub mod me;
 pub mod models;
 pub mod personal_data;

@@ -7,7 +7,7 @@ use diesel::pg::Pg;
 use diesel::prelude::*;
 use diesel::sql_types::Text;
 use std::fmt::Debug;
-use tourney::db::ids::PoolId;
+use tourney::db::ids::{PoolId, TournamentId};
 use tourney::domain::cases::{CaseKind, PanelMode, Seat};
 use tourney::domain::colours::Colour;
 use tourney::domain::rating::acceptance::RatingStatus;
@@ -213,5 +213,53 @@ async fn a_pool_whose_stored_json_does_not_parse_is_an_error_naming_its_row() {
         };
         let named = format!("rating_pools row {id}: bad {column}");
         assert!(message.contains(&named), "{message}");
+    }
+}
+
+/// A tournament's stored ruleset overrides are decoded once, as its row is read
+/// (`db::models::TournamentRules`): a cup reads back as one and is shown as stored; overrides
+/// that do not parse, or do not fit the preset, are an error naming the table, the row and the
+/// column, never the preset's defaults ("no cup", the preset's appeals).
+#[actix_web::test]
+async fn a_tournament_whose_stored_ruleset_overrides_do_not_parse_is_an_error_naming_its_row() {
+    let app = spawn_app().await;
+    let admin = app.admin_token().await;
+    let body = serde_json::json!({
+        "name": "Cup", "game": "Tantrix", "ruleset": "tantrix", "cup": true,
+        "planned_rounds": 5, "starts_on": "2026-06-12", "time_zone": "Europe/Oslo"
+    });
+    let r = app.post("/api/v1/tournaments", Some(&admin), body).await;
+    assert_eq!(r.status(), 201);
+    let shown = r.json::<serde_json::Value>().await.unwrap();
+    let id = shown["id"].as_i64().unwrap();
+    assert_eq!(shown["cup"], true);
+    assert_eq!(shown["ruleset_overrides"]["tantrix"]["cup"], true);
+    let mut conn = PgConnection::establish(&app.database_url).unwrap();
+    let t = TournamentId(id);
+    let read = tourney::db::tournaments::by_id(&mut conn, t)
+        .unwrap()
+        .unwrap();
+    assert!(read.rules.ruleset.tantrix.as_ref().is_some_and(|r| r.cup));
+    let path = format!("/api/v1/tournaments/{id}");
+    let bad = [
+        r#"'{"tantrix": "cup"}'"#,
+        r#"'{"no_such_override": 1}'"#,
+        r#"'{"players_per_table": 0}'"#,
+    ];
+    for stored in bad {
+        diesel::sql_query(format!(
+            "UPDATE tournaments SET ruleset_overrides = {stored} WHERE id = {id}"
+        ))
+        .execute(&mut conn)
+        .unwrap();
+        let err = tourney::db::tournaments::by_id(&mut conn, t).unwrap_err();
+        let ApiError::Internal(message) = ApiError::from(err) else {
+            panic!("overrides {stored} read as something else than an internal error");
+        };
+        let named = format!("tournaments row {id}: bad ruleset_overrides");
+        assert!(message.contains(&named), "{message}");
+        let err = tourney::db::cases::appeals_in(&mut conn, t).unwrap_err();
+        assert!(matches!(&err, ApiError::Internal(m) if m.contains(&named)), "{err:?}");
+        assert_eq!(app.get(&path, Some(&admin)).await.status(), 500);
     }
 }

@@ -7,18 +7,18 @@ use diesel::prelude::*;
 use diesel::PgConnection;
 
 use crate::db::ids::{PlayerId, PoolId, RoundId, TournamentId};
+use crate::db::models::TournamentRules;
 use crate::db::running::ResultRow;
 use crate::db::schema::{penalties, results, rounds, tournaments};
 use crate::domain::rating::acceptance::RatingStatus;
 use crate::domain::scoring::penalty::RecordedPenalty;
-use crate::domain::scoring::Preset;
 use crate::domain::status::RoundStatus;
 
 /// A completed round of a tournament that feeds a pool, with its tournament's ruleset.
 ///
-/// `draw` and `ruleset_overrides` stay JSON here: the feed decodes the ruleset once per
-/// distinct `(preset, overrides)` and the draw only of a team duplicate round (whose draw
-/// holds team matches), naming the round or tournament when one does not parse.
+/// The tournament's rules are decoded as the row is read (an error naming the tournament's row
+/// when they do not parse). `draw` stays JSON here: the feed decodes it only for a team
+/// duplicate round (whose draw holds team matches), naming the round when it does not parse.
 #[derive(Debug, Clone, Queryable)]
 pub struct RatedRound {
     pub id: RoundId,
@@ -27,8 +27,8 @@ pub struct RatedRound {
     /// When the round was played (the pool's order).
     pub played_at: Option<DateTime<Utc>>,
     pub draw: serde_json::Value,
-    pub ruleset: Preset,
-    pub ruleset_overrides: serde_json::Value,
+    /// Its tournament's ruleset.
+    pub rules: TournamentRules,
 }
 
 /// Which rounds [`rated_rounds`] reads.
@@ -62,8 +62,7 @@ pub fn rated_rounds(
             rounds::number,
             rounds::played_at,
             rounds::draw,
-            tournaments::ruleset,
-            tournaments::ruleset_overrides,
+            TournamentRules::as_select(),
         ))
         .into_boxed();
     if let Some((t, round_id)) = only.from {

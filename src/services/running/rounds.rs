@@ -12,7 +12,7 @@ use crate::auth::{Caller, MaybeCaller, StaffRole};
 use crate::db::models::Tournament;
 use crate::db::rounds::{self as db_rounds, Lock, NewDraw};
 use crate::db::running::{NewRound, RoundRow};
-use crate::domain::scoring::{Points, Preset, RoundKind, Ruleset};
+use crate::domain::scoring::{Points, Preset, RoundKind};
 use crate::domain::seating::{draw_round, Draw, DrawInput, SeatingError, SeatingMethod};
 use crate::domain::status::{RoundStatus, TournamentStatus};
 use crate::domain::{DrawRng, PoolId, RoundId, TournamentId, UserId};
@@ -171,9 +171,7 @@ fn effective_weight(t: &Tournament, r: &RoundRow) -> String {
     if let Some(w) = r.weight.as_deref().and_then(|w| w.parse::<Points>().ok()) {
         return w.exact();
     }
-    Ruleset::for_tournament(t.ruleset, &t.ruleset_overrides)
-        .map(|rs| rs.round_weights.for_kind(r.kind).exact())
-        .unwrap_or_else(|_| "1".into())
+    t.rules.ruleset.round_weights.for_kind(r.kind).exact()
 }
 
 pub(crate) fn round_out(

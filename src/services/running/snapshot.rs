@@ -24,9 +24,10 @@ use crate::domain::status::RoundStatus;
 use crate::domain::RoundId;
 use crate::error::ApiError;
 
-/// The ruleset a tournament plays by: its preset with its overrides.
+/// The ruleset a tournament plays by: its preset with its overrides (decoded as its row was
+/// read, see `db::models::TournamentRules`).
 pub fn ruleset_of(t: &Tournament) -> Result<Ruleset, ApiError> {
-    Ruleset::for_tournament(t.ruleset, &t.ruleset_overrides).map_err(ApiError::Internal)
+    Ok(t.rules.ruleset.clone())
 }
 
 /// A round's draw as stored.
