@@ -71,6 +71,35 @@ impl<T: Serialize + fmt::Debug> ToSql<Jsonb, Pg> for Json<T> {
     }
 }
 
+/// Reads a row through its stored form: `$row` selects what `$stored` selects, and is built
+/// from it by `$stored`'s `decode`, which names the row when one of its JSON columns does not
+/// parse.
+macro_rules! read_through {
+    ($row:ty, $stored:ty) => {
+        impl diesel::Selectable<diesel::pg::Pg> for $row {
+            type SelectExpression =
+                <$stored as diesel::Selectable<diesel::pg::Pg>>::SelectExpression;
+
+            fn construct_selection() -> Self::SelectExpression {
+                <$stored as diesel::Selectable<diesel::pg::Pg>>::construct_selection()
+            }
+        }
+
+        impl<ST> diesel::deserialize::Queryable<ST, diesel::pg::Pg> for $row
+        where
+            $stored: diesel::deserialize::Queryable<ST, diesel::pg::Pg>,
+        {
+            type Row = <$stored as diesel::deserialize::Queryable<ST, diesel::pg::Pg>>::Row;
+
+            fn build(row: Self::Row) -> diesel::deserialize::Result<Self> {
+                <$stored as diesel::deserialize::Queryable<ST, diesel::pg::Pg>>::build(row)?
+                    .decode()
+            }
+        }
+    };
+}
+pub(crate) use read_through;
+
 #[cfg(test)]
 mod tests {
     use super::*;
