@@ -181,7 +181,7 @@ pub fn create_player(
                 via: "created",
                 claim_id: None,
                 invitation_id: None,
-                decided_by: Some(caller.user_id),
+                decided_by: Some(crate::db::ids::UserId(caller.user_id)),
             },
         )?;
         Ok(store::insert(
@@ -357,7 +357,7 @@ fn link_account(
             via: "admin",
             claim_id: None,
             invitation_id: None,
-            decided_by: Some(caller.user_id),
+            decided_by: Some(crate::db::ids::UserId(caller.user_id)),
         },
     )?;
     store::set_account(conn, PlayerId(id), link.map(UserId))?;
