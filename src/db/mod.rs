@@ -14,7 +14,6 @@ pub mod health;
 pub mod idempotency;
 pub mod ids;
 pub mod integrations;
-pub mod invitation_pages;
 pub mod invitations;
 pub mod json;
 pub mod me;

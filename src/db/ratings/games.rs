@@ -8,8 +8,7 @@ use diesel::PgConnection;
 
 use crate::db::ids::{PlayerId, PoolId, RoundId, TournamentId};
 use crate::db::models::TournamentRules;
-use crate::db::running::ResultRow;
-use crate::db::schema::{penalties, results, rounds, tournaments};
+use crate::db::schema::{penalties, rounds, tournaments};
 use crate::domain::rating::acceptance::RatingStatus;
 use crate::domain::scoring::penalty::RecordedPenalty;
 use crate::domain::status::RoundStatus;
@@ -82,25 +81,6 @@ pub fn rated_rounds(
         q = q.filter(rounds::id.eq_any(ids.to_vec()));
     }
     q.load(conn)
-}
-
-/// The result version in force at every table of `rounds` (the highest version per
-/// `(round, table)`), one row per table.
-///
-/// Answers the same as `db::results::in_force` (written from `running/snapshot.rs`): the two
-/// are one query, to be unified.
-pub fn in_force(conn: &mut PgConnection, rounds: &[RoundId]) -> QueryResult<Vec<ResultRow>> {
-    results::table
-        .filter(results::round_id.eq_any(rounds))
-        .distinct_on((results::round_id, results::table_number))
-        // All descending: the primary key read backwards, no sort.
-        .order((
-            results::round_id.desc(),
-            results::table_number.desc(),
-            results::version.desc(),
-        ))
-        .select(ResultRow::as_select())
-        .load(conn)
 }
 
 /// A point penalty or game loss in force (not annulled), as the ratings apply it at its table.

@@ -203,3 +203,8 @@ pub fn round_played(
         .first(conn)
         .optional()
 }
+
+/// Whether rating pool `id` exists (the tournament list's filter, an API key's limit).
+pub fn exists(conn: &mut PgConnection, id: PoolId) -> QueryResult<bool> {
+    diesel::select(diesel::dsl::exists(rating_pools::table.find(id.0))).get_result(conn)
+}

@@ -280,7 +280,7 @@ pub(super) fn load_games(
         return Ok(Vec::new());
     }
     let ids: Vec<RoundId> = round_rows.iter().map(|r| r.id).collect();
-    let mut result_rows = stored::in_force(conn, &ids)?;
+    let mut result_rows = crate::db::results::in_force(conn, &ids)?;
     if let Some(tables) = only_tables {
         result_rows.retain(|r| tables.contains(&(r.round_id.0, r.table_number)));
     }
