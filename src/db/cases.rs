@@ -7,12 +7,12 @@ use diesel::PgConnection;
 
 use super::schema::{case_events, case_panel, case_parties, cases, votes};
 use crate::db::ids::{CaseEventId, CaseId, PartyId, PenaltyId, PlayerId, TournamentId, UserId};
+use crate::db::json::{read_through, Json, Parsed};
 use crate::db::models::{Tournament, TournamentRules};
 use crate::db::rounds::Lock;
 use crate::domain::case_sets::{
     CaseOutcome, CaseStep, CaseSubject, PanelReason, PartyRole, Verdict,
 };
-use crate::db::json::{read_through, Json, Parsed};
 use crate::domain::cases::{Appeals, CaseKind, PanelMode, Seat};
 use crate::domain::entries::{AppliedRemedy, Remedy};
 use crate::domain::status::CaseStatus;

@@ -39,7 +39,9 @@ impl<T: DeserializeOwned> FromSql<Jsonb, Pg> for Parsed<T> {
         let Some((&JSONB_VERSION, text)) = bytes.split_first() else {
             return Err("unsupported JSONB encoding version".into());
         };
-        Ok(Self(serde_json::from_slice(text).map_err(|e| e.to_string())))
+        Ok(Self(
+            serde_json::from_slice(text).map_err(|e| e.to_string()),
+        ))
     }
 }
 

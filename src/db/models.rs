@@ -10,10 +10,10 @@ use serde::{Deserialize, Serialize};
 
 use super::schema::{players, rating_changes, rating_pools, tournament_staff, tournaments, users};
 use crate::db::ids::{PlayerId, PoolId, RoundId, TournamentId, UserId};
+use crate::db::json::{Json, Parsed};
 use crate::domain::rating::acceptance::RatingStatus;
 use crate::domain::rating::replay::ChangeKind;
 use crate::domain::rating::RatingPoolParams;
-use crate::db::json::{Json, Parsed};
 use crate::domain::scoring::{Preset, Ruleset, RulesetOverride};
 use crate::domain::staff::StaffRole;
 use crate::domain::status::TournamentStatus;

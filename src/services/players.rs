@@ -172,7 +172,7 @@ pub fn create_player(
             "only admins and tournament organisers may create players".into(),
         ));
     }
-    conn.transaction(|conn| {
+    crate::db::unit_of_work(conn, |conn| {
         check_user_link(conn, caller, input.user_id)?;
         // A player made linked: kept in its links as its creator's decision (issue 37).
         crate::db::player_links::say_how(

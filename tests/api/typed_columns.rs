@@ -259,7 +259,10 @@ async fn a_tournament_whose_stored_ruleset_overrides_do_not_parse_is_an_error_na
         let named = format!("tournaments row {id}: bad ruleset_overrides");
         assert!(message.contains(&named), "{message}");
         let err = tourney::db::cases::appeals_in(&mut conn, t).unwrap_err();
-        assert!(matches!(&err, ApiError::Internal(m) if m.contains(&named)), "{err:?}");
+        assert!(
+            matches!(&err, ApiError::Internal(m) if m.contains(&named)),
+            "{err:?}"
+        );
         assert_eq!(app.get(&path, Some(&admin)).await.status(), 500);
     }
 }
@@ -308,14 +311,19 @@ async fn a_case_whose_stored_remedy_does_not_parse_is_an_error_naming_its_row() 
     assert_eq!(case.remedy, None);
     let id = case.id;
     let bad = [
-        ("remedy", r#"'[{"order": {"kind": "no_such_remedy"}, "effect": {}}]'"#),
+        (
+            "remedy",
+            r#"'[{"order": {"kind": "no_such_remedy"}, "effect": {}}]'"#,
+        ),
         ("requested_remedies", r#"'{"kind": "replay_table"}'"#),
         ("evidence_links", r#"'[1, 2]'"#),
     ];
     for (column, stored) in bad {
-        diesel::sql_query(format!("UPDATE cases SET {column} = {stored} WHERE id = {id}"))
-            .execute(&mut conn)
-            .unwrap();
+        diesel::sql_query(format!(
+            "UPDATE cases SET {column} = {stored} WHERE id = {id}"
+        ))
+        .execute(&mut conn)
+        .unwrap();
         let err = in_tournament(&mut conn, tid, id, Lock::None).unwrap_err();
         let ApiError::Internal(message) = ApiError::from(err) else {
             panic!("a case with bad {column} read as something else than an internal error");

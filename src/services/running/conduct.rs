@@ -439,7 +439,7 @@ pub fn penalise(
     tid: i64,
     input: RecordPenalty,
 ) -> Result<PenaltyOut, ApiError> {
-    conn.transaction(|conn| {
+    crate::db::unit_of_work(conn, |conn| {
         let t = load_for_staff(
             conn,
             caller,

@@ -29,7 +29,6 @@ use crate::services::running::snapshot as play;
 use crate::services::running::time_of_play;
 use crate::services::validate::Check;
 
-
 pub use crate::domain::entries::{ResultSeat, SeatOutcome};
 
 /// A table's result.

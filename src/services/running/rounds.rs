@@ -338,7 +338,7 @@ pub fn create_round(
     now: DateTime<Utc>,
 ) -> Result<RoundOut, ApiError> {
     let kind = input.kind.unwrap_or(RoundKind::Preliminary);
-    conn.transaction(|conn| {
+    crate::db::unit_of_work(conn, |conn| {
         // Who is asking comes first, then what the body means (issue 37, item 6).
         let t = load_for_staff(conn, caller, tid, &[StaffRole::Organiser])?;
         let weight = check_round_input(&input)?;

@@ -348,7 +348,7 @@ pub fn create_tournament(
     let qualification_places = input.qualification_places.unwrap_or(0);
     check.range("qualification_places", qualification_places.into(), 0, 1000);
     check.finish()?;
-    conn.transaction(|conn| {
+    crate::db::unit_of_work(conn, |conn| {
         // Naming a pool asks to be rated in it: pending until a keeper decides, unless the
         // pool is open or the caller keeps it (issue 26).
         let pool = match input.rating_pool_id {

@@ -59,10 +59,14 @@ fn is_cup_reads_the_stored_overrides() {
     let overrides = cup_overrides(&mut check, Preset::Tantrix, Some(true));
     let cup = tournament(Preset::Tantrix, overrides);
     assert!(is_cup(&cup));
-    let shown = TournamentOut::try_from(cup).expect("renders").ruleset_overrides;
+    let shown = TournamentOut::try_from(cup)
+        .expect("renders")
+        .ruleset_overrides;
     assert_eq!(shown["tantrix"]["cup"], serde_json::json!(true));
     let plain = tournament(Preset::Tantrix, RulesetOverride::default());
     assert!(!is_cup(&plain));
-    let shown = TournamentOut::try_from(plain).expect("renders").ruleset_overrides;
+    let shown = TournamentOut::try_from(plain)
+        .expect("renders")
+        .ruleset_overrides;
     assert_eq!(shown, serde_json::json!({}));
 }
