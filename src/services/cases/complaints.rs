@@ -134,51 +134,26 @@ pub fn open_case(
                 penalty_id: row.penalty_id.map(|id| id.0),
             })),
         )?;
-        add_party(
+        let by = caller.user_id;
+        let party = |conn: &mut PgConnection, user, player, role| {
+            add_party(conn, cid.0, user, player, role, by)
+        };
+        party(
             conn,
-            cid.0,
             complainant_user,
             complainant_player,
             PartyRole::Complainant,
-            caller.user_id,
         )?;
         for r in &respondents {
-            add_party(
-                conn,
-                cid.0,
-                r.user_id,
-                r.player_id,
-                PartyRole::Respondent,
-                caller.user_id,
-            )?;
+            party(conn, r.user_id, r.player_id, PartyRole::Respondent)?;
         }
         if let Some(p) = penalised {
-            add_party(
-                conn,
-                cid.0,
-                None,
-                Some(p),
-                PartyRole::Respondent,
-                caller.user_id,
-            )?;
+            party(conn, None, Some(p), PartyRole::Respondent)?;
         }
         for p in seated {
-            add_party(
-                conn,
-                cid.0,
-                None,
-                Some(p),
-                PartyRole::PlayerAtTable,
-                caller.user_id,
-            )?;
+            party(conn, None, Some(p), PartyRole::PlayerAtTable)?;
         }
-        recompute_panel(
-            conn,
-            TournamentId(tid),
-            cid,
-            CaseKind::Complaint,
-            caller.user_id,
-        )?;
+        recompute_panel(conn, TournamentId(tid), cid, CaseKind::Complaint, by)?;
         let row = load_case(conn, TournamentId(tid), cid, false)?;
         render(conn, &t, row, true, now)
     })
