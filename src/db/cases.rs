@@ -7,18 +7,19 @@ use diesel::PgConnection;
 
 use super::schema::{case_events, case_panel, case_parties, cases, votes};
 use crate::db::ids::{CaseEventId, CaseId, PartyId, PenaltyId, PlayerId, TournamentId, UserId};
-use crate::db::models::Tournament;
+use crate::db::json::{read_through, Json, Parsed};
+use crate::db::models::{Tournament, TournamentRules};
 use crate::db::rounds::Lock;
 use crate::domain::case_sets::{
     CaseOutcome, CaseStep, CaseSubject, PanelReason, PartyRole, Verdict,
 };
 use crate::domain::cases::{Appeals, CaseKind, PanelMode, Seat};
-use crate::domain::scoring::{Preset, Ruleset};
+use crate::domain::entries::{AppliedRemedy, Remedy};
 use crate::domain::status::CaseStatus;
 use crate::error::ApiError;
 
-#[derive(Debug, Clone, Queryable, Selectable)]
-#[diesel(table_name = cases)]
+/// A case, its JSON columns decoded as the row is read (see [`StoredCase`]).
+#[derive(Debug, Clone)]
 pub struct CaseRow {
     pub id: CaseId,
     pub tournament_id: TournamentId,
@@ -29,8 +30,10 @@ pub struct CaseRow {
     pub penalty_id: Option<PenaltyId>,
     pub statement: String,
     pub evidence_text: Option<String>,
-    pub evidence_links: serde_json::Value,
-    pub requested_remedies: serde_json::Value,
+    /// Links to evidence.
+    pub evidence_links: Vec<String>,
+    /// What the complainant (or appellant) asks for.
+    pub requested_remedies: Vec<Remedy>,
     pub panel_mode: PanelMode,
     pub panel_rule: PanelReason,
     pub status: CaseStatus,
@@ -40,10 +43,80 @@ pub struct CaseRow {
     pub decided_at: Option<DateTime<Utc>>,
     pub outcome: Option<CaseOutcome>,
     pub decision_reason: Option<String>,
-    pub remedy: Option<serde_json::Value>,
-    pub appeal_of: Option<i64>,
+    /// The remedies the decision applied, each with its effect.
+    pub remedy: Option<Vec<AppliedRemedy>>,
+    /// The case this appeal is against.
+    pub appeal_of: Option<CaseId>,
     pub version: i32,
 }
+
+/// A `cases` row as stored, its JSON columns parsed but not yet named: [`CaseRow`] is read
+/// through it, and a column that does not parse is an error naming the row.
+#[derive(Debug, Queryable, Selectable)]
+#[diesel(table_name = cases)]
+pub struct StoredCase {
+    pub id: CaseId,
+    pub tournament_id: TournamentId,
+    pub kind: CaseKind,
+    pub subject: CaseSubject,
+    pub round_number: Option<i32>,
+    pub table_number: Option<i32>,
+    pub penalty_id: Option<PenaltyId>,
+    pub statement: String,
+    pub evidence_text: Option<String>,
+    pub evidence_links: Parsed<Vec<String>>,
+    pub requested_remedies: Parsed<Vec<Remedy>>,
+    pub panel_mode: PanelMode,
+    pub panel_rule: PanelReason,
+    pub status: CaseStatus,
+    pub opened_by: UserId,
+    pub opened_at: DateTime<Utc>,
+    pub decided_by: Option<UserId>,
+    pub decided_at: Option<DateTime<Utc>>,
+    pub outcome: Option<CaseOutcome>,
+    pub decision_reason: Option<String>,
+    pub remedy: Option<Parsed<Vec<AppliedRemedy>>>,
+    pub appeal_of: Option<CaseId>,
+    pub version: i32,
+}
+
+impl StoredCase {
+    fn decode(self) -> diesel::deserialize::Result<CaseRow> {
+        let id = self.id;
+        Ok(CaseRow {
+            id,
+            tournament_id: self.tournament_id,
+            kind: self.kind,
+            subject: self.subject,
+            round_number: self.round_number,
+            table_number: self.table_number,
+            penalty_id: self.penalty_id,
+            statement: self.statement,
+            evidence_text: self.evidence_text,
+            evidence_links: self.evidence_links.named("cases", id, "evidence_links")?,
+            requested_remedies: self
+                .requested_remedies
+                .named("cases", id, "requested_remedies")?,
+            panel_mode: self.panel_mode,
+            panel_rule: self.panel_rule,
+            status: self.status,
+            opened_by: self.opened_by,
+            opened_at: self.opened_at,
+            decided_by: self.decided_by,
+            decided_at: self.decided_at,
+            outcome: self.outcome,
+            decision_reason: self.decision_reason,
+            remedy: self
+                .remedy
+                .map(|r| r.named("cases", id, "remedy"))
+                .transpose()?,
+            appeal_of: self.appeal_of,
+            version: self.version,
+        })
+    }
+}
+
+read_through!(CaseRow, StoredCase);
 
 #[derive(Debug, Insertable)]
 #[diesel(table_name = cases)]
@@ -56,12 +129,12 @@ pub struct NewCase {
     pub penalty_id: Option<PenaltyId>,
     pub statement: String,
     pub evidence_text: Option<String>,
-    pub evidence_links: serde_json::Value,
-    pub requested_remedies: serde_json::Value,
+    pub evidence_links: Json<Vec<String>>,
+    pub requested_remedies: Json<Vec<Remedy>>,
     pub panel_mode: PanelMode,
     pub panel_rule: PanelReason,
     pub opened_by: UserId,
-    pub appeal_of: Option<i64>,
+    pub appeal_of: Option<CaseId>,
 }
 
 #[derive(Debug, Clone, Queryable, Selectable)]
@@ -94,16 +167,48 @@ pub struct PanelRow {
     pub seat: Seat,
 }
 
-#[derive(Debug, Clone, Queryable, Selectable)]
-#[diesel(table_name = votes)]
+/// A panel member's vote, its remedies decoded as the row is read (see [`StoredVote`]).
+#[derive(Debug, Clone)]
 pub struct VoteRow {
     pub case_id: CaseId,
     pub member_id: UserId,
     pub vote: Verdict,
-    pub remedy: Option<serde_json::Value>,
+    /// The remedies a `remedy` vote orders.
+    pub remedy: Option<Vec<Remedy>>,
     pub reason: String,
     pub at: DateTime<Utc>,
 }
+
+/// A `votes` row as stored (see [`StoredCase`]).
+#[derive(Debug, Queryable, Selectable)]
+#[diesel(table_name = votes)]
+pub struct StoredVote {
+    pub case_id: CaseId,
+    pub member_id: UserId,
+    pub vote: Verdict,
+    pub remedy: Option<Parsed<Vec<Remedy>>>,
+    pub reason: String,
+    pub at: DateTime<Utc>,
+}
+
+impl StoredVote {
+    fn decode(self) -> diesel::deserialize::Result<VoteRow> {
+        let row = format!("(case {}, member {})", self.case_id, self.member_id);
+        Ok(VoteRow {
+            case_id: self.case_id,
+            member_id: self.member_id,
+            vote: self.vote,
+            remedy: self
+                .remedy
+                .map(|r| r.named("votes", &row, "remedy"))
+                .transpose()?,
+            reason: self.reason,
+            at: self.at,
+        })
+    }
+}
+
+read_through!(VoteRow, StoredVote);
 
 #[derive(Debug, Insertable)]
 #[diesel(table_name = votes)]
@@ -111,7 +216,7 @@ pub struct NewVote {
     pub case_id: CaseId,
     pub member_id: UserId,
     pub vote: Verdict,
-    pub remedy: Option<serde_json::Value>,
+    pub remedy: Option<Json<Vec<Remedy>>>,
     pub reason: String,
 }
 
@@ -322,7 +427,7 @@ pub struct Decision<'a> {
     pub outcome: CaseOutcome,
     pub reason: &'a str,
     /// The remedies applied: each `order` and its `effect`.
-    pub remedies: serde_json::Value,
+    pub remedies: &'a [AppliedRemedy],
 }
 
 /// Marks the case decided (a new version of it).
@@ -334,7 +439,7 @@ pub fn set_decided(conn: &mut PgConnection, case: CaseId, d: &Decision<'_>) -> Q
             cases::decided_at.eq(Some(d.at)),
             cases::outcome.eq(Some(d.outcome)),
             cases::decision_reason.eq(Some(d.reason)),
-            cases::remedy.eq(Some(&d.remedies)),
+            cases::remedy.eq(Some(Json(d.remedies))),
             cases::version.eq(cases::version + 1),
         ))
         .execute(conn)?;
@@ -386,54 +491,19 @@ pub fn is_party_in(conn: &mut PgConnection, t: TournamentId, user: UserId) -> Qu
     .get_result(conn)
 }
 
-/// Who hears what after a ruling under a ruleset preset and its stored overrides; overrides
-/// that do not parse are an error naming the tournament.
-fn appeals_under(
-    t: i64,
-    preset: Preset,
-    overrides: &serde_json::Value,
-) -> Result<Appeals, ApiError> {
-    Ruleset::for_tournament(preset, overrides)
-        .map(|r| r.appeals)
-        .map_err(|e| ApiError::Internal(format!("tournament {t}: stored ruleset: {e}")))
-}
-
-/// Who hears what after a ruling in tournament `t` (its ruleset's appeals).
+/// Who hears what after a ruling in tournament `t` (its ruleset's appeals; its stored rules
+/// were decoded as its row was read).
 pub fn appeals_of(t: &Tournament) -> Result<Appeals, ApiError> {
-    appeals_under(t.id.0, t.ruleset, &t.ruleset_overrides)
+    Ok(t.rules.ruleset.appeals)
 }
 
-/// Who hears what after a ruling in tournament `t`, read from its row.
+/// Who hears what after a ruling in tournament `t`, read from its row; stored rules that do
+/// not parse are an error naming the row.
 pub fn appeals_in(conn: &mut PgConnection, t: TournamentId) -> Result<Appeals, ApiError> {
     use super::schema::tournaments;
-    let (preset, overrides): (Preset, serde_json::Value) = tournaments::table
+    let rules: TournamentRules = tournaments::table
         .find(t.0)
-        .select((tournaments::ruleset, tournaments::ruleset_overrides))
+        .select(TournamentRules::as_select())
         .first(conn)?;
-    appeals_under(t.0, preset, &overrides)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Stored overrides that do not parse are an error naming the tournament, never the
-    /// default appeals (issue 39); none stored keeps the preset's.
-    #[test]
-    fn appeals_of_bad_overrides_are_an_error_naming_the_tournament() {
-        let err = appeals_under(
-            7,
-            Preset::AgricolaNorway,
-            &serde_json::json!({"no_such": 1}),
-        )
-        .unwrap_err();
-        assert!(
-            matches!(&err, ApiError::Internal(m) if m.starts_with("tournament 7: stored ruleset")),
-            "{err:?}"
-        );
-        assert_eq!(
-            appeals_under(7, Preset::AgricolaNorway, &serde_json::json!({})).unwrap(),
-            Appeals::Committee
-        );
-    }
+    Ok(rules.ruleset.appeals)
 }

@@ -14,8 +14,8 @@ pub mod health;
 pub mod idempotency;
 pub mod ids;
 pub mod integrations;
-pub mod invitation_pages;
 pub mod invitations;
+pub mod json;
 pub mod me;
 pub mod models;
 pub mod personal_data;
@@ -72,4 +72,28 @@ pub fn run_migrations(conn: &mut PgConnection) -> Result<usize, String> {
     conn.run_pending_migrations(MIGRATIONS)
         .map(|v| v.len())
         .map_err(|e| format!("migrations failed: {e}"))
+}
+
+/// Runs `f` as part of the request's one transaction (issue 39, item 4): in the transaction
+/// already open on `conn` (the idempotency record's, which then holds the write and its stored
+/// answer), or in a new one when none is open. Unlike `conn.transaction`, it never opens a
+/// savepoint: an error of `f` ends the whole unit (its caller rolls back). Code that recovers
+/// from an inner error and goes on keeps an explicit `conn.transaction` (a savepoint).
+pub fn unit_of_work<T, E>(
+    conn: &mut PgConnection,
+    f: impl FnOnce(&mut PgConnection) -> Result<T, E>,
+) -> Result<T, E>
+where
+    E: From<diesel::result::Error>,
+{
+    use diesel::connection::{AnsiTransactionManager, TransactionManager};
+    use diesel::Connection;
+    let open = AnsiTransactionManager::transaction_manager_status_mut(conn)
+        .transaction_depth()
+        .is_ok_and(|depth| depth.is_some());
+    if open {
+        f(conn)
+    } else {
+        conn.transaction(f)
+    }
 }

@@ -10,10 +10,11 @@ use serde::{Deserialize, Serialize};
 
 use super::schema::{players, rating_changes, rating_pools, tournament_staff, tournaments, users};
 use crate::db::ids::{PlayerId, PoolId, RoundId, TournamentId, UserId};
+use crate::db::json::{Json, Parsed};
 use crate::domain::rating::acceptance::RatingStatus;
 use crate::domain::rating::replay::ChangeKind;
 use crate::domain::rating::RatingPoolParams;
-use crate::domain::scoring::Preset;
+use crate::domain::scoring::{Preset, Ruleset, RulesetOverride};
 use crate::domain::staff::StaffRole;
 use crate::domain::status::TournamentStatus;
 
@@ -75,7 +76,9 @@ pub struct Tournament {
     pub name: String,
     pub game: String,
     pub ruleset: Preset,
-    pub ruleset_overrides: serde_json::Value,
+    /// Its stored `ruleset_overrides` and the ruleset it plays by, decoded as the row is read.
+    #[diesel(embed)]
+    pub rules: TournamentRules,
     pub table_size: i32,
     pub planned_rounds: i32,
     pub starts_on: NaiveDate,
@@ -121,7 +124,8 @@ pub struct NewTournament {
     pub name: String,
     pub game: String,
     pub ruleset: Preset,
-    pub ruleset_overrides: serde_json::Value,
+    #[diesel(serialize_as = Json<RulesetOverride>)]
+    pub ruleset_overrides: RulesetOverride,
     pub table_size: i32,
     pub planned_rounds: i32,
     pub starts_on: NaiveDate,
@@ -140,6 +144,69 @@ pub struct NewTournament {
     pub rating_decided_by: Option<UserId>,
     pub rating_decided_at: Option<DateTime<Utc>>,
     pub country: Option<String>,
+}
+
+/// A tournament's rules, decoded once as its row is read (its `id`, `ruleset` and
+/// `ruleset_overrides` columns): the overrides as stored and the ruleset it plays by, its preset
+/// with them. Overrides that do not parse, or do not fit the preset, are an error naming the
+/// row (`tournaments row 5: bad ruleset_overrides: ...`), never the preset's defaults.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TournamentRules {
+    /// The stored overrides (none stored: the default, no override).
+    pub overrides: RulesetOverride,
+    /// The preset with the overrides applied.
+    pub ruleset: Ruleset,
+}
+
+impl TournamentRules {
+    /// The rules of a tournament under `preset` with `overrides`; why they do not fit it.
+    pub fn new(preset: Preset, overrides: RulesetOverride) -> Result<Self, String> {
+        let base = Ruleset::preset(preset);
+        // As `Ruleset::for_tournament`: the preset itself unless something is overridden.
+        let ruleset = if overrides == RulesetOverride::default() {
+            base
+        } else {
+            base.with_override(&overrides).map_err(|e| e.to_string())?
+        };
+        Ok(Self { overrides, ruleset })
+    }
+
+    /// The rules of tournament `id` as stored; an error naming the row when they do not parse.
+    pub(crate) fn decode(
+        id: TournamentId,
+        preset: Preset,
+        overrides: Parsed<Option<RulesetOverride>>,
+    ) -> deserialize::Result<Self> {
+        let overrides = overrides
+            .named("tournaments", id, "ruleset_overrides")?
+            .unwrap_or_default();
+        Self::new(preset, overrides)
+            .map_err(|e| format!("tournaments row {id}: bad ruleset_overrides: {e}").into())
+    }
+}
+
+impl Selectable<Pg> for TournamentRules {
+    type SelectExpression = (
+        tournaments::id,
+        tournaments::ruleset,
+        tournaments::ruleset_overrides,
+    );
+
+    fn construct_selection() -> Self::SelectExpression {
+        (
+            tournaments::id,
+            tournaments::ruleset,
+            tournaments::ruleset_overrides,
+        )
+    }
+}
+
+impl Queryable<(BigInt, Text, Jsonb), Pg> for TournamentRules {
+    type Row = (TournamentId, Preset, Parsed<Option<RulesetOverride>>);
+
+    fn build((id, preset, overrides): Self::Row) -> deserialize::Result<Self> {
+        Self::decode(id, preset, overrides)
+    }
 }
 
 #[derive(Debug, Clone, Queryable, Selectable)]

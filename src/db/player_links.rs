@@ -9,15 +9,17 @@ use diesel::sql_types::Text;
 use diesel::PgConnection;
 use serde::Serialize;
 
+use crate::db::ids::{ClaimId, InvitationId, UserId};
+
 /// How the next change of a player's link in this transaction came about.
 #[derive(Debug, Serialize)]
 pub struct LinkContext {
     /// `claim`, `invitation`, `admin` or `created`.
     pub via: &'static str,
-    pub claim_id: Option<i64>,
-    pub invitation_id: Option<i64>,
+    pub claim_id: Option<ClaimId>,
+    pub invitation_id: Option<InvitationId>,
     /// Who decided (the claim's decider, the inviter, the admin).
-    pub decided_by: Option<i64>,
+    pub decided_by: Option<UserId>,
 }
 
 /// Tells the link trigger how the next change of a player's account comes about. Inside the

@@ -167,11 +167,6 @@ pub fn dismiss(
     Ok(())
 }
 
-/// Whether a rating pool exists (the list's `rating_pool_id` filter).
-pub fn pool_exists(conn: &mut PgConnection, pool: PoolId) -> QueryResult<bool> {
-    diesel::select(diesel::dsl::exists(rating_pools::table.find(pool.0))).get_result(conn)
-}
-
 /// Who reads the tournament list: drafts show only to their staff and to admins.
 #[derive(Debug, Clone, Copy)]
 pub enum ListReader {

@@ -12,6 +12,7 @@ pub mod accounts;
 pub mod case_sets;
 pub mod cases;
 pub mod colours;
+pub mod entries;
 pub mod events;
 pub mod ids;
 pub mod rating;

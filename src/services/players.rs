@@ -172,7 +172,7 @@ pub fn create_player(
             "only admins and tournament organisers may create players".into(),
         ));
     }
-    conn.transaction(|conn| {
+    crate::db::unit_of_work(conn, |conn| {
         check_user_link(conn, caller, input.user_id)?;
         // A player made linked: kept in its links as its creator's decision (issue 37).
         crate::db::player_links::say_how(
@@ -181,7 +181,7 @@ pub fn create_player(
                 via: "created",
                 claim_id: None,
                 invitation_id: None,
-                decided_by: Some(caller.user_id),
+                decided_by: Some(crate::db::ids::UserId(caller.user_id)),
             },
         )?;
         Ok(store::insert(
@@ -357,7 +357,7 @@ fn link_account(
             via: "admin",
             claim_id: None,
             invitation_id: None,
-            decided_by: Some(caller.user_id),
+            decided_by: Some(crate::db::ids::UserId(caller.user_id)),
         },
     )?;
     store::set_account(conn, PlayerId(id), link.map(UserId))?;

@@ -8,7 +8,8 @@
 //! - `rows`: no row structs (diesel's row derives) outside `src/db`.
 //! - `clock`: no `Utc::now()` below the runtime (services, machinery, auth, store): the time
 //!   comes from the caller.
-//! - `raw_id`: no row in `src/db` holds an id as a raw `i64` (`id`, `*_id`, `*_by` fields).
+//! - `raw_id`: no row in `src/db` holds an id as a raw `i64` (`id`, `*_id`, `*_by`, `*_of`
+//!   fields).
 //! - `json`: no row in `src/db` holds a `serde_json::Value`, unless a comment right above the
 //!   field says `free-form` (a document the rules never read, kept as given).
 //!
@@ -108,7 +109,10 @@ fn is_raw_id(field: &str) -> bool {
     };
     let name = name.trim();
     let ty = ty.trim().trim_end_matches(',');
-    let id_like = name == "id" || name.ends_with("_id") || name.ends_with("_by");
+    // `appeal_of`: a reference to another row under its relation's name. Counts, sequences and
+    // cursors (`games`, `sequence`) are no ids.
+    let id_like =
+        name == "id" || name.ends_with("_id") || name.ends_with("_by") || name.ends_with("_of");
     id_like && (ty == "i64" || ty == "Option<i64>")
 }
 
@@ -253,10 +257,11 @@ fn the_store_rules_catch_violations() {
     assert_eq!(row_derives("#[derive(Debug, Clone)]\nstruct R {}"), 0);
     let rows = "#[derive(Queryable, Selectable)]\npub struct R {\n    pub id: i64,\n    \
                 pub round_id: RoundId,\n    pub decided_by: Option<i64>,\n    pub score: i64,\n    \
+                pub appeal_of: Option<i64>,\n    pub sequence: i64,\n    \
                 pub draw: serde_json::Value,\n    /// free-form: the organiser's notes\n    \
                 pub notes: serde_json::Value,\n}\n#[derive(Debug)]\npub struct Plain {\n    \
                 pub id: i64,\n}\n";
-    assert_eq!(raw_ids(rows), 2);
+    assert_eq!(raw_ids(rows), 3);
     assert_eq!(untyped_json(rows), 1);
     assert_eq!(
         code_of("// Utc::now() in a comment")

@@ -83,6 +83,7 @@ mod standings_kept;
 mod stored_json;
 mod tournaments;
 mod typed_columns;
+mod unit_of_work;
 mod upgrade_dump;
 mod verify_draws;
 mod versions;

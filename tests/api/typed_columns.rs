@@ -7,7 +7,7 @@ use diesel::pg::Pg;
 use diesel::prelude::*;
 use diesel::sql_types::Text;
 use std::fmt::Debug;
-use tourney::db::ids::PoolId;
+use tourney::db::ids::{PoolId, TournamentId};
 use tourney::domain::cases::{CaseKind, PanelMode, Seat};
 use tourney::domain::colours::Colour;
 use tourney::domain::rating::acceptance::RatingStatus;
@@ -288,4 +288,128 @@ async fn a_round_or_result_whose_stored_json_does_not_parse_is_an_error_naming_i
     // Over HTTP: a 500, the round not shown under an empty draw.
     let path = format!("/api/v1/tournaments/{tid}/rounds/1");
     assert_eq!(app.get(&path, Some(&org)).await.status(), 500);
+}
+
+/// A tournament's stored ruleset overrides are decoded once, as its row is read
+/// (`db::models::TournamentRules`): a cup reads back as one and is shown as stored; overrides
+/// that do not parse, or do not fit the preset, are an error naming the table, the row and the
+/// column, never the preset's defaults ("no cup", the preset's appeals).
+#[actix_web::test]
+async fn a_tournament_whose_stored_ruleset_overrides_do_not_parse_is_an_error_naming_its_row() {
+    let app = spawn_app().await;
+    let admin = app.admin_token().await;
+    let body = serde_json::json!({
+        "name": "Cup", "game": "Tantrix", "ruleset": "tantrix", "cup": true,
+        "planned_rounds": 5, "starts_on": "2026-06-12", "time_zone": "Europe/Oslo"
+    });
+    let r = app.post("/api/v1/tournaments", Some(&admin), body).await;
+    assert_eq!(r.status(), 201);
+    let shown = r.json::<serde_json::Value>().await.unwrap();
+    let id = shown["id"].as_i64().unwrap();
+    assert_eq!(shown["cup"], true);
+    assert_eq!(shown["ruleset_overrides"]["tantrix"]["cup"], true);
+    let mut conn = PgConnection::establish(&app.database_url).unwrap();
+    let t = TournamentId(id);
+    let read = tourney::db::tournaments::by_id(&mut conn, t)
+        .unwrap()
+        .unwrap();
+    assert!(read.rules.ruleset.tantrix.as_ref().is_some_and(|r| r.cup));
+    let path = format!("/api/v1/tournaments/{id}");
+    let bad = [
+        r#"'{"tantrix": "cup"}'"#,
+        r#"'{"no_such_override": 1}'"#,
+        r#"'{"players_per_table": 0}'"#,
+    ];
+    for stored in bad {
+        diesel::sql_query(format!(
+            "UPDATE tournaments SET ruleset_overrides = {stored} WHERE id = {id}"
+        ))
+        .execute(&mut conn)
+        .unwrap();
+        let err = tourney::db::tournaments::by_id(&mut conn, t).unwrap_err();
+        let ApiError::Internal(message) = ApiError::from(err) else {
+            panic!("overrides {stored} read as something else than an internal error");
+        };
+        let named = format!("tournaments row {id}: bad ruleset_overrides");
+        assert!(message.contains(&named), "{message}");
+        let err = tourney::db::cases::appeals_in(&mut conn, t).unwrap_err();
+        assert!(
+            matches!(&err, ApiError::Internal(m) if m.contains(&named)),
+            "{err:?}"
+        );
+        assert_eq!(app.get(&path, Some(&admin)).await.status(), 500);
+    }
+}
+
+/// A case's stored JSON (evidence links, the remedies asked for, the remedies applied) is
+/// written typed and decoded once, as the row is read (`db::cases::StoredCase`): a value that
+/// does not parse is an error naming the table, the row and the column, never an empty list.
+#[actix_web::test]
+async fn a_case_whose_stored_remedy_does_not_parse_is_an_error_naming_its_row() {
+    use tourney::db::cases::{in_tournament, insert, NewCase};
+    use tourney::db::json::Json;
+    use tourney::db::rounds::Lock;
+    use tourney::domain::case_sets::{CaseSubject, PanelReason};
+    use tourney::domain::entries::Remedy;
+
+    let app = spawn_app().await;
+    let admin = app.admin_token().await;
+    let tid = TournamentId(app.tournament(&admin, "agricola_norway").await);
+    let mut conn = PgConnection::establish(&app.database_url).unwrap();
+    let t = tourney::db::tournaments::by_id(&mut conn, tid)
+        .unwrap()
+        .unwrap();
+    let asked = vec![Remedy::ReplayTable { round: 1, table: 2 }];
+    let case = insert(
+        &mut conn,
+        &NewCase {
+            tournament_id: tid,
+            kind: CaseKind::Complaint,
+            subject: CaseSubject::Conduct,
+            round_number: None,
+            table_number: None,
+            penalty_id: None,
+            statement: "Slow play".into(),
+            evidence_text: None,
+            evidence_links: Json(vec!["https://example.org/a.jpg".into()]),
+            requested_remedies: Json(asked.clone()),
+            panel_mode: PanelMode::Referee,
+            panel_rule: PanelReason::Pending,
+            opened_by: t.created_by,
+            appeal_of: None,
+        },
+    )
+    .unwrap();
+    assert_eq!(case.evidence_links, ["https://example.org/a.jpg"]);
+    assert_eq!(case.requested_remedies, asked);
+    assert_eq!(case.remedy, None);
+    let id = case.id;
+    let bad = [
+        (
+            "remedy",
+            r#"'[{"order": {"kind": "no_such_remedy"}, "effect": {}}]'"#,
+        ),
+        ("requested_remedies", r#"'{"kind": "replay_table"}'"#),
+        ("evidence_links", r#"'[1, 2]'"#),
+    ];
+    for (column, stored) in bad {
+        diesel::sql_query(format!(
+            "UPDATE cases SET {column} = {stored} WHERE id = {id}"
+        ))
+        .execute(&mut conn)
+        .unwrap();
+        let err = in_tournament(&mut conn, tid, id, Lock::None).unwrap_err();
+        let ApiError::Internal(message) = ApiError::from(err) else {
+            panic!("a case with bad {column} read as something else than an internal error");
+        };
+        let named = format!("cases row {id}: bad {column}");
+        assert!(message.contains(&named), "{message}");
+        diesel::sql_query(format!(
+            "UPDATE cases SET remedy = NULL, requested_remedies = '[]', \
+             evidence_links = '[]' WHERE id = {id}"
+        ))
+        .execute(&mut conn)
+        .unwrap();
+        assert!(in_tournament(&mut conn, tid, id, Lock::None).is_ok());
+    }
 }

@@ -5,7 +5,7 @@ use diesel::prelude::*;
 use diesel::PgConnection;
 
 use crate::db::ids::{ApiKeyId, PoolId, TournamentId, UserId};
-use crate::db::schema::{api_keys, rating_pools, tournaments, users};
+use crate::db::schema::{api_keys, tournaments, users};
 
 /// A key as listed (never its hash). `scopes` are the stored names (`auth::keys::Scope`).
 #[derive(Debug, Clone, Queryable, Selectable)]
@@ -39,15 +39,6 @@ pub struct NewKey<'a> {
 pub fn tournament_exists(conn: &mut PgConnection, id: TournamentId) -> QueryResult<bool> {
     let found: i64 = tournaments::table
         .filter(tournaments::id.eq(id))
-        .count()
-        .get_result(conn)?;
-    Ok(found > 0)
-}
-
-/// Whether the rating pool exists (a key may be limited to it).
-pub fn pool_exists(conn: &mut PgConnection, id: PoolId) -> QueryResult<bool> {
-    let found: i64 = rating_pools::table
-        .filter(rating_pools::id.eq(id))
         .count()
         .get_result(conn)?;
     Ok(found > 0)

@@ -10,20 +10,20 @@ use diesel::sql_types::{BigInt, Integer, Json, Jsonb, Nullable, Text, Timestampt
 use diesel::PgConnection;
 
 use crate::db::ids::{PlayerId, PoolId, RoundId, TournamentId};
-use crate::db::running::{decoded, ResultRow};
-use crate::db::schema::{penalties, results, rounds, tournaments};
+use crate::db::json::Parsed;
+use crate::db::running::decoded;
+use crate::db::models::TournamentRules;
+use crate::db::schema::{penalties, rounds, tournaments};
 use crate::domain::rating::acceptance::RatingStatus;
 use crate::domain::scoring::penalty::RecordedPenalty;
-use crate::domain::scoring::Preset;
+use crate::domain::scoring::{Preset, RulesetOverride};
 use crate::domain::seating::Draw;
 use crate::domain::status::RoundStatus;
 
 /// A completed round of a tournament that feeds a pool, with its tournament's ruleset.
 ///
-/// The draw is decoded once as the row is read (a value that does not parse is an error
-/// naming the round, see its `Queryable`). `ruleset_overrides` stays JSON here: the feed
-/// decodes the ruleset once per distinct `(preset, overrides)`, naming the tournament when
-/// one does not parse.
+/// The draw and the tournament's rules are decoded once as the row is read (a value that does
+/// not parse is an error naming its row: the round's, or the tournament's; see its `Queryable`).
 #[derive(Debug, Clone)]
 pub struct RatedRound {
     pub id: RoundId,
@@ -32,11 +32,11 @@ pub struct RatedRound {
     /// When the round was played (the pool's order).
     pub played_at: Option<DateTime<Utc>>,
     pub draw: Draw,
-    pub ruleset: Preset,
-    pub ruleset_overrides: serde_json::Value,
+    /// Its tournament's ruleset.
+    pub rules: TournamentRules,
 }
 
-/// A rated round as read, its draw still undecoded.
+/// A rated round as read, its draw still undecoded (the rules decode as their own row).
 type StoredRatedRound = (
     RoundId,
     TournamentId,
@@ -44,7 +44,7 @@ type StoredRatedRound = (
     Option<DateTime<Utc>>,
     serde_json::Value,
     Preset,
-    serde_json::Value,
+    Parsed<Option<RulesetOverride>>,
 );
 
 type RatedRoundSql = (
@@ -61,15 +61,14 @@ impl Queryable<RatedRoundSql, Pg> for RatedRound {
     type Row = StoredRatedRound;
 
     fn build(row: StoredRatedRound) -> deserialize::Result<Self> {
-        let (id, tournament_id, number, played_at, draw, ruleset, ruleset_overrides) = row;
+        let (id, tournament_id, number, played_at, draw, preset, overrides) = row;
         Ok(Self {
             id,
             tournament_id,
             number,
             played_at,
             draw: decoded(&format!("rounds row {id}"), "draw", draw)?,
-            ruleset,
-            ruleset_overrides,
+            rules: TournamentRules::decode(tournament_id, preset, overrides)?,
         })
     }
 }
@@ -126,25 +125,6 @@ pub fn rated_rounds(
         q = q.filter(rounds::id.eq_any(ids.to_vec()));
     }
     q.load(conn)
-}
-
-/// The result version in force at every table of `rounds` (the highest version per
-/// `(round, table)`), one row per table.
-///
-/// Answers the same as `db::results::in_force` (written from `running/snapshot.rs`): the two
-/// are one query, to be unified.
-pub fn in_force(conn: &mut PgConnection, rounds: &[RoundId]) -> QueryResult<Vec<ResultRow>> {
-    results::table
-        .filter(results::round_id.eq_any(rounds))
-        .distinct_on((results::round_id, results::table_number))
-        // All descending: the primary key read backwards, no sort.
-        .order((
-            results::round_id.desc(),
-            results::table_number.desc(),
-            results::version.desc(),
-        ))
-        .select(ResultRow::as_select())
-        .load(conn)
 }
 
 /// A point penalty or game loss in force (not annulled), as the ratings apply it at its table.

@@ -7,12 +7,12 @@ use diesel::PgConnection;
 use serde::Serialize;
 
 use crate::db::ids::{PoolId, TournamentId, UserId};
-use crate::db::models::RatingPoolRow;
+use crate::db::models::{RatingPoolRow, TournamentRules};
 use crate::db::schema::{rating_pools, rounds, tournaments};
 use crate::domain::ids::RoundId;
 use crate::domain::rating::acceptance::RatingStatus;
 use crate::domain::rating::RatingPoolParams;
-use crate::domain::scoring::{Preset, Ruleset};
+use crate::domain::scoring::Ruleset;
 use crate::error::ApiError;
 
 pub use crate::db::models::StoredSeason;
@@ -178,17 +178,16 @@ pub fn link_of_tournament(
 }
 
 /// The ruleset a tournament is played (and rated) by; a stored value that does not parse is
-/// an error naming the tournament.
+/// an error naming the row.
 pub fn ruleset_of_tournament(
     conn: &mut PgConnection,
     id: TournamentId,
 ) -> Result<Ruleset, ApiError> {
-    let (preset, overrides): (Preset, serde_json::Value) = tournaments::table
+    let rules: TournamentRules = tournaments::table
         .filter(tournaments::id.eq(id))
-        .select((tournaments::ruleset, tournaments::ruleset_overrides))
+        .select(TournamentRules::as_select())
         .first(conn)?;
-    Ruleset::for_tournament(preset, &overrides)
-        .map_err(|e| ApiError::Internal(format!("tournament {id}: {e}")))
+    Ok(rules.ruleset)
 }
 
 /// Round `number` of a tournament: its id and when it was played; `None`: no such round.
@@ -203,4 +202,9 @@ pub fn round_played(
         .select((rounds::id, rounds::played_at))
         .first(conn)
         .optional()
+}
+
+/// Whether rating pool `id` exists (the tournament list's filter, an API key's limit).
+pub fn exists(conn: &mut PgConnection, id: PoolId) -> QueryResult<bool> {
+    diesel::select(diesel::dsl::exists(rating_pools::table.find(id.0))).get_result(conn)
 }

@@ -361,33 +361,34 @@ pub struct Ruleset {
     pub appeals: crate::domain::cases::Appeals,
 }
 
-/// Parts of a ruleset a tournament overrides; absent fields keep the preset's value.
+/// Parts of a ruleset a tournament overrides; absent fields keep the preset's value (and are
+/// left out when it is written, so no override writes `{}`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RulesetOverride {
     /// Seats per table.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub players_per_table: Option<u32>,
     /// TP by place.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tp_by_place: Option<Vec<Points>>,
     /// Default weights per round kind.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub round_weights: Option<RoundWeights>,
     /// Tie-break orders.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tie_breaks: Option<TieBreaks>,
     /// Clarification bonus/malus.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clarification_bonus: Option<Points>,
     /// Bridge rules.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bridge: Option<BridgeRules>,
     /// Tantrix rules.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tantrix: Option<TantrixRules>,
     /// Ashes rules.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ashes: Option<AshesRules>,
 }
 

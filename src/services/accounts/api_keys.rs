@@ -124,7 +124,7 @@ pub fn create(
         }
     }
     if let Some(pid) = input.pool_id {
-        if !store::pool_exists(conn, PoolId(pid))? {
+        if !crate::db::ratings::pools::exists(conn, PoolId(pid))? {
             return Err(ApiError::field("pool_id", "no such rating pool"));
         }
     }

@@ -3,7 +3,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use chrono::{DateTime, Utc};
-use diesel::{Connection, PgConnection};
+use diesel::PgConnection;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
@@ -573,7 +573,7 @@ pub fn import_tournament(
     caller.require_admin()?;
     let archive = &input.archive;
     let known = checked(archive, Some((keys, &input.trust())))?;
-    conn.transaction(|conn| {
+    crate::db::unit_of_work(conn, |conn| {
         let pool = match input.rating_pool_id {
             Some(id) => Some(crate::services::access::require_pool(conn, id)?),
             None => None,

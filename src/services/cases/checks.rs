@@ -101,10 +101,5 @@ pub(super) fn to_json<T: Serialize>(v: &T) -> Result<serde_json::Value, ApiError
     serde_json::to_value(v).map_err(|e| ApiError::Internal(e.to_string()))
 }
 
-pub(super) fn remedies_of(v: &serde_json::Value) -> Result<Vec<Remedy>, ApiError> {
-    serde_json::from_value(v.clone())
-        .map_err(|e| ApiError::Internal(format!("stored remedies: {e}")))
-}
-
 // ---------------------------------------------------------------------------------------
 // Loading

@@ -56,13 +56,9 @@ pub fn open_case(
     now: DateTime<Utc>,
 ) -> Result<CaseOut, ApiError> {
     let tid = tid.0;
-    conn.transaction(|conn| {
+    crate::db::unit_of_work(conn, |conn| {
         let t = load_tournament(conn, caller, tid)?;
-        let staff = caller.has_any_role(
-            conn,
-            tid,
-            &[StaffRole::Referee, StaffRole::Organiser],
-        )?;
+        let staff = caller.has_any_role(conn, tid, &[StaffRole::Referee, StaffRole::Organiser])?;
         let own_player = crate::db::registrations::player_of_user(conn, tid, caller.user_id)?;
         if !staff && own_player.is_none() {
             return Err(ApiError::Forbidden(
@@ -118,8 +114,8 @@ pub fn open_case(
                 penalty_id: input.penalty_id.map(PenaltyId),
                 statement,
                 evidence_text: evidence.text.clone(),
-                evidence_links: to_json(&evidence.links.clone().unwrap_or_default())?,
-                requested_remedies: to_json(&requested)?,
+                evidence_links: Json(evidence.links.clone().unwrap_or_default()),
+                requested_remedies: Json(requested.clone()),
                 panel_mode: PanelMode::Referee,
                 panel_rule: PanelReason::Pending,
                 opened_by: UserId(caller.user_id),
@@ -138,17 +134,26 @@ pub fn open_case(
                 penalty_id: row.penalty_id.map(|id| id.0),
             })),
         )?;
-        add_party(conn, cid.0, complainant_user, complainant_player, PartyRole::Complainant, caller.user_id)?;
+        let by = caller.user_id;
+        let party = |conn: &mut PgConnection, user, player, role| {
+            add_party(conn, cid.0, user, player, role, by)
+        };
+        party(
+            conn,
+            complainant_user,
+            complainant_player,
+            PartyRole::Complainant,
+        )?;
         for r in &respondents {
-            add_party(conn, cid.0, r.user_id, r.player_id, PartyRole::Respondent, caller.user_id)?;
+            party(conn, r.user_id, r.player_id, PartyRole::Respondent)?;
         }
         if let Some(p) = penalised {
-            add_party(conn, cid.0, None, Some(p), PartyRole::Respondent, caller.user_id)?;
+            party(conn, None, Some(p), PartyRole::Respondent)?;
         }
         for p in seated {
-            add_party(conn, cid.0, None, Some(p), PartyRole::PlayerAtTable, caller.user_id)?;
+            party(conn, None, Some(p), PartyRole::PlayerAtTable)?;
         }
-        recompute_panel(conn, TournamentId(tid), cid, CaseKind::Complaint, caller.user_id)?;
+        recompute_panel(conn, TournamentId(tid), cid, CaseKind::Complaint, by)?;
         let row = load_case(conn, TournamentId(tid), cid, false)?;
         render(conn, &t, row, true, now)
     })

@@ -5,18 +5,18 @@
 use crate::auth::{Caller, MaybeCaller, StaffRole};
 use crate::db::cases::{CaseRow, NewCase, NewCaseEvent, NewParty, NewVote, PanelRow, PartyRow};
 use crate::db::ids::{CaseId, TournamentId};
+use crate::db::json::Json;
 use crate::db::models::Tournament;
 use crate::db::rounds::Lock;
 use crate::domain::case_sets::PanelReason;
 pub use crate::domain::case_sets::{CaseOutcome, CaseSubject, PartyRole, Verdict};
 use crate::domain::cases::{self as rules, CaseKind, PanelMode, Tally};
+pub use crate::domain::entries::Remedy;
 use crate::domain::status::RoundStatus;
 use crate::error::ApiError;
 use crate::services::access::load_visible;
-use crate::services::running::conduct::{
-    annul_penalty, record_penalty, PenaltyKind, RecordPenalty,
-};
-use crate::services::running::results::{store_result, EnterResult, Precondition, ResultSeat};
+use crate::services::running::conduct::{annul_penalty, record_penalty, RecordPenalty};
+use crate::services::running::results::{store_result, EnterResult, Precondition};
 use crate::services::validate::Check;
 use chrono::{DateTime, Duration, Utc};
 use diesel::Connection;
@@ -28,46 +28,6 @@ use utoipa::ToSchema;
 const STATEMENT_MAX: usize = 4000;
 const REASON_MAX: usize = 500;
 const LINK_MAX: usize = 500;
-
-/// A remedy a decision orders. Applied atomically with the decision, through the same paths
-/// as a referee's correction.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum Remedy {
-    /// Store a new version of a table's result (linked to the case): standings and ratings
-    /// follow.
-    CorrectResult {
-        #[schema(minimum = 1, maximum = 1000)]
-        round: i32,
-        #[schema(minimum = 1, maximum = 10000)]
-        table: i32,
-        /// Every seated player exactly once.
-        #[schema(min_items = 1, max_items = 8)]
-        seats: Vec<ResultSeat>,
-        double_crash: Option<bool>,
-    },
-    /// Annul a penalty (kept, marked annulled with the case's reason).
-    AnnulPenalty { penalty_id: i64 },
-    /// Record a penalty or sanction, linked to the case.
-    AddPenalty {
-        player_id: i64,
-        penalty: PenaltyKind,
-        #[schema(minimum = 1, maximum = 1000)]
-        round: Option<i32>,
-        #[schema(minimum = 1, maximum = 10000)]
-        table: Option<i32>,
-        #[schema(minimum = 1, maximum = 1000)]
-        points: Option<i32>,
-    },
-    /// Order a replay of a table: recorded on the case and announced on the live feed; the
-    /// replayed game's result is then entered as a correction of the table's result.
-    ReplayTable {
-        #[schema(minimum = 1, maximum = 1000)]
-        round: i32,
-        #[schema(minimum = 1, maximum = 10000)]
-        table: i32,
-    },
-}
 
 /// A link to evidence (a screenshot, a game record): an `http(s)` URL without spaces.
 pub struct EvidenceLink;

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::db::ids::UserId;
+use crate::domain::entries::AppliedRemedy;
 use crate::domain::events::{CaseDecidedPayload, ReplayOrderedPayload, TournamentEvent};
 use crate::domain::status::CaseStatus;
 
@@ -115,20 +116,22 @@ pub(super) fn decide(
     (by, now): (i64, DateTime<Utc>),
 ) -> Result<(), ApiError> {
     let remedies = match verdict {
-        Verdict::Uphold => remedies_of(&case.requested_remedies)?,
+        Verdict::Uphold => case.requested_remedies.clone(),
         Verdict::Dismiss => Vec::new(),
         Verdict::Remedy => ordered,
     };
     let mut applied = Vec::new();
     for (i, r) in remedies.iter().enumerate() {
         let effect = apply_remedy(conn, t, case.id.0, i, r, &reason, (by, now))?;
-        let entry = serde_json::json!({"order": to_json(r)?, "effect": effect.clone()});
         let detail = RemedyAppliedDetail {
             order: r.clone(),
-            effect,
+            effect: effect.clone(),
         };
         log(conn, case.id.0, by, CaseEvent::RemedyApplied(detail))?;
-        applied.push(entry);
+        applied.push(AppliedRemedy {
+            order: r.clone(),
+            effect,
+        });
     }
     crate::db::cases::set_decided(
         conn,
@@ -138,7 +141,7 @@ pub(super) fn decide(
             at: now,
             outcome: verdict.outcome(),
             reason: &reason,
-            remedies: serde_json::Value::Array(applied.clone()),
+            remedies: &applied,
         },
     )?;
     log(
@@ -158,7 +161,7 @@ pub(super) fn decide(
             case_id: case.id.0,
             kind: case.kind.as_str().to_string(),
             outcome: verdict.outcome().as_str().to_string(),
-            remedies: applied,
+            remedies: applied.iter().map(to_json).collect::<Result<_, _>>()?,
         }),
     )?;
     Ok(())

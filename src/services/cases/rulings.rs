@@ -63,17 +63,13 @@ pub fn vote(
                 "case {cid} is ruled on by a referee alone: POST /tournaments/{tid}/cases/{cid}/decision"
             )));
         }
-        let remedy_json = match input.vote {
-            Verdict::Remedy => Some(to_json(&remedies)?),
-            _ => None,
-        };
         let cast = crate::db::cases::cast_vote(
             conn,
             &NewVote {
                 case_id: CaseId(cid),
                 member_id: UserId(caller.user_id),
                 vote: input.vote,
-                remedy: remedy_json.clone(),
+                remedy: (input.vote == Verdict::Remedy).then(|| Json(remedies.clone())),
                 reason: reason.clone(),
             },
         )?;
@@ -97,10 +93,10 @@ pub fn vote(
         let keys: Vec<String> = all
             .iter()
             .map(|v| match &v.remedy {
-                Some(r) => format!("{}:{r}", v.vote.as_str()),
-                None => v.vote.as_str().to_string(),
+                Some(r) => Ok(format!("{}:{}", v.vote.as_str(), to_json(r)?)),
+                None => Ok(v.vote.as_str().to_string()),
             })
-            .collect();
+            .collect::<Result<_, ApiError>>()?;
         let size = panel_of(conn, cid)?.len();
         match rules::tally(size, &keys) {
             Tally::Pending => {}
@@ -112,10 +108,7 @@ pub fn vote(
                     .map(|(v, _)| v)
                     .ok_or_else(|| ApiError::Internal("majority without a vote".into()))?;
                 let verdict = winner.vote;
-                let ordered = match &winner.remedy {
-                    Some(r) => remedies_of(r)?,
-                    None => Vec::new(),
-                };
+                let ordered = winner.remedy.clone().unwrap_or_default();
                 let count = keys.iter().filter(|k| **k == key).count();
                 let why = format!(
                     "{count} of {size} panel members voted to {} ({} votes cast)",
@@ -247,12 +240,12 @@ pub fn appeal(
                 penalty_id: case.penalty_id,
                 statement,
                 evidence_text: evidence.text.clone(),
-                evidence_links: to_json(&evidence.links.clone().unwrap_or_default())?,
-                requested_remedies: to_json(&requested)?,
+                evidence_links: Json(evidence.links.clone().unwrap_or_default()),
+                requested_remedies: Json(requested.clone()),
                 panel_mode: PanelMode::Vote,
                 panel_rule: PanelReason::Pending,
                 opened_by: UserId(caller.user_id),
-                appeal_of: Some(cid),
+                appeal_of: Some(CaseId(cid)),
             },
         )?
         .ok_or_else(|| ApiError::Conflict("this decision has already been appealed".into()))?;

@@ -37,8 +37,8 @@ pub(super) fn render(
         opened_at: case.opened_at,
         decided_at: case.decided_at,
         outcome: case.outcome.map(|o| o.as_str().to_string()),
-        remedies: case.remedy.clone(),
-        appeal_of: case.appeal_of,
+        remedies: case.remedy.as_ref().map(to_json).transpose()?,
+        appeal_of: case.appeal_of.map(|id| id.0),
         appealed_by,
         appeal_until,
         is_final,
@@ -66,14 +66,13 @@ fn add_insider_view(
     case: &CaseRow,
     out: &mut CaseOut,
 ) -> Result<(), ApiError> {
-    let links: Vec<String> = serde_json::from_value(case.evidence_links.clone())
-        .map_err(|e| ApiError::Internal(format!("case {}: stored evidence links: {e}", case.id)))?;
+    let links = case.evidence_links.clone();
     out.statement = Some(case.statement.clone());
     out.evidence = Some(Evidence {
         text: case.evidence_text.clone(),
         links: Some(links),
     });
-    out.requested_remedies = Some(case.requested_remedies.clone());
+    out.requested_remedies = Some(to_json(&case.requested_remedies)?);
     out.opened_by = Some(case.opened_by.0);
     out.decided_by = case.decided_by.map(|id| id.0);
     out.decision_reason = case.decision_reason.clone();
@@ -103,14 +102,16 @@ fn add_insider_view(
     out.votes = Some(
         votes_of(conn, case.id.0)?
             .into_iter()
-            .map(|v| VoteOut {
-                member_id: v.member_id.0,
-                vote: v.vote.as_str().to_string(),
-                remedies: v.remedy,
-                reason: v.reason,
-                at: v.at,
+            .map(|v| {
+                Ok(VoteOut {
+                    member_id: v.member_id.0,
+                    vote: v.vote.as_str().to_string(),
+                    remedies: v.remedy.as_ref().map(to_json).transpose()?,
+                    reason: v.reason,
+                    at: v.at,
+                })
             })
-            .collect(),
+            .collect::<Result<_, ApiError>>()?,
     );
     let events = crate::db::cases::history_of(conn, case.id)?;
     out.history = Some(

@@ -259,9 +259,9 @@ pub fn decide(
                 conn,
                 &LinkContext {
                     via: "claim",
-                    claim_id: Some(c.id.0),
+                    claim_id: Some(c.id),
                     invitation_id: None,
-                    decided_by: Some(caller.user_id),
+                    decided_by: Some(crate::db::ids::UserId(caller.user_id)),
                 },
             )?;
             crate::db::players::link(conn, player, c.user_id, now)?;

@@ -393,7 +393,7 @@ fn the_player(
                 via: "invitation",
                 claim_id: None,
                 invitation_id: None,
-                decided_by: Some(account.user_id),
+                decided_by: Some(crate::db::ids::UserId(account.user_id)),
             },
         )?;
         let id = crate::db::players::insert_own(conn, &account.username, UserId(account.user_id))?;
@@ -447,8 +447,8 @@ fn link_invited(
             &crate::db::player_links::LinkContext {
                 via: "invitation",
                 claim_id: None,
-                invitation_id: Some(inv.id.0),
-                decided_by: Some(by.user_id),
+                invitation_id: Some(inv.id),
+                decided_by: Some(crate::db::ids::UserId(by.user_id)),
             },
         )?;
         crate::db::players::link(conn, PlayerId(player), UserId(account.user_id), now)?;

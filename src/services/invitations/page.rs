@@ -7,7 +7,7 @@ use diesel::PgConnection;
 
 use crate::auth::secrets::secret_hash;
 use crate::auth::{Caller, MaybeCaller};
-pub use crate::db::invitation_pages::InvitationPreview;
+pub use crate::db::invitations::InvitationPreview;
 use crate::domain::accounts::{Language, SignupMode};
 use crate::error::ApiError;
 use crate::services::accounts::auth::authenticate;
@@ -20,7 +20,7 @@ pub fn preview(
     code: &str,
     now: DateTime<Utc>,
 ) -> Result<InvitationPreview, ApiError> {
-    let found = crate::db::invitation_pages::by_code_hash(conn, &secret_hash(code))?
+    let found = crate::db::invitations::by_code_hash(conn, &secret_hash(code))?
         .ok_or_else(|| ApiError::field("token", "unknown invitation code"))?;
     if found.accepted {
         return Err(ApiError::field("token", "this invitation was already used"));

@@ -18,6 +18,7 @@ use crate::db::models::Tournament;
 use crate::db::reports::{NewReport, ReportRow};
 use crate::db::rounds::Lock;
 use crate::db::running::RoundRow;
+use crate::domain::entries::ReportedResult;
 use crate::domain::status::{ReportStatus, RoundStatus};
 use crate::domain::PlayerId;
 use crate::error::ApiError;
@@ -212,10 +213,10 @@ pub fn report(
                 ),
             ));
         }
-        let body = serde_json::json!({
-            "seats": result.seats,
-            "double_crash": result.double_crash,
-        });
+        let body = ReportedResult {
+            seats: result.seats.clone(),
+            double_crash: result.double_crash,
+        };
         crate::db::reports::replace_pending(
             conn,
             NewReport {
@@ -271,8 +272,7 @@ pub fn confirm(
                 ),
             ));
         }
-        let mut result: EnterResult = serde_json::from_value(row.body)
-            .map_err(|e| ApiError::Internal(format!("stored report {}: {e}", row.id.0)))?;
+        let mut result = EnterResult::from(row.body);
         result.reason = Some(format!(
             "reported with the table code as player {reporter}, confirmed with it as player {}",
             input.confirmer

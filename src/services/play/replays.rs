@@ -8,7 +8,7 @@
 //! The readings are in `docs/decisions/self-scheduling.md`.
 
 use chrono::{DateTime, Utc};
-use diesel::{Connection, PgConnection};
+use diesel::PgConnection;
 use serde::Serialize;
 
 use crate::auth::{Caller, StaffRole};
@@ -45,7 +45,7 @@ pub fn enter_result(
     precondition: Precondition,
     now: DateTime<Utc>,
 ) -> Result<Entered, ApiError> {
-    conn.transaction(|conn| {
+    crate::db::unit_of_work(conn, |conn| {
         let t = load_for_staff(
             conn,
             caller,

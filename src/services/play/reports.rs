@@ -17,6 +17,7 @@ use crate::db::registrations::player_of_user;
 use crate::db::reports::{NewReport, ReportRow};
 use crate::db::rounds::Lock;
 use crate::db::running::RoundRow;
+use crate::domain::entries::ReportedResult;
 use crate::domain::status::RoundStatus;
 use crate::domain::{CaseId, PlayerId, UserId};
 use crate::error::ApiError;
@@ -33,6 +34,18 @@ use crate::services::validate::Check;
 /// How long the opponent has to confirm or dispute; afterwards the report waits for the
 /// referee, who may confirm it or enter the result.
 pub const ANSWER_WITHIN: Duration = Duration::hours(48);
+
+/// A reported result entered as it was reported (no correction's reason, no play-off winner).
+impl From<ReportedResult> for EnterResult {
+    fn from(r: ReportedResult) -> Self {
+        Self {
+            seats: r.seats,
+            double_crash: r.double_crash,
+            reason: None,
+            playoff_winner: None,
+        }
+    }
+}
 
 /// A reported result and what became of it.
 #[derive(Debug, Serialize, ToSchema)]
@@ -79,8 +92,7 @@ pub struct DisputeReport {
 
 pub(crate) fn out(round: &RoundRow, table: i32, row: ReportRow) -> Result<ReportOut, ApiError> {
     let id = row.id;
-    let input: EnterResult = serde_json::from_value(row.body)
-        .map_err(|e| ApiError::Internal(format!("result report {id}: stored body: {e}")))?;
+    let input = EnterResult::from(row.body);
     Ok(ReportOut {
         id: id.0,
         round: round.number,
@@ -162,10 +174,10 @@ pub fn report(
                 at.table
             )));
         }
-        let body = serde_json::json!({
-            "seats": input.seats,
-            "double_crash": input.double_crash,
-        });
+        let body = ReportedResult {
+            seats: input.seats.clone(),
+            double_crash: input.double_crash,
+        };
         // The same player sending the same report again (a double tap, a retry, a script in
         // a loop) is answered with the pending report: no new version, no event, no new
         // deadline for the opponent.
@@ -250,8 +262,7 @@ pub fn confirm(
                 "the opponent, a referee or an organiser confirms a report".into(),
             ));
         }
-        let input: EnterResult = serde_json::from_value(body)
-            .map_err(|e| ApiError::Internal(format!("stored report: {e}")))?;
+        let input = EnterResult::from(body);
         settle(
             conn,
             t,

@@ -7,7 +7,6 @@ use crate::db::ids::{PoolId, RoundId, TournamentId};
 use crate::db::ratings::games::{self as stored, RatedRound, RoundsOf};
 use crate::db::running::ResultRow;
 use crate::domain::scoring::penalty::{self, TablePenalty};
-use crate::domain::scoring::Preset;
 
 /// Where a game sits in the pool's time order: when its round was played, round id, table number.
 pub(super) type OrderKey = (DateTime<Utc>, i64, i32);
@@ -250,7 +249,7 @@ pub(super) fn load_games(
         return Ok(Vec::new());
     }
     let ids: Vec<RoundId> = round_rows.iter().map(|r| r.id).collect();
-    let mut result_rows = stored::in_force(conn, &ids)?;
+    let mut result_rows = crate::db::results::in_force(conn, &ids)?;
     if let Some(tables) = only_tables {
         result_rows.retain(|r| tables.contains(&(r.round_id.0, r.table_number)));
     }
@@ -262,7 +261,6 @@ pub(super) fn load_games(
             .insert(r.table_number, r);
     }
     let in_force = penalties_in_force(conn, &round_rows)?;
-    let mut rulesets: HashMap<(Preset, String), Ruleset> = HashMap::new();
     let mut games = Vec::new();
     for round in &round_rows {
         let Some(played_at) = round.played_at else {
@@ -271,15 +269,7 @@ pub(super) fn load_games(
         let Some(tables) = by_round.get(&round.id.0) else {
             continue;
         };
-        let cache_key = (round.ruleset, round.ruleset_overrides.to_string());
-        if !rulesets.contains_key(&cache_key) {
-            let r =
-                Ruleset::for_tournament(round.ruleset, &round.ruleset_overrides).map_err(|e| {
-                    ApiError::Internal(format!("tournament {}: {e}", round.tournament_id))
-                })?;
-            rulesets.insert(cache_key.clone(), r);
-        }
-        let ruleset = &rulesets[&cache_key];
+        let ruleset = &round.rules.ruleset;
         if ruleset.format == Format::TeamDuplicate {
             games.extend(team_games(round, played_at, tables)?);
         } else {

@@ -51,18 +51,7 @@ pub fn insert_withdrawal(
         .ok_or_else(|| ApiError::Conflict("the player has already withdrawn or stopped".into()))
 }
 
-/// The kind of a penalty. `sanction` lets the service pick the next step of the Ashes
-/// escalation: the first sanction of a player is a warning, the second a game loss, the third
-/// removal from the tournament.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum PenaltyKind {
-    PointPenalty,
-    Warning,
-    GameLoss,
-    Removal,
-    Sanction,
-}
+pub use crate::domain::entries::PenaltyKind;
 
 /// Record a penalty or sanction.
 #[derive(Debug, Deserialize, Serialize, ToSchema)]
@@ -449,7 +438,7 @@ pub fn penalise(
     tid: i64,
     input: RecordPenalty,
 ) -> Result<PenaltyOut, ApiError> {
-    conn.transaction(|conn| {
+    crate::db::unit_of_work(conn, |conn| {
         let t = load_for_staff(
             conn,
             caller,

@@ -305,7 +305,7 @@ pub fn register(
     input: Register,
     now: DateTime<Utc>,
 ) -> Result<RegistrationOut, ApiError> {
-    conn.transaction(|conn| {
+    crate::db::unit_of_work(conn, |conn| {
         let t = load_visible(conn, &MaybeCaller(Some(caller.clone())), id)?;
         // Confirmation depends on every live registration: one change at a time.
         lock_tournament(conn, id)?;

@@ -29,38 +29,7 @@ use crate::services::running::snapshot as play;
 use crate::services::running::time_of_play;
 use crate::services::validate::Check;
 
-/// Win, draw or loss, where the score does not decide it (Ashes).
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum SeatOutcome {
-    Win,
-    Draw,
-    Loss,
-}
-
-/// One seated player's result, the same shape in and out: a result read can be edited and sent
-/// back as a correction.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ResultSeat {
-    pub player_id: i64,
-    /// Agricola VP without bonus points; Tantrix tiles; Ashes wounds dealt.
-    #[schema(minimum = -1000, maximum = 10000)]
-    pub score: i64,
-    /// Agricola bonus points.
-    #[schema(minimum = 0, maximum = 1000)]
-    pub bonus: Option<i64>,
-    /// Points deducted at the table (penalties recorded through `/penalties` are added).
-    #[schema(minimum = 0, maximum = 1000)]
-    pub penalty: Option<i64>,
-    /// Thinking time used in seconds (Tantrix).
-    #[schema(minimum = 0, maximum = 86400)]
-    pub time_used_secs: Option<i64>,
-    /// Forfeit or no-show.
-    pub forfeit: Option<bool>,
-    /// Where the score does not decide the game (Ashes).
-    pub outcome: Option<SeatOutcome>,
-}
+pub use crate::domain::entries::{ResultSeat, SeatOutcome};
 
 /// A table's result.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]

@@ -12,7 +12,7 @@ use crate::auth::{Caller, MaybeCaller, StaffRole};
 use crate::db::models::Tournament;
 use crate::db::rounds::{self as db_rounds, Lock, NewDraw};
 use crate::db::running::{NewRound, RoundRow};
-use crate::domain::scoring::{Points, Preset, RoundKind, Ruleset};
+use crate::domain::scoring::{Points, Preset, RoundKind};
 use crate::domain::seating::{draw_round, Draw, DrawInput, SeatingError, SeatingMethod};
 use crate::domain::status::{RoundStatus, TournamentStatus};
 use crate::domain::{DrawRng, PoolId, RoundId, TournamentId, UserId};
@@ -142,9 +142,7 @@ fn effective_weight(t: &Tournament, r: &RoundRow) -> String {
     if let Some(w) = r.weight.as_deref().and_then(|w| w.parse::<Points>().ok()) {
         return w.exact();
     }
-    Ruleset::for_tournament(t.ruleset, &t.ruleset_overrides)
-        .map(|rs| rs.round_weights.for_kind(r.kind).exact())
-        .unwrap_or_else(|_| "1".into())
+    t.rules.ruleset.round_weights.for_kind(r.kind).exact()
 }
 
 pub(crate) fn round_out(
@@ -306,7 +304,7 @@ pub fn create_round(
     now: DateTime<Utc>,
 ) -> Result<RoundOut, ApiError> {
     let kind = input.kind.unwrap_or(RoundKind::Preliminary);
-    conn.transaction(|conn| {
+    crate::db::unit_of_work(conn, |conn| {
         // Who is asking comes first, then what the body means (issue 37, item 6).
         let t = load_for_staff(conn, caller, tid, &[StaffRole::Organiser])?;
         let weight = check_round_input(&input)?;

@@ -22,9 +22,10 @@ use crate::domain::status::RoundStatus;
 use crate::domain::RoundId;
 use crate::error::ApiError;
 
-/// The ruleset a tournament plays by: its preset with its overrides.
+/// The ruleset a tournament plays by: its preset with its overrides (decoded as its row was
+/// read, see `db::models::TournamentRules`).
 pub fn ruleset_of(t: &Tournament) -> Result<Ruleset, ApiError> {
-    Ruleset::for_tournament(t.ruleset, &t.ruleset_overrides).map_err(ApiError::Internal)
+    Ok(t.rules.ruleset.clone())
 }
 
 /// The players seated at `table` of a round's draw, seat 1 first; 404 when the draw has no

@@ -110,7 +110,7 @@ fn check_filter(conn: &mut PgConnection, f: &TournamentFilter) -> Result<Checked
         (None, None) => TournamentSort::StartsOnDesc,
     };
     if let Some(pool) = f.rating_pool_id {
-        let exists = db::tournaments::pool_exists(conn, PoolId(pool))?;
+        let exists = db::ratings::pools::exists(conn, PoolId(pool))?;
         check.ensure(exists, "rating_pool_id", format!("there is no pool {pool}"));
     }
     check.finish()?;

@@ -5,7 +5,7 @@ use crate::db;
 use crate::db::models::{NewTournament, RatingPoolRow, StaffRow, Tournament};
 use crate::db::tournaments::TournamentChange;
 use crate::domain::rating::acceptance::RatingStatus;
-use crate::domain::scoring::Preset;
+use crate::domain::scoring::{Preset, RulesetOverride};
 use crate::domain::status::TournamentStatus;
 use crate::domain::{PoolId, TournamentId, UserId};
 use crate::error::ApiError;
@@ -85,40 +85,44 @@ pub struct TournamentOut {
     pub qualification_places: i32,
 }
 
-/// Whether a tournament's ruleset is a Tantrix cup; stored overrides that do not parse are an
-/// error naming the tournament (never read as "no cup").
-fn is_cup(t: &Tournament) -> Result<bool, ApiError> {
-    let rules = crate::domain::scoring::Ruleset::for_tournament(t.ruleset, &t.ruleset_overrides)
-        .map_err(|e| ApiError::Internal(format!("stored ruleset of tournament {}: {e}", t.id)))?;
-    Ok(rules.tantrix.is_some_and(|r| r.cup))
+/// Whether a tournament's ruleset is a Tantrix cup (its stored overrides were decoded as its
+/// row was read: one that does not parse never reads as "no cup").
+fn is_cup(t: &Tournament) -> bool {
+    t.rules.ruleset.tantrix.as_ref().is_some_and(|r| r.cup)
 }
 
 /// The overrides that make a preset a cup (Tantrix only); none for a non-cup.
-fn cup_overrides(check: &mut Check, preset: Preset, cup: Option<bool>) -> serde_json::Value {
+fn cup_overrides(check: &mut Check, preset: Preset, cup: Option<bool>) -> RulesetOverride {
     if cup != Some(true) {
-        return serde_json::json!({});
+        return RulesetOverride::default();
     }
     let Some(mut rules) = crate::domain::scoring::Ruleset::preset(preset).tantrix else {
         check.fail(
             "cup",
             "only a Tantrix tournament is played in the cup system",
         );
-        return serde_json::json!({});
+        return RulesetOverride::default();
     };
     rules.cup = true;
-    serde_json::json!({ "tantrix": rules })
+    RulesetOverride {
+        tantrix: Some(rules),
+        ..RulesetOverride::default()
+    }
 }
 
 impl TryFrom<Tournament> for TournamentOut {
     type Error = ApiError;
     fn try_from(t: Tournament) -> Result<Self, ApiError> {
-        let cup = is_cup(&t)?;
+        let cup = is_cup(&t);
+        let ruleset_overrides = serde_json::to_value(&t.rules.overrides).map_err(|e| {
+            ApiError::Internal(format!("tournament {}: ruleset_overrides: {e}", t.id))
+        })?;
         Ok(Self {
             id: t.id.0,
             name: t.name,
             game: t.game,
             ruleset: t.ruleset,
-            ruleset_overrides: t.ruleset_overrides,
+            ruleset_overrides,
             table_size: t.table_size,
             planned_rounds: t.planned_rounds,
             starts_on: t.starts_on,
@@ -344,7 +348,7 @@ pub fn create_tournament(
     let qualification_places = input.qualification_places.unwrap_or(0);
     check.range("qualification_places", qualification_places.into(), 0, 1000);
     check.finish()?;
-    conn.transaction(|conn| {
+    crate::db::unit_of_work(conn, |conn| {
         // Naming a pool asks to be rated in it: pending until a keeper decides, unless the
         // pool is open or the caller keeps it (issue 26).
         let pool = match input.rating_pool_id {

@@ -1,15 +1,17 @@
-//! `is_cup`: a stored ruleset is read once, and one that does not parse is an error.
+//! `is_cup`: a stored ruleset is read once (as the row is read, `db::models::TournamentRules`;
+//! one that does not parse is an error there, see `typed_columns` in the HTTP tests).
 
 use super::*;
+use crate::db::models::TournamentRules;
 
-fn tournament(ruleset: Preset, overrides: serde_json::Value) -> Tournament {
+fn tournament(ruleset: Preset, overrides: RulesetOverride) -> Tournament {
     let day = NaiveDate::from_ymd_opt(2027, 3, 6).expect("a date");
     Tournament {
         id: TournamentId(41),
         name: "Cup".into(),
         game: "Tantrix".into(),
         ruleset,
-        ruleset_overrides: overrides,
+        rules: TournamentRules::new(ruleset, overrides).expect("overrides that fit"),
         table_size: 2,
         planned_rounds: 5,
         starts_on: day,
@@ -38,24 +40,33 @@ fn tournament(ruleset: Preset, overrides: serde_json::Value) -> Tournament {
     }
 }
 
-/// Stored overrides that do not parse are an error naming the tournament, never "no cup".
+/// Overrides that do not fit the preset are refused when the rules are decoded, never read as
+/// "no cup".
 #[test]
-fn is_cup_refuses_overrides_that_do_not_parse() {
-    let bad = tournament(Preset::Tantrix, serde_json::json!({"tantrix": "cup"}));
-    let err = is_cup(&bad).expect_err("overrides that do not parse");
-    assert!(
-        matches!(&err, ApiError::Internal(m) if m.contains("tournament 41")),
-        "{err:?}"
-    );
-    assert!(TournamentOut::try_from(bad).is_err());
+fn rules_refuse_overrides_that_do_not_fit() {
+    let bad = RulesetOverride {
+        players_per_table: Some(0),
+        ..RulesetOverride::default()
+    };
+    assert!(TournamentRules::new(Preset::Tantrix, bad).is_err());
 }
 
-/// A cup is read from its overrides; a preset without them is no cup.
+/// A cup is read from its overrides; a preset without them is no cup; the overrides are shown
+/// as stored (`{}` without any).
 #[test]
 fn is_cup_reads_the_stored_overrides() {
     let mut check = Check::new();
     let overrides = cup_overrides(&mut check, Preset::Tantrix, Some(true));
-    assert!(is_cup(&tournament(Preset::Tantrix, overrides)).expect("parses"));
-    let plain = tournament(Preset::Tantrix, serde_json::json!({}));
-    assert!(!is_cup(&plain).expect("parses"));
+    let cup = tournament(Preset::Tantrix, overrides);
+    assert!(is_cup(&cup));
+    let shown = TournamentOut::try_from(cup)
+        .expect("renders")
+        .ruleset_overrides;
+    assert_eq!(shown["tantrix"]["cup"], serde_json::json!(true));
+    let plain = tournament(Preset::Tantrix, RulesetOverride::default());
+    assert!(!is_cup(&plain));
+    let shown = TournamentOut::try_from(plain)
+        .expect("renders")
+        .ruleset_overrides;
+    assert_eq!(shown, serde_json::json!({}));
 }
