@@ -83,8 +83,8 @@ pub struct RoundRow {
     /// The options the round was drawn with.
     pub options: RoundOptions,
     pub weight: Option<String>,
-    /// free-form: the organiser's metadata as entered (draft variant, card pool, ...); the
-    /// service keeps the round's withdrawn draws under one key (`round_history::KEY`).
+    /// The organiser's metadata as entered (draft variant, card pool, ...); the service keeps
+    /// the round's withdrawn draws under one key (`round_history::KEY`). free-form.
     pub metadata: serde_json::Value,
     pub status: RoundStatus,
     pub seed: String,
@@ -251,6 +251,7 @@ pub struct NewRound {
     /// The options the draw used, defaults included (as the seating engine's input holds them).
     pub options: BTreeMap<String, serde_json::Value>,
     pub weight: Option<String>,
+    /// free-form: the organiser's metadata as entered, as on the round's row.
     pub metadata: serde_json::Value,
     pub seed: String,
     pub seed_commitment: String,

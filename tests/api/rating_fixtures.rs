@@ -26,16 +26,32 @@ pub(crate) fn completed_round(
     number: i32,
     at: &str,
 ) -> i64 {
+    // A draw as the service stores one (rows are decoded as they are read): no tables, the
+    // games are the results written beside it.
+    let draw = tourney::domain::seating::Draw {
+        round: number as u32,
+        method: tourney::domain::seating::SeatingMethod::Random,
+        tables: Vec::new(),
+        bridge_groups: Vec::new(),
+        shared_deal: None,
+        byes: Vec::new(),
+        groups: Vec::new(),
+        team_matches: Vec::new(),
+        seeds: Vec::new(),
+        plan: None,
+        report: Default::default(),
+    };
     diesel::sql_query(
         "INSERT INTO rounds (tournament_id, number, kind, method, seed, seed_commitment,
                              draw, created_by, status, completed_at, played_at)
-         VALUES ($1, $2, 'preliminary', 'random', '00', '00', '{}'::jsonb,
+         VALUES ($1, $2, 'preliminary', 'random', '00', '00', $4::jsonb,
                  (SELECT min(id) FROM users), 'completed', $3::timestamptz, $3::timestamptz)
          RETURNING id",
     )
     .bind::<Int8, _>(tournament)
     .bind::<Int4, _>(number)
     .bind::<Text, _>(at)
+    .bind::<Text, _>(serde_json::to_string(&draw).expect("a draw"))
     .get_result::<Id>(conn)
     .expect("insert round")
     .id

@@ -11,8 +11,8 @@ use diesel::PgConnection;
 
 use crate::db::ids::{PlayerId, PoolId, RoundId, TournamentId};
 use crate::db::json::Parsed;
-use crate::db::running::decoded;
 use crate::db::models::TournamentRules;
+use crate::db::running::decoded;
 use crate::db::schema::{penalties, rounds, tournaments};
 use crate::domain::rating::acceptance::RatingStatus;
 use crate::domain::scoring::penalty::RecordedPenalty;
