@@ -50,22 +50,20 @@ pub fn shown_metadata(mut metadata: serde_json::Value) -> serde_json::Value {
 }
 
 /// Whether the round's current draw was withdrawn: it must be drawn again before publishing.
-pub fn is_withdrawn(round: &RoundRow) -> bool {
-    round.status == RoundStatus::Draft
-        && withdrawals_of(&round.metadata)
-            .ok()
-            .and_then(|w| w.last().map(|w| w.attempt))
-            == Some(round.draw_count)
+/// Stored withdrawals that do not parse are an error, never "not withdrawn".
+pub fn is_withdrawn(round: &RoundRow) -> Result<bool, ApiError> {
+    Ok(round.status == RoundStatus::Draft
+        && withdrawals_of(&round.metadata)?.last().map(|w| w.attempt) == Some(round.draw_count))
 }
 
 /// The draw attempts whose seeds were public before a withdrawal took the round back to draft.
-pub fn published_attempts(round: &RoundRow) -> Vec<i32> {
-    withdrawals_of(&round.metadata)
-        .unwrap_or_default()
+/// Stored withdrawals that do not parse are an error, never "none published".
+pub fn published_attempts(round: &RoundRow) -> Result<Vec<i32>, ApiError> {
+    Ok(withdrawals_of(&round.metadata)?
         .into_iter()
         .filter(|w| w.was_published)
         .map(|w| w.attempt)
-        .collect()
+        .collect())
 }
 
 /// The organiser's metadata for a new draw of a round, with the round's withdrawals kept.

@@ -102,7 +102,7 @@ pub fn withdraw(
                 format!("only the last round can be withdrawn; round {number} has rounds after it"),
             ));
         }
-        if crate::services::running::round_history::is_withdrawn(&round) {
+        if crate::services::running::round_history::is_withdrawn(&round)? {
             return Err(ApiError::conflict_at(
                 "round",
                 format!("round {number} is withdrawn already: draw it again"),

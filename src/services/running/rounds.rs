@@ -252,11 +252,10 @@ fn check_round_input(input: &CreateRound) -> Result<Option<String>, ApiError> {
 /// The number of the round to draw: a withdrawn last round is drawn again in place (its
 /// earlier draws and withdrawals stay with it); otherwise every round must be completed.
 fn next_number(snap: &Snapshot) -> Result<(i32, Option<RoundRow>), ApiError> {
-    let again = snap
-        .rounds
-        .last()
-        .filter(|r| round_withdrawal::is_withdrawn(r))
-        .cloned();
+    let again = match snap.rounds.last() {
+        Some(r) if round_withdrawal::is_withdrawn(r)? => Some(r.clone()),
+        _ => None,
+    };
     if let Some(open) = snap
         .rounds
         .iter()
@@ -555,7 +554,7 @@ pub fn publish(
                 "round {number} is already published"
             )));
         }
-        if round_withdrawal::is_withdrawn(&round) {
+        if round_withdrawal::is_withdrawn(&round)? {
             return Err(ApiError::conflict_at(
                 "round",
                 format!(
@@ -627,7 +626,7 @@ pub fn draw_records(
     let (t, r) = load_round(conn, caller, tid, number)?;
     let revealed = r.status != RoundStatus::Draft;
     // Attempts published before a withdrawal stay public: players saw them.
-    let published = round_withdrawal::published_attempts(&r);
+    let published = round_withdrawal::published_attempts(&r)?;
     let page = Page::read(
         conn,
         params,
