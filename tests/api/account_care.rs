@@ -127,6 +127,17 @@ async fn the_language_changes_and_bad_input_writes_nothing() {
         ["email", "current_password"]
     );
     assert_eq!(me(&app, &token).await["language"], "de");
+    // A password longer than the document allows is refused even without an address.
+    assert_eq!(
+        me_refused(
+            &app,
+            &token,
+            json!({"current_password": "x".repeat(257)}),
+            422
+        )
+        .await,
+        ["current_password"]
+    );
     // Unknown fields are refused too.
     problem(patch_me(&app, &token, json!({"is_admin": true})).await, 422).await;
     assert_eq!(me(&app, &token).await["is_admin"], false);

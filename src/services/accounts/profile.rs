@@ -69,6 +69,14 @@ fn check(input: &UpdateMe) -> Result<Checked, ApiError> {
         );
         parsed
     });
+    if let Some(given) = &input.current_password {
+        // As documented, whether or not the address changes.
+        check.ensure(
+            given.chars().count() <= 256,
+            "current_password",
+            "at most 256 characters",
+        );
+    }
     if input.email.is_some() && input.current_password.is_none() {
         check.fail(
             "current_password",
