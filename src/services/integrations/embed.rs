@@ -62,35 +62,7 @@ pub fn round(conn: &mut PgConnection, tid: i64, number: i32) -> Result<RoundPage
         .map_err(|e| ApiError::Internal(format!("stored draw: {e}")))?;
     let colours: Vec<TableColours> = serde_json::from_value(r.colours)
         .map_err(|e| ApiError::Internal(format!("stored colours of round {number}: {e}")))?;
-    let ids: Vec<PlayerId> = draw
-        .tables
-        .iter()
-        .flat_map(|t| t.seats.iter().copied())
-        .collect();
-    let names: HashMap<PlayerId, String> = crate::db::players::names_of(conn, &ids)?;
-    let tables = draw
-        .tables
-        .iter()
-        .map(|table| {
-            let game = colours.iter().find(|g| g.table == table.number);
-            let seats = table
-                .seats
-                .iter()
-                .map(|p| Seat {
-                    player_id: p.0,
-                    name: names.get(p).cloned().unwrap_or_default(),
-                    colour: game.and_then(|g| {
-                        g.players
-                            .iter()
-                            .position(|x| *x == p.0)
-                            .map(|i| g.colours[i])
-                    }),
-                    starts: table.starting_player == Some(*p),
-                })
-                .collect();
-            (table.number, seats)
-        })
-        .collect();
+    let tables = seating(conn, &draw, &colours)?;
     Ok(RoundPage {
         tournament: t.name,
         round: r.number,
@@ -154,4 +126,42 @@ pub fn leaderboard(
             })
             .collect(),
     })
+}
+
+/// A round's tables with their players' names, colours and starting players, in table order
+/// (the embedded round, and the printed pairings and slips).
+pub(super) fn seating(
+    conn: &mut PgConnection,
+    draw: &crate::domain::seating::Draw,
+    colours: &[TableColours],
+) -> Result<Vec<(u32, Vec<Seat>)>, ApiError> {
+    let ids: Vec<PlayerId> = draw
+        .tables
+        .iter()
+        .flat_map(|t| t.seats.iter().copied())
+        .collect();
+    let names: HashMap<PlayerId, String> = crate::db::players::names_of(conn, &ids)?;
+    Ok(draw
+        .tables
+        .iter()
+        .map(|table| {
+            let game = colours.iter().find(|g| g.table == table.number);
+            let seats = table
+                .seats
+                .iter()
+                .map(|p| Seat {
+                    player_id: p.0,
+                    name: names.get(p).cloned().unwrap_or_default(),
+                    colour: game.and_then(|g| {
+                        g.players
+                            .iter()
+                            .position(|x| *x == p.0)
+                            .map(|i| g.colours[i])
+                    }),
+                    starts: table.starting_player == Some(*p),
+                })
+                .collect();
+            (table.number, seats)
+        })
+        .collect())
 }

@@ -3,8 +3,6 @@
 //! report a result). The pairings and the standings for the wall are the public embeds' data
 //! (`services::integrations::embed`).
 
-use std::collections::HashMap;
-
 use chrono::{DateTime, Duration, Utc};
 use diesel::PgConnection;
 use serde::Serialize;
@@ -12,15 +10,13 @@ use utoipa::ToSchema;
 
 use crate::auth::table_codes::HallKeys;
 use crate::auth::{Caller, MaybeCaller, StaffRole};
-use crate::db::ids::PlayerId;
 use crate::db::rounds::Lock;
 use crate::db::running::RoundRow;
 use crate::domain::scoring::Ruleset;
 use crate::domain::status::RoundStatus;
 use crate::error::ApiError;
 use crate::services::access::load_visible;
-use crate::services::integrations::embed::Seat;
-use crate::services::running::colours::TableColours;
+use crate::services::integrations::embed::{self, Seat};
 use crate::services::running::snapshot::ruleset_of;
 
 /// How long a link to the slips opens them.
@@ -150,53 +146,22 @@ pub fn slips(
     let t = crate::db::tournaments::by_id(conn, crate::domain::TournamentId(tid))?
         .ok_or_else(|| ApiError::NotFound(format!("no tournament {tid}")))?;
     let ruleset = ruleset_of(&t)?;
-    let slips = seating(conn, &round)?
-        .into_iter()
-        .map(|(table, seats)| Slip {
-            table,
-            seats,
-            code: keys.table_code(round.id.0, round.draw_count, table as i32),
-        })
-        .collect();
+    let slips = embed::seating(
+        conn,
+        &round.draw,
+        round.colours.as_deref().unwrap_or_default(),
+    )?
+    .into_iter()
+    .map(|(table, seats)| Slip {
+        table,
+        seats,
+        code: keys.table_code(round.id.0, round.draw_count, table as i32),
+    })
+    .collect();
     Ok(SlipsPage {
         tournament: t.name,
         round: round.number,
         ruleset,
         slips,
     })
-}
-
-/// A round's tables with their players' names, colours and starting players, in table order.
-fn seating(conn: &mut PgConnection, round: &RoundRow) -> Result<Vec<(u32, Vec<Seat>)>, ApiError> {
-    let draw = &round.draw;
-    let colours: &[TableColours] = round.colours.as_deref().unwrap_or_default();
-    let ids: Vec<PlayerId> = draw
-        .tables
-        .iter()
-        .flat_map(|t| t.seats.iter().copied())
-        .collect();
-    let names: HashMap<PlayerId, String> = crate::db::players::names_of(conn, &ids)?;
-    Ok(draw
-        .tables
-        .iter()
-        .map(|table| {
-            let game = colours.iter().find(|g| g.table == table.number);
-            let seats = table
-                .seats
-                .iter()
-                .map(|p| Seat {
-                    player_id: p.0,
-                    name: names.get(p).cloned().unwrap_or_default(),
-                    colour: game.and_then(|g| {
-                        g.players
-                            .iter()
-                            .position(|x| *x == p.0)
-                            .map(|i| g.colours[i])
-                    }),
-                    starts: table.starting_player == Some(*p),
-                })
-                .collect();
-            (table.number, seats)
-        })
-        .collect())
 }
