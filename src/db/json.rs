@@ -9,43 +9,86 @@
 
 use std::fmt;
 use std::io::Write;
+use std::marker::PhantomData;
 
 use diesel::deserialize::{self, FromSql, Queryable};
 use diesel::expression::AsExpression;
 use diesel::pg::{Pg, PgValue};
 use diesel::serialize::{self, IsNull, Output, ToSql};
-use diesel::sql_types::Jsonb;
+use diesel::sql_types::{self, Jsonb};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 /// The JSONB format version PostgreSQL sends and expects before the text.
 const JSONB_VERSION: u8 = 1;
 
-/// A JSONB column parsed as `T`, or why it does not parse.
-#[derive(Debug)]
-pub struct Parsed<T>(Result<T, String>);
+/// A JSON or JSONB column to be read as `T`: its text as stored, parsed when the row names it
+/// ([`Parsed::named`]), so a row parses only the columns it keeps (a rated round's draw is
+/// parsed for a team duplicate round only, `db::ratings::games`).
+pub struct Parsed<T> {
+    text: Vec<u8>,
+    of: PhantomData<fn() -> T>,
+}
 
-impl<T> Parsed<T> {
-    /// The value; one that does not parse is an error naming `table`, row `id` and `column`.
-    pub fn named(self, table: &str, id: impl fmt::Display, column: &str) -> deserialize::Result<T> {
-        self.0
-            .map_err(|e| format!("{table} row {id}: bad {column}: {e}").into())
+impl<T> fmt::Debug for Parsed<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Parsed")
+            .field(&String::from_utf8_lossy(&self.text))
+            .finish()
     }
 }
 
-impl<T: DeserializeOwned> FromSql<Jsonb, Pg> for Parsed<T> {
+impl<T: DeserializeOwned> Parsed<T> {
+    /// The value; one that does not parse is an error naming `table`, row `id` and `column`.
+    pub fn named(self, table: &str, id: impl fmt::Display, column: &str) -> deserialize::Result<T> {
+        self.parse()
+            .map_err(|e| format!("{table} row {id}: bad {column}: {e}").into())
+    }
+
+    /// The value; one that does not parse is an error naming the row `at` (`rounds row 5`,
+    /// `results row 5/1/2`) and `column`. The wording of the rows of rounds, draw attempts and
+    /// results (`rounds row 5: draw: ...`), where [`named`](Self::named) says `bad draw`.
+    pub fn at(self, row: &dyn fmt::Display, column: &str) -> deserialize::Result<T> {
+        self.parse()
+            .map_err(|e| format!("{row}: {column}: {e}").into())
+    }
+
+    fn parse(&self) -> Result<T, String> {
+        serde_json::from_slice(&self.text).map_err(|e| e.to_string())
+    }
+}
+
+impl<T> FromSql<Jsonb, Pg> for Parsed<T> {
     fn from_sql(value: PgValue<'_>) -> deserialize::Result<Self> {
         let bytes = value.as_bytes();
         let Some((&JSONB_VERSION, text)) = bytes.split_first() else {
             return Err("unsupported JSONB encoding version".into());
         };
-        Ok(Self(
-            serde_json::from_slice(text).map_err(|e| e.to_string()),
-        ))
+        Ok(Self {
+            text: text.to_vec(),
+            of: PhantomData,
+        })
     }
 }
 
-impl<T: DeserializeOwned> Queryable<Jsonb, Pg> for Parsed<T> {
+impl<T> FromSql<sql_types::Json, Pg> for Parsed<T> {
+    fn from_sql(value: PgValue<'_>) -> deserialize::Result<Self> {
+        Ok(Self {
+            text: value.as_bytes().to_vec(),
+            of: PhantomData,
+        })
+    }
+}
+
+impl<T> Queryable<Jsonb, Pg> for Parsed<T> {
+    type Row = Self;
+
+    fn build(row: Self) -> deserialize::Result<Self> {
+        Ok(row)
+    }
+}
+
+impl<T> Queryable<sql_types::Json, Pg> for Parsed<T> {
     type Row = Self;
 
     fn build(row: Self) -> deserialize::Result<Self> {
@@ -109,13 +152,16 @@ mod tests {
     /// A value that did not parse is an error naming the table, the row and the column.
     #[test]
     fn named_names_the_row_and_the_column() {
-        let bad: Parsed<Vec<String>> = Parsed(Err("invalid type: integer".into()));
-        let err = bad.named("cases", 7, "evidence_links").unwrap_err();
+        let text = |t: &str| Parsed::<Vec<String>> {
+            text: t.as_bytes().to_vec(),
+            of: PhantomData,
+        };
+        let err = text("[1]").named("cases", 7, "evidence_links").unwrap_err();
         assert_eq!(
             err.to_string(),
-            "cases row 7: bad evidence_links: invalid type: integer"
+            "cases row 7: bad evidence_links: invalid type: integer `1`, expected a string at line 1 column 2"
         );
-        let good: Parsed<Vec<String>> = Parsed(Ok(vec!["x".into()]));
+        let good = text(r#"["x"]"#);
         assert_eq!(good.named("cases", 7, "evidence_links").unwrap(), ["x"]);
     }
 }

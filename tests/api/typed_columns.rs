@@ -413,3 +413,49 @@ async fn a_case_whose_stored_remedy_does_not_parse_is_an_error_naming_its_row() 
         assert!(in_tournament(&mut conn, tid, id, Lock::None).is_ok());
     }
 }
+
+/// The rating feed decodes a round's draw only where it reads it (`db::ratings::games`): the
+/// team matches of a team duplicate round. Another format's draw is not parsed (so one that
+/// does not parse is not read at all); a team duplicate round's draw that does not parse is an
+/// error naming its row.
+#[actix_web::test]
+async fn the_rating_feed_decodes_the_draw_of_team_duplicate_rounds_only() {
+    use crate::rating_fixtures::{completed_round, db, pool, tournament};
+    use tourney::db::ids::RoundId;
+    use tourney::db::ratings::games::{rated_rounds, RoundsOf};
+
+    let app = spawn_app().await;
+    let admin = app.admin_token().await;
+    let body = serde_json::json!({"name": "Ashes", "preset": "ashes_poland",
+                                  "time_zone": "Europe/Warsaw"});
+    let pool_id = PoolId(pool(&app, &admin, body).await);
+    let duels = tournament(&app, &admin, "ashes_league", pool_id.0, "2026-03-07").await;
+    let teams = tournament(&app, &admin, "team_duplicate_2v2", pool_id.0, "2026-03-08").await;
+    let mut conn = db(&app);
+    let duel_round = completed_round(&mut conn, duels, 1, "2026-03-07T10:00:00Z");
+    let team_round = completed_round(&mut conn, teams, 1, "2026-03-08T10:00:00Z");
+    let read = |conn: &mut PgConnection| rated_rounds(conn, pool_id, RoundsOf::default());
+    let rounds = read(&mut conn).unwrap();
+    assert_eq!(rounds.len(), 2);
+    let of = |id: i64| rounds.iter().find(|r| r.id == RoundId(id)).unwrap();
+    assert!(of(duel_round).draw.is_none());
+    assert_eq!(of(team_round).draw.as_ref().map(|d| d.round), Some(1));
+
+    let corrupt = |conn: &mut PgConnection, round: i64| {
+        diesel::sql_query(format!(
+            "UPDATE rounds SET draw = '{{\"tables\": \"none\"}}' WHERE id = {round}"
+        ))
+        .execute(conn)
+        .unwrap();
+    };
+    corrupt(&mut conn, duel_round);
+    assert_eq!(read(&mut conn).unwrap().len(), 2);
+    corrupt(&mut conn, team_round);
+    let ApiError::Internal(message) = ApiError::from(read(&mut conn).unwrap_err()) else {
+        panic!("a team round's bad draw read as something else than an internal error");
+    };
+    assert!(
+        message.contains(&format!("rounds row {team_round}: draw")),
+        "{message}"
+    );
+}

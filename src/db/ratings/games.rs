@@ -12,18 +12,19 @@ use diesel::PgConnection;
 use crate::db::ids::{PlayerId, PoolId, RoundId, TournamentId};
 use crate::db::json::Parsed;
 use crate::db::models::TournamentRules;
-use crate::db::running::decoded;
 use crate::db::schema::{penalties, rounds, tournaments};
 use crate::domain::rating::acceptance::RatingStatus;
 use crate::domain::scoring::penalty::RecordedPenalty;
-use crate::domain::scoring::{Preset, RulesetOverride};
+use crate::domain::scoring::{Format, Preset, RulesetOverride};
 use crate::domain::seating::Draw;
 use crate::domain::status::RoundStatus;
 
 /// A completed round of a tournament that feeds a pool, with its tournament's ruleset.
 ///
-/// The draw and the tournament's rules are decoded once as the row is read (a value that does
-/// not parse is an error naming its row: the round's, or the tournament's; see its `Queryable`).
+/// The tournament's rules are decoded once as the row is read, and the draw with them only where
+/// the rating reads it, in a team duplicate round (its matches pair the tables); a value that
+/// does not parse is an error naming its row: the round's, or the tournament's (see its
+/// `Queryable`).
 #[derive(Debug, Clone)]
 pub struct RatedRound {
     pub id: RoundId,
@@ -31,18 +32,19 @@ pub struct RatedRound {
     pub number: i32,
     /// When the round was played (the pool's order).
     pub played_at: Option<DateTime<Utc>>,
-    pub draw: Draw,
+    /// The draw of a team duplicate round; `None` in every other format (not decoded).
+    pub draw: Option<Draw>,
     /// Its tournament's ruleset.
     pub rules: TournamentRules,
 }
 
-/// A rated round as read, its draw still undecoded (the rules decode as their own row).
+/// A rated round as read, its draw still undecoded (decoded for a team duplicate round only).
 type StoredRatedRound = (
     RoundId,
     TournamentId,
     i32,
     Option<DateTime<Utc>>,
-    serde_json::Value,
+    Parsed<Draw>,
     Preset,
     Parsed<Option<RulesetOverride>>,
 );
@@ -62,13 +64,19 @@ impl Queryable<RatedRoundSql, Pg> for RatedRound {
 
     fn build(row: StoredRatedRound) -> deserialize::Result<Self> {
         let (id, tournament_id, number, played_at, draw, preset, overrides) = row;
+        let rules = TournamentRules::decode(tournament_id, preset, overrides)?;
+        let draw = if rules.ruleset.format == Format::TeamDuplicate {
+            Some(draw.at(&format!("rounds row {id}"), "draw")?)
+        } else {
+            None
+        };
         Ok(Self {
             id,
             tournament_id,
             number,
             played_at,
-            draw: decoded(&format!("rounds row {id}"), "draw", draw)?,
-            rules: TournamentRules::decode(tournament_id, preset, overrides)?,
+            draw,
+            rules,
         })
     }
 }

@@ -141,7 +141,13 @@ pub(super) fn team_games(
     played_at: DateTime<Utc>,
     tables: &BTreeMap<i32, &ResultRow>,
 ) -> Result<Vec<PoolGame>, ApiError> {
-    let draw = &round.draw;
+    // The feed decodes the draw of every team duplicate round (`db::ratings::games`).
+    let Some(draw) = &round.draw else {
+        return Err(ApiError::Internal(format!(
+            "rounds row {}: team duplicate round read without its draw",
+            round.id
+        )));
+    };
     let mut out = Vec::new();
     for m in &draw.team_matches {
         let (Some(ta), Some(tb)) = (
