@@ -2,10 +2,9 @@
 //! [`MaybeCaller`] (public, richer when signed in) from the bearer token (`crate::api::extract`)
 //! and hand them to the services, which call the small checks here first.
 
-use diesel::PgConnection;
-
 use crate::db::accounts::roles;
 use crate::db::ids::{TournamentId, UserId};
+use crate::db::PgConnection;
 use crate::error::ApiError;
 
 /// A signed-in caller, taken from a valid bearer token.

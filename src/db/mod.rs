@@ -33,7 +33,9 @@ pub mod staff;
 pub mod standings;
 pub mod tournaments;
 
-use diesel::pg::PgConnection;
+/// The connection every store function and use case takes (`&mut PgConnection`): services name
+/// it from here, not from diesel.
+pub use diesel::pg::PgConnection;
 use diesel::r2d2::{ConnectionManager, Pool, PooledConnection};
 use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
 
@@ -67,6 +69,13 @@ pub fn pool_with(
         .build(ConnectionManager::<PgConnection>::new(url))
 }
 
+/// A connection of its own to the database at `url`, outside the pool (a listener that keeps
+/// its session).
+pub fn connect(url: &str) -> diesel::ConnectionResult<PgConnection> {
+    use diesel::Connection;
+    PgConnection::establish(url)
+}
+
 /// Applies every pending migration; returns how many ran.
 pub fn run_migrations(conn: &mut PgConnection) -> Result<usize, String> {
     conn.run_pending_migrations(MIGRATIONS)
@@ -96,4 +105,33 @@ where
     } else {
         conn.transaction(f)
     }
+}
+
+/// Runs `f` in a transaction of its own (diesel's `Connection::transaction`): a new one, or,
+/// inside an open transaction, a savepoint. An error of `f` rolls back what `f` wrote, and only
+/// that; its caller may go on. Compare [`unit_of_work`], which joins an open transaction.
+pub fn transaction<T, E>(
+    conn: &mut PgConnection,
+    f: impl FnOnce(&mut PgConnection) -> Result<T, E>,
+) -> Result<T, E>
+where
+    E: From<diesel::result::Error>,
+{
+    use diesel::Connection;
+    conn.transaction(f)
+}
+
+/// Runs `f` in a read-only transaction at `REPEATABLE READ`: every read of `f` sees the same
+/// snapshot (an export or an archive that reads many tables reads them as of one instant).
+pub fn snapshot<T, E>(
+    conn: &mut PgConnection,
+    f: impl FnOnce(&mut PgConnection) -> Result<T, E>,
+) -> Result<T, E>
+where
+    E: From<diesel::result::Error>,
+{
+    conn.build_transaction()
+        .repeatable_read()
+        .read_only()
+        .run(f)
 }

@@ -7,11 +7,11 @@
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
-use diesel::{Connection, PgConnection};
 
 use crate::db::idempotency as store;
 use crate::db::ids::UserId;
 use crate::db::running::IdempotencyRow;
+use crate::db::PgConnection;
 use crate::error::ApiError;
 
 /// The JSON Schema pattern of an `Idempotency-Key` header.
@@ -133,7 +133,7 @@ pub fn once_answering<T: serde::Serialize>(
     answer: impl FnOnce(&T) -> (u16, BTreeMap<String, String>),
     write: impl FnOnce(&mut PgConnection) -> Result<T, ApiError>,
 ) -> Result<Answer, ApiError> {
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         if let Some(k) = key {
             if let Some(answer) = replay(conn, user_id, k)? {
                 return Ok(answer);

@@ -20,11 +20,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
-use diesel::{Connection, PgConnection};
 use tokio::sync::broadcast;
 
 use crate::db::events;
 pub use crate::db::running::EventRow;
+use crate::db::PgConnection;
 
 /// Events the broadcast channel holds for slow streams.
 pub const CAPACITY: usize = 4096;
@@ -244,7 +244,7 @@ fn listen(weak: Weak<Hub>) {
         let Some(url) = weak.upgrade().map(|h| h.listen_url.clone()) else {
             return;
         };
-        let mut conn = match PgConnection::establish(&url) {
+        let mut conn = match crate::db::connect(&url) {
             Ok(c) => c,
             Err(e) => {
                 tracing::warn!(error = %e, "live feed listener: cannot connect; retrying");

@@ -15,9 +15,8 @@ use std::sync::Arc;
 
 use moka::sync::Cache;
 
-use diesel::PgConnection;
-
 use crate::db::ids::TournamentId;
+use crate::db::PgConnection;
 use crate::error::ApiError;
 use crate::infra::kept::{sample, weighted_cache};
 use crate::infra::metrics::{CacheMeter, CacheSample};

@@ -1,11 +1,10 @@
 //! Who may see and change what: the checks every use case makes first.
 
-use diesel::PgConnection;
-
 use crate::auth::{Caller, MaybeCaller, StaffRole};
 use crate::db::ids::{PoolId, TournamentId, UserId};
 use crate::db::models::{RatingPoolRow, Tournament};
 use crate::db::running::RoundRow;
+use crate::db::PgConnection;
 use crate::domain::status::{RoundStatus, TournamentStatus};
 use crate::error::ApiError;
 

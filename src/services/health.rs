@@ -1,7 +1,6 @@
 //! Readiness: whether the database answers.
 
-use diesel::PgConnection;
-
+use crate::db::PgConnection;
 use crate::error::ApiError;
 
 /// Ok when the database answers a trivial query; 503 otherwise.

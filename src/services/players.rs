@@ -1,8 +1,6 @@
 //! Player identities shared across tournaments.
 
 use chrono::{DateTime, Utc};
-use diesel::Connection;
-use diesel::PgConnection;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
@@ -10,6 +8,7 @@ use crate::auth::Caller;
 use crate::db::ids::{PlayerId, UserId};
 use crate::db::models::{NewPlayer, Player};
 use crate::db::players::{self as store, PlayerSearch, PlayersAfter};
+use crate::db::PgConnection;
 use crate::error::ApiError;
 use crate::services::validate::{
     check_country, keyset_page, keyset_start, Check, Page, Start, COUNT_CAP,
@@ -292,7 +291,7 @@ pub fn update_player(
         .country
         .map(|c| check_country(&mut check, "country", c.as_deref()));
     check.finish()?;
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         let current = load(conn, id)?;
         if !caller.is_admin && current.created_by != UserId(caller.user_id) {
             return Err(ApiError::Forbidden(

@@ -1,8 +1,9 @@
 //! The persistence boundary (issue 39): `src/db` is the one place that knows tables.
 //!
-//! - `diesel`: services and machinery (`src/services`, `src/infra`, `src/auth`) use no diesel
-//!   but the connection and its transaction (`PgConnection`, `Connection`): no query DSL, no
-//!   `diesel::update`/`insert_into`/`sql_query`.
+//! - `diesel`: services never name diesel, not even for the connection or its transaction
+//!   (`db::PgConnection`, `db::transaction`, `db::unit_of_work`, `db::snapshot`); machinery and
+//!   auth (`src/infra`, `src/auth`) use no diesel but the connection and its transaction
+//!   (`PgConnection`, `Connection`): no query DSL, no `diesel::update`/`insert_into`/`sql_query`.
 //! - `schema`: no `db::schema::` (the tables) outside `src/db`.
 //! - `sql`: no SQL text outside `src/db`.
 //! - `rows`: no row structs (diesel's row derives) outside `src/db`.
@@ -59,6 +60,11 @@ fn diesel_uses(code: &str) -> usize {
         }
     }
     found
+}
+
+/// How often `text` (a service's whole file, comments and tests too) names diesel.
+fn diesel_mentions(text: &str) -> usize {
+    text.matches("diesel").count()
 }
 
 fn sql_count(code: &str) -> usize {
@@ -144,8 +150,13 @@ fn counts() -> BTreeMap<(String, String), usize> {
         let mut files = Vec::new();
         rust_files(&src(dir), &mut files);
         for f in files {
-            let code = code_of(&std::fs::read_to_string(&f).unwrap());
-            add("diesel", &f, diesel_uses(&code));
+            let text = std::fs::read_to_string(&f).unwrap();
+            let code = code_of(&text);
+            if dir == "services" {
+                add("diesel", &f, diesel_mentions(&text));
+            } else {
+                add("diesel", &f, diesel_uses(&code));
+            }
             add("schema", &f, code.matches("db::schema::").count());
             add("sql", &f, sql_count(&code));
             add("rows", &f, row_derives(&code));
@@ -238,6 +249,27 @@ fn no_row_holds_a_raw_id() {
     );
 }
 
+/// No service names diesel (issue 39): the store owns the connection's type and its
+/// transactions; the rule has no budget in `src/services`, and none may be written back.
+#[test]
+fn no_service_names_diesel() {
+    let named: Vec<_> = counts()
+        .into_iter()
+        .filter(|((rule, file), _)| rule == "diesel" && file.starts_with("src/services/"))
+        .collect();
+    assert!(
+        named.is_empty(),
+        "services name diesel (use db::PgConnection, db::transaction, db::unit_of_work, \
+         db::snapshot and the store's functions): {named:#?}"
+    );
+    assert!(
+        !budget()
+            .keys()
+            .any(|(rule, file)| rule == "diesel" && file.starts_with("src/services/")),
+        "store_budget.txt may not allow diesel in src/services again"
+    );
+}
+
 /// Each scanner finds what it looks for, and lets pass what is allowed.
 #[test]
 fn the_store_rules_catch_violations() {
@@ -246,6 +278,16 @@ fn the_store_rules_catch_violations() {
     assert_eq!(diesel_uses("use diesel::{dsl::count, Connection};"), 1);
     assert_eq!(diesel_uses("fn f(c: &mut diesel::PgConnection) {}"), 0);
     assert_eq!(diesel_uses("diesel::update(t).set(x).execute(c)"), 1);
+    // In a service, every mention counts: the connection, its transaction, a comment.
+    assert_eq!(diesel_mentions("use crate::db::PgConnection;"), 0);
+    assert_eq!(
+        diesel_mentions("use diesel::{Connection, PgConnection};"),
+        1
+    );
+    assert_eq!(
+        diesel_mentions("// diesel's savepoint\nfn f(c: &mut diesel::PgConnection) {}"),
+        2
+    );
     assert_eq!(
         sql_count("sql_query(\"SELECT 1\"); sql_query(\"SELECT 2\")"),
         4

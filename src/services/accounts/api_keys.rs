@@ -6,7 +6,6 @@
 use std::collections::BTreeSet;
 
 use chrono::{DateTime, Utc};
-use diesel::{Connection, PgConnection};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -17,6 +16,7 @@ use crate::auth::Caller;
 use crate::db::accounts::api_keys::{self as store, KeyRow, NewKey};
 use crate::db::accounts::users;
 use crate::db::ids::{ApiKeyId, PoolId, TournamentId, UserId};
+use crate::db::PgConnection;
 use crate::error::ApiError;
 use crate::services::validate::Check;
 
@@ -129,7 +129,7 @@ pub fn create(
         }
     }
     let owner = UserId(caller.user_id);
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         // The owner's row serialises key creation, so the limit holds under concurrency.
         users::lock_row(conn, owner)?;
         if store::live_count(conn, owner)? >= MAX_KEYS {
@@ -179,7 +179,7 @@ pub fn revoke(
     id: i64,
     now: DateTime<Utc>,
 ) -> Result<(), ApiError> {
-    conn.transaction(|conn| match store::owner(conn, ApiKeyId(id))? {
+    crate::db::transaction(conn, |conn| match store::owner(conn, ApiKeyId(id))? {
         Some(o) if o.0 == caller.user_id || caller.is_admin => {
             Ok(store::revoke(conn, ApiKeyId(id), now)?)
         }

@@ -1,7 +1,6 @@
 //! Signing in and the signed-in user.
 
 use chrono::{DateTime, Utc};
-use diesel::PgConnection;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -9,6 +8,7 @@ use crate::auth::{password, Caller, StaffRole};
 use crate::db::accounts::{roles, sessions, tokens, users};
 use crate::db::ids::UserId;
 use crate::db::models::User;
+use crate::db::PgConnection;
 use crate::error::ApiError;
 
 /// Credentials to exchange for a token.

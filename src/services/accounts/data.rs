@@ -4,13 +4,13 @@
 //! results, standings and ratings stay intact; one without records is removed.
 
 use chrono::{DateTime, Utc};
-use diesel::{Connection, PgConnection};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::auth::{password, Caller};
 use crate::db::accounts::{erasure, users};
 use crate::db::ids::{PlayerId, UserId};
+use crate::db::PgConnection;
 use crate::error::ApiError;
 use crate::services::accounts::export::may_handle;
 use crate::services::accounts::users::{lock_for_removal, remove_account};
@@ -47,7 +47,7 @@ pub fn erase(
     now: DateTime<Utc>,
 ) -> Result<Erased, ApiError> {
     may_handle(caller, user_id)?;
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         let user = lock_for_removal(conn, user_id)?;
         let player = match erasure::lock_player_of(conn, UserId(user_id))? {
             None => PlayerErased::None,

@@ -9,10 +9,10 @@
 //! into the codes that take the account over (a reset code asked for by anyone, then read here).
 
 use chrono::{DateTime, Utc};
-use diesel::PgConnection;
 
 use crate::auth::Caller;
 use crate::db::ids::UserId;
+use crate::db::PgConnection;
 use crate::error::ApiError;
 
 pub use crate::db::accounts::export::{
@@ -44,11 +44,8 @@ pub fn export(
     now: DateTime<Utc>,
 ) -> Result<Export, ApiError> {
     may_handle(caller, user_id)?;
-    conn.build_transaction()
-        .read_only()
-        .repeatable_read()
-        .run(|conn| {
-            crate::db::accounts::export::read(conn, UserId(user_id), now)?
-                .ok_or_else(|| ApiError::NotFound(format!("no user {user_id}")))
-        })
+    crate::db::snapshot(conn, |conn| {
+        crate::db::accounts::export::read(conn, UserId(user_id), now)?
+            .ok_or_else(|| ApiError::NotFound(format!("no user {user_id}")))
+    })
 }

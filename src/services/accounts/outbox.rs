@@ -14,10 +14,10 @@
 //! item 1); recipient, subject, kind, times, attempts and the last error stay for operators.
 
 use chrono::{DateTime, Duration, Utc};
-use diesel::PgConnection;
 
 use crate::db::accounts::outbox as store;
 use crate::db::ids::UserId;
+use crate::db::PgConnection;
 use crate::domain::accounts::Language;
 use crate::error::ApiError;
 use crate::services::accounts::mail_text::{render, Mail};

@@ -10,7 +10,6 @@
 //! or its page, the same as a sign-up's code). Nothing is written on a refused step.
 
 use chrono::{DateTime, Utc};
-use diesel::{Connection, PgConnection};
 use serde::Deserialize;
 use utoipa::ToSchema;
 
@@ -18,6 +17,7 @@ use crate::auth::{password, Caller};
 use crate::db::accounts::{by_email, users};
 use crate::db::ids::UserId;
 use crate::db::models::User;
+use crate::db::PgConnection;
 use crate::domain::accounts::{normalise_email, Language, TokenPurpose};
 use crate::error::ApiError;
 use crate::services::accounts::auth::{me, Me};
@@ -111,7 +111,7 @@ pub fn update_me(
             ));
         }
     }
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         let user = users::lock(conn, user.id)?;
         if user.deleted_at.is_some() {
             return Err(gone());

@@ -3,13 +3,13 @@
 //! ends every session of the account.
 
 use chrono::{DateTime, Utc};
-use diesel::{Connection, PgConnection};
 use serde::Deserialize;
 use utoipa::ToSchema;
 
 use crate::auth::credentials::check_credentials;
 use crate::auth::password;
 use crate::db::accounts::{by_email, end_every_session, users};
+use crate::db::PgConnection;
 use crate::domain::accounts::{normalise_email, TokenPurpose};
 use crate::error::ApiError;
 use crate::services::accounts::links::{Flow, MailLinks};
@@ -49,7 +49,7 @@ pub fn request_reset(
 ) -> Result<Accepted, ApiError> {
     let email = normalise_email(&input.email)
         .ok_or_else(|| ApiError::field("email", "must be an e-mail address (name@example.org)"))?;
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         if let Some(user) = by_email(conn, &email)?.filter(|u| u.disabled_at.is_none()) {
             let code = tokens::issue(conn, user.id, TokenPurpose::Reset, now)?;
             let link = links.link(Flow::Reset, &code);
@@ -82,7 +82,7 @@ pub fn confirm_reset(
     input: &ResetConfirm,
     now: DateTime<Utc>,
 ) -> Result<(), ApiError> {
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         let user_id = tokens::redeem(conn, &input.token, TokenPurpose::Reset, "token", now)?;
         let user = users::lock(conn, user_id)?;
         if user.deleted_at.is_some() || user.disabled_at.is_some() {

@@ -6,7 +6,6 @@
 //! on and revokes every session.
 
 use chrono::{DateTime, Duration, Utc};
-use diesel::{Connection, PgConnection};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -16,6 +15,7 @@ use crate::db::accounts::sessions as store;
 use crate::db::accounts::{end_every_session, users};
 use crate::db::ids::{RefreshTokenId, UserId};
 use crate::db::models::User;
+use crate::db::PgConnection;
 use crate::error::ApiError;
 
 /// How long a refresh token is good for if it is not used; each use gives a new one.
@@ -75,7 +75,7 @@ pub fn start(
     user: &User,
     now: DateTime<Utc>,
 ) -> Result<IssuedRefresh, ApiError> {
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         store::delete_expired(conn, user.id, now)?;
         insert_token(conn, user.id, None, now)
     })
@@ -97,7 +97,7 @@ pub fn refresh(
     now: DateTime<Utc>,
 ) -> Result<Started, ApiError> {
     check_token(token)?;
-    let outcome = conn.transaction(|conn| {
+    let outcome = crate::db::transaction(conn, |conn| {
         let Some(row) = store::lock_by_hash(conn, &secret_hash(token))? else {
             return Err(unknown());
         };
@@ -165,8 +165,8 @@ pub struct Logout {
 /// revoked token is answered the same way, so nothing is learnt from it. Revoked at `now`.
 pub fn logout(conn: &mut PgConnection, input: &Logout, now: DateTime<Utc>) -> Result<(), ApiError> {
     check_token(&input.refresh_token)?;
-    conn.transaction(
-        |conn| match store::lock_by_hash(conn, &secret_hash(&input.refresh_token))? {
+    crate::db::transaction(conn, |conn| {
+        match store::lock_by_hash(conn, &secret_hash(&input.refresh_token))? {
             Some(row) if row.revoked_at.is_none() && input.everywhere => {
                 Ok(end_every_session(conn, row.user_id, now)?)
             }
@@ -174,8 +174,8 @@ pub fn logout(conn: &mut PgConnection, input: &Logout, now: DateTime<Utc>) -> Re
                 Ok(store::revoke_family(conn, row.family_id, now)?)
             }
             _ => Ok(()),
-        },
-    )
+        }
+    })
 }
 
 /// A password change.
@@ -221,7 +221,7 @@ pub fn change_password(
         },
     )?;
     let hash = password::hash(&input.new_password).map_err(ApiError::Internal)?;
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         let id = user.id;
         users::set_password(conn, id, &hash)?;
         end_every_session(conn, id, now)?;

@@ -13,7 +13,6 @@
 //! keeps the password as it is.
 
 use chrono::{DateTime, Utc};
-use diesel::{Connection, PgConnection};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -22,6 +21,7 @@ use crate::auth::password;
 use crate::db::accounts::users::{self, SignedUp};
 use crate::db::accounts::{by_email, username_taken};
 use crate::db::models::User;
+use crate::db::PgConnection;
 use crate::domain::accounts::{normalise_email, Language, SignupMode, TokenPurpose};
 use crate::error::{ApiError, FieldError};
 use crate::services::accounts::links::{Flow, MailLinks};
@@ -119,7 +119,7 @@ pub fn sign_up(
     let email = check_sign_up(&input.username, &input.email, &input.password)?;
     // Hashed whatever follows, so a known address costs the same time as a new one.
     let hash = password::hash(&input.password).map_err(ApiError::Internal)?;
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         if let Some(known) = by_email(conn, &email)? {
             return known_address(conn, &known, &hash, links, now);
         }
@@ -200,7 +200,7 @@ pub fn verify_email(
     input: &VerifyEmail,
     now: DateTime<Utc>,
 ) -> Result<(), ApiError> {
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         let code = tokens::redeem_any(
             conn,
             &input.token,
@@ -243,7 +243,7 @@ pub fn resend_verification(
 ) -> Result<Accepted, ApiError> {
     let email = normalise_email(&input.email)
         .ok_or_else(|| ApiError::field("email", "must be an e-mail address (name@example.org)"))?;
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         let waiting = by_email(conn, &email)?
             .filter(|u| u.email_verified_at.is_none() && u.disabled_at.is_none());
         if let Some(user) = waiting {

@@ -3,11 +3,11 @@
 //! expires, and when it was used (it works once).
 
 use chrono::{DateTime, Duration, Utc};
-use diesel::PgConnection;
 
 use crate::auth::secrets::{new_secret, secret_hash};
 use crate::db::accounts::tokens as store;
 use crate::db::ids::UserId;
+use crate::db::PgConnection;
 use crate::domain::accounts::TokenPurpose;
 use crate::error::ApiError;
 

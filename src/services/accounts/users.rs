@@ -1,7 +1,6 @@
 //! Accounts, managed by admins.
 
 use chrono::{DateTime, Utc};
-use diesel::{Connection, PgConnection};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
@@ -12,6 +11,7 @@ use crate::db::accounts::{end_every_session, erasure, users};
 use crate::db::ids::{PoolId, UserId};
 use crate::db::models::{NewUser, User};
 use crate::db::ratings::{keepers, pools};
+use crate::db::PgConnection;
 use crate::error::ApiError;
 use crate::services::validate::{keyset_page, keyset_start, Check, Page, Start, COUNT_CAP};
 
@@ -22,7 +22,7 @@ pub fn create_user(
     password_plain: &str,
     is_admin: bool,
 ) -> Result<User, ApiError> {
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         check_credentials(username, password_plain)?;
         let hash = password::hash(password_plain).map_err(ApiError::Internal)?;
         Ok(users::insert(
@@ -304,7 +304,7 @@ pub fn update_user(
     now: DateTime<Utc>,
 ) -> Result<UserOut, ApiError> {
     caller.require_admin()?;
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         // Every admin row, locked in id order: two admins demoting each other at once cannot
         // both see the other still an admin.
         users::lock_admins(conn)?;
@@ -344,7 +344,7 @@ pub fn delete_user(
     now: DateTime<Utc>,
 ) -> Result<(), ApiError> {
     caller.require_admin()?;
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         let user = lock_for_removal(conn, id)?;
         if id == caller.user_id {
             return Err(not_yourself());

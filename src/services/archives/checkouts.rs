@@ -6,7 +6,6 @@
 //! tournament is writable here again.
 
 use chrono::{DateTime, Utc};
-use diesel::{Connection, PgConnection};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
@@ -19,6 +18,7 @@ use crate::auth::{Caller, StaffRole};
 use crate::db::archives::checkouts::{self as store, CheckoutRow};
 use crate::db::ids::{CheckoutId, TournamentId, UserId};
 use crate::db::models::Tournament;
+use crate::db::PgConnection;
 use crate::domain::rating::acceptance::RatingStatus;
 use crate::domain::status::CheckoutState;
 use crate::error::ApiError;
@@ -147,7 +147,7 @@ pub fn check_out(
     keys: &ArchiveKeys,
     now: DateTime<Utc>,
 ) -> Result<CheckedOut, ApiError> {
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         // Who is asking first, then the body (issue 37, item 6).
         load_for_staff(conn, caller, tid, &[StaffRole::Organiser])?;
         let mut check = Check::new();
@@ -193,7 +193,7 @@ pub fn check_in(
         key: input.trust_key.clone(),
         unsigned: false,
     };
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         // Who is asking first: a stranger learns nothing about the archive (issue 37, item 6).
         load_for_staff(conn, caller, tid, &[StaffRole::Organiser])?;
         let known = checked(&input.archive, Some((keys, &trust)))?;
@@ -253,7 +253,7 @@ pub fn break_checkout(
     input: BreakCheckout,
     now: DateTime<Utc>,
 ) -> Result<CheckoutOut, ApiError> {
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         load_for_staff(conn, caller, tid, &[StaffRole::Organiser])?;
         let mut check = Check::new();
         let reason = check.text("reason", &input.reason, 500);

@@ -3,13 +3,13 @@
 use std::collections::BTreeSet;
 
 use chrono::{DateTime, Utc};
-use diesel::PgConnection;
 
 use super::spec::{Kind, TABLES, TOURNAMENT};
 use super::{digest_of, ArchiveContent, ArchiveKeys, Row, TournamentArchive, FORMAT, VERSION};
 use crate::auth::{Caller, StaffRole};
 use crate::db::archives as store;
 use crate::db::ids::{PlayerId, TournamentId, UserId};
+use crate::db::PgConnection;
 use crate::error::ApiError;
 use crate::services::access::load_for_staff;
 
@@ -80,11 +80,8 @@ pub fn tournament_archive(
     keys: &ArchiveKeys,
     now: DateTime<Utc>,
 ) -> Result<TournamentArchive, ApiError> {
-    conn.build_transaction()
-        .repeatable_read()
-        .read_only()
-        .run(|conn| {
-            load_for_staff(conn, caller, tid, &[StaffRole::Organiser])?;
-            Ok(archive_of(conn, tid, now)?.signed(keys))
-        })
+    crate::db::snapshot(conn, |conn| {
+        load_for_staff(conn, caller, tid, &[StaffRole::Organiser])?;
+        Ok(archive_of(conn, tid, now)?.signed(keys))
+    })
 }

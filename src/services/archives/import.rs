@@ -3,7 +3,6 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use chrono::{DateTime, Utc};
-use diesel::PgConnection;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
@@ -15,6 +14,7 @@ use crate::auth::{Caller, StaffRole};
 use crate::db::archives::import::{self as store, Columns};
 use crate::db::ids::{CaseId, PenaltyId, PoolId, TournamentId, UserId};
 use crate::db::models::Tournament;
+use crate::db::PgConnection;
 use crate::domain::rating::acceptance::RatingStatus;
 use crate::domain::seating::{Draw, DrawInput};
 use crate::domain::PlayerId;

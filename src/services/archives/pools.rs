@@ -6,7 +6,6 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use chrono::{DateTime, Utc};
-use diesel::{Connection, PgConnection};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
@@ -21,6 +20,7 @@ use crate::auth::Caller;
 use crate::db::archives as store;
 use crate::db::ids::{PoolId, TournamentId};
 use crate::db::models::Tournament;
+use crate::db::PgConnection;
 use crate::error::ApiError;
 
 /// The `format` of a pool archive.
@@ -119,38 +119,35 @@ pub fn pool_archive(
 ) -> Result<PoolArchive, ApiError> {
     caller.require_admin()?;
     let id = PoolId(pool_id);
-    conn.build_transaction()
-        .repeatable_read()
-        .read_only()
-        .run(|conn| {
-            let pool = store::pool_row(conn, id)?
-                .ok_or_else(|| ApiError::NotFound(format!("no rating pool {pool_id}")))?;
-            let imports = store::pool_imports(conn, id)?;
-            let import_rows = store::pool_import_rows(conn, id)?;
-            let players = store::pool_import_players(conn, id)?;
-            let rating_log = store::pool_rating_log(conn, id)?;
-            let tournaments = store::accepted_in(conn, id)?
-                .into_iter()
-                .map(|tid| archive_of(conn, tid.0, now))
-                .collect::<Result<Vec<_>, _>>()?;
-            let content = PoolContent {
-                pool,
-                players,
-                imports,
-                import_rows,
-                rating_log,
-                tournaments,
-            };
-            let digest = digest(&content)?;
-            Ok(PoolArchive {
-                signature: Some(keys.sign(POOL_FORMAT, super::VERSION, &digest)),
-                format: POOL_FORMAT.into(),
-                version: super::VERSION,
-                exported_at: now,
-                digest,
-                content,
-            })
+    crate::db::snapshot(conn, |conn| {
+        let pool = store::pool_row(conn, id)?
+            .ok_or_else(|| ApiError::NotFound(format!("no rating pool {pool_id}")))?;
+        let imports = store::pool_imports(conn, id)?;
+        let import_rows = store::pool_import_rows(conn, id)?;
+        let players = store::pool_import_players(conn, id)?;
+        let rating_log = store::pool_rating_log(conn, id)?;
+        let tournaments = store::accepted_in(conn, id)?
+            .into_iter()
+            .map(|tid| archive_of(conn, tid.0, now))
+            .collect::<Result<Vec<_>, _>>()?;
+        let content = PoolContent {
+            pool,
+            players,
+            imports,
+            import_rows,
+            rating_log,
+            tournaments,
+        };
+        let digest = digest(&content)?;
+        Ok(PoolArchive {
+            signature: Some(keys.sign(POOL_FORMAT, super::VERSION, &digest)),
+            format: POOL_FORMAT.into(),
+            version: super::VERSION,
+            exported_at: now,
+            digest,
+            content,
         })
+    })
 }
 
 const POOL: TableSpec = TableSpec {
@@ -319,7 +316,7 @@ pub fn import_pool(
             }
         })?);
     }
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         name_free(conn, &c.pool)?;
         // Accounts named in several tournaments are the same person: created once.
         let mut users: BTreeMap<String, i64> = input.user_map.clone();

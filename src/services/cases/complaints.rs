@@ -232,7 +232,7 @@ pub fn add_parties(
 ) -> Result<CaseOut, ApiError> {
     let tid = tid.0;
     let cid = cid.0;
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         let t = load_tournament(conn, caller, tid)?;
         let case = load_case(conn, TournamentId(tid), CaseId(cid), true)?;
         let staff = caller.has_any_role(conn, tid, &[StaffRole::Referee, StaffRole::Organiser])?;

@@ -8,6 +8,7 @@ use crate::db::ids::{CaseId, TournamentId};
 use crate::db::json::Json;
 use crate::db::models::Tournament;
 use crate::db::rounds::Lock;
+use crate::db::PgConnection;
 use crate::domain::case_sets::PanelReason;
 pub use crate::domain::case_sets::{CaseOutcome, CaseSubject, PartyRole, Verdict};
 use crate::domain::cases::{self as rules, CaseKind, PanelMode, Tally};
@@ -19,8 +20,6 @@ use crate::services::running::conduct::{annul_penalty, record_penalty, RecordPen
 use crate::services::running::results::{store_result, EnterResult, Precondition};
 use crate::services::validate::Check;
 use chrono::{DateTime, Duration, Utc};
-use diesel::Connection;
-use diesel::PgConnection;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeSet, HashSet};
 use utoipa::ToSchema;

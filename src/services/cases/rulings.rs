@@ -15,7 +15,7 @@ pub fn decide_case(
 ) -> Result<CaseOut, ApiError> {
     let tid = tid.0;
     let cid = cid.0;
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         // Who is asking first, then the body (issue 37, item 6).
         let (t, case, me) = case_for_panel(conn, caller, TournamentId(tid), CaseId(cid))?;
         let mut check = Check::new();
@@ -28,7 +28,15 @@ pub fn decide_case(
                 "case {cid} is decided by the votes of its panel: POST /tournaments/{tid}/cases/{cid}/votes"
             )));
         }
-        decide(conn, &t, &case, input.verdict, remedies, reason, (caller.user_id, now))?;
+        decide(
+            conn,
+            &t,
+            &case,
+            input.verdict,
+            remedies,
+            reason,
+            (caller.user_id, now),
+        )?;
         render_for(conn, &t, &me, cid, now)
     })
 }
@@ -44,7 +52,7 @@ pub fn vote(
 ) -> Result<CaseOut, ApiError> {
     let tid = tid.0;
     let cid = cid.0;
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         // Who is asking first, then the body (issue 37, item 6).
         let (t, case, me) = case_for_panel(conn, caller, TournamentId(tid), CaseId(cid))?;
         let mut check = Check::new();
@@ -115,13 +123,29 @@ pub fn vote(
                     winner.vote.as_str(),
                     all.len()
                 );
-                decide(conn, &t, &case, verdict, ordered, why, (caller.user_id, now))?;
+                decide(
+                    conn,
+                    &t,
+                    &case,
+                    verdict,
+                    ordered,
+                    why,
+                    (caller.user_id, now),
+                )?;
             }
             Tally::Deadlock => {
                 let why = format!(
                     "no majority among the {size} panel members: nothing changes, the case is dismissed"
                 );
-                decide(conn, &t, &case, Verdict::Dismiss, Vec::new(), why, (caller.user_id, now))?;
+                decide(
+                    conn,
+                    &t,
+                    &case,
+                    Verdict::Dismiss,
+                    Vec::new(),
+                    why,
+                    (caller.user_id, now),
+                )?;
             }
         }
         render_for(conn, &t, &me, cid, now)
@@ -202,7 +226,7 @@ pub fn appeal(
 ) -> Result<CaseOut, ApiError> {
     let tid = tid.0;
     let cid = cid.0;
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         let t = load_tournament(conn, caller, tid)?;
         let case = load_case(conn, TournamentId(tid), CaseId(cid), true)?;
         let parties = parties_of(conn, cid)?;

@@ -3,10 +3,9 @@
 
 use std::collections::HashMap;
 
-use diesel::PgConnection;
-
 use crate::auth::MaybeCaller;
 use crate::db::ids::PlayerId;
+use crate::db::PgConnection;
 use crate::domain::colours::Colour;
 use crate::domain::scoring::Purpose;
 use crate::error::ApiError;

@@ -4,7 +4,6 @@
 //! (`services::integrations::embed`).
 
 use chrono::{DateTime, Duration, Utc};
-use diesel::PgConnection;
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -12,6 +11,7 @@ use crate::auth::table_codes::HallKeys;
 use crate::auth::{Caller, MaybeCaller, StaffRole};
 use crate::db::rounds::Lock;
 use crate::db::running::RoundRow;
+use crate::db::PgConnection;
 use crate::domain::scoring::Ruleset;
 use crate::domain::status::RoundStatus;
 use crate::error::ApiError;

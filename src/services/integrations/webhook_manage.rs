@@ -2,13 +2,13 @@
 //! rotate its secret with an overlap, ping it, and read one delivery.
 
 use chrono::{DateTime, Duration, Utc};
-use diesel::{Connection, PgConnection};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::auth::Caller;
 use crate::db::ids::{DeliveryId, WebhookId};
 use crate::db::integrations as store;
+use crate::db::PgConnection;
 use crate::error::ApiError;
 use crate::services::integrations::webhooks::{
     check_kinds, check_url, delivery_out, endpoint_out, managed, new_secret, Deleted, DeliveryOut,
@@ -55,7 +55,7 @@ pub fn update(
     input: UpdateWebhook,
     policy: &WebhookPolicy,
 ) -> Result<WebhookOut, ApiError> {
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         let current = endpoint_out(managed(conn, caller, id, Deleted::Excluded)?);
         let scope = match (current.tournament_id, current.pool_id) {
             (Some(t), _) => Scope::Tournament(t),
@@ -119,7 +119,7 @@ pub fn rotate_secret(
             format!("must be 0-{MAX_OVERLAP_HOURS}"),
         ));
     }
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         managed(conn, caller, id, Deleted::Excluded)?;
         let old = store::lock_secret(conn, WebhookId(id))?;
         let secret = new_secret();
@@ -141,7 +141,7 @@ pub fn ping(
     id: i64,
     now: DateTime<Utc>,
 ) -> Result<DeliveryOut, ApiError> {
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         managed(conn, caller, id, Deleted::Excluded)?;
         let body = serde_json::json!({
             "type": PING,

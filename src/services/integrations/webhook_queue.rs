@@ -3,12 +3,12 @@
 
 use base64::Engine;
 use chrono::{DateTime, Duration, Utc};
-use diesel::{Connection, PgConnection};
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
 use crate::db::ids::WebhookId;
 use crate::db::integrations::{self as store, ClaimedRow, Failure, Subject};
+use crate::db::PgConnection;
 use crate::domain::status::DeliveryStatus;
 use crate::error::ApiError;
 use crate::infra::metrics::QueueSample;
@@ -28,7 +28,7 @@ pub fn enqueue(conn: &mut PgConnection) -> Result<usize, ApiError> {
     let ids = store::live_endpoint_ids(conn)?;
     let mut queued = 0;
     for id in ids {
-        queued += conn.transaction(|conn| enqueue_one(conn, id))?;
+        queued += crate::db::transaction(conn, |conn| enqueue_one(conn, id))?;
     }
     Ok(queued)
 }
@@ -174,7 +174,7 @@ pub fn record(
         crate::db::ids::DeliveryId(delivery.id),
         WebhookId(delivery.endpoint_id),
     );
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         match outcome {
             Ok(status) if (200..300).contains(&status) => {
                 store::delivered(conn, target, i32::from(status), now)?;

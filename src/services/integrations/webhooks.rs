@@ -14,13 +14,13 @@ use std::net::{IpAddr, ToSocketAddrs};
 
 use base64::Engine;
 use chrono::{DateTime, Duration, Utc};
-use diesel::{Connection, PgConnection};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::auth::{Caller, StaffRole};
 use crate::db::ids::{DeliveryId, PoolId, TournamentId, UserId, WebhookId};
 use crate::db::integrations::{self as store, DeliveryRow, EndpointRow, Subject};
+use crate::db::PgConnection;
 use crate::error::ApiError;
 use crate::services::access::load_for_staff;
 use crate::services::validate::{keyset_page, Check, CursorParams, Page, Start, COUNT_CAP};
@@ -317,7 +317,7 @@ pub fn create(
     input: CreateWebhook,
     policy: &WebhookPolicy,
 ) -> Result<WebhookCreated, ApiError> {
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         require_manager(conn, caller, scope)?;
         let mut check = crate::services::validate::Check::new();
         check_url(&mut check, &input.url, policy);
@@ -390,7 +390,7 @@ pub fn delete(
     id: i64,
     now: DateTime<Utc>,
 ) -> Result<(), ApiError> {
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         managed(conn, caller, id, Deleted::Excluded)?;
         store::delete_endpoint(conn, WebhookId(id), now)?;
         Ok(())
@@ -455,7 +455,7 @@ pub fn redeliver(
     delivery: i64,
     now: DateTime<Utc>,
 ) -> Result<(), ApiError> {
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         managed(conn, caller, id, Deleted::Excluded)?;
         let n = store::requeue(conn, WebhookId(id), DeliveryId(delivery), now)?;
         if n == 0 {

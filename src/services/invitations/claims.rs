@@ -8,8 +8,6 @@
 //! `player_links` (who, when, how, on whose decision) and shown to the player's deciders.
 
 use chrono::{DateTime, Utc};
-use diesel::Connection;
-use diesel::PgConnection;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -20,6 +18,7 @@ pub use crate::db::ids::ClaimId;
 use crate::db::ids::{PlayerId, UserId};
 use crate::db::player_links::{say_how, LinkContext};
 use crate::db::rounds::Lock;
+use crate::db::PgConnection;
 use crate::domain::accounts::ClaimStatus;
 use crate::error::ApiError;
 use crate::services::accounts::mail_text::Mail;
@@ -119,7 +118,7 @@ pub fn claim(
     input: &NewClaim,
 ) -> Result<ClaimOut, ApiError> {
     check_text("message", &input.message)?;
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         let owner = crate::db::players::account_of(conn, PlayerId(player), Lock::None)?
             .ok_or_else(|| ApiError::NotFound(format!("no player {player}")))?;
         if let Some(own) = linked_player(conn, caller.user_id)? {
@@ -227,7 +226,7 @@ pub fn decide(
     } else if !input.approve {
         return Err(ApiError::field("reason", "required when refusing a claim"));
     }
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         // The player's row first: an approval and an invitation linking it wait for each other.
         let owner = crate::db::players::account_of(conn, player, Lock::ForUpdate)?
             .ok_or_else(|| ApiError::NotFound(format!("no player {player}")))?;
@@ -312,7 +311,7 @@ pub fn withdraw(
     id: ClaimId,
     now: DateTime<Utc>,
 ) -> Result<ClaimOut, ApiError> {
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         let c = open_claim(conn, player, id)?;
         if c.user_id != UserId(caller.user_id) {
             return Err(ApiError::Forbidden(

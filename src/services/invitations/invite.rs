@@ -7,8 +7,6 @@
 //! the inviter's authority (confirmed or waitlisted as any registration).
 
 use chrono::{DateTime, Duration, Utc};
-use diesel::Connection;
-use diesel::PgConnection;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -22,6 +20,7 @@ pub use crate::db::ids::InvitationId;
 use crate::db::ids::{PlayerId, TournamentId, UserId};
 use crate::db::invitations::{self as store, InvitationRow, NewInvitation};
 use crate::db::rounds::Lock;
+use crate::db::PgConnection;
 use crate::domain::accounts::{normalise_email, Language, SignupMode};
 use crate::error::{ApiError, FieldError};
 use crate::services::access::load_for_staff;
@@ -166,7 +165,7 @@ pub fn invite(
     mail: Option<&MailLinks>,
     now: DateTime<Utc>,
 ) -> Result<Option<InvitationOut>, ApiError> {
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         // Who is asking first; then whether this instance can send mail; then the body
         // (issue 37, item 6: a stranger learned of the mail set-up before being refused).
         let t = load_for_staff(conn, caller, tid, &[StaffRole::Organiser])?;
@@ -242,7 +241,7 @@ pub fn revoke(
     id: InvitationId,
     now: DateTime<Utc>,
 ) -> Result<InvitationOut, ApiError> {
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         load_for_staff(conn, caller, tid.0, &[StaffRole::Organiser])?;
         let found = store::lock_in(conn, tid, id)?
             .ok_or_else(|| ApiError::NotFound(format!("no invitation {id}")))?;
@@ -502,7 +501,7 @@ pub fn accept(
     now: DateTime<Utc>,
 ) -> Result<InvitationAccepted, ApiError> {
     let who = who(mode, caller.0.as_ref(), input)?;
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         let inv = redeem(conn, &input.token, now)?;
         let (account, new_account_made) = match &who {
             Who::Existing(c) => ((*c).clone(), false),

@@ -3,11 +3,11 @@
 //! with a password typed into the page (a page has no bearer token).
 
 use chrono::{DateTime, Utc};
-use diesel::PgConnection;
 
 use crate::auth::secrets::secret_hash;
 use crate::auth::{Caller, MaybeCaller};
 pub use crate::db::invitations::InvitationPreview;
+use crate::db::PgConnection;
 use crate::domain::accounts::{Language, SignupMode};
 use crate::error::ApiError;
 use crate::services::accounts::auth::authenticate;

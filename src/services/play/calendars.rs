@@ -10,7 +10,6 @@
 use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
-use diesel::PgConnection;
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -19,6 +18,7 @@ use crate::auth::{Caller, MaybeCaller};
 use crate::db::calendars as store;
 use crate::db::ids::{PlayerId, TournamentId, UserId};
 use crate::db::running::RoundRow;
+use crate::db::PgConnection;
 use crate::error::ApiError;
 use crate::services::access::load_visible;
 

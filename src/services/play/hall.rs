@@ -8,7 +8,6 @@
 //! and their reasons: `docs/decisions/table-codes.md`.
 
 use chrono::{DateTime, Utc};
-use diesel::{Connection, PgConnection};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -18,6 +17,7 @@ use crate::db::models::Tournament;
 use crate::db::reports::{NewReport, ReportRow};
 use crate::db::rounds::Lock;
 use crate::db::running::RoundRow;
+use crate::db::PgConnection;
 use crate::domain::entries::ReportedResult;
 use crate::domain::status::{ReportStatus, RoundStatus};
 use crate::domain::PlayerId;
@@ -184,7 +184,7 @@ pub fn report(
     input: CodeReport,
     now: DateTime<Utc>,
 ) -> Result<ReportOut, ApiError> {
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         let (t, round) = open_table(conn, keys, at, &input.code, Lock::ForUpdate)?;
         still_open(&round)?;
         seated(&round, at.table, "reporter", input.reporter)?;
@@ -194,16 +194,9 @@ pub fn report(
             reason: None,
             playoff_winner: None,
         };
-        check_result(
-            &ruleset_of(&t)?,
-            &round,
-            &round.draw,
-            at.table,
-            &result,
-        )?;
+        check_result(&ruleset_of(&t)?, &round, &round.draw, at.table, &result)?;
         no_result_yet(conn, &round, at.table)?;
-        if let Some(waiting) = crate::db::reports::latest(conn, round.id, at.table, true)?
-        {
+        if let Some(waiting) = crate::db::reports::latest(conn, round.id, at.table, true)? {
             return Err(ApiError::conflict_at(
                 "code",
                 format!(
@@ -255,7 +248,7 @@ pub fn confirm(
     input: CodeConfirm,
     now: DateTime<Utc>,
 ) -> Result<Entered, ApiError> {
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         let (t, round) = open_table(conn, keys, at, &input.code, Lock::ForUpdate)?;
         still_open(&round)?;
         seated(&round, at.table, "confirmer", input.confirmer)?;

@@ -4,13 +4,13 @@
 use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
-use diesel::PgConnection;
 use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::auth::Caller;
 use crate::db::me as store;
 use crate::db::running::{ResultRow, RoundRow};
+use crate::db::PgConnection;
 use crate::domain::colours::Colour;
 use crate::domain::status::TournamentStatus;
 use crate::domain::{PlayerId, TournamentId, UserId};

@@ -8,13 +8,13 @@
 //! The readings are in `docs/decisions/self-scheduling.md`.
 
 use chrono::{DateTime, Utc};
-use diesel::PgConnection;
 use serde::Serialize;
 
 use crate::auth::{Caller, StaffRole};
 use crate::db::models::Tournament;
 use crate::db::rounds::Lock;
 use crate::db::running::RoundRow;
+use crate::db::PgConnection;
 use crate::domain::status::RoundStatus;
 use crate::domain::UserId;
 use crate::error::ApiError;

@@ -6,7 +6,6 @@
 //! nothing (standings, ratings) until it is confirmed.
 
 use chrono::{DateTime, Duration, Utc};
-use diesel::{Connection, PgConnection};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -17,6 +16,7 @@ use crate::db::registrations::player_of_user;
 use crate::db::reports::{NewReport, ReportRow};
 use crate::db::rounds::Lock;
 use crate::db::running::RoundRow;
+use crate::db::PgConnection;
 use crate::domain::entries::ReportedResult;
 use crate::domain::status::RoundStatus;
 use crate::domain::{CaseId, PlayerId, UserId};
@@ -160,7 +160,7 @@ pub fn report(
     input: EnterResult,
     now: DateTime<Utc>,
 ) -> Result<ReportOut, ApiError> {
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         let (t, round) = open_round(conn, caller, at)?;
         let Some(player) = seated_player(conn, caller, &t, &round, at.table)? else {
             return Err(ApiError::Forbidden(
@@ -240,7 +240,7 @@ pub fn confirm(
     at: TableRef,
     now: DateTime<Utc>,
 ) -> Result<Entered, ApiError> {
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         let (t, round) = open_round(conn, caller, at)?;
         // Who is asking first: only those who may answer learn whether a report is pending.
         if !may_answer(conn, caller, &t, &round, at.table, 0)? {
@@ -359,7 +359,7 @@ pub fn dispute(
     input: DisputeReport,
     now: DateTime<Utc>,
 ) -> Result<ReportOut, ApiError> {
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         let (t, round) = open_round(conn, caller, at)?;
         let opponent = seated_player(conn, caller, &t, &round, at.table)?;
         // Who is asking first: only a seated player learns whether a report is pending.
@@ -428,7 +428,7 @@ pub fn dispute(
 
 /// The newest report of a table, for its seated players and the tournament's staff.
 pub fn read(conn: &mut PgConnection, caller: &Caller, at: TableRef) -> Result<ReportOut, ApiError> {
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         let t = load_visible(conn, &MaybeCaller(Some(caller.clone())), at.tournament)?;
         let round = crate::db::rounds::by_number(conn, t.id.0, at.round, Lock::None)?;
         let staff = caller.has_any_role(

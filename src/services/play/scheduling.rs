@@ -15,7 +15,6 @@
 //! a row lock that skips games another instance holds).
 
 use chrono::{DateTime, Duration, Utc};
-use diesel::{Connection, PgConnection};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -26,6 +25,7 @@ use crate::db::registrations::player_of_user;
 use crate::db::rounds::Lock;
 use crate::db::running::RoundRow;
 use crate::db::schedules::NewMessage;
+use crate::db::PgConnection;
 use crate::domain::status::{RoundStatus, ScheduleState};
 use crate::domain::{PlayerId, UserId};
 use crate::error::ApiError;
@@ -245,7 +245,7 @@ pub fn propose(
     input: Propose,
     now: DateTime<Utc>,
 ) -> Result<ScheduleOut, ApiError> {
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         let (t, round, g) = game_for_update(conn, caller, at)?;
         let (me, other) = my_seat(conn, caller, &t, &round, at.table)?;
         let deadline = round.self_scheduled_until.unwrap_or(now);
@@ -304,7 +304,7 @@ pub fn accept(
     input: Accept,
     now: DateTime<Utc>,
 ) -> Result<ScheduleOut, ApiError> {
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         let (t, round, g) = game_for_update(conn, caller, at)?;
         let (me, _) = my_seat(conn, caller, &t, &round, at.table)?;
         if g.state != ScheduleState::Proposed || g.waiting_on != Some(PlayerId(me)) {
@@ -344,7 +344,7 @@ pub fn missed(
     let mut check = Check::new();
     let note = check.text("note", &input.note, 500);
     check.finish()?;
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         let (t, round, g) = game_for_update(conn, caller, at)?;
         let (me, _) = my_seat(conn, caller, &t, &round, at.table)?;
         let Some(agreed) = g.agreed_time.filter(|_| g.state == ScheduleState::Agreed) else {
@@ -400,7 +400,7 @@ pub fn read(
     at: TableRef,
     time_zone: Option<String>,
 ) -> Result<ScheduleOut, ApiError> {
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         let (t, round, _) = game_for_update(conn, caller, at)?;
         let staff = caller.has_any_role(
             conn,

@@ -3,12 +3,12 @@
 //! automatic forfeit. See `services::play::scheduling`.
 
 use chrono::{DateTime, Duration, Utc};
-use diesel::{Connection, PgConnection};
 
 use crate::auth::{Caller, StaffRole};
 use crate::db;
 use crate::db::models::Tournament;
 use crate::db::running::RoundRow;
+use crate::db::PgConnection;
 use crate::domain::events::{
     ForfeitReversedPayload, ScheduleOverduePayload, TablePlayerPayload, TournamentEvent,
     UnscheduledGame, UnscheduledGamesPayload,
@@ -43,7 +43,7 @@ pub fn apply_deadlines(conn: &mut PgConnection, now: DateTime<Utc>) -> Result<us
     let due = db::schedules::due_games(conn, now - FORFEIT_AFTER, now - ANSWER_WITHIN, 100)?;
     let mut acted = 0;
     for key in due {
-        match conn.transaction(|conn| one_game(conn, key, now)) {
+        match crate::db::transaction(conn, |conn| one_game(conn, key, now)) {
             Ok(true) => acted += 1,
             Ok(false) => {}
             Err(e) => {
@@ -65,7 +65,7 @@ pub fn tell_unscheduled(conn: &mut PgConnection, now: DateTime<Utc>) -> Result<u
     let due = db::schedules::rounds_with_unscheduled(conn, now + UNSCHEDULED_WARNING, 100)?;
     let mut told = 0;
     for round_id in due {
-        match conn.transaction(|conn| unscheduled_of_round(conn, round_id, now)) {
+        match crate::db::transaction(conn, |conn| unscheduled_of_round(conn, round_id, now)) {
             Ok(true) => told += 1,
             Ok(false) => {}
             Err(e) => tracing::warn!(round_id = round_id.0, error = %e, "unscheduled games"),
@@ -236,7 +236,7 @@ pub fn reinstate(
     let mut check = Check::new();
     let reason = check.text("note", &input.note, 500);
     check.finish()?;
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         let (t, round, g) = game_for_update(conn, caller, at)?;
         if !caller.has_any_role(conn, t.id.0, &[StaffRole::Organiser, StaffRole::Referee])? {
             return Err(ApiError::Forbidden(

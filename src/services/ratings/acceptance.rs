@@ -9,7 +9,6 @@
 //! `docs/decisions/pool-keepers.md`.
 
 use chrono::{DateTime, Utc};
-use diesel::{Connection, PgConnection};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
@@ -19,6 +18,7 @@ use crate::db::models::{RatingPoolRow, Tournament};
 use crate::db::ratings::acceptance::{
     self as stored, DecisionRow, NewRatingStatus, PoolTournamentsStart, StatusDecision,
 };
+use crate::db::PgConnection;
 use crate::domain::rating::acceptance::{self, Decision, RatingStatus, Requester, StepRefused};
 use crate::domain::{PoolId, TournamentId};
 use crate::error::ApiError;
@@ -281,7 +281,7 @@ pub fn ask_again(
     tournament_id: i64,
     now: DateTime<Utc>,
 ) -> Result<RatingDecisionOut, ApiError> {
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         let t = lock_tournament(conn, tournament_id)?;
         caller.require_role(conn, tournament_id, &[StaffRole::Organiser])?;
         let Some(pool_id) = t.rating_pool_id else {
@@ -346,7 +346,7 @@ pub fn decide(
         }
     }
     check.finish()?;
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         let pool = super::load_pool(conn, pool_id)?;
         require_keeper(conn, caller, pool_id)?;
         if input.announced_at.is_some() && !pool.league {
@@ -370,7 +370,9 @@ pub fn decide(
             ));
         }
         let current = t.rating_status.ok_or_else(|| {
-            ApiError::Internal(format!("tournament {tournament_id}: a pool without a status"))
+            ApiError::Internal(format!(
+                "tournament {tournament_id}: a pool without a status"
+            ))
         })?;
         let next = acceptance::decide(current, input.decision).map_err(step_conflict)?;
         let t = store_status(
@@ -395,11 +397,9 @@ pub fn decide(
             // Its games (and, in a league, its bonus) enter the list where they were played.
             Decision::Accept => super::results_changed(conn, tournament_id)?,
             // Its games leave the list the way a correction does.
-            Decision::Withdraw => super::tournament_left_pool(
-                conn,
-                TournamentId(tournament_id),
-                PoolId(pool_id),
-            )?,
+            Decision::Withdraw => {
+                super::tournament_left_pool(conn, TournamentId(tournament_id), PoolId(pool_id))?
+            }
             // A pending request never fed the list.
             Decision::Refuse => {}
         }

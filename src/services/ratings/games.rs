@@ -1,11 +1,11 @@
 //! The pool's games: what each tournament's results feed into the pool, in time order.
 
 use super::*;
-use diesel::PgConnection;
 
 use crate::db::ids::{PoolId, RoundId, TournamentId};
 use crate::db::ratings::games::{self as stored, RatedRound, RoundsOf};
 use crate::db::running::ResultRow;
+use crate::db::PgConnection;
 use crate::domain::scoring::penalty::{self, TablePenalty};
 
 /// Where a game sits in the pool's time order: when its round was played, round id, table number.

@@ -9,13 +9,13 @@
 //! Readings: `docs/decisions/pool-keepers.md`.
 
 use chrono::{DateTime, NaiveDate, Utc};
-use diesel::{Connection, PgConnection};
 
 use crate::auth::Caller;
 use crate::db::ids::{PoolId, TournamentId, UserId};
 use crate::db::models::Tournament;
 use crate::db::ratings::acceptance::{self as stored, TimeDecision};
 use crate::db::running::RoundRow;
+use crate::db::PgConnection;
 use crate::domain::rating::acceptance::{DecisionKind, RatingStatus};
 use crate::domain::status::RoundStatus;
 use crate::error::ApiError;
@@ -145,7 +145,7 @@ pub fn record_refused_attempt(
     changes: &[TimeChange],
     now: DateTime<Utc>,
 ) -> Result<(), ApiError> {
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         record_time_changes(
             conn,
             caller,

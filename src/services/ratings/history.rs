@@ -1,11 +1,11 @@
 //! Ratings at a moment and a player's history.
 
 use super::*;
-use diesel::PgConnection;
 
 use crate::db::ids::PoolId;
 use crate::db::ratings::changes::{self, LogRow};
 use crate::db::ratings::standings as stored_standings;
+use crate::db::PgConnection;
 
 /// Every player's rating and number of rated games in the pool at instant `at` (changes of
 /// games completed later are ignored); players without games have the pool's initial rating

@@ -7,9 +7,9 @@ use utoipa::{IntoParams, ToSchema};
 
 use crate::db::ids::PoolId;
 use crate::db::ratings::history::{self as stored, HistoryStart, PlayerChangeRow};
+use crate::db::PgConnection;
 use crate::error::ApiError;
 use crate::services::validate::{keyset_page, keyset_start, Check, Page, Start, COUNT_CAP};
-use diesel::PgConnection;
 
 /// Filters for a player's rating history.
 #[derive(Debug, Deserialize, IntoParams)]

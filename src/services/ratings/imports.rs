@@ -6,7 +6,6 @@
 //! feed and the rebuild keep agreeing.
 
 use chrono::NaiveTime;
-use diesel::Connection;
 use utoipa::ToSchema;
 
 use super::*;
@@ -157,7 +156,7 @@ pub fn import_ratings(
         }
     }
     check.finish()?;
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         let pool = lock_pool(conn, pool_id)?;
         let params = pool_params(&pool)?;
         let asked: Vec<PlayerId> = seen.iter().copied().map(PlayerId).collect();

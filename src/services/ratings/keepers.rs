@@ -4,13 +4,13 @@
 //! are granted and revoked by an admin or another keeper of the same pool.
 
 use chrono::{DateTime, Utc};
-use diesel::{Connection, PgConnection};
 use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::auth::Caller;
 use crate::db::ratings::keepers::{self as store, KeeperRow};
 use crate::db::ratings::pools;
+use crate::db::PgConnection;
 use crate::domain::{PoolId, UserId};
 use crate::error::ApiError;
 use crate::services::validate::{Page, PageParams};
@@ -98,7 +98,7 @@ pub fn grant_keeper(
     pool_id: PoolId,
     user_id: UserId,
 ) -> Result<(bool, KeeperOut), ApiError> {
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         super::load_pool(conn, pool_id.0)?;
         require_keeper(conn, caller, pool_id.0)?;
         match store::user_standing(conn, user_id)? {
@@ -131,7 +131,7 @@ pub fn revoke_keeper(
     pool_id: PoolId,
     user_id: UserId,
 ) -> Result<(), ApiError> {
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         super::load_pool(conn, pool_id.0)?;
         require_keeper(conn, caller, pool_id.0)?;
         // The pool's keepers, locked: two keepers stepping down at once cannot both be "not

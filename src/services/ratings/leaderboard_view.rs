@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use crate::db::ratings::pools;
+use crate::db::PgConnection;
 use crate::domain::ids::PoolId;
 use crate::domain::rating::{LeaderboardFilter, RatingPoolParams};
 use crate::error::ApiError;
@@ -15,7 +16,6 @@ use crate::services::ratings::leaderboard::{
 };
 use crate::services::ratings::{self as service};
 use crate::services::validate::{check_country, cursor, keyset_start, Check, Page, Start};
-use diesel::PgConnection;
 
 /// Answer format of a list that also comes as CSV.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, ToSchema)]

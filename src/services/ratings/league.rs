@@ -1,11 +1,11 @@
 //! The league and the national-rank bonus: which tournaments count and who took part.
 
 use super::*;
-use diesel::PgConnection;
 
 use crate::db::ids::{PoolId, TournamentId};
 use crate::db::models::RatingPoolRow;
 use crate::db::ratings::{changes, league};
+use crate::db::PgConnection;
 
 /// The league facts of every tournament that feeds the pool (accepted by a keeper), by id.
 pub fn tournament_facts(

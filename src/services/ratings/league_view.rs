@@ -4,10 +4,10 @@ use super::*;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
+use crate::db::PgConnection;
 use crate::domain::ids::PlayerId;
 use crate::domain::rating::{self};
 use crate::error::ApiError;
-use diesel::PgConnection;
 
 /// Query of the league table.
 #[derive(Debug, Deserialize, IntoParams)]

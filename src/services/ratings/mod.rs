@@ -22,11 +22,11 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use chrono::{DateTime, NaiveDate, NaiveTime, Offset, TimeZone, Utc};
-use diesel::PgConnection;
 use serde::{Deserialize, Serialize};
 
 use crate::db;
 use crate::db::models::RatingPoolRow;
+use crate::db::PgConnection;
 use crate::domain::ids::{PlayerId, PoolId};
 use crate::domain::rating::{
     league_tournaments, replay, ChangeKind, DuelOutcome, Exclusion, GameResult, ImportedRating,

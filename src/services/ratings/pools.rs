@@ -7,13 +7,13 @@ use utoipa::ToSchema;
 use crate::auth::Caller;
 use crate::db::models::RatingPoolRow;
 use crate::db::ratings::pools::{self as store, PoolSettings};
+use crate::db::PgConnection;
 use crate::domain::ids::{PoolId, UserId};
 use crate::domain::rating::{self, validate_seasons, DrawPolicy, Exclusion, RatingPoolParams};
 use crate::error::ApiError;
 use crate::services::ratings::{self as service, StoredSeason};
 use crate::services::validate::TimeZoneName;
 use crate::services::validate::{Check, Page, PageParams};
-use diesel::{Connection, PgConnection};
 
 /// The rating pool presets (domain.md section 10; `docs/decisions/rating-presets.md`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -476,7 +476,9 @@ pub fn create_pool(
         league: input.league.unwrap_or(false),
         open: input.open.unwrap_or(false),
     };
-    conn.transaction(|conn| store::insert(conn, &settings, UserId(caller.user_id)))
+    crate::db::transaction(conn, |conn| {
+        store::insert(conn, &settings, UserId(caller.user_id))
+    })
 }
 
 /// One page of rating pools.
@@ -516,7 +518,7 @@ pub fn update_pool(
         .as_deref()
         .map(|t| check_time_zone(&mut check, t));
     check.finish()?;
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         let current = service::load_pool(conn, id)?;
         check_version(expected, current.version)?;
         let mut check = Check::new();
@@ -575,7 +577,7 @@ pub fn pool_seasons(conn: &mut PgConnection, id: i64) -> Result<Vec<SeasonOut>, 
 /// Recomputes a pool from its first game (an admin or a keeper of the pool); the answer counts
 /// games and rating changes.
 pub fn rebuild(conn: &mut PgConnection, caller: &Caller, id: i64) -> Result<RebuildOut, ApiError> {
-    let s = conn.transaction(|conn| {
+    let s = crate::db::transaction(conn, |conn| {
         super::require_pool_keeper(conn, caller, id)?;
         service::rebuild_pool(conn, id)
     })?;

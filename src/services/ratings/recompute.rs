@@ -1,12 +1,12 @@
 //! Recomputing a pool from a point in its time order: replay, and write only the log rows that changed.
 
 use super::*;
-use diesel::PgConnection;
 
 use crate::db::ids::PoolId;
 use crate::db::ids::{RoundId, TournamentId};
 use crate::db::models::{RatingChangeRow, RatingPoolRow};
 use crate::db::ratings::changes;
+use crate::db::PgConnection;
 
 /// The identity of a rated game as the log stores it.
 pub(super) type StoredGame = (OrderKey, i32);

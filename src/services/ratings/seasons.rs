@@ -8,6 +8,7 @@ use utoipa::ToSchema;
 
 use crate::db::models::RatingPoolRow;
 use crate::db::ratings::{leaderboard as board_store, log};
+use crate::db::PgConnection;
 use crate::domain::ids::{PlayerId, PoolId};
 use crate::domain::rating::{
     self, season_standings, Attendance, ClassifiedBy, PlayerDirectory, RatingPoolParams,
@@ -17,7 +18,6 @@ use crate::error::ApiError;
 use crate::services::ratings::leaderboard::BoardKey;
 use crate::services::ratings::{self as service, StoredSeason};
 use crate::services::validate::Page;
-use diesel::PgConnection;
 
 pub(super) fn season_cutoff(pool: &RatingPoolRow, season: i64) -> Result<DateTime<Utc>, ApiError> {
     let stored = service::stored_seasons(pool)?;

@@ -1,11 +1,11 @@
 //! The pool's standings (`rating_standings`): refreshed for the players whose log changed.
 
 use super::*;
-use diesel::PgConnection;
 
 use crate::db::ids::PoolId;
 use crate::db::models::RatingChangeRow;
 use crate::db::ratings::standings::{self as stored, StandingRow};
+use crate::db::PgConnection;
 
 pub use crate::db::ratings::standings::standings_sql;
 

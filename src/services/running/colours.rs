@@ -8,12 +8,12 @@ use std::collections::HashMap;
 use crate::db;
 use crate::db::models::Tournament;
 use crate::db::running::Registration;
+use crate::db::PgConnection;
 use crate::domain::colours::{assign, Choices};
 use crate::domain::scoring::Preset;
 use crate::domain::seating::Draw;
 use crate::domain::{DrawRng, TournamentId};
 use crate::error::ApiError;
-use diesel::PgConnection;
 
 pub use crate::domain::colours::TableColours;
 

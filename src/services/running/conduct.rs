@@ -1,7 +1,6 @@
 //! Withdrawals, voluntary-round opt-outs, penalties and sanctions.
 
 use chrono::{DateTime, Utc};
-use diesel::{Connection, PgConnection};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -9,6 +8,7 @@ use crate::auth::{Caller, MaybeCaller, StaffRole};
 use crate::db;
 use crate::db::ids::PenaltyId;
 use crate::db::running::{NewPenalty, NewWithdrawal, PenaltyRow, WithdrawalRow};
+use crate::db::PgConnection;
 use crate::domain::events::{
     PenaltyAnnulledPayload, PenaltyPayload, StandingsChangedPayload, TournamentEvent,
     WithdrawalPayload,
@@ -357,7 +357,7 @@ pub fn record_withdrawal(
     tid: i64,
     input: RecordWithdrawal,
 ) -> Result<WithdrawalOut, ApiError> {
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         let kind = input.kind.unwrap_or(WithdrawalKind::Withdrawal);
         // Players opt out of a voluntary round themselves; everything else is recorded
         // by the tournament's organisers and referees.
@@ -498,7 +498,7 @@ pub fn annul(
     now: DateTime<Utc>,
 ) -> Result<PenaltyOut, ApiError> {
     let tid = tid.0;
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         load_for_staff(
             conn,
             caller,

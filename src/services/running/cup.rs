@@ -5,12 +5,12 @@
 
 use std::collections::HashSet;
 
-use diesel::PgConnection;
 use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::auth::MaybeCaller;
 use crate::db::running::RoundRow;
+use crate::db::PgConnection;
 use crate::domain::scoring::tantrix::cup_match;
 use crate::domain::scoring::{score_table, Points, TieBreakKey};
 use crate::domain::seating::SeatingMethod;

@@ -1,7 +1,6 @@
 //! The live feed's reads: where a stream starts and the events after an id.
 
 use chrono::{DateTime, Utc};
-use diesel::PgConnection;
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -9,6 +8,7 @@ use crate::auth::MaybeCaller;
 use crate::db;
 use crate::db::ids::TournamentEventId;
 pub use crate::db::running::EventRow;
+use crate::db::PgConnection;
 use crate::domain::TournamentId;
 use crate::error::ApiError;
 use crate::services::access::load_visible;

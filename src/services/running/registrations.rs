@@ -1,7 +1,6 @@
 //! Registrations: sign-ups, the waitlist and teams.
 
 use chrono::{DateTime, Utc};
-use diesel::{Connection, PgConnection};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -11,6 +10,7 @@ use crate::db::ids::RegistrationId;
 use crate::db::models::Tournament;
 use crate::db::registrations::NewTeam;
 use crate::db::running::{NewRegistration, Registration, TeamRow};
+use crate::db::PgConnection;
 use crate::domain::colours::Choices;
 use crate::domain::scoring::Preset;
 use crate::domain::status::RegistrationStatus;
@@ -377,7 +377,7 @@ pub fn update_registration(
 ) -> Result<Vec<RegistrationOut>, ApiError> {
     let (id, player_id) = (id.0, player_id.0);
     let seeding = input.seeding_rating.is_some() || input.seeding_rated_games.is_some();
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         load_visible(conn, &MaybeCaller(Some(caller.clone())), id)?;
         let organiser = caller.has_any_role(conn, id, &[StaffRole::Organiser])?;
         if !organiser && (seeding || !is_own_player(conn, caller, player_id)?) {
@@ -416,7 +416,7 @@ pub fn cancel_registration(
     now: DateTime<Utc>,
 ) -> Result<Vec<RegistrationOut>, ApiError> {
     let (id, player_id) = (id.0, player_id.0);
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         let t = load_visible(conn, &MaybeCaller(Some(caller.clone())), id)?;
         // Confirmation depends on every live registration: one change at a time.
         lock_tournament(conn, id)?;
@@ -470,7 +470,7 @@ pub fn create_team(
     id: i64,
     input: CreateTeam,
 ) -> Result<TeamOut, ApiError> {
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         let t = load_for_staff(conn, caller, id, &[StaffRole::Organiser])?;
         // Who is asking first, then the body (issue 37, item 6).
         let mut check = Check::new();

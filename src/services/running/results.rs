@@ -4,7 +4,6 @@
 use std::collections::HashSet;
 
 use chrono::{DateTime, Utc};
-use diesel::PgConnection;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -13,6 +12,7 @@ use crate::db::models::Tournament;
 use crate::db::results::NewVersion;
 use crate::db::rounds::Lock;
 use crate::db::running::{ResultRow, RoundRow};
+use crate::db::PgConnection;
 use crate::db::{self};
 use crate::domain::events::{
     ResultPayload, RoundPayload, StandingsChangedPayload, TournamentEvent,

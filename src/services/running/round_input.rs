@@ -5,11 +5,11 @@
 use std::collections::{BTreeMap, HashMap};
 
 use chrono::{DateTime, Utc};
-use diesel::PgConnection;
 
 use crate::auth::Caller;
 use crate::db::ids::UserId;
 use crate::db::running::{NewWithdrawal, StoredInput};
+use crate::db::PgConnection;
 use crate::domain::scoring::standings::WithdrawalKind;
 use crate::domain::scoring::{Format, Preset, Purpose, RoundKind};
 use crate::domain::seating::{

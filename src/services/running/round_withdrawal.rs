@@ -7,13 +7,13 @@
 //! Decision: docs/decisions/round-withdrawal.md.
 
 use chrono::{DateTime, Utc};
-use diesel::{Connection, PgConnection};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::auth::{Caller, StaffRole};
 use crate::db::rounds::{self as db_rounds, Lock};
 use crate::db::running::RoundRow;
+use crate::db::PgConnection;
 use crate::domain::events::{RoundWithdrawnPayload, TournamentEvent};
 use crate::domain::status::RoundStatus;
 use crate::domain::TournamentId;
@@ -90,7 +90,7 @@ pub fn withdraw(
     input: WithdrawRound,
     now: DateTime<Utc>,
 ) -> Result<RoundOut, ApiError> {
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         let t = load_for_staff(conn, caller, tid, &[StaffRole::Organiser])?;
         let mut check = Check::new();
         let reason = check.text("reason", &input.reason, 500);

@@ -3,7 +3,6 @@
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
-use diesel::{Connection, PgConnection};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use utoipa::ToSchema;
@@ -12,6 +11,7 @@ use crate::auth::{Caller, MaybeCaller, StaffRole};
 use crate::db::models::Tournament;
 use crate::db::rounds::{self as db_rounds, Lock, NewDraw};
 use crate::db::running::{NewRound, RoundRow};
+use crate::db::PgConnection;
 use crate::domain::scoring::{Points, Preset, RoundKind};
 use crate::domain::seating::{draw_round, Draw, DrawInput, SeatingError, SeatingMethod};
 use crate::domain::status::{RoundStatus, TournamentStatus};
@@ -384,7 +384,7 @@ pub fn redraw(
     tid: i64,
     number: i32,
 ) -> Result<RoundOut, ApiError> {
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         let t = load_for_staff(conn, caller, tid, &[StaffRole::Organiser])?;
         let round = db_rounds::by_number(conn, tid, number, Lock::ForUpdate)?;
         if round.status != RoundStatus::Draft {
@@ -497,7 +497,7 @@ fn change_round(
     now: DateTime<Utc>,
     refused: &mut Option<(i64, TimeChange)>,
 ) -> Result<RoundOut, ApiError> {
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         let t = load_for_staff(conn, caller, tid, &[StaffRole::Organiser])?;
         let mut round = db_rounds::by_number(conn, tid, number, Lock::ForUpdate)?;
         if let Some(until) = input.self_scheduled_until {
@@ -546,7 +546,7 @@ pub fn publish(
     number: i32,
     now: DateTime<Utc>,
 ) -> Result<RoundOut, ApiError> {
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         let t = load_for_staff(conn, caller, tid, &[StaffRole::Organiser])?;
         let round = db_rounds::by_number(conn, tid, number, Lock::ForUpdate)?;
         if round.status != RoundStatus::Draft {

@@ -6,10 +6,9 @@
 
 use std::collections::{HashMap, HashSet};
 
-use diesel::PgConnection;
-
 use crate::db::models::Tournament;
 use crate::db::running::{PenaltyRow, Registration, ResultRow, RoundRow, TeamRow, WithdrawalRow};
+use crate::db::PgConnection;
 use crate::domain::scoring::penalty::{self, TablePenalty};
 use crate::domain::scoring::standings::{
     compute_standings, OptOut, Standings, StandingsInput, Withdrawal, WithdrawalKind,

@@ -4,12 +4,12 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use diesel::PgConnection;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use crate::auth::MaybeCaller;
 use crate::db;
+use crate::db::PgConnection;
 use crate::domain::scoring::standings::{TieBreakValue, TieStatus};
 use crate::domain::scoring::Purpose;
 use crate::domain::status::TournamentStatus;

@@ -3,10 +3,10 @@
 //! tournament's dates move. The rule and its reading: `domain::rating::time_of_play`.
 
 use chrono::{DateTime, NaiveDate, NaiveTime, TimeZone, Utc};
-use diesel::PgConnection;
 
 use crate::db;
 use crate::db::models::Tournament;
+use crate::db::PgConnection;
 use crate::domain::rating::PlayingDays;
 use crate::error::ApiError;
 

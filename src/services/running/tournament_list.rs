@@ -2,13 +2,13 @@
 //! by keyset (issue 31).
 
 use chrono::NaiveDate;
-use diesel::PgConnection;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use crate::auth::MaybeCaller;
 use crate::db;
 use crate::db::tournaments::{ListAfter, ListFilter, ListOrder, ListReader};
+use crate::db::PgConnection;
 use crate::domain::scoring::Preset;
 use crate::domain::status::TournamentStatus;
 use crate::domain::{PoolId, UserId};

@@ -4,6 +4,7 @@ use crate::auth::{Caller, MaybeCaller, StaffRole};
 use crate::db;
 use crate::db::models::{NewTournament, RatingPoolRow, StaffRow, Tournament};
 use crate::db::tournaments::TournamentChange;
+use crate::db::PgConnection;
 use crate::domain::rating::acceptance::RatingStatus;
 use crate::domain::scoring::{Preset, RulesetOverride};
 use crate::domain::status::TournamentStatus;
@@ -13,7 +14,6 @@ use crate::services::access::{load_for_staff, load_visible, lock_tournament};
 use crate::services::ratings::{held_tournament_times, HeldTimes, TimeChange};
 use crate::services::validate::{check_country, Check, Page, PageParams};
 use chrono::{DateTime, NaiveDate, Utc};
-use diesel::{Connection, PgConnection};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -472,7 +472,7 @@ fn change_tournament(
         .country
         .map(|c| check_country(&mut check, "country", c.as_deref()));
     check.finish()?;
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         let current = load_for_staff(conn, caller, id, &[StaffRole::Organiser])?;
         if expected.is_some_and(|v| v != current.version) {
             return Err(ApiError::PreconditionFailed(format!(
@@ -672,7 +672,7 @@ pub fn appoint(
     id: i64,
     input: AppointStaff,
 ) -> Result<Vec<StaffOut>, ApiError> {
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         load_for_staff(conn, caller, id, &[StaffRole::Organiser])?;
         // The limits below are checked, then inserted: one appointment at a time.
         lock_tournament(conn, id)?;
@@ -736,7 +736,7 @@ pub fn dismiss(
     role: StaffRole,
 ) -> Result<(), ApiError> {
     let (id, user_id) = (id.0, user_id.0);
-    conn.transaction(|conn| {
+    crate::db::transaction(conn, |conn| {
         load_for_staff(conn, caller, id, &[StaffRole::Organiser])?;
         let current = staff_of(conn, id)?;
         if !current

@@ -23,12 +23,12 @@ use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use diesel::PgConnection;
 use serde::{Deserialize, Serialize};
 
 use crate::db::models::RatingPoolRow;
 use crate::db::ratings::leaderboard as store;
 pub use crate::db::ratings::leaderboard::BoardRow;
+use crate::db::PgConnection;
 use crate::domain::ids::PoolId;
 use crate::error::ApiError;
 
