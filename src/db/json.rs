@@ -1,11 +1,12 @@
 //! JSON columns read and written as the domain's types (issue 39): a row holds a
 //! `Vec<Remedy>`, not a `serde_json::Value`, and the value is parsed once, as the row is read.
 //!
-//! One policy for a stored value that does not parse: an error naming the table, the row and
-//! the column (`tournaments row 5: bad ruleset_overrides: ...`, a 500, logged), never a
-//! default. [`Parsed`] reads a column and keeps why it did not parse; the row's `Queryable`
-//! then names the row with [`Parsed::named`] (it knows the row's id, a column cannot).
-//! [`Json`] writes a typed value into a JSONB column.
+//! One helper and one policy for every JSON column of `src/db`. A stored value that does not
+//! parse is an error naming the table, the row and the column (`tournaments row 5: bad
+//! ruleset_overrides: ...`, `rounds row 5: draw: ...`; a 500, logged), never a default.
+//! [`Parsed`] reads a column's text; the row's `Queryable` parses it and names the row with
+//! [`Parsed::named`] or [`Parsed::at`] (it knows the row's id, a column cannot). [`Json`]
+//! writes a typed value into a JSONB or JSON column.
 
 use std::fmt;
 use std::io::Write;
@@ -96,10 +97,11 @@ impl<T> Queryable<sql_types::Json, Pg> for Parsed<T> {
     }
 }
 
-/// A typed value written into a JSONB column (`#[diesel(serialize_as = Json<T>)]` on an
+/// A typed value written into a JSONB or JSON column (`#[diesel(serialize_as = Json<T>)]` on an
 /// insert's field, or `column.eq(Json(&value))`).
 #[derive(Debug, AsExpression)]
 #[diesel(sql_type = Jsonb)]
+#[diesel(sql_type = sql_types::Json)]
 pub struct Json<T: Serialize + fmt::Debug>(pub T);
 
 impl<T: Serialize + fmt::Debug> From<T> for Json<T> {
@@ -112,6 +114,15 @@ impl<T: Serialize + fmt::Debug> ToSql<Jsonb, Pg> for Json<T> {
     fn to_sql<'b>(&'b self, out: &mut Output<'b, '_, Pg>) -> serialize::Result {
         out.write_all(&[JSONB_VERSION])?;
         serde_json::to_writer(out, &self.0)?;
+        Ok(IsNull::No)
+    }
+}
+
+/// A JSON (text) column keeps its text as written: the value goes through `serde_json::Value`
+/// first, the form these columns have always been written in (an object's keys in order).
+impl<T: Serialize + fmt::Debug> ToSql<sql_types::Json, Pg> for Json<T> {
+    fn to_sql<'b>(&'b self, out: &mut Output<'b, '_, Pg>) -> serialize::Result {
+        serde_json::to_writer(out, &serde_json::to_value(&self.0)?)?;
         Ok(IsNull::No)
     }
 }

@@ -7,7 +7,8 @@ use chrono::{DateTime, Utc};
 use diesel::pg::Pg;
 
 use crate::db::ids::{RoundId, TournamentId, UserId};
-use crate::db::running::{decoded, stored, NewRound, RoundDraw, RoundRow, StoredInput};
+use crate::db::json::{Json, Parsed};
+use crate::db::running::{NewRound, RoundDraw, RoundRow, StoredInput};
 use crate::db::schema::{
     cases, game_schedules, penalties, round_draws, rounds, schedule_messages, tournaments,
 };
@@ -44,12 +45,14 @@ pub fn by_number(
 /// The stored draw input of a round's current draw (as drawn, without what earlier rounds
 /// hold), kept with its draw attempt.
 pub fn stored_input(conn: &mut PgConnection, round: &RoundRow) -> Result<StoredInput, ApiError> {
-    let input: serde_json::Value = round_draws::table
+    let input: Parsed<StoredInput> = round_draws::table
         .find((round.id, round.draw_count))
         .select(round_draws::draw_input)
         .first(conn)?;
     let at = format!("round_draws row {}/{}", round.id, round.draw_count);
-    StoredInput::decode(&at, input).map_err(ApiError::Internal)
+    input
+        .at(&at, "draw_input")
+        .map_err(|e| ApiError::Internal(e.to_string()))
 }
 
 /// The draws of a tournament's rounds before round `number`, in round order.
@@ -58,16 +61,16 @@ pub fn draws_before(
     tournament_id: i64,
     number: i32,
 ) -> Result<Vec<Draw>, ApiError> {
-    let rows: Vec<(RoundId, serde_json::Value)> = rounds::table
+    let rows: Vec<(RoundId, Parsed<Draw>)> = rounds::table
         .filter(rounds::tournament_id.eq(tournament_id))
         .filter(rounds::number.lt(number))
         .order(rounds::number)
         .select((rounds::id, rounds::draw))
         .load(conn)?;
     rows.into_iter()
-        .map(|(id, draw)| decoded(&format!("rounds row {id}"), "draw", draw))
+        .map(|(id, draw)| draw.at(&format!("rounds row {id}"), "draw"))
         .collect::<Result<_, _>>()
-        .map_err(ApiError::Internal)
+        .map_err(|e| ApiError::Internal(e.to_string()))
 }
 
 /// Every round of a tournament, by number.
@@ -160,17 +163,14 @@ pub fn mark_running(
 
 /// Stores a new round (its draw and colours in their stored JSON form).
 pub fn insert(conn: &mut PgConnection, new: NewRound) -> QueryResult<RoundRow> {
-    let (draw, colours) = (
-        stored(&new.draw)?,
-        new.colours.as_ref().map(stored).transpose()?,
-    );
+    let (draw, colours) = (Json(&new.draw), new.colours.as_ref().map(Json));
     diesel::insert_into(rounds::table)
         .values((
             rounds::tournament_id.eq(new.tournament_id),
             rounds::number.eq(new.number),
             rounds::kind.eq(new.kind),
             rounds::method.eq(new.method),
-            rounds::options.eq(stored(&new.options)?),
+            rounds::options.eq(Json(&new.options)),
             rounds::weight.eq(new.weight),
             rounds::metadata.eq(new.metadata),
             rounds::seed.eq(new.seed),
@@ -188,15 +188,12 @@ pub fn insert(conn: &mut PgConnection, new: NewRound) -> QueryResult<RoundRow> {
 
 /// A withdrawn round drawn again: the same row takes the new draw as its next attempt.
 pub fn draw_again(conn: &mut PgConnection, round: RoundId, new: NewRound) -> QueryResult<RoundRow> {
-    let (draw, colours) = (
-        stored(&new.draw)?,
-        new.colours.as_ref().map(stored).transpose()?,
-    );
+    let (draw, colours) = (Json(&new.draw), new.colours.as_ref().map(Json));
     diesel::update(rounds::table.find(round))
         .set((
             rounds::kind.eq(new.kind),
             rounds::method.eq(new.method),
-            rounds::options.eq(stored(&new.options)?),
+            rounds::options.eq(Json(&new.options)),
             rounds::weight.eq(new.weight),
             rounds::metadata.eq(new.metadata),
             rounds::seed.eq(new.seed),
@@ -235,7 +232,7 @@ pub fn insert_draw(conn: &mut PgConnection, d: NewDraw) -> QueryResult<()> {
             round_draws::seed.eq(d.seed),
             round_draws::seed_commitment.eq(d.seed_commitment),
             round_draws::draw_input.eq(StoredInput::short_form(&d.draw_input)?),
-            round_draws::draw.eq(stored(&d.draw)?),
+            round_draws::draw.eq(Json(&d.draw)),
             round_draws::drawn_by.eq(d.drawn_by),
         ))
         .execute(conn)?;
@@ -251,12 +248,12 @@ pub fn set_draw(
     draw: &Draw,
     colours: Option<&[TableColours]>,
 ) -> QueryResult<RoundRow> {
-    let colours = colours.map(stored).transpose()?;
+    let colours = colours.map(Json);
     diesel::update(rounds::table.find(round))
         .set((
             rounds::seed.eq(seed),
             rounds::seed_commitment.eq(seed_commitment),
-            rounds::draw.eq(stored(draw)?),
+            rounds::draw.eq(Json(draw)),
             rounds::colours.eq(colours),
             rounds::draw_count.eq(attempt),
             rounds::version.eq(rounds::version + 1),
@@ -424,15 +421,15 @@ pub fn draw_by_number(
     t: crate::db::ids::TournamentId,
     number: i32,
 ) -> Result<Option<Draw>, ApiError> {
-    let row: Option<(RoundId, serde_json::Value)> = rounds::table
+    let row: Option<(RoundId, Parsed<Draw>)> = rounds::table
         .filter(rounds::tournament_id.eq(t))
         .filter(rounds::number.eq(number))
         .select((rounds::id, rounds::draw))
         .first(conn)
         .optional()?;
-    row.map(|(id, draw)| decoded(&format!("rounds row {id}"), "draw", draw))
+    row.map(|(id, draw)| draw.at(&format!("rounds row {id}"), "draw"))
         .transpose()
-        .map_err(ApiError::Internal)
+        .map_err(|e| ApiError::Internal(e.to_string()))
 }
 
 /// A completed round's id, completion time and time of play.

@@ -13,10 +13,13 @@ use super::schema::{
     idempotency_keys, penalties, registrations, results, round_draws, rounds, teams,
     tournament_events, withdrawals,
 };
+use serde::Deserialize;
+
 use crate::db::ids::{
     CaseId, PenaltyId, PlayerId, RegistrationId, RoundId, TeamId, TournamentEventId, TournamentId,
     UserId, WithdrawalId,
 };
+use crate::db::json::Parsed;
 use crate::domain::colours::{Colour, TableColours};
 use crate::domain::events::LiveEventKind;
 use crate::domain::scoring::penalty::RecordedPenalty;
@@ -113,13 +116,13 @@ type StoredRound = (
     i32,
     RoundKind,
     SeatingMethod,
-    serde_json::Value,
+    Parsed<RoundOptions>,
     Option<String>,
     serde_json::Value,
     RoundStatus,
     String,
     String,
-    serde_json::Value,
+    Parsed<Draw>,
     i32,
     UserId,
     DateTime<Utc>,
@@ -128,7 +131,7 @@ type StoredRound = (
     i32,
     Option<DateTime<Utc>>,
     bool,
-    Option<serde_json::Value>,
+    Option<Parsed<Vec<TableColours>>>,
     Option<DateTime<Utc>>,
 );
 
@@ -156,20 +159,6 @@ type RoundSql = (
     Nullable<Jsonb>,
     Nullable<Timestamptz>,
 );
-
-/// Decodes a stored JSON column of a row into its type; the error names the row and column.
-pub(crate) fn decoded<T: serde::de::DeserializeOwned>(
-    row: &dyn std::fmt::Display,
-    column: &str,
-    value: serde_json::Value,
-) -> Result<T, String> {
-    serde_json::from_value(value).map_err(|e| format!("{row}: {column}: {e}"))
-}
-
-/// A typed value in its stored JSON form.
-pub(crate) fn stored<T: serde::Serialize + ?Sized>(value: &T) -> QueryResult<serde_json::Value> {
-    serde_json::to_value(value).map_err(|e| diesel::result::Error::SerializationError(Box::new(e)))
-}
 
 impl Queryable<RoundSql, Pg> for RoundRow {
     type Row = StoredRound;
@@ -206,13 +195,13 @@ impl Queryable<RoundSql, Pg> for RoundRow {
             number,
             kind,
             method,
-            options: decoded(&at, "options", options)?,
+            options: options.at(&at, "options")?,
             weight,
             metadata,
             status,
             seed,
             seed_commitment,
-            draw: decoded(&at, "draw", draw)?,
+            draw: draw.at(&at, "draw")?,
             draw_count,
             created_by,
             created_at,
@@ -221,7 +210,7 @@ impl Queryable<RoundSql, Pg> for RoundRow {
             version,
             played_at,
             played_at_fixed,
-            colours: colours.map(|c| decoded(&at, "colours", c)).transpose()?,
+            colours: colours.map(|c| c.at(&at, "colours")).transpose()?,
             self_scheduled_until,
         })
     }
@@ -293,25 +282,24 @@ pub struct StoredInput {
     pub short: bool,
 }
 
-impl StoredInput {
-    /// Decodes a stored input; the error names the row and column.
-    pub(crate) fn decode(
-        row: &dyn std::fmt::Display,
-        mut value: serde_json::Value,
-    ) -> Result<Self, String> {
+/// A stored input reads as the input and whether it was stored short (the marker taken out).
+impl<'de> Deserialize<'de> for StoredInput {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut value = serde_json::Value::deserialize(d)?;
         let short = value
             .as_object_mut()
             .and_then(|o| o.remove(FROM_EARLIER_ROUNDS))
             .is_some();
-        Ok(Self {
-            input: decoded(row, "draw_input", value)?,
-            short,
-        })
+        let input = DrawInput::deserialize(value).map_err(serde::de::Error::custom)?;
+        Ok(Self { input, short })
     }
+}
 
+impl StoredInput {
     /// The short stored form of a full input: without its history and plan, marked.
     pub(crate) fn short_form(input: &DrawInput) -> QueryResult<serde_json::Value> {
-        let mut v = stored(input)?;
+        let mut v = serde_json::to_value(input)
+            .map_err(|e| diesel::result::Error::SerializationError(Box::new(e)))?;
         if let Some(o) = v.as_object_mut() {
             o.remove("history");
             o.remove("plan");
@@ -327,8 +315,8 @@ type StoredDraw = (
     i32,
     String,
     String,
-    serde_json::Value,
-    serde_json::Value,
+    Parsed<StoredInput>,
+    Parsed<Draw>,
     UserId,
     DateTime<Utc>,
 );
@@ -344,8 +332,8 @@ impl Queryable<(BigInt, Integer, Text, Text, Json, Json, BigInt, Timestamptz), P
             attempt,
             seed,
             seed_commitment,
-            draw_input: StoredInput::decode(&at, draw_input)?,
-            draw: decoded(&at, "draw", draw)?,
+            draw_input: draw_input.at(&at, "draw_input")?,
+            draw: draw.at(&at, "draw")?,
             drawn_by,
             drawn_at,
         })
@@ -376,7 +364,7 @@ type StoredResult = (
     RoundId,
     i32,
     i32,
-    serde_json::Value,
+    Parsed<Vec<SeatResult>>,
     bool,
     Option<String>,
     Option<CaseId>,
@@ -419,7 +407,7 @@ impl Queryable<ResultSql, Pg> for ResultRow {
             round_id,
             table_number,
             version,
-            seats: decoded(&at, "seats", seats)?,
+            seats: seats.at(&at, "seats")?,
             double_crash,
             reason,
             case_id,
