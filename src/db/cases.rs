@@ -7,7 +7,7 @@ use diesel::PgConnection;
 
 use super::schema::{case_events, case_panel, case_parties, cases, votes};
 use crate::db::ids::{CaseEventId, CaseId, PartyId, PenaltyId, PlayerId, TournamentId, UserId};
-use crate::db::json::{read_through, Json, Parsed};
+use crate::db::json::{stored_row, Json};
 use crate::db::models::{Tournament, TournamentRules};
 use crate::db::rounds::Lock;
 use crate::domain::case_sets::{
@@ -18,105 +18,40 @@ use crate::domain::entries::{AppliedRemedy, Remedy};
 use crate::domain::status::CaseStatus;
 use crate::error::ApiError;
 
-/// A case, its JSON columns decoded as the row is read (see [`StoredCase`]).
-#[derive(Debug, Clone)]
-pub struct CaseRow {
-    pub id: CaseId,
-    pub tournament_id: TournamentId,
-    pub kind: CaseKind,
-    pub subject: CaseSubject,
-    pub round_number: Option<i32>,
-    pub table_number: Option<i32>,
-    pub penalty_id: Option<PenaltyId>,
-    pub statement: String,
-    pub evidence_text: Option<String>,
-    /// Links to evidence.
-    pub evidence_links: Vec<String>,
-    /// What the complainant (or appellant) asks for.
-    pub requested_remedies: Vec<Remedy>,
-    pub panel_mode: PanelMode,
-    pub panel_rule: PanelReason,
-    pub status: CaseStatus,
-    pub opened_by: UserId,
-    pub opened_at: DateTime<Utc>,
-    pub decided_by: Option<UserId>,
-    pub decided_at: Option<DateTime<Utc>>,
-    pub outcome: Option<CaseOutcome>,
-    pub decision_reason: Option<String>,
-    /// The remedies the decision applied, each with its effect.
-    pub remedy: Option<Vec<AppliedRemedy>>,
-    /// The case this appeal is against.
-    pub appeal_of: Option<CaseId>,
-    pub version: i32,
-}
-
-/// A `cases` row as stored, its JSON columns parsed but not yet named: [`CaseRow`] is read
-/// through it, and a column that does not parse is an error naming the row.
-#[derive(Debug, Queryable, Selectable)]
-#[diesel(table_name = cases)]
-pub struct StoredCase {
-    pub id: CaseId,
-    pub tournament_id: TournamentId,
-    pub kind: CaseKind,
-    pub subject: CaseSubject,
-    pub round_number: Option<i32>,
-    pub table_number: Option<i32>,
-    pub penalty_id: Option<PenaltyId>,
-    pub statement: String,
-    pub evidence_text: Option<String>,
-    pub evidence_links: Parsed<Vec<String>>,
-    pub requested_remedies: Parsed<Vec<Remedy>>,
-    pub panel_mode: PanelMode,
-    pub panel_rule: PanelReason,
-    pub status: CaseStatus,
-    pub opened_by: UserId,
-    pub opened_at: DateTime<Utc>,
-    pub decided_by: Option<UserId>,
-    pub decided_at: Option<DateTime<Utc>>,
-    pub outcome: Option<CaseOutcome>,
-    pub decision_reason: Option<String>,
-    pub remedy: Option<Parsed<Vec<AppliedRemedy>>>,
-    pub appeal_of: Option<CaseId>,
-    pub version: i32,
-}
-
-impl StoredCase {
-    fn decode(self) -> diesel::deserialize::Result<CaseRow> {
-        let id = self.id;
-        Ok(CaseRow {
-            id,
-            tournament_id: self.tournament_id,
-            kind: self.kind,
-            subject: self.subject,
-            round_number: self.round_number,
-            table_number: self.table_number,
-            penalty_id: self.penalty_id,
-            statement: self.statement,
-            evidence_text: self.evidence_text,
-            evidence_links: self.evidence_links.named("cases", id, "evidence_links")?,
-            requested_remedies: self
-                .requested_remedies
-                .named("cases", id, "requested_remedies")?,
-            panel_mode: self.panel_mode,
-            panel_rule: self.panel_rule,
-            status: self.status,
-            opened_by: self.opened_by,
-            opened_at: self.opened_at,
-            decided_by: self.decided_by,
-            decided_at: self.decided_at,
-            outcome: self.outcome,
-            decision_reason: self.decision_reason,
-            remedy: self
-                .remedy
-                .map(|r| r.named("cases", id, "remedy"))
-                .transpose()?,
-            appeal_of: self.appeal_of,
-            version: self.version,
-        })
+stored_row! {
+    /// A case, its JSON columns decoded as the row is read (see [`StoredCase`]).
+    #[derive(Debug, Clone)]
+    pub struct CaseRow {
+        pub id: CaseId,
+        pub tournament_id: TournamentId,
+        pub kind: CaseKind,
+        pub subject: CaseSubject,
+        pub round_number: Option<i32>,
+        pub table_number: Option<i32>,
+        pub penalty_id: Option<PenaltyId>,
+        pub statement: String,
+        pub evidence_text: Option<String>,
+        /// Links to evidence.
+        pub evidence_links: Vec<String> as json,
+        /// What the complainant (or appellant) asks for.
+        pub requested_remedies: Vec<Remedy> as json,
+        pub panel_mode: PanelMode,
+        pub panel_rule: PanelReason,
+        pub status: CaseStatus,
+        pub opened_by: UserId,
+        pub opened_at: DateTime<Utc>,
+        pub decided_by: Option<UserId>,
+        pub decided_at: Option<DateTime<Utc>>,
+        pub outcome: Option<CaseOutcome>,
+        pub decision_reason: Option<String>,
+        /// The remedies the decision applied, each with its effect.
+        pub remedy: Option<Vec<AppliedRemedy>> as json_or_null,
+        /// The case this appeal is against.
+        pub appeal_of: Option<CaseId>,
+        pub version: i32,
     }
+    read through StoredCase from cases, named "cases" row |s| s.id;
 }
-
-read_through!(CaseRow, StoredCase);
 
 #[derive(Debug, Insertable)]
 #[diesel(table_name = cases)]
@@ -167,48 +102,21 @@ pub struct PanelRow {
     pub seat: Seat,
 }
 
-/// A panel member's vote, its remedies decoded as the row is read (see [`StoredVote`]).
-#[derive(Debug, Clone)]
-pub struct VoteRow {
-    pub case_id: CaseId,
-    pub member_id: UserId,
-    pub vote: Verdict,
-    /// The remedies a `remedy` vote orders.
-    pub remedy: Option<Vec<Remedy>>,
-    pub reason: String,
-    pub at: DateTime<Utc>,
-}
-
-/// A `votes` row as stored (see [`StoredCase`]).
-#[derive(Debug, Queryable, Selectable)]
-#[diesel(table_name = votes)]
-pub struct StoredVote {
-    pub case_id: CaseId,
-    pub member_id: UserId,
-    pub vote: Verdict,
-    pub remedy: Option<Parsed<Vec<Remedy>>>,
-    pub reason: String,
-    pub at: DateTime<Utc>,
-}
-
-impl StoredVote {
-    fn decode(self) -> diesel::deserialize::Result<VoteRow> {
-        let row = format!("(case {}, member {})", self.case_id, self.member_id);
-        Ok(VoteRow {
-            case_id: self.case_id,
-            member_id: self.member_id,
-            vote: self.vote,
-            remedy: self
-                .remedy
-                .map(|r| r.named("votes", &row, "remedy"))
-                .transpose()?,
-            reason: self.reason,
-            at: self.at,
-        })
+stored_row! {
+    /// A panel member's vote, its remedies decoded as the row is read (see [`StoredVote`]).
+    #[derive(Debug, Clone)]
+    pub struct VoteRow {
+        pub case_id: CaseId,
+        pub member_id: UserId,
+        pub vote: Verdict,
+        /// The remedies a `remedy` vote orders.
+        pub remedy: Option<Vec<Remedy>> as json_or_null,
+        pub reason: String,
+        pub at: DateTime<Utc>,
     }
+    read through StoredVote from votes,
+        named "votes" row |s| format!("(case {}, member {})", s.case_id, s.member_id);
 }
-
-read_through!(VoteRow, StoredVote);
 
 #[derive(Debug, Insertable)]
 #[diesel(table_name = votes)]

@@ -6,61 +6,30 @@ use diesel::prelude::*;
 use diesel::PgConnection;
 
 use crate::db::ids::{CaseId, PlayerId, ReportId, RoundId, UserId};
-use crate::db::json::{read_through, Json, Parsed};
+use crate::db::json::{stored_row, Json};
 use crate::db::schema::result_reports;
 use crate::domain::entries::ReportedResult;
 use crate::domain::status::ReportStatus;
 
-/// A report, its body decoded as the row is read (see [`StoredReport`]).
-#[derive(Debug, Clone)]
-pub struct ReportRow {
-    pub id: ReportId,
-    pub reported_by_player: PlayerId,
-    /// The result as reported (the shape a result is entered in); compared as a whole, so a
-    /// repeated report is recognised.
-    pub body: ReportedResult,
-    pub status: ReportStatus,
-    pub created_at: DateTime<Utc>,
-    pub answer_by: DateTime<Utc>,
-    pub answered_at: Option<DateTime<Utc>>,
-    pub case_id: Option<CaseId>,
-    /// The reporting player's account; none for a report made with the slip's table code.
-    pub reported_by_user: Option<UserId>,
-}
-
-/// A `result_reports` row as stored, its body parsed but not yet named: [`ReportRow`] is read
-/// through it, and a body that does not parse is an error naming the row.
-#[derive(Debug, Queryable, Selectable)]
-#[diesel(table_name = result_reports)]
-pub struct StoredReport {
-    pub id: ReportId,
-    pub reported_by_player: PlayerId,
-    pub body: Parsed<ReportedResult>,
-    pub status: ReportStatus,
-    pub created_at: DateTime<Utc>,
-    pub answer_by: DateTime<Utc>,
-    pub answered_at: Option<DateTime<Utc>>,
-    pub case_id: Option<CaseId>,
-    pub reported_by_user: Option<UserId>,
-}
-
-impl StoredReport {
-    fn decode(self) -> diesel::deserialize::Result<ReportRow> {
-        Ok(ReportRow {
-            id: self.id,
-            reported_by_player: self.reported_by_player,
-            body: self.body.named("result_reports", self.id, "body")?,
-            status: self.status,
-            created_at: self.created_at,
-            answer_by: self.answer_by,
-            answered_at: self.answered_at,
-            case_id: self.case_id,
-            reported_by_user: self.reported_by_user,
-        })
+stored_row! {
+    /// A report, its body decoded as the row is read (see [`StoredReport`]).
+    #[derive(Debug, Clone)]
+    pub struct ReportRow {
+        pub id: ReportId,
+        pub reported_by_player: PlayerId,
+        /// The result as reported (the shape a result is entered in); compared as a whole, so a
+        /// repeated report is recognised.
+        pub body: ReportedResult as json,
+        pub status: ReportStatus,
+        pub created_at: DateTime<Utc>,
+        pub answer_by: DateTime<Utc>,
+        pub answered_at: Option<DateTime<Utc>>,
+        pub case_id: Option<CaseId>,
+        /// The reporting player's account; none for a report made with the slip's table code.
+        pub reported_by_user: Option<UserId>,
     }
+    read through StoredReport from result_reports, named "result_reports" row |s| s.id;
 }
-
-read_through!(ReportRow, StoredReport);
 
 /// The newest report of a table (`pending_only`: only a pending one).
 pub fn latest(

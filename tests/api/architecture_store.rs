@@ -84,7 +84,8 @@ fn row_derives(code: &str) -> usize {
 }
 
 /// The rows `text` reads by hand: the type of each `impl Queryable<..> for X` (the impl may
-/// span lines; a macro's `$row` is none) and of each `read_through!(X, ..)`.
+/// span lines; a macro's `$row` is none), of each `read_through!(X, ..)` and of each
+/// `stored_row! { .. pub struct X { .. } .. }` (`db::json`).
 fn hand_written_rows(text: &str) -> Vec<String> {
     let all: Vec<&str> = text.lines().map(str::trim).collect();
     let ident = |rest: &str| -> String {
@@ -96,6 +97,11 @@ fn hand_written_rows(text: &str) -> Vec<String> {
     for (i, line) in all.iter().enumerate() {
         if let Some(rest) = line.strip_prefix("read_through!(") {
             out.push(ident(rest));
+        }
+        if line.starts_with("stored_row!") {
+            if let Some(rest) = all[i..].iter().find_map(|l| l.strip_prefix("pub struct ")) {
+                out.push(ident(rest));
+            }
         }
         let queryable = line.starts_with("impl")
             && (line.contains("Queryable<")
@@ -353,9 +359,12 @@ fn the_store_rules_catch_violations() {
                    pub tournament_id: i64,\n}\n#[derive(Debug)]\npub struct Plain {\n    \
                    pub id: i64,\n}\nimpl\n    Queryable<\n        (BigInt, Json),\n        Pg,\n    \
                    > for Rated\n{\n}\nread_through!(Read, StoredRead);\n\
-                   impl<ST> Queryable<ST, Pg> for $row {}\n";
-    assert_eq!(hand_written_rows(by_hand), ["Rated", "Read"]);
-    assert_eq!(raw_ids(by_hand), 2);
+                   impl<ST> Queryable<ST, Pg> for $row {}\n\
+                   stored_row! {\n    /// A row.\n    #[derive(Debug)]\n    pub struct Twin {\n        \
+                   pub case_id: i64,\n        pub links: Vec<String> as json,\n    }\n    \
+                   read through StoredTwin from twins, named \"twins\" row |s| s.id;\n}\n";
+    assert_eq!(hand_written_rows(by_hand), ["Rated", "Read", "Twin"]);
+    assert_eq!(raw_ids(by_hand), 3);
     assert_eq!(untyped_json(by_hand), 1);
     // And it reads the real ones: the rating feed's round, a round, a pool.
     let games = std::fs::read_to_string(src("db").join("ratings/games.rs")).unwrap();
@@ -364,6 +373,8 @@ fn the_store_rules_catch_violations() {
         .any(|(_, f)| f.starts_with("pub draw:")));
     let models = std::fs::read_to_string(src("db").join("models.rs")).unwrap();
     assert!(hand_written_rows(&models).contains(&"RatingPoolRow".to_string()));
+    let cases = std::fs::read_to_string(src("db").join("cases.rs")).unwrap();
+    assert_eq!(hand_written_rows(&cases), ["CaseRow", "VoteRow"]);
     assert_eq!(
         code_of("// Utc::now() in a comment")
             .matches("Utc::now()")
