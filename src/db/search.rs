@@ -1,0 +1,106 @@
+//! What the instance's search index (`infra::search`) reads: the registry's names by id, in
+//! batches, the database's character type, the folded form of a search text, and the marker
+//! it sends through the listener to know it has seen every change committed before it.
+
+use diesel::dsl::sql;
+use diesel::prelude::*;
+use diesel::sql_types::{Nullable, Text};
+use diesel::PgConnection;
+
+use crate::db::schema::{players, tournaments};
+
+/// What a read of this module answers, and its error.
+pub type Answer<T> = QueryResult<T>;
+pub type Error = diesel::result::Error;
+
+/// A name row: id, name, folded name, and a player's country (`None` for tournaments).
+pub type NameRow = (i64, String, Option<String>, Option<String>);
+
+/// Up to `limit` players with ids above `after`, by id.
+pub fn players_after(conn: &mut PgConnection, after: i64, limit: i64) -> QueryResult<Vec<NameRow>> {
+    players::table
+        .filter(players::id.gt(after))
+        .order(players::id)
+        .limit(limit)
+        .select((
+            players::id,
+            players::name,
+            players::name_folded,
+            players::country,
+        ))
+        .load(conn)
+}
+
+/// The players with these ids (those that exist).
+pub fn players_by_ids(conn: &mut PgConnection, ids: &[i64]) -> QueryResult<Vec<NameRow>> {
+    players::table
+        .filter(players::id.eq_any(ids))
+        .select((
+            players::id,
+            players::name,
+            players::name_folded,
+            players::country,
+        ))
+        .load(conn)
+}
+
+/// Up to `limit` tournaments with ids above `after`, by id.
+pub fn tournaments_after(
+    conn: &mut PgConnection,
+    after: i64,
+    limit: i64,
+) -> QueryResult<Vec<NameRow>> {
+    tournaments::table
+        .filter(tournaments::id.gt(after))
+        .order(tournaments::id)
+        .limit(limit)
+        .select((
+            tournaments::id,
+            tournaments::name,
+            tournaments::name_folded,
+            sql::<Nullable<Text>>("NULL::text"),
+        ))
+        .load(conn)
+}
+
+/// The tournaments with these ids (those that exist).
+pub fn tournaments_by_ids(conn: &mut PgConnection, ids: &[i64]) -> QueryResult<Vec<NameRow>> {
+    tournaments::table
+        .filter(tournaments::id.eq_any(ids))
+        .select((
+            tournaments::id,
+            tournaments::name,
+            tournaments::name_folded,
+            sql::<Nullable<Text>>("NULL::text"),
+        ))
+        .load(conn)
+}
+
+/// The database's `LC_COLLATE` and `LC_CTYPE`: the order and the word boundaries the index
+/// reproduces.
+pub fn locale(conn: &mut PgConnection) -> QueryResult<(String, String)> {
+    diesel::select((
+        sql::<Text>("current_setting('lc_collate')"),
+        sql::<Text>("current_setting('lc_ctype')"),
+    ))
+    .get_result(conn)
+}
+
+/// `tourney_fold(text)`: the folded form a search text is matched by.
+pub fn fold(conn: &mut PgConnection, text: &str) -> QueryResult<String> {
+    diesel::select(
+        sql::<Text>("tourney_fold(")
+            .bind::<Text, _>(text.to_string())
+            .sql(")"),
+    )
+    .get_result(conn)
+}
+
+/// Announces `marker` on `tourney_changes`: it reaches every listener after every change
+/// committed before it (notifications arrive in commit order).
+pub fn announce(conn: &mut PgConnection, marker: &str) -> QueryResult<()> {
+    diesel::sql_query("SELECT pg_notify('tourney_changes', $1)")
+        .bind::<Text, _>(marker)
+        .execute(conn)?;
+    Ok(())
+}

@@ -1,0 +1,274 @@
+//! Issue 42: the instance's search index of the registry's names answers the lists' `q` as
+//! PostgreSQL does (same items, order, totals and cursors) after writes through the API,
+//! erasures and rows imported straight into the database, with every filter; and an instance
+//! whose index is not built (here: its listener cannot connect) answers from PostgreSQL.
+
+use std::time::Duration;
+
+use diesel::prelude::*;
+use serde_json::{json, Value};
+
+use crate::helpers::{fresh_database, serve_with_replica, spawn_app, TestApp};
+
+fn value(text: &str, series: &str) -> f64 {
+    text.lines()
+        .find_map(|l| l.strip_prefix(series)?.strip_prefix(' ')?.parse().ok())
+        .unwrap_or(0.0)
+}
+
+/// Searches answered so far: (by the index, by PostgreSQL).
+async fn searches(app: &TestApp) -> (f64, f64) {
+    let text = app.get("/metrics", None).await.text().await.unwrap();
+    (
+        value(
+            &text,
+            r#"tourney_cache_reads_total{cache="search",outcome="hit"}"#,
+        ),
+        value(
+            &text,
+            r#"tourney_cache_reads_total{cache="search",outcome="miss"}"#,
+        ),
+    )
+}
+
+/// `q` with `n` spaces after it: the same search (the text is trimmed) under another query
+/// string, so no kept body answers it.
+fn padded(query: &str, n: usize) -> String {
+    query.replacen("q=", &format!("q={}", "%20".repeat(n)), 1)
+}
+
+/// The anonymous answer of `list?query` computed by the search index: read under new query
+/// strings until the index (current after the writes) answered one.
+async fn from_index(app: &TestApp, list: &str, query: &str) -> Value {
+    for n in 0..60 {
+        let before = searches(app).await;
+        let path = format!("/api/v1/{list}?{}", padded(query, n));
+        let r = app.get(&path, None).await;
+        assert_eq!(r.status(), 200, "{path}");
+        let body: Value = r.json().await.unwrap();
+        if searches(app).await.0 == before.0 + 1.0 {
+            return body;
+        }
+        actix_web::rt::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the search index never answered {list}?{query}");
+}
+
+/// What PostgreSQL answers an anonymous reader (the list's service without the index).
+fn from_database(app: &TestApp, list: &str, query: &str) -> Value {
+    let mut conn = PgConnection::establish(&app.database_url).unwrap();
+    match list {
+        "players" => {
+            let f = serde_urlencoded::from_str(query).unwrap();
+            let page = tourney::services::players::list_players(&mut conn, f, None).unwrap();
+            serde_json::to_value(page).unwrap()
+        }
+        _ => {
+            let f = serde_urlencoded::from_str(query).unwrap();
+            let anonymous = tourney::auth::MaybeCaller(None);
+            let page = tourney::services::running::tournament_list::list_tournaments(
+                &mut conn, &anonymous, f, None,
+            )
+            .unwrap();
+            serde_json::to_value(page).unwrap()
+        }
+    }
+}
+
+/// The index's answer to `query` and to the page after it (by its cursor) equal the
+/// database's; the first page is returned.
+async fn agree(app: &TestApp, list: &str, query: &str) -> Value {
+    let indexed = from_index(app, list, query).await;
+    let expected = from_database(app, list, query);
+    assert_eq!(indexed, expected, "{list}?{query}");
+    if let Some(cursor) = indexed["next_cursor"].as_str() {
+        // A cursor goes without an offset.
+        let unpaged: Vec<&str> = query
+            .split('&')
+            .filter(|p| !p.starts_with("offset="))
+            .collect();
+        let next = format!("{}&cursor={cursor}", unpaged.join("&"));
+        let page = from_index(app, list, &next).await;
+        assert_eq!(page, from_database(app, list, &next), "{list}?{next}");
+    }
+    indexed
+}
+
+fn names(page: &Value) -> Vec<String> {
+    page["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn exec(app: &TestApp, sql: &str) {
+    let mut conn = PgConnection::establish(&app.database_url).unwrap();
+    diesel::sql_query(sql).execute(&mut conn).unwrap();
+}
+
+/// Rows written straight into the database, as an import or a bulk load writes them: 240
+/// players from 4 first names and 6 surnames with marks, 60 published tournaments.
+fn import(app: &TestApp) {
+    exec(
+        app,
+        "INSERT INTO players (name, country, created_by)
+         SELECT (ARRAY['Kari','Karin','Øystein','Łukasz'])[1 + g % 4] || ' ' ||
+                (ARRAY['Nordmann','Stadheim','Ødegård','Wiśniewska','Berg','Łódź'])[1 + g % 6]
+                || ' ' || g,
+                (ARRAY['NO','SE','PL'])[1 + g % 3],
+                (SELECT min(id) FROM users)
+         FROM generate_series(1, 240) g",
+    );
+    exec(
+        app,
+        "INSERT INTO tournaments (name, game, ruleset, table_size, planned_rounds, starts_on,
+                                  ends_on, time_zone, status, created_by, country)
+         SELECT (ARRAY['Ålesund','Tromsø','Łódź Open'])[1 + g % 3] || ' Cup ' || g,
+                'Agricola', 'agricola_norway', 4, 5, date '2020-01-01' + g,
+                date '2020-01-01' + g, 'Europe/Oslo',
+                (ARRAY['registration_open','running','finished','draft'])[1 + g % 4],
+                (SELECT min(id) FROM users), CASE WHEN g % 2 = 0 THEN 'NO' ELSE 'PL' END
+         FROM generate_series(1, 60) g",
+    );
+}
+
+const PLAYER_QUERIES: [&str; 12] = [
+    "q=kar&limit=7",
+    "q=kari%20n&limit=7",
+    "q=k&limit=7",
+    "q=stad&limit=10",
+    "q=oysten&limit=5",
+    "q=%C3%98ystein%20%C3%B8deg%C3%A5rd&limit=5",
+    "q=lodz&limit=5&country=PL",
+    "q=wisniewska&sort=name&limit=6",
+    "q=nordman&country=SE&limit=4&offset=3",
+    "q=berg%2012&limit=3",
+    "q=zzzq",
+    "q=kari&sort=relevance&limit=200",
+];
+
+const TOURNAMENT_QUERIES: [&str; 8] = [
+    "q=ale&limit=5",
+    "q=alesund%20cup%201&limit=5",
+    "q=tromso&status=finished&limit=3",
+    "q=lodz&country=NO&limit=4",
+    "q=cup&sort=name&limit=7&offset=2",
+    "q=trom&starts_from=2020-01-20&starts_until=2020-02-20&limit=3",
+    "q=open&sort=starts_on&limit=3",
+    "q=tromsa&limit=4",
+];
+
+#[actix_web::test]
+async fn the_index_answers_as_postgresql_does_after_writes_erasures_and_imports() {
+    let app = spawn_app().await;
+    let admin = app.admin_token().await;
+    import(&app);
+    // Prefixes as people type, and a near match of a word.
+    let kar = agree(&app, "players", "q=kar&limit=50").await;
+    assert!(names(&kar).iter().all(|n| n.starts_with("Kari")), "{kar}");
+    assert_eq!(kar["total"], 120);
+    let typo = agree(&app, "players", "q=oysten&limit=5").await;
+    assert!(
+        names(&typo).iter().all(|n| n.starts_with("Øystein")),
+        "{typo}"
+    );
+    assert!(names(&agree(&app, "tournaments", "q=tromsa").await)[0].starts_with("Tromsø"));
+    for q in PLAYER_QUERIES {
+        agree(&app, "players", q).await;
+    }
+    for q in TOURNAMENT_QUERIES {
+        agree(&app, "tournaments", q).await;
+    }
+
+    // Written through the API: created, renamed, erased.
+    let r = app
+        .post(
+            "/api/v1/players",
+            Some(&admin),
+            json!({"name": "Karl Zyxwood"}),
+        )
+        .await;
+    assert_eq!(r.status(), 201);
+    let karl = r.json::<Value>().await.unwrap()["id"].as_i64().unwrap();
+    assert_eq!(
+        names(&agree(&app, "players", "q=zyxwood").await),
+        ["Karl Zyxwood"]
+    );
+    let r = app
+        .patch(
+            &format!("/api/v1/players/{karl}"),
+            Some(&admin),
+            json!({"name": "Karla Quorvik"}),
+        )
+        .await;
+    assert_eq!(r.status(), 200);
+    assert_eq!(agree(&app, "players", "q=zyxwood").await["total"], 0);
+    assert_eq!(
+        names(&agree(&app, "players", "q=quorvik").await),
+        ["Karla Quorvik"]
+    );
+    let (user, token) = app.user("erasable").await;
+    let r = app
+        .post(
+            "/api/v1/players",
+            Some(&admin),
+            json!({"name": "Vebjørn Erasable", "user_id": user}),
+        )
+        .await;
+    assert_eq!(r.status(), 201);
+    assert_eq!(agree(&app, "players", "q=vebjorn").await["total"], 1);
+    assert_eq!(app.erase_me(&token).await.status(), 200);
+    assert_eq!(agree(&app, "players", "q=vebjorn").await["total"], 0);
+
+    // Written straight into the database: renamed, removed, a tournament added and renamed.
+    exec(
+        &app,
+        "UPDATE players SET name = 'Kari Quorvik' WHERE name LIKE 'Kari Berg %'",
+    );
+    // 20 imported Kari Berg and Karla Quorvik.
+    assert_eq!(
+        agree(&app, "players", "q=quorvik&limit=5").await["total"],
+        21
+    );
+    exec(
+        &app,
+        "DELETE FROM players WHERE name LIKE 'Karin Stadheim%'",
+    );
+    agree(&app, "players", "q=stad&limit=10").await;
+    let tid = app.tournament(&admin, "agricola_norway").await;
+    exec(
+        &app,
+        &format!(
+            "UPDATE tournaments SET name = 'Zyxburg Masters', status = 'running' WHERE id = {tid}"
+        ),
+    );
+    assert_eq!(
+        names(&agree(&app, "tournaments", "q=zyxburg").await),
+        ["Zyxburg Masters"]
+    );
+    for q in PLAYER_QUERIES {
+        agree(&app, "players", q).await;
+    }
+    for q in TOURNAMENT_QUERIES {
+        agree(&app, "tournaments", q).await;
+    }
+}
+
+#[actix_web::test]
+async fn an_instance_without_its_index_answers_from_postgresql() {
+    // Its listener cannot connect: the index is never built, nothing is kept.
+    let db = fresh_database();
+    let blind = serve_with_replica(&db, &db, "postgres://nobody@127.0.0.1:1/none");
+    import(&blind);
+    for q in ["q=kar&limit=7", "q=oysten", "q=lodz&country=PL&limit=3"] {
+        let r = blind.get(&format!("/api/v1/players?{q}"), None).await;
+        assert_eq!(r.status(), 200);
+        let body: Value = r.json().await.unwrap();
+        assert_eq!(body, from_database(&blind, "players", q), "{q}");
+        assert!(body["total"].as_i64().unwrap() > 0, "{q}");
+    }
+    let (by_index, by_database) = searches(&blind).await;
+    assert_eq!((by_index, by_database), (0.0, 3.0));
+}
