@@ -338,6 +338,7 @@ async fn docs_redirect() -> actix_web::HttpResponse {
 /// Starts the instance's listener and the search index it keeps current.
 fn start_listening(state: &AppState) {
     state.live.start();
+    state.search.meter(state.metrics.cache_meter("search"));
     state.search.start(&state.live);
 }
 

@@ -95,12 +95,8 @@ pub async fn list(
     let st = state.clone();
     let body = state
         .run_kept_lagging(format!("players?{query}"), Subject::Players, move |conn| {
-            // The search index answers a search once it has caught up (`infra::search`).
-            let names = st.search.players(st.live.generation(Subject::Players));
-            if filter.0.q.as_deref().is_some_and(|q| !q.trim().is_empty()) {
-                st.metrics.searched(names.is_some());
-            }
-            let page = players::list_players(conn, filter.0, names.as_deref())?;
+            // The search index answers a search once it is current (`infra::search`).
+            let page = players::list_players(conn, filter.0, Some(&st.search))?;
             Ok((true, page_body(&path, &query, &page)?))
         })
         .await?;

@@ -114,15 +114,9 @@ pub async fn list(
             format!("tournaments?{query}"),
             Subject::Tournaments,
             move |conn| {
-                // The search index answers a search once it has caught up (`infra::search`).
-                let names = st
-                    .search
-                    .tournaments(st.live.generation(Subject::Tournaments));
-                if filter.0.q.as_deref().is_some_and(|q| !q.trim().is_empty()) {
-                    st.metrics.searched(names.is_some());
-                }
+                // The search index answers a search once it is current (`infra::search`).
                 let page =
-                    tournament_list::list_tournaments(conn, &caller, filter.0, names.as_deref())?;
+                    tournament_list::list_tournaments(conn, &caller, filter.0, Some(&st.search))?;
                 Ok((true, page_body(&path, &query, &page)?))
             },
         )

@@ -1,6 +1,6 @@
 //! What the instance's search index (`infra::search`) reads: the registry's names by id, in
-//! batches, the database's character type, the folded form of a search text, and the marker
-//! it sends through the listener to know it has seen every change committed before it.
+//! batches, the database's character type, the folded form of a search text, and the search
+//! stamp (migration `search_stamp`) that says which committed name changes an answer must show.
 
 use diesel::dsl::sql;
 use diesel::prelude::*;
@@ -96,11 +96,22 @@ pub fn fold(conn: &mut PgConnection, text: &str) -> QueryResult<String> {
     .get_result(conn)
 }
 
-/// Announces `marker` on `tourney_changes`: it reaches every listener after every change
-/// committed before it (notifications arrive in commit order).
-pub fn announce(conn: &mut PgConnection, marker: &str) -> QueryResult<()> {
-    diesel::sql_query("SELECT pg_notify('tourney_changes', $1)")
-        .bind::<Text, _>(marker)
-        .execute(conn)?;
-    Ok(())
+/// The registry's search stamp (migration `search_stamp`): how many transactions that changed
+/// a searched name have committed. One primary-key read.
+pub fn stamp(conn: &mut PgConnection) -> QueryResult<i64> {
+    diesel::select(sql::<diesel::sql_types::BigInt>(
+        "(SELECT n FROM search_stamp WHERE one)",
+    ))
+    .get_result(conn)
+}
+
+/// Runs `f` in one read-only repeatable-read snapshot (the stamp and the names it read agree).
+pub fn in_snapshot<T>(
+    conn: &mut PgConnection,
+    f: impl FnOnce(&mut PgConnection) -> QueryResult<T>,
+) -> QueryResult<T> {
+    conn.build_transaction()
+        .repeatable_read()
+        .read_only()
+        .run(f)
 }

@@ -45,17 +45,23 @@ struct Hub {
     listens: AtomicU64,
 }
 
-/// A change of a name the search index holds, or a marker it sent (`infra::search`).
+/// A change of a name the search index holds, or where the changes committed so far stand
+/// (`infra::search`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum NameChange {
     Player(i64),
     Tournament(i64),
-    Marker(String),
+    /// The search stamp of a committed transaction that changed names: announced after the
+    /// rows it changed (migration `search_stamp`).
+    Stamp(i64),
+    /// A table of names was emptied at once.
+    Reset,
 }
 
 impl NameChange {
     /// The name change a `tourney_changes` payload announces: `player:<id>`,
-    /// `tournament-name:<id>` (migration `search_names`), or a marker `search:<...>`.
+    /// `tournament-name:<id>` (migration `search_names`), `search-stamp:<n>` or `search-reset`
+    /// (migration `search_stamp`).
     fn parse(payload: &str) -> Option<Self> {
         if let Some(id) = payload.strip_prefix("player:") {
             return id.parse().ok().map(Self::Player);
@@ -63,9 +69,10 @@ impl NameChange {
         if let Some(id) = payload.strip_prefix("tournament-name:") {
             return id.parse().ok().map(Self::Tournament);
         }
-        payload
-            .starts_with("search:")
-            .then(|| Self::Marker(payload.to_string()))
+        if let Some(n) = payload.strip_prefix("search-stamp:") {
+            return n.parse().ok().map(Self::Stamp);
+        }
+        (payload == "search-reset").then_some(Self::Reset)
     }
 }
 
@@ -254,7 +261,7 @@ impl LiveHub {
         self.hub.changes.changed_all();
     }
 
-    /// Every name change announced from now on (and the markers sent on `tourney_changes`).
+    /// Every name change announced from now on, and the search stamps.
     pub fn names(&self) -> std::sync::mpsc::Receiver<NameChange> {
         let (tx, rx) = std::sync::mpsc::channel();
         self.hub
@@ -412,7 +419,7 @@ mod tests {
             assert!(Subject::parse(junk).is_empty(), "{junk}");
         }
         // The search index's announcements move no kept read.
-        for other in ["tournament-name:4", "search:abc:1"] {
+        for other in ["tournament-name:4", "search-stamp:12", "search-reset"] {
             assert!(Subject::parse(other).is_empty(), "{other}");
         }
         assert_eq!(NameChange::parse("player:9"), Some(NameChange::Player(9)));
@@ -421,10 +428,17 @@ mod tests {
             Some(NameChange::Tournament(4))
         );
         assert_eq!(
-            NameChange::parse("search:abc:1"),
-            Some(NameChange::Marker("search:abc:1".into()))
+            NameChange::parse("search-stamp:12"),
+            Some(NameChange::Stamp(12))
         );
-        for junk in ["7", "pool:3", "tournaments", "tournament-name:x"] {
+        assert_eq!(NameChange::parse("search-reset"), Some(NameChange::Reset));
+        for junk in [
+            "7",
+            "pool:3",
+            "tournaments",
+            "tournament-name:x",
+            "search-stamp:",
+        ] {
             assert_eq!(NameChange::parse(junk), None, "{junk}");
         }
     }

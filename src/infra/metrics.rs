@@ -336,18 +336,6 @@ impl Metrics {
             .inc();
     }
 
-    /// Counts one anonymous search of a registry list: `by_index` when the instance's search
-    /// index answered it (a hit of the `search` cache), else PostgreSQL (a miss).
-    pub fn searched(&self, by_index: bool) {
-        let outcome = if by_index { "hit" } else { "miss" };
-        self.cache_reads
-            .get_or_create(&CacheOutcomeLabels {
-                cache: "search",
-                outcome,
-            })
-            .inc();
-    }
-
     /// The counters of the cache named `cache`: hits and misses in `tourney_cache_reads_total`
     /// (the public cache's are counted by [`Self::kept_read`]), evictions in
     /// `tourney_cache_evictions_total`.

@@ -11,7 +11,7 @@ use crate::db::ids::{PlayerId, UserId};
 use crate::db::models::{NewPlayer, Player};
 use crate::db::players::{self as store, PlayerSearch, PlayersAfter};
 use crate::error::ApiError;
-use crate::infra::search::{self, Names, Order};
+use crate::infra::search::{self, Names, Order, SearchIndex};
 use crate::services::validate::{
     check_country, keyset_page, keyset_start, Check, Page, Start, COUNT_CAP,
 };
@@ -206,12 +206,13 @@ struct PlayerKey(Option<f32>, String, i64);
 
 /// One page of players, filtered by name (ignoring case and diacritics) and country, ranked by
 /// similarity to `q` or by name; later pages by keyset (`cursor`), never by counting through.
-/// With the instance's search index of the players' names (`index`, current: see
-/// `infra::search`), a search is answered from it and only the page's rows are read.
+/// With the instance's search index (`index`), a search is answered from it once it has
+/// applied every name change committed before (`infra::search`), and only the page's rows are
+/// read.
 pub fn list_players(
     conn: &mut PgConnection,
     filter: PlayerFilter,
-    index: Option<&Names>,
+    index: Option<&SearchIndex>,
 ) -> Result<Page<PlayerOut>, ApiError> {
     let mut check = Check::new();
     let q = check.search_text("q", filter.q.as_deref(), 100);
@@ -256,7 +257,11 @@ pub fn list_players(
     // (`count(*) OVER ()`, taken before LIMIT and OFFSET) instead of a second query, which for
     // a common term scanned the table testing the match on every row.
     let counted_here = ranked && first;
-    let (rows, counted) = match (index, &search.q) {
+    let names = match (index, &search.q) {
+        (Some(index), Some(_)) => index.players(|| crate::db::search::stamp(conn))?,
+        _ => None,
+    };
+    let (rows, counted) = match (names.as_deref(), &search.q) {
         (Some(names), Some(q)) => {
             let at = (offset as usize, (limit + 1) as usize);
             indexed_page(

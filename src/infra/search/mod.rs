@@ -3,18 +3,22 @@
 //! `q` as PostgreSQL answers it (`trgm`: pg_trgm's word similarity, same ranks, same order),
 //! without scoring every match in the database.
 //!
-//! PostgreSQL stays the source of truth. The index is built at start from the tables (by id,
-//! in batches) on a thread of its own with its own connection, and kept current from the
-//! announcements the listener already receives (`infra::live`): `player:<id>` and
-//! `tournament-name:<id>` (migration `search_names`) name the row to read again. A list is
-//! answered from the index only while the index has caught up with the list's generation
-//! (the one its kept reads are checked against): after any change, announced or made through
-//! this instance, the index first sends a marker of its own on `tourney_changes` and waits for
-//! it to come back through the listener (notifications arrive in commit order, so every change
-//! committed before it has arrived by then), reads the named rows again, and only then counts
-//! as current at the generation it saw before the marker. Until the index is built, while it
-//! catches up, while the listener is not listening, and in a database whose collation or
-//! character type is not `C`, the lists are answered by PostgreSQL as before.
+//! PostgreSQL stays the source of truth, and a search sees every name change committed before
+//! it, whoever made it (through this instance, another one, or straight into the tables):
+//! every transaction that changes a searched name moves the database's search stamp on by one
+//! at commit and announces it after the rows it changed (migration `search_stamp`: gapless, in
+//! commit order). A search reads the stamp (one primary-key read) and is answered from the
+//! index only once the index has applied that stamp: it waits up to [`WAIT`] for the
+//! listener to bring it, and is otherwise answered by PostgreSQL.
+//!
+//! The index is built on a thread of its own with its own connection, from one snapshot of
+//! the tables and the stamp they are at, once the listener listens (every later commit is
+//! then announced to it), and built again whenever the listener has listened anew (changes
+//! may have gone unannounced meanwhile), a stamp arrives out of order, or a table was emptied.
+//! Between builds it reads again the rows named by `player:<id>` and `tournament-name:<id>`
+//! (`infra::live`) and counts as having applied the last stamp that arrived in order. Until it
+//! is built, and in a database whose collation or character type is not `C`, every search is
+//! answered by PostgreSQL.
 
 pub mod names;
 pub mod trgm;
@@ -22,37 +26,37 @@ pub mod trgm;
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
-use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard, Weak};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, RwLock, RwLockReadGuard, Weak};
 use std::time::{Duration, Instant};
 
 use diesel::{Connection, PgConnection};
 
 use crate::db::search as store;
-use crate::infra::live::{Generation, LiveHub, NameChange, Subject};
+use crate::infra::live::{LiveHub, NameChange};
+use crate::infra::metrics::CacheMeter;
 pub use names::{Hit, NameRow, Names, Order};
 pub use trgm::Words;
 
-/// How long the index waits for announcements before it looks at the generations again.
+/// How long the index waits for announcements before it looks at the listener again.
 const TICK: Duration = Duration::from_millis(20);
-/// How long it waits for its marker to come back before it tries again.
-const MARKER_WAIT: Duration = Duration::from_secs(5);
+/// How long a search waits for the index to apply the stamp it read before PostgreSQL answers
+/// it (the listener looks for announcements every 10 ms).
+pub const WAIT: Duration = Duration::from_millis(50);
 /// Rows read per query while building.
 const BATCH: i64 = 50_000;
-
-/// The generations of the two lists the index has caught up with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Caught {
-    players: Generation,
-    tournaments: Generation,
-}
 
 #[derive(Default)]
 struct Shared {
     players: RwLock<Names>,
     tournaments: RwLock<Names>,
-    caught: Mutex<Option<Caught>>,
+    /// The search stamp the names are at (or past); `None`: not built (or not usable).
+    applied: Mutex<Option<i64>>,
+    /// Signalled whenever `applied` moves.
+    moved: Condvar,
     /// Milliseconds the last full build took (0: none yet).
     build_ms: AtomicU64,
+    /// Searches answered by the index (hits) and by PostgreSQL (misses).
+    meter: OnceLock<CacheMeter>,
 }
 
 /// The instance's search index (cheap to clone; the thread that keeps it ends with the last
@@ -69,21 +73,63 @@ pub struct Stats {
     pub tournaments: usize,
     pub bytes: usize,
     pub build_ms: u64,
-    pub current: bool,
+    /// The search stamp it has applied (`None`: not built).
+    pub stamp: Option<i64>,
 }
 
 impl SearchIndex {
-    /// The players' names, when the index has caught up with the players' generation
-    /// `current` (`LiveHub::generation(Subject::Players)`); `None`: ask PostgreSQL.
-    pub fn players(&self, current: Option<Generation>) -> Option<RwLockReadGuard<'_, Names>> {
-        let caught = (*self.lock())?;
-        (Some(caught.players) == current).then(|| read(&self.shared.players))
+    /// The players' names, once the index has applied the database's search stamp (read by
+    /// `stamp` only when the index is built); `None`: ask PostgreSQL. Counted in
+    /// `tourney_cache_reads_total{cache="search"}`.
+    pub fn players<E>(
+        &self,
+        stamp: impl FnOnce() -> Result<i64, E>,
+    ) -> Result<Option<RwLockReadGuard<'_, Names>>, E> {
+        Ok(self.reached(stamp)?.then(|| read(&self.shared.players)))
     }
 
     /// The tournaments' names, as [`SearchIndex::players`].
-    pub fn tournaments(&self, current: Option<Generation>) -> Option<RwLockReadGuard<'_, Names>> {
-        let caught = (*self.lock())?;
-        (Some(caught.tournaments) == current).then(|| read(&self.shared.tournaments))
+    pub fn tournaments<E>(
+        &self,
+        stamp: impl FnOnce() -> Result<i64, E>,
+    ) -> Result<Option<RwLockReadGuard<'_, Names>>, E> {
+        Ok(self.reached(stamp)?.then(|| read(&self.shared.tournaments)))
+    }
+
+    /// Whether the index is at the stamp `stamp` reads (waiting up to [`WAIT`]), counted.
+    fn reached<E>(&self, stamp: impl FnOnce() -> Result<i64, E>) -> Result<bool, E> {
+        let built = self.applied().is_some();
+        let reached = built && self.wait_for(stamp()?, WAIT);
+        if let Some(m) = self.shared.meter.get() {
+            if reached { &m.hits } else { &m.misses }.inc();
+        }
+        Ok(reached)
+    }
+
+    /// Whether the index has applied `stamp`, waiting for it at most `wait`.
+    fn wait_for(&self, stamp: i64, wait: Duration) -> bool {
+        let until = Instant::now() + wait;
+        let mut applied = self.applied();
+        loop {
+            match *applied {
+                None => return false,
+                Some(a) if a >= stamp => return true,
+                Some(_) => {}
+            }
+            let left = until.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return false;
+            }
+            applied = match self.shared.moved.wait_timeout(applied, left) {
+                Ok((g, _)) => g,
+                Err(e) => e.into_inner().0,
+            };
+        }
+    }
+
+    /// Counts its searches on `meter` (hits: answered by the index).
+    pub fn meter(&self, meter: CacheMeter) {
+        let _ = self.shared.meter.set(meter);
     }
 
     /// What it holds now.
@@ -94,7 +140,7 @@ impl SearchIndex {
             tournaments: t.len(),
             bytes: p.bytes() + t.bytes(),
             build_ms: self.shared.build_ms.load(Ordering::Acquire),
-            current: self.lock().is_some(),
+            stamp: *self.applied(),
         }
     }
 
@@ -110,8 +156,11 @@ impl SearchIndex {
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Option<Caught>> {
-        self.shared.caught.lock().unwrap_or_else(|e| e.into_inner())
+    fn applied(&self) -> MutexGuard<'_, Option<i64>> {
+        self.shared
+            .applied
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
     }
 
     /// Starts the thread that builds the index and keeps it current from `live`'s
@@ -125,6 +174,14 @@ impl SearchIndex {
         if let Err(e) = spawned {
             tracing::error!(error = %e, "cannot start the search index");
         }
+    }
+}
+
+impl Shared {
+    /// The index is at `stamp` (`None`: not usable until built again).
+    fn set_applied(&self, stamp: Option<i64>) {
+        *self.applied.lock().unwrap_or_else(|e| e.into_inner()) = stamp;
+        self.moved.notify_all();
     }
 }
 
@@ -185,24 +242,6 @@ struct Pending {
     tournaments: HashSet<i64>,
 }
 
-impl Pending {
-    fn take(&mut self, change: NameChange) {
-        match change {
-            NameChange::Player(id) => {
-                self.players.insert(id);
-            }
-            NameChange::Tournament(id) => {
-                self.tournaments.insert(id);
-            }
-            NameChange::Marker(_) => {}
-        }
-    }
-
-    fn is_empty(&self) -> bool {
-        self.players.is_empty() && self.tournaments.is_empty()
-    }
-}
-
 /// The keeper's state between rounds.
 struct Keeper {
     live: LiveHub,
@@ -211,8 +250,10 @@ struct Keeper {
     pending: Pending,
     /// The listener's `listens` the index was built under.
     built_under: Option<u64>,
-    token: String,
-    markers: u64,
+    /// The last stamp announced in order since the build (`None`: not built).
+    seen: Option<i64>,
+    /// An announcement was missed (a stamp out of order) or a table emptied: build again.
+    stale: bool,
     /// The database's order is not bytewise: the index stays unused.
     unusable: bool,
 }
@@ -225,18 +266,18 @@ fn keep(weak: Weak<Shared>, live: LiveHub, changes: Receiver<NameChange>) {
         conn: None,
         pending: Pending::default(),
         built_under: None,
-        token: format!("{:016x}", rand::random::<u64>()),
-        markers: 0,
+        seen: None,
+        stale: false,
         unusable: false,
     };
     loop {
         match k.changes.recv_timeout(TICK) {
-            Ok(c) => k.pending.take(c),
+            Ok(c) => k.take(c),
             Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => return,
         }
         while let Ok(c) = k.changes.try_recv() {
-            k.pending.take(c);
+            k.take(c);
         }
         let Some(shared) = weak.upgrade() else {
             return;
@@ -246,53 +287,61 @@ fn keep(weak: Weak<Shared>, live: LiveHub, changes: Receiver<NameChange>) {
         }
         if let Err(e) = k.round(&shared) {
             tracing::warn!(error = %e, "search index: catching up failed; PostgreSQL answers meanwhile");
-            *shared.caught.lock().unwrap_or_else(|e| e.into_inner()) = None;
-            k.conn = None;
+            shared.set_applied(None);
+            (k.conn, k.built_under, k.seen) = (None, None, None);
             std::thread::sleep(Duration::from_secs(1));
         }
     }
 }
 
 impl Keeper {
-    /// One round: build when needed, catch up with the announced changes, and say which
-    /// generations the index now answers for.
+    /// Takes one announcement: a row to read again, or a stamp (in order, or missed ones).
+    fn take(&mut self, change: NameChange) {
+        match change {
+            NameChange::Player(id) => {
+                self.pending.players.insert(id);
+            }
+            NameChange::Tournament(id) => {
+                self.pending.tournaments.insert(id);
+            }
+            NameChange::Stamp(n) => match self.seen {
+                Some(s) if n == s + 1 => self.seen = Some(n),
+                // Committed before the build's snapshot: already in it.
+                Some(s) if n <= s => {}
+                Some(_) => self.stale = true,
+                None => {}
+            },
+            NameChange::Reset => self.stale = true,
+        }
+    }
+
+    /// One round: build when needed, read again the rows announced, and say which stamp the
+    /// index is at.
     fn round(&mut self, shared: &Shared) -> Result<(), String> {
         let listens = self.live.listens();
-        let players = self.live.generation(Subject::Players);
-        let tournaments = self.live.generation(Subject::Tournaments);
-        let (Some(players), Some(tournaments)) = (players, tournaments) else {
-            // Not listening: changes may go unseen.
-            *shared.caught.lock().unwrap_or_else(|e| e.into_inner()) = None;
-            return Ok(());
-        };
-        let now = Caught {
-            players,
-            tournaments,
-        };
-        let rebuild = self.built_under != Some(listens);
-        if !rebuild
-            && self.pending.is_empty()
-            && *shared.caught.lock().unwrap_or_else(|e| e.into_inner()) == Some(now)
-        {
+        if listens == 0 {
+            // Not listened yet: a change committed after the build could go unannounced.
             return Ok(());
         }
         if self.conn.is_none() {
             let url = self.live.database_url().to_string();
             self.conn = Some(PgConnection::establish(&url).map_err(|e| e.to_string())?);
         }
-        if rebuild {
+        if self.built_under != Some(listens) || self.stale {
             self.build(shared)?;
             self.built_under = Some(listens);
-            if self.unusable {
-                return Ok(());
-            }
         }
-        self.wait_for_marker()?;
-        self.apply(shared)?;
-        if self.live.listens() != listens {
+        let Some(seen) = self.seen else {
+            return Ok(());
+        };
+        let applied = *shared.applied.lock().unwrap_or_else(|e| e.into_inner());
+        let empty = self.pending.players.is_empty() && self.pending.tournaments.is_empty();
+        if empty && applied == Some(seen) {
             return Ok(());
         }
-        *shared.caught.lock().unwrap_or_else(|e| e.into_inner()) = Some(now);
+        // Every row changed up to `seen` was announced before it: read them again.
+        self.apply(shared)?;
+        shared.set_applied(Some(seen));
         Ok(())
     }
 
@@ -300,7 +349,8 @@ impl Keeper {
         self.conn.as_mut().expect("connected in round")
     }
 
-    /// Reads both lists whole and puts them in place of the index's.
+    /// Reads both lists whole, and the stamp they are at, in one snapshot, and puts them in
+    /// place of the index's.
     fn build(&mut self, shared: &Shared) -> Result<(), String> {
         let started = Instant::now();
         let err = |e: store::Error| e.to_string();
@@ -315,38 +365,29 @@ impl Keeper {
             self.unusable = true;
             return Ok(());
         };
-        self.pending = Pending::default();
-        let players = load(self.conn(), store::players_after, words).map_err(err)?;
-        let tournaments = load(self.conn(), store::tournaments_after, words).map_err(err)?;
+        // What was announced before the snapshot is in it.
+        (self.pending, self.stale) = (Pending::default(), false);
+        let (stamp, players, tournaments) = store::in_snapshot(self.conn(), |c| {
+            let stamp = store::stamp(c)?;
+            let players = load(c, store::players_after, words)?;
+            Ok((stamp, players, load(c, store::tournaments_after, words)?))
+        })
+        .map_err(err)?;
         *write(&shared.players) = players;
         *write(&shared.tournaments) = tournaments;
+        self.seen = Some(stamp);
+        shared.set_applied(Some(stamp));
         let ms = started.elapsed().as_millis() as u64;
         shared.build_ms.store(ms, Ordering::Release);
         tracing::info!(
             players = read(&shared.players).len(),
             tournaments = read(&shared.tournaments).len(),
             bytes = read(&shared.players).bytes() + read(&shared.tournaments).bytes(),
+            stamp,
             ms,
             "search index built"
         );
         Ok(())
-    }
-
-    /// Sends a marker and collects the announcements until it comes back: every change
-    /// committed before it is then pending.
-    fn wait_for_marker(&mut self) -> Result<(), String> {
-        self.markers += 1;
-        let marker = format!("search:{}:{}", self.token, self.markers);
-        store::announce(self.conn(), &marker).map_err(|e| e.to_string())?;
-        let until = Instant::now() + MARKER_WAIT;
-        loop {
-            let left = until.saturating_duration_since(Instant::now());
-            match self.changes.recv_timeout(left) {
-                Ok(NameChange::Marker(m)) if m == marker => return Ok(()),
-                Ok(c) => self.pending.take(c),
-                Err(_) => return Err("the marker did not come back".into()),
-            }
-        }
     }
 
     /// Reads the pending rows again: present ones replace the index's, missing ones leave it.
@@ -418,18 +459,52 @@ mod tests {
     }
 
     #[test]
-    fn an_index_not_built_answers_nothing() {
+    fn an_index_answers_only_at_the_stamp_it_has_applied() {
         let s = SearchIndex::default();
-        let g = Some(Generation::new(1, 0));
-        assert!(s.players(g).is_none());
-        assert!(s.tournaments(g).is_none());
-        *s.lock() = Some(Caught {
-            players: Generation::new(1, 0),
-            tournaments: Generation::new(1, 0),
-        });
-        assert!(s.players(g).is_some());
-        // A change it has not caught up with, or a listener not listening.
-        assert!(s.players(Some(Generation::new(1, 1))).is_none());
-        assert!(s.players(None).is_none());
+        let never = || -> Result<i64, ()> { panic!("not read while the index is not built") };
+        assert!(s.players(never).unwrap().is_none());
+        s.shared.set_applied(Some(4));
+        let at = |n: i64| move || Ok::<_, ()>(n);
+        assert!(s.players(at(3)).unwrap().is_some());
+        assert!(s.tournaments(at(4)).unwrap().is_some());
+        // A stamp committed after what it applied: waits, then PostgreSQL answers.
+        assert!(s.players(at(5)).unwrap().is_none());
+        assert_eq!(s.players(|| Err::<i64, _>("down")).err(), Some("down"));
+        // Applied while a reader waits.
+        let (waiting, keeper) = (s.clone(), s.clone());
+        let reader = std::thread::spawn(move || waiting.wait_for(6, Duration::from_secs(60)));
+        keeper.shared.set_applied(Some(6));
+        assert!(reader.join().unwrap());
+        s.shared.set_applied(None);
+        assert!(!s.wait_for(1, Duration::ZERO));
+    }
+
+    #[test]
+    fn stamps_in_order_advance_and_a_missed_one_rebuilds() {
+        let (_tx, rx) = std::sync::mpsc::channel();
+        let mut k = Keeper {
+            live: LiveHub::new("postgres://nowhere"),
+            changes: rx,
+            conn: None,
+            pending: Pending::default(),
+            built_under: None,
+            seen: None,
+            stale: false,
+            unusable: false,
+        };
+        // Before a build: nothing counts.
+        k.take(NameChange::Stamp(3));
+        assert_eq!(k.seen, None);
+        k.seen = Some(3);
+        k.take(NameChange::Stamp(2));
+        k.take(NameChange::Player(7));
+        k.take(NameChange::Stamp(4));
+        assert_eq!((k.seen, k.stale), (Some(4), false));
+        assert!(k.pending.players.contains(&7));
+        k.take(NameChange::Stamp(6));
+        assert!(k.stale);
+        k.stale = false;
+        k.take(NameChange::Reset);
+        assert!(k.stale);
     }
 }
