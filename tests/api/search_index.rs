@@ -431,3 +431,36 @@ async fn a_name_written_beside_the_service_is_in_the_very_next_search() {
     assert!(searches(&app).await.0 > hits);
     agree(&app, "players", "q=quexal&limit=30").await;
 }
+
+/// The public cache's misses so far (`tourney_cache_reads_total{cache="public"}`).
+async fn kept_misses(app: &TestApp) -> f64 {
+    let text = app.get("/metrics", None).await.text().await.unwrap();
+    value(
+        &text,
+        r#"tourney_cache_reads_total{cache="public",outcome="miss"}"#,
+    )
+}
+
+#[actix_web::test]
+async fn a_cold_search_read_by_many_at_once_is_computed_once() {
+    let app = spawn_app().await;
+    import(&app);
+    agree(&app, "players", "q=kar&limit=5").await;
+    let (hits, misses) = searches(&app).await;
+    let kept = kept_misses(&app).await;
+    // 24 readers of one search nobody asked before, all at once.
+    let path = "/api/v1/players?q=stadheim&limit=20";
+    let answers = futures_util::future::join_all((0..24).map(|_| app.get(path, None))).await;
+    let mut bodies = Vec::new();
+    for r in answers {
+        assert_eq!(r.status(), 200);
+        bodies.push(r.json::<Value>().await.unwrap());
+    }
+    assert!(bodies.iter().all(|b| b == &bodies[0]));
+    assert_eq!(bodies[0]["total"], 40);
+    // One of them computed it (one search, one miss of the kept bodies); the rest waited for
+    // it and were answered with its body.
+    let (h, m) = searches(&app).await;
+    assert_eq!((h - hits) + (m - misses), 1.0);
+    assert_eq!(kept_misses(&app).await, kept + 1.0);
+}
