@@ -180,6 +180,36 @@ def settle(base):
         time.sleep(0.5)
 
 
+def burst(url, clients=32):
+    """Reads `url` from `clients` threads released at once; each read's milliseconds, sorted."""
+    import concurrent.futures
+    import threading
+    barrier = threading.Barrier(clients)
+
+    def one(_):
+        barrier.wait()
+        started = time.time()
+        call(url)
+        return (time.time() - started) * 1000
+
+    with concurrent.futures.ThreadPoolExecutor(clients) as pool:
+        return sorted(pool.map(one, range(clients)))
+
+
+def cold_and_warm(base, api):
+    """A popular search nobody asked before, read by 32 clients at once (cold), then by 32
+    again (warm, kept): the slowest and the median read of each (issue 42, item 2)."""
+    print("| popular search, 32 clients at once | cold max ms | cold median ms | warm max ms "
+          "| warm median ms |")
+    print("| --- | --- | --- | --- | --- |")
+    for q in ["kar", "ber", "sten ma", "lu"]:
+        settle(base)
+        url = f"{api}/players?q={urllib.parse.quote(q)}&limit=50"
+        cold, warm = burst(url), burst(url)
+        print(f"| q={q} | {cold[-1]:.1f} | {cold[len(cold) // 2]:.1f} | {warm[-1]:.1f} "
+              f"| {warm[len(warm) // 2]:.1f} |")
+
+
 def rss_mb(pid):
     for line in open(f"/proc/{pid}/status"):
         if line.startswith("VmRSS:"):
@@ -282,6 +312,7 @@ def main():
         ok = "met" if rps * target >= ref_rps and p99 < 20 else "missed"
         print(f"| {name} | {kind}, repeated | {rps:.0f} | {p99:.1f} | 1/{ref_rps / rps:.1f} | "
               f"1/{target}, p99 < 20 ms: {ok} | {errors} | {first_ms:.1f} |")
+    cold_and_warm(base, api)
     for kind, name, paths in distinct:
         settle(base)
         rps, p99, errors = wrk(base, connections, seconds, paths)
