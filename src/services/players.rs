@@ -310,14 +310,21 @@ fn indexed_page(
         Some(f) => f,
         None => crate::db::search::fold(conn, q)?,
     };
-    let matches = names.matches(&folded, country.map(|c| search::names::tag(Some(c))));
     let order = if ranked { Order::Ranked } else { Order::Named };
-    let keys = match &after {
+    let after = match &after {
         Some(PlayersAfter::Ranked(rank, name, id)) => Some((*rank, name.as_str(), id.0)),
         Some(PlayersAfter::Named(name, id)) => Some((0.0, name.as_str(), id.0)),
         None => None,
     };
-    let (hits, total) = names.page(matches, order, keys, (offset, limit));
+    let (hits, total) = names.search(&search::Query {
+        folded: &folded,
+        tag: country.map(|c| search::names::tag(Some(c))),
+        order,
+        after,
+        skip: offset,
+        take: limit,
+        count_to: COUNT_CAP as usize + 1,
+    });
     let ids: Vec<PlayerId> = hits.iter().map(|h| PlayerId(h.id)).collect();
     let mut rows: std::collections::HashMap<i64, Player> = store::by_ids(conn, &ids)?
         .into_iter()

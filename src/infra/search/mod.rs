@@ -22,6 +22,7 @@
 
 pub mod names;
 pub mod trgm;
+mod walk;
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -34,7 +35,7 @@ use diesel::{Connection, PgConnection};
 use crate::db::search as store;
 use crate::infra::live::{LiveHub, NameChange};
 use crate::infra::metrics::CacheMeter;
-pub use names::{Hit, NameRow, Names, Order};
+pub use names::{Hit, NameRow, Names, Order, Query};
 pub use trgm::Words;
 
 /// How long the index waits for announcements before it looks at the listener again.
@@ -222,16 +223,14 @@ fn load(
     batch: fn(&mut PgConnection, i64, i64) -> store::Answer<Vec<store::NameRow>>,
     words: Words,
 ) -> store::Answer<Names> {
-    let (mut names, mut after) = (Names::new(words), 0);
+    let (mut rows, mut after) = (Vec::new(), 0);
     loop {
-        let rows = batch(conn, after, BATCH)?;
-        let Some(last) = rows.last() else {
-            return Ok(names);
+        let batch = batch(conn, after, BATCH)?;
+        let Some(last) = batch.last() else {
+            return Ok(Names::of(rows, words));
         };
         after = last.0;
-        for r in rows {
-            names.upsert(name_row(r));
-        }
+        rows.extend(batch.into_iter().map(name_row));
     }
 }
 
@@ -417,6 +416,12 @@ impl Keeper {
                 for r in rows {
                     names.upsert(name_row(r));
                 }
+            }
+            // Names added or renamed since the list was ordered are looked at in full by every
+            // search: past a share of the list, order it again (off the lock, then swapped).
+            if read(names).wants_ordering() {
+                let again = read(names).ordered_again();
+                *write(names) = again;
             }
         }
         Ok(())

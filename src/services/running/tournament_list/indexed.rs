@@ -51,14 +51,27 @@ pub(super) fn page(
         ListOrder::Relevance => Order::Ranked,
         _ => Order::Named,
     };
-    let candidates = names.ordered(&folded, order);
+    // The matches in the list's order, taken from the index a few at a time (a larger take
+    // gives the same ones first).
+    let (mut candidates, mut exhausted) = (Vec::new(), false);
     let (mut counted, mut page, mut skipped) = (0usize, Vec::new(), 0usize);
     let (mut start, mut batch) = (0, FIRST_BATCH);
-    while start < candidates.len() && (page.len() < limit || counted <= COUNT_CAP as usize) {
+    while page.len() < limit || counted <= COUNT_CAP as usize {
+        if start >= candidates.len() {
+            if exhausted {
+                break;
+            }
+            let take = (start + batch).max(FIRST_BATCH) * 4;
+            candidates = names.ordered(&folded, order, take);
+            exhausted = candidates.len() < take;
+            if start >= candidates.len() {
+                break;
+            }
+        }
         let end = (start + batch).min(candidates.len());
         let ids: Vec<TournamentId> = candidates[start..end]
             .iter()
-            .map(|h| TournamentId(h.id))
+            .map(|h: &Hit| TournamentId(h.id))
             .collect();
         let passing: HashSet<TournamentId> = db::tournaments::passing(conn, list, &ids)?
             .into_iter()
@@ -72,7 +85,7 @@ pub(super) fn page(
                 if skipped < offset {
                     skipped += 1;
                 } else {
-                    page.push(h);
+                    page.push(h.clone());
                 }
             }
         }
