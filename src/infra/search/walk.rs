@@ -34,14 +34,45 @@ pub struct Query<'a> {
     pub count_to: usize,
 }
 
-/// Buffers a thread reuses between searches: the trigram counts of every slot (all zero
-/// between searches) and the tiers.
+/// Buffers a thread reuses between searches.
 #[derive(Default)]
 struct Scratch {
-    counts: Vec<u8>,
+    counts: Counts,
+    cands: Vec<u32>,
+    high: Vec<(u32, u8)>,
     tiers: Vec<Vec<u32>>,
     low: Vec<Vec<u32>>,
     like: Vec<u32>,
+    like_counts: Vec<u8>,
+    union: Vec<u32>,
+}
+
+/// How many trigrams of the search each slot holds (among the lists counted slot by slot).
+#[derive(Default)]
+struct Counts {
+    marks: Vec<u8>,
+}
+
+impl Counts {
+    /// A new search over `n` slots: every count is 0 (a megabyte cleared for a million names,
+    /// cheaper than walking the lists again to clear what was counted).
+    fn start(&mut self, n: usize) {
+        self.marks.clear();
+        self.marks.resize(n, 0);
+    }
+
+    /// Counts one more trigram for `slot`; its count now.
+    #[inline]
+    fn add(&mut self, slot: u32) -> u8 {
+        let m = &mut self.marks[slot as usize];
+        *m = m.wrapping_add(1);
+        *m
+    }
+
+    #[inline]
+    fn get(&self, slot: usize) -> u8 {
+        self.marks[slot]
+    }
 }
 
 thread_local! {
@@ -189,33 +220,36 @@ impl<'n> Walk<'n, '_> {
 
     /// Looks at the slots of one tier (ascending), whose similarity is at most `bound`: the
     /// fresh ones all, the ordered ones until neither the page nor the count takes more.
-    fn tier(&mut self, slots: &[u32], bound: f32, sim: bool) {
+    fn tier(&mut self, slots: &[u32], bound: f32, sim: impl Fn(u32) -> bool) {
         let mut may_rank = !self.ranked_out(bound);
         if !may_rank && self.counted() {
             return;
         }
         let split = slots.partition_point(|&s| s < self.names.ordered);
         for &s in &slots[split..] {
-            self.visit(s, bound, sim, may_rank);
+            self.visit(s, bound, sim(s), may_rank);
         }
         for &s in &slots[..split] {
             if !may_rank && self.counted() {
                 return;
             }
-            may_rank = self.visit(s, bound, sim, may_rank) && may_rank;
+            may_rank = self.visit(s, bound, sim(s), may_rank) && may_rank;
         }
     }
 
     /// Looks at the slots `pick` takes (`Some(sim)`: `sim` says whether it may pass `q <%
     /// name`), in slot order with the fresh ones first, until neither the page nor the count
-    /// takes more. Their similarity is not bounded: used by name, and ranked for the names
-    /// holding no trigram of `q` (similarity 0).
-    fn every(&mut self, n: usize, mut pick: impl FnMut(usize) -> Option<bool>) {
+    /// takes more; their similarity is at most `bound` (used ranked for the names holding
+    /// as many trigrams of `q`, and by name with any bound).
+    fn every(&mut self, n: usize, bound: f32, mut pick: impl FnMut(usize) -> Option<bool>) {
         let ordered = self.names.ordered as usize;
-        let mut may_rank = !self.ranked_out(0.0);
+        let mut may_rank = !self.ranked_out(bound);
+        if !may_rank && self.counted() {
+            return;
+        }
         for s in ordered..n {
             if let Some(sim) = pick(s) {
-                self.visit(s as u32, 0.0, sim, may_rank);
+                self.visit(s as u32, bound, sim, may_rank);
             }
         }
         for s in 0..ordered {
@@ -223,9 +257,14 @@ impl<'n> Walk<'n, '_> {
                 return;
             }
             if let Some(sim) = pick(s) {
-                may_rank = self.visit(s as u32, 0.0, sim, may_rank) && may_rank;
+                may_rank = self.visit(s as u32, bound, sim, may_rank) && may_rank;
             }
         }
+    }
+
+    /// Whether nothing of a similarity up to `bound` is wanted any more.
+    fn over(&self, bound: f32) -> bool {
+        self.ranked_out(bound) && self.counted()
     }
 
     /// The page (after `skip`) and the count.
@@ -255,6 +294,10 @@ impl Names {
         })
     }
 
+    fn list(&self, t: &Trgm) -> &[u32] {
+        self.postings.get(t).map_or(&[][..], Vec::as_slice)
+    }
+
     fn search_with(&self, q: &Query, s: &mut Scratch) -> (Vec<Hit>, usize) {
         let trigrams = trgm::set(q.folded, self.words);
         let k = trigrams.len();
@@ -262,20 +305,26 @@ impl Names {
         // The fewest trigrams of `q` a name passing `q <% name` holds.
         let need = (1..=k).find(|&c| trgm::passes(bound(c))).unwrap_or(k + 1);
         let n = self.slots.len();
-        if s.counts.len() < n {
-            s.counts.resize(n, 0);
-        }
-        for t in &trigrams {
-            for &slot in self.postings.get(t).map_or(&[][..], Vec::as_slice) {
-                s.counts[slot as usize] += 1;
-            }
-        }
-        tiers(&s.counts[..n], k, &mut s.tiers);
         let inner = trgm::inner(q.folded, self.words);
-        if !inner.is_empty() {
-            self.holding_all(&inner, &mut s.like);
+        let mut lists: Vec<&[u32]> = trigrams.iter().map(|t| self.list(t)).collect();
+        lists.sort_by_key(|l| l.len());
+        // The shortest lists are counted slot by slot: enough of them that a name holding
+        // `need` trigrams is in one of them, and every list under 1/32 of the names (see
+        // `candidates`). Every list when `q` has no word of three letters (its tiers below
+        // `need` are walked by their counts).
+        let m = if inner.is_empty() {
+            k
+        } else {
+            let short = lists.iter().take_while(|l| l.len() * 32 < n).count();
+            (k + 1 - need).max(short).min(k)
+        };
+        s.counts.start(n);
+        let m = self.candidates(&lists, m, need, s);
+        s.tiers.resize_with(k + 1, Vec::new);
+        s.tiers.iter_mut().for_each(Vec::clear);
+        for &(slot, c) in &s.high {
+            s.tiers[usize::from(c)].push(slot);
         }
-        let like = (!inner.is_empty()).then_some(&s.like[..]);
         let mut w = Walk {
             names: self,
             q,
@@ -286,112 +335,169 @@ impl Names {
             seq: Vec::new(),
             sim: trgm::Scratch::default(),
         };
-        let counts = &s.counts[..n];
+        let is_high = |slots: &[(u32, u8)], x: u32| slots.binary_search_by_key(&x, |h| h.0).is_ok();
         match q.order {
             Order::Ranked => {
                 for c in (need..=k).rev() {
-                    w.tier(&s.tiers[c], bound(c), true);
+                    w.tier(&s.tiers[c], bound(c), |_| true);
                 }
                 // Below `need`, a name matches only by containing `q`.
-                match like {
-                    Some(like) => {
-                        s.low.resize_with(need, Vec::new);
-                        s.low.iter_mut().for_each(Vec::clear);
-                        for &slot in like {
-                            let c = usize::from(counts[slot as usize]);
-                            if c < need {
-                                s.low[c].push(slot);
-                            }
-                        }
-                        for c in (0..need).rev() {
-                            w.tier(&s.low[c], bound(c), false);
+                let below = bound(need.saturating_sub(1));
+                if w.over(below) {
+                    // The page and the count are whole.
+                } else if inner.is_empty() {
+                    let counts = &s.counts;
+                    for c in (1..need.min(k + 1)).rev() {
+                        w.every(n, bound(c), |x| {
+                            (usize::from(counts.get(x)) == c).then_some(false)
+                        });
+                    }
+                    w.every(n, 0.0, |x| (counts.get(x) == 0).then_some(false));
+                } else {
+                    self.holding_all(&inner, &mut s.like);
+                    self.count_like(&lists[m..], s);
+                    s.low.resize_with(need, Vec::new);
+                    s.low.iter_mut().for_each(Vec::clear);
+                    for (&slot, &c) in s.like.iter().zip(&s.like_counts) {
+                        if usize::from(c) < need {
+                            s.low[usize::from(c)].push(slot);
                         }
                     }
-                    None => {
-                        for c in (1..need.min(k + 1)).rev() {
-                            w.tier(&s.tiers[c], bound(c), false);
-                        }
-                        w.every(n, |s| (counts[s] == 0).then_some(false));
+                    for c in (0..need).rev() {
+                        w.tier(&s.low[c], bound(c), |_| false);
                     }
                 }
             }
             Order::Named => {
-                let sim = |s: usize| usize::from(counts[s]) >= need;
-                match like {
-                    Some(like) => {
-                        let mut member = Member { list: like, at: 0 };
-                        w.every(n, |s| {
-                            let sim = sim(s);
-                            (sim || member.has(s as u32)).then_some(sim)
-                        });
-                    }
-                    None => w.every(n, |s| Some(sim(s))),
+                let high = &s.high;
+                if inner.is_empty() {
+                    let mut at = 0;
+                    w.every(n, 0.0, |x| Some(member(high, &mut at, x as u32)));
+                } else {
+                    self.holding_all(&inner, &mut s.like);
+                    s.union.clear();
+                    s.union.extend(high.iter().map(|h| h.0));
+                    s.union.extend_from_slice(&s.like);
+                    s.union.sort_unstable();
+                    s.union.dedup();
+                    w.tier(&s.union, 0.0, |x| is_high(high, x));
                 }
             }
         }
-        let out = w.finish();
-        // Every count back to zero for the next search.
-        for tier in &s.tiers {
-            for &slot in tier {
-                s.counts[slot as usize] = 0;
+        w.finish()
+    }
+
+    /// The names holding at least `need` trigrams of the search (`s.high`: slot and count,
+    /// ascending), counted slot by slot in the first `m` lists; then the others are looked up
+    /// for them where that is cheaper than counting those too. Returns how many lists were
+    /// counted slot by slot (the counts of the other names hold only those).
+    fn candidates(&self, lists: &[&[u32]], m: usize, need: usize, s: &mut Scratch) -> usize {
+        let k = lists.len();
+        s.cands.clear();
+        s.high.clear();
+        if k == 0 {
+            return 0;
+        }
+        // A name holding `need` in all holds at least `first` in the first `m`.
+        let first = (need + m - k) as u8;
+        for l in &lists[..m] {
+            for &slot in *l {
+                if s.counts.add(slot) == first {
+                    s.cands.push(slot);
+                }
             }
         }
-        out
+        let rest: usize = lists[m..].iter().map(|l| l.len()).sum();
+        // A look-up costs about as much as counting 16 slots.
+        let looked_up = s.cands.len() * (k - m) * 16 < rest;
+        if !looked_up {
+            for l in &lists[m..] {
+                for &slot in *l {
+                    s.counts.add(slot);
+                }
+            }
+        }
+        if !looked_up && s.cands.len() > s.counts.marks.len() / 64 {
+            // Many: read them in slot order off the counts rather than sort them.
+            let n = s.counts.marks.len();
+            s.high.extend((0..n).filter_map(|x| {
+                let c = s.counts.get(x);
+                (usize::from(c) >= need).then_some((x as u32, c))
+            }));
+            return k;
+        }
+        s.cands.sort_unstable();
+        s.high
+            .extend(s.cands.iter().map(|&c| (c, s.counts.get(c as usize))));
+        if !looked_up {
+            s.high.retain(|h| usize::from(h.1) >= need);
+            return k;
+        }
+        for (i, l) in lists[m..].iter().enumerate() {
+            let left = k - m - i - 1;
+            let mut at = 0;
+            for h in s.high.iter_mut() {
+                if gallop(l, &mut at, h.0) {
+                    h.1 += 1;
+                }
+            }
+            s.high.retain(|h| usize::from(h.1) + left >= need);
+        }
+        m
+    }
+
+    /// How many trigrams of the search each name of `s.like` holds (`s.like_counts`): its
+    /// count in the lists counted slot by slot, and the `rest` looked up.
+    fn count_like(&self, rest: &[&[u32]], s: &mut Scratch) {
+        s.like_counts.clear();
+        s.like_counts
+            .extend(s.like.iter().map(|&x| s.counts.get(x as usize)));
+        for l in rest {
+            let mut at = 0;
+            for (i, &x) in s.like.iter().enumerate() {
+                if gallop(l, &mut at, x) {
+                    s.like_counts[i] += 1;
+                }
+            }
+        }
     }
 
     /// The slots holding every trigram of `inner`, ascending, into `out`.
     fn holding_all(&self, inner: &[Trgm], out: &mut Vec<u32>) {
-        let mut lists: Vec<&[u32]> = inner
-            .iter()
-            .map(|t| self.postings.get(t).map_or(&[][..], Vec::as_slice))
-            .collect();
+        let mut lists: Vec<&[u32]> = inner.iter().map(|t| self.list(t)).collect();
         lists.sort_by_key(|l| l.len());
         out.clear();
         out.extend_from_slice(lists[0]);
         for l in &lists[1..] {
-            out.retain(|s| l.binary_search(s).is_ok());
+            let mut at = 0;
+            out.retain(|&x| gallop(l, &mut at, x));
         }
     }
 }
 
-/// Membership in an ascending list, asked mostly in ascending order.
-struct Member<'a> {
-    list: &'a [u32],
-    at: usize,
+/// Whether the ascending `list` holds `x`, looking from `*at` on (left at the first element
+/// not below `x`): exponential steps, then a binary search.
+fn gallop(list: &[u32], at: &mut usize, x: u32) -> bool {
+    let (mut lo, mut step) = (*at, 1usize);
+    let mut hi = lo;
+    while hi < list.len() && list[hi] < x {
+        lo = hi + 1;
+        hi = lo + step;
+        step <<= 1;
+    }
+    let hi = hi.min(list.len());
+    *at = lo + list[lo..hi].partition_point(|&y| y < x);
+    list.get(*at) == Some(&x)
 }
 
-impl Member<'_> {
-    fn has(&mut self, s: u32) -> bool {
-        if self.at > 0 && self.list[self.at - 1] >= s {
-            self.at = self.list.partition_point(|&x| x < s);
-        }
-        while self.at < self.list.len() && self.list[self.at] < s {
-            self.at += 1;
-        }
-        self.list.get(self.at) == Some(&s)
+/// Whether the ascending `list` of (slot, count) holds slot `x`, asked mostly in ascending
+/// order (`at` kept between asks).
+fn member(list: &[(u32, u8)], at: &mut usize, x: u32) -> bool {
+    if *at > 0 && list[*at - 1].0 >= x {
+        *at = list.partition_point(|h| h.0 < x);
     }
-}
-
-/// The slots holding at least one trigram, by how many (`tiers[c]`, ascending).
-fn tiers(counts: &[u8], k: usize, tiers: &mut Vec<Vec<u32>>) {
-    tiers.resize_with(k + 1, Vec::new);
-    tiers.iter_mut().for_each(Vec::clear);
-    let mut base = 0u32;
-    let mut chunks = counts.chunks_exact(8);
-    for chunk in &mut chunks {
-        let word = u64::from_ne_bytes(chunk.try_into().expect("eight bytes"));
-        if word != 0 {
-            for (i, &c) in chunk.iter().enumerate() {
-                if c != 0 {
-                    tiers[usize::from(c)].push(base + i as u32);
-                }
-            }
-        }
-        base += 8;
+    while *at < list.len() && list[*at].0 < x {
+        *at += 1;
     }
-    for (i, &c) in chunks.remainder().iter().enumerate() {
-        if c != 0 {
-            tiers[usize::from(c)].push(base + i as u32);
-        }
-    }
+    list.get(*at).is_some_and(|h| h.0 == x)
 }
