@@ -68,6 +68,9 @@ pub struct Names {
     by_id: HashMap<i64, u32>,
     /// The slots holding each trigram, ascending.
     pub(super) postings: HashMap<Trgm, Vec<u32>>,
+    /// The same as bitmaps (bit `s % 64` of word `s / 64`) for the trigrams held by more than
+    /// 1/32 of the names when the list was ordered: a search counts them 64 slots at a time.
+    pub(super) dense: HashMap<Trgm, Vec<u64>>,
     /// Slots below this one are in name order; the others are fresh.
     pub(super) ordered: u32,
     /// Dead slots (removed or replaced names) among the ordered ones.
@@ -113,6 +116,16 @@ impl Names {
             n.push(e);
         }
         n.ordered = n.slots.len() as u32;
+        let words = n.slots.len().div_ceil(64);
+        for (t, list) in &n.postings {
+            if list.len() * 32 > n.slots.len() {
+                let mut bitmap = vec![0u64; words];
+                for &s in list {
+                    bitmap[s as usize / 64] |= 1 << (s % 64);
+                }
+                n.dense.insert(*t, bitmap);
+            }
+        }
         n
     }
 
@@ -135,7 +148,9 @@ impl Names {
             .map(|e| e.name.len() + e.folded.len())
             .sum();
         let postings: usize = self.postings.values().map(|p| p.capacity() * 4 + 48).sum();
+        let bitmaps: usize = self.dense.values().map(|b| b.capacity() * 8 + 48).sum();
         entries
+            + bitmaps
             + self.slots.capacity() * std::mem::size_of::<Option<Entry>>()
             + self.by_id.capacity() * 24
             + postings
@@ -146,6 +161,13 @@ impl Names {
         let slot = self.slots.len() as u32;
         for t in trgm::set(&e.folded, self.words) {
             self.postings.entry(t).or_default().push(slot);
+            if let Some(bitmap) = self.dense.get_mut(&t) {
+                let w = slot as usize / 64;
+                if bitmap.len() <= w {
+                    bitmap.resize(w + 1, 0);
+                }
+                bitmap[w] |= 1 << (slot % 64);
+            }
         }
         self.by_id.insert(e.id, slot);
         self.slots.push(Some(e));

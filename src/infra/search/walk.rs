@@ -47,21 +47,34 @@ struct Scratch {
     union: Vec<u32>,
 }
 
-/// How many trigrams of the search each slot holds (among the lists counted slot by slot).
+/// How many trigrams of the search each slot holds (among the lists counted): a byte a slot
+/// (lists counted slot by slot), or bit planes (the count's bits of 64 slots a word each, so
+/// that a dense trigram's bitmap adds to 64 slots at once).
 #[derive(Default)]
 struct Counts {
     marks: Vec<u8>,
+    planes: Vec<u64>,
+    /// How many planes (0: counted in bytes).
+    depth: usize,
 }
 
 impl Counts {
-    /// A new search over `n` slots: every count is 0 (a megabyte cleared for a million names,
-    /// cheaper than walking the lists again to clear what was counted).
-    fn start(&mut self, n: usize) {
+    /// A new search over `n` slots counted in bytes: every count is 0 (a megabyte cleared for a
+    /// million names, cheaper than walking the lists again to clear what was counted).
+    fn bytes(&mut self, n: usize) {
+        self.depth = 0;
         self.marks.clear();
         self.marks.resize(n, 0);
     }
 
-    /// Counts one more trigram for `slot`; its count now.
+    /// A new search over `n` slots counted in planes, for counts up to `k`.
+    fn planes(&mut self, n: usize, k: usize) {
+        self.depth = (usize::BITS - k.leading_zeros()) as usize;
+        self.planes.clear();
+        self.planes.resize(n.div_ceil(64) * self.depth, 0);
+    }
+
+    /// Counts one more trigram for `slot` (in bytes); its count now.
     #[inline]
     fn add(&mut self, slot: u32) -> u8 {
         let m = &mut self.marks[slot as usize];
@@ -69,10 +82,69 @@ impl Counts {
         *m
     }
 
+    /// Counts one more trigram for the slots of word `w` whose bits are set (in planes).
+    #[inline]
+    fn add_word(&mut self, w: usize, bits: u64) {
+        let planes = &mut self.planes[w * self.depth..(w + 1) * self.depth];
+        let mut carry = bits;
+        for p in planes {
+            let x = *p;
+            *p = x ^ carry;
+            carry &= x;
+            if carry == 0 {
+                break;
+            }
+        }
+    }
+
+    /// Counts a list (in planes): a bitmap a word at a time, a list of slots slot by slot.
+    fn add_list(&mut self, list: List) {
+        match list.bitmap {
+            Some(b) => {
+                for (w, &bits) in b.iter().enumerate() {
+                    if bits != 0 {
+                        self.add_word(w, bits);
+                    }
+                }
+            }
+            None => {
+                for &s in list.slots {
+                    self.add_word(s as usize / 64, 1 << (s % 64));
+                }
+            }
+        }
+    }
+
+    /// The slots of word `w` whose count is at least `c` (in planes).
+    fn at_least(&self, w: usize, c: usize) -> u64 {
+        let planes = &self.planes[w * self.depth..(w + 1) * self.depth];
+        let (mut gt, mut eq) = (0u64, !0u64);
+        for (p, &x) in planes.iter().enumerate().rev() {
+            if (c >> p) & 1 == 1 {
+                eq &= x;
+            } else {
+                gt |= eq & x;
+                eq &= !x;
+            }
+        }
+        gt | eq
+    }
+
     #[inline]
     fn get(&self, slot: usize) -> u8 {
-        self.marks[slot]
+        if self.depth == 0 {
+            return self.marks[slot];
+        }
+        let (planes, i) = (&self.planes[(slot / 64) * self.depth..], slot % 64);
+        (0..self.depth).fold(0, |c, p| c | (((planes[p] >> i) & 1) as u8) << p)
     }
+}
+
+/// A trigram's slots, and its bitmap when it is dense.
+#[derive(Clone, Copy)]
+struct List<'a> {
+    slots: &'a [u32],
+    bitmap: Option<&'a [u64]>,
 }
 
 thread_local! {
@@ -306,8 +378,14 @@ impl Names {
         let need = (1..=k).find(|&c| trgm::passes(bound(c))).unwrap_or(k + 1);
         let n = self.slots.len();
         let inner = trgm::inner(q.folded, self.words);
-        let mut lists: Vec<&[u32]> = trigrams.iter().map(|t| self.list(t)).collect();
-        lists.sort_by_key(|l| l.len());
+        let mut lists: Vec<List> = trigrams
+            .iter()
+            .map(|t| List {
+                slots: self.list(t),
+                bitmap: self.dense.get(t).map(Vec::as_slice),
+            })
+            .collect();
+        lists.sort_by_key(|l| l.slots.len());
         // The shortest lists are counted slot by slot: enough of them that a name holding
         // `need` trigrams is in one of them, and every list under 1/32 of the names (see
         // `candidates`). Every list when `q` has no word of three letters (its tiers below
@@ -315,10 +393,9 @@ impl Names {
         let m = if inner.is_empty() {
             k
         } else {
-            let short = lists.iter().take_while(|l| l.len() * 32 < n).count();
+            let short = lists.iter().take_while(|l| l.slots.len() * 32 < n).count();
             (k + 1 - need).max(short).min(k)
         };
-        s.counts.start(n);
         let m = self.candidates(&lists, m, need, s);
         s.tiers.resize_with(k + 1, Vec::new);
         s.tiers.iter_mut().for_each(Vec::clear);
@@ -388,74 +465,83 @@ impl Names {
     }
 
     /// The names holding at least `need` trigrams of the search (`s.high`: slot and count,
-    /// ascending), counted slot by slot in the first `m` lists; then the others are looked up
-    /// for them where that is cheaper than counting those too. Returns how many lists were
-    /// counted slot by slot (the counts of the other names hold only those).
-    fn candidates(&self, lists: &[&[u32]], m: usize, need: usize, s: &mut Scratch) -> usize {
-        let k = lists.len();
+    /// ascending). Either the first `m` lists are counted slot by slot and the others looked
+    /// up for the names counted to `need - (k - m)` there (which hold every name holding
+    /// `need`), or, where that would cost more, every list is counted, in bit planes. Returns
+    /// how many lists were counted (the counts of the names not in `s.high` hold only those).
+    fn candidates(&self, lists: &[List], m: usize, need: usize, s: &mut Scratch) -> usize {
+        let (k, n) = (lists.len(), self.slots.len());
         s.cands.clear();
         s.high.clear();
         if k == 0 {
+            s.counts.bytes(n);
             return 0;
         }
         // A name holding `need` in all holds at least `first` in the first `m`.
         let first = (need + m - k) as u8;
-        for l in &lists[..m] {
-            for &slot in *l {
-                if s.counts.add(slot) == first {
-                    s.cands.push(slot);
+        let dense = |l: &List| l.bitmap.is_some();
+        if m < k && first > 1 && !lists[..m].iter().any(dense) {
+            s.counts.bytes(n);
+            for l in &lists[..m] {
+                for &slot in l.slots {
+                    if s.counts.add(slot) == first {
+                        s.cands.push(slot);
+                    }
+                }
+            }
+            let rest: usize = lists[m..].iter().map(|l| l.slots.len()).sum();
+            // A look-up costs about as much as counting 16 slots.
+            if s.cands.len() * (k - m) * 16 < rest {
+                self.look_up(&lists[m..], need, s);
+                return m;
+            }
+            s.cands.clear();
+        }
+        s.counts.planes(n, k);
+        for l in lists {
+            s.counts.add_list(*l);
+        }
+        for w in 0..n.div_ceil(64) {
+            let mut bits = s.counts.at_least(w, need);
+            while bits != 0 {
+                let slot = w * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                if slot < n {
+                    s.high.push((slot as u32, s.counts.get(slot)));
                 }
             }
         }
-        let rest: usize = lists[m..].iter().map(|l| l.len()).sum();
-        // A look-up costs about as much as counting 16 slots.
-        let looked_up = s.cands.len() * (k - m) * 16 < rest;
-        if !looked_up {
-            for l in &lists[m..] {
-                for &slot in *l {
-                    s.counts.add(slot);
-                }
-            }
-        }
-        if !looked_up && s.cands.len() > s.counts.marks.len() / 64 {
-            // Many: read them in slot order off the counts rather than sort them.
-            let n = s.counts.marks.len();
-            s.high.extend((0..n).filter_map(|x| {
-                let c = s.counts.get(x);
-                (usize::from(c) >= need).then_some((x as u32, c))
-            }));
-            return k;
-        }
+        k
+    }
+
+    /// The candidates `s.cands` counted in the lists before `rest`, looked up in `rest`:
+    /// those holding `need` in all, with their counts, into `s.high`.
+    fn look_up(&self, rest: &[List], need: usize, s: &mut Scratch) {
         s.cands.sort_unstable();
         s.high
             .extend(s.cands.iter().map(|&c| (c, s.counts.get(c as usize))));
-        if !looked_up {
-            s.high.retain(|h| usize::from(h.1) >= need);
-            return k;
-        }
-        for (i, l) in lists[m..].iter().enumerate() {
-            let left = k - m - i - 1;
+        for (i, l) in rest.iter().enumerate() {
+            let left = rest.len() - i - 1;
             let mut at = 0;
             for h in s.high.iter_mut() {
-                if gallop(l, &mut at, h.0) {
+                if gallop(l.slots, &mut at, h.0) {
                     h.1 += 1;
                 }
             }
             s.high.retain(|h| usize::from(h.1) + left >= need);
         }
-        m
     }
 
     /// How many trigrams of the search each name of `s.like` holds (`s.like_counts`): its
     /// count in the lists counted slot by slot, and the `rest` looked up.
-    fn count_like(&self, rest: &[&[u32]], s: &mut Scratch) {
+    fn count_like(&self, rest: &[List], s: &mut Scratch) {
         s.like_counts.clear();
         s.like_counts
             .extend(s.like.iter().map(|&x| s.counts.get(x as usize)));
         for l in rest {
             let mut at = 0;
             for (i, &x) in s.like.iter().enumerate() {
-                if gallop(l, &mut at, x) {
+                if gallop(l.slots, &mut at, x) {
                     s.like_counts[i] += 1;
                 }
             }
