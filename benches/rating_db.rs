@@ -230,6 +230,7 @@ fn main() {
         live: tourney::infra::live::LiveHub::new(&url),
         standings: Default::default(),
         kept: Default::default(),
+        search: Default::default(),
         clock: Default::default(),
         webhooks: Default::default(),
         metrics: Default::default(),

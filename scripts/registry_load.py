@@ -12,6 +12,10 @@ names, pages by cursor), so nearly every request is a miss that reaches PostgreS
 
 Usage: scripts/registry_load.py DATABASE_URL BASE_URL SERVICE_PID ADMIN_USER ADMIN_PASSWORD
        [PLAYERS] [TOURNAMENTS] [CONNECTIONS] [SECONDS]
+NAMES=varied (environment) loads players with a realistic spread of names instead of 20 first
+names x 20 surnames (issue 42): a first name of two and a surname of three syllables, each
+drawn from 16 (some with marks), and a number; and adds a distinct run of names as people type
+them (each prefix of a few keystrokes read once).
 Defaults: 1,000,000 players, 100,000 tournaments, 64 connections, 10 s per read; PLAYERS 0
 reads a database an earlier run loaded.
 (psql and wrk from Debian's packages must be on PATH: `apt-get install -y wrk`.)
@@ -37,6 +41,9 @@ FIRST = ["Øystein", "Åse", "Kari", "Ola", "Łukasz", "Zoë", "Jürgen", "Søri
 LAST = ["Ødegård", "Nordmann", "Żółć", "Stadheim", "Brødrene", "Müller", "Kowalski", "Hansen",
         "Ås", "Wiśniewska", "Berg", "Dąbrowski", "Lindqvist", "Strand", "Fjeld", "Østby", "Haugen",
         "Ñuñez", "Bakke", "Løvås"]
+# Syllables of the varied names (NAMES=varied): 16^5 first name and surname pairs.
+SYLLABLES = ["kar", "ø", "sten", "ma", "lu", "kasz", "ber", "gå", "ni", "sø", "ri", "ta", "je",
+             "ló", "vik", "ha"]
 CITIES = ["Ålesund", "Tromsø", "Łódź", "Kraków", "Bergen", "Göteborg", "Århus", "Gdańsk",
           "Trondheim", "Malmö"]
 
@@ -62,11 +69,16 @@ def load(url, api, token, players, tournaments):
                                               "time_zone": "Europe/Oslo"}, token)
     pool = json.loads(pool)["id"]
     started = time.time()
+    name = (f"({sql_array(FIRST)})[1 + g % {len(FIRST)}] || ' ' || "
+            f"({sql_array(LAST)})[1 + (g / {len(FIRST)}) % {len(LAST)}] || ' ' || g")
+    if os.environ.get("NAMES") == "varied":
+        syl = [f"({sql_array(SYLLABLES)})[1 + (hashint4(g * 5 + {k}) & 15)]" for k in range(5)]
+        name = (f"initcap({syl[0]} || {syl[1]}) || ' ' || "
+                f"initcap({syl[2]} || {syl[3]} || {syl[4]}) || ' ' || g")
     first, last = psql(url, f"""
         WITH ins AS (
           INSERT INTO players (name, club, country, created_by)
-          SELECT ({sql_array(FIRST)})[1 + g % {len(FIRST)}] || ' ' ||
-                 ({sql_array(LAST)})[1 + (g / {len(FIRST)}) % {len(LAST)}] || ' ' || g,
+          SELECT {name},
                  'Club ' || (g % 500), (ARRAY['NO','PL','SE','DK','DE'])[1 + g % 5], {user}
           FROM generate_series(1, {players}) g
           RETURNING id)
@@ -168,6 +180,36 @@ def settle(base):
         time.sleep(0.5)
 
 
+def burst(url, clients=32):
+    """Reads `url` from `clients` threads released at once; each read's milliseconds, sorted."""
+    import concurrent.futures
+    import threading
+    barrier = threading.Barrier(clients)
+
+    def one(_):
+        barrier.wait()
+        started = time.time()
+        call(url)
+        return (time.time() - started) * 1000
+
+    with concurrent.futures.ThreadPoolExecutor(clients) as pool:
+        return sorted(pool.map(one, range(clients)))
+
+
+def cold_and_warm(base, api):
+    """A popular search nobody asked before, read by 32 clients at once (cold), then by 32
+    again (warm, kept): the slowest and the median read of each (issue 42, item 2)."""
+    print("| popular search, 32 clients at once | cold max ms | cold median ms | warm max ms "
+          "| warm median ms |")
+    print("| --- | --- | --- | --- | --- |")
+    for q in ["kar", "ber", "sten ma", "lu"]:
+        settle(base)
+        url = f"{api}/players?q={urllib.parse.quote(q)}&limit=50"
+        cold, warm = burst(url), burst(url)
+        print(f"| q={q} | {cold[-1]:.1f} | {cold[len(cold) // 2]:.1f} | {warm[-1]:.1f} "
+              f"| {warm[len(warm) // 2]:.1f} |")
+
+
 def rss_mb(pid):
     for line in open(f"/proc/{pid}/status"):
         if line.startswith("VmRSS:"):
@@ -230,6 +272,16 @@ def main():
                                 f" WHERE id = ANY(ARRAY{ids[:5000]}::bigint[])) n"))
     # The costliest last: a run's requests still queued when wrk stops are answered before the
     # next run starts (`settle`).
+    # As people type: the first 3, 4 and 6 letters of a name, and its first word and the
+    # surname's first letter ("kari n"), each read once.
+    typed = []
+    for n in named:
+        words = n.split()
+        typed += [n[:3], n[:4], n[:6]]
+        if len(words) > 1:
+            typed.append(words[0] + " " + words[1][:1])
+    typed = list(dict.fromkeys(typed))
+    rng.shuffle(typed)
     distinct = [
         ("profile", "player profiles, a different player each time",
          [f"{prefix}/players/{i}" for i in ids]),
@@ -237,6 +289,8 @@ def main():
          [f"{prefix}/players?limit=50&cursor={c}" for c in cursors]),
         ("search", "players by full name typed without marks, a different name each time",
          [f"{prefix}/players?limit=20&q={urllib.parse.quote(n)}" for n in named]),
+        ("search", "players by a name as it is typed (prefixes), a different one each time",
+         [f"{prefix}/players?limit=20&q={urllib.parse.quote(t)}" for t in typed]),
     ]
     print(f"service RSS before the reads: {rss_mb(pid):.0f} MB")
     ref_rps, ref_p99, _ = wrk(base + "/healthz", connections, seconds)
@@ -258,6 +312,7 @@ def main():
         ok = "met" if rps * target >= ref_rps and p99 < 20 else "missed"
         print(f"| {name} | {kind}, repeated | {rps:.0f} | {p99:.1f} | 1/{ref_rps / rps:.1f} | "
               f"1/{target}, p99 < 20 ms: {ok} | {errors} | {first_ms:.1f} |")
+    cold_and_warm(base, api)
     for kind, name, paths in distinct:
         settle(base)
         rps, p99, errors = wrk(base, connections, seconds, paths)
@@ -267,6 +322,10 @@ def main():
         print(f"| {name} ({len(paths)} URLs) | {kind}, distinct | {rps:.0f} | {p99:.1f} | "
               f"1/{ref_rps / rps:.1f} | 1/{target}, p99 < 20 ms: {ok} | {errors} | |")
     print(f"service RSS after the reads: {rss_mb(pid):.0f} MB (peak seen {peak:.0f} MB)")
+    metrics = call(base + "/metrics")[2].decode()
+    for line in metrics.splitlines():
+        if 'cache="search"' in line and not line.startswith("#"):
+            print(line)
 
 
 if __name__ == "__main__":

@@ -335,6 +335,13 @@ async fn docs_redirect() -> actix_web::HttpResponse {
         .finish()
 }
 
+/// Starts the instance's listener and the search index it keeps current.
+fn start_listening(state: &AppState) {
+    state.live.start();
+    state.search.meter(state.metrics.cache_meter("search"));
+    state.search.start(&state.live);
+}
+
 /// Starts the HTTP server on `listener`.
 pub fn serve(
     listener: TcpListener,
@@ -343,8 +350,8 @@ pub fn serve(
 ) -> std::io::Result<Server> {
     let doc = Arc::new(openapi());
     let routes = web::Data::new(RouteTable::from_openapi(&doc));
-    // One LISTEN connection for the instance's live feeds.
-    state.live.start();
+    // One LISTEN connection for the instance's live feeds; the search index keeps from it.
+    start_listening(&state);
     let live = state.live.clone();
     let limiter = state.rate_limits.clone();
     let vouch = Vouch {

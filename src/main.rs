@@ -220,6 +220,7 @@ fn serve(cfg: Config) -> Result<(), String> {
                 cfg.kept_bodies_max_bytes,
                 &metrics.cache_meter("public"),
             ),
+            search: Default::default(),
             clock: Default::default(),
             webhooks: tourney::services::integrations::webhooks::WebhookPolicy {
                 allow_private: std::env::var("TOURNEY_WEBHOOK_ALLOW_PRIVATE")

@@ -38,6 +38,10 @@ pub async fn metrics(state: web::Data<AppState>) -> HttpResponse {
         .body(state.metrics.render(
             pool,
             queue,
-            &[state.kept.sample(), state.standings.sample()],
+            &[
+                state.kept.sample(),
+                state.standings.sample(),
+                state.search.sample(),
+            ],
         ))
 }

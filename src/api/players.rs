@@ -85,16 +85,18 @@ pub async fn list(
     if caller.0.is_some() {
         // A signed-in caller may be looking for what they just wrote: exact, on the primary.
         let page = state
-            .run(move |conn| players::list_players(conn, filter.0))
+            .run(move |conn| players::list_players(conn, filter.0, None))
             .await?;
         return page_json(&req, &page, Visibility::Public);
     }
     // Every anonymous page (a search, a filter, a page by cursor) is kept per query until a
     // player changes; misses tolerate replication lag (`docs/scaling.md`).
     let (path, query) = (req.path().to_string(), req.query_string().to_string());
+    let st = state.clone();
     let body = state
         .run_kept_lagging(format!("players?{query}"), Subject::Players, move |conn| {
-            let page = players::list_players(conn, filter.0)?;
+            // The search index answers a search once it is current (`infra::search`).
+            let page = players::list_players(conn, filter.0, Some(&st.search))?;
             Ok((true, page_body(&path, &query, &page)?))
         })
         .await?;

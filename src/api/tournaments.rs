@@ -101,19 +101,22 @@ pub async fn list(
     if caller.0.is_some() {
         // Signed-in callers see their drafts and their writes: exact, on the primary.
         let page = state
-            .run(move |conn| tournament_list::list_tournaments(conn, &caller, filter.0))
+            .run(move |conn| tournament_list::list_tournaments(conn, &caller, filter.0, None))
             .await?;
         return page_json(&req, &page, Visibility::Private);
     }
     // Every anonymous page (a search, filters, a page by cursor) is kept per query until a
     // tournament changes; misses tolerate replication lag (`docs/scaling.md`).
     let (path, query) = (req.path().to_string(), req.query_string().to_string());
+    let st = state.clone();
     let body = state
         .run_kept_lagging(
             format!("tournaments?{query}"),
             Subject::Tournaments,
             move |conn| {
-                let page = tournament_list::list_tournaments(conn, &caller, filter.0)?;
+                // The search index answers a search once it is current (`infra::search`).
+                let page =
+                    tournament_list::list_tournaments(conn, &caller, filter.0, Some(&st.search))?;
                 Ok((true, page_body(&path, &query, &page)?))
             },
         )

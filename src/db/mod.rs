@@ -29,6 +29,7 @@ pub mod rounds;
 pub mod running;
 pub mod schedules;
 pub mod schema;
+pub mod search;
 pub mod staff;
 pub mod standings;
 pub mod tournaments;

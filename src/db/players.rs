@@ -294,3 +294,11 @@ pub fn count_existing(conn: &mut PgConnection, ids: &[PlayerId]) -> QueryResult<
         .count()
         .get_result(conn)
 }
+
+/// The players with these ids (those that exist), in no order.
+pub fn by_ids(conn: &mut PgConnection, ids: &[PlayerId]) -> QueryResult<Vec<Player>> {
+    players::table
+        .filter(players::id.eq_any(ids))
+        .select(Player::as_select())
+        .load(conn)
+}

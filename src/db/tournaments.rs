@@ -353,3 +353,28 @@ pub fn count_listed(conn: &mut PgConnection, f: &ListFilter, cap: i64) -> QueryR
         .load::<i64>(conn)?
         .len() as i64)
 }
+
+/// Which of `ids` the reader may see and pass the filters of `f` other than its search text
+/// (the search index found them), in no order.
+pub fn passing(
+    conn: &mut PgConnection,
+    f: &ListFilter,
+    ids: &[TournamentId],
+) -> QueryResult<Vec<TournamentId>> {
+    let unsearched = ListFilter {
+        q: None,
+        ..f.clone()
+    };
+    filtered(&unsearched)
+        .filter(tournaments::id.eq_any(ids))
+        .select(tournaments::id)
+        .load(conn)
+}
+
+/// The tournaments with these ids (those that exist), in no order.
+pub fn by_ids(conn: &mut PgConnection, ids: &[TournamentId]) -> QueryResult<Vec<Tournament>> {
+    tournaments::table
+        .filter(tournaments::id.eq_any(ids))
+        .select(Tournament::as_select())
+        .load(conn)
+}

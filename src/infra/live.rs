@@ -39,6 +39,41 @@ struct Hub {
     /// Where the listener's session connection goes (`DATABASE_LISTEN_URL`, else `url`).
     listen_url: String,
     changes: Changes,
+    /// Where the names of announced changes go (the search index, `infra::search`).
+    names: Mutex<Vec<std::sync::mpsc::Sender<NameChange>>>,
+    /// How many times the listener has started listening (a change may go unseen in between).
+    listens: AtomicU64,
+}
+
+/// A change of a name the search index holds, or where the changes committed so far stand
+/// (`infra::search`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NameChange {
+    Player(i64),
+    Tournament(i64),
+    /// The search stamp of a committed transaction that changed names: announced after the
+    /// rows it changed (migration `search_stamp`).
+    Stamp(i64),
+    /// A table of names was emptied at once.
+    Reset,
+}
+
+impl NameChange {
+    /// The name change a `tourney_changes` payload announces: `player:<id>`,
+    /// `tournament-name:<id>` (migration `search_names`), `search-stamp:<n>` or `search-reset`
+    /// (migration `search_stamp`).
+    fn parse(payload: &str) -> Option<Self> {
+        if let Some(id) = payload.strip_prefix("player:") {
+            return id.parse().ok().map(Self::Player);
+        }
+        if let Some(id) = payload.strip_prefix("tournament-name:") {
+            return id.parse().ok().map(Self::Tournament);
+        }
+        if let Some(n) = payload.strip_prefix("search-stamp:") {
+            return n.parse().ok().map(Self::Stamp);
+        }
+        (payload == "search-reset").then_some(Self::Reset)
+    }
 }
 
 /// What a kept read is made of: one tournament, one rating pool's leaderboard, one player, or
@@ -188,6 +223,8 @@ impl LiveHub {
                 url: url.to_string(),
                 listen_url: listen_url.to_string(),
                 changes: Changes::default(),
+                names: Mutex::new(Vec::new()),
+                listens: AtomicU64::new(0),
             }),
         }
     }
@@ -222,6 +259,23 @@ impl LiveHub {
     /// decided): every kept read of the instance is dropped.
     pub fn touched_all(&self) {
         self.hub.changes.changed_all();
+    }
+
+    /// Every name change announced from now on, and the search stamps.
+    pub fn names(&self) -> std::sync::mpsc::Receiver<NameChange> {
+        let (tx, rx) = std::sync::mpsc::channel();
+        self.hub
+            .names
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(tx);
+        rx
+    }
+
+    /// How many times the listener has started listening (0: never yet); changes announced
+    /// while it was not listening were not seen.
+    pub fn listens(&self) -> u64 {
+        self.hub.listens.load(Ordering::Acquire)
     }
 
     /// Starts the listener thread.
@@ -278,7 +332,10 @@ fn listen(weak: Weak<Hub>) {
         }
         // From here every committed change is announced on this connection.
         match weak.upgrade() {
-            Some(hub) => hub.changes.listening(),
+            Some(hub) => {
+                hub.changes.listening();
+                hub.listens.fetch_add(1, Ordering::AcqRel);
+            }
             None => return,
         }
         let more = forward(&mut conn, &weak, &mut last);
@@ -304,6 +361,12 @@ fn forward(conn: &mut PgConnection, weak: &Weak<Hub>, last: &mut Option<i64>) ->
         for n in conn.notifications_iter() {
             match n {
                 Ok(n) if n.channel == "tourney_changes" => {
+                    if let Some(change) = NameChange::parse(&n.payload) {
+                        hub.names
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .retain(|tx| tx.send(change.clone()).is_ok());
+                    }
                     for subject in Subject::parse(&n.payload) {
                         hub.changes.changed(subject);
                     }
@@ -354,6 +417,29 @@ mod tests {
         assert_eq!(Subject::parse("tournaments"), vec![Subject::Tournaments]);
         for junk in ["", "pool:", "player:x", "pools", "x"] {
             assert!(Subject::parse(junk).is_empty(), "{junk}");
+        }
+        // The search index's announcements move no kept read.
+        for other in ["tournament-name:4", "search-stamp:12", "search-reset"] {
+            assert!(Subject::parse(other).is_empty(), "{other}");
+        }
+        assert_eq!(NameChange::parse("player:9"), Some(NameChange::Player(9)));
+        assert_eq!(
+            NameChange::parse("tournament-name:4"),
+            Some(NameChange::Tournament(4))
+        );
+        assert_eq!(
+            NameChange::parse("search-stamp:12"),
+            Some(NameChange::Stamp(12))
+        );
+        assert_eq!(NameChange::parse("search-reset"), Some(NameChange::Reset));
+        for junk in [
+            "7",
+            "pool:3",
+            "tournaments",
+            "tournament-name:x",
+            "search-stamp:",
+        ] {
+            assert_eq!(NameChange::parse(junk), None, "{junk}");
         }
     }
 

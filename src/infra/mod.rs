@@ -1,7 +1,7 @@
 //! Machinery the use cases lean on that is no use case itself: the live listener that turns
 //! PostgreSQL notifications into generations and feeds (`live`), the public bodies kept per
 //! instance (`kept`) and the staff standings cache (`standings_cache`), the instance's metrics
-//! registry (`metrics`), the deprecated forms and their headers (`deprecation`), the sign-in
+//! registry (`metrics`), the search index of the registry's names (`search`), the deprecated forms and their headers (`deprecation`), the sign-in
 //! throttle, idempotency keys and CSV fields. Nothing here
 //! imports a service or the HTTP layer.
 
@@ -14,5 +14,6 @@ pub mod live;
 pub mod mail;
 pub mod metrics;
 pub mod ratelimit;
+pub mod search;
 pub mod standings_cache;
 pub mod throttle;

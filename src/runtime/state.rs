@@ -41,6 +41,9 @@ pub struct AppState {
     /// Public reads kept while no change to their tournament is announced (served without
     /// the database).
     pub kept: crate::infra::kept::KeptReads,
+    /// The search index of the registry's names (issue 42), current with `live`'s
+    /// announcements; PostgreSQL answers until it has been built.
+    pub search: crate::infra::search::SearchIndex,
     /// The clock scheduling deadlines run on (the system clock; tests move it forward).
     pub clock: crate::services::play::scheduling::Clock,
     /// How webhook deliveries go out (private targets, retry delays).

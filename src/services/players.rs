@@ -10,6 +10,7 @@ use crate::db::models::{NewPlayer, Player};
 use crate::db::players::{self as store, PlayerSearch, PlayersAfter};
 use crate::db::PgConnection;
 use crate::error::ApiError;
+use crate::infra::search::{self, Names, Order, SearchIndex};
 use crate::services::validate::{
     check_country, keyset_page, keyset_start, Check, Page, Start, COUNT_CAP,
 };
@@ -204,9 +205,13 @@ struct PlayerKey(Option<f32>, String, i64);
 
 /// One page of players, filtered by name (ignoring case and diacritics) and country, ranked by
 /// similarity to `q` or by name; later pages by keyset (`cursor`), never by counting through.
+/// With the instance's search index (`index`), a search is answered from it once it has
+/// applied every name change committed before (`infra::search`), and only the page's rows are
+/// read.
 pub fn list_players(
     conn: &mut PgConnection,
     filter: PlayerFilter,
+    index: Option<&SearchIndex>,
 ) -> Result<Page<PlayerOut>, ApiError> {
     let mut check = Check::new();
     let q = check.search_text("q", filter.q.as_deref(), 100);
@@ -251,8 +256,29 @@ pub fn list_players(
     // (`count(*) OVER ()`, taken before LIMIT and OFFSET) instead of a second query, which for
     // a common term scanned the table testing the match on every row.
     let counted_here = ranked && first;
-    let rows = store::search_page(conn, &search, ranked, after, limit, offset, counted_here)?;
-    let counted = rows.first().and_then(|r| r.2);
+    let names = match (index, &search.q) {
+        (Some(index), Some(_)) => index.players(|| crate::db::search::stamp(conn))?,
+        _ => None,
+    };
+    let (rows, counted) = match (names.as_deref(), &search.q) {
+        (Some(names), Some(q)) => {
+            let at = (offset as usize, (limit + 1) as usize);
+            indexed_page(
+                conn,
+                names,
+                (q, search.country.as_deref()),
+                ranked,
+                after,
+                at,
+            )?
+        }
+        _ => {
+            let rows =
+                store::search_page(conn, &search, ranked, after, limit, offset, counted_here)?;
+            let counted = rows.first().and_then(|r| r.2);
+            (rows, counted)
+        }
+    };
     keyset_page(
         rows,
         limit,
@@ -267,6 +293,52 @@ pub fn list_players(
         |(p, _, _)| Ok(PlayerOut::from(p)),
     )
 }
+
+/// A page of the players whose names match `q` (in `country`), as the store's `search_page`
+/// gives it, from the search index: the index ranks the matches, the page's rows are read by
+/// id; and how many players match in all.
+fn indexed_page(
+    conn: &mut PgConnection,
+    names: &Names,
+    (q, country): (&str, Option<&str>),
+    ranked: bool,
+    after: Option<PlayersAfter>,
+    (offset, limit): (usize, usize),
+) -> Result<Ranked<Player>, ApiError> {
+    let folded = match search::fold_ascii(q) {
+        Some(f) => f,
+        None => crate::db::search::fold(conn, q)?,
+    };
+    let order = if ranked { Order::Ranked } else { Order::Named };
+    let after = match &after {
+        Some(PlayersAfter::Ranked(rank, name, id)) => Some((*rank, name.as_str(), id.0)),
+        Some(PlayersAfter::Named(name, id)) => Some((0.0, name.as_str(), id.0)),
+        None => None,
+    };
+    let (hits, total) = names.search(&search::Query {
+        folded: &folded,
+        tag: country.map(|c| search::names::tag(Some(c))),
+        order,
+        after,
+        skip: offset,
+        take: limit,
+        count_to: COUNT_CAP as usize + 1,
+    });
+    let ids: Vec<PlayerId> = hits.iter().map(|h| PlayerId(h.id)).collect();
+    let mut rows: std::collections::HashMap<i64, Player> = store::by_ids(conn, &ids)?
+        .into_iter()
+        .map(|p| (p.id.0, p))
+        .collect();
+    let total = Some(total as i64);
+    let page = hits
+        .iter()
+        .filter_map(|h| rows.remove(&h.id).map(|p| (p, h.score, total)))
+        .collect();
+    Ok((page, total))
+}
+
+/// Rows of a ranked page, each with its similarity (and the count), and the count.
+type Ranked<T> = (Vec<(T, f32, Option<i64>)>, Option<i64>);
 
 /// One player.
 pub fn read_player(conn: &mut PgConnection, id: i64) -> Result<PlayerOut, ApiError> {

@@ -293,6 +293,7 @@ fn serve_with(db_url: &str, secret: &str, serve: Serve) -> TestApp {
             metrics.cache_meter("standings"),
         ),
         kept: tourney::infra::kept::KeptReads::new(kept_bytes, &metrics.cache_meter("public")),
+        search: Default::default(),
         clock: clock.clone(),
         // Tests receive webhooks on 127.0.0.1 and retry after a second.
         webhooks: tourney::services::integrations::webhooks::WebhookPolicy {

@@ -73,6 +73,7 @@ mod rules_time;
 mod running;
 mod running_formats;
 mod running_ties;
+mod search_index;
 mod security;
 mod self_scheduling;
 mod self_scheduling_rules;

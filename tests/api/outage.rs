@@ -123,6 +123,7 @@ fn state_on(pool: tourney::db::DbPool, url: &str) -> tourney::runtime::state::Ap
         live: tourney::infra::live::LiveHub::new(url),
         standings: Default::default(),
         kept: Default::default(),
+        search: Default::default(),
         clock: Default::default(),
         webhooks: Default::default(),
         metrics: Default::default(),

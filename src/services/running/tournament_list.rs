@@ -13,10 +13,16 @@ use crate::domain::scoring::Preset;
 use crate::domain::status::TournamentStatus;
 use crate::domain::{PoolId, UserId};
 use crate::error::ApiError;
+use crate::infra::search::SearchIndex;
 use crate::services::running::tournaments::TournamentOut;
 use crate::services::validate::{
     check_country, keyset_page, keyset_start, Check, Page, Start, COUNT_CAP,
 };
+
+mod indexed;
+
+/// Rows of a page, each with its similarity and (when counted) the count, and the count.
+type Rows = (Vec<(db::models::Tournament, f32, Option<i64>)>, Option<i64>);
 
 /// How the tournament list is ordered (ties by id, in the same direction).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, ToSchema)]
@@ -168,11 +174,15 @@ fn store_filter(caller: &MaybeCaller, filter: &TournamentFilter, c: &Checked) ->
 }
 
 /// One page of the tournaments the caller may see (drafts only for their staff), searched,
-/// filtered and sorted; later pages by keyset (`cursor`), never by counting through.
+/// filtered and sorted; later pages by keyset (`cursor`), never by counting through. With the
+/// instance's search index (`index`, once it has applied every name change committed before:
+/// see `infra::search`), a search ranked or by name takes its matches from the index in the
+/// list's order and asks the database only which of them pass the other filters.
 pub fn list_tournaments(
     conn: &mut PgConnection,
     caller: &MaybeCaller,
     filter: TournamentFilter,
+    index: Option<&SearchIndex>,
 ) -> Result<Page<TournamentOut>, ApiError> {
     let c = check_filter(conn, &filter)?;
     let scope = format!(
@@ -209,9 +219,41 @@ pub fn list_tournaments(
     // A ranked page scores every match before it cuts: it counts them in the same pass (as
     // `services::players::list_players` does).
     let counted_here = c.sort == TournamentSort::Relevance && first;
-    let rows =
-        db::tournaments::list_page(conn, &list, order, from, (limit + 1, offset), counted_here)?;
-    let counted = rows.first().and_then(|r| r.2);
+    let names = match (index, &c.q, order) {
+        (Some(index), Some(_), ListOrder::Relevance | ListOrder::Name) => {
+            index.tournaments(|| db::search::stamp(conn))?
+        }
+        _ => None,
+    };
+    let indexed = match (names.as_deref(), &c.q, order) {
+        (Some(names), Some(q), ListOrder::Relevance | ListOrder::Name) => {
+            let at = (offset as usize, (limit + 1) as usize);
+            Some(indexed::page(
+                conn,
+                names,
+                (q, &list),
+                order,
+                from.as_ref(),
+                at,
+            )?)
+        }
+        _ => None,
+    };
+    let (rows, counted) = match indexed {
+        Some(page) => page,
+        None => {
+            let rows = db::tournaments::list_page(
+                conn,
+                &list,
+                order,
+                from,
+                (limit + 1, offset),
+                counted_here,
+            )?;
+            let counted = rows.first().and_then(|r| r.2);
+            (rows, counted)
+        }
+    };
     let sort = c.sort;
     keyset_page(
         rows,

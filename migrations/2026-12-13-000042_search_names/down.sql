@@ -1,0 +1,2 @@
+DROP TRIGGER tournaments_name_notify ON tournaments;
+DROP FUNCTION tourney_tournament_name_notify();

@@ -1,0 +1,11 @@
+DROP TRIGGER tournaments_name_gone ON tournaments;
+DROP TRIGGER tournaments_search_reset ON tournaments;
+DROP TRIGGER players_search_reset ON players;
+DROP TRIGGER tournaments_search_due ON tournaments;
+DROP TRIGGER players_search_due ON players;
+DROP TABLE search_stamp_due;
+DROP TABLE search_stamp;
+DROP FUNCTION tourney_tournament_gone_notify();
+DROP FUNCTION tourney_search_reset();
+DROP FUNCTION tourney_search_stamp();
+DROP FUNCTION tourney_search_due();

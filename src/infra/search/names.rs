@@ -1,0 +1,241 @@
+//! One list's names in memory (players' or tournaments'): the folded names, a trigram index
+//! over them, and the search the list's `q` makes (`name_folded LIKE '%q%' OR q <% name_folded`,
+//! ranked by `word_similarity`, then name, then id), answered as PostgreSQL answers it.
+//!
+//! The names are kept in slots **in the list's name order** (name bytewise, then id), so that
+//! a posting list (the slots holding a trigram, ascending) walks its names in that order and a
+//! search can stop as soon as its page is full (`walk`). A name added or renamed after the
+//! slots were ordered goes into a slot past the ordered ones (a *fresh* slot, always looked
+//! at in full); a removed one leaves a dead slot. When fresh and dead slots grow past a share
+//! of the list, the keeper orders the list again (`wants_ordering`, `ordered_again`).
+
+use std::collections::HashMap;
+
+use super::trgm::{self, Trgm, Words};
+pub use super::walk::Query;
+
+/// A name as the index holds it.
+pub(super) struct Entry {
+    pub(super) id: i64,
+    pub(super) name: Box<str>,
+    pub(super) folded: Box<str>,
+    /// A filter field the index answers itself (a player's country), packed; 0: none.
+    pub(super) tag: u16,
+}
+
+/// A name the index is given (a row of the list's table).
+#[derive(Debug, Clone, PartialEq)]
+pub struct NameRow {
+    pub id: i64,
+    pub name: String,
+    /// `tourney_fold(name)` as the database stored it.
+    pub folded: String,
+    /// A two-letter code (a player's country), if any.
+    pub tag: Option<String>,
+}
+
+/// A two-letter code packed (0: none or not two ASCII letters).
+pub fn tag(code: Option<&str>) -> u16 {
+    match code.map(str::as_bytes) {
+        Some([a, b]) if a.is_ascii_alphabetic() && b.is_ascii_alphabetic() => {
+            u16::from_be_bytes([*a, *b])
+        }
+        _ => 0,
+    }
+}
+
+/// A match: the row's id, its name and its similarity to the search text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hit {
+    pub id: i64,
+    pub name: String,
+    pub score: f32,
+}
+
+/// The order of a list's matches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Order {
+    /// Similarity (highest first), then name, then id.
+    Ranked,
+    /// Name, then id.
+    Named,
+}
+
+/// The names of one list and their trigram index.
+#[derive(Default)]
+pub struct Names {
+    pub(super) slots: Vec<Option<Entry>>,
+    by_id: HashMap<i64, u32>,
+    /// The slots holding each trigram, ascending.
+    pub(super) postings: HashMap<Trgm, Vec<u32>>,
+    /// The same as bitmaps (bit `s % 64` of word `s / 64`) for the trigrams held by more than
+    /// 1/32 of the names when the list was ordered: a search counts them 64 slots at a time.
+    pub(super) dense: HashMap<Trgm, Vec<u64>>,
+    /// Slots below this one are in name order; the others are fresh.
+    pub(super) ordered: u32,
+    /// Dead slots (removed or replaced names) among the ordered ones.
+    dead: usize,
+    /// What pg_trgm takes for a word in this database.
+    pub(super) words: Words,
+}
+
+impl Names {
+    /// An empty index whose words are `words`.
+    pub fn new(words: Words) -> Self {
+        Self {
+            words,
+            ..Self::default()
+        }
+    }
+
+    /// The index of `rows` (ASCII words).
+    pub fn build(rows: impl IntoIterator<Item = NameRow>) -> Self {
+        Self::of(rows, Words::Ascii)
+    }
+
+    /// The index of `rows` whose words are `words`, in name order.
+    pub fn of(rows: impl IntoIterator<Item = NameRow>, words: Words) -> Self {
+        let entries = rows.into_iter().map(|r| Entry {
+            id: r.id,
+            name: r.name.into(),
+            folded: r.folded.into(),
+            tag: tag(r.tag.as_deref()),
+        });
+        Self::of_entries(entries.collect(), words)
+    }
+
+    /// The index of `entries` (the last of one id kept), in name order.
+    fn of_entries(mut entries: Vec<Entry>, words: Words) -> Self {
+        entries.reverse();
+        entries.sort_by(|a, b| a.id.cmp(&b.id));
+        entries.dedup_by_key(|e| e.id);
+        entries.sort_unstable_by(|a, b| (a.name.as_bytes(), a.id).cmp(&(b.name.as_bytes(), b.id)));
+        let mut n = Self::new(words);
+        n.slots.reserve(entries.len());
+        for e in entries {
+            n.push(e);
+        }
+        n.ordered = n.slots.len() as u32;
+        let words = n.slots.len().div_ceil(64);
+        for (t, list) in &n.postings {
+            if list.len() * 32 > n.slots.len() {
+                let mut bitmap = vec![0u64; words];
+                for &s in list {
+                    bitmap[s as usize / 64] |= 1 << (s % 64);
+                }
+                n.dense.insert(*t, bitmap);
+            }
+        }
+        n
+    }
+
+    /// How many names it holds.
+    pub fn len(&self) -> usize {
+        self.by_id.len()
+    }
+
+    /// Whether it holds no name.
+    pub fn is_empty(&self) -> bool {
+        self.by_id.is_empty()
+    }
+
+    /// An estimate of the bytes it holds (names, folded names, entries, postings, maps).
+    pub fn bytes(&self) -> usize {
+        let entries: usize = self
+            .slots
+            .iter()
+            .flatten()
+            .map(|e| e.name.len() + e.folded.len())
+            .sum();
+        let postings: usize = self.postings.values().map(|p| p.capacity() * 4 + 48).sum();
+        let bitmaps: usize = self.dense.values().map(|b| b.capacity() * 8 + 48).sum();
+        entries
+            + bitmaps
+            + self.slots.capacity() * std::mem::size_of::<Option<Entry>>()
+            + self.by_id.capacity() * 24
+            + postings
+    }
+
+    /// Puts `e` in a new slot at the end.
+    fn push(&mut self, e: Entry) {
+        let slot = self.slots.len() as u32;
+        for t in trgm::set(&e.folded, self.words) {
+            self.postings.entry(t).or_default().push(slot);
+            if let Some(bitmap) = self.dense.get_mut(&t) {
+                let w = slot as usize / 64;
+                if bitmap.len() <= w {
+                    bitmap.resize(w + 1, 0);
+                }
+                bitmap[w] |= 1 << (slot % 64);
+            }
+        }
+        self.by_id.insert(e.id, slot);
+        self.slots.push(Some(e));
+    }
+
+    /// Adds or replaces the row with `r.id` (in a fresh slot).
+    pub fn upsert(&mut self, r: NameRow) {
+        self.remove(r.id);
+        self.push(Entry {
+            id: r.id,
+            name: r.name.into(),
+            folded: r.folded.into(),
+            tag: tag(r.tag.as_deref()),
+        });
+    }
+
+    /// Removes the row with `id` (if held): its slot dies, its postings stay until the list is
+    /// ordered again (a search passes over dead slots).
+    pub fn remove(&mut self, id: i64) {
+        let Some(slot) = self.by_id.remove(&id) else {
+            return;
+        };
+        self.slots[slot as usize] = None;
+        if slot < self.ordered {
+            self.dead += 1;
+        }
+    }
+
+    /// Whether fresh and dead slots have grown enough that the list should be ordered again
+    /// (past 4,096 and past an eighth of the list).
+    pub fn wants_ordering(&self) -> bool {
+        let unordered = self.slots.len() - self.ordered as usize + self.dead;
+        unordered > 4096 && unordered > self.len() / 8
+    }
+
+    /// The same names in name order, with no fresh or dead slot.
+    pub fn ordered_again(&self) -> Self {
+        let entries = self.slots.iter().flatten().map(|e| Entry {
+            id: e.id,
+            name: e.name.clone(),
+            folded: e.folded.clone(),
+            tag: e.tag,
+        });
+        Self::of_entries(entries.collect(), self.words)
+    }
+
+    /// The ids it holds, sorted (for comparisons with the database).
+    pub fn ids(&self) -> Vec<i64> {
+        let mut v: Vec<i64> = self.by_id.keys().copied().collect();
+        v.sort_unstable();
+        v
+    }
+
+    /// Every match of the folded search text `folded`, in the list's order (the candidates a
+    /// filter in the database then narrows), at most `take` of them.
+    pub fn ordered(&self, folded: &str, order: Order, take: usize) -> Vec<Hit> {
+        self.search(&Query {
+            folded,
+            tag: None,
+            order,
+            after: None,
+            skip: 0,
+            take,
+            count_to: 0,
+        })
+        .0
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,316 @@
+use super::*;
+use crate::infra::search::trgm::Scratch;
+
+fn row(id: i64, name: &str) -> NameRow {
+    NameRow {
+        id,
+        name: name.into(),
+        folded: name.to_lowercase(),
+        tag: None,
+    }
+}
+
+fn query(folded: &str, order: Order) -> Query<'_> {
+    Query {
+        folded,
+        tag: None,
+        order,
+        after: None,
+        skip: 0,
+        take: usize::MAX / 2,
+        count_to: 1001,
+    }
+}
+
+fn ids(n: &Names, q: &str) -> Vec<i64> {
+    n.search(&query(q, Order::Ranked))
+        .0
+        .iter()
+        .map(|h| h.id)
+        .collect()
+}
+
+#[test]
+fn prefixes_near_matches_order_and_changes() {
+    let mut n = Names::build([
+        row(1, "Kari Nordmann"),
+        row(2, "Karin Nilsen"),
+        row(3, "Ola Nordmann"),
+        row(4, "Oystein Odegard"),
+    ]);
+    // Prefixes as people type: any part of the name, across words.
+    assert_eq!(ids(&n, "kar"), vec![1, 2]);
+    // `kari n` is in Kari Nordmann; Karin Nilsen is no near match (0.56, under 0.6).
+    assert_eq!(ids(&n, "kari n"), vec![1]);
+    assert_eq!(ids(&n, "k"), vec![1, 2]);
+    // A near match of a word (a typo) and the best match first.
+    assert_eq!(ids(&n, "oysten"), vec![4]);
+    assert_eq!(ids(&n, "nordman"), vec![1, 3]);
+    // Renamed, removed, added.
+    n.upsert(row(3, "Ola Berg"));
+    assert_eq!(ids(&n, "nordman"), vec![1]);
+    n.remove(1);
+    assert_eq!(ids(&n, "nordman"), Vec::<i64>::new());
+    n.upsert(row(9, "Nora Nordmann"));
+    assert_eq!(ids(&n, "nordmann"), vec![9]);
+    assert_eq!(n.len(), 4);
+    // Ordered again: the same answers.
+    let again = n.ordered_again();
+    assert_eq!(ids(&again, "nordmann"), vec![9]);
+    assert_eq!(ids(&again, "kar"), vec![2]);
+    assert_eq!(again.ids(), n.ids());
+}
+
+#[test]
+fn pages_follow_the_keys_of_the_page_before() {
+    let n = Names::build((1..=30).map(|i| row(i, &format!("Name {:02}", 31 - i))));
+    let page = |after, skip| {
+        n.search(&Query {
+            after,
+            skip,
+            take: 10,
+            ..query("name", Order::Ranked)
+        })
+    };
+    let (first, total) = page(None, 0);
+    assert_eq!(total, 30);
+    assert_eq!(first[0].name, "Name 01");
+    let last = first.last().unwrap();
+    let (next, _) = page(Some((-last.score, &last.name, last.id)), 0);
+    assert_eq!(next[0].name, "Name 11");
+    let (by_offset, _) = page(None, 10);
+    assert_eq!(by_offset, next);
+    // A tag narrows.
+    let t = Names::build([
+        NameRow {
+            tag: Some("SE".into()),
+            ..row(1, "Anna")
+        },
+        row(2, "Anna"),
+    ]);
+    let tagged = Query {
+        tag: Some(tag(Some("SE"))),
+        ..query("anna", Order::Ranked)
+    };
+    assert_eq!(t.search(&tagged).1, 1);
+    assert_eq!(t.search(&query("anna", Order::Ranked)).1, 2);
+}
+
+/// A small deterministic generator (the test needs no crate for it).
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        self.0 >> 33
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+const SYLLABLES: [&str; 12] = [
+    "kar", "o", "sten", "ma", "lu", "kasz", "ber", "ni", "ri", "ta", "vik", "ha",
+];
+
+fn name(r: &mut Lcg) -> String {
+    let mut word = |n: usize| -> String { (0..n).map(|_| SYLLABLES[r.below(12)]).collect() };
+    let (a, b, c) = (word(2), word(3), word(1));
+    match r.below(6) {
+        0 => format!("{a} {b}-{c}"),
+        1 => format!("{a} {b}"),
+        2 => format!("{a} {}. {b}", &b[..1]),
+        _ => format!("{a} {b} {}", r.below(400)),
+    }
+}
+
+/// What PostgreSQL answers: every live name scored, matched, sorted, counted, paged.
+fn every_match(rows: &[NameRow], q: &Query) -> (Vec<Hit>, usize) {
+    let set = trgm::set(q.folded, Words::Ascii);
+    let (mut seq, mut scratch) = (Vec::new(), Scratch::default());
+    let mut all: Vec<Hit> = Vec::new();
+    for r in rows {
+        if q.tag.is_some_and(|t| t != tag(r.tag.as_deref())) {
+            continue;
+        }
+        trgm::sequence(&r.folded, Words::Ascii, &mut seq);
+        let score = trgm::word_similarity(&set, &seq, &mut scratch);
+        if r.folded.contains(q.folded) || trgm::passes(score) {
+            all.push(Hit {
+                id: r.id,
+                name: r.name.clone(),
+                score,
+            });
+        }
+    }
+    let key = |h: &Hit| match q.order {
+        Order::Ranked => -h.score,
+        Order::Named => 0.0,
+    };
+    all.sort_by(|a, b| {
+        key(a)
+            .total_cmp(&key(b))
+            .then(a.name.as_bytes().cmp(b.name.as_bytes()))
+            .then(a.id.cmp(&b.id))
+    });
+    let count = all.len().min(q.count_to);
+    let page = all
+        .into_iter()
+        .filter(|h| match q.after {
+            None => true,
+            Some((neg, name, id)) => {
+                let by_name = (h.name.as_bytes(), h.id).cmp(&(name.as_bytes(), id));
+                match q.order {
+                    Order::Ranked => (-h.score).total_cmp(&neg).then(by_name).is_gt(),
+                    Order::Named => by_name.is_gt(),
+                }
+            }
+        })
+        .skip(q.skip)
+        .take(q.take)
+        .collect();
+    (page, count)
+}
+
+/// Texts people type: prefixes, whole names, a name with a typo, a first name and an
+/// initial, single letters, a syllable inside a word, punctuation, nothing of the list.
+fn typed(r: &mut Lcg, rows: &[NameRow]) -> String {
+    let n = &rows[r.below(rows.len())].folded;
+    let cut = |k: usize| n.chars().take(k).collect::<String>();
+    match r.below(9) {
+        0 => cut(1 + r.below(8)),
+        1 => n.clone(),
+        2 => {
+            let mut s: Vec<char> = n.chars().collect();
+            let at = r.below(s.len());
+            s.remove(at);
+            s.into_iter().collect()
+        }
+        3 => {
+            let w: Vec<&str> = n.split(' ').collect();
+            format!("{} {}", w[0], &w[1][..1])
+        }
+        4 => SYLLABLES[r.below(12)].to_string(),
+        5 => ["-", ".", "o", "zq", "a b", "9"][r.below(6)].to_string(),
+        6 => n.split(' ').nth(1).unwrap_or("x").to_string(),
+        7 => format!("{} {}", SYLLABLES[r.below(12)], SYLLABLES[r.below(12)]),
+        _ => cut(3),
+    }
+}
+
+fn compare(names: &Names, rows: &[NameRow], r: &mut Lcg, rounds: usize) {
+    let tags = [None, Some(tag(Some("SE"))), Some(tag(Some("NO")))];
+    for _ in 0..rounds {
+        let text = typed(r, rows);
+        let order = [Order::Ranked, Order::Named][r.below(2)];
+        let mut q = Query {
+            folded: &text,
+            tag: tags[r.below(3)],
+            order,
+            after: None,
+            skip: [0, 0, 3][r.below(3)],
+            take: [1, 5, 21, 400][r.below(4)],
+            count_to: [0, 5, 1001][r.below(3)],
+        };
+        let expected = every_match(rows, &q);
+        assert_eq!(names.search(&q), expected, "{q:?}");
+        // The page after the first few rows of the whole list.
+        let whole = every_match(
+            rows,
+            &Query {
+                skip: 0,
+                take: 50,
+                ..q
+            },
+        );
+        if let Some(last) = whole.0.get(r.below(whole.0.len().max(1))) {
+            let name = last.name.clone();
+            q.after = Some((-last.score, &name, last.id));
+            assert_eq!(names.search(&q), every_match(rows, &q), "{q:?}");
+        }
+    }
+}
+
+/// The search answers as every match scored and sorted would, for texts people type, both
+/// orders, tags, offsets, cursors and counts, before and after names are added, renamed and
+/// removed (fresh and dead slots) and after the list is ordered again.
+#[test]
+fn answers_as_scoring_every_name_would() {
+    let mut r = Lcg(42);
+    let tags = [None, Some("SE".to_string()), Some("NO".to_string())];
+    let mut rows: Vec<NameRow> = (1..=600)
+        .map(|id| NameRow {
+            id,
+            name: name(&mut r),
+            folded: String::new(),
+            tag: tags[r.below(3)].clone(),
+        })
+        .map(|mut x| {
+            x.folded = x.name.to_lowercase();
+            x
+        })
+        .collect();
+    // Equal names, told apart by id.
+    for id in 601..=610 {
+        rows.push(NameRow {
+            id,
+            ..rows[0].clone()
+        });
+    }
+    let mut names = Names::build(rows.clone());
+    compare(&names, &rows, &mut r, 600);
+    // Renames, new names and removals, in fresh and dead slots.
+    for _ in 0..120 {
+        let at = r.below(rows.len());
+        match r.below(3) {
+            0 => {
+                rows[at].name = name(&mut r);
+                rows[at].folded = rows[at].name.to_lowercase();
+                names.upsert(rows[at].clone());
+            }
+            1 => {
+                let gone = rows.swap_remove(at);
+                names.remove(gone.id);
+            }
+            _ => {
+                let id = 1000 + r.below(100_000) as i64;
+                if rows.iter().all(|x| x.id != id) {
+                    let n = name(&mut r);
+                    let x = NameRow {
+                        id,
+                        folded: n.to_lowercase(),
+                        name: n,
+                        tag: None,
+                    };
+                    rows.push(x.clone());
+                    names.upsert(x);
+                }
+            }
+        }
+    }
+    assert!(names.slots.len() > names.ordered as usize);
+    compare(&names, &rows, &mut r, 600);
+    let again = names.ordered_again();
+    assert_eq!(again.ordered as usize, again.len());
+    compare(&again, &rows, &mut r, 300);
+}
+
+#[test]
+fn ordering_again_is_wanted_past_a_share_of_fresh_and_dead_slots() {
+    let mut n = Names::build((0..40_000).map(|i| row(i, &format!("p{i}"))));
+    assert!(!n.wants_ordering());
+    // Each rename leaves a dead slot and a fresh one.
+    for i in 0..2_000 {
+        n.upsert(row(i, &format!("q{i}")));
+    }
+    assert!(!n.wants_ordering(), "4,000 of 40,000");
+    for i in 4_000..5_001 {
+        n.remove(i);
+    }
+    assert!(n.wants_ordering(), "5,001 of 38,999");
+    assert!(!n.ordered_again().wants_ordering());
+}

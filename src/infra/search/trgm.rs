@@ -1,0 +1,227 @@
+//! pg_trgm's word similarity, as PostgreSQL computes it: words are runs of letters and digits
+//! (ASCII ones in a database whose character type is `C`; Unicode ones with `C.UTF-8`, the
+//! embedded cluster's), each word padded with two blanks before and one after, and its
+//! trigrams taken in order (pg_trgm compares a trigram of multibyte characters by a checksum
+//! of its bytes; here by the characters).
+//! `word_similarity(q, name)` is the greatest `shared / (|q| + |extent| - shared)` over the
+//! continuous extents of the name's trigram sequence (unique trigrams counted), computed by
+//! the very procedure of `contrib/pg_trgm/trgm_op.c` (`iterate_word_similarity`, plain, not
+//! strict), in `f32` as PostgreSQL's `float4`, so that ranks and cursors agree bit for bit.
+
+/// A trigram of three characters, packed (21 bits each).
+pub type Trgm = u64;
+
+/// `pg_trgm.word_similarity_threshold`'s default: `q <% name` when the similarity reaches it.
+pub const THRESHOLD: f64 = 0.6;
+
+fn pack(a: char, b: char, c: char) -> Trgm {
+    (u64::from(a) << 42) | (u64::from(b) << 21) | u64::from(c)
+}
+
+/// What a word is made of: ASCII letters and digits (`LC_CTYPE` `C`), or every Unicode letter
+/// and digit (`C.UTF-8` and other UTF-8 character types, `iswalnum`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Words {
+    #[default]
+    Ascii,
+    Unicode,
+}
+
+impl Words {
+    fn is_word(self, c: char) -> bool {
+        match self {
+            Words::Ascii => c.is_ascii_alphanumeric(),
+            Words::Unicode => c.is_alphanumeric(),
+        }
+    }
+
+    /// The words of `s` as pg_trgm sees them.
+    fn of(self, s: &str) -> impl Iterator<Item = &str> {
+        s.split(move |c: char| !self.is_word(c))
+            .filter(|w| !w.is_empty())
+    }
+}
+
+/// Lower case where it is one character (the folded names already are).
+fn lower(c: char) -> char {
+    let mut l = c.to_lowercase();
+    match (l.next(), l.next()) {
+        (Some(x), None) => x,
+        _ => c,
+    }
+}
+
+/// The trigrams of `s` in order (repeats kept), as `generate_trgm_only` makes them: each word
+/// padded, "  word ".
+pub fn sequence(s: &str, words: Words, out: &mut Vec<Trgm>) {
+    out.clear();
+    let mut padded: Vec<char> = Vec::new();
+    for w in words.of(s) {
+        padded.clear();
+        padded.extend([' ', ' ']);
+        padded.extend(w.chars().map(lower));
+        padded.push(' ');
+        out.extend(padded.windows(3).map(|t| pack(t[0], t[1], t[2])));
+    }
+}
+
+/// The distinct trigrams of `s`, sorted.
+pub fn set(s: &str, words: Words) -> Vec<Trgm> {
+    let mut v = Vec::new();
+    sequence(s, words, &mut v);
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+/// The trigrams inside the runs of three or more letters and digits of `s` (no padding): a
+/// name that contains `s` has each of them among its own trigrams.
+pub fn inner(s: &str, words: Words) -> Vec<Trgm> {
+    let mut v: Vec<Trgm> = Vec::new();
+    for w in words.of(s) {
+        let chars: Vec<char> = w.chars().map(lower).collect();
+        v.extend(chars.windows(3).map(|t| pack(t[0], t[1], t[2])));
+    }
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+fn calcsml(count: i32, len1: i32, len2: i32) -> f32 {
+    count as f32 / (len1 + len2 - count) as f32
+}
+
+/// `word_similarity(q, name)` for the distinct sorted trigrams `q` of the search text and the
+/// trigram sequence `name`; `scratch` is reused between calls.
+pub fn word_similarity(q: &[Trgm], name: &[Trgm], scratch: &mut Scratch) -> f32 {
+    let ulen1 = q.len() as i32;
+    if q.is_empty() || name.is_empty() {
+        return 0.0;
+    }
+    // Each trigram of the name, numbered: the query's by their place in `q`, the others after
+    // them, equal trigrams alike.
+    let Scratch {
+        index,
+        others,
+        lastpos,
+    } = scratch;
+    index.clear();
+    others.clear();
+    for t in name {
+        let i = match q.binary_search(t) {
+            Ok(i) => i,
+            Err(_) => match others.iter().position(|o| o == t) {
+                Some(k) => q.len() + k,
+                None => {
+                    others.push(*t);
+                    q.len() + others.len() - 1
+                }
+            },
+        };
+        index.push(i);
+    }
+    let found = |i: usize| i < q.len();
+    lastpos.clear();
+    lastpos.resize(q.len() + others.len(), -1);
+    iterate(index, lastpos, found, ulen1)
+}
+
+/// `iterate_word_similarity` (plain word similarity, the maximum).
+fn iterate(index: &[usize], lastpos: &mut [i32], found: impl Fn(usize) -> bool, ulen1: i32) -> f32 {
+    let (mut ulen2, mut count, mut lower) = (0i32, 0i32, -1i32);
+    let mut smlr_max = 0f32;
+    for (i, &t) in index.iter().enumerate() {
+        let i = i as i32;
+        if lower >= 0 || found(t) {
+            if lastpos[t] < 0 {
+                ulen2 += 1;
+                if found(t) {
+                    count += 1;
+                }
+            }
+            lastpos[t] = i;
+        }
+        if !found(t) {
+            continue;
+        }
+        let upper = i;
+        if lower == -1 {
+            lower = i;
+            ulen2 = 1;
+        }
+        let mut smlr_cur = calcsml(count, ulen1, ulen2);
+        let (mut tmp_count, mut tmp_ulen2, prev_lower) = (count, ulen2, lower);
+        // The bounds as they were when the loop began (the C loop reads `upper` only).
+        let from = lower;
+        for tmp_lower in from..=upper {
+            let smlr_tmp = calcsml(tmp_count, ulen1, tmp_ulen2);
+            if smlr_tmp > smlr_cur {
+                smlr_cur = smlr_tmp;
+                ulen2 = tmp_ulen2;
+                lower = tmp_lower;
+                count = tmp_count;
+            }
+            let tt = index[tmp_lower as usize];
+            if lastpos[tt] == tmp_lower {
+                tmp_ulen2 -= 1;
+                if found(tt) {
+                    tmp_count -= 1;
+                }
+            }
+        }
+        smlr_max = smlr_max.max(smlr_cur);
+        for tmp_lower in prev_lower..lower {
+            let tt = index[tmp_lower as usize];
+            if lastpos[tt] == tmp_lower {
+                lastpos[tt] = -1;
+            }
+        }
+    }
+    smlr_max
+}
+
+/// Buffers [`word_similarity`] reuses.
+#[derive(Default)]
+pub struct Scratch {
+    index: Vec<usize>,
+    others: Vec<Trgm>,
+    lastpos: Vec<i32>,
+}
+
+/// Whether `q <% name` (`word_similarity >= threshold`, compared as PostgreSQL compares the
+/// `float4` with the `float8` setting).
+pub fn passes(similarity: f32) -> bool {
+    f64::from(similarity) >= THRESHOLD
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ws(q: &str, name: &str) -> f32 {
+        let mut seq = Vec::new();
+        sequence(name, Words::Ascii, &mut seq);
+        word_similarity(&set(q, Words::Ascii), &seq, &mut Scratch::default())
+    }
+
+    /// Figures PostgreSQL 15 gives (`SELECT word_similarity(a, b)`), `docs/decisions/ranked-search.md`
+    /// among them.
+    #[test]
+    fn agrees_with_pg_trgm() {
+        assert_eq!(ws("stad", "anne stadheim 17"), 0.8);
+        assert_eq!(ws("word", "two words"), 0.8);
+        assert_eq!(ws("kari", "kari nordmann"), 1.0);
+        assert_eq!(ws("zzzq", "kari nordmann"), 0.0);
+        assert_eq!(ws("", "kari"), 0.0);
+        // `lukasz wisniewska` against a name sharing only the surname: 0.61 (over 0.6).
+        let s = ws("lukasz wisniewska", "anna wisniewska 3");
+        assert!(passes(s) && s < 0.62, "{s}");
+        // A typo of a word is a near match.
+        assert!(passes(ws("oysten", "oystein odegard")));
+        // Non-ASCII letters separate words in a `C` database, and are letters in `C.UTF-8`.
+        assert_eq!(set("ə", Words::Ascii), Vec::<Trgm>::new());
+        assert_eq!(set("ə", Words::Unicode).len(), 2);
+        assert_eq!(set("a", Words::Ascii).len(), 2);
+        assert_eq!(set("сергей", Words::Unicode), set("Сергей", Words::Unicode));
+    }
+}

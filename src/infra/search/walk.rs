@@ -1,0 +1,589 @@
+//! A search of one list's names (`Names::search`): the matches of `q` (`name_folded LIKE
+//! '%q%' OR q <% name_folded`, pg_trgm's word similarity at 0.6) in the list's order, a page of
+//! them, and how many there are up to a cap, without scoring every match.
+//!
+//! How: every name is counted the trigrams of `q` it holds (its *tier*, walking `q`'s posting
+//! lists once). A name holding `c` of `q`'s `k` trigrams has a similarity of at most `c / k`
+//! (pg_trgm's `count / (k + extent - count)` with the extent at least `count`), so the tiers are
+//! walked from the highest, each one in name order (the order of the slots), and a tier stops
+//! as soon as its next name could no longer enter the page: ranked, a later name of the tier
+//! at the tier's bound would still come after the page's last; by name, every later name
+//! does. Only the names a page or the count can still take are scored exactly. Names holding
+//! under `0.6 k` of the trigrams match only by containing `q`, so they are looked for among
+//! the names holding every trigram inside `q`'s words (all of them when `q` has no word of
+//! three letters or more).
+
+use std::cell::RefCell;
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+use super::names::{Entry, Hit, Names, Order};
+use super::trgm::{self, Trgm};
+
+/// One search: the folded text, a tag the names must carry, the order, the keys of the last
+/// row of the page before (negated score, name, id; the score is ignored by name), how many
+/// matches to skip and take after them, and the count's cap (0: not counted).
+#[derive(Debug, Clone, Copy)]
+pub struct Query<'a> {
+    pub folded: &'a str,
+    pub tag: Option<u16>,
+    pub order: Order,
+    pub after: Option<(f32, &'a str, i64)>,
+    pub skip: usize,
+    pub take: usize,
+    pub count_to: usize,
+}
+
+/// Buffers a thread reuses between searches.
+#[derive(Default)]
+struct Scratch {
+    counts: Counts,
+    cands: Vec<u32>,
+    high: Vec<(u32, u8)>,
+    tiers: Vec<Vec<u32>>,
+    low: Vec<Vec<u32>>,
+    like: Vec<u32>,
+    like_counts: Vec<u8>,
+    union: Vec<u32>,
+}
+
+/// How many trigrams of the search each slot holds (among the lists counted): a byte a slot
+/// (lists counted slot by slot), or bit planes (the count's bits of 64 slots a word each, so
+/// that a dense trigram's bitmap adds to 64 slots at once).
+#[derive(Default)]
+struct Counts {
+    marks: Vec<u8>,
+    planes: Vec<u64>,
+    /// How many planes (0: counted in bytes).
+    depth: usize,
+}
+
+impl Counts {
+    /// A new search over `n` slots counted in bytes: every count is 0 (a megabyte cleared for a
+    /// million names, cheaper than walking the lists again to clear what was counted).
+    fn bytes(&mut self, n: usize) {
+        self.depth = 0;
+        self.marks.clear();
+        self.marks.resize(n, 0);
+    }
+
+    /// A new search over `n` slots counted in planes, for counts up to `k`.
+    fn planes(&mut self, n: usize, k: usize) {
+        self.depth = (usize::BITS - k.leading_zeros()) as usize;
+        self.planes.clear();
+        self.planes.resize(n.div_ceil(64) * self.depth, 0);
+    }
+
+    /// Counts one more trigram for `slot` (in bytes); its count now.
+    #[inline]
+    fn add(&mut self, slot: u32) -> u8 {
+        let m = &mut self.marks[slot as usize];
+        *m = m.wrapping_add(1);
+        *m
+    }
+
+    /// Counts one more trigram for the slots of word `w` whose bits are set (in planes).
+    #[inline]
+    fn add_word(&mut self, w: usize, bits: u64) {
+        let planes = &mut self.planes[w * self.depth..(w + 1) * self.depth];
+        let mut carry = bits;
+        for p in planes {
+            let x = *p;
+            *p = x ^ carry;
+            carry &= x;
+            if carry == 0 {
+                break;
+            }
+        }
+    }
+
+    /// Counts a list (in planes): a bitmap a word at a time, a list of slots slot by slot.
+    fn add_list(&mut self, list: List) {
+        match list.bitmap {
+            Some(b) => {
+                for (w, &bits) in b.iter().enumerate() {
+                    if bits != 0 {
+                        self.add_word(w, bits);
+                    }
+                }
+            }
+            None => {
+                for &s in list.slots {
+                    self.add_word(s as usize / 64, 1 << (s % 64));
+                }
+            }
+        }
+    }
+
+    /// The slots of word `w` whose count is at least `c` (in planes).
+    fn at_least(&self, w: usize, c: usize) -> u64 {
+        let planes = &self.planes[w * self.depth..(w + 1) * self.depth];
+        let (mut gt, mut eq) = (0u64, !0u64);
+        for (p, &x) in planes.iter().enumerate().rev() {
+            if (c >> p) & 1 == 1 {
+                eq &= x;
+            } else {
+                gt |= eq & x;
+                eq &= !x;
+            }
+        }
+        gt | eq
+    }
+
+    #[inline]
+    fn get(&self, slot: usize) -> u8 {
+        if self.depth == 0 {
+            return self.marks[slot];
+        }
+        let (planes, i) = (&self.planes[(slot / 64) * self.depth..], slot % 64);
+        (0..self.depth).fold(0, |c, p| c | (((planes[p] >> i) & 1) as u8) << p)
+    }
+}
+
+/// A trigram's slots, and its bitmap when it is dense.
+#[derive(Clone, Copy)]
+struct List<'a> {
+    slots: &'a [u32],
+    bitmap: Option<&'a [u64]>,
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+}
+
+/// A match on its way to the page; the smaller comes first (key descending, then name, then
+/// id; the key is the score when ranked, 0 by name).
+struct Cand<'n> {
+    key: f32,
+    score: f32,
+    name: &'n [u8],
+    id: i64,
+}
+
+impl Ord for Cand<'_> {
+    fn cmp(&self, o: &Self) -> Ordering {
+        o.key
+            .total_cmp(&self.key)
+            .then_with(|| self.name.cmp(o.name))
+            .then(self.id.cmp(&o.id))
+    }
+}
+
+impl PartialOrd for Cand<'_> {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+
+impl PartialEq for Cand<'_> {
+    fn eq(&self, o: &Self) -> bool {
+        self.cmp(o) == Ordering::Equal
+    }
+}
+
+impl Eq for Cand<'_> {}
+
+/// A search under way: the best matches so far (the worst of them on top) and the count.
+struct Walk<'n, 'q> {
+    names: &'n Names,
+    q: &'q Query<'q>,
+    trigrams: Vec<Trgm>,
+    /// `skip + take`: how many of the best matches after the cursor the page needs.
+    want: usize,
+    top: BinaryHeap<Cand<'n>>,
+    count: usize,
+    seq: Vec<Trgm>,
+    sim: trgm::Scratch,
+}
+
+impl<'n> Walk<'n, '_> {
+    fn full(&self) -> bool {
+        self.top.len() >= self.want
+    }
+
+    fn counted(&self) -> bool {
+        self.count >= self.q.count_to
+    }
+
+    fn key(&self, score: f32) -> f32 {
+        match self.q.order {
+            Order::Ranked => score,
+            Order::Named => 0.0,
+        }
+    }
+
+    /// Whether a name with this key would enter the page.
+    fn enters(&self, key: f32, e: &Entry) -> bool {
+        if !self.full() {
+            return true;
+        }
+        let c = Cand {
+            key,
+            score: key,
+            name: e.name.as_bytes(),
+            id: e.id,
+        };
+        self.top.peek().is_some_and(|worst| c < *worst)
+    }
+
+    /// Whether no name of a key up to `bound` can enter the page any more.
+    fn ranked_out(&self, bound: f32) -> bool {
+        self.full() && self.top.peek().is_none_or(|w| w.key > self.key(bound))
+    }
+
+    /// Whether the row comes after the last row of the page before.
+    fn after_cursor(&self, score: f32, e: &Entry) -> bool {
+        let Some((neg, name, id)) = self.q.after else {
+            return true;
+        };
+        let by_name = (e.name.as_bytes(), e.id).cmp(&(name.as_bytes(), id));
+        match self.q.order {
+            Order::Ranked => (-score).total_cmp(&neg).then(by_name) == Ordering::Greater,
+            Order::Named => by_name == Ordering::Greater,
+        }
+    }
+
+    fn score(&mut self, e: &Entry) -> f32 {
+        trgm::sequence(&e.folded, self.names.words, &mut self.seq);
+        trgm::word_similarity(&self.trigrams, &self.seq, &mut self.sim)
+    }
+
+    /// Looks at one slot whose similarity is at most `bound` (`sim`: it may pass `q <%`
+    /// name). Returns whether a name of its key could still enter the page (`false` also for
+    /// every later ordered slot of its tier).
+    fn visit(&mut self, slot: u32, bound: f32, sim: bool, may_rank: bool) -> bool {
+        let names = self.names;
+        let Some(e) = names.slots[slot as usize].as_ref() else {
+            return may_rank;
+        };
+        if self.q.tag.is_some_and(|t| t != e.tag) {
+            return may_rank;
+        }
+        let rank = may_rank && self.enters(self.key(bound), e);
+        if !rank && self.counted() {
+            return false;
+        }
+        let contains = e.folded.contains(self.q.folded);
+        let score = if rank || (sim && !contains) {
+            self.score(e)
+        } else {
+            0.0
+        };
+        if !(contains || (sim && trgm::passes(score))) {
+            return rank;
+        }
+        if !self.counted() {
+            self.count += 1;
+        }
+        if rank && self.after_cursor(score, e) {
+            let c = Cand {
+                key: self.key(score),
+                score,
+                name: e.name.as_bytes(),
+                id: e.id,
+            };
+            self.top.push(c);
+            if self.top.len() > self.want {
+                self.top.pop();
+            }
+        }
+        rank
+    }
+
+    /// Looks at the slots of one tier (ascending), whose similarity is at most `bound`: the
+    /// fresh ones all, the ordered ones until neither the page nor the count takes more.
+    fn tier(&mut self, slots: &[u32], bound: f32, sim: impl Fn(u32) -> bool) {
+        let mut may_rank = !self.ranked_out(bound);
+        if !may_rank && self.counted() {
+            return;
+        }
+        let split = slots.partition_point(|&s| s < self.names.ordered);
+        for &s in &slots[split..] {
+            self.visit(s, bound, sim(s), may_rank);
+        }
+        for &s in &slots[..split] {
+            if !may_rank && self.counted() {
+                return;
+            }
+            may_rank = self.visit(s, bound, sim(s), may_rank) && may_rank;
+        }
+    }
+
+    /// Looks at the slots `pick` takes (`Some(sim)`: `sim` says whether it may pass `q <%
+    /// name`), in slot order with the fresh ones first, until neither the page nor the count
+    /// takes more; their similarity is at most `bound` (used ranked for the names holding
+    /// as many trigrams of `q`, and by name with any bound).
+    fn every(&mut self, n: usize, bound: f32, mut pick: impl FnMut(usize) -> Option<bool>) {
+        let ordered = self.names.ordered as usize;
+        let mut may_rank = !self.ranked_out(bound);
+        if !may_rank && self.counted() {
+            return;
+        }
+        for s in ordered..n {
+            if let Some(sim) = pick(s) {
+                self.visit(s as u32, bound, sim, may_rank);
+            }
+        }
+        for s in 0..ordered {
+            if !may_rank && self.counted() {
+                return;
+            }
+            if let Some(sim) = pick(s) {
+                may_rank = self.visit(s as u32, bound, sim, may_rank) && may_rank;
+            }
+        }
+    }
+
+    /// Whether nothing of a similarity up to `bound` is wanted any more.
+    fn over(&self, bound: f32) -> bool {
+        self.ranked_out(bound) && self.counted()
+    }
+
+    /// The page (after `skip`) and the count.
+    fn finish(self) -> (Vec<Hit>, usize) {
+        let skip = self.q.skip;
+        let hits = self
+            .top
+            .into_sorted_vec()
+            .into_iter()
+            .skip(skip)
+            .map(|c| Hit {
+                id: c.id,
+                name: String::from_utf8_lossy(c.name).into_owned(),
+                score: c.score,
+            })
+            .collect();
+        (hits, self.count)
+    }
+}
+
+impl Names {
+    /// The page and the count of one search (see the module's note).
+    pub fn search(&self, q: &Query) -> (Vec<Hit>, usize) {
+        SCRATCH.with(|cell| match cell.try_borrow_mut() {
+            Ok(mut s) => self.search_with(q, &mut s),
+            Err(_) => self.search_with(q, &mut Scratch::default()),
+        })
+    }
+
+    fn list(&self, t: &Trgm) -> &[u32] {
+        self.postings.get(t).map_or(&[][..], Vec::as_slice)
+    }
+
+    fn search_with(&self, q: &Query, s: &mut Scratch) -> (Vec<Hit>, usize) {
+        let trigrams = trgm::set(q.folded, self.words);
+        let k = trigrams.len();
+        let bound = |c: usize| if k == 0 { 0.0 } else { c as f32 / k as f32 };
+        // The fewest trigrams of `q` a name passing `q <% name` holds.
+        let need = (1..=k).find(|&c| trgm::passes(bound(c))).unwrap_or(k + 1);
+        let n = self.slots.len();
+        let inner = trgm::inner(q.folded, self.words);
+        let mut lists: Vec<List> = trigrams
+            .iter()
+            .map(|t| List {
+                slots: self.list(t),
+                bitmap: self.dense.get(t).map(Vec::as_slice),
+            })
+            .collect();
+        lists.sort_by_key(|l| l.slots.len());
+        // The shortest lists are counted slot by slot: enough of them that a name holding
+        // `need` trigrams is in one of them, and every list under 1/32 of the names (see
+        // `candidates`). Every list when `q` has no word of three letters (its tiers below
+        // `need` are walked by their counts).
+        let m = if inner.is_empty() {
+            k
+        } else {
+            let short = lists.iter().take_while(|l| l.slots.len() * 32 < n).count();
+            (k + 1 - need).max(short).min(k)
+        };
+        let m = self.candidates(&lists, m, need, s);
+        s.tiers.resize_with(k + 1, Vec::new);
+        s.tiers.iter_mut().for_each(Vec::clear);
+        for &(slot, c) in &s.high {
+            s.tiers[usize::from(c)].push(slot);
+        }
+        let mut w = Walk {
+            names: self,
+            q,
+            trigrams,
+            want: q.skip.saturating_add(q.take),
+            top: BinaryHeap::new(),
+            count: 0,
+            seq: Vec::new(),
+            sim: trgm::Scratch::default(),
+        };
+        let is_high = |slots: &[(u32, u8)], x: u32| slots.binary_search_by_key(&x, |h| h.0).is_ok();
+        match q.order {
+            Order::Ranked => {
+                for c in (need..=k).rev() {
+                    w.tier(&s.tiers[c], bound(c), |_| true);
+                }
+                // Below `need`, a name matches only by containing `q`.
+                let below = bound(need.saturating_sub(1));
+                if w.over(below) {
+                    // The page and the count are whole.
+                } else if inner.is_empty() {
+                    let counts = &s.counts;
+                    for c in (1..need.min(k + 1)).rev() {
+                        w.every(n, bound(c), |x| {
+                            (usize::from(counts.get(x)) == c).then_some(false)
+                        });
+                    }
+                    w.every(n, 0.0, |x| (counts.get(x) == 0).then_some(false));
+                } else {
+                    self.holding_all(&inner, &mut s.like);
+                    self.count_like(&lists[m..], s);
+                    s.low.resize_with(need, Vec::new);
+                    s.low.iter_mut().for_each(Vec::clear);
+                    for (&slot, &c) in s.like.iter().zip(&s.like_counts) {
+                        if usize::from(c) < need {
+                            s.low[usize::from(c)].push(slot);
+                        }
+                    }
+                    for c in (0..need).rev() {
+                        w.tier(&s.low[c], bound(c), |_| false);
+                    }
+                }
+            }
+            Order::Named => {
+                let high = &s.high;
+                if inner.is_empty() {
+                    let mut at = 0;
+                    w.every(n, 0.0, |x| Some(member(high, &mut at, x as u32)));
+                } else {
+                    self.holding_all(&inner, &mut s.like);
+                    s.union.clear();
+                    s.union.extend(high.iter().map(|h| h.0));
+                    s.union.extend_from_slice(&s.like);
+                    s.union.sort_unstable();
+                    s.union.dedup();
+                    w.tier(&s.union, 0.0, |x| is_high(high, x));
+                }
+            }
+        }
+        w.finish()
+    }
+
+    /// The names holding at least `need` trigrams of the search (`s.high`: slot and count,
+    /// ascending). Either the first `m` lists are counted slot by slot and the others looked
+    /// up for the names counted to `need - (k - m)` there (which hold every name holding
+    /// `need`), or, where that would cost more, every list is counted, in bit planes. Returns
+    /// how many lists were counted (the counts of the names not in `s.high` hold only those).
+    fn candidates(&self, lists: &[List], m: usize, need: usize, s: &mut Scratch) -> usize {
+        let (k, n) = (lists.len(), self.slots.len());
+        s.cands.clear();
+        s.high.clear();
+        if k == 0 {
+            s.counts.bytes(n);
+            return 0;
+        }
+        // A name holding `need` in all holds at least `first` in the first `m`.
+        let first = (need + m - k) as u8;
+        let dense = |l: &List| l.bitmap.is_some();
+        if m < k && first > 1 && !lists[..m].iter().any(dense) {
+            s.counts.bytes(n);
+            for l in &lists[..m] {
+                for &slot in l.slots {
+                    if s.counts.add(slot) == first {
+                        s.cands.push(slot);
+                    }
+                }
+            }
+            let rest: usize = lists[m..].iter().map(|l| l.slots.len()).sum();
+            // A look-up costs about as much as counting 16 slots.
+            if s.cands.len() * (k - m) * 16 < rest {
+                self.look_up(&lists[m..], need, s);
+                return m;
+            }
+            s.cands.clear();
+        }
+        s.counts.planes(n, k);
+        for l in lists {
+            s.counts.add_list(*l);
+        }
+        for w in 0..n.div_ceil(64) {
+            let mut bits = s.counts.at_least(w, need);
+            while bits != 0 {
+                let slot = w * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                if slot < n {
+                    s.high.push((slot as u32, s.counts.get(slot)));
+                }
+            }
+        }
+        k
+    }
+
+    /// The candidates `s.cands` counted in the lists before `rest`, looked up in `rest`:
+    /// those holding `need` in all, with their counts, into `s.high`.
+    fn look_up(&self, rest: &[List], need: usize, s: &mut Scratch) {
+        s.cands.sort_unstable();
+        s.high
+            .extend(s.cands.iter().map(|&c| (c, s.counts.get(c as usize))));
+        for (i, l) in rest.iter().enumerate() {
+            let left = rest.len() - i - 1;
+            let mut at = 0;
+            for h in s.high.iter_mut() {
+                if gallop(l.slots, &mut at, h.0) {
+                    h.1 += 1;
+                }
+            }
+            s.high.retain(|h| usize::from(h.1) + left >= need);
+        }
+    }
+
+    /// How many trigrams of the search each name of `s.like` holds (`s.like_counts`): its
+    /// count in the lists counted slot by slot, and the `rest` looked up.
+    fn count_like(&self, rest: &[List], s: &mut Scratch) {
+        s.like_counts.clear();
+        s.like_counts
+            .extend(s.like.iter().map(|&x| s.counts.get(x as usize)));
+        for l in rest {
+            let mut at = 0;
+            for (i, &x) in s.like.iter().enumerate() {
+                if gallop(l.slots, &mut at, x) {
+                    s.like_counts[i] += 1;
+                }
+            }
+        }
+    }
+
+    /// The slots holding every trigram of `inner`, ascending, into `out`.
+    fn holding_all(&self, inner: &[Trgm], out: &mut Vec<u32>) {
+        let mut lists: Vec<&[u32]> = inner.iter().map(|t| self.list(t)).collect();
+        lists.sort_by_key(|l| l.len());
+        out.clear();
+        out.extend_from_slice(lists[0]);
+        for l in &lists[1..] {
+            let mut at = 0;
+            out.retain(|&x| gallop(l, &mut at, x));
+        }
+    }
+}
+
+/// Whether the ascending `list` holds `x`, looking from `*at` on (left at the first element
+/// not below `x`): exponential steps, then a binary search.
+fn gallop(list: &[u32], at: &mut usize, x: u32) -> bool {
+    let (mut lo, mut step) = (*at, 1usize);
+    let mut hi = lo;
+    while hi < list.len() && list[hi] < x {
+        lo = hi + 1;
+        hi = lo + step;
+        step <<= 1;
+    }
+    let hi = hi.min(list.len());
+    *at = lo + list[lo..hi].partition_point(|&y| y < x);
+    list.get(*at) == Some(&x)
+}
+
+/// Whether the ascending `list` of (slot, count) holds slot `x`, asked mostly in ascending
+/// order (`at` kept between asks).
+fn member(list: &[(u32, u8)], at: &mut usize, x: u32) -> bool {
+    if *at > 0 && list[*at - 1].0 >= x {
+        *at = list.partition_point(|h| h.0 < x);
+    }
+    while *at < list.len() && list[*at].0 < x {
+        *at += 1;
+    }
+    list.get(*at).is_some_and(|h| h.0 == x)
+}

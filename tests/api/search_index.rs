@@ -1,0 +1,466 @@
+//! Issue 42: the instance's search index of the registry's names answers the lists' `q` as
+//! PostgreSQL does (same items, order, totals and cursors) after writes through the API,
+//! erasures and rows imported straight into the database, with every filter; and an instance
+//! whose index is not built (here: its listener cannot connect) answers from PostgreSQL.
+
+use std::time::Duration;
+
+use diesel::prelude::*;
+use serde_json::{json, Value};
+
+use crate::helpers::{fresh_database, serve_with_replica, spawn_app, TestApp};
+
+fn value(text: &str, series: &str) -> f64 {
+    text.lines()
+        .find_map(|l| l.strip_prefix(series)?.strip_prefix(' ')?.parse().ok())
+        .unwrap_or(0.0)
+}
+
+/// Searches answered so far: (by the index, by PostgreSQL).
+async fn searches(app: &TestApp) -> (f64, f64) {
+    let text = app.get("/metrics", None).await.text().await.unwrap();
+    (
+        value(
+            &text,
+            r#"tourney_cache_reads_total{cache="search",outcome="hit"}"#,
+        ),
+        value(
+            &text,
+            r#"tourney_cache_reads_total{cache="search",outcome="miss"}"#,
+        ),
+    )
+}
+
+/// `q` with `n` spaces after it: the same search (the text is trimmed) under another query
+/// string, so no kept body answers it.
+fn padded(query: &str, n: usize) -> String {
+    query.replacen("q=", &format!("q={}", "%20".repeat(n)), 1)
+}
+
+/// The anonymous answer of `list?query` computed by the search index: read under new query
+/// strings until the index (current after the writes) answered one.
+async fn from_index(app: &TestApp, list: &str, query: &str) -> Value {
+    if query.contains("starts_on") {
+        // Sorted by first day, a search stays in PostgreSQL.
+        let r = app.get(&format!("/api/v1/{list}?{query}"), None).await;
+        assert_eq!(r.status(), 200, "{query}");
+        return r.json().await.unwrap();
+    }
+    for n in 0..60 {
+        let before = searches(app).await;
+        let path = format!("/api/v1/{list}?{}", padded(query, n));
+        let r = app.get(&path, None).await;
+        assert_eq!(r.status(), 200, "{path}");
+        let body: Value = r.json().await.unwrap();
+        if searches(app).await.0 == before.0 + 1.0 {
+            return body;
+        }
+        actix_web::rt::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the search index never answered {list}?{query}");
+}
+
+/// What PostgreSQL answers an anonymous reader (the list's service without the index).
+fn from_database(app: &TestApp, list: &str, query: &str) -> Value {
+    let mut conn = PgConnection::establish(&app.database_url).unwrap();
+    match list {
+        "players" => {
+            let f = serde_urlencoded::from_str(query).unwrap();
+            let page = tourney::services::players::list_players(&mut conn, f, None).unwrap();
+            serde_json::to_value(page).unwrap()
+        }
+        _ => {
+            let f = serde_urlencoded::from_str(query).unwrap();
+            let anonymous = tourney::auth::MaybeCaller(None);
+            let page = tourney::services::running::tournament_list::list_tournaments(
+                &mut conn, &anonymous, f, None,
+            )
+            .unwrap();
+            serde_json::to_value(page).unwrap()
+        }
+    }
+}
+
+/// The index's answer to `query` and to the page after it (by its cursor) equal the
+/// database's; the first page is returned.
+async fn agree(app: &TestApp, list: &str, query: &str) -> Value {
+    let indexed = from_index(app, list, query).await;
+    let expected = from_database(app, list, query);
+    assert_eq!(indexed, expected, "{list}?{query}");
+    if let Some(cursor) = indexed["next_cursor"].as_str() {
+        // A cursor goes without an offset.
+        let unpaged: Vec<&str> = query
+            .split('&')
+            .filter(|p| !p.starts_with("offset="))
+            .collect();
+        let next = format!("{}&cursor={cursor}", unpaged.join("&"));
+        let page = from_index(app, list, &next).await;
+        assert_eq!(page, from_database(app, list, &next), "{list}?{next}");
+    }
+    indexed
+}
+
+fn names(page: &Value) -> Vec<String> {
+    page["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn exec(app: &TestApp, sql: &str) {
+    let mut conn = PgConnection::establish(&app.database_url).unwrap();
+    diesel::sql_query(sql).execute(&mut conn).unwrap();
+}
+
+/// Rows written straight into the database, as an import or a bulk load writes them: 240
+/// players from 4 first names and 6 surnames with marks, 60 published tournaments.
+fn import(app: &TestApp) {
+    exec(
+        app,
+        "INSERT INTO players (name, country, created_by)
+         SELECT (ARRAY['Kari','Karin','Øystein','Łukasz'])[1 + g % 4] || ' ' ||
+                (ARRAY['Nordmann','Stadheim','Ødegård','Wiśniewska','Berg','Łódź'])[1 + g % 6]
+                || ' ' || g,
+                (ARRAY['NO','SE','PL'])[1 + g % 3],
+                (SELECT min(id) FROM users)
+         FROM generate_series(1, 240) g",
+    );
+    exec(
+        app,
+        "INSERT INTO tournaments (name, game, ruleset, table_size, planned_rounds, starts_on,
+                                  ends_on, time_zone, status, created_by, country)
+         SELECT (ARRAY['Ålesund','Tromsø','Łódź Open'])[1 + g % 3] || ' Cup ' || g,
+                'Agricola', 'agricola_norway', 4, 5, date '2020-01-01' + g,
+                date '2020-01-01' + g, 'Europe/Oslo',
+                (ARRAY['registration_open','running','finished','draft'])[1 + g % 4],
+                (SELECT min(id) FROM users), CASE WHEN g % 2 = 0 THEN 'NO' ELSE 'PL' END
+         FROM generate_series(1, 60) g",
+    );
+}
+
+const PLAYER_QUERIES: [&str; 12] = [
+    "q=kar&limit=7",
+    "q=kari%20n&limit=7",
+    "q=k&limit=7",
+    "q=stad&limit=10",
+    "q=oysten&limit=5",
+    "q=%C3%98ystein%20%C3%B8deg%C3%A5rd&limit=5",
+    "q=lodz&limit=5&country=PL",
+    "q=wisniewska&sort=name&limit=6",
+    "q=nordman&country=SE&limit=4&offset=3",
+    "q=berg%2012&limit=3",
+    "q=zzzq",
+    "q=kari&sort=relevance&limit=200",
+];
+
+const TOURNAMENT_QUERIES: [&str; 8] = [
+    "q=ale&limit=5",
+    "q=alesund%20cup%201&limit=5",
+    "q=tromso&status=finished&limit=3",
+    "q=lodz&country=NO&limit=4",
+    "q=cup&sort=name&limit=7&offset=2",
+    "q=trom&starts_from=2020-01-20&starts_until=2020-02-20&limit=3",
+    "q=open&sort=starts_on&limit=3",
+    "q=tromsa&limit=4",
+];
+
+#[actix_web::test]
+async fn the_index_answers_as_postgresql_does_after_writes_erasures_and_imports() {
+    let app = spawn_app().await;
+    let admin = app.admin_token().await;
+    import(&app);
+    // Prefixes as people type, and a near match of a word.
+    let kar = agree(&app, "players", "q=kar&limit=50").await;
+    assert!(names(&kar).iter().all(|n| n.starts_with("Kari")), "{kar}");
+    assert_eq!(kar["total"], 120);
+    let typo = agree(&app, "players", "q=oysten&limit=5").await;
+    assert!(
+        names(&typo).iter().all(|n| n.starts_with("Øystein")),
+        "{typo}"
+    );
+    assert!(names(&agree(&app, "tournaments", "q=tromsa").await)[0].starts_with("Tromsø"));
+    for q in PLAYER_QUERIES {
+        agree(&app, "players", q).await;
+    }
+    for q in TOURNAMENT_QUERIES {
+        agree(&app, "tournaments", q).await;
+    }
+
+    // Written through the API: created, renamed, erased.
+    let r = app
+        .post(
+            "/api/v1/players",
+            Some(&admin),
+            json!({"name": "Karl Zyxwood"}),
+        )
+        .await;
+    assert_eq!(r.status(), 201);
+    let karl = r.json::<Value>().await.unwrap()["id"].as_i64().unwrap();
+    assert_eq!(
+        names(&agree(&app, "players", "q=zyxwood").await),
+        ["Karl Zyxwood"]
+    );
+    let r = app
+        .patch(
+            &format!("/api/v1/players/{karl}"),
+            Some(&admin),
+            json!({"name": "Karla Quorvik"}),
+        )
+        .await;
+    assert_eq!(r.status(), 200);
+    assert_eq!(agree(&app, "players", "q=zyxwood").await["total"], 0);
+    assert_eq!(
+        names(&agree(&app, "players", "q=quorvik").await),
+        ["Karla Quorvik"]
+    );
+    let (user, token) = app.user("erasable").await;
+    let r = app
+        .post(
+            "/api/v1/players",
+            Some(&admin),
+            json!({"name": "Vebjørn Erasable", "user_id": user}),
+        )
+        .await;
+    assert_eq!(r.status(), 201);
+    assert_eq!(agree(&app, "players", "q=vebjorn").await["total"], 1);
+    assert_eq!(app.erase_me(&token).await.status(), 200);
+    assert_eq!(agree(&app, "players", "q=vebjorn").await["total"], 0);
+
+    // Written straight into the database: renamed, removed, a tournament added and renamed.
+    exec(
+        &app,
+        "UPDATE players SET name = 'Kari Quorvik' WHERE name LIKE 'Kari Berg %'",
+    );
+    // 20 imported Kari Berg and Karla Quorvik.
+    assert_eq!(
+        agree(&app, "players", "q=quorvik&limit=5").await["total"],
+        21
+    );
+    exec(
+        &app,
+        "DELETE FROM players WHERE name LIKE 'Karin Stadheim%'",
+    );
+    agree(&app, "players", "q=stad&limit=10").await;
+    let tid = app.tournament(&admin, "agricola_norway").await;
+    exec(
+        &app,
+        &format!(
+            "UPDATE tournaments SET name = 'Zyxburg Masters', status = 'running' WHERE id = {tid}"
+        ),
+    );
+    assert_eq!(
+        names(&agree(&app, "tournaments", "q=zyxburg").await),
+        ["Zyxburg Masters"]
+    );
+    for q in PLAYER_QUERIES {
+        agree(&app, "players", q).await;
+    }
+    for q in TOURNAMENT_QUERIES {
+        agree(&app, "tournaments", q).await;
+    }
+}
+
+#[actix_web::test]
+async fn an_instance_without_its_index_answers_from_postgresql() {
+    // Its listener cannot connect: the index is never built, nothing is kept.
+    let db = fresh_database();
+    let blind = serve_with_replica(&db, &db, "postgres://nobody@127.0.0.1:1/none");
+    import(&blind);
+    for q in ["q=kar&limit=7", "q=oysten", "q=lodz&country=PL&limit=3"] {
+        let r = blind.get(&format!("/api/v1/players?{q}"), None).await;
+        assert_eq!(r.status(), 200);
+        let body: Value = r.json().await.unwrap();
+        assert_eq!(body, from_database(&blind, "players", q), "{q}");
+        assert!(body["total"].as_i64().unwrap() > 0, "{q}");
+    }
+    let (by_index, by_database) = searches(&blind).await;
+    assert_eq!((by_index, by_database), (0.0, 3.0));
+}
+
+/// The database's search stamp (migration `search_stamp`).
+fn stamp(app: &TestApp) -> i64 {
+    #[derive(QueryableByName)]
+    struct Stamp {
+        #[diesel(sql_type = diesel::sql_types::BigInt)]
+        n: i64,
+    }
+    let mut conn = PgConnection::establish(&app.database_url).unwrap();
+    diesel::sql_query("SELECT n FROM search_stamp")
+        .get_result::<Stamp>(&mut conn)
+        .unwrap()
+        .n
+}
+
+fn batch(app: &TestApp, sql: &str) {
+    use diesel::connection::SimpleConnection;
+    let mut conn = PgConnection::establish(&app.database_url).unwrap();
+    conn.batch_execute(sql).unwrap();
+}
+
+#[actix_web::test]
+async fn the_stamp_moves_once_per_committed_transaction_that_changed_a_name() {
+    let app = spawn_app().await;
+    let admin = app.admin_token().await;
+    let s = stamp(&app);
+    // Two statements, each its own transaction, hundreds of rows each: one stamp each.
+    import(&app);
+    assert_eq!(stamp(&app), s + 2);
+    // One transaction of several statements (a bulk insert, a rename, a removal): one stamp.
+    batch(
+        &app,
+        "BEGIN;
+         INSERT INTO players (name, created_by)
+             SELECT 'Bulk ' || g, (SELECT min(id) FROM users) FROM generate_series(1, 1000) g;
+         UPDATE players SET country = 'DK' WHERE name LIKE 'Bulk 1%';
+         DELETE FROM players WHERE name LIKE 'Bulk 2%';
+         COMMIT;",
+    );
+    assert_eq!(stamp(&app), s + 3);
+    // A writer that rolls back takes its stamp back with it; a change to no searched field
+    // (a club, a tournament's status) and a statement that matched no row take none.
+    batch(
+        &app,
+        "BEGIN; INSERT INTO players (name, created_by) VALUES ('Gone', (SELECT min(id) FROM users));
+         ROLLBACK;",
+    );
+    exec(
+        &app,
+        "UPDATE players SET club = 'Oslo BK' WHERE name LIKE 'Kari%'",
+    );
+    exec(
+        &app,
+        "UPDATE tournaments SET status = 'finished' WHERE status = 'running'",
+    );
+    assert_eq!(stamp(&app), s + 3);
+    // Through the API: a player created, a tournament created and renamed.
+    let r = app
+        .post(
+            "/api/v1/players",
+            Some(&admin),
+            json!({"name": "Stamp Once"}),
+        )
+        .await;
+    assert_eq!(r.status(), 201);
+    assert_eq!(stamp(&app), s + 4);
+    let tid = app.tournament(&admin, "agricola_norway").await;
+    assert_eq!(stamp(&app), s + 5);
+    exec(
+        &app,
+        &format!("UPDATE tournaments SET name = 'Stamped Open' WHERE id = {tid}"),
+    );
+    assert_eq!(stamp(&app), s + 6);
+    // The index follows: what it answers agrees with the database.
+    agree(&app, "players", "q=bulk%202&limit=5").await;
+    // Bulk 1, 10-19, 100-199 and 1000.
+    let dk = agree(&app, "players", "q=bulk&country=DK&limit=5").await;
+    assert_eq!(dk["total"], 112);
+}
+
+#[actix_web::test]
+async fn a_name_written_beside_the_service_is_in_the_very_next_search() {
+    let app = spawn_app().await;
+    let admin = app.admin_token().await;
+    import(&app);
+    // The index is built and answering.
+    agree(&app, "players", "q=kar&limit=5").await;
+    let tid = app.tournament(&admin, "agricola_norway").await;
+    exec(
+        &app,
+        &format!("UPDATE tournaments SET status = 'running' WHERE id = {tid}"),
+    );
+    let (hits, _) = searches(&app).await;
+    for i in 0..20 {
+        // Written straight into the tables (as an import or another instance writes), then
+        // read at once, each time under a query string never asked before.
+        exec(
+            &app,
+            &format!(
+                "INSERT INTO players (name, created_by)
+                 VALUES ('Zorvath Beside{i:02}', (SELECT min(id) FROM users))"
+            ),
+        );
+        let page = app
+            .get(&format!("/api/v1/players?q=zorvath%20beside{i:02}"), None)
+            .await;
+        assert_eq!(page.status(), 200);
+        let page: Value = page.json().await.unwrap();
+        assert_eq!(names(&page), [format!("Zorvath Beside{i:02}")], "{i}");
+        exec(
+            &app,
+            &format!(
+                "UPDATE players SET name = 'Quexal Moved{i:02}' WHERE name = 'Zorvath Beside{i:02}'"
+            ),
+        );
+        let gone: Value = app
+            .get(
+                &format!("/api/v1/players?q=zorvath%20beside{i:02}&limit=3"),
+                None,
+            )
+            .await
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(gone["total"], 0, "{i}: {gone}");
+        let moved: Value = app
+            .get(&format!("/api/v1/players?q=quexal%20moved{i:02}"), None)
+            .await
+            .json()
+            .await
+            .unwrap();
+        // Ranked first (the earlier ones are near matches).
+        assert_eq!(names(&moved)[0], format!("Quexal Moved{i:02}"), "{i}");
+        assert_eq!(moved["total"], i + 1, "{i}");
+        exec(
+            &app,
+            &format!("UPDATE tournaments SET name = 'Yarrow Cup {i:02}' WHERE id = {tid}"),
+        );
+        let cup: Value = app
+            .get(
+                &format!("/api/v1/tournaments?q=yarrow%20cup%20{i:02}"),
+                None,
+            )
+            .await
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(names(&cup), [format!("Yarrow Cup {i:02}")], "{i}: {cup}");
+    }
+    // The index answered (most of) them; whichever answered, the answers were exact.
+    assert!(searches(&app).await.0 > hits);
+    agree(&app, "players", "q=quexal&limit=30").await;
+}
+
+/// The public cache's misses so far (`tourney_cache_reads_total{cache="public"}`).
+async fn kept_misses(app: &TestApp) -> f64 {
+    let text = app.get("/metrics", None).await.text().await.unwrap();
+    value(
+        &text,
+        r#"tourney_cache_reads_total{cache="public",outcome="miss"}"#,
+    )
+}
+
+#[actix_web::test]
+async fn a_cold_search_read_by_many_at_once_is_computed_once() {
+    let app = spawn_app().await;
+    import(&app);
+    agree(&app, "players", "q=kar&limit=5").await;
+    let (hits, misses) = searches(&app).await;
+    let kept = kept_misses(&app).await;
+    // 24 readers of one search nobody asked before, all at once.
+    let path = "/api/v1/players?q=stadheim&limit=20";
+    let answers = futures_util::future::join_all((0..24).map(|_| app.get(path, None))).await;
+    let mut bodies = Vec::new();
+    for r in answers {
+        assert_eq!(r.status(), 200);
+        bodies.push(r.json::<Value>().await.unwrap());
+    }
+    assert!(bodies.iter().all(|b| b == &bodies[0]));
+    assert_eq!(bodies[0]["total"], 40);
+    // One of them computed it (one search, one miss of the kept bodies); the rest waited for
+    // it and were answered with its body.
+    let (h, m) = searches(&app).await;
+    assert_eq!((h - hits) + (m - misses), 1.0);
+    assert_eq!(kept_misses(&app).await, kept + 1.0);
+}
