@@ -188,6 +188,8 @@ struct Walk<'n, 'q> {
     names: &'n Names,
     q: &'q Query<'q>,
     trigrams: Vec<Trgm>,
+    /// `q` as a substring (`LIKE '%q%'`), searched for without a call per candidate place.
+    finder: memchr::memmem::Finder<'q>,
     /// `skip + take`: how many of the best matches after the cursor the page needs.
     want: usize,
     top: BinaryHeap<Cand<'n>>,
@@ -263,7 +265,7 @@ impl<'n> Walk<'n, '_> {
         if !rank && self.counted() {
             return false;
         }
-        let contains = e.folded.contains(self.q.folded);
+        let contains = self.finder.find(e.folded.as_bytes()).is_some();
         let score = if rank || (sim && !contains) {
             self.score(e)
         } else {
@@ -406,6 +408,7 @@ impl Names {
             names: self,
             q,
             trigrams,
+            finder: memchr::memmem::Finder::new(q.folded.as_bytes()),
             want: q.skip.saturating_add(q.take),
             top: BinaryHeap::new(),
             count: 0,
