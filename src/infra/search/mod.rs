@@ -30,7 +30,7 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, RwLock, RwLockReadGuard, Weak};
 use std::time::{Duration, Instant};
 
-use diesel::{Connection, PgConnection};
+use crate::db::PgConnection;
 
 use crate::db::search as store;
 use crate::infra::live::{LiveHub, NameChange};
@@ -324,7 +324,7 @@ impl Keeper {
         }
         if self.conn.is_none() {
             let url = self.live.database_url().to_string();
-            self.conn = Some(PgConnection::establish(&url).map_err(|e| e.to_string())?);
+            self.conn = Some(crate::db::connect(&url).map_err(|e| e.to_string())?);
         }
         if self.built_under != Some(listens) || self.stale {
             self.build(shared)?;

@@ -5,7 +5,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use diesel::PgConnection;
+use crate::db::PgConnection;
 
 use crate::db;
 use crate::db::ids::TournamentId;
