@@ -19,8 +19,9 @@ use actix_web::http::StatusCode;
 use actix_web::{get, post, web, HttpRequest, HttpResponse};
 use maud::{html, Markup, PreEscaped, DOCTYPE};
 
+use crate::api::problem::{LinkWithoutCodePage, TooManySignInCalls};
 use crate::domain::accounts::Language;
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
 use crate::runtime::state::AppState;
 use crate::services::accounts::links::{INVITATION_PAGE, RESET_PAGE, VERIFY_PAGE};
 use crate::services::accounts::reset::{self, ResetConfirm};
@@ -249,7 +250,7 @@ fn verify_body(l: &Labels, code: &str, lang: Language, error: Option<&str>) -> M
         ("lang" = Option<String>, Query, description = "The page's language: `en`, `nb`, `pl`, `de` or `zh-Hant` (anything else: `Accept-Language`, else English)"),
     ),    responses(
         (status = 200, description = "The page with the button that confirms the address", content_type = "text/html", body = String),
-        (status = 422, description = "The link has no code (a page)", content_type = "text/html", body = String),
+        LinkWithoutCodePage,
     )
 )]
 #[get("/account/verify-email")]
@@ -278,7 +279,7 @@ pub async fn verify_form(req: HttpRequest) -> HttpResponse {
         (status = 403, description = "Sign-up is closed or the account cannot be verified (the form again, with the reason)", content_type = "text/html", body = String),
         (status = 409, description = "The address is already confirmed or taken (the form again, with the reason)", content_type = "text/html", body = String),
         (status = 422, description = "A missing, wrong or expired code (the form again, with the reason)", content_type = "text/html", body = String),
-        (status = 429, description = "Too many sign-in calls from this address in the current minute; wait Retry-After seconds", content_type = "application/problem+json", body = Problem),
+        TooManySignInCalls,
     )
 )]
 #[post("/account/verify-email")]
@@ -345,7 +346,7 @@ fn reset_body(l: &Labels, code: &str, lang: Language, error: Option<&str>) -> Ma
         ("lang" = Option<String>, Query, description = "The page's language: `en`, `nb`, `pl`, `de` or `zh-Hant` (anything else: `Accept-Language`, else English)"),
     ),    responses(
         (status = 200, description = "The form for the new password", content_type = "text/html", body = String),
-        (status = 422, description = "The link has no code (a page)", content_type = "text/html", body = String),
+        LinkWithoutCodePage,
     )
 )]
 #[get("/account/reset-password")]
@@ -372,7 +373,7 @@ pub async fn reset_form(req: HttpRequest) -> HttpResponse {
     responses(
         (status = 200, description = "The password is set (a page)", content_type = "text/html", body = String),
         (status = 422, description = "A missing, wrong or expired code, passwords that differ or a password the rules refuse (the form again, with the reason)", content_type = "text/html", body = String),
-        (status = 429, description = "Too many sign-in calls from this address in the current minute; wait Retry-After seconds", content_type = "application/problem+json", body = Problem),
+        TooManySignInCalls,
     )
 )]
 #[post("/account/reset-password")]
@@ -540,7 +541,7 @@ pub async fn invitation_form(req: HttpRequest, state: web::Data<AppState>) -> Ht
         (status = 404, description = "No such invitation (a page)", content_type = "text/html", body = String),
         (status = 409, description = "The invitation is used, revoked or expired, or the username is taken (a page or the form again)", content_type = "text/html", body = String),
         (status = 422, description = "A missing or wrong code, or a username or password the rules refuse (the form again)", content_type = "text/html", body = String),
-        (status = 429, description = "Too many sign-in calls from this address in the current minute; wait Retry-After seconds", content_type = "application/problem+json", body = Problem),
+        TooManySignInCalls,
     )
 )]
 #[post("/account/invitation")]
