@@ -232,7 +232,7 @@ impl Form {
         req: &HttpRequest,
         raw: &[u8],
         title: fn(&Labels) -> &'static str,
-    ) -> Result<Self, HttpResponse> {
+    ) -> Result<Self, Box<HttpResponse>> {
         let given = fields(raw);
         let lang = language(req, &given);
         let l = labels(lang);
@@ -245,7 +245,7 @@ impl Form {
                 code,
                 title,
             }),
-            None => Err(no_code(&l, title)),
+            None => Err(Box::new(no_code(&l, title))),
         }
     }
 
@@ -287,7 +287,7 @@ fn link_form(
 ) -> HttpResponse {
     match Form::read(req, req.query_string().as_bytes(), title) {
         Ok(f) => f.page(StatusCode::OK, form(&f.l, &f.code, f.lang, None)),
-        Err(incomplete) => incomplete,
+        Err(incomplete) => *incomplete,
     }
 }
 
@@ -356,7 +356,7 @@ pub async fn verify_submit(
 ) -> HttpResponse {
     let form = match Form::read(&req, &body, |l| l.verify_title) {
         Ok(form) => form,
-        Err(incomplete) => return incomplete,
+        Err(incomplete) => return *incomplete,
     };
     let input = VerifyEmail {
         token: form.code.clone(),
@@ -433,7 +433,7 @@ pub async fn reset_submit(
 ) -> HttpResponse {
     let form = match Form::read(&req, &body, |l| l.reset_title) {
         Ok(form) => form,
-        Err(incomplete) => return incomplete,
+        Err(incomplete) => return *incomplete,
     };
     let (l, code) = (&form.l, &form.code);
     let password = form.given.get("password").cloned().unwrap_or_default();
@@ -527,7 +527,7 @@ fn invitation_body(
 pub async fn invitation_form(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse {
     let form = match Form::read(&req, req.query_string().as_bytes(), |l| l.invitation_title) {
         Ok(form) => form,
-        Err(incomplete) => return incomplete,
+        Err(incomplete) => return *incomplete,
     };
     let now = state.clock.now();
     let asked = form.code.clone();
@@ -574,7 +574,7 @@ pub async fn invitation_submit(
 ) -> HttpResponse {
     let form = match Form::read(&req, &body, |l| l.invitation_title) {
         Ok(form) => form,
-        Err(incomplete) => return incomplete,
+        Err(incomplete) => return *incomplete,
     };
     let now = state.clock.now();
     let asked = form.code.clone();
