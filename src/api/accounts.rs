@@ -8,7 +8,7 @@ use actix_web::{delete, get, patch, post, web, HttpRequest, HttpResponse};
 use crate::api::extract::Json;
 use crate::api::problem::{AuthErrors, BodyErrors};
 use crate::api::problem::{MailNotConfigured, NoSuchAccount};
-use crate::api::support::private_json;
+use crate::api::support::{client_address, private_json};
 use crate::auth::Caller;
 use crate::domain::accounts::{Language, SignupMode};
 use crate::error::{ApiResult, Problem};
@@ -19,12 +19,6 @@ use crate::services::accounts::export::{self, Export};
 use crate::services::accounts::profile::{self, UpdateMe};
 use crate::services::accounts::reset::{self, ResetConfirm, ResetRequest};
 use crate::services::accounts::signup::{self, Accepted, ResendVerification, SignUp, VerifyEmail};
-
-fn client_address(req: &HttpRequest) -> String {
-    req.peer_addr()
-        .map(|a| a.ip().to_string())
-        .unwrap_or_default()
-}
 
 /// Sign up (when the instance's `SIGNUP_MODE` is `open`).
 ///

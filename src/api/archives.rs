@@ -8,7 +8,7 @@ use crate::api::extract::Json;
 use crate::api::extract::{asker_first, idempotency_key, parse};
 use crate::api::problem::BodyErrors;
 use crate::api::problem::{
-    NoSuchPool, NoSuchTournament, NotAnAdmin, NotSignedIn, NotThisOrganiser,
+    NoSuchPool, NoSuchTournament, NotAnAdmin, NotModified, NotSignedIn, NotThisOrganiser,
 };
 use crate::api::support::{cached_json, created_at, idempotent_answer, Visibility};
 use crate::auth::Caller;
@@ -56,7 +56,7 @@ async fn read_archive(mut payload: web::Payload) -> Result<web::BytesMut, ApiErr
     params(("id" = i64, Path, description = "Tournament id")),
     responses(
         (status = 200, description = "The archive", body = TournamentArchive),
-        (status = 304, description = "Not modified"),
+        NotModified,
         NotSignedIn,
         NotThisOrganiser,
         NoSuchTournament,
@@ -268,7 +268,7 @@ pub async fn break_checkout(
     params(("id" = i64, Path, description = "Rating pool id")),
     responses(
         (status = 200, description = "The archive", body = PoolArchive),
-        (status = 304, description = "Not modified"),
+        NotModified,
         NotSignedIn,
         NotAnAdmin,
         NoSuchPool,
@@ -338,7 +338,7 @@ pub async fn import_pool(
     tag = "archives",
     responses(
         (status = 200, description = "The key", body = ArchiveKeyOut),
-        (status = 304, description = "Not modified"),
+        NotModified,
     )
 )]
 #[get("/archive-key")]

@@ -6,7 +6,7 @@ use actix_web::{get, post, web, HttpRequest, HttpResponse};
 use crate::api::extract::Json;
 use crate::api::problem::NoOrInvalidToken;
 use crate::api::problem::{AuthErrors, BodyErrors};
-use crate::api::support::private_json;
+use crate::api::support::{private_json, throttled_sign_in};
 use crate::auth::jwt::Subject;
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult, Problem};
@@ -37,31 +37,11 @@ pub async fn issue_token(
     body: Json<TokenRequest>,
 ) -> ApiResult<HttpResponse> {
     let TokenRequest { username, password } = body.0;
-    let address = req
-        .peer_addr()
-        .map(|a| a.ip().to_string())
-        .unwrap_or_default();
-    let throttle = state.login_throttle.clone();
-    let slowed = throttle.check(&username, &address)?;
-    if !slowed.is_zero() {
-        // The account is being guessed at from elsewhere: slowed, never locked.
-        actix_web::rt::time::sleep(slowed).await;
-    }
-    let wrong = || ApiError::Unauthorized("wrong username or password".into());
-    if username.len() > 64 || password.len() > 256 {
-        throttle.failed(&username, &address);
-        return Err(wrong());
-    }
-    let name = username.clone();
-    let now = state.clock.now();
-    let signed_in = state
-        .run(move |conn| sessions::sign_in(conn, &name, &password, now))
-        .await?;
-    let Some(session) = signed_in else {
-        throttle.failed(&username, &address);
-        return Err(wrong());
-    };
-    throttle.succeeded(&username, &address);
+    let session = throttled_sign_in(&req, &state, username, password, |name, password| {
+        let now = state.clock.now();
+        state.run(move |conn| sessions::sign_in(conn, &name, &password, now))
+    })
+    .await?;
     tokens(&state, session)
 }
 

@@ -13,7 +13,7 @@ use actix_web::{get, post, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::{idempotency_key, CasePath, Json, Query, TournamentPath};
 use crate::api::problem::BodyErrors;
-use crate::api::problem::{InvalidToken, NoSuchCase, NoSuchTournament};
+use crate::api::problem::{InvalidToken, NoSuchCase, NoSuchTournament, NotModified};
 use std::collections::BTreeMap;
 
 use crate::api::support::idempotent_answer;
@@ -84,7 +84,7 @@ pub async fn open(
     params(TournamentPath, PageParams),
     responses(
         (status = 200, description = "Cases, oldest first", body = Page<CaseOut>),
-        (status = 304, description = "Not modified"),
+        NotModified,
         InvalidToken,
         NoSuchTournament,
     )
@@ -119,7 +119,7 @@ pub async fn list(
     ),
     responses(
         (status = 200, description = "The case", body = CaseOut),
-        (status = 304, description = "Not modified"),
+        NotModified,
         InvalidToken,
         NoSuchCase,
     )

@@ -7,7 +7,7 @@ use actix_web::{delete, get, post, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::{Json, Query};
 use crate::api::problem::NoSuchPlayer;
-use crate::api::problem::{AuthErrors, BodyErrors};
+use crate::api::problem::{AuthErrors, BodyErrors, NotModified};
 use crate::api::support::{page_json, Page, PageParams, Visibility};
 use crate::auth::Caller;
 use crate::domain::PlayerId;
@@ -70,7 +70,7 @@ pub async fn create(
     responses(
         AuthErrors,
         (status = 200, description = "Claims, oldest first", body = Page<ClaimOut>),
-        (status = 304, description = "Not modified"),
+        NotModified,
         NoSuchPlayer,
     )
 )]
@@ -102,7 +102,7 @@ pub async fn list(
     responses(
         AuthErrors,
         (status = 200, description = "Open claims to decide, oldest first", body = Page<ClaimOut>),
-        (status = 304, description = "Not modified"),
+        NotModified,
     )
 )]
 #[get("/player-claims")]
@@ -213,7 +213,7 @@ pub async fn withdraw(
     responses(
         AuthErrors,
         (status = 200, description = "Links and cuts, oldest first", body = Page<PlayerLinkOut>),
-        (status = 304, description = "Not modified"),
+        NotModified,
         (status = 403, description = "Not one of the player's deciders", body = Problem, content_type = "application/problem+json"),
         NoSuchPlayer,
     )

@@ -5,7 +5,7 @@ use actix_web::{get, post, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::{idempotency_key, Json, Query, TournamentPath};
 use crate::api::problem::BodyErrors;
-use crate::api::problem::{InvalidToken, NoSuchTournament, NotARefereeOrOrganiser};
+use crate::api::problem::{InvalidToken, NoSuchTournament, NotARefereeOrOrganiser, NotModified};
 use std::collections::BTreeMap;
 
 use crate::api::support::idempotent_answer;
@@ -63,7 +63,7 @@ pub async fn withdraw(
     params(TournamentPath, PageParams),
     responses(
         (status = 200, description = "In the order recorded", body = Page<WithdrawalOut>),
-        (status = 304, description = "Not modified"),
+        NotModified,
         InvalidToken,
         NoSuchTournament,
     )
@@ -139,7 +139,7 @@ pub async fn penalise(
     params(TournamentPath, PageParams),
     responses(
         (status = 200, description = "In the order recorded", body = Page<PenaltyOut>),
-        (status = 304, description = "Not modified"),
+        NotModified,
         InvalidToken,
         NoSuchTournament,
     )

@@ -16,6 +16,10 @@ pub mod table;
 use actix_web::{get, web, HttpRequest, HttpResponse};
 use maud::{html, Markup, PreEscaped, DOCTYPE};
 
+use crate::api::problem::{
+    EmbedParametersPage, NoSuchPublicTournamentPage, NoSuchPublishedRoundPage, NotModified,
+    TeamEventPage, ThePage,
+};
 use crate::api::support::{cached_body, Visibility};
 use crate::error::ApiError;
 use crate::runtime::state::AppState;
@@ -466,11 +470,11 @@ fn rendered(req: &HttpRequest, outcome: Result<HttpResponse, ApiError>) -> HttpR
     tag = "embed",
     params(("id" = i64, Path, description = "Tournament id"), EmbedQuery),
     responses(
-        (status = 200, description = "The page", content_type = "text/html", body = String),
-        (status = 304, description = "Not modified"),
-        (status = 422, description = "An unknown language, theme or parameter, or a value out of range (a page)", content_type = "text/html", body = String),
-        (status = 404, description = "No such public tournament (a page)", content_type = "text/html", body = String),
-        (status = 409, description = "A team event: see the team standings (a page)", content_type = "text/html", body = String),
+        ThePage,
+        NotModified,
+        EmbedParametersPage,
+        NoSuchPublicTournamentPage,
+        TeamEventPage,
     )
 )]
 #[get("/embed/tournaments/{id}/standings")]
@@ -514,10 +518,10 @@ async fn standings_page(req: &HttpRequest, state: &AppState) -> Result<HttpRespo
     tag = "embed",
     params(("id" = i64, Path, description = "Tournament id"), ("n" = i32, Path, description = "Round number"), EmbedQuery),
     responses(
-        (status = 200, description = "The page", content_type = "text/html", body = String),
-        (status = 304, description = "Not modified"),
-        (status = 422, description = "An unknown language, theme or parameter, or a value out of range (a page)", content_type = "text/html", body = String),
-        (status = 404, description = "No such published round (a page)", content_type = "text/html", body = String),
+        ThePage,
+        NotModified,
+        EmbedParametersPage,
+        NoSuchPublishedRoundPage,
     )
 )]
 #[get("/embed/tournaments/{id}/rounds/{n}")]
@@ -578,9 +582,9 @@ async fn round_page(req: &HttpRequest, state: &AppState) -> Result<HttpResponse,
     tag = "embed",
     params(("id" = i64, Path, description = "Rating pool id"), EmbedQuery),
     responses(
-        (status = 200, description = "The page", content_type = "text/html", body = String),
-        (status = 304, description = "Not modified"),
-        (status = 422, description = "An unknown language, theme or parameter, or a value out of range (a page)", content_type = "text/html", body = String),
+        ThePage,
+        NotModified,
+        EmbedParametersPage,
         (status = 404, description = "No such rating pool (a page)", content_type = "text/html", body = String),
     )
 )]

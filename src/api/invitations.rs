@@ -4,7 +4,7 @@
 use actix_web::{delete, get, post, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::{Json, Query};
-use crate::api::problem::{AuthErrors, BodyErrors};
+use crate::api::problem::{AuthErrors, BodyErrors, NotModified};
 use crate::api::problem::{MailNotConfigured, NoSuchTournament, NotTheOrganiser};
 use crate::api::support::{page_json, Page, PageParams, Visibility};
 use crate::auth::{Caller, MaybeCaller};
@@ -93,7 +93,7 @@ pub async fn create(
     responses(
         AuthErrors,
         (status = 200, description = "Invitations, oldest first", body = Page<InvitationOut>),
-        (status = 304, description = "Not modified"),
+        NotModified,
         NotTheOrganiser,
         NoSuchTournament,
     )

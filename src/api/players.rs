@@ -4,7 +4,9 @@ use actix_web::{get, patch, post, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::{idempotency_key, Json, Query};
 use crate::api::problem::BodyErrors;
-use crate::api::problem::{InvalidParameters, InvalidToken, NoSuchPlayer, NotAnOrganiser};
+use crate::api::problem::{
+    InvalidParameters, InvalidToken, NoSuchPlayer, NotAnOrganiser, NotModified,
+};
 
 use crate::api::support::{created_at, idempotent_answer};
 use crate::api::support::{json_body, kept_answer, page_body, page_json, Page, Visibility};
@@ -70,7 +72,7 @@ pub async fn create(
     params(PlayerFilter),
     responses(
         (status = 200, description = "A page of players", body = Page<PlayerOut>),
-        (status = 304, description = "Not modified"),
+        NotModified,
         InvalidToken,
         InvalidParameters,
     )
@@ -113,7 +115,7 @@ pub async fn list(
     params(("id" = i64, Path, description = "Player id")),
     responses(
         (status = 200, description = "The player", body = PlayerOut),
-        (status = 304, description = "Not modified"),
+        NotModified,
         InvalidToken,
         NoSuchPlayer,
     )

@@ -8,8 +8,8 @@ use actix_web::{delete, get, post, put, web, HttpRequest, HttpResponse};
 use crate::api::extract::{Json, Query, TournamentPath};
 use crate::api::problem::BodyErrors;
 use crate::api::problem::{
-    InvalidParameters, InvalidToken, NoSuchPool, NoSuchTournament, NotAKeeper, NotSignedIn,
-    NotThisOrganiser,
+    InvalidParameters, InvalidToken, NoSuchPool, NoSuchTournament, NotAKeeper, NotModified,
+    NotSignedIn, NotThisOrganiser,
 };
 use crate::api::support::{page_json, Page, PageParams, Visibility};
 use crate::auth::{Caller, MaybeCaller};
@@ -31,7 +31,7 @@ use crate::services::ratings::{
     params(("id" = i64, Path, description = "Rating pool id"), PageParams),
     responses(
         (status = 200, description = "A page of keepers", body = Page<KeeperOut>),
-        (status = 304, description = "Not modified"),
+        NotModified,
         InvalidToken,
         NoSuchPool,
         InvalidParameters,
@@ -248,7 +248,7 @@ pub async fn ask_again(
     params(TournamentPath, PageParams),
     responses(
         (status = 200, description = "A page of requests and decisions", body = Page<RatingDecisionOut>),
-        (status = 304, description = "Not modified"),
+        NotModified,
         InvalidToken,
         NoSuchTournament,
         InvalidParameters,

@@ -153,8 +153,71 @@ problem_answers! {
     InvalidParameters => "422", "Invalid parameters";
     /// 428: a write that needs `If-Match` came without it.
     IfMatchRequired => "428", "No If-Match: send the version you read, or *";
+    /// 429: a page's POST over the sign-in calls' rate limit.
+    TooManySignInCalls => "429", "Too many sign-in calls from this address in the current minute; wait Retry-After seconds";
     /// 503: the instance has no mail set up.
     MailNotConfigured => "503", "This instance cannot send e-mail (SMTP_URL is not configured)";
+}
+
+/// The answer of an HTML page (`text/html`, a string): the page asked for, or the page that
+/// says what went wrong, with its status.
+fn page_response(description: &str) -> RefOr<Response> {
+    ResponseBuilder::new()
+        .description(description)
+        .content(
+            "text/html",
+            ContentBuilder::new()
+                .schema(Some(<String as utoipa::PartialSchema>::schema()))
+                .build(),
+        )
+        .build()
+        .into()
+}
+
+/// The HTML pages' twin of [`problem_answers!`]: `responses(ThePage, ...)` in an operation's
+/// `#[utoipa::path]` stands for `(status = 200, description = "The page", content_type =
+/// "text/html", body = String)`. A page whose answer says more than the shared wording writes
+/// its own line instead.
+macro_rules! page_answers {
+    ($($(#[$doc:meta])* $name:ident => $status:literal, $description:literal;)+) => {$(
+        $(#[$doc])*
+        pub struct $name;
+
+        impl utoipa::IntoResponses for $name {
+            fn responses() -> std::collections::BTreeMap<String, RefOr<Response>> {
+                std::iter::once(($status.to_string(), page_response($description))).collect()
+            }
+        }
+    )+};
+}
+
+page_answers! {
+    /// 200: the page asked for.
+    ThePage => "200", "The page";
+    /// 404 (a page): no such public tournament.
+    NoSuchPublicTournamentPage => "404", "No such public tournament (a page)";
+    /// 404 (a page): no such published round.
+    NoSuchPublishedRoundPage => "404", "No such published round (a page)";
+    /// 409 (a page): standings asked of a team event.
+    TeamEventPage => "409", "A team event: see the team standings (a page)";
+    /// 422 (a page): an embedded page's query is not valid.
+    EmbedParametersPage => "422", "An unknown language, theme or parameter, or a value out of range (a page)";
+    /// 422 (a page): a printed page's query is not valid.
+    PrintParametersPage => "422", "An unknown language or parameter (a page)";
+    /// 422 (a page): a mail's link that lost its code.
+    LinkWithoutCodePage => "422", "The link has no code (a page)";
+    /// 429 (a page): too many wrong table codes.
+    TooManyWrongCodesPage => "429", "Too many wrong codes (a page)";
+}
+
+/// The answer of a cached read that has not changed since the caller's `If-None-Match`.
+pub struct NotModified;
+
+impl utoipa::IntoResponses for NotModified {
+    fn responses() -> std::collections::BTreeMap<String, RefOr<Response>> {
+        let answer = ResponseBuilder::new().description("Not modified").build();
+        std::iter::once(("304".to_string(), answer.into())).collect()
+    }
 }
 
 /// The explanation of a problem type (the page its `type` URI names), as HTML for browsers or

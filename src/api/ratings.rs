@@ -8,7 +8,7 @@ use crate::api::extract::{Json, Query};
 use crate::api::problem::BodyErrors;
 use crate::api::problem::{
     ChangedSinceRead, IfMatchRequired, InvalidParameters, InvalidToken, NoSuchPlayer, NoSuchPool,
-    NoSuchSeason, NotAnAdmin, NotSignedIn,
+    NoSuchSeason, NotAnAdmin, NotModified, NotSignedIn,
 };
 use crate::api::support::{
     cached_body, cached_json, deprecated_form, etag_matches, etag_of_key, if_none_match, json_body,
@@ -71,7 +71,7 @@ pub async fn create_pool(
     params(PageParams),
     responses(
         (status = 200, description = "A page of pools", body = Page<PoolOut>),
-        (status = 304, description = "Not modified"),
+        NotModified,
         InvalidToken,
         InvalidParameters,
     )
@@ -111,7 +111,7 @@ pub async fn list_pools(
     params(("id" = i64, Path, description = "Rating pool id")),
     responses(
         (status = 200, description = "The pool", body = PoolOut),
-        (status = 304, description = "Not modified"),
+        NotModified,
         InvalidToken,
         NoSuchPool,
     )
@@ -215,7 +215,7 @@ pub async fn import(
     params(("id" = i64, Path, description = "Rating pool id"), PageParams),
     responses(
         (status = 200, description = "A page of imports", body = Page<ImportOut>),
-        (status = 304, description = "Not modified"),
+        NotModified,
         InvalidToken,
         NoSuchPool,
         InvalidParameters,
@@ -278,7 +278,7 @@ pub async fn rebuild(
     params(("id" = i64, Path, description = "Rating pool id"), LeaderboardQuery),
     responses(
         (status = 200, description = "A page of the leaderboard", body = Page<LeaderboardRowOut>),
-        (status = 304, description = "Not modified"),
+        NotModified,
         InvalidToken,
         NoSuchSeason,
         InvalidParameters,
@@ -317,7 +317,7 @@ pub async fn leaderboard(
     params(("id" = i64, Path, description = "Rating pool id"), LeaderboardQuery),
     responses(
         (status = 200, description = "The leaderboard, every row, as CSV", body = String, content_type = "text/csv"),
-        (status = 304, description = "Not modified"),
+        NotModified,
         InvalidToken,
         NoSuchSeason,
         InvalidParameters,
@@ -447,7 +447,7 @@ fn render_leaderboard(
     params(("id" = i64, Path, description = "Rating pool id"), PageParams),
     responses(
         (status = 200, description = "The seasons in date order", body = Page<SeasonOut>),
-        (status = 304, description = "Not modified"),
+        NotModified,
         InvalidToken,
         NoSuchPool,
     )
@@ -480,7 +480,7 @@ pub async fn list_seasons(
     ),
     responses(
         (status = 200, description = "The standings", body = SeasonStandingsOut),
-        (status = 304, description = "Not modified"),
+        NotModified,
         InvalidToken,
         NoSuchSeason,
     )
@@ -509,7 +509,7 @@ pub async fn read_season(
     params(("id" = i64, Path, description = "Rating pool id"), LeagueQuery),
     responses(
         (status = 200, description = "The league table", body = LeagueOut),
-        (status = 304, description = "Not modified"),
+        NotModified,
         InvalidToken,
         NoSuchPool,
         InvalidParameters,
@@ -561,7 +561,7 @@ fn deprecated_answer(
     params(("id" = i64, Path, description = "Rating pool id"), LeagueQuery),
     responses(
         (status = 200, description = "The league table as CSV", body = String, content_type = "text/csv"),
-        (status = 304, description = "Not modified"),
+        NotModified,
         InvalidToken,
         NoSuchPool,
         InvalidParameters,
@@ -633,7 +633,7 @@ async fn league_answer(
     params(("id" = i64, Path, description = "Player id"), HistoryQuery),
     responses(
         (status = 200, description = "A page of changes", body = Page<RatingChangeOut>),
-        (status = 304, description = "Not modified"),
+        NotModified,
         InvalidToken,
         NoSuchPlayer,
         InvalidParameters,
@@ -671,7 +671,7 @@ pub async fn player_ratings(
     params(("id" = i64, Path, description = "Rating pool id"), PoolLogQuery),
     responses(
         (status = 200, description = "A page of the pool's log", body = PoolLogPage),
-        (status = 304, description = "Not modified"),
+        NotModified,
         InvalidToken,
         NoSuchSeason,
         (status = 422, description = "Invalid parameters (a cursor of another list, pool or filter names `cursor`; `cursor` with `offset` names `offset`)", body = Problem, content_type = "application/problem+json"),

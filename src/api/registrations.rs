@@ -8,7 +8,9 @@ use actix_web::{delete, get, patch, post, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::{idempotency_key, Json, Query, TournamentPath};
 use crate::api::problem::BodyErrors;
-use crate::api::problem::{InvalidToken, NoSuchTournament, NotAnOrganiser, NotSignedIn};
+use crate::api::problem::{
+    InvalidToken, NoSuchTournament, NotAnOrganiser, NotModified, NotSignedIn,
+};
 
 use crate::api::support::{cached_json, page_json, Page, PageParams, Visibility};
 use crate::api::support::{created_at, idempotent_answer};
@@ -31,7 +33,7 @@ use crate::services::running::registrations::{
     params(TournamentPath, PageParams),
     responses(
         (status = 200, description = "Live registrations", body = Page<RegistrationOut>),
-        (status = 304, description = "Not modified"),
+        NotModified,
         InvalidToken,
         NoSuchTournament,
     )
@@ -121,7 +123,7 @@ pub async fn register(
     ),
     responses(
         (status = 200, description = "The registration", body = RegistrationOut),
-        (status = 304, description = "Not modified"),
+        NotModified,
         InvalidToken,
         (status = 404, description = "No such tournament or live registration", body = Problem, content_type = "application/problem+json"),
     )
@@ -237,7 +239,7 @@ pub async fn cancel(
     params(TournamentPath, PageParams),
     responses(
         (status = 200, description = "Teams in number order", body = Page<TeamOut>),
-        (status = 304, description = "Not modified"),
+        NotModified,
         InvalidToken,
         NoSuchTournament,
     )

@@ -9,7 +9,7 @@ use actix_web::{get, put, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::{idempotency_key, Json, TablePath};
 use crate::api::problem::BodyErrors;
-use crate::api::problem::{InvalidToken, NotARefereeOrOrganiser};
+use crate::api::problem::{InvalidToken, NotARefereeOrOrganiser, NotModified};
 use std::collections::BTreeMap;
 
 use crate::api::support::idempotent_answer;
@@ -106,7 +106,7 @@ pub async fn enter(
     params(TablePath),
     responses(
         (status = 200, description = "The result and its versions; the `ETag` is the version in force, as `If-Match` takes it", body = ResultWithHistory),
-        (status = 304, description = "Not modified"),
+        NotModified,
         InvalidToken,
         (status = 404, description = "No such tournament, round, table or result", body = Problem, content_type = "application/problem+json"),
     )

@@ -11,8 +11,8 @@ use actix_web::{get, patch, post, web, HttpRequest, HttpResponse};
 use crate::api::extract::{idempotency_key, Json, Query, RoundPath, TournamentPath};
 use crate::api::problem::BodyErrors;
 use crate::api::problem::{
-    InvalidParameters, InvalidToken, NoSuchRound, NoSuchTournament, NotAnOrganiser, NotSignedIn,
-    NotThisOrganiser,
+    InvalidParameters, InvalidToken, NoSuchRound, NoSuchTournament, NotAnOrganiser, NotModified,
+    NotSignedIn, NotThisOrganiser,
 };
 use std::collections::BTreeMap;
 
@@ -191,7 +191,7 @@ pub async fn withdraw(
     params(TournamentPath, PageParams),
     responses(
         (status = 200, description = "Rounds in number order", body = Page<RoundOut>),
-        (status = 304, description = "Not modified"),
+        NotModified,
         InvalidToken,
         NoSuchTournament,
     )
@@ -223,7 +223,7 @@ pub async fn list(
     ),
     responses(
         (status = 200, description = "The round", body = RoundOut),
-        (status = 304, description = "Not modified"),
+        NotModified,
         InvalidToken,
         NoSuchRound,
     )
@@ -301,7 +301,7 @@ pub async fn update(
     ),
     responses(
         (status = 200, description = "The draws, first first", body = Page<DrawRecord>),
-        (status = 304, description = "Not modified"),
+        NotModified,
         InvalidToken,
         NoSuchRound,
     )
@@ -334,7 +334,7 @@ pub async fn draws(
     ),
     responses(
         (status = 200, description = "The matches of the round", body = Page<TeamMatchResult>),
-        (status = 304, description = "Not modified"),
+        NotModified,
         InvalidToken,
         NoSuchRound,
     )
@@ -375,7 +375,7 @@ pub async fn matches(
     ),
     responses(
         (status = 200, description = "The cup matches of the round", body = Page<CupMatchOut>),
-        (status = 304, description = "Not modified"),
+        NotModified,
         InvalidToken,
         NoSuchRound,
         InvalidParameters,

@@ -7,7 +7,7 @@
 use actix_web::{get, http::header, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::{Query, TournamentPath};
-use crate::api::problem::{InvalidParameters, InvalidToken, NoSuchTournament};
+use crate::api::problem::{InvalidParameters, InvalidToken, NoSuchTournament, NotModified};
 use crate::api::support::{
     cached_json, deprecated_form, etag_matches, etag_of_key, if_none_match, kept_answer,
     not_modified_answer, tagged_body, Visibility,
@@ -34,7 +34,7 @@ use crate::services::running::standings::{
     params(TournamentPath, StandingsQuery),
     responses(
         (status = 200, description = "The standings, best first", body = StandingsOut),
-        (status = 304, description = "Not modified"),
+        NotModified,
         InvalidToken,
         NoSuchTournament,
         (status = 409, description = "This format has no standings table (team matches)", body = Problem, content_type = "application/problem+json"),
@@ -86,7 +86,7 @@ pub async fn standings(
     params(TournamentPath, StandingsQuery),
     responses(
         (status = 200, description = "The standings, best first, as CSV", body = String, content_type = "text/csv"),
-        (status = 304, description = "Not modified"),
+        NotModified,
         InvalidToken,
         NoSuchTournament,
         (status = 409, description = "This format has no standings table (team matches)", body = Problem, content_type = "application/problem+json"),
@@ -200,7 +200,7 @@ async fn answer(
     params(TournamentPath),
     responses(
         (status = 200, description = "The teams, best first", body = TeamStandingsOut),
-        (status = 304, description = "Not modified"),
+        NotModified,
         InvalidToken,
         NoSuchTournament,
         (status = 409, description = "Not a team event", body = Problem, content_type = "application/problem+json"),

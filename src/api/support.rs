@@ -376,10 +376,7 @@ impl CodeGuard {
         let guard = CodeGuard {
             throttle: state.login_throttle.clone(),
             key: crate::services::play::hall::throttle_key(at),
-            from: req
-                .peer_addr()
-                .map(|a| a.ip().to_string())
-                .unwrap_or_default(),
+            from: client_address(req),
         };
         let slowed = guard
             .throttle
@@ -420,5 +417,50 @@ impl CodeGuard {
             self.throttle.failed(&self.key, &self.from);
         }
         outcome
+    }
+}
+
+/// The address a request comes from (empty when the connection does not say).
+pub fn client_address(req: &HttpRequest) -> String {
+    req.peer_addr()
+        .map(|a| a.ip().to_string())
+        .unwrap_or_default()
+}
+
+/// A password sign-in under the sign-in throttle (`POST /auth/token`, and the invitation page's
+/// existing account): slowed while the account is guessed at from elsewhere, never locked; a
+/// username or password over its length is a wrong password without asking `sign_in`; a
+/// failure counts against the account and the address, a success clears them. `sign_in` gets
+/// the username and the password and answers `None` for wrong ones.
+pub async fn throttled_sign_in<T, F>(
+    req: &HttpRequest,
+    state: &crate::runtime::state::AppState,
+    username: String,
+    password: String,
+    sign_in: impl FnOnce(String, String) -> F,
+) -> Result<T, ApiError>
+where
+    F: std::future::Future<Output = Result<Option<T>, ApiError>>,
+{
+    let address = client_address(req);
+    let throttle = &state.login_throttle;
+    let slowed = throttle.check(&username, &address)?;
+    if !slowed.is_zero() {
+        actix_web::rt::time::sleep(slowed).await;
+    }
+    let wrong = || ApiError::Unauthorized("wrong username or password".into());
+    if username.len() > 64 || password.len() > 256 {
+        throttle.failed(&username, &address);
+        return Err(wrong());
+    }
+    match sign_in(username.clone(), password).await? {
+        Some(done) => {
+            throttle.succeeded(&username, &address);
+            Ok(done)
+        }
+        None => {
+            throttle.failed(&username, &address);
+            Err(wrong())
+        }
     }
 }

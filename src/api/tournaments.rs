@@ -6,7 +6,7 @@ use crate::api::extract::{idempotency_key, Json, Query, TournamentPath};
 use crate::api::problem::BodyErrors;
 use crate::api::problem::{
     ChangedSinceRead, IfMatchRequired, InvalidParameters, InvalidToken, NoSuchTournament,
-    NotSignedIn, NotThisOrganiser,
+    NotModified, NotSignedIn, NotThisOrganiser,
 };
 
 use crate::api::support::{created_at, idempotent_answer};
@@ -86,7 +86,7 @@ pub async fn create(
     params(TournamentFilter),
     responses(
         (status = 200, description = "A page of tournaments", body = Page<TournamentOut>),
-        (status = 304, description = "Not modified"),
+        NotModified,
         InvalidToken,
         InvalidParameters,
     )
@@ -133,7 +133,7 @@ pub async fn list(
     params(TournamentPath),
     responses(
         (status = 200, description = "The tournament; `ETag` carries its version", body = TournamentOut),
-        (status = 304, description = "Not modified"),
+        NotModified,
         InvalidToken,
         (status = 404, description = "No such tournament (or a draft you may not see)", body = Problem, content_type = "application/problem+json"),
     )
@@ -218,7 +218,7 @@ pub async fn update(
     params(TournamentPath, PageParams),
     responses(
         (status = 200, description = "The staff", body = Page<StaffOut>),
-        (status = 304, description = "Not modified"),
+        NotModified,
         InvalidToken,
         NoSuchTournament,
     )

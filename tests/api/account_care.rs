@@ -7,13 +7,12 @@
 use diesel::prelude::*;
 use diesel::sql_types::BigInt;
 use serde_json::{json, Value};
-use tourney::domain::accounts::SignupMode;
 
 use crate::helpers::{
-    fields, problem, spawn_app_with_limits, spawn_app_with_signup, TestApp, PASSWORD, TEST_LIMITS,
+    fields, next_mail, problem, resend_verification, says, signed_up, spawn_app_with_limits,
+    spawn_open_app, verified_account, TestApp, PASSWORD, TEST_LIMITS,
 };
-use crate::signup::{sign_up, verified_account};
-use crate::smtp_sink::{Received, SmtpSink};
+use crate::smtp_sink::SmtpSink;
 
 #[derive(QueryableByName)]
 struct Count {
@@ -29,12 +28,6 @@ fn queued_for(app: &TestApp, email: &str) -> i64 {
         .get_result::<Count>(&mut conn)
         .expect("count")
         .n
-}
-
-async fn me(app: &TestApp, token: &str) -> Value {
-    let r = app.get("/api/v1/me", Some(token)).await;
-    assert_eq!(r.status(), 200);
-    r.json().await.unwrap()
 }
 
 async fn patch_me(app: &TestApp, token: &str, body: Value) -> reqwest::Response {
@@ -56,42 +49,20 @@ async fn change_address(app: &TestApp, token: &str, email: &str) -> reqwest::Res
     .await
 }
 
-async fn verify(app: &TestApp, code: &str) -> reqwest::Response {
-    app.post("/api/v1/auth/verify-email", None, json!({"token": code}))
-        .await
-}
-
-/// The message `email` receives after the `before` it had.
-async fn next_mail(sink: &SmtpSink, email: &str, before: usize) -> Received {
-    sink.wait_for(email, before + 1, 20).await[before].clone()
-}
-
-async fn open_app() -> (SmtpSink, TestApp) {
-    let sink = SmtpSink::start();
-    let app = spawn_app_with_signup(SignupMode::Open, Some(&sink.url())).await;
-    (sink, app)
-}
-
 #[actix_web::test]
 async fn me_shows_the_address_whether_it_is_verified_and_the_language() {
-    let (sink, app) = open_app().await;
-    assert_eq!(
-        sign_up(&app, "kari", "Kari@example.no", Some("nb-NO"))
-            .await
-            .status(),
-        202
-    );
-    let code = sink.wait_for("Kari@example.no", 1, 20).await[0].code("ev_");
-    assert_eq!(verify(&app, &code).await.status(), 204);
+    let (sink, app) = spawn_open_app().await;
+    let code = signed_up(&app, &sink, "kari", "Kari@example.no", Some("nb-NO")).await;
+    assert_eq!(app.verify_email(&code).await.status(), 204);
     let token = app.token("kari", PASSWORD).await;
-    let me_now = me(&app, &token).await;
+    let me_now = app.me(&token).await;
     assert_eq!(me_now["email"], "Kari@example.no");
     assert_eq!(me_now["email_verified"], true);
     assert_eq!(me_now["language"], "nb");
     assert_eq!(me_now["pending_email"], Value::Null);
     // An account an admin made has no address.
     let (_, ola) = app.user("ola").await;
-    let ola_me = me(&app, &ola).await;
+    let ola_me = app.me(&ola).await;
     assert_eq!(ola_me["email"], Value::Null);
     assert_eq!(ola_me["email_verified"], false);
     assert_eq!(ola_me["language"], "en");
@@ -106,7 +77,7 @@ async fn me_shows_the_address_whether_it_is_verified_and_the_language() {
 
 #[actix_web::test]
 async fn the_language_changes_and_bad_input_writes_nothing() {
-    let (sink, app) = open_app().await;
+    let (sink, app) = spawn_open_app().await;
     let token = verified_account(&app, &sink, "kari", "kari@example.no").await;
     let r = patch_me(&app, &token, json!({"language": "de"})).await;
     assert_eq!(r.status(), 200);
@@ -126,7 +97,7 @@ async fn the_language_changes_and_bad_input_writes_nothing() {
         .await,
         ["email", "current_password"]
     );
-    assert_eq!(me(&app, &token).await["language"], "de");
+    assert_eq!(app.me(&token).await["language"], "de");
     // A password longer than the document allows is refused even without an address.
     assert_eq!(
         me_refused(
@@ -140,7 +111,7 @@ async fn the_language_changes_and_bad_input_writes_nothing() {
     );
     // Unknown fields are refused too.
     problem(patch_me(&app, &token, json!({"is_admin": true})).await, 422).await;
-    assert_eq!(me(&app, &token).await["is_admin"], false);
+    assert_eq!(app.me(&token).await["is_admin"], false);
     // Messages now come in German.
     let before = sink.to("kari@example.no").len();
     let r = app
@@ -160,7 +131,7 @@ async fn the_language_changes_and_bad_input_writes_nothing() {
 
 #[actix_web::test]
 async fn an_address_changes_only_with_the_password_and_the_code_from_the_new_address() {
-    let (sink, app) = open_app().await;
+    let (sink, app) = spawn_open_app().await;
     let token = verified_account(&app, &sink, "kari", "kari@example.no").await;
     let old_before = sink.to("kari@example.no").len();
     // No password, a wrong one: 422 naming it, nothing sent or pending.
@@ -179,7 +150,7 @@ async fn an_address_changes_only_with_the_password_and_the_code_from_the_new_add
         ["current_password"]
     );
     assert_eq!(queued_for(&app, "kari@club.example"), 0);
-    assert_eq!(me(&app, &token).await["pending_email"], Value::Null);
+    assert_eq!(app.me(&token).await["pending_email"], Value::Null);
 
     // With the password: pending until confirmed; a code to the new address, a notice to the old.
     let r = change_address(&app, &token, "kari@club.example").await;
@@ -195,7 +166,7 @@ async fn an_address_changes_only_with_the_password_and_the_code_from_the_new_add
         notice.body()
     );
     assert!(notice.body().contains("pr_"), "a reset code to undo it");
-    assert_eq!(me(&app, &token).await["email"], "kari@example.no");
+    assert_eq!(app.me(&token).await["email"], "kari@example.no");
 
     // A second request replaces the first: its code no longer works.
     assert_eq!(
@@ -205,20 +176,17 @@ async fn an_address_changes_only_with_the_password_and_the_code_from_the_new_add
         200
     );
     let second = next_mail(&sink, "kari@other.example", 0).await.code("ec_");
-    let p = problem(verify(&app, &code).await, 422).await;
+    let p = problem(app.verify_email(&code).await, 422).await;
     assert_eq!(fields(&p), ["token"]);
-    assert_eq!(
-        me(&app, &token).await["pending_email"],
-        "kari@other.example"
-    );
+    assert_eq!(app.me(&token).await["pending_email"], "kari@other.example");
 
     // The code confirms: the address changes, proved, and works for resets.
-    assert_eq!(verify(&app, &second).await.status(), 204);
-    let now = me(&app, &token).await;
+    assert_eq!(app.verify_email(&second).await.status(), 204);
+    let now = app.me(&token).await;
     assert_eq!(now["email"], "kari@other.example");
     assert_eq!(now["email_verified"], true);
     assert_eq!(now["pending_email"], Value::Null);
-    problem(verify(&app, &second).await, 422).await;
+    problem(app.verify_email(&second).await, 422).await;
     let before = queued_for(&app, "kari@example.no");
     for to in ["kari@example.no", "kari@other.example"] {
         let r = app
@@ -245,13 +213,13 @@ async fn an_address_changes_only_with_the_password_and_the_code_from_the_new_add
         r.json::<Value>().await.unwrap()["pending_email"],
         Value::Null
     );
-    problem(verify(&app, &third).await, 422).await;
-    assert_eq!(me(&app, &token).await["email"], "kari@other.example");
+    problem(app.verify_email(&third).await, 422).await;
+    assert_eq!(app.me(&token).await["email"], "kari@other.example");
 }
 
 #[actix_web::test]
 async fn an_address_another_account_uses_is_refused_and_nothing_is_written() {
-    let (sink, app) = open_app().await;
+    let (sink, app) = spawn_open_app().await;
     let kari = verified_account(&app, &sink, "kari", "kari@example.no").await;
     let ola = verified_account(&app, &sink, "ola", "ola@example.no").await;
     let ola_mail = queued_for(&app, "ola@example.no");
@@ -260,7 +228,7 @@ async fn an_address_another_account_uses_is_refused_and_nothing_is_written() {
     assert_eq!(fields(&p), ["email"]);
     assert_eq!(queued_for(&app, "ola@example.no"), ola_mail);
     assert_eq!(queued_for(&app, "kari@example.no"), kari_mail, "no notice");
-    assert_eq!(me(&app, &kari).await["pending_email"], Value::Null);
+    assert_eq!(app.me(&kari).await["pending_email"], Value::Null);
 
     // Two accounts wait for the same new address: the first to confirm has it; the other's
     // code answers 409 naming `email` and stays unused (nothing written).
@@ -278,17 +246,17 @@ async fn an_address_another_account_uses_is_refused_and_nothing_is_written() {
         200
     );
     let second = next_mail(&sink, "shared@example.no", 1).await.code("ec_");
-    assert_eq!(verify(&app, &first).await.status(), 204);
-    let p = problem(verify(&app, &second).await, 409).await;
+    assert_eq!(app.verify_email(&first).await.status(), 204);
+    let p = problem(app.verify_email(&second).await, 409).await;
     assert_eq!(fields(&p), ["email"]);
-    assert_eq!(me(&app, &ola).await["email"], "ola@example.no");
-    assert_eq!(me(&app, &ola).await["pending_email"], "shared@example.no");
-    assert_eq!(me(&app, &kari).await["email"], "shared@example.no");
+    assert_eq!(app.me(&ola).await["email"], "ola@example.no");
+    assert_eq!(app.me(&ola).await["pending_email"], "shared@example.no");
+    assert_eq!(app.me(&kari).await["email"], "shared@example.no");
 }
 
 #[actix_web::test]
 async fn a_stolen_token_cannot_move_the_address_and_the_owner_undoes_a_change() {
-    let (sink, app) = open_app().await;
+    let (sink, app) = spawn_open_app().await;
     let stolen = verified_account(&app, &sink, "kari", "kari@example.no").await;
     // The token alone moves nothing.
     for body in [
@@ -310,8 +278,8 @@ async fn a_stolen_token_cannot_move_the_address_and_the_owner_undoes_a_change() 
     );
     let code = next_mail(&sink, "thief@evil.example", 0).await.code("ec_");
     let notice = next_mail(&sink, "kari@example.no", before).await;
-    assert_eq!(verify(&app, &code).await.status(), 204);
-    assert_eq!(me(&app, &stolen).await["email"], "thief@evil.example");
+    assert_eq!(app.verify_email(&code).await.status(), 204);
+    assert_eq!(app.me(&stolen).await["email"], "thief@evil.example");
     let reset = notice.code("pr_");
     let r = app
         .post(
@@ -343,8 +311,8 @@ async fn a_stolen_token_cannot_move_the_address_and_the_owner_undoes_a_change() 
     let back = next_mail(&sink, "kari@example.no", before)
         .await
         .code("ec_");
-    assert_eq!(verify(&app, &back).await.status(), 204);
-    assert_eq!(me(&app, &owner).await["email"], "kari@example.no");
+    assert_eq!(app.verify_email(&back).await.status(), 204);
+    assert_eq!(app.me(&owner).await["email"], "kari@example.no");
 
     // A change not confirmed yet is cancelled by the reset: its code no longer works.
     let before = sink.to("kari@example.no").len();
@@ -370,46 +338,24 @@ async fn a_stolen_token_cannot_move_the_address_and_the_owner_undoes_a_change() 
         )
         .await;
     assert_eq!(r.status(), 204);
-    problem(verify(&app, &pending).await, 422).await;
+    problem(app.verify_email(&pending).await, 422).await;
     let owner = app.token("kari", "a third long passphrase").await;
-    let now = me(&app, &owner).await;
+    let now = app.me(&owner).await;
     assert_eq!(now["email"], "kari@example.no");
     assert_eq!(now["pending_email"], Value::Null);
 }
 
 #[actix_web::test]
 async fn a_new_verification_code_spends_the_ones_before() {
-    let (sink, app) = open_app().await;
-    assert_eq!(
-        sign_up(&app, "ola", "ola@example.no", None).await.status(),
-        202
-    );
-    let first = sink.wait_for("ola@example.no", 1, 20).await[0].code("ev_");
-    let r = app
-        .post(
-            "/api/v1/auth/verify-email/resend",
-            None,
-            json!({"email": "ola@example.no"}),
-        )
-        .await;
+    let (sink, app) = spawn_open_app().await;
+    let first = signed_up(&app, &sink, "ola", "ola@example.no", None).await;
+    let r = resend_verification(&app, "ola@example.no").await;
     assert_eq!(r.status(), 202);
     let fresh = sink.wait_for("ola@example.no", 2, 20).await[1].code("ev_");
-    let p = problem(verify(&app, &first).await, 422).await;
-    assert!(p["errors"][0]["message"]
-        .as_str()
-        .unwrap()
-        .contains("already used"));
-    assert_eq!(verify(&app, &fresh).await.status(), 204);
-    assert_eq!(
-        app.post(
-            "/api/v1/auth/token",
-            None,
-            json!({"username": "ola", "password": PASSWORD}),
-        )
-        .await
-        .status(),
-        200
-    );
+    let p = problem(app.verify_email(&first).await, 422).await;
+    assert!(says(&p, "already used"));
+    assert_eq!(app.verify_email(&fresh).await.status(), 204);
+    assert_eq!(app.sign_in("ola", PASSWORD).await.status(), 200);
 }
 
 #[actix_web::test]
@@ -421,13 +367,7 @@ async fn resends_are_counted_in_the_auth_class() {
     let app = spawn_app_with_limits(limits).await;
     let mut statuses = Vec::new();
     for _ in 0..3 {
-        let r = app
-            .post(
-                "/api/v1/auth/verify-email/resend",
-                None,
-                json!({"email": "ola@example.no"}),
-            )
-            .await;
+        let r = resend_verification(&app, "ola@example.no").await;
         statuses.push(r.status().as_u16());
     }
     assert_eq!(statuses[2], 429, "{statuses:?}");
@@ -457,7 +397,7 @@ async fn people(app: &TestApp, sink: &SmtpSink) -> People {
         .await;
     assert_eq!(r.status(), 201);
     let kari_token = verified_account(app, sink, "kari.berg", "kari@example.no").await;
-    let kari = me(app, &kari_token).await["id"].as_i64().unwrap();
+    let kari = app.me(&kari_token).await["id"].as_i64().unwrap();
     let (gone, _) = app.user("berg.disabled").await;
     let r = app
         .patch(
@@ -536,7 +476,7 @@ fn names(page: &Value) -> Vec<String> {
 
 #[actix_web::test]
 async fn admins_find_accounts_by_name_player_or_address() {
-    let (sink, app) = open_app().await;
+    let (sink, app) = spawn_open_app().await;
     let p = people(&app, &sink).await;
     // Folded: `oystein` finds the account of "Øystein Berg" by its display name.
     let page = found(&app, &p.admin, "q=oystein").await;
@@ -586,7 +526,7 @@ async fn admins_find_accounts_by_name_player_or_address() {
 
 #[actix_web::test]
 async fn a_keeper_finds_enabled_accounts_by_name_and_sees_no_more_than_choosing_needs() {
-    let (sink, app) = open_app().await;
+    let (sink, app) = spawn_open_app().await;
     let p = people(&app, &sink).await;
     let r = candidates(&app, Some(&p.keeper), p.pool, "q=berg").await;
     assert_eq!(r.status(), 200);

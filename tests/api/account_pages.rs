@@ -7,9 +7,10 @@
 use serde_json::{json, Value};
 use tourney::domain::accounts::SignupMode;
 
-use crate::helpers::{spawn_app_with_signup, TestApp, PASSWORD};
-use crate::signup::{sign_up, sql};
-use crate::smtp_sink::{Received, SmtpSink};
+use crate::helpers::sign_up;
+use crate::helpers::{next_mail, spawn_app_with_signup, spawn_open_app, TestApp, PASSWORD};
+use crate::signup::sql;
+use crate::smtp_sink::SmtpSink;
 
 /// GET a page (the whole link as it came in the message, or a path).
 async fn open(app: &TestApp, link: &str, lang: Option<&str>) -> (u16, String) {
@@ -41,11 +42,6 @@ async fn submit(app: &TestApp, path: &str, form: &[(&str, &str)]) -> (u16, Strin
     (status, res.text().await.unwrap_or_default())
 }
 
-/// The message `email` receives after the `before` it had.
-async fn next_mail(sink: &SmtpSink, email: &str, before: usize) -> Received {
-    sink.wait_for(email, before + 1, 20).await[before].clone()
-}
-
 /// The value of the hidden `code` field of a page's form.
 fn form_code(page: &str) -> String {
     let at = page.find("name=\"code\" value=\"").expect("a code field") + 19;
@@ -54,8 +50,7 @@ fn form_code(page: &str) -> String {
 
 #[actix_web::test]
 async fn a_sign_up_is_confirmed_from_the_link_in_its_message() {
-    let sink = SmtpSink::start();
-    let app = spawn_app_with_signup(SignupMode::Open, Some(&sink.url())).await;
+    let (sink, app) = spawn_open_app().await;
     let before = sink.to("kari@example.no").len();
     assert_eq!(
         sign_up(&app, "kari", "kari@example.no", None)
@@ -122,8 +117,7 @@ async fn a_sign_up_is_confirmed_from_the_link_in_its_message() {
 
 #[actix_web::test]
 async fn a_page_without_a_code_or_with_a_made_up_one_writes_nothing() {
-    let sink = SmtpSink::start();
-    let app = spawn_app_with_signup(SignupMode::Open, Some(&sink.url())).await;
+    let (_sink, app) = spawn_open_app().await;
     for path in [
         "/account/verify-email",
         "/account/reset-password",
@@ -165,9 +159,8 @@ async fn a_page_without_a_code_or_with_a_made_up_one_writes_nothing() {
 
 #[actix_web::test]
 async fn a_new_password_is_chosen_on_the_page_of_the_reset_link() {
-    let sink = SmtpSink::start();
-    let app = spawn_app_with_signup(SignupMode::Open, Some(&sink.url())).await;
-    crate::signup::verified_account(&app, &sink, "ola", "ola@example.no").await;
+    let (sink, app) = spawn_open_app().await;
+    crate::helpers::verified_account(&app, &sink, "ola", "ola@example.no").await;
     let before = sink.to("ola@example.no").len();
     let r = app
         .client
@@ -335,12 +328,7 @@ async fn an_invitation_says_when_and_where_and_is_accepted_on_its_page() {
         "{page}"
     );
     let token = app.token("kari", PASSWORD).await;
-    let me = app
-        .get("/api/v1/me", Some(&token))
-        .await
-        .json::<Value>()
-        .await
-        .unwrap();
+    let me = app.me(&token).await;
     assert_eq!(me["player_id"].as_i64(), Some(kari), "{me}");
     assert_eq!(
         sql(

@@ -12,9 +12,11 @@ use diesel::sql_types::{BigInt, Nullable, Text};
 use serde_json::{json, Value};
 use tourney::domain::accounts::SignupMode;
 
-use crate::helpers::{fields, problem, spawn_app, spawn_app_with_signup, TestApp, PASSWORD};
-use crate::signup::{sign_up, sql, verified_account};
-use crate::smtp_sink::SmtpSink;
+use crate::helpers::{
+    fields, problem, spawn_app, spawn_app_with_signup, spawn_open_app, TestApp, PASSWORD,
+};
+use crate::helpers::{sign_up, verified_account};
+use crate::signup::sql;
 
 #[derive(QueryableByName, Debug)]
 struct Sent {
@@ -58,8 +60,7 @@ async fn all_sent(app: &TestApp) -> Vec<Sent> {
 
 #[actix_web::test]
 async fn a_stolen_access_token_finds_no_code_in_the_export_and_cannot_take_the_account() {
-    let sink = SmtpSink::start();
-    let app = spawn_app_with_signup(SignupMode::Open, Some(&sink.url())).await;
+    let (sink, app) = spawn_open_app().await;
     let email = "kari@example.no";
     let access = verified_account(&app, &sink, "kari", email).await;
     let verification = sink.to(email)[0].code("ev_");
@@ -310,8 +311,7 @@ async fn erasing_with_the_password_erases() {
 
 #[actix_web::test]
 async fn messages_sent_after_a_restore_do_not_repeat_a_message_id() {
-    let sink = SmtpSink::start();
-    let app = spawn_app_with_signup(SignupMode::Open, Some(&sink.url())).await;
+    let (sink, app) = spawn_open_app().await;
     assert_eq!(
         sign_up(&app, "first", "first@example.no", None)
             .await
@@ -350,11 +350,6 @@ async fn sign_up_with(app: &TestApp, username: &str, email: &str, password: &str
     .as_u16()
 }
 
-async fn verify(app: &TestApp, code: &str) -> reqwest::Response {
-    app.post("/api/v1/auth/verify-email", None, json!({"token": code}))
-        .await
-}
-
 async fn signs_in(app: &TestApp, username: &str, password: &str) -> u16 {
     app.post(
         "/api/v1/auth/token",
@@ -368,8 +363,7 @@ async fn signs_in(app: &TestApp, username: &str, password: &str) -> u16 {
 
 #[actix_web::test]
 async fn signing_up_again_the_code_that_verifies_decides_the_password() {
-    let sink = SmtpSink::start();
-    let app = spawn_app_with_signup(SignupMode::Open, Some(&sink.url())).await;
+    let (sink, app) = spawn_open_app().await;
     let email = "ola@example.no";
     let second = "a second long passphrase";
     assert_eq!(sign_up_with(&app, "ola", email, PASSWORD).await, 202);
@@ -377,7 +371,7 @@ async fn signing_up_again_the_code_that_verifies_decides_the_password() {
     assert_eq!(sign_up_with(&app, "ola-again", email, second).await, 202);
     let second_code = sink.wait_for(email, 2, 20).await[1].code("ev_");
     // The second sign-up's code sets the second sign-up's password.
-    assert_eq!(verify(&app, &second_code).await.status(), 204);
+    assert_eq!(app.verify_email(&second_code).await.status(), 204);
     assert_eq!(signs_in(&app, "ola", second).await, 200);
     assert_eq!(signs_in(&app, "ola", PASSWORD).await, 401);
     assert_eq!(
@@ -386,7 +380,7 @@ async fn signing_up_again_the_code_that_verifies_decides_the_password() {
         "one account"
     );
     // The first code is spent with it: it cannot set the first password afterwards.
-    let p = problem(verify(&app, &first_code).await, 422).await;
+    let p = problem(app.verify_email(&first_code).await, 422).await;
     assert!(p["errors"][0]["message"]
         .as_str()
         .unwrap()
@@ -399,7 +393,7 @@ async fn signing_up_again_the_code_that_verifies_decides_the_password() {
     let first_code = sink.wait_for(email, 1, 20).await[0].code("ev_");
     assert_eq!(sign_up_with(&app, "per", email, second).await, 202);
     sink.wait_for(email, 2, 20).await;
-    assert_eq!(verify(&app, &first_code).await.status(), 204);
+    assert_eq!(app.verify_email(&first_code).await.status(), 204);
     assert_eq!(signs_in(&app, "per", PASSWORD).await, 200);
     assert_eq!(signs_in(&app, "per", second).await, 401);
 }
@@ -410,8 +404,7 @@ fn queued_for(app: &TestApp, email: &str) -> usize {
 
 #[actix_web::test]
 async fn a_new_verification_code_is_sent_on_request_without_telling_who_is_known() {
-    let sink = SmtpSink::start();
-    let app = spawn_app_with_signup(SignupMode::Open, Some(&sink.url())).await;
+    let (sink, app) = spawn_open_app().await;
     let resend = |email: &'static str| {
         let app = &app;
         async move {
@@ -445,7 +438,7 @@ async fn a_new_verification_code_is_sent_on_request_without_telling_who_is_known
     assert_eq!(queued_for(&app, "nobody@example.no"), 0);
     let fresh = sink.wait_for("ola@example.no", 2, 20).await[1].code("ev_");
     assert_ne!(fresh, first);
-    assert_eq!(verify(&app, &fresh).await.status(), 204);
+    assert_eq!(app.verify_email(&fresh).await.status(), 204);
     assert_eq!(signs_in(&app, "ola", PASSWORD).await, 200);
     // Not an address: 422 naming `email`; and counted like sign-ups (10 per address).
     let r = resend("not-an-address").await;

@@ -50,12 +50,7 @@ async fn a_results_key_limited_to_one_tournament_is_refused_on_another() {
     let r = app.put(&url, Some(&key), body.clone()).await;
     assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
     let entered: Value = app.get(&url, Some(&key)).await.json().await.unwrap();
-    let me: Value = app
-        .get("/api/v1/me", Some(&org))
-        .await
-        .json()
-        .await
-        .unwrap();
+    let me: Value = app.me(&org).await;
     assert_eq!(
         entered["current"]["entered_by"], me["id"],
         "the key acts as its owner"

@@ -44,12 +44,7 @@ async fn a_token_is_issued_and_identifies_the_caller() {
     assert_eq!(body["token_type"], "Bearer");
     assert_eq!(body["expires_in"], 600);
     let token = body["access_token"].as_str().unwrap();
-    let me: Value = app
-        .get("/api/v1/me", Some(token))
-        .await
-        .json()
-        .await
-        .unwrap();
+    let me: Value = app.me(token).await;
     assert_eq!(me["username"], ADMIN);
     assert_eq!(me["is_admin"], true);
 }
@@ -146,12 +141,7 @@ async fn me_lists_tournament_roles() {
     let app = spawn_app().await;
     let (_, org) = app.user("organiser1").await;
     let t = app.tournament(&org, "agricola_norway").await;
-    let me: Value = app
-        .get("/api/v1/me", Some(&org))
-        .await
-        .json()
-        .await
-        .unwrap();
+    let me: Value = app.me(&org).await;
     assert_eq!(me["is_admin"], false);
     assert_eq!(
         me["tournament_roles"],

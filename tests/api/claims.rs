@@ -3,11 +3,10 @@
 //! links (once), refusal needs a reason, the claimant can withdraw and hears of the decision.
 
 use serde_json::{json, Value};
-use tourney::domain::accounts::SignupMode;
 
-use crate::helpers::{fields, problem, spawn_app_with_signup, TestApp};
-use crate::signup::{sql, verified_account};
-use crate::smtp_sink::SmtpSink;
+use crate::helpers::verified_account;
+use crate::helpers::{fields, problem, spawn_open_app, TestApp};
+use crate::signup::sql;
 
 async fn player(app: &TestApp, admin: &str, name: &str) -> i64 {
     let r = app
@@ -48,8 +47,7 @@ async fn claim_id(r: reqwest::Response) -> i64 {
 
 #[actix_web::test]
 async fn who_decides_refusal_needs_a_reason_and_a_claim_is_decided_once() {
-    let sink = SmtpSink::start();
-    let app = spawn_app_with_signup(SignupMode::Open, Some(&sink.url())).await;
+    let (sink, app) = spawn_open_app().await;
     let admin = app.admin_token().await;
     let kari = verified_account(&app, &sink, "kari", "kari@example.no").await;
     let p = player(&app, &admin, "Kari Nordmann").await;
@@ -149,14 +147,7 @@ async fn who_decides_refusal_needs_a_reason_and_a_claim_is_decided_once() {
     assert_eq!(r.status(), 200);
     let mail = sink.wait_for("kari@example.no", 3, 20).await;
     assert!(mail[2].header("subject").unwrap().contains("approved"));
-    let kari_id: i64 = app
-        .get("/api/v1/me", Some(&kari))
-        .await
-        .json::<Value>()
-        .await
-        .unwrap()["id"]
-        .as_i64()
-        .unwrap();
+    let kari_id: i64 = app.me(&kari).await["id"].as_i64().unwrap();
     assert_eq!(
         sql(
             &app,
@@ -194,8 +185,7 @@ async fn who_decides_refusal_needs_a_reason_and_a_claim_is_decided_once() {
 
 #[actix_web::test]
 async fn a_player_linked_meanwhile_is_not_linked_twice_and_claims_can_be_withdrawn() {
-    let sink = SmtpSink::start();
-    let app = spawn_app_with_signup(SignupMode::Open, Some(&sink.url())).await;
+    let (_sink, app) = spawn_open_app().await;
     let admin = app.admin_token().await;
     let p = player(&app, &admin, "Anna").await;
     let (_, ola) = app.user("ola").await;
@@ -252,8 +242,7 @@ async fn a_player_linked_meanwhile_is_not_linked_twice_and_claims_can_be_withdra
 /// hold them in order, and a claimant sees only their own claims on a player.
 #[actix_web::test]
 async fn the_queue_pages_in_sql_and_shows_each_decider_theirs() {
-    let sink = SmtpSink::start();
-    let app = spawn_app_with_signup(SignupMode::Open, Some(&sink.url())).await;
+    let (sink, app) = spawn_open_app().await;
     let admin = app.admin_token().await;
     let kari = verified_account(&app, &sink, "kari", "kari@example.no").await;
     let ola = verified_account(&app, &sink, "ola", "ola@example.no").await;
@@ -403,8 +392,7 @@ async fn links(app: &TestApp, token: &str, player: i64) -> reqwest::Response {
 /// each decider exactly the claims they may decide.
 #[actix_web::test]
 async fn standing_to_decide_comes_only_from_the_players_records() {
-    let sink = SmtpSink::start();
-    let app = spawn_app_with_signup(SignupMode::Open, Some(&sink.url())).await;
+    let (sink, app) = spawn_open_app().await;
     let admin = app.admin_token().await;
     let kari = verified_account(&app, &sink, "kari", "kari@example.no").await;
     // The victim: registered in a club's tournament, rated in the national pool.
@@ -530,17 +518,9 @@ async fn standing_to_decide_comes_only_from_the_players_records() {
 /// and its claims are gone) and shown to the player's keepers and admins only.
 #[actix_web::test]
 async fn who_linked_a_player_is_kept_and_shown_to_its_keepers() {
-    let sink = SmtpSink::start();
-    let app = spawn_app_with_signup(SignupMode::Open, Some(&sink.url())).await;
+    let (_sink, app) = spawn_open_app().await;
     let admin = app.admin_token().await;
-    let admin_id: i64 = app
-        .get("/api/v1/me", Some(&admin))
-        .await
-        .json::<Value>()
-        .await
-        .unwrap()["id"]
-        .as_i64()
-        .unwrap();
+    let admin_id: i64 = app.me(&admin).await["id"].as_i64().unwrap();
     let p = player(&app, &admin, "Kari Nordmann").await;
     let pool = rating_pool(&app, &admin, "National").await;
     sql(&app, &format!("INSERT INTO rating_standings (pool_id, player_id, rating, games, trend_games, trend_delta) VALUES ({pool}, {p}, 1500, 3, 3, 0)"));

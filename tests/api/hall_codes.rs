@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 
 use crate::event_fixtures::{event, linked_player, new_round, play_round};
 use crate::hall_print::codes;
-use crate::helpers::{fields, problem, refused, spawn_app};
+use crate::helpers::{fields, problem, refused, spawn_app, TestApp};
 
 fn seats_of(round: &Value, table: usize) -> Vec<i64> {
     round["draw"]["tables"][table]["seats"]
@@ -26,11 +26,17 @@ fn result(seats: &[i64]) -> Vec<Value> {
         .collect()
 }
 
+/// An event of eight players (its organiser) with its first round drawn at random and published.
+async fn drawn(app: &TestApp) -> (i64, String, Value) {
+    let (tid, org, _, _) = event(app, "agricola_norway", 8).await;
+    let round = new_round(app, tid, &org, json!({"method": "random"})).await;
+    (tid, org, round)
+}
+
 #[actix_web::test]
 async fn a_holder_reports_a_second_holder_confirms_and_nothing_else_gets_in() {
     let app = spawn_app().await;
-    let (tid, org, _, _) = event(&app, "agricola_norway", 8).await;
-    let round = new_round(&app, tid, &org, json!({"method": "random"})).await;
+    let (tid, org, round) = drawn(&app).await;
     let (t1, t2) = (seats_of(&round, 0), seats_of(&round, 1));
     let code = codes(&app, tid, 1, &org).await;
     let (code1, code2) = (code[0].1.clone(), code[1].1.clone());
@@ -77,33 +83,21 @@ async fn a_holder_reports_a_second_holder_confirms_and_nothing_else_gets_in() {
     assert_eq!(q["missing"], json!([2]));
     // Confirming: not from the reporter's seat, not from another table's seat or code.
     let confirm = format!("{}/confirm", url(1));
-    assert_eq!(
-        refused(
-            app.post(&confirm, None, json!({"code": code1, "confirmer": t1[0]}))
-                .await,
-            409
+    let confirm_by = |code: &str, confirmer: i64| {
+        app.post(
+            &confirm,
+            None,
+            json!({"code": code, "confirmer": confirmer}),
         )
-        .await,
-        ["confirmer"]
-    );
-    assert_eq!(
-        refused(
-            app.post(&confirm, None, json!({"code": code1, "confirmer": t2[0]}))
-                .await,
-            422
-        )
-        .await,
-        ["confirmer"]
-    );
-    assert_eq!(
-        refused(
-            app.post(&confirm, None, json!({"code": code2, "confirmer": t1[1]}))
-                .await,
-            422
-        )
-        .await,
-        ["code"]
-    );
+    };
+    for (code, confirmer, status, field) in [
+        (&code1, t1[0], 409, "confirmer"),
+        (&code1, t2[0], 422, "confirmer"),
+        (&code2, t1[1], 422, "code"),
+    ] {
+        let r = confirm_by(code, confirmer).await;
+        assert_eq!(refused(r, status).await, [field], "{confirmer}");
+    }
     problem(
         app.get(
             &format!("/api/v1/tournaments/{tid}/rounds/1/tables/1/result"),
@@ -114,18 +108,10 @@ async fn a_holder_reports_a_second_holder_confirms_and_nothing_else_gets_in() {
     )
     .await;
     // A second holder confirms from another seat: the table's result, in the organiser's name.
-    let r = app
-        .post(&confirm, None, json!({"code": code1, "confirmer": t1[1]}))
-        .await;
+    let r = confirm_by(&code1, t1[1]).await;
     assert_eq!(r.status(), 200);
     let stored: Value = r.json().await.unwrap();
-    let me: Value = app
-        .get("/api/v1/me", Some(&org))
-        .await
-        .json()
-        .await
-        .unwrap();
-    assert_eq!(stored["current"]["entered_by"], me["id"]);
+    assert_eq!(stored["current"]["entered_by"], app.me(&org).await["id"]);
     assert_eq!(stored["current"]["seats"][0]["score"], 50);
     let reason = stored["current"]["reason"].as_str().unwrap();
     assert!(reason.contains(&t1[0].to_string()) && reason.contains(&t1[1].to_string()));
@@ -171,13 +157,7 @@ async fn the_organiser_confirms_and_codes_die_with_their_round() {
         .await;
     assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
     let stored: Value = r.json().await.unwrap();
-    let me: Value = app
-        .get("/api/v1/me", Some(&org))
-        .await
-        .json()
-        .await
-        .unwrap();
-    assert_eq!(stored["current"]["entered_by"], me["id"]);
+    assert_eq!(stored["current"]["entered_by"], app.me(&org).await["id"]);
     // The round completes; its codes take no report, and are no codes of the next round.
     play_round(
         &app,
@@ -223,8 +203,7 @@ async fn the_organiser_confirms_and_codes_die_with_their_round() {
 #[actix_web::test]
 async fn guessing_codes_is_throttled() {
     let app = spawn_app().await;
-    let (tid, org, _, _) = event(&app, "agricola_norway", 8).await;
-    let round = new_round(&app, tid, &org, json!({"method": "random"})).await;
+    let (tid, org, round) = drawn(&app).await;
     let t1 = seats_of(&round, 0);
     let right = codes(&app, tid, 1, &org).await[0].1.clone();
     let url = format!("/api/v1/tournaments/{tid}/rounds/1/tables/1/code-report");
@@ -258,8 +237,7 @@ async fn guessing_codes_is_throttled() {
 #[actix_web::test]
 async fn the_table_page_takes_a_report_and_a_confirmation_without_script() {
     let app = spawn_app().await;
-    let (tid, org, _, _) = event(&app, "agricola_norway", 8).await;
-    let round = new_round(&app, tid, &org, json!({"method": "random"})).await;
+    let (tid, org, round) = drawn(&app).await;
     let t1 = seats_of(&round, 0);
     let code = codes(&app, tid, 1, &org).await[0].1.clone();
     let page = format!("/hall/tournaments/{tid}/rounds/1/tables/1");

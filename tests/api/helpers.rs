@@ -10,6 +10,8 @@ use tourney::auth::JwtKeys;
 use tourney::db::embedded::{Durability, EmbeddedPostgres};
 use tourney::runtime::state::AppState;
 
+use crate::smtp_sink::{Received, SmtpSink};
+
 const TEMPLATE: &str = "tourney_template";
 
 struct Cluster {
@@ -427,14 +429,31 @@ impl TestApp {
             .await
     }
 
+    /// `POST /auth/token`: the answer, whatever it is ([`Self::token`] wants the token).
+    pub async fn sign_in(&self, username: &str, password: &str) -> Response {
+        self.post(
+            "/api/v1/auth/token",
+            None,
+            json!({"username": username, "password": password}),
+        )
+        .await
+    }
+
+    /// `POST /auth/verify-email` with a verification (or address-change) code.
+    pub async fn verify_email(&self, code: &str) -> Response {
+        self.post("/api/v1/auth/verify-email", None, json!({"token": code}))
+            .await
+    }
+
+    /// `GET /me` (200): the account `token` signs in, as the service shows it to its owner.
+    pub async fn me(&self, token: &str) -> Value {
+        let r = self.get("/api/v1/me", Some(token)).await;
+        assert_eq!(r.status(), 200, "GET /me");
+        r.json().await.expect("json")
+    }
+
     pub async fn token(&self, username: &str, password: &str) -> String {
-        let r = self
-            .post(
-                "/api/v1/auth/token",
-                None,
-                json!({"username": username, "password": password}),
-            )
-            .await;
+        let r = self.sign_in(username, password).await;
         assert_eq!(r.status(), 200, "token for {username}");
         r.json::<Value>().await.expect("json")["access_token"]
             .as_str()
@@ -511,6 +530,77 @@ impl TestApp {
             .as_i64()
             .expect("id")
     }
+}
+
+/// An instance open to sign-ups (`SIGNUP_MODE=open`) whose mail goes to a sink of its own.
+pub async fn spawn_open_app() -> (SmtpSink, TestApp) {
+    let sink = SmtpSink::start();
+    let app = spawn_app_with_signup(
+        tourney::domain::accounts::SignupMode::Open,
+        Some(&sink.url()),
+    )
+    .await;
+    (sink, app)
+}
+
+/// `POST /auth/signup` with the test password, asking for `lang` (`Accept-Language`) if given.
+pub async fn sign_up(app: &TestApp, username: &str, email: &str, lang: Option<&str>) -> Response {
+    let mut r = app
+        .client
+        .post(app.url("/api/v1/auth/signup"))
+        .json(&json!({"username": username, "email": email, "password": PASSWORD}));
+    if let Some(l) = lang {
+        r = r.header("accept-language", l);
+    }
+    r.send().await.expect("request")
+}
+
+/// The message `email` receives after the `before` it had.
+pub async fn next_mail(sink: &SmtpSink, email: &str, before: usize) -> Received {
+    sink.wait_for(email, before + 1, 20).await[before].clone()
+}
+
+/// Signs up (202) and answers the code of the verification message the sign-up sends.
+pub async fn signed_up(
+    app: &TestApp,
+    sink: &SmtpSink,
+    username: &str,
+    email: &str,
+    lang: Option<&str>,
+) -> String {
+    let before = sink.to(email).len();
+    assert_eq!(sign_up(app, username, email, lang).await.status(), 202);
+    next_mail(sink, email, before).await.code("ev_")
+}
+
+/// Signs up and verifies; returns the account's access token.
+pub async fn verified_account(
+    app: &TestApp,
+    sink: &SmtpSink,
+    username: &str,
+    email: &str,
+) -> String {
+    let code = signed_up(app, sink, username, email, None).await;
+    assert_eq!(app.verify_email(&code).await.status(), 204);
+    app.token(username, PASSWORD).await
+}
+
+/// `POST /auth/verify-email/resend` for `email`.
+pub async fn resend_verification(app: &TestApp, email: &str) -> Response {
+    app.post(
+        "/api/v1/auth/verify-email/resend",
+        None,
+        json!({"email": email}),
+    )
+    .await
+}
+
+/// Whether a refused code's problem says why: its first error's message contains `why`
+/// (`already used`, `expired`, `unknown`).
+pub fn says(problem: &Value, why: &str) -> bool {
+    problem["errors"][0]["message"]
+        .as_str()
+        .is_some_and(|m| m.contains(why))
 }
 
 /// Asserts a problem+json answer with `status` and returns its body.

@@ -5,7 +5,7 @@
 use serde_json::{json, Value};
 use tourney::domain::accounts::SignupMode;
 
-use crate::helpers::{fields, problem, spawn_app_with_signup, TestApp, PASSWORD};
+use crate::helpers::{fields, problem, spawn_app_with_signup, spawn_open_app, TestApp, PASSWORD};
 use crate::signup::sql;
 use crate::smtp_sink::SmtpSink;
 
@@ -337,8 +337,7 @@ async fn closed_mode_accepts_only_existing_accounts() {
 
 #[actix_web::test]
 async fn consent_decides_the_link_and_a_linked_player_is_not_taken() {
-    let sink = SmtpSink::start();
-    let app = spawn_app_with_signup(SignupMode::Open, Some(&sink.url())).await;
+    let (sink, app) = spawn_open_app().await;
     let admin = app.admin_token().await;
     let tid = app.tournament(&admin, "tantrix").await;
     let anna = player(&app, &admin, "Anna").await;

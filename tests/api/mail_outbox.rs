@@ -9,8 +9,8 @@ use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Nullable, Text};
 use tourney::domain::accounts::SignupMode;
 
-use crate::helpers::{second_instance_with_mail, spawn_app_with_signup, TestApp};
-use crate::signup::sign_up;
+use crate::helpers::sign_up;
+use crate::helpers::{second_instance_with_mail, spawn_app_with_signup, spawn_open_app, TestApp};
 use crate::smtp_sink::SmtpSink;
 
 #[derive(QueryableByName, Debug)]
@@ -96,8 +96,7 @@ async fn a_mail_server_down_then_back_loses_nothing_and_gets_nothing_twice() {
 
 #[actix_web::test]
 async fn two_instances_send_each_message_once() {
-    let sink = SmtpSink::start();
-    let app = spawn_app_with_signup(SignupMode::Open, Some(&sink.url())).await;
+    let (sink, app) = spawn_open_app().await;
     let other = second_instance_with_mail(&app, &sink.url());
     for i in 0..24 {
         let on = if i % 2 == 0 { &app } else { &other };

@@ -283,12 +283,7 @@ async fn an_admin_links_and_unlinks_a_player_and_an_account_directly() {
         .patch(&path, Some(&admin), json!({"user_id": uid}))
         .await;
     assert_eq!(r.status(), 200);
-    let mine: Value = app
-        .get("/api/v1/me", Some(&token))
-        .await
-        .json()
-        .await
-        .unwrap();
+    let mine: Value = app.me(&token).await;
     assert_eq!(mine["player_id"], json!(p));
     let r = app
         .patch(
@@ -307,11 +302,6 @@ async fn an_admin_links_and_unlinks_a_player_and_an_account_directly() {
         .patch(&path, Some(&admin), json!({"user_id": null}))
         .await;
     assert_eq!(r.status(), 200);
-    let mine: Value = app
-        .get("/api/v1/me", Some(&token))
-        .await
-        .json()
-        .await
-        .unwrap();
+    let mine: Value = app.me(&token).await;
     assert_eq!(mine["player_id"], Value::Null);
 }

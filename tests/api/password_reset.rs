@@ -2,11 +2,10 @@
 //! and for an hour; confirming sets the password and ends every session.
 
 use serde_json::{json, Value};
-use tourney::domain::accounts::SignupMode;
 
-use crate::helpers::{fields, problem, spawn_app_with_signup, TestApp, PASSWORD};
-use crate::signup::{sql, verified_account};
-use crate::smtp_sink::SmtpSink;
+use crate::helpers::{fields, problem, spawn_open_app, TestApp, PASSWORD};
+use crate::helpers::{sign_up, verified_account};
+use crate::signup::sql;
 
 const NEW: &str = "a brand new passphrase";
 
@@ -35,8 +34,7 @@ async fn session(app: &TestApp, password: &str) -> reqwest::Response {
 
 #[actix_web::test]
 async fn a_reset_code_sets_the_password_once_and_ends_every_session() {
-    let sink = SmtpSink::start();
-    let app = spawn_app_with_signup(SignupMode::Open, Some(&sink.url())).await;
+    let (sink, app) = spawn_open_app().await;
     let access = verified_account(&app, &sink, "kari", "kari@example.no").await;
     let started: Value = session(&app, PASSWORD).await.json().await.unwrap();
     let refresh = started["refresh_token"].as_str().unwrap().to_string();
@@ -86,8 +84,7 @@ async fn a_reset_code_sets_the_password_once_and_ends_every_session() {
 
 #[actix_web::test]
 async fn a_reset_code_lasts_an_hour_and_unknown_codes_are_refused() {
-    let sink = SmtpSink::start();
-    let app = spawn_app_with_signup(SignupMode::Open, Some(&sink.url())).await;
+    let (sink, app) = spawn_open_app().await;
     verified_account(&app, &sink, "kari", "kari@example.no").await;
     assert_eq!(ask(&app, "kari@example.no").await.status(), 202);
     let code = sink.wait_for("kari@example.no", 2, 20).await[1].code("pr_");
@@ -122,9 +119,8 @@ async fn a_reset_code_lasts_an_hour_and_unknown_codes_are_refused() {
 
 #[actix_web::test]
 async fn a_reset_proves_the_address_of_an_account_that_was_never_verified() {
-    let sink = SmtpSink::start();
-    let app = spawn_app_with_signup(SignupMode::Open, Some(&sink.url())).await;
-    let r = crate::signup::sign_up(&app, "kari", "kari@example.no", None).await;
+    let (sink, app) = spawn_open_app().await;
+    let r = sign_up(&app, "kari", "kari@example.no", None).await;
     assert_eq!(r.status(), 202);
     problem(session(&app, PASSWORD).await, 403).await;
     assert_eq!(ask(&app, "kari@example.no").await.status(), 202);

@@ -267,12 +267,7 @@ async fn a_cursor_that_was_altered_or_moved_is_refused_naming_it() {
 async fn offsets_end_at_the_bound_and_big_lists_count_to_the_cap() {
     let app = spawn_app().await;
     let admin = app.admin_token().await;
-    let me: Value = app
-        .get("/api/v1/me", Some(&admin))
-        .await
-        .json()
-        .await
-        .unwrap();
+    let me: Value = app.me(&admin).await;
     let uid = me["id"].as_i64().unwrap();
     sql(
         &app,

@@ -110,13 +110,7 @@ async fn the_opponent_or_the_referee_confirms_and_it_counts_as_the_result() {
     let (tid, org, referee, _) = event(&app, "tantrix", 0).await;
     let (kari, kari_token) = linked_player(&app, tid, "kari").await;
     let (ola, ola_token) = linked_player(&app, tid, "ola").await;
-    let kari_user = app
-        .get("/api/v1/me", Some(&kari_token))
-        .await
-        .json::<Value>()
-        .await
-        .unwrap()["id"]
-        .clone();
+    let kari_user = app.me(&kari_token).await["id"].clone();
     for n in 1..=2 {
         let round = new_round(&app, tid, &org, json!({"method": "round_robin"})).await;
         let table = round["draw"]["tables"][0]["number"].as_i64().unwrap();

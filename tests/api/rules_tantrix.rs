@@ -116,12 +116,7 @@ async fn a_round_robin_meets_every_pair_once_while_ratings_change() {
 async fn the_leaders_decision_is_final_and_a_deputy_hears_complaints_about_the_leader() {
     let app = crate::helpers::spawn_app().await;
     let (tid, org, referee, ids) = event(&app, "tantrix", 4).await;
-    let me: Value = app
-        .get("/api/v1/me", Some(&referee))
-        .await
-        .json()
-        .await
-        .unwrap();
+    let me: Value = app.me(&referee).await;
     let leader_id = me["id"].as_i64().unwrap();
     let complaint = json!({
         "subject": "conduct",

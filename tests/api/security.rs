@@ -74,20 +74,10 @@ async fn an_organiser_cannot_link_another_persons_account() {
         )
         .await;
     assert_eq!(r.status(), 403);
-    let me: Value = app
-        .get("/api/v1/me", Some(&victim_token))
-        .await
-        .json()
-        .await
-        .unwrap();
+    let me: Value = app.me(&victim_token).await;
     assert!(me["player_id"].is_null());
     // The organiser links their own account; an admin links the victim's on their behalf.
-    let own: Value = app
-        .get("/api/v1/me", Some(&org))
-        .await
-        .json()
-        .await
-        .unwrap();
+    let own: Value = app.me(&org).await;
     let r = app
         .post(
             "/api/v1/players",

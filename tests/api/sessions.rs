@@ -285,14 +285,7 @@ async fn admins_disable_enable_and_demote_accounts_but_keep_one_admin() {
     problem(refresh(&app, &session["refresh_token"]).await, 401).await;
     sign_in(&app, "member", PASSWORD).await;
     // Promote and demote; the last enabled admin cannot go.
-    let admin_id = app
-        .get("/api/v1/me", Some(&admin))
-        .await
-        .json::<Value>()
-        .await
-        .unwrap()["id"]
-        .as_i64()
-        .unwrap();
+    let admin_id = app.me(&admin).await["id"].as_i64().unwrap();
     problem(
         app.patch(
             &format!("/api/v1/users/{admin_id}"),

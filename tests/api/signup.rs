@@ -7,51 +7,11 @@ use diesel::prelude::*;
 use serde_json::{json, Value};
 use tourney::domain::accounts::SignupMode;
 
-use crate::helpers::{fields, problem, spawn_app, spawn_app_with_signup, TestApp, PASSWORD};
+use crate::helpers::{
+    fields, problem, says, sign_up, signed_up, spawn_app, spawn_app_with_signup, spawn_open_app,
+    verified_account, TestApp, PASSWORD,
+};
 use crate::smtp_sink::SmtpSink;
-
-pub async fn sign_up(
-    app: &TestApp,
-    username: &str,
-    email: &str,
-    lang: Option<&str>,
-) -> reqwest::Response {
-    let mut r = app
-        .client
-        .post(app.url("/api/v1/auth/signup"))
-        .json(&json!({"username": username, "email": email, "password": PASSWORD}));
-    if let Some(l) = lang {
-        r = r.header("accept-language", l);
-    }
-    r.send().await.expect("request")
-}
-
-async fn sign_in(app: &TestApp, username: &str, password: &str) -> reqwest::Response {
-    app.post(
-        "/api/v1/auth/token",
-        None,
-        json!({"username": username, "password": password}),
-    )
-    .await
-}
-
-/// Signs up and verifies; returns the account's access token.
-pub async fn verified_account(
-    app: &TestApp,
-    sink: &SmtpSink,
-    username: &str,
-    email: &str,
-) -> String {
-    assert_eq!(sign_up(app, username, email, None).await.status(), 202);
-    let before = sink.to(email).len();
-    let mail = sink.wait_for(email, before.max(1), 20).await;
-    let code = mail.last().unwrap().code("ev_");
-    let r = app
-        .post("/api/v1/auth/verify-email", None, json!({"token": code}))
-        .await;
-    assert_eq!(r.status(), 204);
-    app.token(username, PASSWORD).await
-}
 
 pub fn sql(app: &TestApp, statement: &str) -> usize {
     let mut conn = PgConnection::establish(&app.database_url).expect("connect");
@@ -103,8 +63,7 @@ async fn without_smtp_the_operations_that_need_mail_answer_503() {
 
 #[actix_web::test]
 async fn an_account_signs_in_only_after_its_address_is_verified_and_a_code_works_once() {
-    let sink = SmtpSink::start();
-    let app = spawn_app_with_signup(SignupMode::Open, Some(&sink.url())).await;
+    let (sink, app) = spawn_open_app().await;
     let r = sign_up(
         &app,
         "kari",
@@ -115,7 +74,7 @@ async fn an_account_signs_in_only_after_its_address_is_verified_and_a_code_works
     assert_eq!(r.status(), 202);
     let body: Value = r.json().await.unwrap();
     assert!(body["detail"].as_str().unwrap().contains("on its way"));
-    let p = problem(sign_in(&app, "kari", PASSWORD).await, 403).await;
+    let p = problem(app.sign_in("kari", PASSWORD).await, 403).await;
     assert!(p["detail"].as_str().unwrap().contains("verify"));
     let mail = sink.wait_for("kari@example.no", 1, 20).await;
     assert_eq!(mail[0].from, "noreply@tourney.test");
@@ -126,25 +85,15 @@ async fn an_account_signs_in_only_after_its_address_is_verified_and_a_code_works
     );
     let code = mail[0].code("ev_");
     for bad in ["ev_0000", ""] {
-        let r = app
-            .post("/api/v1/auth/verify-email", None, json!({"token": bad}))
-            .await;
+        let r = app.verify_email(bad).await;
         assert_eq!(fields(&problem(r, 422).await), ["token"]);
     }
-    let r = app
-        .post("/api/v1/auth/verify-email", None, json!({"token": code}))
-        .await;
+    let r = app.verify_email(&code).await;
     assert_eq!(r.status(), 204);
     // Signs in, by its name in any case.
-    assert_eq!(sign_in(&app, "KARI", PASSWORD).await.status(), 200);
-    let r = app
-        .post("/api/v1/auth/verify-email", None, json!({"token": code}))
-        .await;
-    let p = problem(r, 422).await;
-    assert!(p["errors"][0]["message"]
-        .as_str()
-        .unwrap()
-        .contains("already used"));
+    assert_eq!(app.sign_in("KARI", PASSWORD).await.status(), 200);
+    let r = app.verify_email(&code).await;
+    assert!(says(&problem(r, 422).await, "already used"));
     // A reset code is not a verification code.
     let r = app
         .post(
@@ -155,51 +104,28 @@ async fn an_account_signs_in_only_after_its_address_is_verified_and_a_code_works
         .await;
     assert_eq!(r.status(), 202);
     let reset = sink.wait_for("kari@example.no", 2, 20).await[1].code("pr_");
-    let r = app
-        .post("/api/v1/auth/verify-email", None, json!({"token": reset}))
-        .await;
-    let p = problem(r, 422).await;
-    assert!(p["errors"][0]["message"]
-        .as_str()
-        .unwrap()
-        .contains("unknown"));
+    let r = app.verify_email(&reset).await;
+    assert!(says(&problem(r, 422).await, "unknown"));
 }
 
 #[actix_web::test]
 async fn an_expired_verification_code_is_refused_and_signing_up_again_sends_a_new_one() {
-    let sink = SmtpSink::start();
-    let app = spawn_app_with_signup(SignupMode::Open, Some(&sink.url())).await;
-    assert_eq!(
-        sign_up(&app, "ola", "ola@example.no", None).await.status(),
-        202
-    );
-    let old = sink.wait_for("ola@example.no", 1, 20).await[0].code("ev_");
+    let (sink, app) = spawn_open_app().await;
+    let old = signed_up(&app, &sink, "ola", "ola@example.no", None).await;
     sql(
         &app,
         "UPDATE account_tokens SET expires_at = now() - interval '1 second'",
     );
-    let r = app
-        .post("/api/v1/auth/verify-email", None, json!({"token": old}))
-        .await;
-    let p = problem(r, 422).await;
-    assert!(p["errors"][0]["message"]
-        .as_str()
-        .unwrap()
-        .contains("expired"));
+    let r = app.verify_email(&old).await;
+    assert!(says(&problem(r, 422).await, "expired"));
     // The same address again (another name, another case): the waiting account gets a new code.
-    assert_eq!(
-        sign_up(&app, "ola2", "OLA@example.no", None).await.status(),
-        202
-    );
-    let fresh = sink.wait_for("ola@example.no", 2, 20).await[1].code("ev_");
+    let fresh = signed_up(&app, &sink, "ola2", "OLA@example.no", None).await;
     assert_ne!(fresh, old);
-    let r = app
-        .post("/api/v1/auth/verify-email", None, json!({"token": fresh}))
-        .await;
+    let r = app.verify_email(&fresh).await;
     assert_eq!(r.status(), 204);
-    assert_eq!(sign_in(&app, "ola", PASSWORD).await.status(), 200);
+    assert_eq!(app.sign_in("ola", PASSWORD).await.status(), 200);
     assert_eq!(
-        sign_in(&app, "ola2", PASSWORD).await.status(),
+        app.sign_in("ola2", PASSWORD).await.status(),
         401,
         "no second account"
     );
@@ -207,8 +133,7 @@ async fn an_expired_verification_code_is_refused_and_signing_up_again_sends_a_ne
 
 #[actix_web::test]
 async fn names_and_addresses_are_unique_in_any_case_and_known_addresses_are_not_revealed() {
-    let sink = SmtpSink::start();
-    let app = spawn_app_with_signup(SignupMode::Open, Some(&sink.url())).await;
+    let (sink, app) = spawn_open_app().await;
     let _ = verified_account(&app, &sink, "kari", "kari@example.no").await;
     let new = sign_up(&app, "bjorn", "bjorn@example.no", None).await;
     let new_status = new.status();
@@ -228,7 +153,7 @@ async fn names_and_addresses_are_unique_in_any_case_and_known_addresses_are_not_
         "{}",
         mail[1].body()
     );
-    assert_eq!(sign_in(&app, "someone", PASSWORD).await.status(), 401);
+    assert_eq!(app.sign_in("someone", PASSWORD).await.status(), 401);
     // A taken name in another case is a conflict on the username.
     let r = sign_up(&app, "KARI", "other@example.no", None).await;
     assert_eq!(fields(&problem(r, 409).await), ["username"]);
@@ -256,8 +181,7 @@ async fn names_and_addresses_are_unique_in_any_case_and_known_addresses_are_not_
 
 #[actix_web::test]
 async fn messages_follow_the_sign_ups_accept_language() {
-    let sink = SmtpSink::start();
-    let app = spawn_app_with_signup(SignupMode::Open, Some(&sink.url())).await;
+    let (sink, app) = spawn_open_app().await;
     let cases = [
         (
             "de-DE,de;q=0.9",
@@ -287,8 +211,7 @@ async fn messages_follow_the_sign_ups_accept_language() {
 
 #[actix_web::test]
 async fn sign_ups_are_throttled_per_address_like_sign_ins() {
-    let sink = SmtpSink::start();
-    let app = spawn_app_with_signup(SignupMode::Open, Some(&sink.url())).await;
+    let (_sink, app) = spawn_open_app().await;
     for i in 0..10 {
         let r = sign_up(&app, &format!("name{i}"), "same@example.org", None).await;
         assert_eq!(r.status(), 202, "attempt {i}");

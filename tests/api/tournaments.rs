@@ -204,12 +204,7 @@ async fn staff_appointments_follow_the_committee_rules() {
     let list = list["items"].clone();
     assert_eq!(list.as_array().unwrap().len(), 5);
 
-    let me: Value = app
-        .get("/api/v1/me", Some(&org))
-        .await
-        .json()
-        .await
-        .unwrap();
+    let me: Value = app.me(&org).await;
     let org_id = me["id"].as_i64().unwrap();
     let r = app
         .req(

@@ -115,12 +115,7 @@ async fn the_deprecated_csv_form_is_announced_and_counted_per_credential() {
     let (tid, org, referee, _) = event(&app, "agricola_norway", 8).await;
     let round = new_round(&app, tid, &org, json!({"method": "random"})).await;
     play_round(&app, tid, &referee, &round, |p| 10 + p % 9).await;
-    let me: Value = app
-        .get("/api/v1/me", Some(&org))
-        .await
-        .json()
-        .await
-        .unwrap();
+    let me: Value = app.me(&org).await;
     let org_id = me["id"].as_i64().unwrap();
     let r = app
         .post(

@@ -19,8 +19,10 @@ use actix_web::http::StatusCode;
 use actix_web::{get, post, web, HttpRequest, HttpResponse};
 use maud::{html, Markup, PreEscaped, DOCTYPE};
 
+use crate::api::problem::{LinkWithoutCodePage, TooManySignInCalls};
+use crate::api::support::throttled_sign_in;
 use crate::domain::accounts::Language;
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
 use crate::runtime::state::AppState;
 use crate::services::accounts::links::{INVITATION_PAGE, RESET_PAGE, VERIFY_PAGE};
 use crate::services::accounts::reset::{self, ResetConfirm};
@@ -96,6 +98,17 @@ pub struct InvitationForm {
     password: Option<String>,
     /// `yes` links the invited player to the account.
     consent: Option<String>,
+}
+
+/// The query of a mail's link (the three pages' `GET`).
+#[derive(utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[allow(dead_code)]
+pub struct LinkQuery {
+    /// The code of the link (a missing or empty one answers the incomplete-link page, 422)
+    code: String,
+    /// The page's language: `en`, `nb`, `pl`, `de` or `zh-Hant` (anything else: `Accept-Language`, else English)
+    lang: Option<String>,
 }
 
 /// The fields of a query or a form, as given (a page reads what it knows and ignores the
@@ -202,19 +215,79 @@ fn code_of(given: &HashMap<String, String>) -> Option<String> {
         .filter(|c| !c.is_empty())
 }
 
+/// A link's query or a page's form, read the one way every page reads it: its fields, its
+/// language and its code.
+struct Form {
+    given: HashMap<String, String>,
+    lang: Language,
+    l: Labels,
+    code: String,
+    title: &'static str,
+}
+
+impl Form {
+    /// The fields of `raw` (a query string or a form body); without a code, the page saying
+    /// the link is incomplete (422), titled `title`.
+    fn read(
+        req: &HttpRequest,
+        raw: &[u8],
+        title: fn(&Labels) -> &'static str,
+    ) -> Result<Self, Box<HttpResponse>> {
+        let given = fields(raw);
+        let lang = language(req, &given);
+        let l = labels(lang);
+        let title = title(&l);
+        match code_of(&given) {
+            Some(code) => Ok(Self {
+                given,
+                lang,
+                l,
+                code,
+                title,
+            }),
+            None => Err(Box::new(no_code(&l, title))),
+        }
+    }
+
+    /// The page titled as the form, with `status`.
+    fn page(&self, status: StatusCode, body: Markup) -> HttpResponse {
+        answer(status, page(&self.l, self.title, body))
+    }
+
+    /// The error alone, as a page titled `title` with the error's status.
+    fn error(&self, title: &str, e: &ApiError) -> HttpResponse {
+        let (status, words) = explained(&self.l, e);
+        answer(status, page(&self.l, title, error_box(&words)))
+    }
+
+    /// What a step's outcome answers: the done page with `done`'s lines, or the form again
+    /// (`body` with the reason) with the error's status.
+    fn settle<T>(
+        &self,
+        outcome: Result<T, ApiError>,
+        done: impl FnOnce(T) -> Vec<String>,
+        body: impl FnOnce(&Labels, &str, Language, Option<&str>) -> Markup,
+    ) -> HttpResponse {
+        match outcome {
+            Ok(out) => done_page(&self.l, self.title, &done(out)),
+            Err(e) => {
+                let (status, words) = explained(&self.l, &e);
+                self.page(status, body(&self.l, &self.code, self.lang, Some(&words)))
+            }
+        }
+    }
+}
+
 /// The page a mail's link opens: its form, holding the link's code, in the link's language; or
 /// the page saying the link is incomplete (422) when it lost its code. Opening it writes nothing.
 fn link_form(
     req: &HttpRequest,
     title: fn(&Labels) -> &'static str,
-    form: impl FnOnce(&Labels, &str, Language) -> Markup,
+    form: impl FnOnce(&Labels, &str, Language, Option<&str>) -> Markup,
 ) -> HttpResponse {
-    let given = fields(req.query_string().as_bytes());
-    let lang = language(req, &given);
-    let l = labels(lang);
-    match code_of(&given) {
-        Some(code) => answer(StatusCode::OK, page(&l, title(&l), form(&l, &code, lang))),
-        None => no_code(&l, title(&l)),
+    match Form::read(req, req.query_string().as_bytes(), title) {
+        Ok(f) => f.page(StatusCode::OK, form(&f.l, &f.code, f.lang, None)),
+        Err(incomplete) => *incomplete,
     }
 }
 
@@ -244,21 +317,15 @@ fn verify_body(l: &Labels, code: &str, lang: Language, error: Option<&str>) -> M
 #[utoipa::path(
     operation_id = "page_verify_email",
     tag = "pages",
-    params(
-        ("code" = String, Query, description = "The code of the link (a missing or empty one answers the incomplete-link page, 422)"),
-        ("lang" = Option<String>, Query, description = "The page's language: `en`, `nb`, `pl`, `de` or `zh-Hant` (anything else: `Accept-Language`, else English)"),
-    ),    responses(
+    params(LinkQuery),
+    responses(
         (status = 200, description = "The page with the button that confirms the address", content_type = "text/html", body = String),
-        (status = 422, description = "The link has no code (a page)", content_type = "text/html", body = String),
+        LinkWithoutCodePage,
     )
 )]
 #[get("/account/verify-email")]
 pub async fn verify_form(req: HttpRequest) -> HttpResponse {
-    link_form(
-        &req,
-        |l| l.verify_title,
-        |l, code, lang| verify_body(l, code, lang, None),
-    )
+    link_form(&req, |l| l.verify_title, verify_body)
 }
 
 /// Confirms the address (`POST /api/v1/auth/verify-email`'s use case).
@@ -278,7 +345,7 @@ pub async fn verify_form(req: HttpRequest) -> HttpResponse {
         (status = 403, description = "Sign-up is closed or the account cannot be verified (the form again, with the reason)", content_type = "text/html", body = String),
         (status = 409, description = "The address is already confirmed or taken (the form again, with the reason)", content_type = "text/html", body = String),
         (status = 422, description = "A missing, wrong or expired code (the form again, with the reason)", content_type = "text/html", body = String),
-        (status = 429, description = "Too many sign-in calls from this address in the current minute; wait Retry-After seconds", content_type = "application/problem+json", body = Problem),
+        TooManySignInCalls,
     )
 )]
 #[post("/account/verify-email")]
@@ -287,33 +354,22 @@ pub async fn verify_submit(
     state: web::Data<AppState>,
     body: web::Bytes,
 ) -> HttpResponse {
-    let given = fields(&body);
-    let lang = language(&req, &given);
-    let l = labels(lang);
-    let Some(code) = code_of(&given) else {
-        return no_code(&l, l.verify_title);
+    let form = match Form::read(&req, &body, |l| l.verify_title) {
+        Ok(form) => form,
+        Err(incomplete) => return *incomplete,
     };
     let input = VerifyEmail {
-        token: code.clone(),
+        token: form.code.clone(),
     };
     let now = state.clock.now();
-    match state
+    let outcome = state
         .run(move |conn| signup::verify_email(conn, &input, now))
-        .await
-    {
-        Ok(()) => done_page(&l, l.verify_title, &[l.verify_done.to_string()]),
-        Err(e) => {
-            let (status, words) = explained(&l, &e);
-            answer(
-                status,
-                page(
-                    &l,
-                    l.verify_title,
-                    verify_body(&l, &code, lang, Some(&words)),
-                ),
-            )
-        }
-    }
+        .await;
+    form.settle(
+        outcome,
+        |()| vec![form.l.verify_done.to_string()],
+        verify_body,
+    )
 }
 
 fn reset_body(l: &Labels, code: &str, lang: Language, error: Option<&str>) -> Markup {
@@ -340,21 +396,15 @@ fn reset_body(l: &Labels, code: &str, lang: Language, error: Option<&str>) -> Ma
 #[utoipa::path(
     operation_id = "page_reset_password",
     tag = "pages",
-    params(
-        ("code" = String, Query, description = "The code of the link (a missing or empty one answers the incomplete-link page, 422)"),
-        ("lang" = Option<String>, Query, description = "The page's language: `en`, `nb`, `pl`, `de` or `zh-Hant` (anything else: `Accept-Language`, else English)"),
-    ),    responses(
+    params(LinkQuery),
+    responses(
         (status = 200, description = "The form for the new password", content_type = "text/html", body = String),
-        (status = 422, description = "The link has no code (a page)", content_type = "text/html", body = String),
+        LinkWithoutCodePage,
     )
 )]
 #[get("/account/reset-password")]
 pub async fn reset_form(req: HttpRequest) -> HttpResponse {
-    link_form(
-        &req,
-        |l| l.reset_title,
-        |l, code, lang| reset_body(l, code, lang, None),
-    )
+    link_form(&req, |l| l.reset_title, reset_body)
 }
 
 /// Sets the new password (`POST /api/v1/auth/password-reset/confirm`'s use case).
@@ -372,7 +422,7 @@ pub async fn reset_form(req: HttpRequest) -> HttpResponse {
     responses(
         (status = 200, description = "The password is set (a page)", content_type = "text/html", body = String),
         (status = 422, description = "A missing, wrong or expired code, passwords that differ or a password the rules refuse (the form again, with the reason)", content_type = "text/html", body = String),
-        (status = 429, description = "Too many sign-in calls from this address in the current minute; wait Retry-After seconds", content_type = "application/problem+json", body = Problem),
+        TooManySignInCalls,
     )
 )]
 #[post("/account/reset-password")]
@@ -381,41 +431,25 @@ pub async fn reset_submit(
     state: web::Data<AppState>,
     body: web::Bytes,
 ) -> HttpResponse {
-    let given = fields(&body);
-    let lang = language(&req, &given);
-    let l = labels(lang);
-    let Some(code) = code_of(&given) else {
-        return no_code(&l, l.reset_title);
+    let form = match Form::read(&req, &body, |l| l.reset_title) {
+        Ok(form) => form,
+        Err(incomplete) => return *incomplete,
     };
-    let password = given.get("password").cloned().unwrap_or_default();
-    if given.get("password_again") != Some(&password) {
-        return answer(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            page(
-                &l,
-                l.reset_title,
-                reset_body(&l, &code, lang, Some(l.passwords_differ)),
-            ),
-        );
+    let (l, code) = (&form.l, &form.code);
+    let password = form.given.get("password").cloned().unwrap_or_default();
+    if form.given.get("password_again") != Some(&password) {
+        let again = reset_body(l, code, form.lang, Some(l.passwords_differ));
+        return form.page(StatusCode::UNPROCESSABLE_ENTITY, again);
     }
     let input = ResetConfirm {
         token: code.clone(),
         password,
     };
     let now = state.clock.now();
-    match state
+    let outcome = state
         .run(move |conn| reset::confirm_reset(conn, &input, now))
-        .await
-    {
-        Ok(()) => done_page(&l, l.reset_title, &[l.reset_done.to_string()]),
-        Err(e) => {
-            let (status, words) = explained(&l, &e);
-            answer(
-                status,
-                page(&l, l.reset_title, reset_body(&l, &code, lang, Some(&words))),
-            )
-        }
-    }
+        .await;
+    form.settle(outcome, |()| vec![l.reset_done.to_string()], reset_body)
 }
 
 /// What the invitation is for, and the form that accepts it.
@@ -479,10 +513,8 @@ fn invitation_body(
 #[utoipa::path(
     operation_id = "page_invitation",
     tag = "pages",
-    params(
-        ("code" = String, Query, description = "The code of the link (a missing or empty one answers the incomplete-link page, 422)"),
-        ("lang" = Option<String>, Query, description = "The page's language: `en`, `nb`, `pl`, `de` or `zh-Hant` (anything else: `Accept-Language`, else English)"),
-    ),    responses(
+    params(LinkQuery),
+    responses(
         (status = 200, description = "What the invitation is for, and the form that accepts it", content_type = "text/html", body = String),
         (status = 401, description = "The invitation cannot be read with this code (a page)", content_type = "text/html", body = String),
         (status = 403, description = "The invitation is not open to this reader (a page)", content_type = "text/html", body = String),
@@ -493,30 +525,21 @@ fn invitation_body(
 )]
 #[get("/account/invitation")]
 pub async fn invitation_form(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse {
-    let given = fields(req.query_string().as_bytes());
-    let lang = language(&req, &given);
-    let l = labels(lang);
-    let Some(code) = code_of(&given) else {
-        return no_code(&l, l.invitation_title);
+    let form = match Form::read(&req, req.query_string().as_bytes(), |l| l.invitation_title) {
+        Ok(form) => form,
+        Err(incomplete) => return *incomplete,
     };
     let now = state.clock.now();
-    let asked = code.clone();
+    let asked = form.code.clone();
     match state
         .run(move |conn| page::preview(conn, &asked, now))
         .await
     {
-        Ok(inv) => answer(
-            StatusCode::OK,
-            page(
-                &l,
-                l.invitation_title,
-                invitation_body(&l, &code, lang, &inv, None),
-            ),
-        ),
-        Err(e) => {
-            let (status, words) = explained(&l, &e);
-            answer(status, page(&l, l.error_title, error_box(&words)))
+        Ok(inv) => {
+            let body = invitation_body(&form.l, &form.code, form.lang, &inv, None);
+            form.page(StatusCode::OK, body)
         }
+        Err(e) => form.error(form.l.error_title, &e),
     }
 }
 
@@ -540,7 +563,7 @@ pub async fn invitation_form(req: HttpRequest, state: web::Data<AppState>) -> Ht
         (status = 404, description = "No such invitation (a page)", content_type = "text/html", body = String),
         (status = 409, description = "The invitation is used, revoked or expired, or the username is taken (a page or the form again)", content_type = "text/html", body = String),
         (status = 422, description = "A missing or wrong code, or a username or password the rules refuse (the form again)", content_type = "text/html", body = String),
-        (status = 429, description = "Too many sign-in calls from this address in the current minute; wait Retry-After seconds", content_type = "application/problem+json", body = Problem),
+        TooManySignInCalls,
     )
 )]
 #[post("/account/invitation")]
@@ -549,56 +572,42 @@ pub async fn invitation_submit(
     state: web::Data<AppState>,
     body: web::Bytes,
 ) -> HttpResponse {
-    let given = fields(&body);
-    let lang = language(&req, &given);
-    let l = labels(lang);
-    let Some(code) = code_of(&given) else {
-        return no_code(&l, l.invitation_title);
+    let form = match Form::read(&req, &body, |l| l.invitation_title) {
+        Ok(form) => form,
+        Err(incomplete) => return *incomplete,
     };
     let now = state.clock.now();
-    let asked = code.clone();
+    let asked = form.code.clone();
     let inv = match state
         .run(move |conn| page::preview(conn, &asked, now))
         .await
     {
         Ok(inv) => inv,
-        Err(e) => {
-            let (status, words) = explained(&l, &e);
-            return answer(status, page(&l, l.invitation_title, error_box(&words)));
-        }
+        Err(e) => return form.error(form.title, &e),
     };
-    let outcome = accept(&req, &state, &given, &code, lang).await;
-    match outcome {
-        Ok(done) => {
-            let mut lines = vec![l
-                .accepted
-                .replace("{username}", &done.username)
-                .replace("{tournament}", &inv.tournament)];
-            if inv.player.is_some() {
-                lines.push(
-                    match (done.linked, done.claim_id) {
-                        (true, _) => l.linked,
-                        (false, Some(_)) => l.link_waits,
-                        (false, None) => l.not_linked,
-                    }
-                    .to_string(),
-                );
-            }
-            lines.push(l.sign_in_now.to_string());
-            done_page(&l, l.invitation_title, &lines)
+    let outcome = accept(&req, &state, &form.given, &form.code, form.lang).await;
+    let l = &form.l;
+    let done = |done: InvitationAccepted| {
+        let mut lines = vec![l
+            .accepted
+            .replace("{username}", &done.username)
+            .replace("{tournament}", &inv.tournament)];
+        if inv.player.is_some() {
+            lines.push(
+                match (done.linked, done.claim_id) {
+                    (true, _) => l.linked,
+                    (false, Some(_)) => l.link_waits,
+                    (false, None) => l.not_linked,
+                }
+                .to_string(),
+            );
         }
-        Err(e) => {
-            let (status, words) = explained(&l, &e);
-            answer(
-                status,
-                page(
-                    &l,
-                    l.invitation_title,
-                    invitation_body(&l, &code, lang, &inv, Some(&words)),
-                ),
-            )
-        }
-    }
+        lines.push(l.sign_in_now.to_string());
+        lines
+    };
+    form.settle(outcome, done, |l, code, lang, error| {
+        invitation_body(l, code, lang, &inv, error)
+    })
 }
 
 /// The accepting itself: a new account, or the password sign-in of an existing one.
@@ -630,34 +639,10 @@ async fn accept(
             .run(move |conn| invite::accept(conn, mode, &nobody, &input, lang, now))
             .await;
     }
-    let address = req
-        .peer_addr()
-        .map(|a| a.ip().to_string())
-        .unwrap_or_default();
-    let throttle = state.login_throttle.clone();
-    let slowed = throttle.check(&username, &address)?;
-    if !slowed.is_zero() {
-        actix_web::rt::time::sleep(slowed).await;
-    }
-    let wrong = || ApiError::Unauthorized("wrong username or password".into());
-    if username.len() > 64 || password.len() > 256 {
-        throttle.failed(&username, &address);
-        return Err(wrong());
-    }
-    let name = username.clone();
-    let accepted = state
-        .run(move |conn| {
+    throttled_sign_in(req, state, username, password, |name, password| {
+        state.run(move |conn| {
             page::accept_with_password(conn, mode, &name, &password, &input, lang, now)
         })
-        .await?;
-    match accepted {
-        Some(done) => {
-            throttle.succeeded(&username, &address);
-            Ok(done)
-        }
-        None => {
-            throttle.failed(&username, &address);
-            Err(wrong())
-        }
-    }
+    })
+    .await
 }

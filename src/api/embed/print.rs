@@ -13,6 +13,10 @@ use actix_web::{get, web, HttpRequest, HttpResponse};
 use maud::{html, Markup, PreEscaped, DOCTYPE};
 
 use super::{labels, lang_of, path_id, round_caption, table_caption, Labels, Lang};
+use crate::api::problem::{
+    NoSuchPublicTournamentPage, NoSuchPublishedRoundPage, NotModified, PrintParametersPage,
+    TeamEventPage, ThePage,
+};
 use crate::api::support::{cached_body, Visibility};
 use crate::auth::MaybeCaller;
 use crate::domain::scoring::Format;
@@ -263,10 +267,10 @@ fn round_number(req: &HttpRequest) -> Result<i32, ApiError> {
     tag = "print",
     params(("id" = i64, Path, description = "Tournament id"), ("n" = i32, Path, description = "Round number"), PrintQuery),
     responses(
-        (status = 200, description = "The page", content_type = "text/html", body = String),
-        (status = 304, description = "Not modified"),
-        (status = 422, description = "An unknown language or parameter (a page)", content_type = "text/html", body = String),
-        (status = 404, description = "No such published round (a page)", content_type = "text/html", body = String),
+        ThePage,
+        NotModified,
+        PrintParametersPage,
+        NoSuchPublishedRoundPage,
     )
 )]
 #[get("/print/tournaments/{id}/rounds/{n}/pairings")]
@@ -392,12 +396,12 @@ fn base_url(req: &HttpRequest, state: &AppState) -> String {
     security(("bearer" = []), ()),
     params(("id" = i64, Path, description = "Tournament id"), ("n" = i32, Path, description = "Round number"), SlipsQuery),
     responses(
-        (status = 200, description = "The page", content_type = "text/html", body = String),
+        ThePage,
         (status = 401, description = "No token and no link (a page)", content_type = "text/html", body = String),
         (status = 403, description = "Not an organiser or referee of the tournament, or a link that is wrong or expired (a page)", content_type = "text/html", body = String),
         (status = 404, description = "No such round (a page)", content_type = "text/html", body = String),
         (status = 409, description = "The round is a draft (a page)", content_type = "text/html", body = String),
-        (status = 422, description = "An unknown language or parameter (a page)", content_type = "text/html", body = String),
+        PrintParametersPage,
     )
 )]
 #[get("/print/tournaments/{id}/rounds/{n}/slips")]
@@ -497,11 +501,11 @@ async fn slips_page(
     tag = "print",
     params(("id" = i64, Path, description = "Tournament id"), PrintQuery),
     responses(
-        (status = 200, description = "The page", content_type = "text/html", body = String),
-        (status = 304, description = "Not modified"),
-        (status = 422, description = "An unknown language or parameter (a page)", content_type = "text/html", body = String),
-        (status = 404, description = "No such public tournament (a page)", content_type = "text/html", body = String),
-        (status = 409, description = "A team event: see the team standings (a page)", content_type = "text/html", body = String),
+        ThePage,
+        NotModified,
+        PrintParametersPage,
+        NoSuchPublicTournamentPage,
+        TeamEventPage,
     )
 )]
 #[get("/print/tournaments/{id}/standings")]

@@ -14,6 +14,7 @@ use maud::{html, Markup};
 
 use super::print::{error_page, printed, private_answer, words as print_words};
 use super::{labels, path_id, round_caption, table_caption, Labels, Lang};
+use crate::api::problem::{ThePage, TooManyWrongCodesPage};
 use crate::domain::scoring::Format;
 use crate::error::ApiError;
 use crate::runtime::state::AppState;
@@ -186,10 +187,10 @@ fn language(req: &HttpRequest, given: &HashMap<String, String>) -> Lang {
     tag = "print",
     params(("id" = i64, Path, description = "Tournament id"), ("n" = i32, Path, description = "Round number"), ("t" = i32, Path, description = "Table number"), TableQuery),
     responses(
-        (status = 200, description = "The page", content_type = "text/html", body = String),
+        ThePage,
         (status = 404, description = "No such published round or table (a page)", content_type = "text/html", body = String),
         (status = 422, description = "Not this table's code, or an unknown language (a page)", content_type = "text/html", body = String),
-        (status = 429, description = "Too many wrong codes (a page)", content_type = "text/html", body = String),
+        TooManyWrongCodesPage,
     )
 )]
 #[get("/hall/tournaments/{id}/rounds/{n}/tables/{t}")]
@@ -357,7 +358,7 @@ fn extra_input(format: Format, id: i64, w: &Words) -> Markup {
         (status = 404, description = "No such published round or table, or no report waiting (a page)", content_type = "text/html", body = String),
         (status = 409, description = "The round is completed, the table has a result, a report already waits, or the confirmer is the reporter (a page)", content_type = "text/html", body = String),
         (status = 422, description = "Not this table's code, or a field at fault (a page naming it)", content_type = "text/html", body = String),
-        (status = 429, description = "Too many wrong codes (a page)", content_type = "text/html", body = String),
+        TooManyWrongCodesPage,
     )
 )]
 #[post("/hall/tournaments/{id}/rounds/{n}/tables/{t}")]
