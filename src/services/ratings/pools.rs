@@ -505,11 +505,11 @@ pub struct PoolFilter {
     #[param(inline)]
     pub sort: Option<PoolSort>,
     /// How many items (1-200, default 50).
-    #[param(minimum = 1, maximum = 200)]
+    #[param(minimum = 1, maximum = 200, example = 50)]
     pub limit: Option<i64>,
     /// How many items to skip (default 0, at most 10000; later pages of a search or of
     /// `sort=name` through `cursor`).
-    #[param(minimum = 0, maximum = 10000)]
+    #[param(minimum = 0, maximum = 10000, example = 0)]
     pub offset: Option<i64>,
     /// Where a page of a search or of `sort=name` starts: the `next_cursor` of the page before
     /// (also in its `next` link).
