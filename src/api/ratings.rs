@@ -25,8 +25,8 @@ use crate::infra::live::Subject;
 use crate::runtime::state::AppState;
 use crate::services::ratings::{
     self, CreatePool, HistoryQuery, ImportOut, ImportRatings, LeaderboardQuery, LeaderboardRowOut,
-    LeaderboardSelection, LeagueOut, LeagueQuery, ListFormat, PoolLogPage, PoolLogQuery, PoolOut,
-    RatingChangeOut, RebuildOut, SeasonOut, SeasonStandingsOut, UpdatePool,
+    LeaderboardSelection, LeagueOut, LeagueQuery, ListFormat, PoolFilter, PoolLogPage,
+    PoolLogQuery, PoolOut, RatingChangeOut, RebuildOut, SeasonOut, SeasonStandingsOut, UpdatePool,
 };
 
 /// Create a rating pool (admins).
@@ -63,12 +63,14 @@ pub async fn create_pool(
 
 /// List rating pools (public).
 ///
-/// In creation order. A page in the list envelope with a `Link` header. Every anonymous page is
-/// kept by each instance under its query until a pool changes.
+/// In creation order; `q` searches names case-insensitively in every alphabet (best match
+/// first), `sort=name` orders by name; those pages follow `cursor`. A page in the list envelope
+/// with a `Link` header. Every anonymous page (a search, a page by cursor) is kept by each
+/// instance under its query until a pool changes.
 #[utoipa::path(
     operation_id = "list_rating_pools",
     tag = "ratings",
-    params(PageParams),
+    params(PoolFilter),
     responses(
         (status = 200, description = "A page of pools", body = Page<PoolOut>),
         NotModified,
@@ -81,20 +83,20 @@ pub async fn list_pools(
     req: HttpRequest,
     state: web::Data<AppState>,
     caller: MaybeCaller,
-    page: Query<PageParams>,
+    filter: Query<PoolFilter>,
 ) -> ApiResult<HttpResponse> {
     if caller.0.is_some() {
         let page = state
-            .run(move |conn| ratings::list_pools(conn, &page.0))
+            .run(move |conn| ratings::list_pools(conn, filter.0))
             .await?;
         return page_json(&req, &page, Visibility::Public);
     }
-    // Every anonymous page is kept per query until a pool changes; misses tolerate replication
-    // lag (`docs/scaling.md`).
+    // Every anonymous page (a search, a page by cursor) is kept per query until a pool changes;
+    // misses tolerate replication lag (`docs/scaling.md`).
     let (path, query) = (req.path().to_string(), req.query_string().to_string());
     let body = state
         .run_kept_lagging(format!("pools?{query}"), Subject::Pools, move |conn| {
-            let page = ratings::list_pools(conn, &page.0)?;
+            let page = ratings::list_pools(conn, filter.0)?;
             Ok((true, page_body(&path, &query, &page)?))
         })
         .await?;

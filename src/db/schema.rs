@@ -471,6 +471,7 @@ diesel::table! {
         open -> Bool,
         log_rewrites -> Int8,
         log_rewritten_from -> Nullable<Int8>,
+        name_folded -> Nullable<Text>,
     }
 }
 

@@ -52,6 +52,7 @@ mod password_reset;
 mod players;
 mod pool_archives;
 mod pool_log;
+mod pool_search;
 mod rate_limits;
 mod rating_fixtures;
 mod rating_keepers;

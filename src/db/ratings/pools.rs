@@ -2,7 +2,9 @@
 //! of a tournament that say whether and how it feeds a pool.
 
 use chrono::{DateTime, Utc};
+use diesel::dsl::sql;
 use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Bool, Float, Nullable, Text};
 use diesel::PgConnection;
 use serde::Serialize;
 
@@ -91,6 +93,107 @@ pub fn page(conn: &mut PgConnection, limit: i64, offset: i64) -> QueryResult<Vec
         .offset(offset)
         .select(RatingPoolRow::as_select())
         .load(conn)
+}
+
+/// Where a page of the pool search starts after the one before: the last row's keys.
+#[derive(Debug, Clone)]
+pub enum PoolsAfter {
+    /// Ranked by similarity: its negated similarity, name and id.
+    Ranked(f32, String, PoolId),
+    /// By name: its name and id.
+    Named(String, PoolId),
+}
+
+/// The similarity of a pool's name to the search text (0 without one).
+macro_rules! score {
+    ($q:expr) => {
+        sql::<Float>("word_similarity(tourney_fold(")
+            .bind::<Text, _>($q.to_string())
+            .sql("), rating_pools.name_folded)")
+    };
+}
+
+/// The pools whose name holds `q` or a near match of a word of it (folded as players' names
+/// are: case, marks and compatibility forms ignored); every pool without `q`.
+fn matching(q: Option<&str>) -> rating_pools::BoxedQuery<'static, diesel::pg::Pg> {
+    let mut query = rating_pools::table.into_boxed();
+    if let Some(q) = q {
+        query = query.filter(
+            sql::<Bool>("(rating_pools.name_folded LIKE tourney_like_pattern(")
+                .bind::<Text, _>(q.to_string())
+                .sql(") OR tourney_fold(")
+                .bind::<Text, _>(q.to_string())
+                .sql(") <% rating_pools.name_folded)"),
+        );
+    }
+    query
+}
+
+/// A page of the pools `q` finds (every pool without it), each with its similarity to `q` and
+/// (with `counted_here`) the count of every match taken in the same pass (`count(*) OVER ()`),
+/// `limit` + 1 rows from `offset` after `after`: ranked by similarity (`ranked`), else by
+/// name; ties by name, then id.
+#[allow(clippy::too_many_arguments)]
+pub fn search_page(
+    conn: &mut PgConnection,
+    q: Option<&str>,
+    ranked: bool,
+    after: Option<PoolsAfter>,
+    limit: i64,
+    offset: i64,
+    counted_here: bool,
+) -> QueryResult<Vec<(RatingPoolRow, f32, Option<i64>)>> {
+    let text = q.unwrap_or_default().to_string();
+    let mut query = matching(q);
+    match after {
+        Some(PoolsAfter::Ranked(rank, name, id)) => {
+            query = query.filter(
+                sql::<Bool>("(-word_similarity(tourney_fold(")
+                    .bind::<Text, _>(text.clone())
+                    .sql("), rating_pools.name_folded), rating_pools.name, rating_pools.id) > (")
+                    .bind::<Float, _>(rank)
+                    .sql(", ")
+                    .bind::<Text, _>(name)
+                    .sql(", ")
+                    .bind::<BigInt, _>(id.0)
+                    .sql(")"),
+            );
+        }
+        Some(PoolsAfter::Named(name, id)) => {
+            query = query.filter(
+                sql::<Bool>("(rating_pools.name, rating_pools.id) > (")
+                    .bind::<Text, _>(name)
+                    .sql(", ")
+                    .bind::<BigInt, _>(id.0)
+                    .sql(")"),
+            );
+        }
+        None => {}
+    }
+    let query = if ranked {
+        query.order((score!(text).desc(), rating_pools::name, rating_pools::id))
+    } else {
+        query.order((rating_pools::name, rating_pools::id))
+    };
+    let counted = sql::<Nullable<BigInt>>(if counted_here {
+        "count(*) OVER ()"
+    } else {
+        "NULL::int8"
+    });
+    query
+        .select((RatingPoolRow::as_select(), score!(text), counted))
+        .limit(limit + 1)
+        .offset(offset)
+        .load(conn)
+}
+
+/// How many pools `q` finds, counted up to `cap` + 1.
+pub fn search_count(conn: &mut PgConnection, q: Option<&str>, cap: i64) -> QueryResult<i64> {
+    Ok(matching(q)
+        .select(rating_pools::id)
+        .limit(cap + 1)
+        .load::<i64>(conn)?
+        .len() as i64)
 }
 
 /// A pool's settings as written.

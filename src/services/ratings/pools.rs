@@ -2,18 +2,20 @@
 
 use chrono::{DateTime, Datelike, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
+use utoipa::{IntoParams, ToSchema};
 
 use crate::auth::Caller;
 use crate::db::models::RatingPoolRow;
-use crate::db::ratings::pools::{self as store, PoolSettings};
+use crate::db::ratings::pools::{self as store, PoolSettings, PoolsAfter};
 use crate::db::PgConnection;
 use crate::domain::ids::{PoolId, UserId};
 use crate::domain::rating::{self, validate_seasons, DrawPolicy, Exclusion, RatingPoolParams};
 use crate::error::ApiError;
 use crate::services::ratings::{self as service, StoredSeason};
 use crate::services::validate::TimeZoneName;
-use crate::services::validate::{Check, Page, PageParams};
+use crate::services::validate::{
+    keyset_page, keyset_start, Check, Page, PageParams, Start, COUNT_CAP,
+};
 
 /// The rating pool presets (domain.md section 10; `docs/decisions/rating-presets.md`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -481,9 +483,132 @@ pub fn create_pool(
     })
 }
 
-/// One page of rating pools.
-pub fn list_pools(conn: &mut PgConnection, page: &PageParams) -> Result<Page<PoolOut>, ApiError> {
-    let (limit, offset) = page.resolve()?;
+/// How the rating pool list is ordered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PoolSort {
+    /// Best match to `q` first (then by name and id); the default with `q`, refused without it.
+    Relevance,
+    /// By name, then id.
+    Name,
+}
+
+/// Filters for the rating pool list.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct PoolFilter {
+    /// Part of the name, or a near match of a word of it; ignores case and diacritics
+    /// (`alesund` finds `Ålesund`, `lodz` finds `Łódź`). Blank means no filter.
+    #[param(max_length = 100, pattern = r"^[^\u0000-\u001f\u007f-\u009f]*$")]
+    pub q: Option<String>,
+    /// `relevance` (the default with `q`) or `name`. Without `q` and `sort` the list is in
+    /// creation order, paged by `offset` only.
+    #[param(inline)]
+    pub sort: Option<PoolSort>,
+    /// How many items (1-200, default 50).
+    #[param(minimum = 1, maximum = 200, example = 50)]
+    pub limit: Option<i64>,
+    /// How many items to skip (default 0, at most 10000; later pages of a search or of
+    /// `sort=name` through `cursor`).
+    #[param(minimum = 0, maximum = 10000, example = 0)]
+    pub offset: Option<i64>,
+    /// Where a page of a search or of `sort=name` starts: the `next_cursor` of the page before
+    /// (also in its `next` link).
+    #[param(max_length = 1000)]
+    pub cursor: Option<String>,
+}
+
+/// The sort keys of a pool in a searched or named list: its relevance (negated, so every key
+/// ascends) when ranked, its name and id.
+#[derive(Debug, Serialize, Deserialize)]
+struct PoolKey(Option<f32>, String, i64);
+
+/// One page of rating pools. Without `q` and `sort`: in creation order, paged by offset and
+/// counted in full (as before searches existed). With `q` (names folded as players' are:
+/// ignoring case and diacritics, near matches of a word) or `sort=name`: ranked by similarity
+/// to `q` or by name, later pages by keyset (`cursor`), the count capped.
+pub fn list_pools(conn: &mut PgConnection, filter: PoolFilter) -> Result<Page<PoolOut>, ApiError> {
+    let mut check = Check::new();
+    let q = check.search_text("q", filter.q.as_deref(), 100);
+    let sort = match (filter.sort, &q) {
+        (Some(PoolSort::Relevance), None) => {
+            check.fail("sort", "relevance needs a search text in q");
+            None
+        }
+        (Some(s), _) => Some(s),
+        (None, Some(_)) => Some(PoolSort::Relevance),
+        (None, None) => None,
+    };
+    check.finish()?;
+    let Some(sort) = sort else {
+        if filter.cursor.is_some() {
+            return Err(ApiError::field(
+                "cursor",
+                "the list in creation order pages by offset; cursors come with q or sort=name",
+            ));
+        }
+        return creation_order(conn, filter.limit, filter.offset);
+    };
+    let scope = format!("{q:?}|{sort:?}");
+    let (limit, start) = keyset_start::<PoolKey>(
+        filter.limit,
+        filter.offset,
+        filter.cursor.as_deref(),
+        "rating-pools",
+        &scope,
+    )?;
+    let (mut offset, mut first, mut after) = (0, false, None);
+    match start {
+        Start::Offset(o) => (offset, first) = (o, true),
+        Start::After(PoolKey(Some(rank), name, id)) if sort == PoolSort::Relevance => {
+            after = Some(PoolsAfter::Ranked(rank, name, PoolId(id)));
+        }
+        Start::After(PoolKey(None, name, id)) if sort == PoolSort::Name => {
+            after = Some(PoolsAfter::Named(name, PoolId(id)));
+        }
+        Start::After(_) => {
+            return Err(ApiError::field(
+                "cursor",
+                "is not a cursor of this list; follow the next link as given",
+            ))
+        }
+    }
+    let ranked = sort == PoolSort::Relevance;
+    // As the player list: a ranked first page counts its matches in the same pass.
+    let counted_here = ranked && first;
+    let rows = store::search_page(
+        conn,
+        q.as_deref(),
+        ranked,
+        after,
+        limit,
+        offset,
+        counted_here,
+    )?;
+    let counted = rows.first().and_then(|r| r.2);
+    keyset_page(
+        rows,
+        limit,
+        (offset, first),
+        || match counted {
+            Some(n) => Ok(n),
+            None => Ok(store::search_count(conn, q.as_deref(), COUNT_CAP)?),
+        },
+        "rating-pools",
+        &scope,
+        |(p, rank, _)| PoolKey(ranked.then_some(-rank), p.name.clone(), p.id.0),
+        |(p, _, _)| pool_out(p),
+    )
+}
+
+/// One page of rating pools in creation order (by id), paged by offset, counted in full.
+fn creation_order(
+    conn: &mut PgConnection,
+    limit: Option<i64>,
+    offset: Option<i64>,
+) -> Result<Page<PoolOut>, ApiError> {
+    let (limit, offset) = PageParams { limit, offset }.resolve()?;
     let total = store::count(conn)?;
     let rows = store::page(conn, limit, offset)?;
     Ok(Page {
