@@ -107,7 +107,7 @@ impl Names {
     /// The index of `entries` (the last of one id kept), in name order.
     fn of_entries(mut entries: Vec<Entry>, words: Words) -> Self {
         entries.reverse();
-        entries.sort_by(|a, b| a.id.cmp(&b.id));
+        entries.sort_by_key(|e| e.id);
         entries.dedup_by_key(|e| e.id);
         entries.sort_unstable_by(|a, b| (a.name.as_bytes(), a.id).cmp(&(b.name.as_bytes(), b.id)));
         let mut n = Self::new(words);
