@@ -16,64 +16,47 @@ pub type Error = diesel::result::Error;
 /// A name row: id, name, folded name, and a player's country (`None` for tournaments).
 pub type NameRow = (i64, String, Option<String>, Option<String>);
 
-/// Up to `limit` players with ids above `after`, by id.
-pub fn players_after(conn: &mut PgConnection, after: i64, limit: i64) -> QueryResult<Vec<NameRow>> {
-    players::table
-        .filter(players::id.gt(after))
-        .order(players::id)
-        .limit(limit)
-        .select((
-            players::id,
-            players::name,
-            players::name_folded,
-            players::country,
-        ))
-        .load(conn)
+/// A list the index holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum List {
+    Players,
+    Tournaments,
 }
 
-/// The players with these ids (those that exist).
-pub fn players_by_ids(conn: &mut PgConnection, ids: &[i64]) -> QueryResult<Vec<NameRow>> {
-    players::table
-        .filter(players::id.eq_any(ids))
-        .select((
-            players::id,
-            players::name,
-            players::name_folded,
-            players::country,
-        ))
-        .load(conn)
+/// Which of a list's names to read.
+#[derive(Debug, Clone, Copy)]
+pub enum Rows<'a> {
+    /// Up to `.1` with ids above `.0`, by id (a batch of the whole list).
+    After(i64, i64),
+    /// Those with these ids (those that exist).
+    Ids(&'a [i64]),
 }
 
-/// Up to `limit` tournaments with ids above `after`, by id.
-pub fn tournaments_after(
-    conn: &mut PgConnection,
-    after: i64,
-    limit: i64,
-) -> QueryResult<Vec<NameRow>> {
-    tournaments::table
-        .filter(tournaments::id.gt(after))
-        .order(tournaments::id)
-        .limit(limit)
-        .select((
-            tournaments::id,
-            tournaments::name,
-            tournaments::name_folded,
-            sql::<Nullable<Text>>("NULL::text"),
-        ))
-        .load(conn)
+/// The names `rows` of one table: id, name, folded name and `tag`, narrowed by `rows`.
+macro_rules! names_of {
+    ($table:ident, $tag:expr, $rows:expr, $conn:expr) => {{
+        let q = $table::table
+            .select(($table::id, $table::name, $table::name_folded, $tag))
+            .into_boxed();
+        match $rows {
+            Rows::After(after, limit) => q
+                .filter($table::id.gt(after))
+                .order($table::id)
+                .limit(limit),
+            Rows::Ids(ids) => q.filter($table::id.eq_any(ids)),
+        }
+        .load($conn)
+    }};
 }
 
-/// The tournaments with these ids (those that exist).
-pub fn tournaments_by_ids(conn: &mut PgConnection, ids: &[i64]) -> QueryResult<Vec<NameRow>> {
-    tournaments::table
-        .filter(tournaments::id.eq_any(ids))
-        .select((
-            tournaments::id,
-            tournaments::name,
-            tournaments::name_folded,
-            sql::<Nullable<Text>>("NULL::text"),
-        ))
-        .load(conn)
+/// The names `rows` of `list` (a player's tag is its country; a tournament has none).
+pub fn names(conn: &mut PgConnection, list: List, rows: Rows) -> QueryResult<Vec<NameRow>> {
+    match list {
+        List::Players => names_of!(players, players::country, rows, conn),
+        List::Tournaments => {
+            names_of!(tournaments, sql::<Nullable<Text>>("NULL::text"), rows, conn)
+        }
+    }
 }
 
 /// The database's `LC_COLLATE` and `LC_CTYPE`: the order and the word boundaries the index

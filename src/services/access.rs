@@ -55,7 +55,7 @@ pub fn require_pool(conn: &mut PgConnection, pool_id: i64) -> Result<RatingPoolR
     })
 }
 
-/// Takes the tournament's row lock (`FOR UPDATE`) until the transaction ends: the writes that
+/// Takes the tournament's row lock until the transaction ends: the writes that
 /// check a tournament-wide rule before they insert (the confirmed registrations, the staff
 /// limits, a keeper's rating decision) run one at a time per tournament, so two at once cannot
 /// both pass the check. Returns the tournament as locked.

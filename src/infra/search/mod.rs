@@ -218,14 +218,10 @@ fn name_row((id, name, folded, tag): store::NameRow) -> NameRow {
 }
 
 /// Reads a whole list by id, in batches.
-fn load(
-    conn: &mut PgConnection,
-    batch: fn(&mut PgConnection, i64, i64) -> store::Answer<Vec<store::NameRow>>,
-    words: Words,
-) -> store::Answer<Names> {
+fn load(conn: &mut PgConnection, list: store::List, words: Words) -> store::Answer<Names> {
     let (mut rows, mut after) = (Vec::new(), 0);
     loop {
-        let batch = batch(conn, after, BATCH)?;
+        let batch = store::names(conn, list, store::Rows::After(after, BATCH))?;
         let Some(last) = batch.last() else {
             return Ok(Names::of(rows, words));
         };
@@ -368,8 +364,8 @@ impl Keeper {
         (self.pending, self.stale) = (Pending::default(), false);
         let (stamp, players, tournaments) = store::in_snapshot(self.conn(), |c| {
             let stamp = store::stamp(c)?;
-            let players = load(c, store::players_after, words)?;
-            Ok((stamp, players, load(c, store::tournaments_after, words)?))
+            let players = load(c, store::List::Players, words)?;
+            Ok((stamp, players, load(c, store::List::Tournaments, words)?))
         })
         .map_err(err)?;
         *write(&shared.players) = players;
@@ -393,21 +389,18 @@ impl Keeper {
     fn apply(&mut self, shared: &Shared) -> Result<(), String> {
         let pending = std::mem::take(&mut self.pending);
         let lists = [
-            (
-                pending.players,
-                store::players_by_ids as ReadIds,
-                &shared.players,
-            ),
+            (pending.players, store::List::Players, &shared.players),
             (
                 pending.tournaments,
-                store::tournaments_by_ids,
+                store::List::Tournaments,
                 &shared.tournaments,
             ),
         ];
-        for (ids, by_ids, names) in lists {
+        for (ids, list, names) in lists {
             let ids: Vec<i64> = ids.into_iter().collect();
             for chunk in ids.chunks(1000) {
-                let rows = by_ids(self.conn(), chunk).map_err(|e| e.to_string())?;
+                let rows = store::names(self.conn(), list, store::Rows::Ids(chunk))
+                    .map_err(|e| e.to_string())?;
                 let mut names = write(names);
                 let found: HashSet<i64> = rows.iter().map(|r| r.0).collect();
                 for id in chunk.iter().filter(|id| !found.contains(id)) {
@@ -441,8 +434,6 @@ fn words_of(collate: &str, ctype: &str) -> Option<Words> {
     let lower = ctype.to_ascii_lowercase();
     (lower.ends_with(".utf-8") || lower.ends_with(".utf8")).then_some(Words::Unicode)
 }
-
-type ReadIds = fn(&mut PgConnection, &[i64]) -> store::Answer<Vec<store::NameRow>>;
 
 #[cfg(test)]
 mod tests {

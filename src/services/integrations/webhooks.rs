@@ -5,7 +5,7 @@
 //! `pool_events` by a trigger on a pool's leaderboard version), so a rolled-back change sends
 //! nothing and a committed one is never lost. A job on every instance ([`enqueue`], [`claim`],
 //! [`record`]) turns new outbox rows into one delivery per endpoint (unique per endpoint and
-//! event), claims due deliveries with `FOR UPDATE SKIP LOCKED` and a lease (two instances never
+//! event), claims due deliveries under row locks other instances skip, and a lease (two instances never
 //! send one delivery at once), signs and sends them, and retries failures with exponential
 //! backoff for a day. A delivery that succeeded but whose answer was lost is sent again:
 //! receivers de-duplicate with `webhook-id`, as the specification asks.
