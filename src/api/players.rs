@@ -95,8 +95,11 @@ pub async fn list(
     // player changes; misses tolerate replication lag (`docs/scaling.md`).
     let (path, query) = (req.path().to_string(), req.query_string().to_string());
     let st = state.clone();
+    // A search the index answers takes a search slot, not a rebuild's (`infra::kept`).
+    let slots = state.search_slots(filter.0.q.as_deref());
+    let key = format!("players?{query}");
     let body = state
-        .run_kept_lagging(format!("players?{query}"), Subject::Players, move |conn| {
+        .run_kept_lagging_in(key, Subject::Players, slots, move |conn| {
             // The search index answers a search once it is current (`infra::search`).
             let page = players::list_players(conn, filter.0, Some(&st.search))?;
             Ok((true, page_body(&path, &query, &page)?))

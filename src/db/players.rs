@@ -295,6 +295,24 @@ pub fn count_existing(conn: &mut PgConnection, ids: &[PlayerId]) -> QueryResult<
         .get_result(conn)
 }
 
+/// The players with these ids (those that exist), in no order, and the registry's search
+/// stamp in the same snapshot (`db::search::stamp`): one round trip.
+pub fn by_ids_at_stamp(
+    conn: &mut PgConnection,
+    ids: &[PlayerId],
+) -> QueryResult<(Vec<Player>, i64)> {
+    let rows: Vec<(Player, i64)> = players::table
+        .filter(players::id.eq_any(ids))
+        .select((Player::as_select(), crate::db::search::stamp_column()))
+        .load(conn)?;
+    let stamp = match rows.first() {
+        Some((_, stamp)) => *stamp,
+        // No row to carry it (no ids, or none left).
+        None => crate::db::search::stamp(conn)?,
+    };
+    Ok((rows.into_iter().map(|(p, _)| p).collect(), stamp))
+}
+
 /// The players with these ids (those that exist), in no order.
 pub fn by_ids(conn: &mut PgConnection, ids: &[PlayerId]) -> QueryResult<Vec<Player>> {
     players::table

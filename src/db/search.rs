@@ -82,10 +82,12 @@ pub fn fold(conn: &mut PgConnection, text: &str) -> QueryResult<String> {
 /// The registry's search stamp (migration `search_stamp`): how many transactions that changed
 /// a searched name have committed. One primary-key read.
 pub fn stamp(conn: &mut PgConnection) -> QueryResult<i64> {
-    diesel::select(sql::<diesel::sql_types::BigInt>(
-        "(SELECT n FROM search_stamp WHERE one)",
-    ))
-    .get_result(conn)
+    diesel::select(stamp_column()).get_result(conn)
+}
+
+/// The search stamp as a column of another query: read once per statement, in its snapshot.
+pub fn stamp_column() -> diesel::expression::SqlLiteral<diesel::sql_types::BigInt> {
+    sql::<diesel::sql_types::BigInt>("(SELECT n FROM search_stamp WHERE one)")
 }
 
 /// Runs `f` in one read-only repeatable-read snapshot (the stamp and the names it read agree).

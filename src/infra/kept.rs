@@ -12,7 +12,10 @@
 //!
 //! Misses are rebuilt one per key at a time (single-flight: 64 clients missing at once cause one
 //! rebuild, the others then find it kept) and at most [`REBUILDS`] at once per instance, so a
-//! rush of public reads leaves the rest of the pool to writes.
+//! rush of public reads leaves the rest of the pool to writes. Searches the instance's search
+//! index answers (issue 42: the index ranks, one short read by primary key fetches the page's
+//! rows) hold their connection for a fraction of a millisecond: they take one of [`SEARCHES`]
+//! slots of their own rather than queueing behind the heavier rebuilds.
 //!
 //! Bounded by bytes (issue 33): the kept bodies weigh their bytes (body, key, ETag, `Link`, and
 //! [`ENTRY_OVERHEAD`]) against a budget (`KEPT_BODIES_MAX_BYTES`, default
@@ -40,12 +43,24 @@ pub const DEFAULT_MAX_BYTES: u64 = 64 * 1024 * 1024;
 pub const ENTRY_OVERHEAD: usize = 160;
 /// Public rebuilds running at once per instance (each holds a pooled connection).
 pub const REBUILDS: usize = 3;
+/// Searches answered by the search index running at once per instance (each holds a pooled
+/// connection for one read by primary key), beside the [`REBUILDS`].
+pub const SEARCHES: usize = 4;
 /// How long a body read on the read replica is served: the replica may not yet have replayed the
 /// change that moved the generation it is kept at, so such a body is read again this often
 /// while its subject is quiet (a stale answer lasts the replica's lag and this at most).
 pub const KEEP_LAGGING: Duration = Duration::from_secs(1);
 /// Locks for single-flight, shared by keys with the same hash (bounded, whatever the keys).
-const FLIGHTS: usize = 64;
+const FLIGHTS: usize = 256;
+
+/// Which slots a rebuild takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Slots {
+    /// One of the [`REBUILDS`]: a read that may scan (lists, pages, standings).
+    Rebuild,
+    /// One of the [`SEARCHES`]: a search the instance's search index answers.
+    Search,
+}
 
 /// A rendered public read.
 #[derive(Clone)]
@@ -136,6 +151,7 @@ pub struct KeptReads {
     budget: u64,
     flights: Arc<Vec<Arc<AsyncMutex<()>>>>,
     rebuilds: Arc<Semaphore>,
+    searches: Arc<Semaphore>,
 }
 
 /// The default budget, counting into a meter registered nowhere (tests and benchmarks that do
@@ -162,6 +178,7 @@ impl KeptReads {
             budget: max_bytes,
             flights: Arc::new((0..FLIGHTS).map(|_| Default::default()).collect()),
             rebuilds: Arc::new(Semaphore::new(REBUILDS)),
+            searches: Arc::new(Semaphore::new(SEARCHES)),
         }
     }
 
@@ -181,17 +198,25 @@ impl KeptReads {
     /// Waits for the right to rebuild `key`: one rebuild per key at a time, at most
     /// [`REBUILDS`] in all.
     pub async fn flight(&self, key: &str) -> Flight {
+        self.flight_in(key, Slots::Rebuild).await
+    }
+
+    /// Waits for the right to rebuild `key` in `slots`: one rebuild per key at a time, at most
+    /// [`REBUILDS`] or [`SEARCHES`] in all.
+    pub async fn flight_in(&self, key: &str, slots: Slots) -> Flight {
         let mut h = DefaultHasher::new();
         key.hash(&mut h);
         let lock = self.flights[(h.finish() as usize) % FLIGHTS].clone();
         let key = lock.lock_owned().await;
-        // The semaphore is never closed.
-        let slot = self
-            .rebuilds
+        let semaphore = match slots {
+            Slots::Rebuild => &self.rebuilds,
+            Slots::Search => &self.searches,
+        };
+        let slot = semaphore
             .clone()
             .acquire_owned()
             .await
-            .expect("the rebuild semaphore is never closed");
+            .expect("the slots' semaphores are never closed");
         Flight {
             _key: key,
             _slot: slot,
@@ -358,6 +383,33 @@ mod tests {
             k.flight("yet-another-key"),
         );
         assert!(over.await.is_err(), "no more than REBUILDS at once");
+        // Searches have slots of their own: SEARCHES of them, whatever the rebuilds hold.
+        let mut searching = Vec::new();
+        while searching.len() < SEARCHES {
+            n += 1;
+            let key = format!("key-{n}");
+            if let Ok(f) = tokio::time::timeout(
+                std::time::Duration::from_millis(20),
+                k.flight_in(&key, Slots::Search),
+            )
+            .await
+            {
+                searching.push((key, f));
+            }
+        }
+        let over = tokio::time::timeout(
+            std::time::Duration::from_millis(50),
+            k.flight_in("one-search-too-many", Slots::Search),
+        );
+        assert!(over.await.is_err(), "no more than SEARCHES at once");
+        // (The key of the flight that ends: its lock is free too.)
+        let (key, ends) = searching.pop().expect("SEARCHES > 0");
+        drop(ends);
+        let freed = tokio::time::timeout(
+            std::time::Duration::from_millis(50),
+            k.flight_in(&key, Slots::Search),
+        );
+        assert!(freed.await.is_ok(), "a search slot freed is taken");
     }
 
     #[test]

@@ -8,7 +8,7 @@ use crate::auth::JwtKeys;
 
 use crate::db::{DbConn, DbPool};
 use crate::error::ApiError;
-use crate::infra::kept::{self, KeptBody};
+use crate::infra::kept::{self, KeptBody, Slots};
 use crate::infra::live::Subject;
 use crate::infra::throttle::LoginThrottle;
 use crate::services::accounts::auth::AccountCache;
@@ -206,7 +206,7 @@ impl AppState {
         if !anonymous {
             return self.run(f).await;
         }
-        self.kept_read(key, subject, false, f).await
+        self.kept_read(key, subject, false, Slots::Rebuild, f).await
     }
 
     /// An anonymous read of `subject` kept under `key` as [`AppState::run_kept`] keeps it, that
@@ -223,7 +223,33 @@ impl AppState {
     where
         F: FnOnce(&mut DbConn) -> Result<(bool, KeptBody), ApiError> + Send + 'static,
     {
-        Ok(self.kept_read(key, subject, true, f).await?.1)
+        self.run_kept_lagging_in(key, subject, Slots::Rebuild, f)
+            .await
+    }
+
+    /// [`AppState::run_kept_lagging`], its rebuild taking one of `slots` (see
+    /// [`AppState::search_slots`]).
+    pub async fn run_kept_lagging_in<F>(
+        &self,
+        key: String,
+        subject: Subject,
+        slots: Slots,
+        f: F,
+    ) -> Result<KeptBody, ApiError>
+    where
+        F: FnOnce(&mut DbConn) -> Result<(bool, KeptBody), ApiError> + Send + 'static,
+    {
+        Ok(self.kept_read(key, subject, true, slots, f).await?.1)
+    }
+
+    /// The slots a list's rebuild takes: those of the searches the search index answers when
+    /// it searches (`q`) and the index is built, else those of the other rebuilds.
+    pub fn search_slots(&self, q: Option<&str>) -> Slots {
+        if q.is_some() && self.search.built() {
+            Slots::Search
+        } else {
+            Slots::Rebuild
+        }
     }
 
     async fn kept_read<F>(
@@ -231,6 +257,7 @@ impl AppState {
         key: String,
         subject: Subject,
         lagging: bool,
+        slots: Slots,
         f: F,
     ) -> Result<(bool, KeptBody), ApiError>
     where
@@ -241,7 +268,7 @@ impl AppState {
             self.metrics.kept_read(true);
             return Ok((true, kept));
         }
-        let _flight = self.kept.flight(&key).await;
+        let _flight = self.kept.flight_in(&key, slots).await;
         // Whoever held the flight before may have kept it meanwhile.
         let generation = self.live.generation(subject);
         if let Some(kept) = self.kept.fresh(&key, generation) {

@@ -256,23 +256,17 @@ pub fn list_players(
     // (`count(*) OVER ()`, taken before LIMIT and OFFSET) instead of a second query, which for
     // a common term scanned the table testing the match on every row.
     let counted_here = ranked && first;
-    let names = match (index, &search.q) {
-        (Some(index), Some(_)) => index.players(|| crate::db::search::stamp(conn))?,
+    let indexed = match (index, &search.q) {
+        (Some(index), Some(q)) => {
+            let at = (offset as usize, (limit + 1) as usize);
+            let narrowed = (q.as_str(), search.country.as_deref());
+            indexed_page(conn, index, narrowed, ranked, after.as_ref(), at)?
+        }
         _ => None,
     };
-    let (rows, counted) = match (names.as_deref(), &search.q) {
-        (Some(names), Some(q)) => {
-            let at = (offset as usize, (limit + 1) as usize);
-            indexed_page(
-                conn,
-                names,
-                (q, search.country.as_deref()),
-                ranked,
-                after,
-                at,
-            )?
-        }
-        _ => {
+    let (rows, counted) = match indexed {
+        Some(page) => page,
+        None => {
             let rows =
                 store::search_page(conn, &search, ranked, after, limit, offset, counted_here)?;
             let counted = rows.first().and_then(|r| r.2);
@@ -295,46 +289,54 @@ pub fn list_players(
 }
 
 /// A page of the players whose names match `q` (in `country`), as the store's `search_page`
-/// gives it, from the search index: the index ranks the matches, the page's rows are read by
-/// id; and how many players match in all.
+/// gives it, from the search index: the index ranks the matches, and the page's rows are read
+/// by id with the search stamp that shows the index was current (`SearchIndex::answer_players`:
+/// one round trip); and how many players match in all. `None`: PostgreSQL answers.
 fn indexed_page(
     conn: &mut PgConnection,
-    names: &Names,
+    index: &SearchIndex,
     (q, country): (&str, Option<&str>),
     ranked: bool,
-    after: Option<PlayersAfter>,
+    after: Option<&PlayersAfter>,
     (offset, limit): (usize, usize),
-) -> Result<Ranked<Player>, ApiError> {
+) -> Result<Option<Ranked<Player>>, ApiError> {
     let folded = match search::fold_ascii(q) {
-        Some(f) => f,
-        None => crate::db::search::fold(conn, q)?,
+        Some(f) => Some(f),
+        // Asked of the database only when the index can answer.
+        None if index.built() => Some(crate::db::search::fold(conn, q)?),
+        None => None,
     };
     let order = if ranked { Order::Ranked } else { Order::Named };
-    let after = match &after {
+    let after = match after {
         Some(PlayersAfter::Ranked(rank, name, id)) => Some((*rank, name.as_str(), id.0)),
         Some(PlayersAfter::Named(name, id)) => Some((0.0, name.as_str(), id.0)),
         None => None,
     };
-    let (hits, total) = names.search(&search::Query {
-        folded: &folded,
-        tag: country.map(|c| search::names::tag(Some(c))),
-        order,
-        after,
-        skip: offset,
-        take: limit,
-        count_to: COUNT_CAP as usize + 1,
-    });
-    let ids: Vec<PlayerId> = hits.iter().map(|h| PlayerId(h.id)).collect();
-    let mut rows: std::collections::HashMap<i64, Player> = store::by_ids(conn, &ids)?
-        .into_iter()
-        .map(|p| (p.id.0, p))
-        .collect();
-    let total = Some(total as i64);
-    let page = hits
-        .iter()
-        .filter_map(|h| rows.remove(&h.id).map(|p| (p, h.score, total)))
-        .collect();
-    Ok((page, total))
+    let tag = country.map(|c| search::names::tag(Some(c)));
+    let search = |names: &Names| {
+        Some(names.search(&search::Query {
+            folded: folded.as_deref()?,
+            tag,
+            order,
+            after,
+            skip: offset,
+            take: limit,
+            count_to: COUNT_CAP as usize + 1,
+        }))
+    };
+    let read = |(hits, total): (Vec<search::Hit>, usize)| -> Result<_, ApiError> {
+        let ids: Vec<PlayerId> = hits.iter().map(|h| PlayerId(h.id)).collect();
+        let (rows, stamp) = store::by_ids_at_stamp(conn, &ids)?;
+        let mut rows: std::collections::HashMap<i64, Player> =
+            rows.into_iter().map(|p| (p.id.0, p)).collect();
+        let total = Some(total as i64);
+        let page = hits
+            .iter()
+            .filter_map(|h| rows.remove(&h.id).map(|p| (p, h.score, total)))
+            .collect();
+        Ok(((page, total), stamp))
+    };
+    index.answer_players(search, read)
 }
 
 /// Rows of a ranked page, each with its similarity (and the count), and the count.

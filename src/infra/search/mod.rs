@@ -79,22 +79,68 @@ pub struct Stats {
 }
 
 impl SearchIndex {
-    /// The players' names, once the index has applied the database's search stamp (read by
-    /// `stamp` only when the index is built); `None`: ask PostgreSQL. Counted in
+    /// The tournaments' names, once the index has applied the database's search stamp (read
+    /// by `stamp` only when the index is built); `None`: ask PostgreSQL. Counted in
     /// `tourney_cache_reads_total{cache="search"}`.
-    pub fn players<E>(
-        &self,
-        stamp: impl FnOnce() -> Result<i64, E>,
-    ) -> Result<Option<RwLockReadGuard<'_, Names>>, E> {
-        Ok(self.reached(stamp)?.then(|| read(&self.shared.players)))
-    }
-
-    /// The tournaments' names, as [`SearchIndex::players`].
     pub fn tournaments<E>(
         &self,
         stamp: impl FnOnce() -> Result<i64, E>,
     ) -> Result<Option<RwLockReadGuard<'_, Names>>, E> {
         Ok(self.reached(stamp)?.then(|| read(&self.shared.tournaments)))
+    }
+
+    /// Whether the index is built (and usable): until it is, PostgreSQL answers every search.
+    pub fn built(&self) -> bool {
+        self.applied().is_some()
+    }
+
+    /// A search of the players' names in one round trip while the index is current: `search`
+    /// ranks the names as the index holds them now (`None`: it cannot, PostgreSQL answers),
+    /// and `read` fetches what the answer needs
+    /// (the page's rows) with the database's search stamp, in one statement. The answer stands
+    /// when the index had already applied that stamp as it searched: every name change
+    /// committed before the read is in it. Else the index waits for that stamp (up to
+    /// [`WAIT`]), then searches and reads again, and that answer stands as
+    /// [`SearchIndex::tournaments`]' does (the index is at a stamp read after the search began).
+    /// `None`: ask PostgreSQL. Counted as `tournaments` counts.
+    pub fn answer_players<H, T, E>(
+        &self,
+        search: impl Fn(&Names) -> Option<H>,
+        read: impl FnMut(H) -> Result<(T, i64), E>,
+    ) -> Result<Option<T>, E> {
+        self.answer(&self.shared.players, search, read)
+    }
+
+    fn answer<H, T, E>(
+        &self,
+        names: &RwLock<Names>,
+        search: impl Fn(&Names) -> Option<H>,
+        mut read: impl FnMut(H) -> Result<(T, i64), E>,
+    ) -> Result<Option<T>, E> {
+        // Copied out: the lock is not held while searching (nor while waiting).
+        let applied = *self.applied();
+        // The names are at `applied` or past it.
+        let searched = applied.and_then(|a| Some((a, search(&self::read(names))?)));
+        let answer = match searched {
+            None => None,
+            Some((applied, hits)) => {
+                let (first, stamp) = read(hits)?;
+                if stamp <= applied {
+                    Some(first)
+                } else if self.wait_for(stamp, WAIT) {
+                    match search(&self::read(names)) {
+                        Some(hits) => Some(read(hits)?.0),
+                        None => None,
+                    }
+                } else {
+                    None
+                }
+            }
+        };
+        if let Some(m) = self.shared.meter.get() {
+            if answer.is_some() { &m.hits } else { &m.misses }.inc();
+        }
+        Ok(answer)
     }
 
     /// Whether the index is at the stamp `stamp` reads (waiting up to [`WAIT`]), counted.
@@ -458,14 +504,14 @@ mod tests {
     fn an_index_answers_only_at_the_stamp_it_has_applied() {
         let s = SearchIndex::default();
         let never = || -> Result<i64, ()> { panic!("not read while the index is not built") };
-        assert!(s.players(never).unwrap().is_none());
+        assert!(s.tournaments(never).unwrap().is_none());
         s.shared.set_applied(Some(4));
         let at = |n: i64| move || Ok::<_, ()>(n);
-        assert!(s.players(at(3)).unwrap().is_some());
+        assert!(s.tournaments(at(3)).unwrap().is_some());
         assert!(s.tournaments(at(4)).unwrap().is_some());
         // A stamp committed after what it applied: waits, then PostgreSQL answers.
-        assert!(s.players(at(5)).unwrap().is_none());
-        assert_eq!(s.players(|| Err::<i64, _>("down")).err(), Some("down"));
+        assert!(s.tournaments(at(5)).unwrap().is_none());
+        assert_eq!(s.tournaments(|| Err::<i64, _>("down")).err(), Some("down"));
         // Applied while a reader waits.
         let (waiting, keeper) = (s.clone(), s.clone());
         let reader = std::thread::spawn(move || waiting.wait_for(6, Duration::from_secs(60)));
@@ -473,6 +519,59 @@ mod tests {
         assert!(reader.join().unwrap());
         s.shared.set_applied(None);
         assert!(!s.wait_for(1, Duration::ZERO));
+    }
+
+    /// `answer_players` with a read that answers the stamps `stamps` gives, one a read.
+    fn answered(
+        s: &SearchIndex,
+        declines: bool,
+        stamps: &mut dyn Iterator<Item = Result<i64, &'static str>>,
+    ) -> (Result<Option<usize>, &'static str>, usize) {
+        let mut reads = 0;
+        let answer = s.answer_players(
+            |_names| (!declines).then_some(()),
+            |()| {
+                reads += 1;
+                stamps.next().expect("a stamp a read").map(|st| (reads, st))
+            },
+        );
+        (answer, reads)
+    }
+
+    #[test]
+    fn an_answer_in_one_read_stands_only_at_a_stamp_the_index_had_applied() {
+        let s = SearchIndex::default();
+        let none = &mut std::iter::empty();
+        // Not built, or the search declines: PostgreSQL answers, nothing read.
+        assert_eq!(answered(&s, false, none), (Ok(None), 0));
+        s.shared.set_applied(Some(4));
+        assert_eq!(answered(&s, true, none), (Ok(None), 0));
+        // Read at a stamp applied (or older: a replica): the first answer stands.
+        assert_eq!(
+            answered(&s, false, &mut [Ok(4)].into_iter()),
+            (Ok(Some(1)), 1)
+        );
+        assert_eq!(
+            answered(&s, false, &mut [Ok(2)].into_iter()),
+            (Ok(Some(1)), 1)
+        );
+        // A read's error is the answer.
+        assert_eq!(
+            answered(&s, false, &mut [Err("down")].into_iter()),
+            (Err("down"), 1)
+        );
+        // Read at a stamp the index had not applied, that never comes: PostgreSQL answers.
+        assert_eq!(answered(&s, false, &mut [Ok(5)].into_iter()), (Ok(None), 1));
+        // ... that comes while it waits: searched and read again, the second answer stands
+        // whatever stamp it read (the index is at one read after the search began).
+        let keeper = s.clone();
+        let applies = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(5));
+            keeper.shared.set_applied(Some(6));
+        });
+        let stamps = &mut [Ok(6), Ok(9)].into_iter();
+        assert_eq!(answered(&s, false, stamps), (Ok(Some(2)), 2));
+        applies.join().unwrap();
     }
 
     #[test]
