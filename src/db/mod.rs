@@ -18,6 +18,7 @@ pub mod invitations;
 pub mod json;
 pub mod me;
 pub mod models;
+pub mod named;
 pub mod personal_data;
 pub mod player_links;
 pub mod players;

@@ -4,15 +4,14 @@
 use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
-use diesel::dsl::sql;
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Bool, Float, Nullable, Text};
 use diesel::PgConnection;
 
 use crate::db::ids::{PlayerId, UserId};
 use crate::db::models::{NewPlayer, Player};
+use crate::db::named::{self, Named, NamesAfter};
 use crate::db::rounds::Lock;
-use crate::db::schema::{players, rating_pools, rating_standings};
+use crate::db::schema::{players, rating_pools, rating_standings, search_stamp};
 
 /// Player `id`, if there is one.
 pub fn by_id(conn: &mut PgConnection, id: PlayerId) -> QueryResult<Option<Player>> {
@@ -164,33 +163,15 @@ pub struct PlayerSearch {
 }
 
 /// Where a page of the player list starts after the one before: the last row's keys.
-#[derive(Debug, Clone)]
-pub enum PlayersAfter {
-    /// Ranked by similarity: its negated similarity, name and id.
-    Ranked(f32, String, PlayerId),
-    /// By name: its name and id.
-    Named(String, PlayerId),
-}
+pub type PlayersAfter = NamesAfter<PlayerId>;
 
-/// The similarity of a player's name to the search text (0 without one).
-macro_rules! score {
-    ($q:expr) => {
-        sql::<Float>("word_similarity(tourney_fold(")
-            .bind::<Text, _>($q.to_string())
-            .sql("), players.name_folded)")
-    };
-}
+/// The player list's search by name.
+const NAMED: Named = Named("players");
 
 fn matching(s: &PlayerSearch) -> players::BoxedQuery<'static, diesel::pg::Pg> {
     let mut query = players::table.into_boxed();
     if let Some(q) = &s.q {
-        query = query.filter(
-            sql::<Bool>("(players.name_folded LIKE tourney_like_pattern(")
-                .bind::<Text, _>(q.clone())
-                .sql(") OR tourney_fold(")
-                .bind::<Text, _>(q.clone())
-                .sql(") <% players.name_folded)"),
-        );
+        query = query.filter(NAMED.matches(q));
     }
     if let Some(c) = &s.country {
         query = query.filter(players::country.eq(c.clone()));
@@ -213,43 +194,20 @@ pub fn search_page(
 ) -> QueryResult<Vec<(Player, f32, Option<i64>)>> {
     let q = s.q.clone().unwrap_or_default();
     let mut query = matching(s);
-    match after {
-        Some(PlayersAfter::Ranked(rank, name, id)) => {
-            query = query.filter(
-                sql::<Bool>("(-word_similarity(tourney_fold(")
-                    .bind::<Text, _>(q.clone())
-                    .sql("), players.name_folded), players.name, players.id) > (")
-                    .bind::<Float, _>(rank)
-                    .sql(", ")
-                    .bind::<Text, _>(name)
-                    .sql(", ")
-                    .bind::<BigInt, _>(id.0)
-                    .sql(")"),
-            );
-        }
-        Some(PlayersAfter::Named(name, id)) => {
-            query = query.filter(
-                sql::<Bool>("(players.name, players.id) > (")
-                    .bind::<Text, _>(name)
-                    .sql(", ")
-                    .bind::<BigInt, _>(id.0)
-                    .sql(")"),
-            );
-        }
-        None => {}
+    if let Some(after) = after {
+        query = query.filter(NAMED.after(&q, after));
     }
     let query = if ranked {
-        query.order((score!(q).desc(), players::name, players::id))
+        query.order((NAMED.score(&q).desc(), players::name, players::id))
     } else {
         query.order((players::name, players::id))
     };
-    let counted = sql::<Nullable<BigInt>>(if counted_here {
-        "count(*) OVER ()"
-    } else {
-        "NULL::int8"
-    });
     query
-        .select((Player::as_select(), score!(q), counted))
+        .select((
+            Player::as_select(),
+            NAMED.score(&q),
+            named::counted_here(counted_here),
+        ))
         .limit(limit + 1)
         .offset(offset)
         .load(conn)
@@ -301,14 +259,17 @@ pub fn by_ids_at_stamp(
     conn: &mut PgConnection,
     ids: &[PlayerId],
 ) -> QueryResult<(Vec<Player>, i64)> {
-    let rows: Vec<(Player, i64)> = players::table
+    // In the DSL, not as SQL text: diesel prepares the statement once a connection, where
+    // PostgreSQL would parse and plan a literal's text on every search.
+    let stamp = search_stamp::table.select(search_stamp::n).single_value();
+    let rows: Vec<(Player, Option<i64>)> = players::table
         .filter(players::id.eq_any(ids))
-        .select((Player::as_select(), crate::db::search::stamp_column()))
+        .select((Player::as_select(), stamp))
         .load(conn)?;
     let stamp = match rows.first() {
-        Some((_, stamp)) => *stamp,
+        Some((_, Some(stamp))) => *stamp,
         // No row to carry it (no ids, or none left).
-        None => crate::db::search::stamp(conn)?,
+        _ => crate::db::search::stamp(conn)?,
     };
     Ok((rows.into_iter().map(|(p, _)| p).collect(), stamp))
 }

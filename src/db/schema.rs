@@ -623,6 +623,14 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    /// The registry's search stamp (migration `search_stamp`): one row.
+    search_stamp (one) {
+        one -> Bool,
+        n -> Int8,
+    }
+}
+
 diesel::joinable!(players -> users (user_id));
 diesel::joinable!(api_keys -> users (user_id));
 diesel::joinable!(tournament_staff -> tournaments (tournament_id));
@@ -685,4 +693,5 @@ diesel::allow_tables_to_appear_in_same_query!(
     tournament_checkouts,
     invitations,
     player_claims,
+    search_stamp,
 );

@@ -7,7 +7,7 @@ use diesel::prelude::*;
 use diesel::sql_types::{Nullable, Text};
 use diesel::PgConnection;
 
-use crate::db::schema::{players, tournaments};
+use crate::db::schema::{players, search_stamp, tournaments};
 
 /// What a read of this module answers, and its error.
 pub type Answer<T> = QueryResult<T>;
@@ -82,12 +82,7 @@ pub fn fold(conn: &mut PgConnection, text: &str) -> QueryResult<String> {
 /// The registry's search stamp (migration `search_stamp`): how many transactions that changed
 /// a searched name have committed. One primary-key read.
 pub fn stamp(conn: &mut PgConnection) -> QueryResult<i64> {
-    diesel::select(stamp_column()).get_result(conn)
-}
-
-/// The search stamp as a column of another query: read once per statement, in its snapshot.
-pub fn stamp_column() -> diesel::expression::SqlLiteral<diesel::sql_types::BigInt> {
-    sql::<diesel::sql_types::BigInt>("(SELECT n FROM search_stamp WHERE one)")
+    search_stamp::table.select(search_stamp::n).first(conn)
 }
 
 /// Runs `f` in one read-only repeatable-read snapshot (the stamp and the names it read agree).

@@ -17,6 +17,18 @@ impl fmt::Display for PlayerId {
     }
 }
 
+impl From<i64> for PlayerId {
+    fn from(id: i64) -> Self {
+        Self(id)
+    }
+}
+
+impl From<PlayerId> for i64 {
+    fn from(id: PlayerId) -> Self {
+        id.0
+    }
+}
+
 macro_rules! id_newtype {
     ($(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*
@@ -33,6 +45,12 @@ macro_rules! id_newtype {
         impl From<i64> for $name {
             fn from(id: i64) -> Self {
                 Self(id)
+            }
+        }
+
+        impl From<$name> for i64 {
+            fn from(id: $name) -> Self {
+                id.0
             }
         }
     };

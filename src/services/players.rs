@@ -12,7 +12,7 @@ use crate::db::PgConnection;
 use crate::error::ApiError;
 use crate::infra::search::{self, Names, Order, SearchIndex};
 use crate::services::validate::{
-    check_country, keyset_page, keyset_start, Check, Page, Start, COUNT_CAP,
+    check_country, keyset_page, keyset_start, name_keyset_start, Check, NameKey, Page, COUNT_CAP,
 };
 
 /// A player identity.
@@ -198,11 +198,6 @@ pub fn create_player(
     .map(PlayerOut::from)
 }
 
-/// The sort keys of a player in the list: its relevance (negated, so every key ascends) when
-/// ranked, its name and id.
-#[derive(Debug, Serialize, Deserialize)]
-struct PlayerKey(Option<f32>, String, i64);
-
 /// One page of players, filtered by name (ignoring case and diacritics) and country, ranked by
 /// similarity to `q` or by name; later pages by keyset (`cursor`), never by counting through.
 /// With the instance's search index (`index`), a search is answered from it once it has
@@ -227,7 +222,7 @@ pub fn list_players(
     };
     check.finish()?;
     let scope = format!("{q:?}|{country:?}|{sort:?}");
-    let (limit, start) = keyset_start::<PlayerKey>(
+    let (limit, start) = keyset_start::<NameKey>(
         filter.limit,
         filter.offset,
         filter.cursor.as_deref(),
@@ -235,23 +230,8 @@ pub fn list_players(
         &scope,
     )?;
     let search = PlayerSearch { q, country };
-    let (mut offset, mut first, mut after) = (0, false, None);
-    match start {
-        Start::Offset(o) => (offset, first) = (o, true),
-        Start::After(PlayerKey(Some(rank), name, id)) if sort == PlayerSort::Relevance => {
-            after = Some(PlayersAfter::Ranked(rank, name, PlayerId(id)));
-        }
-        Start::After(PlayerKey(None, name, id)) if sort == PlayerSort::Name => {
-            after = Some(PlayersAfter::Named(name, PlayerId(id)));
-        }
-        Start::After(_) => {
-            return Err(ApiError::field(
-                "cursor",
-                "is not a cursor of this list; follow the next link as given",
-            ))
-        }
-    }
     let ranked = sort == PlayerSort::Relevance;
+    let (offset, first, after) = name_keyset_start(start, ranked)?;
     // A ranked page scores every match before it cuts, so it counts them in the same pass
     // (`count(*) OVER ()`, taken before LIMIT and OFFSET) instead of a second query, which for
     // a common term scanned the table testing the match on every row.
@@ -283,7 +263,7 @@ pub fn list_players(
         },
         "players",
         &scope,
-        |(p, rank, _)| PlayerKey(ranked.then_some(-rank), p.name.clone(), p.id.0),
+        |(p, rank, _)| NameKey::of(ranked, *rank, &p.name, p.id.0),
         |(p, _, _)| Ok(PlayerOut::from(p)),
     )
 }
@@ -307,11 +287,7 @@ fn indexed_page(
         None => None,
     };
     let order = if ranked { Order::Ranked } else { Order::Named };
-    let after = match after {
-        Some(PlayersAfter::Ranked(rank, name, id)) => Some((*rank, name.as_str(), id.0)),
-        Some(PlayersAfter::Named(name, id)) => Some((0.0, name.as_str(), id.0)),
-        None => None,
-    };
+    let after = after.map(PlayersAfter::keys);
     let tag = country.map(|c| search::names::tag(Some(c)));
     let search = |names: &Names| {
         Some(names.search(&search::Query {

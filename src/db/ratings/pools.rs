@@ -2,14 +2,13 @@
 //! of a tournament that say whether and how it feeds a pool.
 
 use chrono::{DateTime, Utc};
-use diesel::dsl::sql;
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Bool, Float, Nullable, Text};
 use diesel::PgConnection;
 use serde::Serialize;
 
 use crate::db::ids::{PoolId, TournamentId, UserId};
 use crate::db::models::{RatingPoolRow, TournamentRules};
+use crate::db::named::{self, Named, NamesAfter};
 use crate::db::schema::{rating_pools, rounds, tournaments};
 use crate::domain::ids::RoundId;
 use crate::domain::rating::acceptance::RatingStatus;
@@ -96,35 +95,17 @@ pub fn page(conn: &mut PgConnection, limit: i64, offset: i64) -> QueryResult<Vec
 }
 
 /// Where a page of the pool search starts after the one before: the last row's keys.
-#[derive(Debug, Clone)]
-pub enum PoolsAfter {
-    /// Ranked by similarity: its negated similarity, name and id.
-    Ranked(f32, String, PoolId),
-    /// By name: its name and id.
-    Named(String, PoolId),
-}
+pub type PoolsAfter = NamesAfter<PoolId>;
 
-/// The similarity of a pool's name to the search text (0 without one).
-macro_rules! score {
-    ($q:expr) => {
-        sql::<Float>("word_similarity(tourney_fold(")
-            .bind::<Text, _>($q.to_string())
-            .sql("), rating_pools.name_folded)")
-    };
-}
+/// The pool list's search by name (folded as players' names are: case, marks and
+/// compatibility forms ignored).
+const NAMED: Named = Named("rating_pools");
 
-/// The pools whose name holds `q` or a near match of a word of it (folded as players' names
-/// are: case, marks and compatibility forms ignored); every pool without `q`.
+/// The pools whose name holds `q` or a near match of a word of it; every pool without `q`.
 fn matching(q: Option<&str>) -> rating_pools::BoxedQuery<'static, diesel::pg::Pg> {
     let mut query = rating_pools::table.into_boxed();
     if let Some(q) = q {
-        query = query.filter(
-            sql::<Bool>("(rating_pools.name_folded LIKE tourney_like_pattern(")
-                .bind::<Text, _>(q.to_string())
-                .sql(") OR tourney_fold(")
-                .bind::<Text, _>(q.to_string())
-                .sql(") <% rating_pools.name_folded)"),
-        );
+        query = query.filter(NAMED.matches(q));
     }
     query
 }
@@ -145,43 +126,24 @@ pub fn search_page(
 ) -> QueryResult<Vec<(RatingPoolRow, f32, Option<i64>)>> {
     let text = q.unwrap_or_default().to_string();
     let mut query = matching(q);
-    match after {
-        Some(PoolsAfter::Ranked(rank, name, id)) => {
-            query = query.filter(
-                sql::<Bool>("(-word_similarity(tourney_fold(")
-                    .bind::<Text, _>(text.clone())
-                    .sql("), rating_pools.name_folded), rating_pools.name, rating_pools.id) > (")
-                    .bind::<Float, _>(rank)
-                    .sql(", ")
-                    .bind::<Text, _>(name)
-                    .sql(", ")
-                    .bind::<BigInt, _>(id.0)
-                    .sql(")"),
-            );
-        }
-        Some(PoolsAfter::Named(name, id)) => {
-            query = query.filter(
-                sql::<Bool>("(rating_pools.name, rating_pools.id) > (")
-                    .bind::<Text, _>(name)
-                    .sql(", ")
-                    .bind::<BigInt, _>(id.0)
-                    .sql(")"),
-            );
-        }
-        None => {}
+    if let Some(after) = after {
+        query = query.filter(NAMED.after(&text, after));
     }
     let query = if ranked {
-        query.order((score!(text).desc(), rating_pools::name, rating_pools::id))
+        query.order((
+            NAMED.score(&text).desc(),
+            rating_pools::name,
+            rating_pools::id,
+        ))
     } else {
         query.order((rating_pools::name, rating_pools::id))
     };
-    let counted = sql::<Nullable<BigInt>>(if counted_here {
-        "count(*) OVER ()"
-    } else {
-        "NULL::int8"
-    });
     query
-        .select((RatingPoolRow::as_select(), score!(text), counted))
+        .select((
+            RatingPoolRow::as_select(),
+            NAMED.score(&text),
+            named::counted_here(counted_here),
+        ))
         .limit(limit + 1)
         .offset(offset)
         .load(conn)

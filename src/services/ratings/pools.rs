@@ -6,7 +6,7 @@ use utoipa::{IntoParams, ToSchema};
 
 use crate::auth::Caller;
 use crate::db::models::RatingPoolRow;
-use crate::db::ratings::pools::{self as store, PoolSettings, PoolsAfter};
+use crate::db::ratings::pools::{self as store, PoolSettings};
 use crate::db::PgConnection;
 use crate::domain::ids::{PoolId, UserId};
 use crate::domain::rating::{self, validate_seasons, DrawPolicy, Exclusion, RatingPoolParams};
@@ -14,7 +14,7 @@ use crate::error::ApiError;
 use crate::services::ratings::{self as service, StoredSeason};
 use crate::services::validate::TimeZoneName;
 use crate::services::validate::{
-    keyset_page, keyset_start, Check, Page, PageParams, Start, COUNT_CAP,
+    keyset_page, keyset_start, name_keyset_start, Check, NameKey, Page, PageParams, COUNT_CAP,
 };
 
 /// The rating pool presets (domain.md section 10; `docs/decisions/rating-presets.md`).
@@ -519,11 +519,6 @@ pub struct PoolFilter {
     pub cursor: Option<String>,
 }
 
-/// The sort keys of a pool in a searched or named list: its relevance (negated, so every key
-/// ascends) when ranked, its name and id.
-#[derive(Debug, Serialize, Deserialize)]
-struct PoolKey(Option<f32>, String, i64);
-
 /// One page of rating pools. Without `q` and `sort`: in creation order, paged by offset and
 /// counted in full (as before searches existed). With `q` (names folded as players' are:
 /// ignoring case and diacritics, near matches of a word) or `sort=name`: ranked by similarity
@@ -551,30 +546,15 @@ pub fn list_pools(conn: &mut PgConnection, filter: PoolFilter) -> Result<Page<Po
         return creation_order(conn, filter.limit, filter.offset);
     };
     let scope = format!("{q:?}|{sort:?}");
-    let (limit, start) = keyset_start::<PoolKey>(
+    let (limit, start) = keyset_start::<NameKey>(
         filter.limit,
         filter.offset,
         filter.cursor.as_deref(),
         "rating-pools",
         &scope,
     )?;
-    let (mut offset, mut first, mut after) = (0, false, None);
-    match start {
-        Start::Offset(o) => (offset, first) = (o, true),
-        Start::After(PoolKey(Some(rank), name, id)) if sort == PoolSort::Relevance => {
-            after = Some(PoolsAfter::Ranked(rank, name, PoolId(id)));
-        }
-        Start::After(PoolKey(None, name, id)) if sort == PoolSort::Name => {
-            after = Some(PoolsAfter::Named(name, PoolId(id)));
-        }
-        Start::After(_) => {
-            return Err(ApiError::field(
-                "cursor",
-                "is not a cursor of this list; follow the next link as given",
-            ))
-        }
-    }
     let ranked = sort == PoolSort::Relevance;
+    let (offset, first, after) = name_keyset_start(start, ranked)?;
     // As the player list: a ranked first page counts its matches in the same pass.
     let counted_here = ranked && first;
     let rows = store::search_page(
@@ -597,7 +577,7 @@ pub fn list_pools(conn: &mut PgConnection, filter: PoolFilter) -> Result<Page<Po
         },
         "rating-pools",
         &scope,
-        |(p, rank, _)| PoolKey(ranked.then_some(-rank), p.name.clone(), p.id.0),
+        |(p, rank, _)| NameKey::of(ranked, *rank, &p.name, p.id.0),
         |(p, _, _)| pool_out(p),
     )
 }
