@@ -45,10 +45,6 @@ const TICK: Duration = Duration::from_millis(20);
 pub const WAIT: Duration = Duration::from_millis(50);
 /// Rows read per query while building.
 const BATCH: i64 = 50_000;
-/// Past this many names announced and not yet read again, the index is built again from one
-/// snapshot rather than reading the names by id a thousand at a time (an import of a million
-/// players, written straight into the table, announces each of them).
-const ABSORB: usize = BATCH as usize;
 
 #[derive(Default)]
 struct Shared {
@@ -287,12 +283,6 @@ struct Pending {
     tournaments: HashSet<i64>,
 }
 
-impl Pending {
-    fn len(&self) -> usize {
-        self.players.len() + self.tournaments.len()
-    }
-}
-
 /// The keeper's state between rounds.
 struct Keeper {
     live: LiveHub,
@@ -378,7 +368,7 @@ impl Keeper {
             let url = self.live.database_url().to_string();
             self.conn = Some(crate::db::connect(&url).map_err(|e| e.to_string())?);
         }
-        if self.built_under != Some(listens) || self.wants_build() {
+        if self.built_under != Some(listens) || self.stale {
             self.build(shared)?;
             self.built_under = Some(listens);
         }
@@ -398,12 +388,6 @@ impl Keeper {
 
     fn conn(&mut self) -> &mut PgConnection {
         self.conn.as_mut().expect("connected in round")
-    }
-
-    /// Whether to build again: an announcement was missed, or more names were announced than
-    /// reading them one by one is worth ([`ABSORB`]).
-    fn wants_build(&self) -> bool {
-        self.stale || self.pending.len() > ABSORB
     }
 
     /// Reads both lists whole, and the stamp they are at, in one snapshot, and puts them in
@@ -617,18 +601,5 @@ mod tests {
         k.stale = false;
         k.take(NameChange::Reset);
         assert!(k.stale);
-        // An import announces every row: past ABSORB, a build rather than reads by id.
-        (k.stale, k.pending) = (false, Pending::default());
-        assert!(!k.wants_build());
-        for id in 0..ABSORB as i64 {
-            k.take(if id % 2 == 0 {
-                NameChange::Player(id)
-            } else {
-                NameChange::Tournament(id)
-            });
-        }
-        assert!(!k.wants_build(), "ABSORB names are read by id");
-        k.take(NameChange::Player(-1));
-        assert!(k.wants_build());
     }
 }
