@@ -7,12 +7,13 @@ use utoipa::{IntoParams, ToSchema};
 use crate::auth::Caller;
 use crate::db::ids::{PlayerId, UserId};
 use crate::db::models::{NewPlayer, Player};
+use crate::db::named::NamesAfter;
 use crate::db::players::{self as store, PlayerSearch, PlayersAfter};
 use crate::db::PgConnection;
 use crate::error::ApiError;
 use crate::infra::search::{self, Names, Order, SearchIndex};
 use crate::services::validate::{
-    check_country, keyset_page, keyset_start, name_keyset_start, Check, NameKey, Page, COUNT_CAP,
+    check_country, keyset_page, keyset_start, Check, Page, Start, COUNT_CAP,
 };
 
 /// A player identity.
@@ -196,6 +197,40 @@ pub fn create_player(
         )?)
     })
     .map(PlayerOut::from)
+}
+
+/// The keys of a row of a list searched by name (`db::named`: players, and the rating pools'
+/// list, which shares this with the players' list) that its cursor names: its negated similarity when ranked, its name and id.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct NameKey(pub Option<f32>, pub String, pub i64);
+
+impl NameKey {
+    /// The keys of a row named `name` with id `id` and similarity `rank` (`ranked`).
+    pub fn of(ranked: bool, rank: f32, name: &str, id: i64) -> Self {
+        NameKey(ranked.then_some(-rank), name.to_string(), id)
+    }
+}
+
+/// Where a page of a list searched by name starts: its offset, whether it is a first page
+/// (not after a cursor), and the row it follows. A cursor of the other order (`ranked` or by
+/// name) is refused, naming `cursor`.
+pub fn name_keyset_start<I: From<i64>>(
+    start: Start<NameKey>,
+    ranked: bool,
+) -> Result<(i64, bool, Option<NamesAfter<I>>), ApiError> {
+    match start {
+        Start::Offset(o) => Ok((o, true, None)),
+        Start::After(NameKey(Some(rank), name, id)) if ranked => {
+            Ok((0, false, Some(NamesAfter::Ranked(rank, name, id.into()))))
+        }
+        Start::After(NameKey(None, name, id)) if !ranked => {
+            Ok((0, false, Some(NamesAfter::Named(name, id.into()))))
+        }
+        Start::After(_) => Err(ApiError::field(
+            "cursor",
+            "is not a cursor of this list; follow the next link as given",
+        )),
+    }
 }
 
 /// One page of players, filtered by name (ignoring case and diacritics) and country, ranked by

@@ -4,7 +4,6 @@
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use crate::db::named::NamesAfter;
 use crate::error::{ApiError, FieldError};
 
 /// The furthest `offset` any list takes: deeper pages of the lists that grow without bound
@@ -209,40 +208,6 @@ pub fn keyset_start<K: serde::de::DeserializeOwned>(
         ));
     }
     Ok((limit, Start::After(cursor::decode(cursor, list, scope)?)))
-}
-
-/// The keys of a row of a list searched by name (`db::named`: players, rating pools) that its
-/// cursor names: its negated similarity when ranked, its name and id.
-#[derive(Debug, Serialize, Deserialize)]
-pub struct NameKey(pub Option<f32>, pub String, pub i64);
-
-impl NameKey {
-    /// The keys of a row named `name` with id `id` and similarity `rank` (`ranked`).
-    pub fn of(ranked: bool, rank: f32, name: &str, id: i64) -> Self {
-        NameKey(ranked.then_some(-rank), name.to_string(), id)
-    }
-}
-
-/// Where a page of a list searched by name starts: its offset, whether it is a first page
-/// (not after a cursor), and the row it follows. A cursor of the other order (`ranked` or by
-/// name) is refused, naming `cursor`.
-pub fn name_keyset_start<I: From<i64>>(
-    start: Start<NameKey>,
-    ranked: bool,
-) -> Result<(i64, bool, Option<NamesAfter<I>>), ApiError> {
-    match start {
-        Start::Offset(o) => Ok((o, true, None)),
-        Start::After(NameKey(Some(rank), name, id)) if ranked => {
-            Ok((0, false, Some(NamesAfter::Ranked(rank, name, id.into()))))
-        }
-        Start::After(NameKey(None, name, id)) if !ranked => {
-            Ok((0, false, Some(NamesAfter::Named(name, id.into()))))
-        }
-        Start::After(_) => Err(ApiError::field(
-            "cursor",
-            "is not a cursor of this list; follow the next link as given",
-        )),
-    }
 }
 
 /// Builds a keyset list's page from up to `limit + 1` rows: the extra row only tells that a

@@ -11,11 +11,10 @@ use crate::db::PgConnection;
 use crate::domain::ids::{PoolId, UserId};
 use crate::domain::rating::{self, validate_seasons, DrawPolicy, Exclusion, RatingPoolParams};
 use crate::error::ApiError;
+use crate::services::players::{name_keyset_start, NameKey};
 use crate::services::ratings::{self as service, StoredSeason};
 use crate::services::validate::TimeZoneName;
-use crate::services::validate::{
-    keyset_page, keyset_start, name_keyset_start, Check, NameKey, Page, PageParams, COUNT_CAP,
-};
+use crate::services::validate::{keyset_page, keyset_start, Check, Page, PageParams, COUNT_CAP};
 
 /// The rating pool presets (domain.md section 10; `docs/decisions/rating-presets.md`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
