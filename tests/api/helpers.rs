@@ -321,7 +321,37 @@ fn serve_with(db_url: &str, secret: &str, serve: Serve) -> TestApp {
     }
 }
 
+/// The value of the `/metrics` series written exactly as `series` (name and labels), 0 when
+/// absent.
+pub fn metric(text: &str, series: &str) -> f64 {
+    text.lines()
+        .find_map(|l| l.strip_prefix(series)?.strip_prefix(' ')?.parse().ok())
+        .unwrap_or(0.0)
+}
+
+/// The `name` of every item of a list's page.
+pub fn item_names(page: &Value) -> Vec<String> {
+    page["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
 impl TestApp {
+    /// Reads of the cache `cache` counted so far in `/metrics`: (hits, misses).
+    pub async fn cache_reads(&self, cache: &str) -> (f64, f64) {
+        let text = self.get("/metrics", None).await.text().await.unwrap();
+        let series = |outcome: &str| {
+            format!(r#"tourney_cache_reads_total{{cache="{cache}",outcome="{outcome}"}}"#)
+        };
+        (
+            metric(&text, &series("hit")),
+            metric(&text, &series("miss")),
+        )
+    }
+
     pub fn url(&self, path: &str) -> String {
         format!("{}{}", self.base, path)
     }

@@ -9,14 +9,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use crate::event_fixtures::{event, new_round, play_round};
-use crate::helpers::{spawn_app_with_kept_budget, TestApp};
-
-/// The value of the series written exactly as `series` (name and labels), 0 when absent.
-fn value(text: &str, series: &str) -> f64 {
-    text.lines()
-        .find_map(|l| l.strip_prefix(series)?.strip_prefix(' ')?.parse().ok())
-        .unwrap_or(0.0)
-}
+use crate::helpers::{metric, spawn_app_with_kept_budget, TestApp};
 
 struct Kept {
     hits: f64,
@@ -29,17 +22,17 @@ struct Kept {
 async fn kept(app: &TestApp) -> Kept {
     let text = app.get("/metrics", None).await.text().await.unwrap();
     Kept {
-        hits: value(
+        hits: metric(
             &text,
             r#"tourney_cache_reads_total{cache="public",outcome="hit"}"#,
         ),
-        misses: value(
+        misses: metric(
             &text,
             r#"tourney_cache_reads_total{cache="public",outcome="miss"}"#,
         ),
-        evictions: value(&text, r#"tourney_cache_evictions_total{cache="public"}"#),
-        bytes: value(&text, r#"tourney_cache_bytes{cache="public"}"#),
-        budget: value(&text, r#"tourney_cache_budget_bytes{cache="public"}"#),
+        evictions: metric(&text, r#"tourney_cache_evictions_total{cache="public"}"#),
+        bytes: metric(&text, r#"tourney_cache_bytes{cache="public"}"#),
+        budget: metric(&text, r#"tourney_cache_budget_bytes{cache="public"}"#),
     }
 }
 

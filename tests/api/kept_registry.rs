@@ -10,27 +10,11 @@ use std::time::Duration;
 use diesel::prelude::*;
 use serde_json::{json, Value};
 
-use crate::helpers::{second_instance, spawn_app, TestApp};
-
-fn value(text: &str, series: &str) -> f64 {
-    text.lines()
-        .find_map(|l| l.strip_prefix(series)?.strip_prefix(' ')?.parse().ok())
-        .unwrap_or(0.0)
-}
+use crate::helpers::{item_names, second_instance, spawn_app, TestApp};
 
 /// Kept public reads so far: (hits, misses).
 async fn kept(app: &TestApp) -> (f64, f64) {
-    let text = app.get("/metrics", None).await.text().await.unwrap();
-    (
-        value(
-            &text,
-            r#"tourney_cache_reads_total{cache="public",outcome="hit"}"#,
-        ),
-        value(
-            &text,
-            r#"tourney_cache_reads_total{cache="public",outcome="miss"}"#,
-        ),
-    )
+    app.cache_reads("public").await
 }
 
 async fn read(app: &TestApp, path: &str) -> Value {
@@ -64,15 +48,6 @@ async fn warm(app: &TestApp, path: &str) -> Value {
 fn sql(app: &TestApp, statement: &str) {
     let mut conn = PgConnection::establish(&app.database_url).unwrap();
     diesel::sql_query(statement).execute(&mut conn).unwrap();
-}
-
-fn names(page: &Value) -> Vec<String> {
-    page["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|i| i["name"].as_str().unwrap().to_string())
-        .collect()
 }
 
 #[actix_web::test]
@@ -126,18 +101,18 @@ async fn the_first_page_of_players_follows_new_changed_and_removed_players() {
     let other = second_instance(&app).await;
     let admin = app.admin_token().await;
     let list = "/api/v1/players";
-    assert!(names(&warm(&app, list).await).is_empty());
-    assert!(names(&warm(&other, list).await).is_empty());
+    assert!(item_names(&warm(&app, list).await).is_empty());
+    assert!(item_names(&warm(&other, list).await).is_empty());
 
     let r = app.post(list, Some(&admin), json!({"name": "Bo"})).await;
     assert_eq!(r.status(), 201);
     let id = r.json::<Value>().await.unwrap()["id"].as_i64().unwrap();
     assert_eq!(
-        names(&read(&app, list).await),
+        item_names(&read(&app, list).await),
         ["Bo"],
         "at once where written"
     );
-    eventually(&other, list, |p| names(p) == ["Bo"]).await;
+    eventually(&other, list, |p| item_names(p) == ["Bo"]).await;
 
     // Inserted, renamed and deleted in the database directly.
     warm(&app, list).await;
@@ -145,21 +120,24 @@ async fn the_first_page_of_players_follows_new_changed_and_removed_players() {
         &app,
         "INSERT INTO players (name, created_by) SELECT 'Cai', min(id) FROM users",
     );
-    eventually(&app, list, |p| names(p) == ["Bo", "Cai"]).await;
+    eventually(&app, list, |p| item_names(p) == ["Bo", "Cai"]).await;
     warm(&app, list).await;
     sql(
         &app,
         &format!("UPDATE players SET name = 'Ari' WHERE id = {id}"),
     );
-    eventually(&app, list, |p| names(p) == ["Ari", "Cai"]).await;
-    eventually(&other, list, |p| names(p) == ["Ari", "Cai"]).await;
+    eventually(&app, list, |p| item_names(p) == ["Ari", "Cai"]).await;
+    eventually(&other, list, |p| item_names(p) == ["Ari", "Cai"]).await;
     warm(&app, list).await;
     sql(&app, "DELETE FROM players WHERE name = 'Cai'");
-    eventually(&app, list, |p| names(p) == ["Ari"] && p["total"] == 1).await;
+    eventually(&app, list, |p| item_names(p) == ["Ari"] && p["total"] == 1).await;
 
     // A page with parameters is kept under its own query.
-    assert_eq!(names(&warm(&app, "/api/v1/players?limit=1").await), ["Ari"]);
-    assert_eq!(names(&read(&app, list).await), ["Ari"]);
+    assert_eq!(
+        item_names(&warm(&app, "/api/v1/players?limit=1").await),
+        ["Ari"]
+    );
+    assert_eq!(item_names(&read(&app, list).await), ["Ari"]);
 }
 
 /// Reads `path` anonymously: its body and `Link` header.
@@ -194,22 +172,22 @@ async fn searches_and_pages_by_cursor_are_kept_per_query_with_their_links() {
     let search = "/api/v1/players?q=stad";
     actix_web::rt::time::sleep(Duration::from_millis(200)).await;
     assert_eq!(
-        names(&warm(&app, search).await),
+        item_names(&warm(&app, search).await),
         ["Per Stad", "Åse Stadheim"]
     );
     assert_eq!(
-        names(&warm(&app, "/api/v1/players?q=oystein").await),
+        item_names(&warm(&app, "/api/v1/players?q=oystein").await),
         ["Øystein Ødegård"]
     );
 
     // Pages by cursor: the kept page answers with the `Link` it was kept with.
     let (first, link) = read_linked(&app, "/api/v1/players?limit=2").await;
-    assert_eq!(names(&first), ["Oda Berg", "Per Stad"]);
+    assert_eq!(item_names(&first), ["Oda Berg", "Per Stad"]);
     let next = next_of(&link.expect("a next link"));
     assert!(next.contains("cursor="), "{next}");
     let (second, second_link) = read_linked(&app, &next).await;
-    assert_eq!(names(&second), ["Åse Stadheim", "Øystein Ødegård"]);
-    assert_eq!(names(&warm(&app, &next).await), names(&second));
+    assert_eq!(item_names(&second), ["Åse Stadheim", "Øystein Ødegård"]);
+    assert_eq!(item_names(&warm(&app, &next).await), item_names(&second));
     assert_eq!(read_linked(&app, &next).await.1, second_link);
 
     // A rename through the API: at once where written, soon on the other instance.
@@ -224,17 +202,17 @@ async fn searches_and_pages_by_cursor_are_kept_per_query_with_their_links() {
         .await;
     assert_eq!(r.status(), 200);
     assert_eq!(
-        names(&read(&app, search).await),
+        item_names(&read(&app, search).await),
         ["Oda Stad", "Per Stad", "Åse Stadheim"]
     );
-    eventually(&other, search, |p| names(p).len() == 3).await;
+    eventually(&other, search, |p| item_names(p).len() == 3).await;
 
     // Removed in the database: the search and the page by cursor both follow.
     warm(&app, search).await;
     warm(&app, &next).await;
     sql(&app, "DELETE FROM players WHERE name = 'Åse Stadheim'");
-    eventually(&app, search, |p| names(p) == ["Oda Stad", "Per Stad"]).await;
-    eventually(&app, &next, |p| names(p) == ["Øystein Ødegård"]).await;
+    eventually(&app, search, |p| item_names(p) == ["Oda Stad", "Per Stad"]).await;
+    eventually(&app, &next, |p| item_names(p) == ["Øystein Ødegård"]).await;
 
     // Signed in: exact, never counted as kept.
     let before = kept(&app).await;
@@ -249,14 +227,14 @@ async fn the_first_page_of_tournaments_shows_published_ones_and_follows_changes(
     let other = second_instance(&app).await;
     let admin = app.admin_token().await;
     let list = "/api/v1/tournaments";
-    assert!(names(&warm(&app, list).await).is_empty());
-    assert!(names(&warm(&other, list).await).is_empty());
+    assert!(item_names(&warm(&app, list).await).is_empty());
+    assert!(item_names(&warm(&other, list).await).is_empty());
 
     // A draft: not in the anonymous list (kept or not), in its organiser's.
     let tid = app.tournament(&admin, "agricola_norway").await;
-    assert!(names(&read(&app, list).await).is_empty());
+    assert!(item_names(&read(&app, list).await).is_empty());
     let mine: Value = app.get(list, Some(&admin)).await.json().await.unwrap();
-    assert_eq!(names(&mine), ["Test Open"]);
+    assert_eq!(item_names(&mine), ["Test Open"]);
 
     // Published: at once where written, soon on the other instance.
     let path = format!("{list}/{tid}");
@@ -269,8 +247,8 @@ async fn the_first_page_of_tournaments_shows_published_ones_and_follows_changes(
         )
         .await;
     assert_eq!(r.status(), 200);
-    assert_eq!(names(&read(&app, list).await), ["Test Open"]);
-    eventually(&other, list, |p| names(p) == ["Test Open"]).await;
+    assert_eq!(item_names(&read(&app, list).await), ["Test Open"]);
+    eventually(&other, list, |p| item_names(p) == ["Test Open"]).await;
 
     // Renamed through the API, then in the database.
     warm(&app, list).await;
@@ -279,14 +257,14 @@ async fn the_first_page_of_tournaments_shows_published_ones_and_follows_changes(
         .patch_if_match(&path, Some(&admin), 2, json!({"name": "Renamed Open"}))
         .await;
     assert_eq!(r.status(), 200);
-    assert_eq!(names(&read(&app, list).await), ["Renamed Open"]);
-    eventually(&other, list, |p| names(p) == ["Renamed Open"]).await;
+    assert_eq!(item_names(&read(&app, list).await), ["Renamed Open"]);
+    eventually(&other, list, |p| item_names(p) == ["Renamed Open"]).await;
     warm(&other, list).await;
     sql(
         &app,
         &format!("UPDATE tournaments SET name = 'Sql Open' WHERE id = {tid}"),
     );
-    eventually(&other, list, |p| names(p) == ["Sql Open"]).await;
+    eventually(&other, list, |p| item_names(p) == ["Sql Open"]).await;
 }
 
 #[actix_web::test]
@@ -295,15 +273,15 @@ async fn the_first_page_of_pools_follows_new_and_changed_pools() {
     let other = second_instance(&app).await;
     let admin = app.admin_token().await;
     let list = "/api/v1/rating-pools";
-    assert!(names(&warm(&app, list).await).is_empty());
-    assert!(names(&warm(&other, list).await).is_empty());
+    assert!(item_names(&warm(&app, list).await).is_empty());
+    assert!(item_names(&warm(&other, list).await).is_empty());
 
     let body = json!({"name": "Tantrix", "preset": "tantrix", "time_zone": "Europe/Berlin"});
     let r = app.post(list, Some(&admin), body).await;
     assert_eq!(r.status(), 201);
     let id = r.json::<Value>().await.unwrap()["id"].as_i64().unwrap();
-    assert_eq!(names(&read(&app, list).await), ["Tantrix"]);
-    eventually(&other, list, |p| names(p) == ["Tantrix"]).await;
+    assert_eq!(item_names(&read(&app, list).await), ["Tantrix"]);
+    eventually(&other, list, |p| item_names(p) == ["Tantrix"]).await;
 
     warm(&app, list).await;
     warm(&other, list).await;
@@ -312,12 +290,12 @@ async fn the_first_page_of_pools_follows_new_and_changed_pools() {
         .patch_if_match(&path, Some(&admin), 1, json!({"name": "Tantrix DE"}))
         .await;
     assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
-    assert_eq!(names(&read(&app, list).await), ["Tantrix DE"]);
-    eventually(&other, list, |p| names(p) == ["Tantrix DE"]).await;
+    assert_eq!(item_names(&read(&app, list).await), ["Tantrix DE"]);
+    eventually(&other, list, |p| item_names(p) == ["Tantrix DE"]).await;
     warm(&app, list).await;
     sql(
         &app,
         &format!("UPDATE rating_pools SET name = 'Sql pool' WHERE id = {id}"),
     );
-    eventually(&app, list, |p| names(p) == ["Sql pool"]).await;
+    eventually(&app, list, |p| item_names(p) == ["Sql pool"]).await;
 }

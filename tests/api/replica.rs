@@ -14,7 +14,7 @@ use diesel::prelude::*;
 use diesel::sql_types::BigInt;
 use serde_json::{json, Value};
 
-use crate::helpers::{serve_with_replica, TestApp, ADMIN, PASSWORD};
+use crate::helpers::{item_names, serve_with_replica, TestApp, ADMIN, PASSWORD};
 
 const BIN: &str = "/usr/lib/postgresql/15/bin";
 
@@ -114,15 +114,6 @@ fn execute(url: &str, sql: &str) {
     diesel::sql_query(sql).execute(&mut conn).unwrap();
 }
 
-fn names(page: &Value) -> Vec<String> {
-    page["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|i| i["name"].as_str().unwrap().to_string())
-        .collect()
-}
-
 async fn page(app: &TestApp, path: &str, token: Option<&str>) -> Value {
     let r = app.get(path, token).await;
     assert_eq!(r.status(), 200, "{path}");
@@ -131,7 +122,7 @@ async fn page(app: &TestApp, path: &str, token: Option<&str>) -> Value {
 
 async fn eventually(app: &TestApp, path: &str, want: &[&str]) {
     for _ in 0..100 {
-        if names(&page(app, path, None).await) == want {
+        if item_names(&page(app, path, None).await) == want {
             return;
         }
         actix_web::rt::time::sleep(Duration::from_millis(50)).await;
@@ -212,17 +203,17 @@ async fn lag_tolerant_reads_go_to_the_replica_and_listen_has_its_own_session() {
     assert_eq!(r.status(), 200);
     actix_web::rt::time::sleep(Duration::from_millis(300)).await;
     assert_eq!(
-        names(&page(&app, lagging, None).await),
+        item_names(&page(&app, lagging, None).await),
         ["Ada"],
         "the anonymous page with parameters was read on the paused replica"
     );
     assert_eq!(
-        names(&page(&app, lagging, Some(&admin)).await),
+        item_names(&page(&app, lagging, Some(&admin)).await),
         ["Ada Lovelace"]
     );
     assert_eq!(page(&app, &profile, None).await["name"], "Ada Lovelace");
     assert_eq!(
-        names(&page(&app, "/api/v1/players", None).await),
+        item_names(&page(&app, "/api/v1/players", None).await),
         ["Ada"],
         "every anonymous page of the list, the first too, is kept from the replica"
     );
@@ -263,7 +254,7 @@ async fn lag_tolerant_reads_go_to_the_replica_and_listen_has_its_own_session() {
 
     // The replica stopped: the lag-tolerant reads fall back to the primary.
     replica.stop();
-    assert_eq!(names(&page(&app, lagging, None).await), ["Ada K"]);
+    assert_eq!(item_names(&page(&app, lagging, None).await), ["Ada K"]);
     drop(replica);
     drop(primary);
     let _ = std::fs::remove_dir_all(&base);

@@ -8,27 +8,11 @@ use std::time::Duration;
 use diesel::prelude::*;
 use serde_json::{json, Value};
 
-use crate::helpers::{fresh_database, serve_with_replica, spawn_app, TestApp};
-
-fn value(text: &str, series: &str) -> f64 {
-    text.lines()
-        .find_map(|l| l.strip_prefix(series)?.strip_prefix(' ')?.parse().ok())
-        .unwrap_or(0.0)
-}
+use crate::helpers::{fresh_database, item_names, serve_with_replica, spawn_app, TestApp};
 
 /// Searches answered so far: (by the index, by PostgreSQL).
 async fn searches(app: &TestApp) -> (f64, f64) {
-    let text = app.get("/metrics", None).await.text().await.unwrap();
-    (
-        value(
-            &text,
-            r#"tourney_cache_reads_total{cache="search",outcome="hit"}"#,
-        ),
-        value(
-            &text,
-            r#"tourney_cache_reads_total{cache="search",outcome="miss"}"#,
-        ),
-    )
+    app.cache_reads("search").await
 }
 
 /// `q` with `n` spaces after it: the same search (the text is trimmed) under another query
@@ -100,15 +84,6 @@ async fn agree(app: &TestApp, list: &str, query: &str) -> Value {
     indexed
 }
 
-fn names(page: &Value) -> Vec<String> {
-    page["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|i| i["name"].as_str().unwrap().to_string())
-        .collect()
-}
-
 fn exec(app: &TestApp, sql: &str) {
     let mut conn = PgConnection::establish(&app.database_url).unwrap();
     diesel::sql_query(sql).execute(&mut conn).unwrap();
@@ -173,14 +148,17 @@ async fn the_index_answers_as_postgresql_does_after_writes_erasures_and_imports(
     import(&app);
     // Prefixes as people type, and a near match of a word.
     let kar = agree(&app, "players", "q=kar&limit=50").await;
-    assert!(names(&kar).iter().all(|n| n.starts_with("Kari")), "{kar}");
+    assert!(
+        item_names(&kar).iter().all(|n| n.starts_with("Kari")),
+        "{kar}"
+    );
     assert_eq!(kar["total"], 120);
     let typo = agree(&app, "players", "q=oysten&limit=5").await;
     assert!(
-        names(&typo).iter().all(|n| n.starts_with("Øystein")),
+        item_names(&typo).iter().all(|n| n.starts_with("Øystein")),
         "{typo}"
     );
-    assert!(names(&agree(&app, "tournaments", "q=tromsa").await)[0].starts_with("Tromsø"));
+    assert!(item_names(&agree(&app, "tournaments", "q=tromsa").await)[0].starts_with("Tromsø"));
     for q in PLAYER_QUERIES {
         agree(&app, "players", q).await;
     }
@@ -199,7 +177,7 @@ async fn the_index_answers_as_postgresql_does_after_writes_erasures_and_imports(
     assert_eq!(r.status(), 201);
     let karl = r.json::<Value>().await.unwrap()["id"].as_i64().unwrap();
     assert_eq!(
-        names(&agree(&app, "players", "q=zyxwood").await),
+        item_names(&agree(&app, "players", "q=zyxwood").await),
         ["Karl Zyxwood"]
     );
     let r = app
@@ -212,7 +190,7 @@ async fn the_index_answers_as_postgresql_does_after_writes_erasures_and_imports(
     assert_eq!(r.status(), 200);
     assert_eq!(agree(&app, "players", "q=zyxwood").await["total"], 0);
     assert_eq!(
-        names(&agree(&app, "players", "q=quorvik").await),
+        item_names(&agree(&app, "players", "q=quorvik").await),
         ["Karla Quorvik"]
     );
     let (user, token) = app.user("erasable").await;
@@ -251,7 +229,7 @@ async fn the_index_answers_as_postgresql_does_after_writes_erasures_and_imports(
         ),
     );
     assert_eq!(
-        names(&agree(&app, "tournaments", "q=zyxburg").await),
+        item_names(&agree(&app, "tournaments", "q=zyxburg").await),
         ["Zyxburg Masters"]
     );
     for q in PLAYER_QUERIES {
@@ -386,7 +364,7 @@ async fn a_name_written_beside_the_service_is_in_the_very_next_search() {
             .await;
         assert_eq!(page.status(), 200);
         let page: Value = page.json().await.unwrap();
-        assert_eq!(names(&page), [format!("Zorvath Beside{i:02}")], "{i}");
+        assert_eq!(item_names(&page), [format!("Zorvath Beside{i:02}")], "{i}");
         exec(
             &app,
             &format!(
@@ -410,7 +388,7 @@ async fn a_name_written_beside_the_service_is_in_the_very_next_search() {
             .await
             .unwrap();
         // Ranked first (the earlier ones are near matches).
-        assert_eq!(names(&moved)[0], format!("Quexal Moved{i:02}"), "{i}");
+        assert_eq!(item_names(&moved)[0], format!("Quexal Moved{i:02}"), "{i}");
         assert_eq!(moved["total"], i + 1, "{i}");
         exec(
             &app,
@@ -425,7 +403,11 @@ async fn a_name_written_beside_the_service_is_in_the_very_next_search() {
             .json()
             .await
             .unwrap();
-        assert_eq!(names(&cup), [format!("Yarrow Cup {i:02}")], "{i}: {cup}");
+        assert_eq!(
+            item_names(&cup),
+            [format!("Yarrow Cup {i:02}")],
+            "{i}: {cup}"
+        );
     }
     // The index answered (most of) them; whichever answered, the answers were exact.
     assert!(searches(&app).await.0 > hits);
@@ -434,11 +416,7 @@ async fn a_name_written_beside_the_service_is_in_the_very_next_search() {
 
 /// The public cache's misses so far (`tourney_cache_reads_total{cache="public"}`).
 async fn kept_misses(app: &TestApp) -> f64 {
-    let text = app.get("/metrics", None).await.text().await.unwrap();
-    value(
-        &text,
-        r#"tourney_cache_reads_total{cache="public",outcome="miss"}"#,
-    )
+    app.cache_reads("public").await.1
 }
 
 #[actix_web::test]
