@@ -195,15 +195,9 @@ impl KeptReads {
             .map(|e| e.kept.clone())
     }
 
-    /// Waits for the right to rebuild `key`: one rebuild per key at a time, at most
-    /// [`REBUILDS`] in all.
-    pub async fn flight(&self, key: &str) -> Flight {
-        self.flight_in(key, Slots::Rebuild).await
-    }
-
     /// Waits for the right to rebuild `key` in `slots`: one rebuild per key at a time, at most
     /// [`REBUILDS`] or [`SEARCHES`] in all.
-    pub async fn flight_in(&self, key: &str, slots: Slots) -> Flight {
+    pub async fn flight(&self, key: &str, slots: Slots) -> Flight {
         let mut h = DefaultHasher::new();
         key.hash(&mut h);
         let lock = self.flights[(h.finish() as usize) % FLIGHTS].clone();
@@ -359,12 +353,15 @@ mod tests {
     #[actix_web::test]
     async fn one_rebuild_per_key_and_at_most_rebuilds_in_all() {
         let k = kept(DEFAULT_MAX_BYTES);
-        let first = k.flight("a").await;
+        let first = k.flight("a", Slots::Rebuild).await;
         // The same key waits for the first flight.
-        let waiting = tokio::time::timeout(std::time::Duration::from_millis(50), k.flight("a"));
+        let waiting = tokio::time::timeout(
+            std::time::Duration::from_millis(50),
+            k.flight("a", Slots::Rebuild),
+        );
         assert!(waiting.await.is_err());
         drop(first);
-        let _again = k.flight("a").await;
+        let _again = k.flight("a", Slots::Rebuild).await;
         // Other keys take the remaining slots, then wait.
         let mut held = Vec::new();
         let mut n = 0;
@@ -372,15 +369,18 @@ mod tests {
             n += 1;
             let key = format!("key-{n}");
             // Keys sharing a's lock would wait: skip them.
-            if let Ok(f) =
-                tokio::time::timeout(std::time::Duration::from_millis(20), k.flight(&key)).await
+            if let Ok(f) = tokio::time::timeout(
+                std::time::Duration::from_millis(20),
+                k.flight(&key, Slots::Rebuild),
+            )
+            .await
             {
                 held.push(f);
             }
         }
         let over = tokio::time::timeout(
             std::time::Duration::from_millis(50),
-            k.flight("yet-another-key"),
+            k.flight("yet-another-key", Slots::Rebuild),
         );
         assert!(over.await.is_err(), "no more than REBUILDS at once");
         // Searches have slots of their own: SEARCHES of them, whatever the rebuilds hold.
@@ -390,7 +390,7 @@ mod tests {
             let key = format!("key-{n}");
             if let Ok(f) = tokio::time::timeout(
                 std::time::Duration::from_millis(20),
-                k.flight_in(&key, Slots::Search),
+                k.flight(&key, Slots::Search),
             )
             .await
             {
@@ -399,7 +399,7 @@ mod tests {
         }
         let over = tokio::time::timeout(
             std::time::Duration::from_millis(50),
-            k.flight_in("one-search-too-many", Slots::Search),
+            k.flight("one-search-too-many", Slots::Search),
         );
         assert!(over.await.is_err(), "no more than SEARCHES at once");
         // (The key of the flight that ends: its lock is free too.)
@@ -407,7 +407,7 @@ mod tests {
         drop(ends);
         let freed = tokio::time::timeout(
             std::time::Duration::from_millis(50),
-            k.flight_in(&key, Slots::Search),
+            k.flight(&key, Slots::Search),
         );
         assert!(freed.await.is_ok(), "a search slot freed is taken");
     }

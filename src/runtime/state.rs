@@ -268,7 +268,7 @@ impl AppState {
             self.metrics.kept_read(true);
             return Ok((true, kept));
         }
-        let _flight = self.kept.flight_in(&key, slots).await;
+        let _flight = self.kept.flight(&key, slots).await;
         // Whoever held the flight before may have kept it meanwhile.
         let generation = self.live.generation(subject);
         if let Some(kept) = self.kept.fresh(&key, generation) {

@@ -96,27 +96,18 @@ impl SearchIndex {
 
     /// A search of the players' names in one round trip while the index is current: `search`
     /// ranks the names as the index holds them now (`None`: it cannot, PostgreSQL answers),
-    /// and `read` fetches what the answer needs
-    /// (the page's rows) with the database's search stamp, in one statement. The answer stands
-    /// when the index had already applied that stamp as it searched: every name change
-    /// committed before the read is in it. Else the index waits for that stamp (up to
-    /// [`WAIT`]), then searches and reads again, and that answer stands as
-    /// [`SearchIndex::tournaments`]' does (the index is at a stamp read after the search began).
-    /// `None`: ask PostgreSQL. Counted as `tournaments` counts.
+    /// and `read` fetches what the answer needs (the page's rows) with the database's search
+    /// stamp, in one statement. The answer stands when the index had already applied that
+    /// stamp as it searched: every name change committed before the read is in it. Else the
+    /// index waits for that stamp (up to [`WAIT`]), then searches and reads again, and that
+    /// answer stands as [`SearchIndex::tournaments`]' does (the index is at a stamp read
+    /// after the search began). `None`: ask PostgreSQL. Counted as `tournaments` counts.
     pub fn answer_players<H, T, E>(
         &self,
         search: impl Fn(&Names) -> Option<H>,
-        read: impl FnMut(H) -> Result<(T, i64), E>,
-    ) -> Result<Option<T>, E> {
-        self.answer(&self.shared.players, search, read)
-    }
-
-    fn answer<H, T, E>(
-        &self,
-        names: &RwLock<Names>,
-        search: impl Fn(&Names) -> Option<H>,
         mut read: impl FnMut(H) -> Result<(T, i64), E>,
     ) -> Result<Option<T>, E> {
+        let names = &self.shared.players;
         // Copied out: the lock is not held while searching (nor while waiting).
         let applied = *self.applied();
         // The names are at `applied` or past it.
@@ -137,19 +128,22 @@ impl SearchIndex {
                 }
             }
         };
-        if let Some(m) = self.shared.meter.get() {
-            if answer.is_some() { &m.hits } else { &m.misses }.inc();
-        }
+        self.count(answer.is_some());
         Ok(answer)
+    }
+
+    /// Counts a search: answered by the index (a hit) or by PostgreSQL (a miss).
+    fn count(&self, hit: bool) {
+        if let Some(m) = self.shared.meter.get() {
+            if hit { &m.hits } else { &m.misses }.inc();
+        }
     }
 
     /// Whether the index is at the stamp `stamp` reads (waiting up to [`WAIT`]), counted.
     fn reached<E>(&self, stamp: impl FnOnce() -> Result<i64, E>) -> Result<bool, E> {
         let built = self.applied().is_some();
         let reached = built && self.wait_for(stamp()?, WAIT);
-        if let Some(m) = self.shared.meter.get() {
-            if reached { &m.hits } else { &m.misses }.inc();
-        }
+        self.count(reached);
         Ok(reached)
     }
 
