@@ -94,14 +94,31 @@ pub async fn list(
     // Every anonymous page (a search, a filter, a page by cursor) is kept per query until a
     // player changes; misses tolerate replication lag (`docs/scaling.md`).
     let (path, query) = (req.path().to_string(), req.query_string().to_string());
-    let st = state.clone();
-    // A search the index answers takes a search slot, not a rebuild's (`infra::kept`).
-    let slots = state.search_slots(filter.0.q.as_deref());
     let key = format!("players?{query}");
+    if filter.0.q.is_some() {
+        // A search is answered from the search index's memory once it is current, else on
+        // a connection (`infra::search`).
+        let (held, asked) = (filter.0.clone(), (path.clone(), query.clone()));
+        let st = state.clone();
+        let body = state
+            .run_kept_searched(
+                key,
+                Subject::Players,
+                move |index| match players::list_players_held(index, held)? {
+                    Some(page) => Ok(Some(page_body(&asked.0, &asked.1, &page)?)),
+                    None => Ok(None),
+                },
+                move |conn| {
+                    let page = players::list_players(conn, filter.0, Some(&st.search))?;
+                    Ok((true, page_body(&path, &query, &page)?))
+                },
+            )
+            .await?;
+        return Ok(kept_answer(&req, &body, Visibility::Public));
+    }
     let body = state
-        .run_kept_lagging_in(key, Subject::Players, slots, move |conn| {
-            // The search index answers a search once it is current (`infra::search`).
-            let page = players::list_players(conn, filter.0, Some(&st.search))?;
+        .run_kept_lagging(key, Subject::Players, move |conn| {
+            let page = players::list_players(conn, filter.0, None)?;
             Ok((true, page_body(&path, &query, &page)?))
         })
         .await?;

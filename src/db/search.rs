@@ -7,6 +7,7 @@ use diesel::prelude::*;
 use diesel::sql_types::{Nullable, Text};
 use diesel::PgConnection;
 
+use crate::db::models::Player;
 use crate::db::schema::{players, search_stamp, tournaments};
 
 /// What a read of this module answers, and its error.
@@ -57,6 +58,25 @@ pub fn names(conn: &mut PgConnection, list: List, rows: Rows) -> QueryResult<Vec
             names_of!(tournaments, sql::<Nullable<Text>>("NULL::text"), rows, conn)
         }
     }
+}
+
+/// The players `rows` whole, each with its folded name: what the index holds of a player (the
+/// players' list shows the whole row).
+pub fn players_whole(
+    conn: &mut PgConnection,
+    rows: Rows,
+) -> QueryResult<Vec<(Player, Option<String>)>> {
+    let q = players::table
+        .select((Player::as_select(), players::name_folded))
+        .into_boxed();
+    match rows {
+        Rows::After(after, limit) => q
+            .filter(players::id.gt(after))
+            .order(players::id)
+            .limit(limit),
+        Rows::Ids(ids) => q.filter(players::id.eq_any(ids)),
+    }
+    .load(conn)
 }
 
 /// The database's `LC_COLLATE` and `LC_CTYPE`: the order and the word boundaries the index

@@ -60,6 +60,10 @@ pub enum Slots {
     Rebuild,
     /// One of the [`SEARCHES`]: a search the instance's search index answers.
     Search,
+    /// None: a search answered in memory on the worker's own thread (no connection, no
+    /// blocking thread); one that falls back to the database then takes a search slot
+    /// ([`KeptReads::slot`]).
+    Held,
 }
 
 /// A rendered public read.
@@ -165,7 +169,7 @@ impl Default for KeptReads {
 /// The right to rebuild one key: held while its body is computed and kept.
 pub struct Flight {
     _key: tokio::sync::OwnedMutexGuard<()>,
-    _slot: OwnedSemaphorePermit,
+    slot: Option<OwnedSemaphorePermit>,
 }
 
 impl KeptReads {
@@ -202,19 +206,28 @@ impl KeptReads {
         key.hash(&mut h);
         let lock = self.flights[(h.finish() as usize) % FLIGHTS].clone();
         let key = lock.lock_owned().await;
+        let mut flight = Flight {
+            _key: key,
+            slot: None,
+        };
+        self.slot(&mut flight, slots).await;
+        flight
+    }
+
+    /// Waits for a slot of `slots` for `flight`, if it holds none (none for [`Slots::Held`]).
+    pub async fn slot(&self, flight: &mut Flight, slots: Slots) {
         let semaphore = match slots {
+            _ if flight.slot.is_some() => return,
             Slots::Rebuild => &self.rebuilds,
             Slots::Search => &self.searches,
+            Slots::Held => return,
         };
         let slot = semaphore
             .clone()
             .acquire_owned()
             .await
             .expect("the slots' semaphores are never closed");
-        Flight {
-            _key: key,
-            _slot: slot,
-        }
+        flight.slot = Some(slot);
     }
 
     /// Keeps `body` under `key`, as read at `generation` (the one seen before the read began;
@@ -402,6 +415,32 @@ mod tests {
             k.flight("one-search-too-many", Slots::Search),
         );
         assert!(over.await.is_err(), "no more than SEARCHES at once");
+        // A search answered in memory takes no slot: it gets through while they are all held,
+        // still one per key; falling back to the database, it waits for a search slot.
+        let mut in_memory = loop {
+            n += 1;
+            let key = format!("key-{n}");
+            let held = tokio::time::timeout(
+                std::time::Duration::from_millis(20),
+                k.flight(&key, Slots::Held),
+            );
+            if let Ok(f) = held.await {
+                let same = tokio::time::timeout(
+                    std::time::Duration::from_millis(20),
+                    k.flight(&key, Slots::Held),
+                );
+                assert!(same.await.is_err(), "one flight per key, held or not");
+                break f;
+            }
+        };
+        let fallback = tokio::time::timeout(
+            std::time::Duration::from_millis(50),
+            k.slot(&mut in_memory, Slots::Search),
+        );
+        assert!(
+            fallback.await.is_err(),
+            "a fallback waits for a search slot"
+        );
         // (The key of the flight that ends: its lock is free too.)
         let (key, ends) = searching.pop().expect("SEARCHES > 0");
         drop(ends);
@@ -410,6 +449,12 @@ mod tests {
             k.flight(&key, Slots::Search),
         );
         assert!(freed.await.is_ok(), "a search slot freed is taken");
+        // (That flight ended at once: its slot is free again.)
+        let fallback = tokio::time::timeout(
+            std::time::Duration::from_millis(50),
+            k.slot(&mut in_memory, Slots::Search),
+        );
+        assert!(fallback.await.is_ok(), "and takes one freed");
     }
 
     #[test]

@@ -10,9 +10,13 @@ use crate::db::{DbConn, DbPool};
 use crate::error::ApiError;
 use crate::infra::kept::{self, KeptBody, Slots};
 use crate::infra::live::Subject;
+use crate::infra::search::SearchIndex;
 use crate::infra::throttle::LoginThrottle;
 use crate::services::accounts::auth::AccountCache;
 use crate::services::ratings::leaderboard::LeaderboardCache;
+
+/// No answer from the search index's memory (the reads that are not searches).
+type NotHeld = fn(&SearchIndex) -> Result<Option<KeptBody>, ApiError>;
 
 /// Shared application state, cloned into every worker.
 #[derive(Clone)]
@@ -206,7 +210,9 @@ impl AppState {
         if !anonymous {
             return self.run(f).await;
         }
-        self.kept_read(key, subject, false, Slots::Rebuild, f).await
+        let held = None::<NotHeld>;
+        self.kept_read(key, subject, false, Slots::Rebuild, held, f)
+            .await
     }
 
     /// An anonymous read of `subject` kept under `key` as [`AppState::run_kept`] keeps it, that
@@ -223,44 +229,47 @@ impl AppState {
     where
         F: FnOnce(&mut DbConn) -> Result<(bool, KeptBody), ApiError> + Send + 'static,
     {
-        self.run_kept_lagging_in(key, subject, Slots::Rebuild, f)
-            .await
+        let held = None::<NotHeld>;
+        Ok(self
+            .kept_read(key, subject, true, Slots::Rebuild, held, f)
+            .await?
+            .1)
     }
 
-    /// [`AppState::run_kept_lagging`], its rebuild taking one of `slots` (see
-    /// [`AppState::search_slots`]).
-    pub async fn run_kept_lagging_in<F>(
+    /// An anonymous search kept as [`AppState::run_kept_lagging`] keeps it, answered from the
+    /// search index's memory on this thread (`held`: no connection, no blocking thread) once
+    /// the index has applied every change committed before the request
+    /// (`SearchIndex::current`), else (or where `held` declines) by `f` in a search slot.
+    pub async fn run_kept_searched<H, F>(
         &self,
         key: String,
         subject: Subject,
-        slots: Slots,
+        held: H,
         f: F,
     ) -> Result<KeptBody, ApiError>
     where
+        H: FnOnce(&SearchIndex) -> Result<Option<KeptBody>, ApiError>,
         F: FnOnce(&mut DbConn) -> Result<(bool, KeptBody), ApiError> + Send + 'static,
     {
-        Ok(self.kept_read(key, subject, true, slots, f).await?.1)
-    }
-
-    /// The slots a list's rebuild takes: those of the searches the search index answers when
-    /// it searches (`q`) and the index is built, else those of the other rebuilds.
-    pub fn search_slots(&self, q: Option<&str>) -> Slots {
-        if q.is_some() && self.search.built() {
-            Slots::Search
+        let (slots, held) = if self.search.built() {
+            (Slots::Held, Some(held))
         } else {
-            Slots::Rebuild
-        }
+            (Slots::Rebuild, None)
+        };
+        Ok(self.kept_read(key, subject, true, slots, held, f).await?.1)
     }
 
-    async fn kept_read<F>(
+    async fn kept_read<H, F>(
         &self,
         key: String,
         subject: Subject,
         lagging: bool,
         slots: Slots,
+        held: Option<H>,
         f: F,
     ) -> Result<(bool, KeptBody), ApiError>
     where
+        H: FnOnce(&SearchIndex) -> Result<Option<KeptBody>, ApiError>,
         F: FnOnce(&mut DbConn) -> Result<(bool, KeptBody), ApiError> + Send + 'static,
     {
         // Only public answers are kept.
@@ -268,7 +277,7 @@ impl AppState {
             self.metrics.kept_read(true);
             return Ok((true, kept));
         }
-        let _flight = self.kept.flight(&key, slots).await;
+        let mut flight = self.kept.flight(&key, slots).await;
         // Whoever held the flight before may have kept it meanwhile.
         let generation = self.live.generation(subject);
         if let Some(kept) = self.kept.fresh(&key, generation) {
@@ -276,6 +285,15 @@ impl AppState {
             return Ok((true, kept));
         }
         self.metrics.kept_read(false);
+        if let Some(held) = held {
+            if self.search.current().await {
+                if let Some(body) = held(&self.search)? {
+                    self.kept.keep(key, generation, body.clone());
+                    return Ok((true, body));
+                }
+            }
+            self.kept.slot(&mut flight, Slots::Search).await;
+        }
         let on_replica = lagging && self.replica.is_some();
         let (public, body) = if on_replica {
             self.run_lagging(f).await?

@@ -104,7 +104,7 @@ pub enum PlayerSort {
 }
 
 /// Filters for the player list.
-#[derive(Debug, Deserialize, IntoParams)]
+#[derive(Debug, Clone, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct PlayerFilter {
@@ -233,16 +233,20 @@ pub fn name_keyset_start<I: From<i64>>(
     }
 }
 
-/// One page of players, filtered by name (ignoring case and diacritics) and country, ranked by
-/// similarity to `q` or by name; later pages by keyset (`cursor`), never by counting through.
-/// With the instance's search index (`index`), a search is answered from it once it has
-/// applied every name change committed before (`infra::search`), and only the page's rows are
-/// read.
-pub fn list_players(
-    conn: &mut PgConnection,
-    filter: PlayerFilter,
-    index: Option<&SearchIndex>,
-) -> Result<Page<PlayerOut>, ApiError> {
+/// A players' list as asked: the search, its order, where the page starts, and the scope its
+/// cursors are bound to.
+struct Asked {
+    search: PlayerSearch,
+    ranked: bool,
+    limit: i64,
+    offset: i64,
+    first: bool,
+    after: Option<PlayersAfter>,
+    scope: String,
+}
+
+/// Checks a players' list's filter: 422 naming the field at fault.
+fn asked(filter: PlayerFilter) -> Result<Asked, ApiError> {
     let mut check = Check::new();
     let q = check.search_text("q", filter.q.as_deref(), 100);
     let country = check_country(&mut check, "country", filter.country.as_deref());
@@ -264,9 +268,38 @@ pub fn list_players(
         "players",
         &scope,
     )?;
-    let search = PlayerSearch { q, country };
     let ranked = sort == PlayerSort::Relevance;
     let (offset, first, after) = name_keyset_start(start, ranked)?;
+    Ok(Asked {
+        search: PlayerSearch { q, country },
+        ranked,
+        limit,
+        offset,
+        first,
+        after,
+        scope,
+    })
+}
+
+/// One page of players, filtered by name (ignoring case and diacritics) and country, ranked by
+/// similarity to `q` or by name; later pages by keyset (`cursor`), never by counting through.
+/// With the instance's search index (`index`), a search is answered from it once it has
+/// applied every name change committed before (`infra::search`), and only the page's rows are
+/// read.
+pub fn list_players(
+    conn: &mut PgConnection,
+    filter: PlayerFilter,
+    index: Option<&SearchIndex>,
+) -> Result<Page<PlayerOut>, ApiError> {
+    let Asked {
+        search,
+        ranked,
+        limit,
+        offset,
+        first,
+        after,
+        scope,
+    } = asked(filter)?;
     // A ranked page scores every match before it cuts, so it counts them in the same pass
     // (`count(*) OVER ()`, taken before LIMIT and OFFSET) instead of a second query, which for
     // a common term scanned the table testing the match on every row.
@@ -301,6 +334,72 @@ pub fn list_players(
         |(p, rank, _)| NameKey::of(ranked, *rank, &p.name, p.id.0),
         |(p, _, _)| Ok(PlayerOut::from(p)),
     )
+}
+
+/// The page [`list_players`] answers a search with, from the names and rows the instance's
+/// search index holds, without the database: call it once `SearchIndex::current` has said
+/// the index has applied every change committed before the request. `None` where the index
+/// cannot answer (no search text, one that is not ASCII, which the database folds, or a row
+/// the index does not hold whole): then `list_players` answers.
+pub fn list_players_held(
+    index: &SearchIndex,
+    filter: PlayerFilter,
+) -> Result<Option<Page<PlayerOut>>, ApiError> {
+    let a = asked(filter)?;
+    let Some(folded) = a.search.q.as_deref().and_then(search::fold_ascii) else {
+        return Ok(None);
+    };
+    let query = search::Query {
+        folded: &folded,
+        tag: a
+            .search
+            .country
+            .as_deref()
+            .map(|c| search::names::tag(Some(c))),
+        order: if a.ranked {
+            Order::Ranked
+        } else {
+            Order::Named
+        },
+        after: a.after.as_ref().map(PlayersAfter::keys),
+        skip: a.offset as usize,
+        take: (a.limit + 1) as usize,
+        count_to: COUNT_CAP as usize + 1,
+    };
+    let held = index.held_players(|names| {
+        let (hits, total) = names.search(&query);
+        let rows = hits
+            .into_iter()
+            .map(|h| {
+                let (_, country, shown) = names.shown(h.id)?;
+                let player = PlayerOut {
+                    id: h.id,
+                    name: h.name,
+                    club: shown.club.clone(),
+                    country,
+                    user_id: shown.user_id,
+                    created_at: shown.created_at,
+                    updated_at: shown.updated_at,
+                };
+                Some((player, h.score))
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some((rows, total as i64))
+    });
+    let Some((rows, total)) = held else {
+        return Ok(None);
+    };
+    keyset_page(
+        rows,
+        a.limit,
+        (a.offset, a.first),
+        || Ok(total),
+        "players",
+        &a.scope,
+        |(p, rank)| NameKey::of(a.ranked, *rank, &p.name, p.id),
+        |(p, _)| Ok(p),
+    )
+    .map(Some)
 }
 
 /// A page of the players whose names match `q` (in `country`), as the store's `search_page`

@@ -216,6 +216,7 @@ fn main() {
             folded: name.clone(),
             name,
             tag: None,
+            shown: None,
         });
     }
     // The sbench's queries: 2,000 full names, and from each a prefix of 3, 4, 6 letters and

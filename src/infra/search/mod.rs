@@ -21,6 +21,7 @@
 //! answered by PostgreSQL.
 
 pub mod names;
+mod stamps;
 pub mod trgm;
 mod walk;
 
@@ -35,11 +36,14 @@ use crate::db::PgConnection;
 use crate::db::search as store;
 use crate::infra::live::{LiveHub, NameChange};
 use crate::infra::metrics::CacheMeter;
-pub use names::{Hit, NameRow, Names, Order, Query};
+pub use names::{Hit, NameRow, Names, Order, Query, Shown};
 pub use trgm::Words;
 
 /// How long the index waits for announcements before it looks at the listener again.
 const TICK: Duration = Duration::from_millis(20);
+/// How long a search answered from memory waits for the stamp's read before PostgreSQL answers
+/// it (a read takes one round trip; longer only when the database is slow or gone).
+const STAMP_WAIT: Duration = Duration::from_secs(1);
 /// How long a search waits for the index to apply the stamp it read before PostgreSQL answers
 /// it (the listener looks for announcements every 10 ms).
 pub const WAIT: Duration = Duration::from_millis(50);
@@ -58,6 +62,8 @@ struct Shared {
     build_ms: AtomicU64,
     /// Searches answered by the index (hits) and by PostgreSQL (misses).
     meter: OnceLock<CacheMeter>,
+    /// The searches waiting for a read of the database's stamp ([`SearchIndex::current`]).
+    stamps: stamps::Stamps,
 }
 
 /// The instance's search index (cheap to clone; the thread that keeps it ends with the last
@@ -130,6 +136,33 @@ impl SearchIndex {
         };
         self.count(answer.is_some());
         Ok(answer)
+    }
+
+    /// Whether the index has applied every name change committed before this call: the
+    /// database's stamp, read after the call began (one read for every search asking
+    /// meanwhile, `stamps`), is one the index has applied. `false`: not built, the stamp not
+    /// read within [`STAMP_WAIT`], or not yet applied (PostgreSQL answers, waiting for it as
+    /// [`SearchIndex::answer_players`] does). Takes no connection and blocks no thread.
+    pub async fn current(&self) -> bool {
+        if !self.built() {
+            return false;
+        }
+        let asked = self.shared.stamps.ask();
+        match tokio::time::timeout(STAMP_WAIT, asked).await {
+            Ok(Ok(stamp)) => self.applied().is_some_and(|a| a >= stamp),
+            _ => false,
+        }
+    }
+
+    /// A search of the players answered from the names as the index holds them now, with
+    /// every row it shows (`f` gives `None` where the index cannot: PostgreSQL answers, and
+    /// counts it). Call it once [`SearchIndex::current`] says so. Counted as a hit.
+    pub fn held_players<T>(&self, f: impl FnOnce(&Names) -> Option<T>) -> Option<T> {
+        let answer = f(&read(&self.shared.players));
+        if answer.is_some() {
+            self.count(true);
+        }
+        answer
     }
 
     /// Counts a search: answered by the index (a hit) or by PostgreSQL (a miss).
@@ -209,9 +242,15 @@ impl SearchIndex {
     pub fn start(&self, live: &LiveHub) {
         let (weak, live) = (Arc::downgrade(&self.shared), live.clone());
         let names = live.names();
+        let (stamps, url) = (weak.clone(), live.database_url().to_string());
         let spawned = std::thread::Builder::new()
             .name("tourney-search".into())
-            .spawn(move || keep(weak, live, names));
+            .spawn(move || keep(weak, live, names))
+            .and_then(|_| {
+                std::thread::Builder::new()
+                    .name("tourney-stamps".into())
+                    .spawn(move || stamps::serve(stamps, url))
+            });
         if let Err(e) = spawned {
             tracing::error!(error = %e, "cannot start the search index");
         }
@@ -254,19 +293,54 @@ fn name_row((id, name, folded, tag): store::NameRow) -> NameRow {
         folded: folded.unwrap_or_else(|| name.to_lowercase()),
         name,
         tag,
+        shown: None,
     }
+}
+
+/// A player as the index holds it: its name, country, and what else the players' list shows.
+fn player_row((p, folded): (crate::db::models::Player, Option<String>)) -> NameRow {
+    NameRow {
+        id: p.id.0,
+        folded: folded.unwrap_or_else(|| p.name.to_lowercase()),
+        name: p.name,
+        tag: p.country,
+        shown: Some(names::Shown {
+            club: p.club,
+            user_id: p.user_id.map(|u| u.0),
+            created_at: p.created_at,
+            updated_at: p.updated_at,
+        }),
+    }
+}
+
+/// The rows `rows` of `list` as the index holds them.
+fn rows(
+    conn: &mut PgConnection,
+    list: store::List,
+    rows: store::Rows,
+) -> store::Answer<Vec<NameRow>> {
+    Ok(match list {
+        store::List::Players => store::players_whole(conn, rows)?
+            .into_iter()
+            .map(player_row)
+            .collect(),
+        store::List::Tournaments => store::names(conn, list, rows)?
+            .into_iter()
+            .map(name_row)
+            .collect(),
+    })
 }
 
 /// Reads a whole list by id, in batches.
 fn load(conn: &mut PgConnection, list: store::List, words: Words) -> store::Answer<Names> {
-    let (mut rows, mut after) = (Vec::new(), 0);
+    let (mut all, mut after) = (Vec::new(), 0);
     loop {
-        let batch = store::names(conn, list, store::Rows::After(after, BATCH))?;
+        let batch = rows(conn, list, store::Rows::After(after, BATCH))?;
         let Some(last) = batch.last() else {
-            return Ok(Names::of(rows, words));
+            return Ok(Names::of(all, words));
         };
-        after = last.0;
-        rows.extend(batch.into_iter().map(name_row));
+        after = last.id;
+        all.extend(batch);
     }
 }
 
@@ -439,15 +513,15 @@ impl Keeper {
         for (ids, list, names) in lists {
             let ids: Vec<i64> = ids.into_iter().collect();
             for chunk in ids.chunks(1000) {
-                let rows = store::names(self.conn(), list, store::Rows::Ids(chunk))
-                    .map_err(|e| e.to_string())?;
+                let rows =
+                    rows(self.conn(), list, store::Rows::Ids(chunk)).map_err(|e| e.to_string())?;
                 let mut names = write(names);
-                let found: HashSet<i64> = rows.iter().map(|r| r.0).collect();
+                let found: HashSet<i64> = rows.iter().map(|r| r.id).collect();
                 for id in chunk.iter().filter(|id| !found.contains(id)) {
                     names.remove(*id);
                 }
                 for r in rows {
-                    names.upsert(name_row(r));
+                    names.upsert(r);
                 }
             }
             // Names added or renamed since the list was ordered are looked at in full by every

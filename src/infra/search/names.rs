@@ -21,6 +21,18 @@ pub(super) struct Entry {
     pub(super) folded: Box<str>,
     /// A filter field the index answers itself (a player's country), packed; 0: none.
     pub(super) tag: u16,
+    /// What the list shows of the row beyond its name, when the index holds it.
+    pub(super) shown: Option<Box<Shown>>,
+}
+
+/// What a list shows of a row beyond its name and tag (a player's club, linked account and
+/// times), held so that a search is answered without reading the rows (`Names::shown`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Shown {
+    pub club: Option<String>,
+    pub user_id: Option<i64>,
+    pub created_at: chrono::DateTime<chrono::Utc>,
+    pub updated_at: chrono::DateTime<chrono::Utc>,
 }
 
 /// A name the index is given (a row of the list's table).
@@ -32,6 +44,28 @@ pub struct NameRow {
     pub folded: String,
     /// A two-letter code (a player's country), if any.
     pub tag: Option<String>,
+    /// What the list shows beyond the name (`None`: read from the database).
+    pub shown: Option<Shown>,
+}
+
+impl Entry {
+    fn of(r: NameRow) -> Self {
+        // Held only when the tag gives the code back as it is (two ASCII letters, or none).
+        let code = tag(r.tag.as_deref());
+        let exact = r.tag.is_none() || code != 0;
+        Self {
+            id: r.id,
+            name: r.name.into(),
+            folded: r.folded.into(),
+            tag: code,
+            shown: r.shown.filter(|_| exact).map(Box::new),
+        }
+    }
+}
+
+/// The code a packed tag holds (`None`: none).
+pub fn untag(tag: u16) -> Option<String> {
+    (tag != 0).then(|| String::from_utf8_lossy(&tag.to_be_bytes()).into_owned())
 }
 
 /// A two-letter code packed (0: none or not two ASCII letters).
@@ -95,13 +129,7 @@ impl Names {
 
     /// The index of `rows` whose words are `words`, in name order.
     pub fn of(rows: impl IntoIterator<Item = NameRow>, words: Words) -> Self {
-        let entries = rows.into_iter().map(|r| Entry {
-            id: r.id,
-            name: r.name.into(),
-            folded: r.folded.into(),
-            tag: tag(r.tag.as_deref()),
-        });
-        Self::of_entries(entries.collect(), words)
+        Self::of_entries(rows.into_iter().map(Entry::of).collect(), words)
     }
 
     /// The index of `entries` (the last of one id kept), in name order.
@@ -145,7 +173,12 @@ impl Names {
             .slots
             .iter()
             .flatten()
-            .map(|e| e.name.len() + e.folded.len())
+            .map(|e| {
+                let shown = e.shown.as_deref().map_or(0, |s| {
+                    std::mem::size_of::<Shown>() + s.club.as_ref().map_or(0, String::capacity)
+                });
+                e.name.len() + e.folded.len() + shown
+            })
             .sum();
         let postings: usize = self.postings.values().map(|p| p.capacity() * 4 + 48).sum();
         let bitmaps: usize = self.dense.values().map(|b| b.capacity() * 8 + 48).sum();
@@ -176,12 +209,7 @@ impl Names {
     /// Adds or replaces the row with `r.id` (in a fresh slot).
     pub fn upsert(&mut self, r: NameRow) {
         self.remove(r.id);
-        self.push(Entry {
-            id: r.id,
-            name: r.name.into(),
-            folded: r.folded.into(),
-            tag: tag(r.tag.as_deref()),
-        });
+        self.push(Entry::of(r));
     }
 
     /// Removes the row with `id` (if held): its slot dies, its postings stay until the list is
@@ -210,8 +238,17 @@ impl Names {
             name: e.name.clone(),
             folded: e.folded.clone(),
             tag: e.tag,
+            shown: e.shown.clone(),
         });
         Self::of_entries(entries.collect(), self.words)
+    }
+
+    /// The row `id` as the list shows it (its name, tag and what else it shows), when the
+    /// index holds all of it.
+    pub fn shown(&self, id: i64) -> Option<(&str, Option<String>, &Shown)> {
+        let slot = *self.by_id.get(&id)?;
+        let e = self.slots[slot as usize].as_ref()?;
+        Some((&e.name, untag(e.tag), e.shown.as_deref()?))
     }
 
     /// The ids it holds, sorted (for comparisons with the database).

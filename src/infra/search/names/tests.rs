@@ -7,6 +7,7 @@ fn row(id: i64, name: &str) -> NameRow {
         name: name.into(),
         folded: name.to_lowercase(),
         tag: None,
+        shown: None,
     }
 }
 
@@ -248,6 +249,7 @@ fn answers_as_scoring_every_name_would() {
             name: name(&mut r),
             folded: String::new(),
             tag: tags[r.below(3)].clone(),
+            shown: None,
         })
         .map(|mut x| {
             x.folded = x.name.to_lowercase();
@@ -285,6 +287,7 @@ fn answers_as_scoring_every_name_would() {
                         folded: n.to_lowercase(),
                         name: n,
                         tag: None,
+                        shown: None,
                     };
                     rows.push(x.clone());
                     names.upsert(x);
