@@ -371,11 +371,11 @@ pub fn list_players_held(
         let rows = hits
             .into_iter()
             .map(|h| {
-                let (_, country, shown) = names.shown(h.id)?;
+                let (country, shown) = names.shown(h.id)?;
                 let player = PlayerOut {
                     id: h.id,
                     name: h.name,
-                    club: shown.club.clone(),
+                    club: shown.club,
                     country,
                     user_id: shown.user_id,
                     created_at: shown.created_at,

@@ -11,6 +11,13 @@
 //! index only once the index has applied that stamp: it waits up to [`WAIT`] for the
 //! listener to bring it, and is otherwise answered by PostgreSQL.
 //!
+//! The players' index holds what their list shows of each player (club, linked account,
+//! times; any change to a player row moves the stamp), so an anonymous search of the players
+//! is answered from memory on the worker's own thread, with no connection
+//! ([`SearchIndex::current`], then [`SearchIndex::held_players`]): the stamp it needs is read
+//! by one thread for every search that asked meanwhile (`stamps`). A tournaments' search reads
+//! its rows from PostgreSQL (their filters are applied there).
+//!
 //! The index is built on a thread of its own with its own connection, from one snapshot of
 //! the tables and the stamp they are at, once the listener listens (every later commit is
 //! then announced to it), and built again whenever the listener has listened anew (changes

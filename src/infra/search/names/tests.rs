@@ -317,3 +317,44 @@ fn ordering_again_is_wanted_past_a_share_of_fresh_and_dead_slots() {
     assert!(n.wants_ordering(), "5,001 of 38,999");
     assert!(!n.ordered_again().wants_ordering());
 }
+
+#[test]
+fn a_row_is_held_whole_only_when_its_code_comes_back_as_it_was() {
+    let at = chrono::DateTime::from_timestamp(1_700_000_000, 0).unwrap();
+    let shown = Shown {
+        club: Some("Oslo BK".into()),
+        user_id: Some(7),
+        created_at: at,
+        updated_at: at,
+    };
+    let held = |tag: Option<&str>, r: NameRow| NameRow {
+        tag: tag.map(str::to_string),
+        shown: Some(shown.clone()),
+        ..r
+    };
+    let mut n = Names::build([
+        held(Some("NO"), row(1, "Kari")),
+        held(None, row(2, "Ola")),
+        held(Some("Norway"), row(3, "Per")),
+        row(4, "Anna"),
+    ]);
+    assert_eq!(n.shown(1), Some((Some("NO".to_string()), shown.clone())));
+    assert_eq!(n.shown(2), Some((None, shown.clone())));
+    // A code its tag cannot give back, a row read without the rest, a row not held.
+    assert_eq!(n.shown(3), None);
+    assert_eq!(n.shown(4), None);
+    assert_eq!(n.shown(5), None);
+    // Changed: the new row; removed: gone; ordered again: as it was.
+    let moved = Shown {
+        club: None,
+        ..shown.clone()
+    };
+    n.upsert(NameRow {
+        shown: Some(moved.clone()),
+        ..row(1, "Kari")
+    });
+    assert_eq!(n.shown(1), Some((None, moved.clone())));
+    n.remove(2);
+    assert_eq!(n.shown(2), None);
+    assert_eq!(n.ordered_again().shown(1), Some((None, moved.clone())));
+}
