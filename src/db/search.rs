@@ -4,7 +4,7 @@
 
 use diesel::dsl::sql;
 use diesel::prelude::*;
-use diesel::sql_types::{Nullable, Text};
+use diesel::sql_types::Text;
 use diesel::PgConnection;
 
 use crate::db::models::Player;
@@ -14,8 +14,8 @@ use crate::db::schema::{players, search_stamp, tournaments};
 pub type Answer<T> = QueryResult<T>;
 pub type Error = diesel::result::Error;
 
-/// A name row: id, name, folded name, and a player's country (`None` for tournaments).
-pub type NameRow = (i64, String, Option<String>, Option<String>);
+/// A tournament's name row: id, name and folded name.
+pub type NameRow = (i64, String, Option<String>);
 
 /// A list the index holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,7 +24,7 @@ pub enum List {
     Tournaments,
 }
 
-/// Which of a list's names to read.
+/// Which of a list's rows to read.
 #[derive(Debug, Clone, Copy)]
 pub enum Rows<'a> {
     /// Up to `.1` with ids above `.0`, by id (a batch of the whole list).
@@ -33,12 +33,10 @@ pub enum Rows<'a> {
     Ids(&'a [i64]),
 }
 
-/// The names `rows` of one table: id, name, folded name and `tag`, narrowed by `rows`.
-macro_rules! names_of {
-    ($table:ident, $tag:expr, $rows:expr, $conn:expr) => {{
-        let q = $table::table
-            .select(($table::id, $table::name, $table::name_folded, $tag))
-            .into_boxed();
+/// The `selection` of one table's rows `rows`.
+macro_rules! rows_of {
+    ($table:ident, $selection:expr, $rows:expr, $conn:expr) => {{
+        let q = $table::table.select($selection).into_boxed();
         match $rows {
             Rows::After(after, limit) => q
                 .filter($table::id.gt(after))
@@ -50,14 +48,10 @@ macro_rules! names_of {
     }};
 }
 
-/// The names `rows` of `list` (a player's tag is its country; a tournament has none).
-pub fn names(conn: &mut PgConnection, list: List, rows: Rows) -> QueryResult<Vec<NameRow>> {
-    match list {
-        List::Players => names_of!(players, players::country, rows, conn),
-        List::Tournaments => {
-            names_of!(tournaments, sql::<Nullable<Text>>("NULL::text"), rows, conn)
-        }
-    }
+/// The tournaments' names `rows`.
+pub fn tournament_names(conn: &mut PgConnection, rows: Rows) -> QueryResult<Vec<NameRow>> {
+    let selection = (tournaments::id, tournaments::name, tournaments::name_folded);
+    rows_of!(tournaments, selection, rows, conn)
 }
 
 /// The players `rows` whole, each with its folded name: what the index holds of a player (the
@@ -66,17 +60,8 @@ pub fn players_whole(
     conn: &mut PgConnection,
     rows: Rows,
 ) -> QueryResult<Vec<(Player, Option<String>)>> {
-    let q = players::table
-        .select((Player::as_select(), players::name_folded))
-        .into_boxed();
-    match rows {
-        Rows::After(after, limit) => q
-            .filter(players::id.gt(after))
-            .order(players::id)
-            .limit(limit),
-        Rows::Ids(ids) => q.filter(players::id.eq_any(ids)),
-    }
-    .load(conn)
+    let selection = (Player::as_select(), players::name_folded);
+    rows_of!(players, selection, rows, conn)
 }
 
 /// The database's `LC_COLLATE` and `LC_CTYPE`: the order and the word boundaries the index

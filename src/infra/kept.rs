@@ -363,16 +363,20 @@ mod tests {
         }
     }
 
+    /// `f`'s answer if it comes within `ms` milliseconds.
+    async fn within<T>(ms: u64, f: impl std::future::Future<Output = T>) -> Option<T> {
+        tokio::time::timeout(std::time::Duration::from_millis(ms), f)
+            .await
+            .ok()
+    }
+
     #[actix_web::test]
     async fn one_rebuild_per_key_and_at_most_rebuilds_in_all() {
         let k = kept(DEFAULT_MAX_BYTES);
         let first = k.flight("a", Slots::Rebuild).await;
         // The same key waits for the first flight.
-        let waiting = tokio::time::timeout(
-            std::time::Duration::from_millis(50),
-            k.flight("a", Slots::Rebuild),
-        );
-        assert!(waiting.await.is_err());
+        let waiting = within(50, k.flight("a", Slots::Rebuild));
+        assert!(waiting.await.is_none());
         drop(first);
         let _again = k.flight("a", Slots::Rebuild).await;
         // Other keys take the remaining slots, then wait.
@@ -382,79 +386,48 @@ mod tests {
             n += 1;
             let key = format!("key-{n}");
             // Keys sharing a's lock would wait: skip them.
-            if let Ok(f) = tokio::time::timeout(
-                std::time::Duration::from_millis(20),
-                k.flight(&key, Slots::Rebuild),
-            )
-            .await
-            {
+            if let Some(f) = within(20, k.flight(&key, Slots::Rebuild)).await {
                 held.push(f);
             }
         }
-        let over = tokio::time::timeout(
-            std::time::Duration::from_millis(50),
-            k.flight("yet-another-key", Slots::Rebuild),
-        );
-        assert!(over.await.is_err(), "no more than REBUILDS at once");
+        let over = within(50, k.flight("yet-another-key", Slots::Rebuild));
+        assert!(over.await.is_none(), "no more than REBUILDS at once");
         // Searches have slots of their own: SEARCHES of them, whatever the rebuilds hold.
         let mut searching = Vec::new();
         while searching.len() < SEARCHES {
             n += 1;
             let key = format!("key-{n}");
-            if let Ok(f) = tokio::time::timeout(
-                std::time::Duration::from_millis(20),
-                k.flight(&key, Slots::Search),
-            )
-            .await
-            {
+            if let Some(f) = within(20, k.flight(&key, Slots::Search)).await {
                 searching.push((key, f));
             }
         }
-        let over = tokio::time::timeout(
-            std::time::Duration::from_millis(50),
-            k.flight("one-search-too-many", Slots::Search),
-        );
-        assert!(over.await.is_err(), "no more than SEARCHES at once");
+        let over = within(50, k.flight("one-search-too-many", Slots::Search));
+        assert!(over.await.is_none(), "no more than SEARCHES at once");
         // A search answered in memory takes no slot: it gets through while they are all held,
         // still one per key; falling back to the database, it waits for a search slot.
         let mut in_memory = loop {
             n += 1;
             let key = format!("key-{n}");
-            let held = tokio::time::timeout(
-                std::time::Duration::from_millis(20),
-                k.flight(&key, Slots::Held),
-            );
-            if let Ok(f) = held.await {
-                let same = tokio::time::timeout(
-                    std::time::Duration::from_millis(20),
-                    k.flight(&key, Slots::Held),
-                );
-                assert!(same.await.is_err(), "one flight per key, held or not");
+            let held = within(20, k.flight(&key, Slots::Held));
+            if let Some(f) = held.await {
+                let same = within(20, k.flight(&key, Slots::Held));
+                assert!(same.await.is_none(), "one flight per key, held or not");
                 break f;
             }
         };
-        let fallback = tokio::time::timeout(
-            std::time::Duration::from_millis(50),
-            k.slot(&mut in_memory, Slots::Search),
-        );
+        let fallback = within(50, k.slot(&mut in_memory, Slots::Search));
         assert!(
-            fallback.await.is_err(),
+            fallback.await.is_none(),
             "a fallback waits for a search slot"
         );
         // (The key of the flight that ends: its lock is free too.)
         let (key, ends) = searching.pop().expect("SEARCHES > 0");
         drop(ends);
-        let freed = tokio::time::timeout(
-            std::time::Duration::from_millis(50),
-            k.flight(&key, Slots::Search),
-        );
-        assert!(freed.await.is_ok(), "a search slot freed is taken");
+        let freed = within(50, k.flight(&key, Slots::Search));
+        assert!(freed.await.is_some(), "a search slot freed is taken");
         // (That flight ended at once: its slot is free again.)
-        let fallback = tokio::time::timeout(
-            std::time::Duration::from_millis(50),
-            k.slot(&mut in_memory, Slots::Search),
-        );
-        assert!(fallback.await.is_ok(), "and takes one freed");
+        let fallback = within(50, k.slot(&mut in_memory, Slots::Search));
+        assert!(fallback.await.is_some(), "and takes one freed");
     }
 
     #[test]

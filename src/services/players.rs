@@ -291,47 +291,46 @@ pub fn list_players(
     filter: PlayerFilter,
     index: Option<&SearchIndex>,
 ) -> Result<Page<PlayerOut>, ApiError> {
-    let Asked {
-        search,
-        ranked,
-        limit,
-        offset,
-        first,
-        after,
-        scope,
-    } = asked(filter)?;
+    let a = asked(filter)?;
     // A ranked page scores every match before it cuts, so it counts them in the same pass
     // (`count(*) OVER ()`, taken before LIMIT and OFFSET) instead of a second query, which for
     // a common term scanned the table testing the match on every row.
-    let counted_here = ranked && first;
-    let indexed = match (index, &search.q) {
+    let counted_here = a.ranked && a.first;
+    let indexed = match (index, &a.search.q) {
         (Some(index), Some(q)) => {
-            let at = (offset as usize, (limit + 1) as usize);
-            let narrowed = (q.as_str(), search.country.as_deref());
-            indexed_page(conn, index, narrowed, ranked, after.as_ref(), at)?
+            let at = (a.offset as usize, (a.limit + 1) as usize);
+            let narrowed = (q.as_str(), a.search.country.as_deref());
+            indexed_page(conn, index, narrowed, a.ranked, a.after.as_ref(), at)?
         }
         _ => None,
     };
     let (rows, counted) = match indexed {
         Some(page) => page,
         None => {
-            let rows =
-                store::search_page(conn, &search, ranked, after, limit, offset, counted_here)?;
+            let rows = store::search_page(
+                conn,
+                &a.search,
+                a.ranked,
+                a.after,
+                a.limit,
+                a.offset,
+                counted_here,
+            )?;
             let counted = rows.first().and_then(|r| r.2);
             (rows, counted)
         }
     };
     keyset_page(
         rows,
-        limit,
-        (offset, first),
+        a.limit,
+        (a.offset, a.first),
         || match counted {
             Some(n) => Ok(n),
-            None => Ok(store::search_count(conn, &search, COUNT_CAP)?),
+            None => Ok(store::search_count(conn, &a.search, COUNT_CAP)?),
         },
         "players",
-        &scope,
-        |(p, rank, _)| NameKey::of(ranked, *rank, &p.name, p.id.0),
+        &a.scope,
+        |(p, rank, _)| NameKey::of(a.ranked, *rank, &p.name, p.id.0),
         |(p, _, _)| Ok(PlayerOut::from(p)),
     )
 }

@@ -21,14 +21,19 @@ fn padded(query: &str, n: usize) -> String {
     query.replacen("q=", &format!("q={}", "%20".repeat(n)), 1)
 }
 
+/// The anonymous answer to `path` (200).
+async fn public(app: &TestApp, path: &str) -> Value {
+    let r = app.get(path, None).await;
+    assert_eq!(r.status(), 200, "{path}");
+    r.json().await.unwrap()
+}
+
 /// The anonymous answer of `list?query` computed by the search index: read under new query
 /// strings until the index (current after the writes) answered one.
 async fn from_index(app: &TestApp, list: &str, query: &str) -> Value {
     if query.contains("starts_on") {
         // Sorted by first day, a search stays in PostgreSQL.
-        let r = app.get(&format!("/api/v1/{list}?{query}"), None).await;
-        assert_eq!(r.status(), 200, "{query}");
-        return r.json().await.unwrap();
+        return public(app, &format!("/api/v1/{list}?{query}")).await;
     }
     for n in 0..60 {
         let before = searches(app).await;
@@ -362,26 +367,18 @@ async fn a_name_written_beside_the_service_is_in_the_very_next_search() {
                  VALUES ('Zorvath Beside{i:02}', (SELECT min(id) FROM users))"
             ),
         );
-        let page = app
-            .get(&format!("/api/v1/players?q=zorvath%20beside{i:02}"), None)
-            .await;
-        assert_eq!(page.status(), 200);
-        let page: Value = page.json().await.unwrap();
+        let page = public(&app, &format!("/api/v1/players?q=zorvath%20beside{i:02}")).await;
         assert_eq!(item_names(&page), [format!("Zorvath Beside{i:02}")], "{i}");
         // What the list shows beyond the name too (the index holds the whole row).
         exec(
             &app,
             &format!("UPDATE players SET club = 'Club {i:02}' WHERE name = 'Zorvath Beside{i:02}'"),
         );
-        let club: Value = app
-            .get(
-                &format!("/api/v1/players?q=zorvath%20beside{i:02}&limit=2"),
-                None,
-            )
-            .await
-            .json()
-            .await
-            .unwrap();
+        let club = public(
+            &app,
+            &format!("/api/v1/players?q=zorvath%20beside{i:02}&limit=2"),
+        )
+        .await;
         assert_eq!(club["items"][0]["club"], format!("Club {i:02}"), "{i}");
         exec(
             &app,
@@ -389,22 +386,13 @@ async fn a_name_written_beside_the_service_is_in_the_very_next_search() {
                 "UPDATE players SET name = 'Quexal Moved{i:02}' WHERE name = 'Zorvath Beside{i:02}'"
             ),
         );
-        let gone: Value = app
-            .get(
-                &format!("/api/v1/players?q=zorvath%20beside{i:02}&limit=3"),
-                None,
-            )
-            .await
-            .json()
-            .await
-            .unwrap();
+        let gone = public(
+            &app,
+            &format!("/api/v1/players?q=zorvath%20beside{i:02}&limit=3"),
+        )
+        .await;
         assert_eq!(gone["total"], 0, "{i}: {gone}");
-        let moved: Value = app
-            .get(&format!("/api/v1/players?q=quexal%20moved{i:02}"), None)
-            .await
-            .json()
-            .await
-            .unwrap();
+        let moved = public(&app, &format!("/api/v1/players?q=quexal%20moved{i:02}")).await;
         // Ranked first (the earlier ones are near matches).
         assert_eq!(item_names(&moved)[0], format!("Quexal Moved{i:02}"), "{i}");
         assert_eq!(moved["total"], i + 1, "{i}");
@@ -412,15 +400,11 @@ async fn a_name_written_beside_the_service_is_in_the_very_next_search() {
             &app,
             &format!("UPDATE tournaments SET name = 'Yarrow Cup {i:02}' WHERE id = {tid}"),
         );
-        let cup: Value = app
-            .get(
-                &format!("/api/v1/tournaments?q=yarrow%20cup%20{i:02}"),
-                None,
-            )
-            .await
-            .json()
-            .await
-            .unwrap();
+        let cup = public(
+            &app,
+            &format!("/api/v1/tournaments?q=yarrow%20cup%20{i:02}"),
+        )
+        .await;
         assert_eq!(
             item_names(&cup),
             [format!("Yarrow Cup {i:02}")],

@@ -43,7 +43,7 @@ use crate::db::PgConnection;
 use crate::db::search as store;
 use crate::infra::live::{LiveHub, NameChange};
 use crate::infra::metrics::CacheMeter;
-pub use names::{Hit, NameRow, Names, Order, Query, Shown};
+pub use names::{Hit, NameRow, Names, Order, Query};
 pub use trgm::Words;
 
 /// How long the index waits for announcements before it looks at the listener again.
@@ -294,12 +294,13 @@ pub fn fold_ascii(q: &str) -> Option<String> {
     })
 }
 
-fn name_row((id, name, folded, tag): store::NameRow) -> NameRow {
+/// A tournament as the index holds it: its name.
+fn tournament_row((id, name, folded): store::NameRow) -> NameRow {
     NameRow {
         id,
         folded: folded.unwrap_or_else(|| name.to_lowercase()),
         name,
-        tag,
+        tag: None,
         shown: None,
     }
 }
@@ -331,9 +332,9 @@ fn rows(
             .into_iter()
             .map(player_row)
             .collect(),
-        store::List::Tournaments => store::names(conn, list, rows)?
+        store::List::Tournaments => store::tournament_names(conn, rows)?
             .into_iter()
-            .map(name_row)
+            .map(tournament_row)
             .collect(),
     })
 }
