@@ -48,10 +48,13 @@ def to_pdf(url, pdf):
 
 
 def pages_of(pdf):
-    """The text of each page (pdftotext, in reading order, one string per page)."""
+    """The text of each page, one string per page: pdftotext in the order chromium drew the
+    text (`-raw`), which is cell by cell. Its default reading order joins a line broken after a
+    hyphen by dropping the hyphen (Hohenberg-/Schwarzenfels read back as HohenbergSchwarzenfels),
+    so a name printed whole would read as cut."""
     if not shutil.which("pdftotext"):
         sys.exit("no pdftotext on PATH (apt-get install -y poppler-utils)")
-    out = subprocess.run(["pdftotext", "-enc", "UTF-8", pdf, "-"], capture_output=True,
+    out = subprocess.run(["pdftotext", "-raw", "-enc", "UTF-8", pdf, "-"], capture_output=True,
                          text=True, check=True).stdout
     pages = out.split("\f")
     if pages and not pages[-1].strip():
