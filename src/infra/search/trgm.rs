@@ -55,6 +55,9 @@ fn lower(c: char) -> char {
 /// padded, "  word ".
 pub fn sequence(s: &str, words: Words, out: &mut Vec<Trgm>) {
     out.clear();
+    if s.is_ascii() {
+        return ascii_sequence(s.as_bytes(), out);
+    }
     let mut padded: Vec<char> = Vec::new();
     for w in words.of(s) {
         padded.clear();
@@ -62,6 +65,23 @@ pub fn sequence(s: &str, words: Words, out: &mut Vec<Trgm>) {
         padded.extend(w.chars().map(lower));
         padded.push(' ');
         out.extend(padded.windows(3).map(|t| pack(t[0], t[1], t[2])));
+    }
+}
+
+/// [`sequence`] of an ASCII text, byte by byte and with no buffer of its own: an ASCII letter
+/// or digit is a word's in both kinds of [`Words`], and its lower case is `to_ascii_lowercase`.
+fn ascii_sequence(s: &[u8], out: &mut Vec<Trgm>) {
+    let c = |b: u8| char::from(b.to_ascii_lowercase());
+    for w in s
+        .split(|b| !b.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+    {
+        let (mut a, mut b) = (' ', ' ');
+        for &x in w {
+            out.push(pack(a, b, c(x)));
+            (a, b) = (b, c(x));
+        }
+        out.push(pack(a, b, ' '));
     }
 }
 
@@ -223,5 +243,42 @@ mod tests {
         assert_eq!(set("ə", Words::Unicode).len(), 2);
         assert_eq!(set("a", Words::Ascii).len(), 2);
         assert_eq!(set("сергей", Words::Unicode), set("Сергей", Words::Unicode));
+    }
+
+    /// The trigrams of an ASCII text, taken byte by byte, are those of the general path (which
+    /// a text with one non-ASCII character takes): words, padding, order, case and repeats.
+    #[test]
+    fn an_ascii_text_has_the_trigrams_of_the_general_path() {
+        let general = |s: &str, words: Words| {
+            let mut out = Vec::new();
+            let mut padded: Vec<char> = Vec::new();
+            for w in words.of(s) {
+                padded.clear();
+                padded.extend([' ', ' ']);
+                padded.extend(w.chars().map(lower));
+                padded.push(' ');
+                out.extend(padded.windows(3).map(|t| pack(t[0], t[1], t[2])));
+            }
+            out
+        };
+        for s in [
+            "",
+            " ",
+            "a",
+            "ab",
+            "Kari Nordmann",
+            "anne  stadheim-17",
+            "x9 Y",
+            "..lu..ma..",
+            "kaszga nimao 57607",
+            "aaa aaa",
+            "O'Neil, A.",
+        ] {
+            for words in [Words::Ascii, Words::Unicode] {
+                let mut fast = vec![7];
+                sequence(s, words, &mut fast);
+                assert_eq!(fast, general(s, words), "{s:?} {words:?}");
+            }
+        }
     }
 }

@@ -147,6 +147,39 @@ struct List<'a> {
     bitmap: Option<&'a [u64]>,
 }
 
+impl List<'_> {
+    /// Whether the list holds `slot`, asked in ascending order (`at` kept between asks): a bit
+    /// of the bitmap, or a gallop through the slots.
+    #[inline]
+    fn holds(&self, at: &mut usize, slot: u32) -> bool {
+        match self.bitmap {
+            Some(b) => b
+                .get(slot as usize / 64)
+                .is_some_and(|w| (w >> (slot % 64)) & 1 == 1),
+            None => gallop(self.slots, at, slot),
+        }
+    }
+
+    /// What asking it for one slot costs, in slots counted: a bit of the bitmap, or about 16
+    /// for a gallop.
+    fn look_up_cost(&self) -> usize {
+        if self.bitmap.is_some() {
+            1
+        } else {
+            16
+        }
+    }
+
+    /// What counting it in bit planes costs, in slots counted: its bitmap a word at a time
+    /// (about two slots' worth a word), or its slots.
+    fn planes_cost(&self, n: usize) -> usize {
+        match self.bitmap {
+            Some(_) => n.div_ceil(64) * 2,
+            None => self.slots.len(),
+        }
+    }
+}
+
 thread_local! {
     static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
 }
@@ -245,6 +278,11 @@ impl<'n> Walk<'n, '_> {
         }
     }
 
+    /// Whether the name contains `q` (`LIKE '%q%'`).
+    fn contains(&self, e: &Entry) -> bool {
+        self.finder.find(e.folded.as_bytes()).is_some()
+    }
+
     fn score(&mut self, e: &Entry) -> f32 {
         trgm::sequence(&e.folded, self.names.words, &mut self.seq);
         trgm::word_similarity(&self.trigrams, &self.seq, &mut self.sim)
@@ -265,13 +303,21 @@ impl<'n> Walk<'n, '_> {
         if !rank && self.counted() {
             return false;
         }
-        let contains = self.finder.find(e.folded.as_bytes()).is_some();
-        let score = if rank || (sim && !contains) {
-            self.score(e)
+        // Whether it matches, and its score where the page needs it: a name the page may take
+        // is scored first (then `LIKE` only if the score fails), one only counted is looked
+        // for `q` in first (then scored only if it may pass `<%`).
+        let (score, matches) = if rank {
+            let score = self.score(e);
+            (score, (sim && trgm::passes(score)) || self.contains(e))
+        } else if self.contains(e) {
+            (0.0, true)
+        } else if sim {
+            let score = self.score(e);
+            (score, trgm::passes(score))
         } else {
-            0.0
+            (0.0, false)
         };
-        if !(contains || (sim && trgm::passes(score))) {
+        if !matches {
             return rank;
         }
         if !self.counted() {
@@ -368,8 +414,11 @@ impl Names {
         })
     }
 
-    fn list(&self, t: &Trgm) -> &[u32] {
-        self.postings.get(t).map_or(&[][..], Vec::as_slice)
+    fn list_of(&self, t: &Trgm) -> List<'_> {
+        List {
+            slots: self.postings.get(t).map_or(&[][..], Vec::as_slice),
+            bitmap: self.dense.get(t).map(Vec::as_slice),
+        }
     }
 
     fn search_with(&self, q: &Query, s: &mut Scratch) -> (Vec<Hit>, usize) {
@@ -380,13 +429,7 @@ impl Names {
         let need = (1..=k).find(|&c| trgm::passes(bound(c))).unwrap_or(k + 1);
         let n = self.slots.len();
         let inner = trgm::inner(q.folded, self.words);
-        let mut lists: Vec<List> = trigrams
-            .iter()
-            .map(|t| List {
-                slots: self.list(t),
-                bitmap: self.dense.get(t).map(Vec::as_slice),
-            })
-            .collect();
+        let mut lists: Vec<List> = trigrams.iter().map(|t| self.list_of(t)).collect();
         lists.sort_by_key(|l| l.slots.len());
         // The shortest lists are counted slot by slot: enough of them that a name holding
         // `need` trigrams is in one of them, and every list under 1/32 of the names (see
@@ -469,8 +512,9 @@ impl Names {
 
     /// The names holding at least `need` trigrams of the search (`s.high`: slot and count,
     /// ascending). Either the first `m` lists are counted slot by slot and the others looked
-    /// up for the names counted to `need - (k - m)` there (which hold every name holding
-    /// `need`), or, where that would cost more, every list is counted, in bit planes. Returns
+    /// up (a bit of a dense list's bitmap, a gallop through another) for the names counted to
+    /// `need - (k - m)` there (which hold every name holding `need`), or, where that would
+    /// cost more, every list is counted, in bit planes. Returns
     /// how many lists were counted (the counts of the names not in `s.high` hold only those).
     fn candidates(&self, lists: &[List], m: usize, need: usize, s: &mut Scratch) -> usize {
         let (k, n) = (lists.len(), self.slots.len());
@@ -483,7 +527,7 @@ impl Names {
         // A name holding `need` in all holds at least `first` in the first `m`.
         let first = (need + m - k) as u8;
         let dense = |l: &List| l.bitmap.is_some();
-        if m < k && first > 1 && !lists[..m].iter().any(dense) {
+        if m < k && first >= 1 && !lists[..m].iter().any(dense) {
             s.counts.bytes(n);
             for l in &lists[..m] {
                 for &slot in l.slots {
@@ -492,9 +536,11 @@ impl Names {
                     }
                 }
             }
-            let rest: usize = lists[m..].iter().map(|l| l.slots.len()).sum();
-            // A look-up costs about as much as counting 16 slots.
-            if s.cands.len() * (k - m) * 16 < rest {
+            // Looking the candidates up in the other lists (a bit each in a dense one's
+            // bitmap), against counting every list in planes and reading the planes.
+            let per_candidate: usize = lists[m..].iter().map(List::look_up_cost).sum();
+            let planes = lists.iter().map(|l| l.planes_cost(n)).sum::<usize>() + n.div_ceil(64);
+            if s.cands.len() * per_candidate < planes {
                 self.look_up(&lists[m..], need, s);
                 return m;
             }
@@ -527,7 +573,7 @@ impl Names {
             let left = rest.len() - i - 1;
             let mut at = 0;
             for h in s.high.iter_mut() {
-                if gallop(l.slots, &mut at, h.0) {
+                if l.holds(&mut at, h.0) {
                     h.1 += 1;
                 }
             }
@@ -544,7 +590,7 @@ impl Names {
         for l in rest {
             let mut at = 0;
             for (i, &x) in s.like.iter().enumerate() {
-                if gallop(l.slots, &mut at, x) {
+                if l.holds(&mut at, x) {
                     s.like_counts[i] += 1;
                 }
             }
@@ -553,13 +599,13 @@ impl Names {
 
     /// The slots holding every trigram of `inner`, ascending, into `out`.
     fn holding_all(&self, inner: &[Trgm], out: &mut Vec<u32>) {
-        let mut lists: Vec<&[u32]> = inner.iter().map(|t| self.list(t)).collect();
-        lists.sort_by_key(|l| l.len());
+        let mut lists: Vec<List> = inner.iter().map(|t| self.list_of(t)).collect();
+        lists.sort_by_key(|l| l.slots.len());
         out.clear();
-        out.extend_from_slice(lists[0]);
+        out.extend_from_slice(lists[0].slots);
         for l in &lists[1..] {
             let mut at = 0;
-            out.retain(|&x| gallop(l, &mut at, x));
+            out.retain(|&x| l.holds(&mut at, x));
         }
     }
 }
