@@ -442,8 +442,18 @@ pub struct TableRef {
 
 /// A table's result with every version. In Bridge-Agricola, results of a round that is not
 /// completed are shown only to the tournament's staff (players at other tables hold the same
-/// cards); drafts only to staff.
+/// cards); drafts only to staff. Read as of one instant: a result stored while it is read
+/// (the deadline job's forfeit, which may complete the round) is shown with the round's
+/// status of the same commit, never the new result beside the old status.
 pub fn read(
+    conn: &mut PgConnection,
+    caller: &MaybeCaller,
+    at: TableRef,
+) -> Result<ResultWithHistory, ApiError> {
+    crate::db::snapshot(conn, |conn| read_at_once(conn, caller, at))
+}
+
+fn read_at_once(
     conn: &mut PgConnection,
     caller: &MaybeCaller,
     at: TableRef,
