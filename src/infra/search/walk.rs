@@ -229,6 +229,9 @@ struct Walk<'n, 'q> {
     count: usize,
     seq: Vec<Trgm>,
     sim: trgm::Scratch,
+    /// The slots that may contain `q`, ascending: those holding every trigram inside its words
+    /// (`None`: it has no word of three letters, any name may).
+    like: Option<&'q [u32]>,
 }
 
 impl<'n> Walk<'n, '_> {
@@ -278,9 +281,11 @@ impl<'n> Walk<'n, '_> {
         }
     }
 
-    /// Whether the name contains `q` (`LIKE '%q%'`).
-    fn contains(&self, e: &Entry) -> bool {
-        self.finder.find(e.folded.as_bytes()).is_some()
+    /// Whether the name in `slot` contains `q` (`LIKE '%q%'`): looked for only in a name that
+    /// holds every trigram inside `q`'s words.
+    fn contains(&self, slot: u32, e: &Entry) -> bool {
+        self.like.is_none_or(|l| l.binary_search(&slot).is_ok())
+            && self.finder.find(e.folded.as_bytes()).is_some()
     }
 
     fn score(&mut self, e: &Entry) -> f32 {
@@ -308,8 +313,11 @@ impl<'n> Walk<'n, '_> {
         // for `q` in first (then scored only if it may pass `<%`).
         let (score, matches) = if rank {
             let score = self.score(e);
-            (score, (sim && trgm::passes(score)) || self.contains(e))
-        } else if self.contains(e) {
+            (
+                score,
+                (sim && trgm::passes(score)) || self.contains(slot, e),
+            )
+        } else if self.contains(slot, e) {
             (0.0, true)
         } else if sim {
             let score = self.score(e);
@@ -447,6 +455,10 @@ impl Names {
         for &(slot, c) in &s.high {
             s.tiers[usize::from(c)].push(slot);
         }
+        let mut like = std::mem::take(&mut s.like);
+        if !inner.is_empty() {
+            self.holding_all(&inner, &mut like);
+        }
         let mut w = Walk {
             names: self,
             q,
@@ -457,6 +469,7 @@ impl Names {
             count: 0,
             seq: Vec::new(),
             sim: trgm::Scratch::default(),
+            like: (!inner.is_empty()).then_some(&like[..]),
         };
         let is_high = |slots: &[(u32, u8)], x: u32| slots.binary_search_by_key(&x, |h| h.0).is_ok();
         match q.order {
@@ -477,11 +490,10 @@ impl Names {
                     }
                     w.every(n, 0.0, |x| (counts.get(x) == 0).then_some(false));
                 } else {
-                    self.holding_all(&inner, &mut s.like);
-                    self.count_like(&lists[m..], s);
+                    self.count_like(&like, &lists[m..], s);
                     s.low.resize_with(need, Vec::new);
                     s.low.iter_mut().for_each(Vec::clear);
-                    for (&slot, &c) in s.like.iter().zip(&s.like_counts) {
+                    for (&slot, &c) in like.iter().zip(&s.like_counts) {
                         if usize::from(c) < need {
                             s.low[usize::from(c)].push(slot);
                         }
@@ -497,17 +509,18 @@ impl Names {
                     let mut at = 0;
                     w.every(n, 0.0, |x| Some(member(high, &mut at, x as u32)));
                 } else {
-                    self.holding_all(&inner, &mut s.like);
                     s.union.clear();
                     s.union.extend(high.iter().map(|h| h.0));
-                    s.union.extend_from_slice(&s.like);
+                    s.union.extend_from_slice(&like);
                     s.union.sort_unstable();
                     s.union.dedup();
                     w.tier(&s.union, 0.0, |x| is_high(high, x));
                 }
             }
         }
-        w.finish()
+        let found = w.finish();
+        s.like = like;
+        found
     }
 
     /// The names holding at least `need` trigrams of the search (`s.high`: slot and count,
@@ -581,15 +594,15 @@ impl Names {
         }
     }
 
-    /// How many trigrams of the search each name of `s.like` holds (`s.like_counts`): its
+    /// How many trigrams of the search each name of `like` holds (`s.like_counts`): its
     /// count in the lists counted slot by slot, and the `rest` looked up.
-    fn count_like(&self, rest: &[List], s: &mut Scratch) {
+    fn count_like(&self, like: &[u32], rest: &[List], s: &mut Scratch) {
         s.like_counts.clear();
         s.like_counts
-            .extend(s.like.iter().map(|&x| s.counts.get(x as usize)));
+            .extend(like.iter().map(|&x| s.counts.get(x as usize)));
         for l in rest {
             let mut at = 0;
-            for (i, &x) in s.like.iter().enumerate() {
+            for (i, &x) in like.iter().enumerate() {
                 if l.holds(&mut at, x) {
                     s.like_counts[i] += 1;
                 }
