@@ -586,6 +586,15 @@ pub fn list_rounds(
     tid: i64,
     params: &PageParams,
 ) -> Result<(bool, Page<RoundOut>), ApiError> {
+    crate::db::snapshot(conn, |conn| list_rounds_at_once(conn, caller, tid, params))
+}
+
+fn list_rounds_at_once(
+    conn: &mut PgConnection,
+    caller: &MaybeCaller,
+    tid: i64,
+    params: &PageParams,
+) -> Result<(bool, Page<RoundOut>), ApiError> {
     let t = load_visible(conn, caller, tid)?;
     let staff = is_staff(conn, caller, tid)?;
     let page = Page::read(
@@ -602,8 +611,18 @@ pub fn list_rounds(
     Ok((vis, page))
 }
 
-/// One round, and whether it is public.
+/// One round, and whether it is public. Read as of one instant: its status and how many of its
+/// tables have a result are of the same commit.
 pub fn read_round(
+    conn: &mut PgConnection,
+    caller: &MaybeCaller,
+    tid: i64,
+    number: i32,
+) -> Result<(bool, RoundOut), ApiError> {
+    crate::db::snapshot(conn, |conn| read_round_at_once(conn, caller, tid, number))
+}
+
+fn read_round_at_once(
     conn: &mut PgConnection,
     caller: &MaybeCaller,
     tid: i64,

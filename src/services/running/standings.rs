@@ -296,8 +296,17 @@ pub struct TeamStandingsOut {
 }
 
 /// The team standings of a team event, and whether anyone may see them (not a draft); 409 for
-/// an event of another format.
+/// an event of another format. Read as of one instant (a result committed meanwhile is in
+/// every row or in none).
 pub fn team_standings(
+    conn: &mut PgConnection,
+    caller: &MaybeCaller,
+    tid: i64,
+) -> Result<(bool, TeamStandingsOut), ApiError> {
+    crate::db::snapshot(conn, |conn| team_standings_at_once(conn, caller, tid))
+}
+
+fn team_standings_at_once(
     conn: &mut PgConnection,
     caller: &MaybeCaller,
     tid: i64,
@@ -368,36 +377,40 @@ pub fn read_kept(
     etag_of: impl Fn(&str) -> String,
     not_modified: impl Fn(&str) -> bool,
 ) -> Result<StandingsRead, ApiError> {
-    let t = load_visible(conn, caller, tid)?;
-    let public = t.status != TournamentStatus::Draft;
-    let stamp = standings_cache::stamp(conn, tid)?;
-    let key = format!("standings/1 t={tid} after={after_round:?} purpose={purpose:?} csv={csv}");
-    let etag = etag_of(&format!("{key} stamp={stamp}"));
-    if not_modified(&etag) {
-        return Ok(StandingsRead {
+    // One snapshot: the stamp and the rows the table is computed from are of one instant.
+    crate::db::snapshot(conn, |conn| {
+        let t = load_visible(conn, caller, tid)?;
+        let public = t.status != TournamentStatus::Draft;
+        let stamp = standings_cache::stamp(conn, tid)?;
+        let key =
+            format!("standings/1 t={tid} after={after_round:?} purpose={purpose:?} csv={csv}");
+        let etag = etag_of(&format!("{key} stamp={stamp}"));
+        if not_modified(&etag) {
+            return Ok(StandingsRead {
+                etag,
+                public,
+                body: None,
+            });
+        }
+        let body = match cache.get(&key, &stamp) {
+            Some(body) => body,
+            None => {
+                let table = standings_of(conn, t, after_round, purpose)?;
+                let body: Arc<[u8]> = if csv {
+                    table.to_csv().into_bytes().into()
+                } else {
+                    serde_json::to_vec(&table.out)
+                        .map_err(|e| ApiError::Internal(e.to_string()))?
+                        .into()
+                };
+                cache.put(key, stamp, body.clone());
+                body
+            }
+        };
+        Ok(StandingsRead {
             etag,
             public,
-            body: None,
-        });
-    }
-    let body = match cache.get(&key, &stamp) {
-        Some(body) => body,
-        None => {
-            let table = standings_of(conn, t, after_round, purpose)?;
-            let body: Arc<[u8]> = if csv {
-                table.to_csv().into_bytes().into()
-            } else {
-                serde_json::to_vec(&table.out)
-                    .map_err(|e| ApiError::Internal(e.to_string()))?
-                    .into()
-            };
-            cache.put(key, stamp, body.clone());
-            body
-        }
-    };
-    Ok(StandingsRead {
-        etag,
-        public,
-        body: Some(body),
+            body: Some(body),
+        })
     })
 }
