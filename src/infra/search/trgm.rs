@@ -58,6 +58,11 @@ pub fn sequence(s: &str, words: Words, out: &mut Vec<Trgm>) {
     if s.is_ascii() {
         return ascii_sequence(s.as_bytes(), out);
     }
+    general_sequence(s, words, out);
+}
+
+/// [`sequence`] of any text, character by character.
+fn general_sequence(s: &str, words: Words, out: &mut Vec<Trgm>) {
     let mut padded: Vec<char> = Vec::new();
     for w in words.of(s) {
         padded.clear();
@@ -251,14 +256,7 @@ mod tests {
     fn an_ascii_text_has_the_trigrams_of_the_general_path() {
         let general = |s: &str, words: Words| {
             let mut out = Vec::new();
-            let mut padded: Vec<char> = Vec::new();
-            for w in words.of(s) {
-                padded.clear();
-                padded.extend([' ', ' ']);
-                padded.extend(w.chars().map(lower));
-                padded.push(' ');
-                out.extend(padded.windows(3).map(|t| pack(t[0], t[1], t[2])));
-            }
+            general_sequence(s, words, &mut out);
             out
         };
         for s in [
