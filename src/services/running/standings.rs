@@ -377,40 +377,38 @@ pub fn read_kept(
     etag_of: impl Fn(&str) -> String,
     not_modified: impl Fn(&str) -> bool,
 ) -> Result<StandingsRead, ApiError> {
-    // One snapshot: the stamp and the rows the table is computed from are of one instant.
-    crate::db::snapshot(conn, |conn| {
-        let t = load_visible(conn, caller, tid)?;
-        let public = t.status != TournamentStatus::Draft;
-        let stamp = standings_cache::stamp(conn, tid)?;
-        let key =
-            format!("standings/1 t={tid} after={after_round:?} purpose={purpose:?} csv={csv}");
-        let etag = etag_of(&format!("{key} stamp={stamp}"));
-        if not_modified(&etag) {
-            return Ok(StandingsRead {
-                etag,
-                public,
-                body: None,
-            });
-        }
-        let body = match cache.get(&key, &stamp) {
-            Some(body) => body,
-            None => {
-                let table = standings_of(conn, t, after_round, purpose)?;
-                let body: Arc<[u8]> = if csv {
-                    table.to_csv().into_bytes().into()
-                } else {
-                    serde_json::to_vec(&table.out)
-                        .map_err(|e| ApiError::Internal(e.to_string()))?
-                        .into()
-                };
-                cache.put(key, stamp, body.clone());
-                body
-            }
-        };
-        Ok(StandingsRead {
+    let t = load_visible(conn, caller, tid)?;
+    let public = t.status != TournamentStatus::Draft;
+    let stamp = standings_cache::stamp(conn, tid)?;
+    let key = format!("standings/1 t={tid} after={after_round:?} purpose={purpose:?} csv={csv}");
+    let etag = etag_of(&format!("{key} stamp={stamp}"));
+    if not_modified(&etag) {
+        return Ok(StandingsRead {
             etag,
             public,
-            body: Some(body),
-        })
+            body: None,
+        });
+    }
+    let body = match cache.get(&key, &stamp) {
+        Some(body) => body,
+        None => {
+            // Computed from one snapshot: the six reads of its inputs are of one instant.
+            let table =
+                crate::db::snapshot(conn, |conn| standings_of(conn, t, after_round, purpose))?;
+            let body: Arc<[u8]> = if csv {
+                table.to_csv().into_bytes().into()
+            } else {
+                serde_json::to_vec(&table.out)
+                    .map_err(|e| ApiError::Internal(e.to_string()))?
+                    .into()
+            };
+            cache.put(key, stamp, body.clone());
+            body
+        }
+    };
+    Ok(StandingsRead {
+        etag,
+        public,
+        body: Some(body),
     })
 }
