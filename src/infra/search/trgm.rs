@@ -99,13 +99,33 @@ pub fn set(s: &str, words: Words) -> Vec<Trgm> {
     v
 }
 
-/// The trigrams inside the runs of three or more letters and digits of `s` (no padding): a
-/// name that contains `s` has each of them among its own trigrams.
+/// Trigrams every name containing `s` holds (pg_trgm's for `LIKE '%s%'`): those inside the
+/// words of `s`, and the padding where `s` shows a word's edge (a word of `s` after another
+/// character of `s` starts a word of the name, "  a" and " ab"; one before another character
+/// ends one, "yz "). Empty when `s` shows no three characters of a padded word.
 pub fn inner(s: &str, words: Words) -> Vec<Trgm> {
+    let chars: Vec<char> = s.chars().collect();
     let mut v: Vec<Trgm> = Vec::new();
-    for w in words.of(s) {
-        let chars: Vec<char> = w.chars().map(lower).collect();
-        v.extend(chars.windows(3).map(|t| pack(t[0], t[1], t[2])));
+    let mut padded: Vec<char> = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        if !words.is_word(chars[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < chars.len() && words.is_word(chars[i]) {
+            i += 1;
+        }
+        padded.clear();
+        if start > 0 {
+            padded.extend([' ', ' ']);
+        }
+        padded.extend(chars[start..i].iter().map(|&c| lower(c)));
+        if i < chars.len() {
+            padded.push(' ');
+        }
+        v.extend(padded.windows(3).map(|t| pack(t[0], t[1], t[2])));
     }
     v.sort_unstable();
     v.dedup();
@@ -248,6 +268,50 @@ mod tests {
         assert_eq!(set("ə", Words::Unicode).len(), 2);
         assert_eq!(set("a", Words::Ascii).len(), 2);
         assert_eq!(set("сергей", Words::Unicode), set("Сергей", Words::Unicode));
+    }
+
+    /// What `inner` takes of a search text: every trigram inside its words, and the padding
+    /// where the text shows a word's start or end; and each of them is a trigram of every name
+    /// holding the text.
+    #[test]
+    fn inner_takes_the_edges_the_text_shows() {
+        let t = |s: &str| set(s, Words::Ascii);
+        let inner = |s: &str| inner(s, Words::Ascii);
+        assert_eq!(inner("kar"), vec![pack('k', 'a', 'r')]);
+        assert!(inner("ka").is_empty());
+        // A word's end before a blank, a start after one; neither at the text's own edges.
+        assert_eq!(
+            inner("oo s"),
+            vec![pack(' ', ' ', 's'), pack('o', 'o', ' ')]
+        );
+        assert_eq!(inner("s"), Vec::<Trgm>::new());
+        assert_eq!(inner(" s "), t("s"));
+        assert_eq!(
+            inner("karo "),
+            vec![
+                pack('a', 'r', 'o'),
+                pack('k', 'a', 'r'),
+                pack('r', 'o', ' ')
+            ]
+        );
+        assert_eq!(
+            inner("x.st"),
+            vec![pack(' ', ' ', 's'), pack(' ', 's', 't')]
+        );
+        for (q, name) in [
+            ("oo s", "karoo stenma 1"),
+            ("o ste", "lo stenma"),
+            ("a-b", "xa-by"),
+            ("karo st", "karo stenma 17"),
+            (" 17", "karo stenma 17"),
+            ("ma 1", "karo stenma 17"),
+        ] {
+            assert!(name.contains(q));
+            let held = t(name);
+            for x in inner(q) {
+                assert!(held.contains(&x), "{q:?} in {name:?}");
+            }
+        }
     }
 
     /// The trigrams of an ASCII text, taken byte by byte, are those of the general path (which

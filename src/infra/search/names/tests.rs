@@ -178,11 +178,12 @@ fn every_match(rows: &[NameRow], q: &Query) -> (Vec<Hit>, usize) {
 }
 
 /// Texts people type: prefixes, whole names, a name with a typo, a first name and an
-/// initial, single letters, a syllable inside a word, punctuation, nothing of the list.
+/// initial, single letters, a syllable inside a word, punctuation, a piece of a name across
+/// its words' edges, nothing of the list.
 fn typed(r: &mut Lcg, rows: &[NameRow]) -> String {
     let n = &rows[r.below(rows.len())].folded;
     let cut = |k: usize| n.chars().take(k).collect::<String>();
-    match r.below(9) {
+    match r.below(10) {
         0 => cut(1 + r.below(8)),
         1 => n.clone(),
         2 => {
@@ -199,6 +200,10 @@ fn typed(r: &mut Lcg, rows: &[NameRow]) -> String {
         5 => ["-", ".", "o", "zq", "a b", "9"][r.below(6)].to_string(),
         6 => n.split(' ').nth(1).unwrap_or("x").to_string(),
         7 => format!("{} {}", SYLLABLES[r.below(12)], SYLLABLES[r.below(12)]),
+        8 => {
+            let at = r.below(n.len());
+            n.chars().skip(at).take(2 + r.below(5)).collect()
+        }
         _ => cut(3),
     }
 }
