@@ -39,7 +39,12 @@ pub struct Query<'a> {
 struct Scratch {
     counts: Counts,
     cands: Vec<u32>,
+    /// A bitmap of the slots, sorting many candidates (`ascending`).
+    sorting: Vec<u64>,
     high: Vec<(u32, u8)>,
+    /// Where every list was counted in planes: the words holding a name counted `need` or
+    /// more, and those names' bits, ascending (`s.high` is then filled only by name).
+    words: Vec<(u32, u64)>,
     tiers: Vec<Vec<u32>>,
     low: Vec<Vec<u32>>,
     like: Vec<u32>,
@@ -137,6 +142,21 @@ impl Counts {
         }
         let (planes, i) = (&self.planes[(slot / 64) * self.depth..], slot % 64);
         (0..self.depth).fold(0, |c, p| c | (((planes[p] >> i) & 1) as u8) << p)
+    }
+}
+
+impl Scratch {
+    /// `high` (slot and count, ascending) from the words counted in planes.
+    fn high_of_words(&mut self) {
+        self.high.clear();
+        for &(w, bits) in &self.words {
+            let mut b = bits;
+            while b != 0 {
+                let slot = w as usize * 64 + b.trailing_zeros() as usize;
+                b &= b - 1;
+                self.high.push((slot as u32, self.counts.get(slot)));
+            }
+        }
     }
 }
 
@@ -365,6 +385,65 @@ impl<'n> Walk<'n, '_> {
         }
     }
 
+    /// [`Walk::tier`] for the names counted exactly `c` of the `k` trigrams in bit planes, read
+    /// from `counts` a word at a time among `words` (those holding a name counted `need` or
+    /// more, ascending): the fresh slots all, then the ordered ones until neither the page nor
+    /// the count takes more.
+    fn counted_tier(
+        &mut self,
+        counts: &Counts,
+        words: &[(u32, u64)],
+        (c, k): (usize, usize),
+        bound: f32,
+    ) {
+        let mut may_rank = !self.ranked_out(bound);
+        if !may_rank && self.counted() {
+            return;
+        }
+        let exact = |w: u32, bits: u64| {
+            let at = bits & counts.at_least(w as usize, c);
+            if c < k {
+                at & !counts.at_least(w as usize, c + 1)
+            } else {
+                at
+            }
+        };
+        let ordered = self.names.ordered as usize;
+        // The words holding an ordered slot, and the first holding a fresh one.
+        let split = words.partition_point(|&(w, _)| (w as usize) * 64 < ordered);
+        let fresh_from = words[..split]
+            .last()
+            .filter(|&&(w, _)| (w as usize + 1) * 64 > ordered)
+            .map_or(split, |_| split - 1);
+        for &(w, bits) in &words[fresh_from..] {
+            let base = w as usize * 64;
+            let mut b = exact(w, bits);
+            if base < ordered {
+                b &= !0u64 << (ordered - base);
+            }
+            while b != 0 {
+                let slot = (base + b.trailing_zeros() as usize) as u32;
+                b &= b - 1;
+                self.visit(slot, bound, true, may_rank);
+            }
+        }
+        for &(w, bits) in &words[..split] {
+            let base = w as usize * 64;
+            let mut b = exact(w, bits);
+            if base + 64 > ordered {
+                b &= (1u64 << (ordered - base)) - 1;
+            }
+            while b != 0 {
+                if !may_rank && self.counted() {
+                    return;
+                }
+                let slot = (base + b.trailing_zeros() as usize) as u32;
+                b &= b - 1;
+                may_rank = self.visit(slot, bound, true, may_rank) && may_rank;
+            }
+        }
+    }
+
     /// Looks at the slots `pick` takes (`Some(sim)`: `sim` says whether it may pass `q <%
     /// name`), in slot order with the fresh ones first, until neither the page nor the count
     /// takes more; their similarity is at most `bound` (used ranked for the names holding
@@ -450,6 +529,13 @@ impl Names {
             (k + 1 - need).max(short).min(k)
         };
         let m = self.candidates(&lists, m, need, s);
+        // Counted in planes, the ranked tiers are read from the planes as they are walked (a
+        // broad prefix's lowest tier can hold a tenth of the names, and the walk most often
+        // stops early in it); by name, the page needs them all.
+        let planes = m == k && k > 0;
+        if planes && q.order == Order::Named {
+            s.high_of_words();
+        }
         s.tiers.resize_with(k + 1, Vec::new);
         s.tiers.iter_mut().for_each(Vec::clear);
         for &(slot, c) in &s.high {
@@ -475,7 +561,11 @@ impl Names {
         match q.order {
             Order::Ranked => {
                 for c in (need..=k).rev() {
-                    w.tier(&s.tiers[c], bound(c), |_| true);
+                    if planes {
+                        w.counted_tier(&s.counts, &s.words, (c, k), bound(c));
+                    } else {
+                        w.tier(&s.tiers[c], bound(c), |_| true);
+                    }
                 }
                 // Below `need`, a name matches only by containing `q`.
                 let below = bound(need.saturating_sub(1));
@@ -533,6 +623,7 @@ impl Names {
         let (k, n) = (lists.len(), self.slots.len());
         s.cands.clear();
         s.high.clear();
+        s.words.clear();
         if k == 0 {
             s.counts.bytes(n);
             return 0;
@@ -564,13 +655,9 @@ impl Names {
             s.counts.add_list(*l);
         }
         for w in 0..n.div_ceil(64) {
-            let mut bits = s.counts.at_least(w, need);
-            while bits != 0 {
-                let slot = w * 64 + bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                if slot < n {
-                    s.high.push((slot as u32, s.counts.get(slot)));
-                }
+            let bits = s.counts.at_least(w, need);
+            if bits != 0 {
+                s.words.push((w as u32, bits));
             }
         }
         k
@@ -579,7 +666,7 @@ impl Names {
     /// The candidates `s.cands` counted in the lists before `rest`, looked up in `rest`:
     /// those holding `need` in all, with their counts, into `s.high`.
     fn look_up(&self, rest: &[List], need: usize, s: &mut Scratch) {
-        s.cands.sort_unstable();
+        ascending(&mut s.cands, self.slots.len(), &mut s.sorting);
         s.high
             .extend(s.cands.iter().map(|&c| (c, s.counts.get(c as usize))));
         for (i, l) in rest.iter().enumerate() {
@@ -619,6 +706,30 @@ impl Names {
         for l in &lists[1..] {
             let mut at = 0;
             out.retain(|&x| l.holds(&mut at, x));
+        }
+    }
+}
+
+/// Sorts the distinct `slots` (each below `n`): many of them through a bitmap of the `n` slots
+/// (`bits`, reused), which reads them back in order at a word's cost for 64 slots, few of
+/// them by sorting.
+fn ascending(slots: &mut Vec<u32>, n: usize, bits: &mut Vec<u64>) {
+    let words = n.div_ceil(64);
+    if slots.len() * 8 < words {
+        slots.sort_unstable();
+        return;
+    }
+    bits.clear();
+    bits.resize(words, 0);
+    for &x in slots.iter() {
+        bits[x as usize / 64] |= 1 << (x % 64);
+    }
+    slots.clear();
+    for (w, &b) in bits.iter().enumerate() {
+        let mut b = b;
+        while b != 0 {
+            slots.push(w as u32 * 64 + b.trailing_zeros());
+            b &= b - 1;
         }
     }
 }
