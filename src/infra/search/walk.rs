@@ -204,6 +204,27 @@ thread_local! {
     static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
 }
 
+/// Whether a name looked at may pass `q <% name`, and what its tier says of it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Sim {
+    /// It holds too few of `q`'s trigrams: it matches only by containing `q`.
+    No,
+    /// It holds this many of them (scored with `trgm::word_similarity_holding`).
+    Holds(usize),
+    /// It may (how many it holds is not at hand).
+    May,
+}
+
+impl Sim {
+    fn may(may: bool) -> Self {
+        if may {
+            Sim::May
+        } else {
+            Sim::No
+        }
+    }
+}
+
 /// A match on its way to the page; the smaller comes first (key descending, then name, then
 /// id; the key is the score when ranked, 0 by name).
 struct Cand<'n> {
@@ -308,15 +329,20 @@ impl<'n> Walk<'n, '_> {
             && self.finder.find(e.folded.as_bytes()).is_some()
     }
 
-    fn score(&mut self, e: &Entry) -> f32 {
+    fn score(&mut self, e: &Entry, sim: Sim) -> f32 {
         trgm::sequence(&e.folded, self.names.words, &mut self.seq);
-        trgm::word_similarity(&self.trigrams, &self.seq, &mut self.sim)
+        match sim {
+            Sim::Holds(c) => {
+                trgm::word_similarity_holding(&self.trigrams, &self.seq, c, &mut self.sim)
+            }
+            _ => trgm::word_similarity(&self.trigrams, &self.seq, &mut self.sim),
+        }
     }
 
-    /// Looks at one slot whose similarity is at most `bound` (`sim`: it may pass `q <%`
+    /// Looks at one slot whose similarity is at most `bound` (`sim`: whether it may pass `q <%`
     /// name). Returns whether a name of its key could still enter the page (`false` also for
     /// every later ordered slot of its tier).
-    fn visit(&mut self, slot: u32, bound: f32, sim: bool, may_rank: bool) -> bool {
+    fn visit(&mut self, slot: u32, bound: f32, sim: Sim, may_rank: bool) -> bool {
         let names = self.names;
         let Some(e) = names.slots[slot as usize].as_ref() else {
             return may_rank;
@@ -332,15 +358,15 @@ impl<'n> Walk<'n, '_> {
         // is scored first (then `LIKE` only if the score fails), one only counted is looked
         // for `q` in first (then scored only if it may pass `<%`).
         let (score, matches) = if rank {
-            let score = self.score(e);
+            let score = self.score(e, sim);
             (
                 score,
-                (sim && trgm::passes(score)) || self.contains(slot, e),
+                (sim != Sim::No && trgm::passes(score)) || self.contains(slot, e),
             )
         } else if self.contains(slot, e) {
             (0.0, true)
-        } else if sim {
-            let score = self.score(e);
+        } else if sim != Sim::No {
+            let score = self.score(e, sim);
             (score, trgm::passes(score))
         } else {
             (0.0, false)
@@ -368,7 +394,7 @@ impl<'n> Walk<'n, '_> {
 
     /// Looks at the slots of one tier (ascending), whose similarity is at most `bound`: the
     /// fresh ones all, the ordered ones until neither the page nor the count takes more.
-    fn tier(&mut self, slots: &[u32], bound: f32, sim: impl Fn(u32) -> bool) {
+    fn tier(&mut self, slots: &[u32], bound: f32, sim: impl Fn(u32) -> Sim) {
         let mut may_rank = !self.ranked_out(bound);
         if !may_rank && self.counted() {
             return;
@@ -424,7 +450,7 @@ impl<'n> Walk<'n, '_> {
             while b != 0 {
                 let slot = (base + b.trailing_zeros() as usize) as u32;
                 b &= b - 1;
-                self.visit(slot, bound, true, may_rank);
+                self.visit(slot, bound, Sim::Holds(c), may_rank);
             }
         }
         for &(w, bits) in &words[..split] {
@@ -439,7 +465,7 @@ impl<'n> Walk<'n, '_> {
                 }
                 let slot = (base + b.trailing_zeros() as usize) as u32;
                 b &= b - 1;
-                may_rank = self.visit(slot, bound, true, may_rank) && may_rank;
+                may_rank = self.visit(slot, bound, Sim::Holds(c), may_rank) && may_rank;
             }
         }
     }
@@ -448,7 +474,7 @@ impl<'n> Walk<'n, '_> {
     /// name`), in slot order with the fresh ones first, until neither the page nor the count
     /// takes more; their similarity is at most `bound` (used ranked for the names holding
     /// as many trigrams of `q`, and by name with any bound).
-    fn every(&mut self, n: usize, bound: f32, mut pick: impl FnMut(usize) -> Option<bool>) {
+    fn every(&mut self, n: usize, bound: f32, mut pick: impl FnMut(usize) -> Option<Sim>) {
         let ordered = self.names.ordered as usize;
         let mut may_rank = !self.ranked_out(bound);
         if !may_rank && self.counted() {
@@ -564,7 +590,7 @@ impl Names {
                     if planes {
                         w.counted_tier(&s.counts, &s.words, (c, k), bound(c));
                     } else {
-                        w.tier(&s.tiers[c], bound(c), |_| true);
+                        w.tier(&s.tiers[c], bound(c), |_| Sim::Holds(c));
                     }
                 }
                 // Below `need`, a name matches only by containing `q`.
@@ -575,10 +601,10 @@ impl Names {
                     let counts = &s.counts;
                     for c in (1..need.min(k + 1)).rev() {
                         w.every(n, bound(c), |x| {
-                            (usize::from(counts.get(x)) == c).then_some(false)
+                            (usize::from(counts.get(x)) == c).then_some(Sim::No)
                         });
                     }
-                    w.every(n, 0.0, |x| (counts.get(x) == 0).then_some(false));
+                    w.every(n, 0.0, |x| (counts.get(x) == 0).then_some(Sim::No));
                 } else {
                     self.count_like(&like, &lists[m..], s);
                     s.low.resize_with(need, Vec::new);
@@ -589,7 +615,7 @@ impl Names {
                         }
                     }
                     for c in (0..need).rev() {
-                        w.tier(&s.low[c], bound(c), |_| false);
+                        w.tier(&s.low[c], bound(c), |_| Sim::No);
                     }
                 }
             }
@@ -597,14 +623,14 @@ impl Names {
                 let high = &s.high;
                 if inner.is_empty() {
                     let mut at = 0;
-                    w.every(n, 0.0, |x| Some(member(high, &mut at, x as u32)));
+                    w.every(n, 0.0, |x| Some(Sim::may(member(high, &mut at, x as u32))));
                 } else {
                     s.union.clear();
                     s.union.extend(high.iter().map(|h| h.0));
                     s.union.extend_from_slice(&like);
                     s.union.sort_unstable();
                     s.union.dedup();
-                    w.tier(&s.union, 0.0, |x| is_high(high, x));
+                    w.tier(&s.union, 0.0, |x| Sim::may(is_high(high, x)));
                 }
             }
         }
