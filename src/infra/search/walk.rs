@@ -209,7 +209,7 @@ thread_local! {
 enum Sim {
     /// It holds too few of `q`'s trigrams: it matches only by containing `q`.
     No,
-    /// It holds this many of them (scored with `trgm::word_similarity_holding`).
+    /// It holds this many of them (scored with `trgm::tier_similarity`).
     Holds(usize),
     /// It may (how many it holds is not at hand).
     May,
@@ -329,14 +329,23 @@ impl<'n> Walk<'n, '_> {
             && self.finder.find(e.folded.as_bytes()).is_some()
     }
 
-    fn score(&mut self, e: &Entry, sim: Sim) -> f32 {
+    fn score(&mut self, e: &Entry) -> f32 {
         trgm::sequence(&e.folded, self.names.words, &mut self.seq);
-        match sim {
+        trgm::word_similarity(&self.trigrams, &self.seq, &mut self.sim)
+    }
+
+    /// The name's score where it may pass `q <% name`; `None` where it cannot (then its score
+    /// counts only if it contains `q`).
+    fn score_if_passing(&mut self, e: &Entry, sim: Sim) -> Option<f32> {
+        let score = match sim {
+            Sim::No => None,
+            Sim::May => Some(self.score(e)),
             Sim::Holds(c) => {
-                trgm::word_similarity_holding(&self.trigrams, &self.seq, c, &mut self.sim)
+                trgm::sequence(&e.folded, self.names.words, &mut self.seq);
+                trgm::tier_similarity(&self.trigrams, &self.seq, c, &mut self.sim)
             }
-            _ => trgm::word_similarity(&self.trigrams, &self.seq, &mut self.sim),
-        }
+        };
+        score.filter(|&s| trgm::passes(s))
     }
 
     /// Looks at one slot whose similarity is at most `bound` (`sim`: whether it may pass `q <%`
@@ -358,18 +367,15 @@ impl<'n> Walk<'n, '_> {
         // is scored first (then `LIKE` only if the score fails), one only counted is looked
         // for `q` in first (then scored only if it may pass `<%`).
         let (score, matches) = if rank {
-            let score = self.score(e, sim);
-            (
-                score,
-                (sim != Sim::No && trgm::passes(score)) || self.contains(slot, e),
-            )
+            match self.score_if_passing(e, sim) {
+                Some(score) => (score, true),
+                None if self.contains(slot, e) => (self.score(e), true),
+                None => (0.0, false),
+            }
         } else if self.contains(slot, e) {
             (0.0, true)
-        } else if sim != Sim::No {
-            let score = self.score(e, sim);
-            (score, trgm::passes(score))
         } else {
-            (0.0, false)
+            (0.0, self.score_if_passing(e, sim).is_some())
         };
         if !matches {
             return rank;
