@@ -14,11 +14,10 @@ use std::collections::HashMap;
 use super::trgm::{self, Trgm, Words};
 pub use super::walk::Query;
 
-/// A name as the index holds it.
+/// A name as the index holds it (its folded form is in `Names::text`).
 pub(super) struct Entry {
     pub(super) id: i64,
     pub(super) name: Box<str>,
-    pub(super) folded: Box<str>,
     /// A filter field the index answers itself (a player's country), packed; 0: none.
     pub(super) tag: u16,
     /// What the list shows of the row beyond its name, when the index holds it.
@@ -86,17 +85,18 @@ pub struct NameRow {
 }
 
 impl Entry {
-    fn of(r: NameRow) -> Self {
+    /// The entry of `r`, and its folded name.
+    fn of(r: NameRow) -> (Self, String) {
         // Held only when the tag gives the code back as it is (two ASCII letters, or none).
         let code = tag(r.tag.as_deref());
         let exact = r.tag.is_none() || code != 0;
-        Self {
+        let entry = Self {
             id: r.id,
             name: r.name.into(),
-            folded: r.folded.into(),
             tag: code,
             shown: Held::of(r.shown.filter(|_| exact)),
-        }
+        };
+        (entry, r.folded)
     }
 }
 
@@ -136,6 +136,11 @@ pub enum Order {
 #[derive(Default)]
 pub struct Names {
     pub(super) slots: Vec<Option<Entry>>,
+    /// The slots' folded names one after another, in slot order (a search reads the names of
+    /// a tier in that order, so it reads this forward; a dead slot's stays until the list is
+    /// ordered again), and where each ends.
+    text: String,
+    ends: Vec<usize>,
     by_id: HashMap<i64, u32>,
     /// The slots holding each trigram, ascending.
     pub(super) postings: HashMap<Trgm, Vec<u32>>,
@@ -170,15 +175,19 @@ impl Names {
     }
 
     /// The index of `entries` (the last of one id kept), in name order.
-    fn of_entries(mut entries: Vec<Entry>, words: Words) -> Self {
+    fn of_entries(mut entries: Vec<(Entry, String)>, words: Words) -> Self {
         entries.reverse();
-        entries.sort_by_key(|e| e.id);
-        entries.dedup_by_key(|e| e.id);
-        entries.sort_unstable_by(|a, b| (a.name.as_bytes(), a.id).cmp(&(b.name.as_bytes(), b.id)));
+        entries.sort_by_key(|e| e.0.id);
+        entries.dedup_by_key(|e| e.0.id);
+        entries.sort_unstable_by(|(a, _), (b, _)| {
+            (a.name.as_bytes(), a.id).cmp(&(b.name.as_bytes(), b.id))
+        });
         let mut n = Self::new(words);
         n.slots.reserve(entries.len());
-        for e in entries {
-            n.push(e);
+        n.ends.reserve(entries.len());
+        n.text.reserve(entries.iter().map(|e| e.1.len()).sum());
+        for (e, folded) in entries {
+            n.push(e, &folded);
         }
         n.ordered = n.slots.len() as u32;
         let words = n.slots.len().div_ceil(64);
@@ -212,22 +221,34 @@ impl Names {
             .flatten()
             .map(|e| {
                 let club = e.shown.club.as_ref().map_or(0, |c| c.len());
-                e.name.len() + e.folded.len() + club
+                e.name.len() + club
             })
             .sum();
         let postings: usize = self.postings.values().map(|p| p.capacity() * 4 + 48).sum();
         let bitmaps: usize = self.dense.values().map(|b| b.capacity() * 8 + 48).sum();
         entries
+            + self.text.capacity()
+            + self.ends.capacity() * 8
             + bitmaps
             + self.slots.capacity() * std::mem::size_of::<Option<Entry>>()
             + self.by_id.capacity() * 24
             + postings
     }
 
-    /// Puts `e` in a new slot at the end.
-    fn push(&mut self, e: Entry) {
+    /// The folded name of `slot`.
+    #[inline]
+    pub(super) fn folded(&self, slot: u32) -> &str {
+        let slot = slot as usize;
+        let start = if slot == 0 { 0 } else { self.ends[slot - 1] };
+        &self.text[start..self.ends[slot]]
+    }
+
+    /// Puts `e`, folded `folded`, in a new slot at the end.
+    fn push(&mut self, e: Entry, folded: &str) {
         let slot = self.slots.len() as u32;
-        for t in trgm::set(&e.folded, self.words) {
+        self.text.push_str(folded);
+        self.ends.push(self.text.len());
+        for t in trgm::set(folded, self.words) {
             self.postings.entry(t).or_default().push(slot);
             if let Some(bitmap) = self.dense.get_mut(&t) {
                 let w = slot as usize / 64;
@@ -244,7 +265,8 @@ impl Names {
     /// Adds or replaces the row with `r.id` (in a fresh slot).
     pub fn upsert(&mut self, r: NameRow) {
         self.remove(r.id);
-        self.push(Entry::of(r));
+        let (e, folded) = Entry::of(r);
+        self.push(e, &folded);
     }
 
     /// Removes the row with `id` (if held): its slot dies, its postings stay until the list is
@@ -268,12 +290,15 @@ impl Names {
 
     /// The same names in name order, with no fresh or dead slot.
     pub fn ordered_again(&self) -> Self {
-        let entries = self.slots.iter().flatten().map(|e| Entry {
-            id: e.id,
-            name: e.name.clone(),
-            folded: e.folded.clone(),
-            tag: e.tag,
-            shown: e.shown.clone(),
+        let entries = self.slots.iter().enumerate().filter_map(|(slot, e)| {
+            let e = e.as_ref()?;
+            let entry = Entry {
+                id: e.id,
+                name: e.name.clone(),
+                tag: e.tag,
+                shown: e.shown.clone(),
+            };
+            Some((entry, self.folded(slot as u32).to_string()))
         });
         Self::of_entries(entries.collect(), self.words)
     }

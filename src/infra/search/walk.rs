@@ -324,24 +324,27 @@ impl<'n> Walk<'n, '_> {
 
     /// Whether the name in `slot` contains `q` (`LIKE '%q%'`): looked for only in a name that
     /// holds every trigram inside `q`'s words.
-    fn contains(&self, slot: u32, e: &Entry) -> bool {
+    fn contains(&self, slot: u32) -> bool {
         self.like.is_none_or(|l| l.binary_search(&slot).is_ok())
-            && self.finder.find(e.folded.as_bytes()).is_some()
+            && self
+                .finder
+                .find(self.names.folded(slot).as_bytes())
+                .is_some()
     }
 
-    fn score(&mut self, e: &Entry) -> f32 {
-        trgm::sequence(&e.folded, self.names.words, &mut self.seq);
+    fn score(&mut self, slot: u32) -> f32 {
+        trgm::sequence(self.names.folded(slot), self.names.words, &mut self.seq);
         trgm::word_similarity(&self.trigrams, &self.seq, &mut self.sim)
     }
 
     /// The name's score where it may pass `q <% name`; `None` where it cannot (then its score
     /// counts only if it contains `q`).
-    fn score_if_passing(&mut self, e: &Entry, sim: Sim) -> Option<f32> {
+    fn score_if_passing(&mut self, slot: u32, sim: Sim) -> Option<f32> {
         let score = match sim {
             Sim::No => None,
-            Sim::May => Some(self.score(e)),
+            Sim::May => Some(self.score(slot)),
             Sim::Holds(c) => {
-                trgm::sequence(&e.folded, self.names.words, &mut self.seq);
+                trgm::sequence(self.names.folded(slot), self.names.words, &mut self.seq);
                 trgm::tier_similarity(&self.trigrams, &self.seq, c, &mut self.sim)
             }
         };
@@ -367,15 +370,15 @@ impl<'n> Walk<'n, '_> {
         // is scored first (then `LIKE` only if the score fails), one only counted is looked
         // for `q` in first (then scored only if it may pass `<%`).
         let (score, matches) = if rank {
-            match self.score_if_passing(e, sim) {
+            match self.score_if_passing(slot, sim) {
                 Some(score) => (score, true),
-                None if self.contains(slot, e) => (self.score(e), true),
+                None if self.contains(slot) => (self.score(slot), true),
                 None => (0.0, false),
             }
-        } else if self.contains(slot, e) {
+        } else if self.contains(slot) {
             (0.0, true)
         } else {
-            (0.0, self.score_if_passing(e, sim).is_some())
+            (0.0, self.score_if_passing(slot, sim).is_some())
         };
         if !matches {
             return rank;
