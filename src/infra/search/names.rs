@@ -14,10 +14,10 @@ use std::collections::HashMap;
 use super::trgm::{self, Trgm, Words};
 pub use super::walk::Query;
 
-/// A name as the index holds it (its folded form is in `Names::text`).
+/// A name as the index holds it (the name and its folded form are in `Names::names` and
+/// `Names::folded`).
 pub(super) struct Entry {
     pub(super) id: i64,
-    pub(super) name: Box<str>,
     /// A filter field the index answers itself (a player's country), packed; 0: none.
     pub(super) tag: u16,
     /// What the list shows of the row beyond its name, when the index holds it.
@@ -85,18 +85,51 @@ pub struct NameRow {
 }
 
 impl Entry {
-    /// The entry of `r`, and its folded name.
-    fn of(r: NameRow) -> (Self, String) {
+    /// The entry of `r`, its name and its folded name.
+    fn of(r: NameRow) -> Row {
         // Held only when the tag gives the code back as it is (two ASCII letters, or none).
         let code = tag(r.tag.as_deref());
         let exact = r.tag.is_none() || code != 0;
         let entry = Self {
             id: r.id,
-            name: r.name.into(),
             tag: code,
             shown: Held::of(r.shown.filter(|_| exact)),
         };
-        (entry, r.folded)
+        (entry, r.name, r.folded)
+    }
+}
+
+/// An entry, its name and its folded name.
+type Row = (Entry, String, String);
+
+/// Texts one after another in one string, and where each ends: a slot's name or folded name,
+/// in slot order (a search reads a tier's names in that order, so it reads them forward; a
+/// dead slot's stays until the list is ordered again).
+#[derive(Default)]
+struct Texts {
+    text: String,
+    ends: Vec<usize>,
+}
+
+impl Texts {
+    fn push(&mut self, s: &str) {
+        self.text.push_str(s);
+        self.ends.push(self.text.len());
+    }
+
+    #[inline]
+    fn get(&self, i: usize) -> &str {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        &self.text[start..self.ends[i]]
+    }
+
+    fn reserve(&mut self, texts: usize, bytes: usize) {
+        self.ends.reserve(texts);
+        self.text.reserve(bytes);
+    }
+
+    fn bytes(&self) -> usize {
+        self.text.capacity() + self.ends.capacity() * 8
     }
 }
 
@@ -136,11 +169,9 @@ pub enum Order {
 #[derive(Default)]
 pub struct Names {
     pub(super) slots: Vec<Option<Entry>>,
-    /// The slots' folded names one after another, in slot order (a search reads the names of
-    /// a tier in that order, so it reads this forward; a dead slot's stays until the list is
-    /// ordered again), and where each ends.
-    text: String,
-    ends: Vec<usize>,
+    /// The slots' names, and their folded forms.
+    names: Texts,
+    folded: Texts,
     by_id: HashMap<i64, u32>,
     /// The slots holding each trigram, ascending.
     pub(super) postings: HashMap<Trgm, Vec<u32>>,
@@ -175,19 +206,20 @@ impl Names {
     }
 
     /// The index of `entries` (the last of one id kept), in name order.
-    fn of_entries(mut entries: Vec<(Entry, String)>, words: Words) -> Self {
+    fn of_entries(mut entries: Vec<Row>, words: Words) -> Self {
         entries.reverse();
         entries.sort_by_key(|e| e.0.id);
         entries.dedup_by_key(|e| e.0.id);
-        entries.sort_unstable_by(|(a, _), (b, _)| {
-            (a.name.as_bytes(), a.id).cmp(&(b.name.as_bytes(), b.id))
+        entries.sort_unstable_by(|(a, an, _), (b, bn, _)| {
+            (an.as_bytes(), a.id).cmp(&(bn.as_bytes(), b.id))
         });
         let mut n = Self::new(words);
         n.slots.reserve(entries.len());
-        n.ends.reserve(entries.len());
-        n.text.reserve(entries.iter().map(|e| e.1.len()).sum());
-        for (e, folded) in entries {
-            n.push(e, &folded);
+        let bytes = |f: fn(&Row) -> usize| entries.iter().map(f).sum();
+        n.names.reserve(entries.len(), bytes(|e| e.1.len()));
+        n.folded.reserve(entries.len(), bytes(|e| e.2.len()));
+        for (e, name, folded) in entries {
+            n.push(e, &name, &folded);
         }
         n.ordered = n.slots.len() as u32;
         let words = n.slots.len().div_ceil(64);
@@ -221,33 +253,37 @@ impl Names {
             .flatten()
             .map(|e| {
                 let club = e.shown.club.as_ref().map_or(0, |c| c.len());
-                e.name.len() + club
+                club
             })
             .sum();
         let postings: usize = self.postings.values().map(|p| p.capacity() * 4 + 48).sum();
         let bitmaps: usize = self.dense.values().map(|b| b.capacity() * 8 + 48).sum();
         entries
-            + self.text.capacity()
-            + self.ends.capacity() * 8
+            + self.names.bytes()
+            + self.folded.bytes()
             + bitmaps
             + self.slots.capacity() * std::mem::size_of::<Option<Entry>>()
             + self.by_id.capacity() * 24
             + postings
     }
 
+    /// The name of `slot`.
+    #[inline]
+    pub(super) fn name(&self, slot: u32) -> &str {
+        self.names.get(slot as usize)
+    }
+
     /// The folded name of `slot`.
     #[inline]
     pub(super) fn folded(&self, slot: u32) -> &str {
-        let slot = slot as usize;
-        let start = if slot == 0 { 0 } else { self.ends[slot - 1] };
-        &self.text[start..self.ends[slot]]
+        self.folded.get(slot as usize)
     }
 
-    /// Puts `e`, folded `folded`, in a new slot at the end.
-    fn push(&mut self, e: Entry, folded: &str) {
+    /// Puts `e`, named `name` and folded `folded`, in a new slot at the end.
+    fn push(&mut self, e: Entry, name: &str, folded: &str) {
         let slot = self.slots.len() as u32;
-        self.text.push_str(folded);
-        self.ends.push(self.text.len());
+        self.names.push(name);
+        self.folded.push(folded);
         for t in trgm::set(folded, self.words) {
             self.postings.entry(t).or_default().push(slot);
             if let Some(bitmap) = self.dense.get_mut(&t) {
@@ -265,8 +301,8 @@ impl Names {
     /// Adds or replaces the row with `r.id` (in a fresh slot).
     pub fn upsert(&mut self, r: NameRow) {
         self.remove(r.id);
-        let (e, folded) = Entry::of(r);
-        self.push(e, &folded);
+        let (e, name, folded) = Entry::of(r);
+        self.push(e, &name, &folded);
     }
 
     /// Removes the row with `id` (if held): its slot dies, its postings stay until the list is
@@ -294,11 +330,15 @@ impl Names {
             let e = e.as_ref()?;
             let entry = Entry {
                 id: e.id,
-                name: e.name.clone(),
                 tag: e.tag,
                 shown: e.shown.clone(),
             };
-            Some((entry, self.folded(slot as u32).to_string()))
+            let slot = slot as u32;
+            Some((
+                entry,
+                self.name(slot).to_string(),
+                self.folded(slot).to_string(),
+            ))
         });
         Self::of_entries(entries.collect(), self.words)
     }

@@ -291,15 +291,15 @@ impl<'n> Walk<'n, '_> {
         }
     }
 
-    /// Whether a name with this key would enter the page.
-    fn enters(&self, key: f32, e: &Entry) -> bool {
+    /// Whether the name in `slot` would enter the page with this key.
+    fn enters(&self, key: f32, slot: u32, e: &Entry) -> bool {
         if !self.full() {
             return true;
         }
         let c = Cand {
             key,
             score: key,
-            name: e.name.as_bytes(),
+            name: self.names.name(slot).as_bytes(),
             id: e.id,
         };
         self.top.peek().is_some_and(|worst| c < *worst)
@@ -311,11 +311,11 @@ impl<'n> Walk<'n, '_> {
     }
 
     /// Whether the row comes after the last row of the page before.
-    fn after_cursor(&self, score: f32, e: &Entry) -> bool {
+    fn after_cursor(&self, score: f32, slot: u32, e: &Entry) -> bool {
         let Some((neg, name, id)) = self.q.after else {
             return true;
         };
-        let by_name = (e.name.as_bytes(), e.id).cmp(&(name.as_bytes(), id));
+        let by_name = (self.names.name(slot).as_bytes(), e.id).cmp(&(name.as_bytes(), id));
         match self.q.order {
             Order::Ranked => (-score).total_cmp(&neg).then(by_name) == Ordering::Greater,
             Order::Named => by_name == Ordering::Greater,
@@ -362,7 +362,7 @@ impl<'n> Walk<'n, '_> {
         if self.q.tag.is_some_and(|t| t != e.tag) {
             return may_rank;
         }
-        let rank = may_rank && self.enters(self.key(bound), e);
+        let rank = may_rank && self.enters(self.key(bound), slot, e);
         if !rank && self.counted() {
             return false;
         }
@@ -386,11 +386,11 @@ impl<'n> Walk<'n, '_> {
         if !self.counted() {
             self.count += 1;
         }
-        if rank && self.after_cursor(score, e) {
+        if rank && self.after_cursor(score, slot, e) {
             let c = Cand {
                 key: self.key(score),
                 score,
-                name: e.name.as_bytes(),
+                name: names.name(slot).as_bytes(),
                 id: e.id,
             };
             self.top.push(c);
