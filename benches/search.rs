@@ -51,15 +51,7 @@ fn names(n: i64, rng: &mut DrawRng) -> Vec<NameRow> {
 }
 
 fn search(index: &Names, q: &str) -> usize {
-    let (hits, total) = index.search(&Query {
-        folded: q,
-        tag: None,
-        order: Order::Ranked,
-        after: None,
-        skip: 0,
-        take: 21,
-        count_to: 1_001,
-    });
+    let (hits, total) = index.search(&Query::first(q, Order::Ranked, 21, 1_001));
     hits.len() + total
 }
 

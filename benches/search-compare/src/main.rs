@@ -4,7 +4,10 @@
 //! Usage: search-compare <players> [queries per kind, default 2000]
 //! See README.md for what is and is not compared.
 
-// The three files of the service's index, included as they are (std only).
+// The four files of the service's index, included as they are.
+#[allow(dead_code)]
+#[path = "../../../src/infra/search/lists.rs"]
+mod lists;
 #[allow(dead_code)]
 #[path = "../../../src/infra/search/names.rs"]
 mod names;
@@ -292,15 +295,8 @@ fn main() {
                     let t = Instant::now();
                     let (h, c) = match engine {
                         "ours" => {
-                            let (h, c) = ours.search(&OurQuery {
-                                folded: q,
-                                tag: None,
-                                order: Order::Ranked,
-                                after: None,
-                                skip: 0,
-                                take: 21,
-                                count_to: 1001,
-                            });
+                            let query = OurQuery::first(q, Order::Ranked, 21, 1001);
+                            let (h, c) = ours.search(&query);
                             (h.len(), c)
                         }
                         "or" => tv.search_or(q),

@@ -361,16 +361,7 @@ impl Names {
     /// Every match of the folded search text `folded`, in the list's order (the candidates a
     /// filter in the database then narrows), at most `take` of them.
     pub fn ordered(&self, folded: &str, order: Order, take: usize) -> Vec<Hit> {
-        self.search(&Query {
-            folded,
-            tag: None,
-            order,
-            after: None,
-            skip: 0,
-            take,
-            count_to: 0,
-        })
-        .0
+        self.search(&Query::first(folded, order, take, 0)).0
     }
 }
 

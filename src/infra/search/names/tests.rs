@@ -12,15 +12,7 @@ fn row(id: i64, name: &str) -> NameRow {
 }
 
 fn query(folded: &str, order: Order) -> Query<'_> {
-    Query {
-        folded,
-        tag: None,
-        order,
-        after: None,
-        skip: 0,
-        take: usize::MAX / 2,
-        count_to: 1001,
-    }
+    Query::first(folded, order, usize::MAX / 2, 1001)
 }
 
 fn ids(n: &Names, q: &str) -> Vec<i64> {
