@@ -139,41 +139,18 @@ fn calcsml(count: i32, len1: i32, len2: i32) -> f32 {
 /// `word_similarity(q, name)` for the distinct sorted trigrams `q` of the search text and the
 /// trigram sequence `name`; `scratch` is reused between calls.
 pub fn word_similarity(q: &[Trgm], name: &[Trgm], scratch: &mut Scratch) -> f32 {
-    let ulen1 = q.len() as i32;
-    if q.is_empty() || name.is_empty() {
-        return 0.0;
-    }
-    // Each trigram of the name, numbered: the query's by their place in `q`, the others after
-    // them, equal trigrams alike.
-    let Scratch {
-        index,
-        others,
-        lastpos,
-    } = scratch;
-    index.clear();
-    others.clear();
-    for t in name {
-        let i = match q.binary_search(t) {
-            Ok(i) => i,
-            Err(_) => match others.iter().position(|o| o == t) {
-                Some(k) => q.len() + k,
-                None => {
-                    others.push(*t);
-                    q.len() + others.len() - 1
-                }
-            },
-        };
-        index.push(i);
-    }
-    let found = |i: usize| i < q.len();
-    lastpos.clear();
-    lastpos.resize(q.len() + others.len(), -1);
-    iterate(index, lastpos, found, ulen1)
+    iterate(q, name, scratch, false)
 }
 
-/// [`word_similarity`] of a name known to hold `held` of the trigrams of `q` (its tier), or
-/// `None` where it cannot reach the threshold, each found without pg_trgm's loop where the
-/// trigrams' places tell:
+/// Whether `q <% name`: [`word_similarity`] passes the threshold. As pg_trgm's operator does
+/// (`WORD_SIMILARITY_CHECK_ONLY`), the loop stops at the first extent that passes: up to it the
+/// loop is the same, and the maximum is at least that extent's.
+pub fn word_passes(q: &[Trgm], name: &[Trgm], scratch: &mut Scratch) -> bool {
+    passes(iterate(q, name, scratch, true))
+}
+
+/// How a name's tier (how many of the search's `q` trigrams it holds) decides its similarity
+/// without pg_trgm's loop, where the trigrams' places tell:
 /// - the name shows them once each, one after another: `held / |q|` (that extent shares
 ///   `held` of `held`, the greatest similarity a name holding `held` can have, and the loop
 ///   reaches it);
@@ -181,12 +158,13 @@ pub fn word_similarity(q: &[Trgm], name: &[Trgm], scratch: &mut Scratch) -> f32 
 ///   across two runs holds another trigram too (`held / (|q| + 1)` at most): when neither
 ///   passes, no extent does. The loop's similarity is one of an extent's, so it does not pass
 ///   (a `float4` quotient rounds no higher than a greater one).
-pub fn tier_similarity(
-    q: &[Trgm],
-    name: &[Trgm],
-    held: usize,
-    scratch: &mut Scratch,
-) -> Option<f32> {
+enum Tier {
+    Exact(f32),
+    Fails,
+    Loop,
+}
+
+fn tier(q: &[Trgm], name: &[Trgm], held: usize) -> Tier {
     let (mut first, mut last, mut found) = (usize::MAX, 0, 0);
     let (mut run, mut longest, mut runs) = (0, 0, 0);
     for (i, t) in name.iter().enumerate() {
@@ -205,21 +183,77 @@ pub fn tier_similarity(
     let k = q.len() as i32;
     if found > 0 && found == held && last + 1 - first == held {
         let held = held as i32;
-        return Some(calcsml(held, k, held));
+        return Tier::Exact(calcsml(held, k, held));
     }
     let within = longest.min(held) as f32 / k as f32;
     let across = held as f32 / (k + 1) as f32;
     if !passes(within) && (runs < 2 || !passes(across)) {
-        return None;
+        return Tier::Fails;
     }
-    Some(word_similarity(q, name, scratch))
+    Tier::Loop
 }
 
-/// `iterate_word_similarity` (plain word similarity, the maximum).
-fn iterate(index: &[usize], lastpos: &mut [i32], found: impl Fn(usize) -> bool, ulen1: i32) -> f32 {
+/// [`word_similarity`] of a name known to hold `held` of the trigrams of `q` (its tier), or
+/// `None` where it cannot reach the threshold, found without pg_trgm's loop where the
+/// trigrams' places tell (see [`Tier`]).
+pub fn tier_similarity(
+    q: &[Trgm],
+    name: &[Trgm],
+    held: usize,
+    scratch: &mut Scratch,
+) -> Option<f32> {
+    match tier(q, name, held) {
+        Tier::Exact(s) => Some(s),
+        Tier::Fails => None,
+        Tier::Loop => Some(word_similarity(q, name, scratch)),
+    }
+}
+
+/// Whether `q <% name` for a name holding `held` of the trigrams of `q`: [`tier_similarity`]
+/// passes, with the loop stopped at the first extent that passes ([`word_passes`]).
+pub fn tier_passes(q: &[Trgm], name: &[Trgm], held: usize, scratch: &mut Scratch) -> bool {
+    match tier(q, name, held) {
+        Tier::Exact(s) => passes(s),
+        Tier::Fails => false,
+        Tier::Loop => word_passes(q, name, scratch),
+    }
+}
+
+/// `iterate_word_similarity` (plain word similarity, the maximum; with `check`, stopped at the
+/// first extent that passes, as `WORD_SIMILARITY_CHECK_ONLY`). Each trigram of the name is
+/// numbered as the loop reaches it: the query's by their place in `q`, the others after them,
+/// equal trigrams alike.
+fn iterate(q: &[Trgm], name: &[Trgm], scratch: &mut Scratch, check: bool) -> f32 {
+    let ulen1 = q.len() as i32;
+    if q.is_empty() || name.is_empty() {
+        return 0.0;
+    }
+    let Scratch {
+        index,
+        others,
+        lastpos,
+    } = scratch;
+    index.clear();
+    others.clear();
+    lastpos.clear();
+    lastpos.resize(q.len(), -1);
+    let k = q.len();
+    let found = |i: usize| i < k;
     let (mut ulen2, mut count, mut lower) = (0i32, 0i32, -1i32);
     let mut smlr_max = 0f32;
-    for (i, &t) in index.iter().enumerate() {
+    for (i, t) in name.iter().enumerate() {
+        let t = match q.binary_search(t) {
+            Ok(j) => j,
+            Err(_) => match others.iter().position(|o| o == t) {
+                Some(j) => k + j,
+                None => {
+                    others.push(*t);
+                    lastpos.push(-1);
+                    k + others.len() - 1
+                }
+            },
+        };
+        index.push(t);
         let i = i as i32;
         if lower >= 0 || found(t) {
             if lastpos[t] < 0 {
@@ -239,6 +273,9 @@ fn iterate(index: &[usize], lastpos: &mut [i32], found: impl Fn(usize) -> bool, 
             ulen2 = 1;
         }
         let mut smlr_cur = calcsml(count, ulen1, ulen2);
+        if check && passes(smlr_cur) {
+            return smlr_cur;
+        }
         let (mut tmp_count, mut tmp_ulen2, prev_lower) = (count, ulen2, lower);
         // The bounds as they were when the loop began (the C loop reads `upper` only).
         let from = lower;
@@ -246,6 +283,9 @@ fn iterate(index: &[usize], lastpos: &mut [i32], found: impl Fn(usize) -> bool, 
             let smlr_tmp = calcsml(tmp_count, ulen1, tmp_ulen2);
             if smlr_tmp > smlr_cur {
                 smlr_cur = smlr_tmp;
+                if check && passes(smlr_cur) {
+                    return smlr_cur;
+                }
                 ulen2 = tmp_ulen2;
                 lower = tmp_lower;
                 count = tmp_count;
@@ -393,6 +433,10 @@ mod tests {
             sequence(&text(1 + (i / 4) % 5), Words::Ascii, &mut seq);
             let held = q.iter().filter(|t| seq.contains(t)).count();
             let full = word_similarity(&q, &seq, &mut scratch);
+            // pg_trgm's `<%` stops at the first extent that passes: it passes exactly when the
+            // maximum does.
+            assert_eq!(word_passes(&q, &seq, &mut scratch), passes(full));
+            assert_eq!(tier_passes(&q, &seq, held, &mut scratch), passes(full));
             match tier_similarity(&q, &seq, held, &mut scratch) {
                 Some(tier) => assert_eq!(tier.to_bits(), full.to_bits(), "{q:?} {seq:?}"),
                 None => {

@@ -64,6 +64,8 @@ struct Scratch {
     tiers: Vec<Vec<u32>>,
     low: Vec<Vec<u32>>,
     like: Vec<u32>,
+    /// `like` as a bitmap of the slots (every bit cleared again after a search).
+    like_bits: Vec<u64>,
     like_counts: Vec<u8>,
     union: Vec<u32>,
 }
@@ -153,9 +155,9 @@ struct Walk<'n, 'q> {
     count: usize,
     seq: Vec<Trgm>,
     sim: trgm::Scratch,
-    /// The slots that may contain `q`, ascending: those holding every trigram inside its words
-    /// (`None`: it has no word of three letters, any name may).
-    like: Option<&'q [u32]>,
+    /// The slots that may contain `q`, as a bitmap: those holding every trigram inside its
+    /// words (`None`: it has no word of three letters, any name may).
+    like: Option<&'q [u64]>,
 }
 
 impl<'n> Walk<'n, '_> {
@@ -208,7 +210,8 @@ impl<'n> Walk<'n, '_> {
     /// Whether the name in `slot` contains `q` (`LIKE '%q%'`): looked for only in a name that
     /// holds every trigram inside `q`'s words.
     fn contains(&self, slot: u32) -> bool {
-        self.like.is_none_or(|l| l.binary_search(&slot).is_ok())
+        self.like
+            .is_none_or(|l| (l[slot as usize / 64] >> (slot % 64)) & 1 == 1)
             && self
                 .finder
                 .find(self.names.folded(slot).as_bytes())
@@ -230,6 +233,19 @@ impl<'n> Walk<'n, '_> {
                 trgm::sequence(self.names.folded(slot), self.names.words, &mut self.seq);
                 trgm::tier_similarity(&self.trigrams, &self.seq, c, &mut self.sim)
             }
+        }
+    }
+
+    /// Whether the name passes `q <% name` (its score is not needed: pg_trgm's loop stops at
+    /// the first extent that passes).
+    fn tier_passes(&mut self, slot: u32, sim: Sim) -> bool {
+        if sim == Sim::No {
+            return false;
+        }
+        trgm::sequence(self.names.folded(slot), self.names.words, &mut self.seq);
+        match sim {
+            Sim::Holds(c) => trgm::tier_passes(&self.trigrams, &self.seq, c, &mut self.sim),
+            _ => trgm::word_passes(&self.trigrams, &self.seq, &mut self.sim),
         }
     }
 
@@ -261,8 +277,7 @@ impl<'n> Walk<'n, '_> {
         } else if self.contains(slot) {
             (0.0, true)
         } else {
-            let score = self.tier_score(slot, sim);
-            (0.0, score.is_some_and(trgm::passes))
+            (0.0, self.tier_passes(slot, sim))
         };
         if !matches {
             return rank;
@@ -461,8 +476,13 @@ impl Names {
             s.tiers[usize::from(c)].push(slot);
         }
         let mut like = std::mem::take(&mut s.like);
+        let mut like_bits = std::mem::take(&mut s.like_bits);
         if !inner.is_empty() {
             self.holding_all(&inner, &mut like);
+            like_bits.resize(like_bits.len().max(n.div_ceil(64)), 0);
+            for &x in &like {
+                like_bits[x as usize / 64] |= 1 << (x % 64);
+            }
         }
         let mut w = Walk {
             names: self,
@@ -474,7 +494,7 @@ impl Names {
             count: 0,
             seq: Vec::new(),
             sim: trgm::Scratch::default(),
-            like: (!inner.is_empty()).then_some(&like[..]),
+            like: (!inner.is_empty()).then_some(&like_bits[..]),
         };
         let is_high = |slots: &[(u32, u8)], x: u32| slots.binary_search_by_key(&x, |h| h.0).is_ok();
         match q.order {
@@ -528,7 +548,13 @@ impl Names {
             }
         }
         let found = w.finish();
+        if !inner.is_empty() {
+            for &x in &like {
+                like_bits[x as usize / 64] = 0;
+            }
+        }
         s.like = like;
+        s.like_bits = like_bits;
         found
     }
 
@@ -569,16 +595,7 @@ impl Names {
             }
             s.cands.clear();
         }
-        s.counts.planes(n, k);
-        for l in lists {
-            s.counts.add_list(*l);
-        }
-        for w in 0..n.div_ceil(64) {
-            let bits = s.counts.at_least(w, need);
-            if bits != 0 {
-                s.words.push((w as u32, bits));
-            }
-        }
+        s.counts.count_planes((n, k), lists, need, &mut s.words);
         k
     }
 
