@@ -45,19 +45,19 @@ impl Counts {
             }
         }
         let maps: Vec<&[u64]> = lists.iter().filter_map(|l| l.bitmap).collect();
-        // Every bitmap holds the first `whole` words (a bitmap grows as fresh slots take its
-        // trigram, so it may end before the slots do).
-        let whole = maps.iter().map(|m| m.len()).min().unwrap_or(0).min(count);
-        for (w, planes) in self.planes.chunks_exact_mut(depth).enumerate() {
-            if w < whole {
-                sum_into(planes, maps.iter().map(|m| m[w]));
-            } else {
-                sum_into(planes, maps.iter().map(|m| m.get(w).copied().unwrap_or(0)));
-            }
-            let bits = at_least(planes, need);
-            if bits != 0 {
-                words.push((w as u32, bits));
-            }
+        let planes = &mut self.planes;
+        // The planes of a word in registers: as many as the counts take (the lists' searches
+        // take at most 200 characters: about 200 trigrams, 8 planes).
+        debug_assert!(depth <= 8, "{k} trigrams");
+        match depth {
+            1 => sum_maps::<1>(planes, &maps, need, words),
+            2 => sum_maps::<2>(planes, &maps, need, words),
+            3 => sum_maps::<3>(planes, &maps, need, words),
+            4 => sum_maps::<4>(planes, &maps, need, words),
+            5 => sum_maps::<5>(planes, &maps, need, words),
+            6 => sum_maps::<6>(planes, &maps, need, words),
+            7 => sum_maps::<7>(planes, &maps, need, words),
+            _ => sum_maps::<8>(planes, &maps, need, words),
         }
     }
 
@@ -113,22 +113,45 @@ fn at_least(planes: &[u64], c: usize) -> u64 {
     gt | eq
 }
 
+/// Adds the bitmaps `maps` to the counts in `planes` (`D` a word), a word at a time, and
+/// puts the words holding a slot counted `need` or more into `words`.
+fn sum_maps<const D: usize>(
+    planes: &mut [u64],
+    maps: &[&[u64]],
+    need: usize,
+    words: &mut Vec<(u32, u64)>,
+) {
+    // Every bitmap holds the first `whole` words (a bitmap grows as fresh slots take its
+    // trigram, so it may end before the slots do).
+    let count = planes.len() / D;
+    let whole = maps.iter().map(|m| m.len()).min().unwrap_or(0).min(count);
+    for (w, word) in planes.chunks_exact_mut(D).enumerate() {
+        let word: &mut [u64; D] = word.try_into().expect("D planes a word");
+        if w < whole {
+            sum_into(word, maps.iter().map(|m| m[w]));
+        } else {
+            sum_into(word, maps.iter().map(|m| m.get(w).copied().unwrap_or(0)));
+        }
+        let bits = at_least(word, need);
+        if bits != 0 {
+            words.push((w as u32, bits));
+        }
+    }
+}
+
 /// Adds the bits of `xs` to one word's counts (bit `p` of each slot's count in `planes[p]`)
 /// in registers, as Harley and Seal's vertical counter does: two inputs of one weight and
 /// the plane of that weight give, through a carry-save adder (5 operations), that plane and
 /// one input of the next weight; an input left alone at a weight is added at the end. About
 /// 5 operations an input, where adding each input through the planes takes 3 a plane.
 #[inline]
-fn sum_into(planes: &mut [u64], xs: impl Iterator<Item = u64>) {
-    const MAX: usize = 9;
-    let depth = planes.len().min(MAX);
-    let mut acc = [0u64; MAX];
-    acc[..depth].copy_from_slice(&planes[..depth]);
-    let mut pending: [Option<u64>; MAX] = [None; MAX];
+fn sum_into<const D: usize>(planes: &mut [u64; D], xs: impl Iterator<Item = u64>) {
+    let mut acc = *planes;
+    let mut pending: [Option<u64>; D] = [None; D];
     for x in xs {
         let (mut x, mut j) = (x, 0);
         // A carry past the top plane is 0: no count exceeds `k`.
-        while j < depth {
+        while j < D {
             match pending[j].take() {
                 None => {
                     pending[j] = Some(x);
@@ -144,16 +167,16 @@ fn sum_into(planes: &mut [u64], xs: impl Iterator<Item = u64>) {
             }
         }
     }
-    for j in 0..depth {
+    for j in 0..D {
         if let Some(mut c) = pending[j] {
-            for a in &mut acc[j..depth] {
+            for a in &mut acc[j..] {
                 let t = *a & c;
                 *a ^= c;
                 c = t;
             }
         }
     }
-    planes[..depth].copy_from_slice(&acc[..depth]);
+    *planes = acc;
 }
 
 /// A trigram's slots, and its bitmap when it is dense.
@@ -233,4 +256,70 @@ fn gallop(list: &[u32], at: &mut usize, x: u32) -> bool {
     let hi = hi.min(list.len());
     *at = lo + list[lo..hi].partition_point(|&y| y < x);
     list.get(*at) == Some(&x)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The planes count what counting each list slot by slot counts, for every depth the
+    /// searches take, with bitmaps ending before the slots do and lists of slots among them;
+    /// and the words listed are those holding a slot counted `need` or more.
+    #[test]
+    fn the_planes_count_every_list() {
+        let mut x = 2463534242u64;
+        let mut below = move |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        let n = 1000;
+        for k in [1, 2, 3, 5, 8, 13, 21, 40, 100, 200] {
+            let mut slots: Vec<Vec<u32>> = Vec::new();
+            let mut maps: Vec<Option<Vec<u64>>> = Vec::new();
+            for i in 0..k {
+                let mut l: Vec<u32> = (0..n as u32).filter(|_| below(3) == 0).collect();
+                let dense = i % 3 != 2;
+                // Some bitmaps end early: their later slots are not held.
+                let end = if dense && below(4) == 0 { 600 } else { n };
+                l.retain(|&s| (s as usize) < end);
+                maps.push(dense.then(|| {
+                    let mut b = vec![0u64; end.div_ceil(64)];
+                    l.iter().for_each(|&s| b[s as usize / 64] |= 1 << (s % 64));
+                    b
+                }));
+                slots.push(l);
+            }
+            let lists: Vec<List> = slots
+                .iter()
+                .zip(&maps)
+                .map(|(s, m)| List {
+                    slots: s,
+                    bitmap: m.as_deref(),
+                })
+                .collect();
+            let mut expected = vec![0usize; n];
+            slots
+                .iter()
+                .flatten()
+                .for_each(|&s| expected[s as usize] += 1);
+            let need = 1 + below(k as u64) as usize;
+            let (mut counts, mut words) = (Counts::default(), Vec::new());
+            counts.count_planes((n, k), &lists, need, &mut words);
+            for (slot, &e) in expected.iter().enumerate() {
+                assert_eq!(usize::from(counts.get(slot)), e, "k {k}, slot {slot}");
+            }
+            let listed: Vec<(u32, u64)> = (0..n.div_ceil(64))
+                .map(|w| {
+                    let bits = (0..64)
+                        .filter(|i| expected.get(w * 64 + i).is_some_and(|&c| c >= need))
+                        .fold(0u64, |b, i| b | 1 << i);
+                    (w as u32, bits)
+                })
+                .filter(|&(_, b)| b != 0)
+                .collect();
+            assert_eq!(words, listed, "k {k}, need {need}");
+        }
+    }
 }

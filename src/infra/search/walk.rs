@@ -64,8 +64,6 @@ struct Scratch {
     tiers: Vec<Vec<u32>>,
     low: Vec<Vec<u32>>,
     like: Vec<u32>,
-    /// `like` as a bitmap of the slots (every bit cleared again after a search).
-    like_bits: Vec<u64>,
     like_counts: Vec<u8>,
     union: Vec<u32>,
 }
@@ -155,9 +153,6 @@ struct Walk<'n, 'q> {
     count: usize,
     seq: Vec<Trgm>,
     sim: trgm::Scratch,
-    /// The slots that may contain `q`, as a bitmap: those holding every trigram inside its
-    /// words (`None`: it has no word of three letters, any name may).
-    like: Option<&'q [u64]>,
 }
 
 impl<'n> Walk<'n, '_> {
@@ -207,15 +202,11 @@ impl<'n> Walk<'n, '_> {
         }
     }
 
-    /// Whether the name in `slot` contains `q` (`LIKE '%q%'`): looked for only in a name that
-    /// holds every trigram inside `q`'s words.
+    /// Whether the name in `slot` contains `q` (`LIKE '%q%'`).
     fn contains(&self, slot: u32) -> bool {
-        self.like
-            .is_none_or(|l| (l[slot as usize / 64] >> (slot % 64)) & 1 == 1)
-            && self
-                .finder
-                .find(self.names.folded(slot).as_bytes())
-                .is_some()
+        self.finder
+            .find(self.names.folded(slot).as_bytes())
+            .is_some()
     }
 
     fn score(&mut self, slot: u32) -> f32 {
@@ -475,15 +466,11 @@ impl Names {
         for &(slot, c) in &s.high {
             s.tiers[usize::from(c)].push(slot);
         }
+        // A name containing `q` holds every trigram of `inner` (all of them trigrams of `q`):
+        // with `need` of them or more, it is in a tier, and no name below `need` matches.
+        let like_below = !inner.is_empty() && inner.len() < need;
         let mut like = std::mem::take(&mut s.like);
-        let mut like_bits = std::mem::take(&mut s.like_bits);
-        if !inner.is_empty() {
-            self.holding_all(&inner, &mut like);
-            like_bits.resize(like_bits.len().max(n.div_ceil(64)), 0);
-            for &x in &like {
-                like_bits[x as usize / 64] |= 1 << (x % 64);
-            }
-        }
+        like.clear();
         let mut w = Walk {
             names: self,
             q,
@@ -494,7 +481,6 @@ impl Names {
             count: 0,
             seq: Vec::new(),
             sim: trgm::Scratch::default(),
-            like: (!inner.is_empty()).then_some(&like_bits[..]),
         };
         let is_high = |slots: &[(u32, u8)], x: u32| slots.binary_search_by_key(&x, |h| h.0).is_ok();
         match q.order {
@@ -508,7 +494,7 @@ impl Names {
                 }
                 // Below `need`, a name matches only by containing `q`.
                 let below = bound(need.saturating_sub(1));
-                if w.over(below) {
+                if w.over(below) || (!inner.is_empty() && !like_below) {
                     // The page and the count are whole.
                 } else if inner.is_empty() {
                     let counts = &s.counts;
@@ -519,6 +505,8 @@ impl Names {
                     }
                     w.every(n, 0.0, |x| (counts.get(x) == 0).then_some(Sim::No));
                 } else {
+                    // The names that may contain `q`: those holding every trigram of `inner`.
+                    self.holding_all(&inner, &mut like);
                     self.count_like(&like, &lists[m..], s);
                     s.low.resize_with(need, Vec::new);
                     s.low.iter_mut().for_each(Vec::clear);
@@ -538,6 +526,9 @@ impl Names {
                     let mut at = 0;
                     w.every(n, 0.0, |x| Some(Sim::may(member(high, &mut at, x as u32))));
                 } else {
+                    if like_below {
+                        self.holding_all(&inner, &mut like);
+                    }
                     s.union.clear();
                     s.union.extend(high.iter().map(|h| h.0));
                     s.union.extend_from_slice(&like);
@@ -548,13 +539,7 @@ impl Names {
             }
         }
         let found = w.finish();
-        if !inner.is_empty() {
-            for &x in &like {
-                like_bits[x as usize / 64] = 0;
-            }
-        }
         s.like = like;
-        s.like_bits = like_bits;
         found
     }
 
