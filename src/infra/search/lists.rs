@@ -3,14 +3,19 @@
 //! under `walk`.
 
 /// How many trigrams of the search each slot holds (among the lists counted): a byte a slot
-/// (lists counted slot by slot), or bit planes (the count's bits of 64 slots a word each, so
-/// that a dense trigram's bitmap adds to 64 slots at once).
+/// (lists counted slot by slot), or bit planes (bit `p` of every slot's count, 64 slots a
+/// word, one plane after another, so that a dense trigram's bitmap adds to every slot at
+/// once, a plane at a time).
 #[derive(Default)]
 pub(super) struct Counts {
     marks: Vec<u8>,
     planes: Vec<u64>,
-    /// How many planes (0: counted in bytes).
+    /// How many planes (0: counted in bytes), and the words of each.
     depth: usize,
+    width: usize,
+    /// Carries on their way up the planes, and bitmaps made of lists (`count_planes`).
+    carries: Vec<Vec<u64>>,
+    made: Vec<Vec<u64>>,
 }
 
 impl Counts {
@@ -23,10 +28,12 @@ impl Counts {
     }
 
     /// A new search over `n` slots counted in planes, for counts up to `k`, with `lists`
-    /// counted: the other lists slot by slot, then the bitmaps 64 slots at a time, each
-    /// word's count summed in registers (`sum_into`) and written once. The words holding a
-    /// slot counted `need` or more go into `words` (their index and those slots' bits,
-    /// ascending).
+    /// counted: the other lists slot by slot, then the bitmaps as Harley and Seal's vertical
+    /// counter adds them: two bitmaps and the plane of their weight give, through carry-save
+    /// adders (5 operations a word, over whole planes, which the compiler makes vector
+    /// operations), that plane and the carries of the next weight; a bitmap or carries left
+    /// alone at a weight are added at the end. The words holding a slot counted `need` or more
+    /// go into `words` (their index and those slots' bits, ascending).
     pub(super) fn count_planes(
         &mut self,
         (n, k): (usize, usize),
@@ -34,31 +41,66 @@ impl Counts {
         need: usize,
         words: &mut Vec<(u32, u64)>,
     ) {
-        self.depth = (usize::BITS - k.leading_zeros()) as usize;
-        let depth = self.depth;
-        let count = n.div_ceil(64);
+        let (depth, width) = ((usize::BITS - k.leading_zeros()) as usize, n.div_ceil(64));
+        (self.depth, self.width) = (depth, width);
         self.planes.clear();
-        self.planes.resize(count * depth, 0);
-        for l in lists.iter().filter(|l| l.bitmap.is_none()) {
-            for &s in l.slots {
-                self.add_word(s as usize / 64, 1 << (s % 64));
+        self.planes.resize(width * depth, 0);
+        let made = self.bitmaps_of(lists);
+        let mut maps: Vec<&[u64]> = lists
+            .iter()
+            .filter_map(|l| l.bitmap.filter(|b| b.len() >= width))
+            .map(|b| &b[..width])
+            .collect();
+        maps.extend(self.made[..made].iter().map(Vec::as_slice));
+        self.carries.resize_with(depth, Vec::new);
+        sum_maps(&mut self.planes, &mut self.carries, &maps, width);
+        debug_assert!(depth <= 8, "{k} trigrams");
+        let mut word = [0u64; 8];
+        for (w, bits) in (0..width).map(|w| (w, self.at_least_with(w, need, &mut word))) {
+            if bits != 0 {
+                words.push((w as u32, bits));
             }
         }
-        let maps: Vec<&[u64]> = lists.iter().filter_map(|l| l.bitmap).collect();
-        let planes = &mut self.planes;
-        // The planes of a word in registers: as many as the counts take (the lists' searches
-        // take at most 200 characters: about 200 trigrams, 8 planes).
-        debug_assert!(depth <= 8, "{k} trigrams");
-        match depth {
-            1 => sum_maps::<1>(planes, &maps, need, words),
-            2 => sum_maps::<2>(planes, &maps, need, words),
-            3 => sum_maps::<3>(planes, &maps, need, words),
-            4 => sum_maps::<4>(planes, &maps, need, words),
-            5 => sum_maps::<5>(planes, &maps, need, words),
-            6 => sum_maps::<6>(planes, &maps, need, words),
-            7 => sum_maps::<7>(planes, &maps, need, words),
-            _ => sum_maps::<8>(planes, &maps, need, words),
+    }
+
+    /// Adds the short lists of slots slot by slot, and makes a bitmap as long as the planes
+    /// (`self.made`) of each other list of slots (a few slots a word: cheaper than a slot's
+    /// carry through the planes, each in a line of its own) and of each bitmap that ends early
+    /// (fresh slots past its end do not hold its trigram). Returns how many it made.
+    fn bitmaps_of(&mut self, lists: &[List]) -> usize {
+        let width = self.width;
+        let mut made = 0;
+        for l in lists {
+            let slots = match l.bitmap {
+                None if l.slots.len() * 8 < width => {
+                    for &s in l.slots {
+                        self.add_word(s as usize / 64, 1 << (s % 64));
+                    }
+                    continue;
+                }
+                Some(b) if b.len() >= width => continue,
+                bitmap => bitmap.is_none().then_some(l.slots),
+            };
+            if self.made.len() == made {
+                self.made.push(Vec::new());
+            }
+            let b = &mut self.made[made];
+            b.clear();
+            match slots {
+                Some(slots) => {
+                    b.resize(width, 0);
+                    slots
+                        .iter()
+                        .for_each(|&s| b[s as usize / 64] |= 1 << (s % 64));
+                }
+                None => {
+                    b.extend_from_slice(l.bitmap.unwrap_or_default());
+                    b.resize(width, 0);
+                }
+            }
+            made += 1;
         }
+        made
     }
 
     /// Counts one more trigram for `slot` (in bytes); its count now.
@@ -72,12 +114,12 @@ impl Counts {
     /// Counts one more trigram for the slots of word `w` whose bits are set (in planes).
     #[inline]
     fn add_word(&mut self, w: usize, bits: u64) {
-        let planes = &mut self.planes[w * self.depth..(w + 1) * self.depth];
         let mut carry = bits;
-        for p in planes {
-            let x = *p;
-            *p = x ^ carry;
-            carry &= x;
+        for p in 0..self.depth {
+            let x = &mut self.planes[p * self.width + w];
+            let was = *x;
+            *x = was ^ carry;
+            carry &= was;
             if carry == 0 {
                 break;
             }
@@ -86,7 +128,16 @@ impl Counts {
 
     /// The slots of word `w` whose count is at least `c` (in planes).
     pub(super) fn at_least(&self, w: usize, c: usize) -> u64 {
-        at_least(&self.planes[w * self.depth..(w + 1) * self.depth], c)
+        self.at_least_with(w, c, &mut [0u64; 8])
+    }
+
+    #[inline]
+    fn at_least_with(&self, w: usize, c: usize, word: &mut [u64; 8]) -> u64 {
+        let depth = self.depth.min(8);
+        for (p, x) in word[..depth].iter_mut().enumerate() {
+            *x = self.planes[p * self.width + w];
+        }
+        at_least(&word[..depth], c)
     }
 
     #[inline]
@@ -94,8 +145,84 @@ impl Counts {
         if self.depth == 0 {
             return self.marks[slot];
         }
-        let (planes, i) = (&self.planes[(slot / 64) * self.depth..], slot % 64);
-        (0..self.depth).fold(0, |c, p| c | (((planes[p] >> i) & 1) as u8) << p)
+        let (w, i) = (slot / 64, slot % 64);
+        (0..self.depth).fold(0, |c, p| {
+            c | (((self.planes[p * self.width + w] >> i) & 1) as u8) << p
+        })
+    }
+}
+
+/// Adds the bitmaps `maps` (`width` words each) to the planes (`width` words each, as many as
+/// `carries`): a carry-save adder for every two inputs of one weight, the carries it gives
+/// going up as an input of the next weight (`carries[j]`, waiting at weight `j`; `carries[0]`
+/// on their way up); an input left alone at a weight is added at the end.
+fn sum_maps(planes: &mut [u64], carries: &mut [Vec<u64>], maps: &[&[u64]], width: usize) {
+    let depth = carries.len();
+    for c in carries.iter_mut() {
+        c.clear();
+        c.resize(width, 0);
+    }
+    let mut waiting = [false; 10];
+    let mut first: Option<&[u64]> = None;
+    for &x in maps {
+        let Some(y) = first.take() else {
+            first = Some(x);
+            continue;
+        };
+        let (up, rest) = carries.split_at_mut(1);
+        csa(&mut planes[..width], x, y, &mut up[0]);
+        // A carry past the top plane is 0: no count exceeds `k`.
+        for j in 1..depth {
+            if !waiting[j] {
+                std::mem::swap(&mut up[0], &mut rest[j - 1]);
+                waiting[j] = true;
+                break;
+            }
+            waiting[j] = false;
+            let plane = &mut planes[j * width..(j + 1) * width];
+            csa_in_place(plane, &mut up[0], &rest[j - 1]);
+        }
+    }
+    if let Some(x) = first {
+        carry_up(planes, width, 0, x, &mut carries[0]);
+    }
+    for j in 1..depth {
+        if waiting[j] {
+            let (up, rest) = carries.split_at_mut(1);
+            carry_up(planes, width, j, &rest[j - 1], &mut up[0]);
+        }
+    }
+}
+
+/// One plane plus two bitmaps of its weight: the plane their sum's bit, `carry` the carries to
+/// the next weight (a carry-save adder, word by word).
+fn csa(plane: &mut [u64], x: &[u64], y: &[u64], carry: &mut [u64]) {
+    for (((a, &x), &y), c) in plane.iter_mut().zip(x).zip(y).zip(carry.iter_mut()) {
+        let u = *a ^ x;
+        *c = (*a & x) | (u & y);
+        *a = u ^ y;
+    }
+}
+
+/// [`csa`] with the carries coming in as `x` and going out in its place.
+fn csa_in_place(plane: &mut [u64], x: &mut [u64], y: &[u64]) {
+    for ((a, x), &y) in plane.iter_mut().zip(x.iter_mut()).zip(y) {
+        let u = *a ^ *x;
+        *x = (*a & *x) | (u & y);
+        *a = u ^ y;
+    }
+}
+
+/// Adds the bitmap `x` at weight `from` to the planes (`width` words each), carrying up
+/// through `carry`.
+fn carry_up(planes: &mut [u64], width: usize, from: usize, x: &[u64], carry: &mut [u64]) {
+    carry.copy_from_slice(x);
+    for plane in planes.chunks_exact_mut(width).skip(from) {
+        for (a, c) in plane.iter_mut().zip(carry.iter_mut()) {
+            let t = *a & *c;
+            *a ^= *c;
+            *c = t;
+        }
     }
 }
 
@@ -111,72 +238,6 @@ fn at_least(planes: &[u64], c: usize) -> u64 {
         }
     }
     gt | eq
-}
-
-/// Adds the bitmaps `maps` to the counts in `planes` (`D` a word), a word at a time, and
-/// puts the words holding a slot counted `need` or more into `words`.
-fn sum_maps<const D: usize>(
-    planes: &mut [u64],
-    maps: &[&[u64]],
-    need: usize,
-    words: &mut Vec<(u32, u64)>,
-) {
-    // Every bitmap holds the first `whole` words (a bitmap grows as fresh slots take its
-    // trigram, so it may end before the slots do).
-    let count = planes.len() / D;
-    let whole = maps.iter().map(|m| m.len()).min().unwrap_or(0).min(count);
-    for (w, word) in planes.chunks_exact_mut(D).enumerate() {
-        let word: &mut [u64; D] = word.try_into().expect("D planes a word");
-        if w < whole {
-            sum_into(word, maps.iter().map(|m| m[w]));
-        } else {
-            sum_into(word, maps.iter().map(|m| m.get(w).copied().unwrap_or(0)));
-        }
-        let bits = at_least(word, need);
-        if bits != 0 {
-            words.push((w as u32, bits));
-        }
-    }
-}
-
-/// Adds the bits of `xs` to one word's counts (bit `p` of each slot's count in `planes[p]`)
-/// in registers, as Harley and Seal's vertical counter does: two inputs of one weight and
-/// the plane of that weight give, through a carry-save adder (5 operations), that plane and
-/// one input of the next weight; an input left alone at a weight is added at the end. About
-/// 5 operations an input, where adding each input through the planes takes 3 a plane.
-#[inline]
-fn sum_into<const D: usize>(planes: &mut [u64; D], xs: impl Iterator<Item = u64>) {
-    let mut acc = *planes;
-    let mut pending: [Option<u64>; D] = [None; D];
-    for x in xs {
-        let (mut x, mut j) = (x, 0);
-        // A carry past the top plane is 0: no count exceeds `k`.
-        while j < D {
-            match pending[j].take() {
-                None => {
-                    pending[j] = Some(x);
-                    break;
-                }
-                Some(y) => {
-                    let a = acc[j];
-                    let u = a ^ x;
-                    acc[j] = u ^ y;
-                    x = (a & x) | (u & y);
-                    j += 1;
-                }
-            }
-        }
-    }
-    for j in 0..D {
-        if let Some(mut c) = pending[j] {
-            for a in &mut acc[j..] {
-                let t = *a & c;
-                *a ^= c;
-                c = t;
-            }
-        }
-    }
-    *planes = acc;
 }
 
 /// A trigram's slots, and its bitmap when it is dense.
@@ -284,6 +345,10 @@ mod tests {
                 // Some bitmaps end early: their later slots are not held.
                 let end = if dense && below(4) == 0 { 600 } else { n };
                 l.retain(|&s| (s as usize) < end);
+                // Some lists of slots are short enough to be counted slot by slot.
+                if !dense && i % 2 == 0 {
+                    l.truncate(1);
+                }
                 maps.push(dense.then(|| {
                     let mut b = vec![0u64; end.div_ceil(64)];
                     l.iter().for_each(|&s| b[s as usize / 64] |= 1 << (s % 64));
