@@ -20,30 +20,44 @@ const IDLE: Duration = Duration::from_secs(1);
 /// The searches waiting for the next read.
 #[derive(Default)]
 pub(super) struct Stamps {
-    waiting: Mutex<Vec<oneshot::Sender<i64>>>,
+    waiting: Mutex<Waiting>,
     asked: Condvar,
+}
+
+/// The searches that asked, and whether the reading thread sleeps (it is woken only then: a
+/// wake is a system call, and under load the thread is reading when searches ask).
+#[derive(Default)]
+struct Waiting {
+    askers: Vec<oneshot::Sender<i64>>,
+    asleep: bool,
 }
 
 impl Stamps {
     /// Asks for the stamp of a read that begins after this call.
     pub(super) fn ask(&self) -> oneshot::Receiver<i64> {
         let (tx, rx) = oneshot::channel();
-        self.waiting
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(tx);
-        self.asked.notify_one();
+        let mut waiting = self.waiting.lock().unwrap_or_else(|e| e.into_inner());
+        waiting.askers.push(tx);
+        if waiting.asleep {
+            waiting.asleep = false;
+            self.asked.notify_one();
+        }
         rx
     }
 
     /// The searches that asked since the last read, waiting up to `idle` for one.
     fn take(&self, idle: Duration) -> Vec<oneshot::Sender<i64>> {
-        let waiting = self.waiting.lock().unwrap_or_else(|e| e.into_inner());
-        let (mut waiting, _) = self
-            .asked
-            .wait_timeout_while(waiting, idle, |w| w.is_empty())
-            .unwrap_or_else(|e| e.into_inner());
-        std::mem::take(&mut *waiting)
+        let mut waiting = self.waiting.lock().unwrap_or_else(|e| e.into_inner());
+        if waiting.askers.is_empty() {
+            waiting.asleep = true;
+            waiting = self
+                .asked
+                .wait_timeout_while(waiting, idle, |w| w.askers.is_empty())
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+            waiting.asleep = false;
+        }
+        std::mem::take(&mut waiting.askers)
     }
 }
 
