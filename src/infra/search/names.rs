@@ -134,9 +134,6 @@ impl Texts {
     }
 }
 
-/// The tag of a dead slot (never two ASCII letters).
-pub(super) const DEAD: u16 = u16::MAX;
-
 /// Hashes a row's id by one multiplication (Fibonacci hashing), where the default hasher
 /// (SipHash) showed in the profile of typed searches (each row of a page is looked up by id):
 /// the ids are the database's, not a caller's, so no one chooses them to collide.
@@ -197,10 +194,6 @@ pub enum Order {
 #[derive(Default)]
 pub struct Names {
     pub(super) slots: Vec<Option<Entry>>,
-    /// Each slot's tag ([`DEAD`] where the slot is) and id, apart from the entries: what a
-    /// search reads of every name it looks at, a few bytes a slot.
-    pub(super) tags: Vec<u16>,
-    pub(super) ids: Vec<i64>,
     /// The slots' names, and their folded forms.
     names: Texts,
     folded: Texts,
@@ -295,8 +288,6 @@ impl Names {
             + self.folded.bytes()
             + bitmaps
             + self.slots.capacity() * std::mem::size_of::<Option<Entry>>()
-            + self.tags.capacity() * 2
-            + self.ids.capacity() * 8
             + self.by_id.capacity() * 24
             + postings
     }
@@ -329,8 +320,6 @@ impl Names {
             }
         }
         self.by_id.insert(e.id, slot);
-        self.tags.push(e.tag);
-        self.ids.push(e.id);
         self.slots.push(Some(e));
     }
 
@@ -348,7 +337,6 @@ impl Names {
             return;
         };
         self.slots[slot as usize] = None;
-        self.tags[slot as usize] = DEAD;
         if slot < self.ordered {
             self.dead += 1;
         }

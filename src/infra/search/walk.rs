@@ -18,7 +18,7 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 use super::lists::{ascending, Counts, List};
-use super::names::{Hit, Names, Order, DEAD};
+use super::names::{Entry, Hit, Names, Order};
 use super::trgm::{self, Trgm};
 
 /// One search: the folded text, a tag the names must carry, the order, the keys of the last
@@ -172,7 +172,7 @@ impl<'n> Walk<'n, '_> {
     }
 
     /// Whether the name in `slot` would enter the page with this key.
-    fn enters(&self, key: f32, slot: u32, id: i64) -> bool {
+    fn enters(&self, key: f32, slot: u32, e: &Entry) -> bool {
         if !self.full() {
             return true;
         }
@@ -180,7 +180,7 @@ impl<'n> Walk<'n, '_> {
             key,
             score: key,
             name: self.names.name(slot).as_bytes(),
-            id,
+            id: e.id,
         };
         self.top.peek().is_some_and(|worst| c < *worst)
     }
@@ -191,11 +191,11 @@ impl<'n> Walk<'n, '_> {
     }
 
     /// Whether the row comes after the last row of the page before.
-    fn after_cursor(&self, score: f32, slot: u32, id: i64) -> bool {
-        let Some((neg, name, last)) = self.q.after else {
+    fn after_cursor(&self, score: f32, slot: u32, e: &Entry) -> bool {
+        let Some((neg, name, id)) = self.q.after else {
             return true;
         };
-        let by_name = (self.names.name(slot).as_bytes(), id).cmp(&(name.as_bytes(), last));
+        let by_name = (self.names.name(slot).as_bytes(), e.id).cmp(&(name.as_bytes(), id));
         match self.q.order {
             Order::Ranked => (-score).total_cmp(&neg).then(by_name) == Ordering::Greater,
             Order::Named => by_name == Ordering::Greater,
@@ -245,17 +245,13 @@ impl<'n> Walk<'n, '_> {
     /// every later ordered slot of its tier).
     fn visit(&mut self, slot: u32, bound: f32, sim: Sim, may_rank: bool) -> bool {
         let names = self.names;
-        let tag = names.tags[slot as usize];
-        if tag == DEAD || self.q.tag.is_some_and(|t| t != tag) {
+        let Some(e) = names.slots[slot as usize].as_ref() else {
+            return may_rank;
+        };
+        if self.q.tag.is_some_and(|t| t != e.tag) {
             return may_rank;
         }
-        // The id only where the page may take the name.
-        let id = if may_rank {
-            names.ids[slot as usize]
-        } else {
-            0
-        };
-        let rank = may_rank && self.enters(self.key(bound), slot, id);
+        let rank = may_rank && self.enters(self.key(bound), slot, e);
         if !rank && self.counted() {
             return false;
         }
@@ -280,12 +276,12 @@ impl<'n> Walk<'n, '_> {
         if !self.counted() {
             self.count += 1;
         }
-        if rank && self.after_cursor(score, slot, id) {
+        if rank && self.after_cursor(score, slot, e) {
             let c = Cand {
                 key: self.key(score),
                 score,
                 name: names.name(slot).as_bytes(),
-                id,
+                id: e.id,
             };
             self.top.push(c);
             if self.top.len() > self.want {
