@@ -45,6 +45,10 @@ impl Counts {
         (self.depth, self.width) = (depth, width);
         self.planes.clear();
         self.planes.resize(width * depth, 0);
+        if width == 0 {
+            // No slot: nothing to count (and no plane to count in).
+            return;
+        }
         let made = self.bitmaps_of(lists);
         let mut maps: Vec<&[u64]> = lists
             .iter()
@@ -322,6 +326,18 @@ fn gallop(list: &[u32], at: &mut usize, x: u32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A list with no slot counts nothing, whatever the search's trigrams.
+    #[test]
+    fn no_slot_counts_nothing() {
+        let (mut counts, mut words) = (Counts::default(), Vec::new());
+        let empty = [List {
+            slots: &[],
+            bitmap: None,
+        }; 3];
+        counts.count_planes((0, 3), &empty, 2, &mut words);
+        assert!(words.is_empty());
+    }
 
     /// The planes count what counting each list slot by slot counts, for every depth the
     /// searches take, with bitmaps ending before the slots do and lists of slots among them;
