@@ -59,8 +59,7 @@ impl Counts {
         self.carries.resize_with(depth, Vec::new);
         sum_maps(&mut self.planes, &mut self.carries, &maps, width);
         debug_assert!(depth <= 8, "{k} trigrams");
-        let mut word = [0u64; 8];
-        for (w, bits) in (0..width).map(|w| (w, self.at_least_with(w, need, &mut word))) {
+        for (w, bits) in (0..width).map(|w| (w, self.at_least(w, need))) {
             if bits != 0 {
                 words.push((w as u32, bits));
             }
@@ -75,33 +74,31 @@ impl Counts {
         let width = self.width;
         let mut made = 0;
         for l in lists {
-            let slots = match l.bitmap {
+            match l.bitmap {
+                Some(b) if b.len() >= width => continue,
                 None if l.slots.len() * 8 < width => {
                     for &s in l.slots {
                         self.add_word(s as usize / 64, 1 << (s % 64));
                     }
                     continue;
                 }
-                Some(b) if b.len() >= width => continue,
-                bitmap => bitmap.is_none().then_some(l.slots),
-            };
+                _ => {}
+            }
             if self.made.len() == made {
                 self.made.push(Vec::new());
             }
             let b = &mut self.made[made];
             b.clear();
-            match slots {
-                Some(slots) => {
+            match l.bitmap {
+                Some(bits) => b.extend_from_slice(bits),
+                None => {
                     b.resize(width, 0);
-                    slots
+                    l.slots
                         .iter()
                         .for_each(|&s| b[s as usize / 64] |= 1 << (s % 64));
                 }
-                None => {
-                    b.extend_from_slice(l.bitmap.unwrap_or_default());
-                    b.resize(width, 0);
-                }
             }
+            b.resize(width, 0);
             made += 1;
         }
         made
@@ -131,12 +128,9 @@ impl Counts {
     }
 
     /// The slots of word `w` whose count is at least `c` (in planes).
-    pub(super) fn at_least(&self, w: usize, c: usize) -> u64 {
-        self.at_least_with(w, c, &mut [0u64; 8])
-    }
-
     #[inline]
-    fn at_least_with(&self, w: usize, c: usize, word: &mut [u64; 8]) -> u64 {
+    pub(super) fn at_least(&self, w: usize, c: usize) -> u64 {
+        let mut word = [0u64; 8];
         let depth = self.depth.min(8);
         for (p, x) in word[..depth].iter_mut().enumerate() {
             *x = self.planes[p * self.width + w];
@@ -162,11 +156,12 @@ impl Counts {
 /// on their way up); an input left alone at a weight is added at the end.
 fn sum_maps(planes: &mut [u64], carries: &mut [Vec<u64>], maps: &[&[u64]], width: usize) {
     let depth = carries.len();
+    // Every carry is written before it is read: the buffers need only their length.
     for c in carries.iter_mut() {
-        c.clear();
         c.resize(width, 0);
     }
-    let mut waiting = [false; 10];
+    // At most 8 planes (`count_planes`).
+    let mut waiting = [false; 9];
     let mut first: Option<&[u64]> = None;
     for &x in maps {
         let Some(y) = first.take() else {

@@ -276,10 +276,7 @@ impl Names {
             .slots
             .iter()
             .flatten()
-            .map(|e| {
-                let club = e.shown.club.as_ref().map_or(0, |c| c.len());
-                club
-            })
+            .map(|e| e.shown.club.as_ref().map_or(0, |c| c.len()))
             .sum();
         let postings: usize = self.postings.values().map(|p| p.capacity() * 4 + 48).sum();
         let bitmaps: usize = self.dense.values().map(|b| b.capacity() * 8 + 48).sum();

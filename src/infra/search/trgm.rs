@@ -165,76 +165,85 @@ enum Tier {
 }
 
 fn tier(q: &[Trgm], name: &[Trgm], held: usize) -> Tier {
-    let (mut first, mut last, mut found) = (usize::MAX, 0, 0);
-    let (mut run, mut longest, mut runs) = (0, 0, 0);
+    let mut runs = Runs::default();
     for (i, t) in name.iter().enumerate() {
         if q.binary_search(t).is_ok() {
-            if found == 0 || last + 1 != i {
-                runs += 1;
-                run = 0;
-            }
-            run += 1;
-            longest = longest.max(run);
-            found += 1;
-            first = first.min(i);
-            last = i;
+            runs.found(i);
         }
     }
-    let k = q.len() as i32;
-    if found > 0 && found == held && last + 1 - first == held {
+    let k = q.len();
+    // Once each, one after another: one run of `held`.
+    if runs.found > 0 && runs.found == held && runs.count == 1 {
         let held = held as i32;
-        return Tier::Exact(calcsml(held, k, held));
+        return Tier::Exact(calcsml(held, k as i32, held));
     }
-    let within = longest.min(held) as f32 / k as f32;
+    let within = runs.longest.min(held) as f32 / k as f32;
     let across = held as f32 / (k + 1) as f32;
-    if !passes(within) && (runs < 2 || !passes(across) || !spans_may_pass(q, name, held)) {
+    let spans = |runs: &Runs| runs.spans_may_pass(name, held, k);
+    if !passes(within) && (runs.count < 2 || !passes(across) || !spans(&runs)) {
         return Tier::Fails;
     }
     Tier::Loop
 }
 
-/// Whether an extent across two runs or more of the trigrams of `q` in `name` may pass: it
-/// shares at most the runs' trigrams (and `held`), and holds at least the distinct trigrams of
-/// every gap between them (`count / (|q| + others)`). At most 16 runs are told apart (more:
-/// it may).
-fn spans_may_pass(q: &[Trgm], name: &[Trgm], held: usize) -> bool {
-    let mut runs = [(0usize, 0usize); 16];
-    let mut r = 0;
-    for (i, t) in name.iter().enumerate() {
-        if q.binary_search(t).is_err() {
-            continue;
-        }
-        if r > 0 && runs[r - 1].0 + runs[r - 1].1 == i {
-            runs[r - 1].1 += 1;
-        } else if r == runs.len() {
-            return true;
+/// The runs of a name's trigrams of the text (their places one after another), as [`tier`]
+/// meets them: how many places and runs, the longest, and the first 16 runs (start, length).
+#[derive(Default)]
+struct Runs {
+    found: usize,
+    count: usize,
+    /// The run under way: its length, and the place last found.
+    run: usize,
+    last: usize,
+    longest: usize,
+    at: [(usize, usize); 16],
+}
+
+impl Runs {
+    /// Place `i` holds a trigram of the text (places met in order).
+    fn found(&mut self, i: usize) {
+        if self.found > 0 && self.last + 1 == i {
+            self.run += 1;
         } else {
-            runs[r] = (i, 1);
-            r += 1;
+            self.count += 1;
+            self.run = 1;
         }
+        if let Some(r) = self.at.get_mut(self.count - 1) {
+            *r = (i + 1 - self.run, self.run);
+        }
+        self.longest = self.longest.max(self.run);
+        self.last = i;
+        self.found += 1;
     }
-    let runs = &runs[..r];
-    // The distinct trigrams of each gap.
-    let mut gaps = [0usize; 16];
-    for (g, w) in runs.windows(2).enumerate() {
-        let gap = &name[w[0].0 + w[0].1..w[1].0];
-        gaps[g] = (0..gap.len())
-            .filter(|&i| !gap[..i].contains(&gap[i]))
-            .count();
-    }
-    let k = q.len();
-    for i in 0..r {
-        let (mut shared, mut others) = (runs[i].1, 0);
-        for j in i + 1..r {
-            shared += runs[j].1;
-            others = others.max(gaps[j - 1]);
-            let c = shared.min(held);
-            if passes(c as f32 / (k + others) as f32) {
-                return true;
+
+    /// Whether an extent across two runs or more may pass: it shares at most the runs'
+    /// trigrams (and `held`), and holds at least the distinct trigrams of every gap between
+    /// them (`count / (|q| + others)`). Past 16 runs: it may.
+    fn spans_may_pass(&self, name: &[Trgm], held: usize, k: usize) -> bool {
+        if self.count > 16 {
+            return true;
+        }
+        let runs = &self.at[..self.count];
+        // The distinct trigrams of each gap.
+        let mut gaps = [0usize; 16];
+        for (g, w) in runs.windows(2).enumerate() {
+            let gap = &name[w[0].0 + w[0].1..w[1].0];
+            gaps[g] = (0..gap.len())
+                .filter(|&i| !gap[..i].contains(&gap[i]))
+                .count();
+        }
+        for i in 0..runs.len() {
+            let (mut shared, mut others) = (runs[i].1, 0);
+            for j in i + 1..runs.len() {
+                shared += runs[j].1;
+                others = others.max(gaps[j - 1]);
+                if passes(shared.min(held) as f32 / (k + others) as f32) {
+                    return true;
+                }
             }
         }
+        false
     }
-    false
 }
 
 /// [`word_similarity`] of a name known to hold `held` of the trigrams of `q` (its tier), or
@@ -493,7 +502,12 @@ mod tests {
                     under += 1;
                     // Decided by the gaps between the runs of `q`'s trigrams.
                     let across = held as f32 / (q.len() + 1) as f32;
-                    spanned += usize::from(passes(across) && !spans_may_pass(&q, &seq, held));
+                    let mut runs = Runs::default();
+                    (0..seq.len())
+                        .filter(|&i| q.binary_search(&seq[i]).is_ok())
+                        .for_each(|i| runs.found(i));
+                    let spans = runs.spans_may_pass(&seq, held, q.len());
+                    spanned += usize::from(passes(across) && !spans);
                 }
             }
             if held > 0 && full == held as f32 / q.len() as f32 {

@@ -108,6 +108,17 @@ impl Sim {
     }
 }
 
+/// Where the names holding fewer than `need` of the text's trigrams that contain it are.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Below {
+    /// Any slot (the text implies no trigram): each is taken by its count.
+    ByCount,
+    /// Among the names holding every trigram the text implies.
+    Like,
+    /// Nowhere: the text implies `need` trigrams or more, so they are all in a counted tier.
+    None,
+}
+
 /// A match on its way to the page; the smaller comes first (key descending, then name, then
 /// id; the key is the score when ranked, 0 by name).
 struct Cand<'n> {
@@ -209,8 +220,13 @@ impl<'n> Walk<'n, '_> {
             .is_some()
     }
 
-    fn score(&mut self, slot: u32) -> f32 {
+    /// The trigrams of the folded name in `slot`, into `self.seq`.
+    fn sequence(&mut self, slot: u32) {
         trgm::sequence(self.names.folded(slot), self.names.words, &mut self.seq);
+    }
+
+    fn score(&mut self, slot: u32) -> f32 {
+        self.sequence(slot);
         trgm::word_similarity(&self.trigrams, &self.seq, &mut self.sim)
     }
 
@@ -221,7 +237,7 @@ impl<'n> Walk<'n, '_> {
             Sim::No => None,
             Sim::May => Some(self.score(slot)),
             Sim::Holds(c) => {
-                trgm::sequence(self.names.folded(slot), self.names.words, &mut self.seq);
+                self.sequence(slot);
                 trgm::tier_similarity(&self.trigrams, &self.seq, c, &mut self.sim)
             }
         }
@@ -233,7 +249,7 @@ impl<'n> Walk<'n, '_> {
         if sim == Sim::No {
             return false;
         }
-        trgm::sequence(self.names.folded(slot), self.names.words, &mut self.seq);
+        self.sequence(slot);
         match sim {
             Sim::Holds(c) => trgm::tier_passes(&self.trigrams, &self.seq, c, &mut self.sim),
             _ => trgm::word_passes(&self.trigrams, &self.seq, &mut self.sim),
@@ -468,7 +484,13 @@ impl Names {
         }
         // A name containing `q` holds every trigram of `inner` (all of them trigrams of `q`):
         // with `need` of them or more, it is in a tier, and no name below `need` matches.
-        let like_below = !inner.is_empty() && inner.len() < need;
+        let below_need = if inner.is_empty() {
+            Below::ByCount
+        } else if inner.len() < need {
+            Below::Like
+        } else {
+            Below::None
+        };
         let mut like = std::mem::take(&mut s.like);
         like.clear();
         let mut w = Walk {
@@ -494,39 +516,43 @@ impl Names {
                 }
                 // Below `need`, a name matches only by containing `q`.
                 let below = bound(need.saturating_sub(1));
-                if w.over(below) || (!inner.is_empty() && !like_below) {
+                match below_need {
                     // The page and the count are whole.
-                } else if inner.is_empty() {
-                    let counts = &s.counts;
-                    for c in (1..need.min(k + 1)).rev() {
-                        w.every(n, bound(c), |x| {
-                            (usize::from(counts.get(x)) == c).then_some(Sim::No)
-                        });
-                    }
-                    w.every(n, 0.0, |x| (counts.get(x) == 0).then_some(Sim::No));
-                } else {
-                    // The names that may contain `q`: those holding every trigram of `inner`.
-                    self.holding_all(&inner, &mut like);
-                    self.count_like(&like, &lists[m..], s);
-                    s.low.resize_with(need, Vec::new);
-                    s.low.iter_mut().for_each(Vec::clear);
-                    for (&slot, &c) in like.iter().zip(&s.like_counts) {
-                        if usize::from(c) < need {
-                            s.low[usize::from(c)].push(slot);
+                    _ if w.over(below) => {}
+                    Below::None => {}
+                    Below::ByCount => {
+                        let counts = &s.counts;
+                        for c in (1..need.min(k + 1)).rev() {
+                            w.every(n, bound(c), |x| {
+                                (usize::from(counts.get(x)) == c).then_some(Sim::No)
+                            });
                         }
+                        w.every(n, 0.0, |x| (counts.get(x) == 0).then_some(Sim::No));
                     }
-                    for c in (0..need).rev() {
-                        w.tier(&s.low[c], bound(c), |_| Sim::No);
+                    Below::Like => {
+                        // The names that may contain `q`: those holding every trigram of `inner`.
+                        self.holding_all(&inner, &mut like);
+                        self.count_like(&like, &lists[m..], s);
+                        s.low.resize_with(need, Vec::new);
+                        s.low.iter_mut().for_each(Vec::clear);
+                        for (&slot, &c) in like.iter().zip(&s.like_counts) {
+                            if usize::from(c) < need {
+                                s.low[usize::from(c)].push(slot);
+                            }
+                        }
+                        for c in (0..need).rev() {
+                            w.tier(&s.low[c], bound(c), |_| Sim::No);
+                        }
                     }
                 }
             }
             Order::Named => {
                 let high = &s.high;
-                if inner.is_empty() {
+                if below_need == Below::ByCount {
                     let mut at = 0;
                     w.every(n, 0.0, |x| Some(Sim::may(member(high, &mut at, x as u32))));
                 } else {
-                    if like_below {
+                    if below_need == Below::Like {
                         self.holding_all(&inner, &mut like);
                     }
                     s.union.clear();
