@@ -190,6 +190,12 @@ pub enum Order {
     Named,
 }
 
+/// A trigram held by more than one name in this many has a bitmap beside its slots
+/// (`Names::dense`). At 1/64 rather than 1/32, a search makes fewer bitmaps of lists for its
+/// planes: at a million names 169 bitmaps instead of 88 (21 MB instead of 11), and a typed
+/// keystroke's search 0.9x (docs/performance.md, 2026-11-27, sixth session).
+const DENSE: usize = 64;
+
 /// The names of one list and their trigram index.
 #[derive(Default)]
 pub struct Names {
@@ -201,7 +207,8 @@ pub struct Names {
     /// The slots holding each trigram, ascending.
     pub(super) postings: HashMap<Trgm, Vec<u32>>,
     /// The same as bitmaps (bit `s % 64` of word `s / 64`) for the trigrams held by more than
-    /// 1/32 of the names when the list was ordered: a search counts them 64 slots at a time.
+    /// 1/[`DENSE`] of the names when the list was ordered: a search counts them 64 slots at a
+    /// time.
     pub(super) dense: HashMap<Trgm, Vec<u64>>,
     /// Slots below this one are in name order; the others are fresh.
     pub(super) ordered: u32,
@@ -249,7 +256,7 @@ impl Names {
         n.ordered = n.slots.len() as u32;
         let words = n.slots.len().div_ceil(64);
         for (t, list) in &n.postings {
-            if list.len() * 32 > n.slots.len() {
+            if list.len() * DENSE > n.slots.len() {
                 let mut bitmap = vec![0u64; words];
                 for &s in list {
                     bitmap[s as usize / 64] |= 1 << (s % 64);

@@ -586,8 +586,12 @@ impl Names {
         }
         // A name holding `need` in all holds at least `first` in the first `m`.
         let first = (need + m - k) as u8;
-        let dense = |l: &List| l.bitmap.is_some();
-        if m < k && first >= 1 && !lists[..m].iter().any(dense) {
+        // Counting the first `m` slot by slot, then looking the names counted `first` there
+        // up in the others, only where `first` is 3 or more: counted to 1 or 2, most of the
+        // lists' slots are candidates, and the planes cost less (measured at a million
+        // names: a typed keystroke 0.87x, a full name 0.9x of counting from `first` 1).
+        let short = |l: &List| l.slots.len() * 32 < n;
+        if m < k && first >= 3 && lists[..m].iter().all(short) {
             s.counts.bytes(n);
             for l in &lists[..m] {
                 for &slot in l.slots {
