@@ -124,6 +124,14 @@ impl Texts {
         &self.text[start..self.ends[i]]
     }
 
+    /// Where text `i` starts (not read: slicing the text would read it to check the
+    /// character boundary).
+    #[inline]
+    fn start(&self, i: usize) -> *const u8 {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        self.text.as_ptr().wrapping_add(start)
+    }
+
     fn reserve(&mut self, texts: usize, bytes: usize) {
         self.ends.reserve(texts);
         self.text.reserve(bytes);
@@ -156,6 +164,20 @@ impl Hasher for IdHasher {
             .wrapping_mul(0x9E37_79B9_7F4A_7C15)
             .rotate_left(32);
     }
+}
+
+/// Asks the processor to bring the line holding `p` into its caches, without waiting for it
+/// (a hint: no effect on what the program computes).
+#[inline]
+fn prefetch<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch reads nothing the program sees and never faults, whatever the
+    // address; `sse` is part of every x86-64 target.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
 }
 
 /// The code a packed tag holds (`None`: none).
@@ -306,6 +328,20 @@ impl Names {
     #[inline]
     pub(super) fn folded(&self, slot: u32) -> &str {
         self.folded.get(slot as usize)
+    }
+
+    /// Asks for the entry of `slot` and where its folded name lies to be brought into the
+    /// cache (a search decides it soon).
+    #[inline]
+    pub(super) fn prefetch_entry(&self, slot: u32) {
+        prefetch(self.slots.as_ptr().wrapping_add(slot as usize));
+        prefetch(self.folded.ends.as_ptr().wrapping_add(slot as usize));
+    }
+
+    /// Asks for the folded name of `slot` to be brought into the cache.
+    #[inline]
+    pub(super) fn prefetch_folded(&self, slot: u32) {
+        prefetch(self.folded.start(slot as usize));
     }
 
     /// Puts `e`, named `name` and folded `folded`, in a new slot at the end.

@@ -50,6 +50,11 @@ impl<'a> Query<'a> {
     }
 }
 
+/// How many slots of a tier are asked of memory at once, and how far ahead of the one decided
+/// its folded name is asked for (once the entry and where the name lies are in the cache).
+const BATCH: usize = 32;
+const AHEAD: usize = 4;
+
 /// Buffers a thread reuses between searches.
 #[derive(Default)]
 struct Scratch {
@@ -318,9 +323,16 @@ impl<'n> Walk<'n, '_> {
         for &s in &slots[split..] {
             self.visit(s, bound, sim(s), may_rank);
         }
-        for &s in &slots[..split] {
+        let ordered = &slots[..split];
+        for (i, &s) in ordered.iter().enumerate() {
             if !may_rank && self.counted() {
                 return;
+            }
+            if let Some(&next) = ordered.get(i + BATCH) {
+                self.names.prefetch_entry(next);
+            }
+            if let Some(&next) = ordered.get(i + AHEAD) {
+                self.names.prefetch_folded(next);
             }
             may_rank = self.visit(s, bound, sim(s), may_rank) && may_rank;
         }
@@ -368,19 +380,43 @@ impl<'n> Walk<'n, '_> {
                 self.visit(slot, bound, Sim::Holds(c), may_rank);
             }
         }
-        for &(w, bits) in &words[..split] {
-            let base = w as usize * 64;
-            let mut b = exact(w, bits);
-            if base + 64 > ordered {
-                b &= (1u64 << (ordered - base)) - 1;
+        // The ordered slots a batch at a time, so that what deciding each reads is asked of
+        // memory before it is needed (at a million names most of it is not in any cache).
+        let mut rest = words[..split].iter();
+        let (mut base, mut b) = (0usize, 0u64);
+        let mut batch = [0u32; BATCH];
+        loop {
+            let mut len = 0;
+            while len < BATCH {
+                if b == 0 {
+                    let Some(&(w, bits)) = rest.next() else {
+                        break;
+                    };
+                    base = w as usize * 64;
+                    b = exact(w, bits);
+                    if base + 64 > ordered {
+                        b &= (1u64 << (ordered - base)) - 1;
+                    }
+                    continue;
+                }
+                batch[len] = (base + b.trailing_zeros() as usize) as u32;
+                b &= b - 1;
+                len += 1;
             }
-            while b != 0 {
+            if len == 0 {
+                return;
+            }
+            for &slot in &batch[..len] {
+                self.names.prefetch_entry(slot);
+            }
+            for i in 0..len {
                 if !may_rank && self.counted() {
                     return;
                 }
-                let slot = (base + b.trailing_zeros() as usize) as u32;
-                b &= b - 1;
-                may_rank = self.visit(slot, bound, Sim::Holds(c), may_rank) && may_rank;
+                if let Some(&next) = batch.get(i + AHEAD).filter(|_| i + AHEAD < len) {
+                    self.names.prefetch_folded(next);
+                }
+                may_rank = self.visit(batch[i], bound, Sim::Holds(c), may_rank) && may_rank;
             }
         }
     }
