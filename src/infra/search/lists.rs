@@ -29,10 +29,11 @@ impl Counts {
 
     /// A new search over `n` slots counted in planes, for counts up to `k`, with `lists`
     /// counted: the short lists of slots slot by slot (`bitmaps_of`), then the bitmaps (and
-    /// those made of the other lists) as Harley and Seal's vertical counter adds them: two bitmaps and the plane of their weight give, through carry-save
-    /// adders (5 operations a word, over whole planes, which the compiler makes vector
-    /// operations), that plane and the carries of the next weight; a bitmap or carries left
-    /// alone at a weight are added at the end. The words holding a slot counted `need` or more
+    /// those made of the other lists) as Harley and Seal's vertical counter adds them: two
+    /// bitmaps and the plane of their weight give, through carry-save adders (5 operations a
+    /// word, over whole planes, which the compiler makes vector operations), that plane and
+    /// the carries of the next weight; a bitmap or carries left alone at a weight are added
+    /// at the end. The words holding a slot counted `need` or more
     /// go into `words` (their index and those slots' bits, ascending).
     pub(super) fn count_planes(
         &mut self,

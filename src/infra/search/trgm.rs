@@ -165,22 +165,17 @@ enum Tier {
 }
 
 fn tier(q: &[Trgm], name: &[Trgm], held: usize) -> Tier {
-    let mut runs = Runs::default();
-    for (i, t) in name.iter().enumerate() {
-        if q.binary_search(t).is_ok() {
-            runs.found(i);
-        }
-    }
+    let runs = Runs::of(q, name);
     let k = q.len();
     // Once each, one after another: one run of `held`.
-    if runs.found > 0 && runs.found == held && runs.count == 1 {
+    if runs.count == 1 && runs.found == held {
         let held = held as i32;
         return Tier::Exact(calcsml(held, k as i32, held));
     }
     let within = runs.longest.min(held) as f32 / k as f32;
     let across = held as f32 / (k + 1) as f32;
-    let spans = |runs: &Runs| runs.spans_may_pass(name, held, k);
-    if !passes(within) && (runs.count < 2 || !passes(across) || !spans(&runs)) {
+    if !passes(within) && (runs.count < 2 || !passes(across) || !runs.spans_may_pass(name, held, k))
+    {
         return Tier::Fails;
     }
     Tier::Loop
@@ -200,6 +195,17 @@ struct Runs {
 }
 
 impl Runs {
+    /// The runs of `name`'s trigrams of `q` (sorted).
+    fn of(q: &[Trgm], name: &[Trgm]) -> Self {
+        let mut runs = Self::default();
+        for (i, t) in name.iter().enumerate() {
+            if q.binary_search(t).is_ok() {
+                runs.found(i);
+            }
+        }
+        runs
+    }
+
     /// Place `i` holds a trigram of the text (places met in order).
     fn found(&mut self, i: usize) {
         if self.found > 0 && self.last + 1 == i {
@@ -502,11 +508,7 @@ mod tests {
                     under += 1;
                     // Decided by the gaps between the runs of `q`'s trigrams.
                     let across = held as f32 / (q.len() + 1) as f32;
-                    let mut runs = Runs::default();
-                    (0..seq.len())
-                        .filter(|&i| q.binary_search(&seq[i]).is_ok())
-                        .for_each(|i| runs.found(i));
-                    let spans = runs.spans_may_pass(&seq, held, q.len());
+                    let spans = Runs::of(&q, &seq).spans_may_pass(&seq, held, q.len());
                     spanned += usize::from(passes(across) && !spans);
                 }
             }

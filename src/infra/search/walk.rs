@@ -50,9 +50,10 @@ impl<'a> Query<'a> {
     }
 }
 
-/// How many slots of a tier are asked of memory at once, and how far ahead of the one decided
-/// its folded name is asked for (once the entry and where the name lies are in the cache).
+/// How many slots ahead of the one decided an entry (and where its folded name lies) is asked
+/// of memory (`Walk::ordered`), and a batch of a tier read from the planes.
 const BATCH: usize = 32;
+/// How many slots ahead the folded name itself is asked for (its place in the cache by then).
 const AHEAD: usize = 4;
 
 /// Buffers a thread reuses between searches.
@@ -323,22 +324,36 @@ impl<'n> Walk<'n, '_> {
         for &s in &slots[split..] {
             self.visit(s, bound, sim(s), may_rank);
         }
-        let ordered = &slots[..split];
-        for &next in ordered.iter().take(BATCH) {
+        self.ordered(&slots[..split], bound, &sim, &mut may_rank);
+    }
+
+    /// Looks at ordered slots of one tier (ascending) until neither the page nor the count
+    /// takes more (returns whether it stopped there), asking memory for what deciding each
+    /// reads before it is needed (at a million names most of it is in no cache): entries and
+    /// where their folded names lie [`BATCH`] ahead, the folded names [`AHEAD`] ahead.
+    fn ordered(
+        &mut self,
+        slots: &[u32],
+        bound: f32,
+        sim: impl Fn(u32) -> Sim,
+        may_rank: &mut bool,
+    ) -> bool {
+        for &next in slots.iter().take(BATCH) {
             self.names.prefetch_entry(next);
         }
-        for (i, &s) in ordered.iter().enumerate() {
-            if !may_rank && self.counted() {
-                return;
+        for (i, &s) in slots.iter().enumerate() {
+            if !*may_rank && self.counted() {
+                return true;
             }
-            if let Some(&next) = ordered.get(i + BATCH) {
+            if let Some(&next) = slots.get(i + BATCH) {
                 self.names.prefetch_entry(next);
             }
-            if let Some(&next) = ordered.get(i + AHEAD) {
+            if let Some(&next) = slots.get(i + AHEAD) {
                 self.names.prefetch_folded(next);
             }
-            may_rank = self.visit(s, bound, sim(s), may_rank) && may_rank;
+            *may_rank = self.visit(s, bound, sim(s), *may_rank) && *may_rank;
         }
+        false
     }
 
     /// [`Walk::tier`] for the names counted exactly `c` of the `k` trigrams in bit planes, read
@@ -383,8 +398,7 @@ impl<'n> Walk<'n, '_> {
                 self.visit(slot, bound, Sim::Holds(c), may_rank);
             }
         }
-        // The ordered slots a batch at a time, so that what deciding each reads is asked of
-        // memory before it is needed (at a million names most of it is not in any cache).
+        // The ordered slots a batch at a time (`Walk::ordered` asks memory for them ahead).
         let mut rest = words[..split].iter();
         let (mut base, mut b) = (0usize, 0u64);
         let mut batch = [0u32; BATCH];
@@ -406,20 +420,9 @@ impl<'n> Walk<'n, '_> {
                 b &= b - 1;
                 len += 1;
             }
-            if len == 0 {
+            let sim = |_| Sim::Holds(c);
+            if len == 0 || self.ordered(&batch[..len], bound, sim, &mut may_rank) {
                 return;
-            }
-            for &slot in &batch[..len] {
-                self.names.prefetch_entry(slot);
-            }
-            for i in 0..len {
-                if !may_rank && self.counted() {
-                    return;
-                }
-                if i + AHEAD < len {
-                    self.names.prefetch_folded(batch[i + AHEAD]);
-                }
-                may_rank = self.visit(batch[i], bound, Sim::Holds(c), may_rank) && may_rank;
             }
         }
     }
