@@ -16,6 +16,9 @@ pub(super) struct Counts {
     /// Carries on their way up the planes, and bitmaps made of lists (`count_planes`).
     carries: Vec<Vec<u64>>,
     made: Vec<Vec<u64>>,
+    /// Where slots stand against a count, plane by plane (`words_at_least`).
+    above: Vec<u64>,
+    equal: Vec<u64>,
 }
 
 impl Counts {
@@ -60,9 +63,31 @@ impl Counts {
         self.carries.resize_with(depth, Vec::new);
         sum_maps(&mut self.planes, &mut self.carries, &maps, width);
         debug_assert!(depth <= 8, "{k} trigrams");
-        for (w, bits) in (0..width).map(|w| (w, self.at_least(w, need))) {
-            if bits != 0 {
-                words.push((w as u32, bits));
+        self.words_at_least(need, words);
+    }
+
+    /// The words holding a slot counted `c` or more (their index and those slots' bits,
+    /// ascending), into `words`: compared with `c` a whole plane at a time, from the highest
+    /// (which the compiler makes vector operations; word by word, gathering a word of every
+    /// plane, cost as much as adding the bitmaps).
+    fn words_at_least(&mut self, c: usize, words: &mut Vec<(u32, u64)>) {
+        let width = self.width;
+        // Slots above `c` in the planes compared so far, and equal to it there.
+        let (gt, eq) = (&mut self.above, &mut self.equal);
+        gt.clear();
+        gt.resize(width, 0);
+        eq.clear();
+        eq.resize(width, !0);
+        for (p, plane) in self.planes.chunks_exact(width).enumerate().rev() {
+            let one = if (c >> p) & 1 == 1 { !0u64 } else { 0 };
+            for ((g, e), &x) in gt.iter_mut().zip(eq.iter_mut()).zip(plane) {
+                *g |= *e & x & !one;
+                *e &= !(x ^ one);
+            }
+        }
+        for (w, (&g, &e)) in gt.iter().zip(eq.iter()).enumerate() {
+            if g | e != 0 {
+                words.push((w as u32, g | e));
             }
         }
     }
