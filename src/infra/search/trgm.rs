@@ -132,20 +132,90 @@ pub fn inner(s: &str, words: Words) -> Vec<Trgm> {
     v
 }
 
+/// A search text's distinct trigrams, sorted (it derefs to them), with a table that finds a
+/// trigram's place among them in one read: a name's every trigram is looked for in them, and
+/// a binary search's chain of comparisons was most of deciding a name (`tier`, `iterate`).
+#[derive(Debug)]
+pub struct Text {
+    trigrams: Vec<Trgm>,
+    /// Each trigram at the entry its multiplicative hash gives, with its place; no two of
+    /// them at one entry (the multiplier and the size are chosen so). Other entries hold
+    /// [`Text::EMPTY`].
+    table: Vec<(Trgm, u32)>,
+    multiplier: u64,
+    shift: u32,
+}
+
+impl Text {
+    /// No trigram: three characters of 21 bits take 63.
+    const EMPTY: Trgm = u64::MAX;
+
+    /// The text whose distinct sorted trigrams are `trigrams`.
+    pub fn new(trigrams: Vec<Trgm>) -> Self {
+        // Four entries a trigram or more, and the first of some odd multipliers that puts no
+        // two at one entry (at four entries a trigram about one in four does for 13
+        // trigrams); the table doubles when none does.
+        let mut size = (trigrams.len() * 4).next_power_of_two().max(64);
+        let mut multiplier = 0x9E37_79B9_7F4A_7C15u64;
+        loop {
+            for _ in 0..64 {
+                let mut text = Self {
+                    table: vec![(Self::EMPTY, 0); size],
+                    multiplier,
+                    shift: 64 - size.trailing_zeros(),
+                    trigrams: Vec::new(),
+                };
+                let placed = trigrams.iter().enumerate().all(|(j, &t)| {
+                    let i = text.slot(t);
+                    let free = text.table[i].0 == Self::EMPTY;
+                    text.table[i] = (t, j as u32);
+                    free
+                });
+                if placed {
+                    text.trigrams = trigrams;
+                    return text;
+                }
+                multiplier = multiplier.wrapping_mul(6364136223846793005).wrapping_add(2) | 1;
+            }
+            size *= 2;
+        }
+    }
+
+    #[inline]
+    fn slot(&self, t: Trgm) -> usize {
+        (t.wrapping_mul(self.multiplier) >> self.shift) as usize
+    }
+
+    /// The place of `t` among the trigrams, if it is one of them.
+    #[inline]
+    pub fn find(&self, t: Trgm) -> Option<usize> {
+        let (key, j) = self.table[self.slot(t)];
+        (key == t).then_some(j as usize)
+    }
+}
+
+impl std::ops::Deref for Text {
+    type Target = [Trgm];
+
+    fn deref(&self) -> &[Trgm] {
+        &self.trigrams
+    }
+}
+
 fn calcsml(count: i32, len1: i32, len2: i32) -> f32 {
     count as f32 / (len1 + len2 - count) as f32
 }
 
 /// `word_similarity(q, name)` for the distinct sorted trigrams `q` of the search text and the
 /// trigram sequence `name`; `scratch` is reused between calls.
-pub fn word_similarity(q: &[Trgm], name: &[Trgm], scratch: &mut Scratch) -> f32 {
+pub fn word_similarity(q: &Text, name: &[Trgm], scratch: &mut Scratch) -> f32 {
     iterate(q, name, scratch, false)
 }
 
 /// Whether `q <% name`: [`word_similarity`] passes the threshold. As pg_trgm's operator does
 /// (`WORD_SIMILARITY_CHECK_ONLY`), the loop stops at the first extent that passes: up to it the
 /// loop is the same, and the maximum is at least that extent's.
-pub fn word_passes(q: &[Trgm], name: &[Trgm], scratch: &mut Scratch) -> bool {
+pub fn word_passes(q: &Text, name: &[Trgm], scratch: &mut Scratch) -> bool {
     passes(iterate(q, name, scratch, true))
 }
 
@@ -164,7 +234,7 @@ enum Tier {
     Loop,
 }
 
-fn tier(q: &[Trgm], name: &[Trgm], held: usize) -> Tier {
+fn tier(q: &Text, name: &[Trgm], held: usize) -> Tier {
     let runs = Runs::of(q, name);
     let k = q.len();
     // Once each, one after another: one run of `held`.
@@ -196,10 +266,10 @@ struct Runs {
 
 impl Runs {
     /// The runs of `name`'s trigrams of `q` (sorted).
-    fn of(q: &[Trgm], name: &[Trgm]) -> Self {
+    fn of(q: &Text, name: &[Trgm]) -> Self {
         let mut runs = Self::default();
         for (i, t) in name.iter().enumerate() {
-            if q.binary_search(t).is_ok() {
+            if q.find(*t).is_some() {
                 runs.found(i);
             }
         }
@@ -255,12 +325,7 @@ impl Runs {
 /// [`word_similarity`] of a name known to hold `held` of the trigrams of `q` (its tier), or
 /// `None` where it cannot reach the threshold, found without pg_trgm's loop where the
 /// trigrams' places tell (see [`Tier`]).
-pub fn tier_similarity(
-    q: &[Trgm],
-    name: &[Trgm],
-    held: usize,
-    scratch: &mut Scratch,
-) -> Option<f32> {
+pub fn tier_similarity(q: &Text, name: &[Trgm], held: usize, scratch: &mut Scratch) -> Option<f32> {
     match tier(q, name, held) {
         Tier::Exact(s) => Some(s),
         Tier::Fails => None,
@@ -270,7 +335,7 @@ pub fn tier_similarity(
 
 /// Whether `q <% name` for a name holding `held` of the trigrams of `q`: [`tier_similarity`]
 /// passes, with the loop stopped at the first extent that passes ([`word_passes`]).
-pub fn tier_passes(q: &[Trgm], name: &[Trgm], held: usize, scratch: &mut Scratch) -> bool {
+pub fn tier_passes(q: &Text, name: &[Trgm], held: usize, scratch: &mut Scratch) -> bool {
     match tier(q, name, held) {
         Tier::Exact(s) => passes(s),
         Tier::Fails => false,
@@ -282,7 +347,7 @@ pub fn tier_passes(q: &[Trgm], name: &[Trgm], held: usize, scratch: &mut Scratch
 /// first extent that passes, as `WORD_SIMILARITY_CHECK_ONLY`). Each trigram of the name is
 /// numbered as the loop reaches it: the query's by their place in `q`, the others after them,
 /// equal trigrams alike.
-fn iterate(q: &[Trgm], name: &[Trgm], scratch: &mut Scratch, check: bool) -> f32 {
+fn iterate(q: &Text, name: &[Trgm], scratch: &mut Scratch, check: bool) -> f32 {
     let ulen1 = q.len() as i32;
     if q.is_empty() || name.is_empty() {
         return 0.0;
@@ -301,14 +366,14 @@ fn iterate(q: &[Trgm], name: &[Trgm], scratch: &mut Scratch, check: bool) -> f32
     let (mut ulen2, mut count, mut lower) = (0i32, 0i32, -1i32);
     let mut smlr_max = 0f32;
     for (i, t) in name.iter().enumerate() {
-        let t = match q.binary_search(t) {
-            Ok(j) => j,
+        let t = match q.find(*t) {
+            Some(j) => j,
             // Before the first trigram of `q`, another one is never read again.
-            Err(_) if lower < 0 => {
+            None if lower < 0 => {
                 index.push(usize::MAX);
                 continue;
             }
-            Err(_) => match others.iter().position(|o| o == t) {
+            None => match others.iter().position(|o| o == t) {
                 Some(j) => k + j,
                 None => {
                     others.push(*t);
@@ -394,7 +459,11 @@ mod tests {
     fn ws(q: &str, name: &str) -> f32 {
         let mut seq = Vec::new();
         sequence(name, Words::Ascii, &mut seq);
-        word_similarity(&set(q, Words::Ascii), &seq, &mut Scratch::default())
+        word_similarity(
+            &Text::new(set(q, Words::Ascii)),
+            &seq,
+            &mut Scratch::default(),
+        )
     }
 
     /// Figures PostgreSQL 15 gives (`SELECT word_similarity(a, b)`), `docs/decisions/ranked-search.md`
@@ -493,7 +562,7 @@ mod tests {
         let (mut seq, mut scratch) = (Vec::new(), Scratch::default());
         let (mut whole, mut under, mut passed, mut spanned) = (0, 0, 0, 0);
         for i in 0..60_000 {
-            let q = set(&text(1 + i % 4), Words::Ascii);
+            let q = Text::new(set(&text(1 + i % 4), Words::Ascii));
             sequence(&text(1 + (i / 4) % 5), Words::Ascii, &mut seq);
             let held = q.iter().filter(|t| seq.contains(t)).count();
             let full = word_similarity(&q, &seq, &mut scratch);
@@ -521,6 +590,45 @@ mod tests {
             whole > 1_000 && under > 1_000 && passed > 100 && spanned > 100,
             "{whole} {under} {passed} {spanned}"
         );
+    }
+
+    /// A text's table finds each of its trigrams at its place and no other trigram, for texts
+    /// of up to 300 trigrams (tables that had to try several multipliers or double), among
+    /// them trigrams equal but in one character.
+    #[test]
+    fn a_text_finds_its_trigrams_and_no_other() {
+        let mut x = 0x2545F4914F6CDD1Du64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let c = |x: u64| char::from_u32(0x20 + (x % 0x3000) as u32).unwrap_or('a');
+        for len in (0..300).step_by(7) {
+            let mut t: Vec<Trgm> = (0..len)
+                .map(|i| {
+                    let (a, b) = (c(next()), c(next()));
+                    // Every other one differs from the one before in its last character.
+                    if i % 2 == 1 {
+                        pack(a, b, 'x')
+                    } else {
+                        pack(a, b, 'y')
+                    }
+                })
+                .collect();
+            t.sort_unstable();
+            t.dedup();
+            let text = Text::new(t.clone());
+            for (j, &x) in t.iter().enumerate() {
+                assert_eq!(text.find(x), Some(j));
+            }
+            for _ in 0..1000 {
+                let other = pack(c(next()), c(next()), c(next()));
+                assert_eq!(text.find(other), t.binary_search(&other).ok());
+            }
+            assert_eq!(&text[..], &t[..]);
+        }
     }
 
     /// The trigrams of an ASCII text, taken byte by byte, are those of the general path (which

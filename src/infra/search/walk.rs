@@ -161,7 +161,7 @@ impl Eq for Cand<'_> {}
 struct Walk<'n, 'q> {
     names: &'n Names,
     q: &'q Query<'q>,
-    trigrams: Vec<Trgm>,
+    trigrams: trgm::Text,
     /// `q` as a substring (`LIKE '%q%'`), searched for without a call per candidate place.
     finder: memchr::memmem::Finder<'q>,
     /// `skip + take`: how many of the best matches after the cursor the page needs.
@@ -538,7 +538,7 @@ impl Names {
         let mut w = Walk {
             names: self,
             q,
-            trigrams,
+            trigrams: trgm::Text::new(trigrams),
             finder: memchr::memmem::Finder::new(q.folded.as_bytes()),
             want: q.skip.saturating_add(q.take),
             top: BinaryHeap::new(),

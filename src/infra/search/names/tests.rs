@@ -123,7 +123,7 @@ fn name(r: &mut Lcg) -> String {
 
 /// What PostgreSQL answers: every live name scored, matched, sorted, counted, paged.
 fn every_match(rows: &[NameRow], q: &Query) -> (Vec<Hit>, usize) {
-    let set = trgm::set(q.folded, Words::Ascii);
+    let set = trgm::Text::new(trgm::set(q.folded, Words::Ascii));
     let (mut seq, mut scratch) = (Vec::new(), Scratch::default());
     let mut all: Vec<Hit> = Vec::new();
     for r in rows {
