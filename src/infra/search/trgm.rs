@@ -75,18 +75,29 @@ fn general_sequence(s: &str, words: Words, out: &mut Vec<Trgm>) {
 
 /// [`sequence`] of an ASCII text, byte by byte and with no buffer of its own: an ASCII letter
 /// or digit is a word's in both kinds of [`Words`], and its lower case is `to_ascii_lowercase`.
+/// One pass, the trigram rolled on a character at a time (the last two characters shifted up,
+/// the new one added: [`pack`]'s layout).
 fn ascii_sequence(s: &[u8], out: &mut Vec<Trgm>) {
-    let c = |b: u8| char::from(b.to_ascii_lowercase());
-    for w in s
-        .split(|b| !b.is_ascii_alphanumeric())
-        .filter(|w| !w.is_empty())
-    {
-        let (mut a, mut b) = (' ', ' ');
-        for &x in w {
-            out.push(pack(a, b, c(x)));
-            (a, b) = (b, c(x));
+    const SPACE: u64 = b' ' as u64;
+    const BITS: u64 = (1 << 63) - 1;
+    let roll = |t: Trgm, c: u64| ((t << 21) | c) & BITS;
+    // Two blanks before a word.
+    let start = (SPACE << 21) | SPACE;
+    let (mut t, mut in_word) = (start, false);
+    // A trigram a character, and one a word's end.
+    out.reserve(s.len() * 2);
+    for &x in s {
+        if x.is_ascii_alphanumeric() {
+            t = roll(t, u64::from(x.to_ascii_lowercase()));
+            out.push(t);
+            in_word = true;
+        } else if in_word {
+            out.push(roll(t, SPACE));
+            (t, in_word) = (start, false);
         }
-        out.push(pack(a, b, ' '));
+    }
+    if in_word {
+        out.push(roll(t, SPACE));
     }
 }
 
