@@ -151,7 +151,8 @@ pub struct Text {
     trigrams: Vec<Trgm>,
     /// Each trigram at the entry its multiplicative hash gives, with its place; no two of
     /// them at one entry (the multiplier and the size are chosen so). Other entries hold
-    /// [`Text::EMPTY`].
+    /// [`Text::EMPTY`]. Empty where no table up to [`Text::LARGEST`] entries would do (the
+    /// trigrams are then searched for).
     table: Vec<(Trgm, u32)>,
     multiplier: u64,
     shift: u32,
@@ -160,15 +161,23 @@ pub struct Text {
 impl Text {
     /// No trigram: three characters of 21 bits take 63.
     const EMPTY: Trgm = u64::MAX;
+    /// The most entries a table is given (a search text's trigrams are a few dozen; the
+    /// text is a stranger's, and the search must end whatever it is).
+    const LARGEST: usize = 1 << 16;
 
     /// The text whose distinct sorted trigrams are `trigrams`.
     pub fn new(trigrams: Vec<Trgm>) -> Self {
+        Self::with_largest(trigrams, Self::LARGEST)
+    }
+
+    /// [`Text::new`] with tables of at most `largest` entries.
+    fn with_largest(trigrams: Vec<Trgm>, largest: usize) -> Self {
         // Four entries a trigram or more, and the first of some odd multipliers that puts no
         // two at one entry (at four entries a trigram about one in four does for 13
         // trigrams); the table doubles when none does.
         let mut size = (trigrams.len() * 4).next_power_of_two().max(64);
         let mut multiplier = 0x9E37_79B9_7F4A_7C15u64;
-        loop {
+        while size <= largest {
             for _ in 0..64 {
                 let mut text = Self {
                     table: vec![(Self::EMPTY, 0); size],
@@ -190,6 +199,12 @@ impl Text {
             }
             size *= 2;
         }
+        Self {
+            trigrams,
+            table: Vec::new(),
+            multiplier,
+            shift: 0,
+        }
     }
 
     #[inline]
@@ -200,6 +215,9 @@ impl Text {
     /// The place of `t` among the trigrams, if it is one of them.
     #[inline]
     pub fn find(&self, t: Trgm) -> Option<usize> {
+        if self.table.is_empty() {
+            return self.trigrams.binary_search(&t).ok();
+        }
         let (key, j) = self.table[self.slot(t)];
         (key == t).then_some(j as usize)
     }
@@ -605,7 +623,7 @@ mod tests {
 
     /// A text's table finds each of its trigrams at its place and no other trigram, for texts
     /// of up to 300 trigrams (tables that had to try several multipliers or double), among
-    /// them trigrams equal but in one character.
+    /// them trigrams equal but in one character; and so does a text given no table.
     #[test]
     fn a_text_finds_its_trigrams_and_no_other() {
         let mut x = 0x2545F4914F6CDD1Du64;
@@ -630,15 +648,18 @@ mod tests {
                 .collect();
             t.sort_unstable();
             t.dedup();
-            let text = Text::new(t.clone());
-            for (j, &x) in t.iter().enumerate() {
-                assert_eq!(text.find(x), Some(j));
+            // With a table, and with none (no table small enough would do).
+            for text in [Text::new(t.clone()), Text::with_largest(t.clone(), 0)] {
+                for (j, &x) in t.iter().enumerate() {
+                    assert_eq!(text.find(x), Some(j));
+                }
+                for _ in 0..1000 {
+                    let other = pack(c(next()), c(next()), c(next()));
+                    assert_eq!(text.find(other), t.binary_search(&other).ok());
+                }
+                assert_eq!(&text[..], &t[..]);
             }
-            for _ in 0..1000 {
-                let other = pack(c(next()), c(next()), c(next()));
-                assert_eq!(text.find(other), t.binary_search(&other).ok());
-            }
-            assert_eq!(&text[..], &t[..]);
+            assert!(!Text::new(t.clone()).table.is_empty());
         }
     }
 
