@@ -79,10 +79,9 @@ impl Counts {
         eq.clear();
         eq.resize(width, !0);
         for (p, plane) in self.planes.chunks_exact(width).enumerate().rev() {
-            let one = if (c >> p) & 1 == 1 { !0u64 } else { 0 };
+            let one = bit_of(c, p);
             for ((g, e), &x) in gt.iter_mut().zip(eq.iter_mut()).zip(plane) {
-                *g |= *e & x & !one;
-                *e &= !(x ^ one);
+                compare(g, e, x, one);
             }
         }
         for (w, (&g, &e)) in gt.iter().zip(eq.iter()).enumerate() {
@@ -255,14 +254,28 @@ fn carry_up(planes: &mut [u64], width: usize, from: usize, x: &[u64], carry: &mu
 fn at_least(planes: &[u64], c: usize) -> u64 {
     let (mut gt, mut eq) = (0u64, !0u64);
     for (p, &x) in planes.iter().enumerate().rev() {
-        if (c >> p) & 1 == 1 {
-            eq &= x;
-        } else {
-            gt |= eq & x;
-            eq &= !x;
-        }
+        compare(&mut gt, &mut eq, x, bit_of(c, p));
     }
     gt | eq
+}
+
+/// Bit `p` of `c` as a word: all ones or none.
+#[inline]
+fn bit_of(c: usize, p: usize) -> u64 {
+    if (c >> p) & 1 == 1 {
+        !0
+    } else {
+        0
+    }
+}
+
+/// One plane of comparing 64 counts with a number, from the highest plane down: `x` the
+/// counts' bits in this plane, `one` the number's (all ones or none); `gt` the counts above
+/// it in the planes compared so far, `eq` those equal to it there.
+#[inline]
+fn compare(gt: &mut u64, eq: &mut u64, x: u64, one: u64) {
+    *gt |= *eq & x & !one;
+    *eq &= !(x ^ one);
 }
 
 /// A trigram's slots, and its bitmap when it is dense.

@@ -118,18 +118,26 @@ impl Texts {
         self.ends.push(self.text.len());
     }
 
+    /// Where text `i` begins in `text`.
+    #[inline]
+    fn offset(&self, i: usize) -> usize {
+        if i == 0 {
+            0
+        } else {
+            self.ends[i - 1]
+        }
+    }
+
     #[inline]
     fn get(&self, i: usize) -> &str {
-        let start = if i == 0 { 0 } else { self.ends[i - 1] };
-        &self.text[start..self.ends[i]]
+        &self.text[self.offset(i)..self.ends[i]]
     }
 
     /// Where text `i` starts (not read: slicing the text would read it to check the
     /// character boundary).
     #[inline]
     fn start(&self, i: usize) -> *const u8 {
-        let start = if i == 0 { 0 } else { self.ends[i - 1] };
-        self.text.as_ptr().wrapping_add(start)
+        self.text.as_ptr().wrapping_add(self.offset(i))
     }
 
     fn reserve(&mut self, texts: usize, bytes: usize) {
