@@ -15,7 +15,11 @@
 //! rush of public reads leaves the rest of the pool to writes. Searches the instance's search
 //! index answers (issue 42: the index ranks, one short read by primary key fetches the page's
 //! rows) hold their connection for a fraction of a millisecond: they take one of [`SEARCHES`]
-//! slots of their own rather than queueing behind the heavier rebuilds.
+//! slots of their own rather than queueing behind the heavier rebuilds. A search answered in
+//! memory (no connection at all) is kept only once its key missed twice lately
+//! (`KeptReads::keep_if_asked_again`): most typed names are read once, and two inserts into
+//! the caches cost a tenth of answering one; the last few such answers stay in a small ring
+//! for the readers of a cold search who arrive just after its first.
 //!
 //! Bounded by bytes (issue 33): the kept bodies weigh their bytes (body, key, ETag, `Link`, and
 //! [`ENTRY_OVERHEAD`]) against a budget (`KEPT_BODIES_MAX_BYTES`, default
@@ -25,6 +29,7 @@
 //! `tourney_cache_evictions_total{cache="public"}`, what is kept in `tourney_cache_bytes`.
 
 use std::hash::{DefaultHasher, Hash, Hasher};
+use std::sync::atomic::{AtomicU32, AtomicU8, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -52,6 +57,93 @@ pub const SEARCHES: usize = 4;
 pub const KEEP_LAGGING: Duration = Duration::from_secs(1);
 /// Locks for single-flight, shared by keys with the same hash (bounded, whatever the keys).
 const FLIGHTS: usize = 256;
+
+/// How many keys' misses [`Asked`] counts apart (by their hash), and after how many misses
+/// it forgets them all: a quarter of its counters, so that a key missed once shares its
+/// counter with another key missed in the same period about one time in eight on average.
+const ASKED: usize = 1 << 16;
+const ASKED_PERIOD: u32 = 1 << 14;
+
+/// How many bodies kept only until others replace them [`Recent`] holds.
+const RECENT: usize = 64;
+
+/// The last [`RECENT`] bodies answered in memory and not (yet) kept in the caches: readers of a
+/// cold search who arrive after its first reader answered it find it here (and count a second
+/// miss, so the next reader keeps it), while a name typed once costs one place in a ring
+/// instead of two inserts into the caches.
+#[derive(Default)]
+struct Recent {
+    next: usize,
+    held: Vec<(u64, String, Arc<Entry>)>,
+}
+
+impl Recent {
+    fn get(&self, hash: u64, key: &str) -> Option<&Arc<Entry>> {
+        self.held
+            .iter()
+            .find(|(h, k, _)| *h == hash && k == key)
+            .map(|(_, _, e)| e)
+    }
+
+    fn put(&mut self, hash: u64, key: String, entry: Arc<Entry>) {
+        if self.held.len() < RECENT {
+            self.held.push((hash, key, entry));
+        } else {
+            self.held[self.next] = (hash, key, entry);
+        }
+        self.next = (self.next + 1) % RECENT;
+    }
+}
+
+fn hash_of(key: &str) -> u64 {
+    let mut h = DefaultHasher::new();
+    key.hash(&mut h);
+    h.finish()
+}
+
+/// The misses of the bodies kept only when asked again (a search the search index answers in
+/// memory: remaking one costs less than keeping it, and most typed names are read once), by
+/// a counter of their key's hash, all forgotten every [`ASKED_PERIOD`] misses. A body is kept
+/// once its key missed twice in a period: a second reader waiting for the same rebuild, or
+/// the same search read again. Keys sharing a counter are kept as if asked twice (as every
+/// body was before); one asked twice across a reset is kept at its next miss.
+struct Asked {
+    counts: Box<[AtomicU8]>,
+    misses: AtomicU32,
+}
+
+impl Default for Asked {
+    fn default() -> Self {
+        Self {
+            counts: (0..ASKED).map(|_| AtomicU8::new(0)).collect(),
+            misses: AtomicU32::new(0),
+        }
+    }
+}
+
+impl Asked {
+    fn counter(&self, key: &str) -> &AtomicU8 {
+        &self.counts[(hash_of(key) as usize) % ASKED]
+    }
+
+    /// Counts a miss of `key`.
+    fn missed(&self, key: &str) {
+        if self.misses.fetch_add(1, Ordering::Relaxed) + 1 >= ASKED_PERIOD {
+            self.misses.store(0, Ordering::Relaxed);
+            self.counts
+                .iter()
+                .for_each(|c| c.store(0, Ordering::Relaxed));
+        }
+        let c = self.counter(key);
+        // Saturating: only "more than once" is read.
+        let _ = c.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_add(1));
+    }
+
+    /// Whether `key` missed more than once in this period.
+    fn again(&self, key: &str) -> bool {
+        self.counter(key).load(Ordering::Relaxed) >= 2
+    }
+}
 
 /// Which slots a rebuild takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -154,6 +246,8 @@ pub struct KeptReads {
     window: Cache<String, Arc<Entry>>,
     budget: u64,
     flights: Arc<Vec<Arc<AsyncMutex<()>>>>,
+    asked: Arc<Asked>,
+    recent: Arc<std::sync::Mutex<Recent>>,
     rebuilds: Arc<Semaphore>,
     searches: Arc<Semaphore>,
 }
@@ -181,6 +275,8 @@ impl KeptReads {
             window: weighted_cache_with(window, meter, entry_weight, EvictionPolicy::lru()),
             budget: max_bytes,
             flights: Arc::new((0..FLIGHTS).map(|_| Default::default()).collect()),
+            asked: Arc::default(),
+            recent: Arc::default(),
             rebuilds: Arc::new(Semaphore::new(REBUILDS)),
             searches: Arc::new(Semaphore::new(SEARCHES)),
         }
@@ -196,7 +292,17 @@ impl KeptReads {
             .get(key)
             .filter(fresh)
             .or_else(|| self.window.get(key).filter(fresh))
+            .or_else(|| {
+                self.recent()
+                    .get(hash_of(key), key)
+                    .filter(|e| fresh(e))
+                    .cloned()
+            })
             .map(|e| e.kept.clone())
+    }
+
+    fn recent(&self) -> std::sync::MutexGuard<'_, Recent> {
+        self.recent.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Waits for the right to rebuild `key` in `slots`: one rebuild per key at a time, at most
@@ -228,6 +334,38 @@ impl KeptReads {
             .await
             .expect("the slots' semaphores are never closed");
         flight.slot = Some(slot);
+    }
+
+    /// Counts a miss of a body kept only when asked again ([`KeptReads::keep_if_asked_again`]):
+    /// call it once per read, when the body is not kept.
+    pub fn missed(&self, key: &str) {
+        self.asked.missed(key);
+    }
+
+    /// Keeps `body` as [`KeptReads::keep`] does if its key missed more than once lately
+    /// ([`KeptReads::missed`]: another reader waited for it, or it was read before), else only
+    /// among the last [`RECENT`] such bodies; returns whether it kept it in the caches. For
+    /// bodies cheaper to remake than to keep (a search the index answers in memory): a name
+    /// typed once is not kept, a search read again is, and the readers of a cold search who
+    /// come just after its first find its body.
+    pub fn keep_if_asked_again(
+        &self,
+        key: String,
+        generation: Option<Generation>,
+        body: KeptBody,
+    ) -> bool {
+        let again = self.asked.again(&key);
+        if again {
+            self.keep(key, generation, body);
+        } else if let Some(generation) = generation {
+            let entry = Arc::new(Entry {
+                generation,
+                until: None,
+                kept: body,
+            });
+            self.recent().put(hash_of(&key), key, entry);
+        }
+        again
     }
 
     /// Keeps `body` under `key`, as read at `generation` (the one seen before the read began;
@@ -428,6 +566,48 @@ mod tests {
         // (That flight ended at once: its slot is free again.)
         let fallback = within(50, k.slot(&mut in_memory, Slots::Search));
         assert!(fallback.await.is_some(), "and takes one freed");
+    }
+
+    #[test]
+    fn a_body_cheap_to_remake_is_kept_once_asked_again() {
+        let k = kept(DEFAULT_MAX_BYTES);
+        let g = Some(Generation::new(1, 0));
+        // Read once: not kept in the caches, only among the last few such bodies.
+        k.missed("once");
+        assert!(!k.keep_if_asked_again("once".into(), g, body("1")));
+        assert_eq!(&*k.fresh("once", g).unwrap().body, b"1");
+        assert!(k.fresh("once", Some(Generation::new(1, 1))).is_none());
+        for i in 0..RECENT {
+            k.missed(&format!("typed-{i}"));
+            k.keep_if_asked_again(format!("typed-{i}"), g, body("x"));
+        }
+        assert!(
+            k.fresh("once", g).is_none(),
+            "pushed out by the last {RECENT}"
+        );
+        assert_eq!(&*k.fresh("typed-1", g).unwrap().body, b"x");
+        // Read again (or a second reader waiting for the same rebuild): kept.
+        k.missed("once");
+        assert!(k.keep_if_asked_again("once".into(), g, body("2")));
+        for i in 0..RECENT {
+            k.keep_if_asked_again(format!("later-{i}"), g, body("x"));
+        }
+        assert_eq!(&*k.fresh("once", g).unwrap().body, b"2");
+        // Forgotten after a period of other misses (unless a key of those shares its counter).
+        k.missed("late");
+        let lone = (0..ASKED_PERIOD)
+            .map(|i| format!("other-{i}"))
+            .filter(|o| !std::ptr::eq(k.asked.counter(o), k.asked.counter("late")))
+            .inspect(|o| k.missed(o))
+            .count();
+        assert!(lone + 2 > ASKED_PERIOD as usize);
+        k.missed("late");
+        assert!(!k.keep_if_asked_again("late".into(), g, body("3")));
+        // A counter does not wrap around.
+        for _ in 0..300 {
+            k.asked.missed("busy");
+        }
+        assert!(k.asked.again("busy"));
     }
 
     #[test]

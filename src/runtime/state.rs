@@ -277,6 +277,9 @@ impl AppState {
             self.metrics.kept_read(true);
             return Ok((true, kept));
         }
+        if slots == Slots::Held {
+            self.kept.missed(&key);
+        }
         let mut flight = self.kept.flight(&key, slots).await;
         // Whoever held the flight before may have kept it meanwhile.
         let generation = self.live.generation(subject);
@@ -288,7 +291,9 @@ impl AppState {
         if let Some(held) = held {
             if self.search.current().await {
                 if let Some(body) = held(&self.search)? {
-                    self.kept.keep(key, generation, body.clone());
+                    // Answered in memory: kept only once asked again (most typed names are
+                    // read once, and keeping each cost a tenth of its answer).
+                    self.kept.keep_if_asked_again(key, generation, body.clone());
                     return Ok((true, body));
                 }
             }
