@@ -31,6 +31,11 @@ const USAGE: &str = "usage:
 
 Configuration comes from the environment; see .env.example.";
 
+/// mimalloc rather than glibc's allocator: a fifth less CPU a search answered in memory
+/// (`Cargo.toml`).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if matches!(
