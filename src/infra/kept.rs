@@ -122,26 +122,27 @@ impl Default for Asked {
 }
 
 impl Asked {
-    fn counter(&self, key: &str) -> &AtomicU8 {
-        &self.counts[(hash_of(key) as usize) % ASKED]
+    /// The counter of the key whose hash is `hash`.
+    fn counter(&self, hash: u64) -> &AtomicU8 {
+        &self.counts[(hash as usize) % ASKED]
     }
 
-    /// Counts a miss of `key`.
-    fn missed(&self, key: &str) {
+    /// Counts a miss of the key whose hash is `hash`.
+    fn missed(&self, hash: u64) {
         if self.misses.fetch_add(1, Ordering::Relaxed) + 1 >= ASKED_PERIOD {
             self.misses.store(0, Ordering::Relaxed);
             self.counts
                 .iter()
                 .for_each(|c| c.store(0, Ordering::Relaxed));
         }
-        let c = self.counter(key);
+        let c = self.counter(hash);
         // Saturating: only "more than once" is read.
         let _ = c.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_add(1));
     }
 
-    /// Whether `key` missed more than once in this period.
-    fn again(&self, key: &str) -> bool {
-        self.counter(key).load(Ordering::Relaxed) >= 2
+    /// Whether the key whose hash is `hash` missed more than once in this period.
+    fn again(&self, hash: u64) -> bool {
+        self.counter(hash).load(Ordering::Relaxed) >= 2
     }
 }
 
@@ -174,6 +175,22 @@ struct Entry {
     /// generation it is kept at: `KEEP_LAGGING`).
     until: Option<Instant>,
     kept: KeptBody,
+}
+
+impl Entry {
+    /// The entry of `body` read at `generation`, served until `until` at most; `None` with no
+    /// generation (the listener not connected: nothing is kept).
+    fn of(
+        generation: Option<Generation>,
+        body: KeptBody,
+        until: Option<Instant>,
+    ) -> Option<Arc<Self>> {
+        Some(Arc::new(Self {
+            generation: generation?,
+            until,
+            kept: body,
+        }))
+    }
 }
 
 /// A byte-weighted cache that counts what its policy evicts into `meter` (shared by
@@ -308,9 +325,7 @@ impl KeptReads {
     /// Waits for the right to rebuild `key` in `slots`: one rebuild per key at a time, at most
     /// [`REBUILDS`] or [`SEARCHES`] in all.
     pub async fn flight(&self, key: &str, slots: Slots) -> Flight {
-        let mut h = DefaultHasher::new();
-        key.hash(&mut h);
-        let lock = self.flights[(h.finish() as usize) % FLIGHTS].clone();
+        let lock = self.flights[(hash_of(key) as usize) % FLIGHTS].clone();
         let key = lock.lock_owned().await;
         let mut flight = Flight {
             _key: key,
@@ -339,7 +354,7 @@ impl KeptReads {
     /// Counts a miss of a body kept only when asked again ([`KeptReads::keep_if_asked_again`]):
     /// call it once per read, when the body is not kept.
     pub fn missed(&self, key: &str) {
-        self.asked.missed(key);
+        self.asked.missed(hash_of(key));
     }
 
     /// Keeps `body` as [`KeptReads::keep`] does if its key missed more than once lately
@@ -354,16 +369,15 @@ impl KeptReads {
         generation: Option<Generation>,
         body: KeptBody,
     ) -> bool {
-        let again = self.asked.again(&key);
+        let Some(entry) = Entry::of(generation, body, None) else {
+            return false;
+        };
+        let hash = hash_of(&key);
+        let again = self.asked.again(hash);
         if again {
-            self.keep(key, generation, body);
-        } else if let Some(generation) = generation {
-            let entry = Arc::new(Entry {
-                generation,
-                until: None,
-                kept: body,
-            });
-            self.recent().put(hash_of(&key), key, entry);
+            self.put(key, entry);
+        } else {
+            self.recent().put(hash, key, entry);
         }
         again
     }
@@ -382,15 +396,13 @@ impl KeptReads {
         body: KeptBody,
         until: Option<Instant>,
     ) {
-        let Some(generation) = generation else {
-            return;
-        };
-        let entry = Arc::new(Entry {
-            generation,
-            until,
-            kept: body,
-        });
-        // Both parts share the entry (its bytes are held once, weighed in each part).
+        if let Some(entry) = Entry::of(generation, body, until) {
+            self.put(key, entry);
+        }
+    }
+
+    /// Puts `entry` into both caches; they share it (its bytes are held once, weighed in each).
+    fn put(&self, key: String, entry: Arc<Entry>) {
         self.window.insert(key.clone(), entry.clone());
         self.kept.insert(key, entry);
     }
@@ -597,7 +609,7 @@ mod tests {
         k.missed("late");
         let lone = (0..ASKED_PERIOD)
             .map(|i| format!("other-{i}"))
-            .filter(|o| !std::ptr::eq(k.asked.counter(o), k.asked.counter("late")))
+            .filter(|o| (hash_of(o) as usize) % ASKED != (hash_of("late") as usize) % ASKED)
             .inspect(|o| k.missed(o))
             .count();
         assert!(lone + 2 > ASKED_PERIOD as usize);
@@ -605,9 +617,9 @@ mod tests {
         assert!(!k.keep_if_asked_again("late".into(), g, body("3")));
         // A counter does not wrap around.
         for _ in 0..300 {
-            k.asked.missed("busy");
+            k.missed("busy");
         }
-        assert!(k.asked.again("busy"));
+        assert!(k.asked.again(hash_of("busy")));
     }
 
     #[test]

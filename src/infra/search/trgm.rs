@@ -178,23 +178,25 @@ impl Text {
         let mut size = (trigrams.len() * 4).next_power_of_two().max(64);
         let mut multiplier = 0x9E37_79B9_7F4A_7C15u64;
         while size <= largest {
+            // One table a size, emptied for each multiplier tried.
+            let mut table = vec![(Self::EMPTY, 0); size];
+            let shift = 64 - size.trailing_zeros();
             for _ in 0..64 {
-                let mut text = Self {
-                    table: vec![(Self::EMPTY, 0); size],
-                    multiplier,
-                    shift: 64 - size.trailing_zeros(),
-                    trigrams: Vec::new(),
-                };
                 let placed = trigrams.iter().enumerate().all(|(j, &t)| {
-                    let i = text.slot(t);
-                    let free = text.table[i].0 == Self::EMPTY;
-                    text.table[i] = (t, j as u32);
+                    let i = Self::slot_of(t, multiplier, shift);
+                    let free = table[i].0 == Self::EMPTY;
+                    table[i] = (t, j as u32);
                     free
                 });
                 if placed {
-                    text.trigrams = trigrams;
-                    return text;
+                    return Self {
+                        trigrams,
+                        table,
+                        multiplier,
+                        shift,
+                    };
                 }
+                table.fill((Self::EMPTY, 0));
                 multiplier = multiplier.wrapping_mul(6364136223846793005).wrapping_add(2) | 1;
             }
             size *= 2;
@@ -209,7 +211,13 @@ impl Text {
 
     #[inline]
     fn slot(&self, t: Trgm) -> usize {
-        (t.wrapping_mul(self.multiplier) >> self.shift) as usize
+        Self::slot_of(t, self.multiplier, self.shift)
+    }
+
+    /// The entry `t` takes in a table of `2^(64 - shift)` entries with `multiplier`.
+    #[inline]
+    fn slot_of(t: Trgm, multiplier: u64, shift: u32) -> usize {
+        (t.wrapping_mul(multiplier) >> shift) as usize
     }
 
     /// The place of `t` among the trigrams, if it is one of them.
