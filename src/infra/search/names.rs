@@ -226,10 +226,17 @@ pub enum Order {
 /// keystroke's search 0.9x (docs/performance.md, 2026-11-27, sixth session).
 const DENSE: usize = 64;
 
+/// A dead slot's mark (no tag is: a tag is two ASCII letters).
+pub(super) const DEAD: u16 = u16::MAX;
+
 /// The names of one list and their trigram index.
 #[derive(Default)]
 pub struct Names {
     pub(super) slots: Vec<Option<Entry>>,
+    /// Each slot's tag, or [`DEAD`]: what a search asks of every name it decides, two bytes a
+    /// slot, where the entry (64 bytes, mostly in no cache at a million names) is read only
+    /// for a name the page may take.
+    pub(super) marks: Vec<u16>,
     /// The slots' names, and their folded forms.
     names: Texts,
     folded: Texts,
@@ -277,6 +284,7 @@ impl Names {
         });
         let mut n = Self::new(words);
         n.slots.reserve(entries.len());
+        n.marks.reserve(entries.len());
         let bytes = |f: fn(&Row) -> usize| entries.iter().map(f).sum();
         n.names.reserve(entries.len(), bytes(|e| e.1.len()));
         n.folded.reserve(entries.len(), bytes(|e| e.2.len()));
@@ -322,6 +330,7 @@ impl Names {
             + self.folded.bytes()
             + bitmaps
             + self.slots.capacity() * std::mem::size_of::<Option<Entry>>()
+            + self.marks.capacity() * 2
             + self.by_id.capacity() * 24
             + postings
     }
@@ -338,12 +347,18 @@ impl Names {
         self.folded.get(slot as usize)
     }
 
-    /// Asks for the entry of `slot` and where its folded name lies to be brought into the
+    /// Asks for the mark of `slot` and where its folded name lies to be brought into the
     /// cache (a search decides it soon).
     #[inline]
     pub(super) fn prefetch_entry(&self, slot: u32) {
-        prefetch(self.slots.as_ptr().wrapping_add(slot as usize));
+        prefetch(self.marks.as_ptr().wrapping_add(slot as usize));
         prefetch(self.folded.ends.as_ptr().wrapping_add(slot as usize));
+    }
+
+    /// The id of the live `slot`'s row.
+    #[inline]
+    pub(super) fn id(&self, slot: u32) -> i64 {
+        self.slots[slot as usize].as_ref().map_or(0, |e| e.id)
     }
 
     /// Asks for the folded name of `slot` to be brought into the cache.
@@ -368,6 +383,7 @@ impl Names {
             }
         }
         self.by_id.insert(e.id, slot);
+        self.marks.push(e.tag);
         self.slots.push(Some(e));
     }
 
@@ -385,6 +401,7 @@ impl Names {
             return;
         };
         self.slots[slot as usize] = None;
+        self.marks[slot as usize] = DEAD;
         if slot < self.ordered {
             self.dead += 1;
         }

@@ -18,7 +18,7 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 use super::lists::{ascending, Counts, List};
-use super::names::{Entry, Hit, Names, Order};
+use super::names::{Hit, Names, Order, DEAD};
 use super::trgm::{self, Trgm};
 
 /// One search: the folded text, a tag the names must carry, the order, the keys of the last
@@ -189,7 +189,7 @@ impl<'n> Walk<'n, '_> {
     }
 
     /// Whether the name in `slot` would enter the page with this key.
-    fn enters(&self, key: f32, slot: u32, e: &Entry) -> bool {
+    fn enters(&self, key: f32, slot: u32) -> bool {
         if !self.full() {
             return true;
         }
@@ -197,7 +197,7 @@ impl<'n> Walk<'n, '_> {
             key,
             score: key,
             name: self.names.name(slot).as_bytes(),
-            id: e.id,
+            id: self.names.id(slot),
         };
         self.top.peek().is_some_and(|worst| c < *worst)
     }
@@ -208,11 +208,12 @@ impl<'n> Walk<'n, '_> {
     }
 
     /// Whether the row comes after the last row of the page before.
-    fn after_cursor(&self, score: f32, slot: u32, e: &Entry) -> bool {
+    fn after_cursor(&self, score: f32, slot: u32) -> bool {
         let Some((neg, name, id)) = self.q.after else {
             return true;
         };
-        let by_name = (self.names.name(slot).as_bytes(), e.id).cmp(&(name.as_bytes(), id));
+        let by_name =
+            (self.names.name(slot).as_bytes(), self.names.id(slot)).cmp(&(name.as_bytes(), id));
         match self.q.order {
             Order::Ranked => (-score).total_cmp(&neg).then(by_name) == Ordering::Greater,
             Order::Named => by_name == Ordering::Greater,
@@ -267,13 +268,12 @@ impl<'n> Walk<'n, '_> {
     /// every later ordered slot of its tier).
     fn visit(&mut self, slot: u32, bound: f32, sim: Sim, may_rank: bool) -> bool {
         let names = self.names;
-        let Some(e) = names.slots[slot as usize].as_ref() else {
-            return may_rank;
-        };
-        if self.q.tag.is_some_and(|t| t != e.tag) {
+        // The mark, not the entry: most names decided are only counted.
+        let mark = names.marks[slot as usize];
+        if mark == DEAD || self.q.tag.is_some_and(|t| t != mark) {
             return may_rank;
         }
-        let rank = may_rank && self.enters(self.key(bound), slot, e);
+        let rank = may_rank && self.enters(self.key(bound), slot);
         if !rank && self.counted() {
             return false;
         }
@@ -298,12 +298,12 @@ impl<'n> Walk<'n, '_> {
         if !self.counted() {
             self.count += 1;
         }
-        if rank && self.after_cursor(score, slot, e) {
+        if rank && self.after_cursor(score, slot) {
             let c = Cand {
                 key: self.key(score),
                 score,
                 name: names.name(slot).as_bytes(),
-                id: e.id,
+                id: names.id(slot),
             };
             self.top.push(c);
             if self.top.len() > self.want {
