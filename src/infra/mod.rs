@@ -14,6 +14,7 @@ pub mod live;
 pub mod mail;
 pub mod metrics;
 pub mod ratelimit;
+pub mod rfc3339;
 pub mod search;
 pub mod standings_cache;
 pub mod throttle;
