@@ -370,11 +370,11 @@ pub fn list_players_held(
         count_to: COUNT_CAP as usize + 1,
     };
     let held = index.held_players(|names| {
-        let (hits, total) = names.search(&query);
+        let (hits, total) = names.search_shown(&query);
         let rows = hits
             .into_iter()
-            .map(|h| {
-                let (country, shown) = names.shown(h.id)?;
+            .map(|(h, shown)| {
+                let (country, shown) = shown?;
                 let player = PlayerOut {
                     id: h.id,
                     name: h.name,

@@ -436,9 +436,19 @@ impl Names {
     /// What the list shows of row `id` beyond its name: its tag's code, and the rest when the
     /// index holds it.
     pub fn shown(&self, id: i64) -> Option<(Option<String>, Shown)> {
-        let slot = *self.by_id.get(&id)?;
-        let e = self.slots[slot as usize].as_ref()?;
+        self.shown_at(*self.by_id.get(&id)?)
+    }
+
+    /// [`Names::shown`] of the row in `slot`.
+    pub(super) fn shown_at(&self, slot: u32) -> Option<(Option<String>, Shown)> {
+        let e = self.slots.get(slot as usize)?.as_ref()?;
         Some((untag(e.tag), e.shown.get()?))
+    }
+
+    /// Asks for the entry of `slot` to be brought into the cache.
+    #[inline]
+    pub(super) fn prefetch_shown(&self, slot: u32) {
+        prefetch(self.slots.as_ptr().wrapping_add(slot as usize));
     }
 
     /// The ids it holds, sorted (for comparisons with the database).

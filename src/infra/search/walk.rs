@@ -18,7 +18,7 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 use super::lists::{ascending, Counts, List};
-use super::names::{Hit, Names, Order, DEAD};
+use super::names::{Hit, Names, Order, Shown, DEAD};
 use super::trgm::{self, Trgm};
 
 /// One search: the folded text, a tag the names must carry, the order, the keys of the last
@@ -132,6 +132,7 @@ struct Cand<'n> {
     score: f32,
     name: &'n [u8],
     id: i64,
+    slot: u32,
 }
 
 impl Ord for Cand<'_> {
@@ -198,6 +199,7 @@ impl<'n> Walk<'n, '_> {
             score: key,
             name: self.names.name(slot).as_bytes(),
             id: self.names.id(slot),
+            slot,
         };
         self.top.peek().is_some_and(|worst| c < *worst)
     }
@@ -304,6 +306,7 @@ impl<'n> Walk<'n, '_> {
                 score,
                 name: names.name(slot).as_bytes(),
                 id: names.id(slot),
+                slot,
             };
             self.top.push(c);
             if self.top.len() > self.want {
@@ -457,18 +460,21 @@ impl<'n> Walk<'n, '_> {
         self.ranked_out(bound) && self.counted()
     }
 
-    /// The page (after `skip`) and the count.
-    fn finish(self) -> (Vec<Hit>, usize) {
+    /// The page (after `skip`, each hit with its slot) and the count.
+    fn finish(self) -> (Vec<(Hit, u32)>, usize) {
         let skip = self.q.skip;
         let hits = self
             .top
             .into_sorted_vec()
             .into_iter()
             .skip(skip)
-            .map(|c| Hit {
-                id: c.id,
-                name: String::from_utf8_lossy(c.name).into_owned(),
-                score: c.score,
+            .map(|c| {
+                let hit = Hit {
+                    id: c.id,
+                    name: String::from_utf8_lossy(c.name).into_owned(),
+                    score: c.score,
+                };
+                (hit, c.slot)
             })
             .collect();
         (hits, self.count)
@@ -478,6 +484,25 @@ impl<'n> Walk<'n, '_> {
 impl Names {
     /// The page and the count of one search (see the module's note).
     pub fn search(&self, q: &Query) -> (Vec<Hit>, usize) {
+        let (hits, count) = self.search_slots(q);
+        (hits.into_iter().map(|(h, _)| h).collect(), count)
+    }
+
+    /// [`Names::search`], each hit with what the list shows of its row (`None` where the
+    /// index does not hold it): read by the hits' slots, every entry asked of memory before
+    /// the first is read (at a million names each is a read from memory, not a cache).
+    pub fn search_shown(&self, q: &Query) -> (Vec<(Hit, Option<(Option<String>, Shown)>)>, usize) {
+        let (hits, count) = self.search_slots(q);
+        hits.iter().for_each(|&(_, slot)| self.prefetch_shown(slot));
+        let shown = hits
+            .into_iter()
+            .map(|(h, slot)| (h, self.shown_at(slot)))
+            .collect();
+        (shown, count)
+    }
+
+    /// The page with the hits' slots, and the count.
+    fn search_slots(&self, q: &Query) -> (Vec<(Hit, u32)>, usize) {
         SCRATCH.with(|cell| match cell.try_borrow_mut() {
             Ok(mut s) => self.search_with(q, &mut s),
             Err(_) => self.search_with(q, &mut Scratch::default()),
@@ -491,7 +516,7 @@ impl Names {
         }
     }
 
-    fn search_with(&self, q: &Query, s: &mut Scratch) -> (Vec<Hit>, usize) {
+    fn search_with(&self, q: &Query, s: &mut Scratch) -> (Vec<(Hit, u32)>, usize) {
         let trigrams = trgm::set(q.folded, self.words);
         let k = trigrams.len();
         let bound = |c: usize| if k == 0 { 0.0 } else { c as f32 / k as f32 };

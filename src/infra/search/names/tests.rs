@@ -354,4 +354,19 @@ fn a_row_is_held_whole_only_when_its_code_comes_back_as_it_was() {
     n.remove(2);
     assert_eq!(n.shown(2), None);
     assert_eq!(n.ordered_again().shown(1), Some((None, moved.clone())));
+    // A search's hits carry what `shown` gives for their ids (read by slot), in a fresh slot
+    // (1) as in ordered ones, and for rows the index does not hold whole (3, 4).
+    n.upsert(held(None, row(5, "Kari Per")));
+    for index in [&n, &n.ordered_again()] {
+        for q in ["kari", "per", "a"] {
+            let (hits, count) = index.search_shown(&Query::first(q, Order::Named, 10, 100));
+            assert_eq!(hits.len(), count, "{q}");
+            assert!(!hits.is_empty(), "{q}");
+            let plain = index.search(&Query::first(q, Order::Named, 10, 100)).0;
+            for ((hit, shown), same) in hits.into_iter().zip(plain) {
+                assert_eq!(shown, index.shown(hit.id), "{q} {}", hit.id);
+                assert_eq!(hit, same);
+            }
+        }
+    }
 }
