@@ -30,7 +30,7 @@ pub struct PlayerOut {
     pub country: Option<String>,
     /// The user account linked to this player, if any.
     pub user_id: Option<i64>,
-    /// (Written by `infra::rfc3339`, as chrono writes it, 40 times a page of a search.)
+    // Written by `infra::rfc3339`, as chrono writes it (40 times a page of a search).
     #[serde(serialize_with = "rfc3339::timestamp")]
     pub created_at: DateTime<Utc>,
     #[serde(serialize_with = "rfc3339::timestamp")]
