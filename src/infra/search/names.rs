@@ -72,6 +72,9 @@ pub struct Shown {
     pub updated_at: chrono::DateTime<chrono::Utc>,
 }
 
+/// What the list shows of a held row: its tag's code, and the rest ([`Names::shown`]).
+pub type ShownRow = (Option<String>, Shown);
+
 /// A name the index is given (a row of the list's table).
 #[derive(Debug, Clone, PartialEq)]
 pub struct NameRow {
@@ -435,12 +438,12 @@ impl Names {
 
     /// What the list shows of row `id` beyond its name: its tag's code, and the rest when the
     /// index holds it.
-    pub fn shown(&self, id: i64) -> Option<(Option<String>, Shown)> {
+    pub fn shown(&self, id: i64) -> Option<ShownRow> {
         self.shown_at(*self.by_id.get(&id)?)
     }
 
     /// [`Names::shown`] of the row in `slot`.
-    pub(super) fn shown_at(&self, slot: u32) -> Option<(Option<String>, Shown)> {
+    pub(super) fn shown_at(&self, slot: u32) -> Option<ShownRow> {
         let e = self.slots.get(slot as usize)?.as_ref()?;
         Some((untag(e.tag), e.shown.get()?))
     }

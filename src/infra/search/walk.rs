@@ -18,7 +18,7 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 use super::lists::{ascending, Counts, List};
-use super::names::{Hit, Names, Order, Shown, DEAD};
+use super::names::{Hit, Names, Order, ShownRow, DEAD};
 use super::trgm::{self, Trgm};
 
 /// One search: the folded text, a tag the names must carry, the order, the keys of the last
@@ -491,7 +491,7 @@ impl Names {
     /// [`Names::search`], each hit with what the list shows of its row (`None` where the
     /// index does not hold it): read by the hits' slots, every entry asked of memory before
     /// the first is read (at a million names each is a read from memory, not a cache).
-    pub fn search_shown(&self, q: &Query) -> (Vec<(Hit, Option<(Option<String>, Shown)>)>, usize) {
+    pub fn search_shown(&self, q: &Query) -> (Vec<(Hit, Option<ShownRow>)>, usize) {
         let (hits, count) = self.search_slots(q);
         hits.iter().for_each(|&(_, slot)| self.prefetch_shown(slot));
         let shown = hits
