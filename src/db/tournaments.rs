@@ -1,5 +1,6 @@
 //! The tournaments: one by id (locked or not), and the rating pool a tournament names.
 
+use diesel::pg::Pg;
 use diesel::prelude::*;
 use diesel::PgConnection;
 
@@ -316,10 +317,16 @@ pub fn list_page(
     counted_here: bool,
 ) -> QueryResult<Vec<(Tournament, f32, Option<i64>)>> {
     let query_text = f.q.clone().unwrap_or_default();
-    let score = || {
-        sql::<Float>("word_similarity(tourney_fold(")
-            .bind::<Text, _>(query_text.clone())
-            .sql("), tournaments.name_folded)")
+    // 0 for no text, written as the constant (not the function for every row).
+    let score = || -> Box<dyn BoxableExpression<tournaments::table, Pg, SqlType = Float>> {
+        if query_text.is_empty() {
+            return Box::new(sql::<Float>("0::real"));
+        }
+        Box::new(
+            sql::<Float>("word_similarity(tourney_fold(")
+                .bind::<Text, _>(query_text.clone())
+                .sql("), tournaments.name_folded)"),
+        )
     };
     let mut query = filtered(f);
     if let Some(after) = after {
