@@ -353,12 +353,12 @@ impl Names {
     /// Asks for the mark of `slot` and where its folded name lies to be brought into the
     /// cache (a search decides it soon).
     #[inline]
-    pub(super) fn prefetch_entry(&self, slot: u32) {
+    pub(super) fn prefetch_mark(&self, slot: u32) {
         prefetch(self.marks.as_ptr().wrapping_add(slot as usize));
         prefetch(self.folded.ends.as_ptr().wrapping_add(slot as usize));
     }
 
-    /// The id of the live `slot`'s row.
+    /// The id of the live `slot`'s row (0 for a dead one, which no caller asks).
     #[inline]
     pub(super) fn id(&self, slot: u32) -> i64 {
         self.slots[slot as usize].as_ref().map_or(0, |e| e.id)

@@ -50,7 +50,7 @@ impl<'a> Query<'a> {
     }
 }
 
-/// How many slots ahead of the one decided an entry (and where its folded name lies) is asked
+/// How many slots ahead of the one decided a mark (and where its folded name lies) is asked
 /// of memory (`Walk::ordered`), and a batch of a tier read from the planes.
 const BATCH: usize = 32;
 /// How many slots ahead the folded name itself is asked for (its place in the cache by then).
@@ -332,7 +332,7 @@ impl<'n> Walk<'n, '_> {
 
     /// Looks at ordered slots of one tier (ascending) until neither the page nor the count
     /// takes more (returns whether it stopped there), asking memory for what deciding each
-    /// reads before it is needed (at a million names most of it is in no cache): entries and
+    /// reads before it is needed (at a million names most of it is in no cache): marks and
     /// where their folded names lie [`BATCH`] ahead, the folded names [`AHEAD`] ahead.
     fn ordered(
         &mut self,
@@ -342,14 +342,14 @@ impl<'n> Walk<'n, '_> {
         may_rank: &mut bool,
     ) -> bool {
         for &next in slots.iter().take(BATCH) {
-            self.names.prefetch_entry(next);
+            self.names.prefetch_mark(next);
         }
         for (i, &s) in slots.iter().enumerate() {
             if !*may_rank && self.counted() {
                 return true;
             }
             if let Some(&next) = slots.get(i + BATCH) {
-                self.names.prefetch_entry(next);
+                self.names.prefetch_mark(next);
             }
             if let Some(&next) = slots.get(i + AHEAD) {
                 self.names.prefetch_folded(next);
