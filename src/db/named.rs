@@ -1,8 +1,9 @@
-//! The search by name that the registry's lists of players and of rating pools share: a table
-//! with `name`, its folded form `name_folded` (migrations `player_search`, `pool_names`) and
-//! `id`, searched by a text `q` as a substring of the folded name or a near match of one of its
-//! words (pg_trgm's `<%`), ranked by word similarity or ordered by name, ties by name then id,
-//! and paged by keyset after the last row of the page before.
+//! The search by name that the registry's lists of players and of rating pools share (and
+//! whose score the tournaments' list takes): a table with `name`, its folded form
+//! `name_folded` (migrations `player_search`, `pool_names`) and `id`, searched by a text `q`
+//! as a substring of the folded name or a near match of one of its words (pg_trgm's `<%`),
+//! ranked by word similarity or ordered by name, ties by name then id, and paged by keyset
+//! after the last row of the page before.
 
 use diesel::dsl::sql;
 use diesel::expression::BoxableExpression;

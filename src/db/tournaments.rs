@@ -1,6 +1,5 @@
 //! The tournaments: one by id (locked or not), and the rating pool a tournament names.
 
-use diesel::pg::Pg;
 use diesel::prelude::*;
 use diesel::PgConnection;
 
@@ -8,6 +7,7 @@ use crate::db::ids::UserId;
 use crate::db::ids::{PoolId, TournamentId};
 use crate::db::models::{NewTournament, StaffRow};
 use crate::db::models::{RatingPoolRow, Tournament};
+use crate::db::named::Named;
 use crate::db::schema::tournament_staff;
 use crate::db::schema::{rating_pools, tournaments};
 use crate::domain::rating::acceptance::RatingStatus;
@@ -317,17 +317,8 @@ pub fn list_page(
     counted_here: bool,
 ) -> QueryResult<Vec<(Tournament, f32, Option<i64>)>> {
     let query_text = f.q.clone().unwrap_or_default();
-    // 0 for no text, written as the constant (not the function for every row).
-    let score = || -> Box<dyn BoxableExpression<tournaments::table, Pg, SqlType = Float>> {
-        if query_text.is_empty() {
-            return Box::new(sql::<Float>("0::real"));
-        }
-        Box::new(
-            sql::<Float>("word_similarity(tourney_fold(")
-                .bind::<Text, _>(query_text.clone())
-                .sql("), tournaments.name_folded)"),
-        )
-    };
+    // The players' and pools' score (the constant 0 for no text).
+    let score = || Named("tournaments").score(&query_text);
     let mut query = filtered(f);
     if let Some(after) = after {
         query = query.filter(after_condition(&query_text, after));
