@@ -95,32 +95,23 @@ pub async fn list(
     // player changes; misses tolerate replication lag (`docs/scaling.md`).
     let (path, query) = (req.path().to_string(), req.query_string().to_string());
     let key = format!("players?{query}");
-    if filter.0.q.is_some() {
-        // A search is answered from the search index's memory once it is current, else on
-        // a connection (`infra::search`).
-        let (held, asked) = (filter.0.clone(), (path.clone(), query.clone()));
-        let st = state.clone();
-        let body = state
-            .run_kept_searched(
-                key,
-                Subject::Players,
-                move |index| match players::list_players_held(index, held)? {
-                    Some(page) => Ok(Some(page_body(&asked.0, &asked.1, &page)?)),
-                    None => Ok(None),
-                },
-                move |conn| {
-                    let page = players::list_players(conn, filter.0, Some(&st.search))?;
-                    Ok((true, page_body(&path, &query, &page)?))
-                },
-            )
-            .await?;
-        return Ok(kept_answer(&req, &body, Visibility::Public));
-    }
+    // A search, or a page of the list by name, is answered from the search index's memory
+    // once it is current, else on a connection (`infra::search`).
+    let (held, asked) = (filter.0.clone(), (path.clone(), query.clone()));
+    let st = state.clone();
     let body = state
-        .run_kept_lagging(key, Subject::Players, move |conn| {
-            let page = players::list_players(conn, filter.0, None)?;
-            Ok((true, page_body(&path, &query, &page)?))
-        })
+        .run_kept_searched(
+            key,
+            Subject::Players,
+            move |index| match players::list_players_held(index, held)? {
+                Some(page) => Ok(Some(page_body(&asked.0, &asked.1, &page)?)),
+                None => Ok(None),
+            },
+            move |conn| {
+                let page = players::list_players(conn, filter.0, Some(&st.search))?;
+                Ok((true, page_body(&path, &query, &page)?))
+            },
+        )
         .await?;
     Ok(kept_answer(&req, &body, Visibility::Public))
 }

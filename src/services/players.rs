@@ -339,18 +339,24 @@ pub fn list_players(
     )
 }
 
-/// The page [`list_players`] answers a search with, from the names and rows the instance's
-/// search index holds, without the database: call it once `SearchIndex::current` has said
-/// the index has applied every change committed before the request. `None` where the index
-/// cannot answer (no search text, one that is not ASCII, which the database folds, or a row
-/// the index does not hold whole): then `list_players` answers.
+/// The page [`list_players`] answers with, from the names and rows the instance's search
+/// index holds, without the database: a search, or the list by name with no search text (a
+/// page by cursor starts at a binary search of the names). Call it once
+/// `SearchIndex::current` has said the index has applied every change committed before the
+/// request. `None` where the index cannot answer (a search text that is not ASCII, which the
+/// database folds, or a row the index does not hold whole): then `list_players` answers.
 pub fn list_players_held(
     index: &SearchIndex,
     filter: PlayerFilter,
 ) -> Result<Option<Page<PlayerOut>>, ApiError> {
     let a = asked(filter)?;
-    let Some(folded) = a.search.q.as_deref().and_then(search::fold_ascii) else {
-        return Ok(None);
+    let folded = match a.search.q.as_deref() {
+        // Every name matches, in the list's order (`Names::plain`).
+        None => String::new(),
+        Some(q) => match search::fold_ascii(q) {
+            Some(folded) => folded,
+            None => return Ok(None),
+        },
     };
     let query = search::Query {
         folded: &folded,

@@ -16,9 +16,12 @@ async fn searches(app: &TestApp) -> (f64, f64) {
 }
 
 /// `q` with `n` spaces after it: the same search (the text is trimmed) under another query
-/// string, so no kept body answers it.
+/// string, so no kept body answers it. Without a `q`, the limit with `n` zeros before it.
 fn padded(query: &str, n: usize) -> String {
-    query.replacen("q=", &format!("q={}", "%20".repeat(n)), 1)
+    match query.contains("q=") {
+        true => query.replacen("q=", &format!("q={}", "%20".repeat(n)), 1),
+        false => query.replacen("limit=", &format!("limit={}", "0".repeat(n)), 1),
+    }
 }
 
 /// The anonymous answer to `path` (200).
@@ -120,7 +123,13 @@ fn import(app: &TestApp) {
     );
 }
 
-const PLAYER_QUERIES: [&str; 12] = [
+const PLAYER_QUERIES: [&str; 17] = [
+    // The list by name, with no text (every query here names its limit: `padded`).
+    "limit=7",
+    "limit=5&country=SE",
+    "sort=name&limit=3&offset=4",
+    "country=PL&limit=2&offset=9",
+    "limit=1",
     "q=kar&limit=7",
     "q=kari%20n&limit=7",
     "q=k&limit=7",
@@ -242,6 +251,24 @@ async fn the_index_answers_as_postgresql_does_after_writes_erasures_and_imports(
     }
     for q in TOURNAMENT_QUERIES {
         agree(&app, "tournaments", q).await;
+    }
+    // The whole list by name, page by page by cursor, from the index as from the database
+    // (renamed players in fresh slots, removed ones in dead slots, equal names told apart by
+    // id), and of one country.
+    for query in ["limit=9", "country=NO&limit=11"] {
+        let (mut page, mut seen) = (agree(&app, "players", query).await, 0);
+        let total = page["total"].as_i64().unwrap();
+        assert!(total > 50, "{page}");
+        loop {
+            seen += page["items"].as_array().unwrap().len() as i64;
+            let Some(cursor) = page["next_cursor"].as_str() else {
+                break;
+            };
+            let next = format!("{query}&cursor={cursor}");
+            page = from_index(&app, "players", &next).await;
+            assert_eq!(page, from_database(&app, "players", &next), "{next}");
+        }
+        assert_eq!(seen, total, "{query}");
     }
 }
 

@@ -29,6 +29,7 @@
 
 mod lists;
 pub mod names;
+mod plain;
 mod stamps;
 pub mod trgm;
 mod walk;

@@ -244,6 +244,8 @@ pub struct Names {
     names: Texts,
     folded: Texts,
     by_id: HashMap<i64, u32, BuildHasherDefault<IdHasher>>,
+    /// How many live names carry each tag (0: none), for a list's count by tag.
+    tags: HashMap<u16, usize>,
     /// The slots holding each trigram, ascending.
     pub(super) postings: HashMap<Trgm, Vec<u32>>,
     /// The same as bitmaps (bit `s % 64` of word `s / 64`) for the trigrams held by more than
@@ -311,6 +313,11 @@ impl Names {
     /// How many names it holds.
     pub fn len(&self) -> usize {
         self.by_id.len()
+    }
+
+    /// How many names it holds that carry `tag`.
+    pub fn tagged(&self, tag: u16) -> usize {
+        self.tags.get(&tag).copied().unwrap_or(0)
     }
 
     /// Whether it holds no name.
@@ -386,6 +393,7 @@ impl Names {
             }
         }
         self.by_id.insert(e.id, slot);
+        *self.tags.entry(e.tag).or_default() += 1;
         self.marks.push(e.tag);
         self.slots.push(Some(e));
     }
@@ -404,7 +412,10 @@ impl Names {
             return;
         };
         self.slots[slot as usize] = None;
-        self.marks[slot as usize] = DEAD;
+        let tag = std::mem::replace(&mut self.marks[slot as usize], DEAD);
+        if let Some(n) = self.tags.get_mut(&tag) {
+            *n -= 1;
+        }
         if slot < self.ordered {
             self.dead += 1;
         }

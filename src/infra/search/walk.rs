@@ -503,6 +503,10 @@ impl Names {
 
     /// The page with the hits' slots, and the count.
     fn search_slots(&self, q: &Query) -> (Vec<(Hit, u32)>, usize) {
+        if q.folded.is_empty() && q.order == Order::Named {
+            // Every name matches: the list in its own order.
+            return self.plain(q);
+        }
         SCRATCH.with(|cell| match cell.try_borrow_mut() {
             Ok(mut s) => self.search_with(q, &mut s),
             Err(_) => self.search_with(q, &mut Scratch::default()),

@@ -203,7 +203,11 @@ fn typed(r: &mut Lcg, rows: &[NameRow]) -> String {
 fn compare(names: &Names, rows: &[NameRow], r: &mut Lcg, rounds: usize) {
     let tags = [None, Some(tag(Some("SE"))), Some(tag(Some("NO")))];
     for _ in 0..rounds {
-        let text = typed(r, rows);
+        // One in eight with no text: the list in its order (`Names::plain` by name).
+        let text = match r.below(8) {
+            0 => String::new(),
+            _ => typed(r, rows),
+        };
         let order = [Order::Ranked, Order::Named][r.below(2)];
         let mut q = Query {
             folded: &text,
@@ -366,6 +370,51 @@ fn a_row_is_held_whole_only_when_its_code_comes_back_as_it_was() {
             for ((hit, shown), same) in hits.into_iter().zip(plain) {
                 assert_eq!(shown, index.shown(hit.id), "{q} {}", hit.id);
                 assert_eq!(hit, same);
+            }
+        }
+    }
+}
+
+/// The list with no text, read page by page after every row as a cursor: equal names told
+/// apart by id in ordered, dead and fresh slots, and a tag; each page as every match sorted.
+#[test]
+fn a_list_without_text_pages_from_every_row_of_equal_names() {
+    let tags = [None, Some("SE".to_string())];
+    let mut rows: Vec<NameRow> = (1..=40)
+        .map(|id| NameRow {
+            tag: tags[id as usize % 2].clone(),
+            ..row(id, ["Ann", "Bo", "Bo", "Bo", "Cy"][id as usize % 5])
+        })
+        .collect();
+    let mut names = Names::build(rows.clone());
+    // A removed Bo (a dead slot among equal names), Bo and Ann added (fresh slots).
+    names.remove(7);
+    rows.retain(|r| r.id != 7);
+    for (id, name) in [(50, "Bo"), (3, "Bo"), (51, "Ann"), (52, "Bz")] {
+        rows.retain(|r| r.id != id);
+        rows.push(row(id, name));
+        names.upsert(row(id, name));
+    }
+    assert!(names.slots.len() > names.ordered as usize);
+    let se = tag(Some("SE"));
+    assert_eq!(
+        names.tagged(se),
+        rows.iter().filter(|r| r.tag.is_some()).count()
+    );
+    for tag in [None, Some(se)] {
+        for take in [1, 3] {
+            let first = Query {
+                tag,
+                ..Query::first("", Order::Named, take, 1001)
+            };
+            let whole = every_match(&rows, &Query { take: 100, ..first });
+            assert_eq!(names.search(&first), every_match(&rows, &first));
+            for h in &whole.0 {
+                let q = Query {
+                    after: Some((0.0, &h.name, h.id)),
+                    ..first
+                };
+                assert_eq!(names.search(&q), every_match(&rows, &q), "{q:?}");
             }
         }
     }
