@@ -419,3 +419,18 @@ fn a_list_without_text_pages_from_every_row_of_equal_names() {
         }
     }
 }
+
+/// A list without a search text is cheap while few slots are fresh: past 4,096 of them
+/// (until the list is ordered again) PostgreSQL answers it.
+#[test]
+fn a_list_without_text_is_left_to_postgresql_past_a_number_of_fresh_slots() {
+    let mut n = Names::build((0..100).map(|i| row(i, &format!("p{i}"))));
+    assert!(n.plain_is_cheap());
+    for i in 0..4096 {
+        n.upsert(row(1000 + i, "fresh"));
+    }
+    assert!(n.plain_is_cheap());
+    n.upsert(row(9999, "one more"));
+    assert!(!n.plain_is_cheap());
+    assert!(n.ordered_again().plain_is_cheap());
+}
