@@ -531,14 +531,16 @@ impl Names {
         let mut lists: Vec<List> = trigrams.iter().map(|t| self.list_of(t)).collect();
         lists.sort_by_key(|l| l.slots.len());
         // The shortest lists are counted slot by slot: enough of them that a name holding
-        // `need` trigrams is in one of them, and every list under 1/32 of the names (see
-        // `candidates`). Every list when `q` has no word of three letters (its tiers below
+        // `need` trigrams holds 3 of them (see `candidates`; with fewer, a full name of the
+        // load at a million names went to the planes four times in ten, reading a dozen
+        // bitmaps: 0.94x a full name, 0.97x a keystroke with three), and every list under
+        // 1/32 of the names. Every list when `q` has no word of three letters (its tiers below
         // `need` are walked by their counts).
         let m = if inner.is_empty() {
             k
         } else {
             let short = lists.iter().take_while(|l| l.slots.len() * 32 < n).count();
-            (k + 1 - need).max(short).min(k)
+            (k + 3 - need).max(short).min(k)
         };
         let m = self.candidates(&lists, m, need, s);
         // Counted in planes, the ranked tiers are read from the planes as they are walked (a
@@ -661,8 +663,9 @@ impl Names {
         // up in the others, only where `first` is 3 or more: counted to 1 or 2, most of the
         // lists' slots are candidates, and the planes cost less (with the bitmaps at 1/64,
         // at a million names: a typed keystroke 0.87x, a full name 0.9x of counting from 1
-        // with the bitmaps at 1/32).
-        let short = |l: &List| l.slots.len() * 32 < n;
+        // with the bitmaps at 1/32). Lists of up to 1/16 of the names are counted so (the
+        // last list a full name of the load counts held 3.5% of a million).
+        let short = |l: &List| l.slots.len() * 16 < n;
         if m < k && first >= 3 && lists[..m].iter().all(short) {
             s.counts.bytes(n);
             for l in &lists[..m] {
