@@ -4,13 +4,16 @@
 //! Usage: search-compare <players> [queries per kind, default 2000]
 //! See README.md for what is and is not compared.
 
-// The four files of the service's index, included as they are.
+// The five files of the service's index, included as they are.
 #[allow(dead_code)]
 #[path = "../../../src/infra/search/lists.rs"]
 mod lists;
 #[allow(dead_code)]
 #[path = "../../../src/infra/search/names.rs"]
 mod names;
+#[allow(dead_code)]
+#[path = "../../../src/infra/search/plain.rs"]
+mod plain;
 #[allow(dead_code)]
 #[path = "../../../src/infra/search/trgm.rs"]
 mod trgm;
