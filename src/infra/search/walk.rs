@@ -530,12 +530,10 @@ impl Names {
         let inner = trgm::inner(q.folded, self.words);
         let mut lists: Vec<List> = trigrams.iter().map(|t| self.list_of(t)).collect();
         lists.sort_by_key(|l| l.slots.len());
-        // The shortest lists are counted slot by slot: enough of them that a name holding
-        // `need` trigrams holds 3 of them (see `candidates`; with fewer, a full name of the
-        // load at a million names went to the planes four times in ten, reading a dozen
-        // bitmaps: 0.94x a full name, 0.97x a keystroke with three), and every list under
-        // 1/32 of the names. Every list when `q` has no word of three letters (its tiers below
-        // `need` are walked by their counts).
+        // The shortest lists are counted slot by slot: enough that a name holding `need`
+        // holds 3 of them (`candidates`; fewer sent 4 full names in 10 to the planes at a
+        // million), and all under 1/32 of the names. Every list when `q` has no word of
+        // three letters (its tiers below `need` are walked by their counts).
         let m = if inner.is_empty() {
             k
         } else {
