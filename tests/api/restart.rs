@@ -202,10 +202,11 @@ async fn admin_commands_next_to_the_running_service_leave_its_database_running()
 
 #[test]
 fn without_database_url_or_binaries_it_says_what_to_install() {
+    let data = temp_data_dir();
     let out = Command::new(env!("CARGO_BIN_EXE_tourney"))
         .env_remove("DATABASE_URL")
         .env("PATH", "/nonexistent")
-        .env("TOURNEY_DATA_DIR", temp_data_dir())
+        .env("TOURNEY_DATA_DIR", &data)
         .env("BIND_ADDR", "127.0.0.1:0")
         .output()
         .expect("run");
@@ -213,6 +214,7 @@ fn without_database_url_or_binaries_it_says_what_to_install() {
     // or name the package. Either way it must not panic.
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains("panicked"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&data);
 }
 
 #[test]
