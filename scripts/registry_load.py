@@ -179,7 +179,13 @@ def wrk(url, connections, seconds, paths=None, pid=None):
         cmd += ["-s", script.name]
         env["PATHS"] = listing.name
     cpu = cpu_seconds(pid) if pid else 0.0
-    out = subprocess.run(cmd + [url], capture_output=True, text=True, env=env).stdout
+    try:
+        out = subprocess.run(cmd + [url], capture_output=True, text=True, env=env).stdout
+    finally:
+        # The listing of a distinct run is tens of megabytes: not left behind run after run.
+        if paths:
+            os.unlink(script.name)
+            os.unlink(listing.name)
     cpu = cpu_seconds(pid) - cpu if pid else 0.0
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
     p99 = re.search(r"99%\s+([\d.]+)(\w+)", out)
