@@ -376,10 +376,7 @@ pub fn list_players_held(
         count_to: COUNT_CAP as usize + 1,
     };
     let held = index.held_players(|names| {
-        if folded.is_empty() && !names.plain_is_cheap() {
-            return None;
-        }
-        let (hits, total) = names.search_shown(&query);
+        let (hits, total) = names.search_shown(&query)?;
         let rows = hits
             .into_iter()
             .map(|(h, shown)| {

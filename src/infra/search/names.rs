@@ -365,6 +365,13 @@ impl Names {
         prefetch(self.folded.ends.as_ptr().wrapping_add(slot as usize));
     }
 
+    /// What a list by name orders `slot` by: its name's bytes, then its id (the tie order of
+    /// every list, and its cursors' keys).
+    #[inline]
+    pub(super) fn key(&self, slot: u32) -> (&[u8], i64) {
+        (self.name(slot).as_bytes(), self.id(slot))
+    }
+
     /// The id of the live `slot`'s row (0 for a dead one, which no caller asks).
     #[inline]
     pub(super) fn id(&self, slot: u32) -> i64 {

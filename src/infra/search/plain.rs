@@ -17,8 +17,9 @@ const PLAIN_FRESH: usize = 4096;
 
 impl Names {
     /// Whether a page without a search text costs little here: at most [`PLAIN_FRESH`] fresh
-    /// slots (else PostgreSQL answers it, until the list is ordered again).
-    pub fn plain_is_cheap(&self) -> bool {
+    /// slots (else [`Names::search_shown`] leaves it to PostgreSQL, until the list is ordered
+    /// again).
+    pub(super) fn plain_is_cheap(&self) -> bool {
         self.slots.len() - self.ordered as usize <= PLAIN_FRESH
     }
 
@@ -90,11 +91,6 @@ impl Names {
             Some(t) => self.tagged(t),
         };
         (hits, count.min(q.count_to))
-    }
-
-    /// The keys a list by name orders slot `s` by: its name's bytes, then its id.
-    fn key(&self, s: u32) -> (&[u8], i64) {
-        (self.name(s).as_bytes(), self.id(s))
     }
 
     /// The first ordered slot whose name is not below `name` (dead slots keep their names

@@ -50,6 +50,10 @@ impl<'a> Query<'a> {
     }
 }
 
+/// A page of hits, each with what the list shows of its row, and the count
+/// ([`Names::search_shown`]).
+pub type ShownPage = (Vec<(Hit, Option<ShownRow>)>, usize);
+
 /// How many slots ahead of the one decided a mark (and where its folded name lies) is asked
 /// of memory (`Walk::ordered`), and a batch of a tier read from the planes.
 const BATCH: usize = 32;
@@ -214,8 +218,7 @@ impl<'n> Walk<'n, '_> {
         let Some((neg, name, id)) = self.q.after else {
             return true;
         };
-        let by_name =
-            (self.names.name(slot).as_bytes(), self.names.id(slot)).cmp(&(name.as_bytes(), id));
+        let by_name = self.names.key(slot).cmp(&(name.as_bytes(), id));
         match self.q.order {
             Order::Ranked => (-score).total_cmp(&neg).then(by_name) == Ordering::Greater,
             Order::Named => by_name == Ordering::Greater,
@@ -490,15 +493,20 @@ impl Names {
 
     /// [`Names::search`], each hit with what the list shows of its row (`None` where the
     /// index does not hold it): read by the hits' slots, every entry asked of memory before
-    /// the first is read (at a million names each is a read from memory, not a cache).
-    pub fn search_shown(&self, q: &Query) -> (Vec<(Hit, Option<ShownRow>)>, usize) {
+    /// the first is read (at a million names each is a read from memory, not a cache). `None`
+    /// where the index leaves the answer to PostgreSQL: a list without text while it is not
+    /// cheap here ([`Names::plain_is_cheap`]).
+    pub fn search_shown(&self, q: &Query) -> Option<ShownPage> {
+        if q.folded.is_empty() && q.order == Order::Named && !self.plain_is_cheap() {
+            return None;
+        }
         let (hits, count) = self.search_slots(q);
         hits.iter().for_each(|&(_, slot)| self.prefetch_shown(slot));
         let shown = hits
             .into_iter()
             .map(|(h, slot)| (h, self.shown_at(slot)))
             .collect();
-        (shown, count)
+        Some((shown, count))
     }
 
     /// The page with the hits' slots, and the count.
