@@ -139,11 +139,17 @@ pub async fn read(
     id: web::Path<i64>,
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
-    let (_, body) = state
-        .run_kept(
+    // Anonymous: from the search index's memory once it is current (no connection).
+    let held = move |index: &_| match players::read_player_held(index, id) {
+        Some(p) => json_body(&p, None).map(Some),
+        None => Ok(None),
+    };
+    let body = state
+        .run_kept_held(
             caller.0.is_none(),
             format!("player p={id}"),
             Subject::Player(id),
+            held,
             move |conn| Ok((true, json_body(&players::read_player(conn, id)?, None)?)),
         )
         .await?;

@@ -251,12 +251,52 @@ impl AppState {
         H: FnOnce(&SearchIndex) -> Result<Option<KeptBody>, ApiError>,
         F: FnOnce(&mut DbConn) -> Result<(bool, KeptBody), ApiError> + Send + 'static,
     {
+        self.searched(key, subject, true, held, f).await
+    }
+
+    /// A read kept as [`AppState::run_kept`] keeps it (`anonymous`: else `f`'s exact answer),
+    /// answered from the search index's memory as [`AppState::run_kept_searched`] answers a
+    /// search, else (or where `held` declines) by `f` on the primary, as `run_kept` reads it.
+    /// For a registry row the index holds whole (a player's profile).
+    pub async fn run_kept_held<H, F>(
+        &self,
+        anonymous: bool,
+        key: String,
+        subject: Subject,
+        held: H,
+        f: F,
+    ) -> Result<KeptBody, ApiError>
+    where
+        H: FnOnce(&SearchIndex) -> Result<Option<KeptBody>, ApiError>,
+        F: FnOnce(&mut DbConn) -> Result<(bool, KeptBody), ApiError> + Send + 'static,
+    {
+        if !anonymous {
+            return Ok(self.run(f).await?.1);
+        }
+        self.searched(key, subject, false, held, f).await
+    }
+
+    async fn searched<H, F>(
+        &self,
+        key: String,
+        subject: Subject,
+        lagging: bool,
+        held: H,
+        f: F,
+    ) -> Result<KeptBody, ApiError>
+    where
+        H: FnOnce(&SearchIndex) -> Result<Option<KeptBody>, ApiError>,
+        F: FnOnce(&mut DbConn) -> Result<(bool, KeptBody), ApiError> + Send + 'static,
+    {
         let (slots, held) = if self.search.built() {
             (Slots::Held, Some(held))
         } else {
             (Slots::Rebuild, None)
         };
-        Ok(self.kept_read(key, subject, true, slots, held, f).await?.1)
+        Ok(self
+            .kept_read(key, subject, lagging, slots, held, f)
+            .await?
+            .1)
     }
 
     async fn kept_read<H, F>(

@@ -379,19 +379,7 @@ pub fn list_players_held(
         let (hits, total) = names.search_shown(&query)?;
         let rows = hits
             .into_iter()
-            .map(|(h, shown)| {
-                let (country, shown) = shown?;
-                let player = PlayerOut {
-                    id: h.id,
-                    name: h.name,
-                    club: shown.club,
-                    country,
-                    user_id: shown.user_id,
-                    created_at: shown.created_at,
-                    updated_at: shown.updated_at,
-                };
-                Some((player, h.score))
-            })
+            .map(|(h, shown)| Some((held_out(h.id, h.name, shown?), h.score)))
             .collect::<Option<Vec<_>>>()?;
         Some((rows, total as i64))
     });
@@ -460,6 +448,30 @@ fn indexed_page(
 
 /// Rows of a ranked page, each with its similarity (and the count), and the count.
 type Ranked<T> = (Vec<(T, f32, Option<i64>)>, Option<i64>);
+
+/// A player as the search index holds it (its name and what the list shows of it).
+fn held_out(id: i64, name: String, (country, shown): search::names::ShownRow) -> PlayerOut {
+    PlayerOut {
+        id,
+        name,
+        club: shown.club,
+        country,
+        user_id: shown.user_id,
+        created_at: shown.created_at,
+        updated_at: shown.updated_at,
+    }
+}
+
+/// One player, read from the search index's memory: to be called once
+/// `SearchIndex::current` has said the index has applied every change committed before the
+/// request. `None` where the index does not hold the whole row (an unknown id among them):
+/// PostgreSQL answers ([`read_player`]).
+pub fn read_player_held(index: &SearchIndex, id: i64) -> Option<PlayerOut> {
+    index.held_players(|names| {
+        let (name, shown) = names.row(id)?;
+        Some(held_out(id, name.to_string(), shown))
+    })
+}
 
 /// One player.
 pub fn read_player(conn: &mut PgConnection, id: i64) -> Result<PlayerOut, ApiError> {

@@ -272,6 +272,122 @@ async fn the_index_answers_as_postgresql_does_after_writes_erasures_and_imports(
     }
 }
 
+/// What PostgreSQL answers for player `id` (the service without the index; `None`: no such
+/// player).
+fn profile_in_database(app: &TestApp, id: i64) -> Option<Value> {
+    let mut conn = PgConnection::establish(&app.database_url).unwrap();
+    let player = tourney::services::players::read_player(&mut conn, id).ok()?;
+    Some(serde_json::to_value(player).unwrap())
+}
+
+/// The anonymous profile of player `id` (`None`: 404) and whether the index answered it.
+async fn profile(app: &TestApp, id: i64) -> (Option<Value>, bool) {
+    let before = searches(app).await.0;
+    let r = app.get(&format!("/api/v1/players/{id}"), None).await;
+    let body = match r.status().as_u16() {
+        200 => Some(r.json().await.unwrap()),
+        404 => None,
+        other => panic!("player {id}: {other}"),
+    };
+    (body, searches(app).await.0 == before + 1.0)
+}
+
+/// The ids of the players in the database, ascending.
+fn player_ids(app: &TestApp) -> Vec<i64> {
+    #[derive(QueryableByName)]
+    struct Id {
+        #[diesel(sql_type = diesel::sql_types::BigInt)]
+        id: i64,
+    }
+    let mut conn = PgConnection::establish(&app.database_url).unwrap();
+    let ids: Vec<Id> = diesel::sql_query("SELECT id FROM players ORDER BY id")
+        .load(&mut conn)
+        .unwrap();
+    ids.into_iter().map(|i| i.id).collect()
+}
+
+#[actix_web::test]
+async fn a_players_profile_is_read_from_the_index_as_postgresql_reads_it() {
+    let app = spawn_app().await;
+    let admin = app.admin_token().await;
+    import(&app);
+    // Once a search was answered by the index, it has applied the import.
+    agree(&app, "players", "q=kar&limit=5").await;
+    let ids = player_ids(&app);
+    assert!(ids.len() >= 240, "{ids:?}");
+    for &id in ids.iter().step_by(7) {
+        let (body, held) = profile(&app, id).await;
+        assert!(held, "player {id} was not read from the index");
+        assert_eq!(body, profile_in_database(&app, id), "player {id}");
+    }
+    // Read again, the kept answer (the index is not asked); signed in, PostgreSQL's.
+    let id = ids[7];
+    let (body, held) = profile(&app, id).await;
+    assert!(!held);
+    assert_eq!(body, profile_in_database(&app, id));
+    let before = searches(&app).await;
+    let r = app
+        .get(&format!("/api/v1/players/{id}"), Some(&admin))
+        .await;
+    assert_eq!(Some(r.json::<Value>().await.unwrap()), body);
+    assert_eq!(searches(&app).await, before);
+
+    // Created with a club and a linked account, renamed, linked elsewhere: every read right
+    // after the write shows it (from the index once current, else from PostgreSQL).
+    let (user, token) = app.user("profiled").await;
+    let r = app
+        .post(
+            "/api/v1/players",
+            Some(&admin),
+            json!({"name": "Ørjan Profilé", "club": "Ålesund BSK", "country": "NO", "user_id": user}),
+        )
+        .await;
+    assert_eq!(r.status(), 201);
+    let new = r.json::<Value>().await.unwrap()["id"].as_i64().unwrap();
+    let (body, _) = profile(&app, new).await;
+    assert_eq!(body, profile_in_database(&app, new));
+    assert_eq!(body.as_ref().unwrap()["club"], "Ålesund BSK");
+    assert_eq!(body.as_ref().unwrap()["user_id"], user);
+    for patch in [
+        json!({"name": "Ørjan Omdøpt"}),
+        json!({"club": null, "country": "SE"}),
+    ] {
+        let r = app
+            .patch(&format!("/api/v1/players/{new}"), Some(&admin), patch)
+            .await;
+        assert_eq!(r.status(), 200);
+        let (body, _) = profile(&app, new).await;
+        assert_eq!(body, profile_in_database(&app, new));
+    }
+    let (body, _) = profile(&app, new).await;
+    assert_eq!(body.as_ref().unwrap()["name"], "Ørjan Omdøpt");
+    assert_eq!(body.as_ref().unwrap()["club"], Value::Null);
+    // Read from the index once it is current: a new page of a search waits for that.
+    agree(&app, "players", "q=omdopt").await;
+    let (body, held) = profile(&app, ids[5]).await;
+    assert!(held);
+    assert_eq!(body, profile_in_database(&app, ids[5]));
+
+    // Erased with its account, removed and renamed beside the service, never there.
+    assert_eq!(app.erase_me(&token).await.status(), 200);
+    let (body, _) = profile(&app, new).await;
+    assert_eq!(body, profile_in_database(&app, new));
+    exec(&app, &format!("DELETE FROM players WHERE id = {}", ids[10]));
+    assert_eq!(profile(&app, ids[10]).await.0, None);
+    exec(
+        &app,
+        &format!(
+            "UPDATE players SET name = 'Beside Service' WHERE id = {}",
+            ids[11]
+        ),
+    );
+    let (body, _) = profile(&app, ids[11]).await;
+    assert_eq!(body.as_ref().unwrap()["name"], "Beside Service");
+    assert_eq!(body, profile_in_database(&app, ids[11]));
+    let (body, held) = profile(&app, i64::MAX).await;
+    assert_eq!((body, held), (None, false));
+}
+
 #[actix_web::test]
 async fn an_instance_without_its_index_answers_from_postgresql() {
     // Its listener cannot connect: the index is never built, nothing is kept.
@@ -285,6 +401,12 @@ async fn an_instance_without_its_index_answers_from_postgresql() {
         assert_eq!(body, from_database(&blind, "players", q), "{q}");
         assert!(body["total"].as_i64().unwrap() > 0, "{q}");
     }
+    // A profile too.
+    let id = player_ids(&blind)[0];
+    let r = blind.get(&format!("/api/v1/players/{id}"), None).await;
+    assert_eq!(r.status(), 200);
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(Some(body), profile_in_database(&blind, id));
     let (by_index, by_database) = searches(&blind).await;
     assert_eq!((by_index, by_database), (0.0, 3.0));
 }

@@ -460,6 +460,13 @@ impl Names {
         self.shown_at(*self.by_id.get(&id)?)
     }
 
+    /// The name of row `id` and what the list shows of it ([`Names::shown`]): the row whole,
+    /// when the index holds it.
+    pub fn row(&self, id: i64) -> Option<(&str, ShownRow)> {
+        let slot = *self.by_id.get(&id)?;
+        Some((self.name(slot), self.shown_at(slot)?))
+    }
+
     /// [`Names::shown`] of the row in `slot`.
     pub(super) fn shown_at(&self, slot: u32) -> Option<ShownRow> {
         let e = self.slots.get(slot as usize)?.as_ref()?;
