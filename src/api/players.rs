@@ -14,7 +14,7 @@ use crate::auth::{Caller, MaybeCaller};
 use crate::error::{ApiResult, Problem};
 use crate::infra::idempotency;
 use crate::infra::live::Subject;
-use crate::runtime::state::AppState;
+use crate::runtime::state::{AppState, Fallback};
 use crate::services::players::{self, CreatePlayer, PlayerFilter, PlayerOut, UpdatePlayer};
 
 /// Create a player (an admin, or anyone who organises a tournament).
@@ -103,6 +103,7 @@ pub async fn list(
         .run_kept_searched(
             key,
             Subject::Players,
+            Fallback::Replica,
             move |index| match players::list_players_held(index, held)? {
                 Some(page) => Ok(Some(page_body(&asked.0, &asked.1, &page)?)),
                 None => Ok(None),
@@ -139,16 +140,23 @@ pub async fn read(
     id: web::Path<i64>,
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
-    // Anonymous: from the search index's memory once it is current (no connection).
+    if caller.0.is_some() {
+        // Signed in: exact, on the primary.
+        let body = state
+            .run(move |conn| json_body(&players::read_player(conn, id)?, None))
+            .await?;
+        return Ok(kept_answer(&req, &body, Visibility::Public));
+    }
+    // From the search index's memory once it is current (no connection).
     let held = move |index: &_| match players::read_player_held(index, id) {
         Some(p) => json_body(&p, None).map(Some),
         None => Ok(None),
     };
     let body = state
-        .run_kept_held(
-            caller.0.is_none(),
+        .run_kept_searched(
             format!("player p={id}"),
             Subject::Player(id),
+            Fallback::Primary,
             held,
             move |conn| Ok((true, json_body(&players::read_player(conn, id)?, None)?)),
         )

@@ -167,6 +167,17 @@ impl DbCircuit {
     }
 }
 
+/// Where a kept read the search index does not answer is made
+/// ([`AppState::run_kept_searched`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fallback {
+    /// On the replica when there is one, as [`AppState::run_kept_lagging`] reads (the
+    /// registry's lists).
+    Replica,
+    /// On the primary, as [`AppState::run_kept`] reads (a player's profile).
+    Primary,
+}
+
 impl AppState {
     /// A pooled connection; 503 when the database cannot be reached (at once while the
     /// circuit is open).
@@ -236,51 +247,17 @@ impl AppState {
             .1)
     }
 
-    /// An anonymous search kept as [`AppState::run_kept_lagging`] keeps it, answered from the
+    /// An anonymous read kept as [`AppState::run_kept_lagging`] keeps it, answered from the
     /// search index's memory on this thread (`held`: no connection, no blocking thread) once
     /// the index has applied every change committed before the request
-    /// (`SearchIndex::current`), else (or where `held` declines) by `f` in a search slot.
+    /// (`SearchIndex::current`), else (or where `held` declines) by `f` in a search slot,
+    /// where `fallback` says: a search or a page of a list, or a registry row the index holds
+    /// whole (a player's profile).
     pub async fn run_kept_searched<H, F>(
         &self,
         key: String,
         subject: Subject,
-        held: H,
-        f: F,
-    ) -> Result<KeptBody, ApiError>
-    where
-        H: FnOnce(&SearchIndex) -> Result<Option<KeptBody>, ApiError>,
-        F: FnOnce(&mut DbConn) -> Result<(bool, KeptBody), ApiError> + Send + 'static,
-    {
-        self.searched(key, subject, true, held, f).await
-    }
-
-    /// A read kept as [`AppState::run_kept`] keeps it (`anonymous`: else `f`'s exact answer),
-    /// answered from the search index's memory as [`AppState::run_kept_searched`] answers a
-    /// search, else (or where `held` declines) by `f` on the primary, as `run_kept` reads it.
-    /// For a registry row the index holds whole (a player's profile).
-    pub async fn run_kept_held<H, F>(
-        &self,
-        anonymous: bool,
-        key: String,
-        subject: Subject,
-        held: H,
-        f: F,
-    ) -> Result<KeptBody, ApiError>
-    where
-        H: FnOnce(&SearchIndex) -> Result<Option<KeptBody>, ApiError>,
-        F: FnOnce(&mut DbConn) -> Result<(bool, KeptBody), ApiError> + Send + 'static,
-    {
-        if !anonymous {
-            return Ok(self.run(f).await?.1);
-        }
-        self.searched(key, subject, false, held, f).await
-    }
-
-    async fn searched<H, F>(
-        &self,
-        key: String,
-        subject: Subject,
-        lagging: bool,
+        fallback: Fallback,
         held: H,
         f: F,
     ) -> Result<KeptBody, ApiError>
@@ -293,6 +270,7 @@ impl AppState {
         } else {
             (Slots::Rebuild, None)
         };
+        let lagging = fallback == Fallback::Replica;
         Ok(self
             .kept_read(key, subject, lagging, slots, held, f)
             .await?

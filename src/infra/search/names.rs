@@ -63,7 +63,7 @@ impl Held {
 }
 
 /// What a list shows of a row beyond its name and tag (a player's club, linked account and
-/// times), held so that a search is answered without reading the rows (`Names::shown`).
+/// times), held so that a search is answered without reading the rows (`Names::row`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Shown {
     pub club: Option<String>,
@@ -72,7 +72,7 @@ pub struct Shown {
     pub updated_at: chrono::DateTime<chrono::Utc>,
 }
 
-/// What the list shows of a held row: its tag's code, and the rest ([`Names::shown`]).
+/// What the list shows of a held row: its tag's code, and the rest ([`Names::row`]).
 pub type ShownRow = (Option<String>, Shown);
 
 /// A name the index is given (a row of the list's table).
@@ -454,20 +454,14 @@ impl Names {
         Self::of_entries(entries.collect(), self.words)
     }
 
-    /// What the list shows of row `id` beyond its name: its tag's code, and the rest when the
-    /// index holds it.
-    pub fn shown(&self, id: i64) -> Option<ShownRow> {
-        self.shown_at(*self.by_id.get(&id)?)
-    }
-
-    /// The name of row `id` and what the list shows of it ([`Names::shown`]): the row whole,
-    /// when the index holds it.
+    /// The name of row `id` and what the list shows of it beyond its name (its tag's code, and
+    /// the rest): the row whole, when the index holds it.
     pub fn row(&self, id: i64) -> Option<(&str, ShownRow)> {
         let slot = *self.by_id.get(&id)?;
         Some((self.name(slot), self.shown_at(slot)?))
     }
 
-    /// [`Names::shown`] of the row in `slot`.
+    /// What the list shows of the row in `slot` ([`Names::row`]).
     pub(super) fn shown_at(&self, slot: u32) -> Option<ShownRow> {
         let e = self.slots.get(slot as usize)?.as_ref()?;
         Some((untag(e.tag), e.shown.get()?))
