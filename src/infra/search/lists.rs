@@ -19,6 +19,9 @@ pub(super) struct Counts {
     /// Where slots stand against a count, plane by plane (`words_at_least`).
     above: Vec<u64>,
     equal: Vec<u64>,
+    /// The planes' words of each word `words_at_least` gave, one after another (a tier read
+    /// from them reads them in order, not a word of every plane a megabyte apart).
+    gathered: Vec<u64>,
 }
 
 impl Counts {
@@ -47,8 +50,11 @@ impl Counts {
     ) {
         let (depth, width) = ((usize::BITS - k.leading_zeros()) as usize, n.div_ceil(64));
         (self.depth, self.width) = (depth, width);
-        self.planes.clear();
-        self.planes.resize(width * depth, 0);
+        // The planes are written before they are read (`sum_maps`): the buffer keeps what the
+        // search before left in it, and is only ever lengthened.
+        if self.planes.len() < width * depth {
+            self.planes.resize(width * depth, 0);
+        }
         if width == 0 {
             // No slot: nothing to count (and no plane to count in).
             return;
@@ -61,7 +67,16 @@ impl Counts {
             .collect();
         maps.extend(self.made[..made].iter().map(Vec::as_slice));
         self.carries.resize_with(depth, Vec::new);
-        sum_maps(&mut self.planes, &mut self.carries, &maps, width);
+        let planes = &mut self.planes[..width * depth];
+        sum_maps(planes, &mut self.carries, &maps, width);
+        // The short lists, slot by slot, once the planes hold the rest.
+        for l in lists {
+            if l.bitmap.is_none() && l.slots.len() * 8 < width {
+                for &s in l.slots {
+                    self.add_word(s as usize / 64, 1 << (s % 64));
+                }
+            }
+        }
         debug_assert!(depth <= 8, "{k} trigrams");
         self.words_at_least(need, words);
     }
@@ -74,19 +89,28 @@ impl Counts {
         let width = self.width;
         // Slots above `c` in the planes compared so far, and equal to it there.
         let (gt, eq) = (&mut self.above, &mut self.equal);
+        let planes = &self.planes[..width * self.depth];
+        let mut down = planes.chunks_exact(width).enumerate().rev();
+        // The highest plane compared first writes them (above none, equal all before it).
         gt.clear();
-        gt.resize(width, 0);
         eq.clear();
-        eq.resize(width, !0);
-        for (p, plane) in self.planes.chunks_exact(width).enumerate().rev() {
+        if let Some((p, plane)) = down.next() {
+            let one = bit_of(c, p);
+            gt.extend(plane.iter().map(|&x| x & !one));
+            eq.extend(plane.iter().map(|&x| !(x ^ one)));
+        }
+        for (p, plane) in down {
             let one = bit_of(c, p);
             for ((g, e), &x) in gt.iter_mut().zip(eq.iter_mut()).zip(plane) {
                 compare(g, e, x, one);
             }
         }
+        self.gathered.clear();
         for (w, (&g, &e)) in gt.iter().zip(eq.iter()).enumerate() {
             if g | e != 0 {
                 words.push((w as u32, g | e));
+                let planes = self.planes[w..].iter().step_by(width).take(self.depth);
+                self.gathered.extend(planes);
             }
         }
     }
@@ -101,12 +125,8 @@ impl Counts {
         for l in lists {
             match l.bitmap {
                 Some(b) if b.len() >= width => continue,
-                None if l.slots.len() * 8 < width => {
-                    for &s in l.slots {
-                        self.add_word(s as usize / 64, 1 << (s % 64));
-                    }
-                    continue;
-                }
+                // Added slot by slot (`count_planes`).
+                None if l.slots.len() * 8 < width => continue,
                 _ => {}
             }
             if self.made.len() == made {
@@ -152,15 +172,16 @@ impl Counts {
         }
     }
 
-    /// The slots of word `w` whose count is at least `c` (in planes).
+    /// The slots of the `i`-th word `count_planes` gave whose count is exactly `c` (of `k`).
     #[inline]
-    pub(super) fn at_least(&self, w: usize, c: usize) -> u64 {
-        let mut word = [0u64; 8];
-        let depth = self.depth.min(8);
-        for (p, x) in word[..depth].iter_mut().enumerate() {
-            *x = self.planes[p * self.width + w];
+    pub(super) fn exactly(&self, i: usize, c: usize, k: usize) -> u64 {
+        let planes = &self.gathered[i * self.depth..(i + 1) * self.depth];
+        let at = at_least(planes, c);
+        if c < k {
+            at & !at_least(planes, c + 1)
+        } else {
+            at
         }
-        at_least(&word[..depth], c)
     }
 
     #[inline]
@@ -179,8 +200,11 @@ impl Counts {
 /// `carries`): a carry-save adder for every two inputs of one weight, the carries it gives
 /// going up as an input of the next weight (`carries[j]`, waiting at weight `j`; `carries[0]`
 /// on their way up); an input left alone at a weight is added at the end.
+/// The planes need not be cleared: each is written whole before it is read (`fresh`: the
+/// planes not written yet), and those no bitmap reached are cleared at the end.
 fn sum_maps(planes: &mut [u64], carries: &mut [Vec<u64>], maps: &[&[u64]], width: usize) {
     let depth = carries.len();
+    let mut fresh = [true; 9];
     // Every carry is written before it is read: the buffers need only their length.
     for c in carries.iter_mut() {
         c.resize(width, 0);
@@ -194,7 +218,11 @@ fn sum_maps(planes: &mut [u64], carries: &mut [Vec<u64>], maps: &[&[u64]], width
             continue;
         };
         let (up, rest) = carries.split_at_mut(1);
-        csa(&mut planes[..width], x, y, &mut up[0]);
+        if std::mem::take(&mut fresh[0]) {
+            half(&mut planes[..width], x, y, &mut up[0]);
+        } else {
+            csa(&mut planes[..width], x, y, &mut up[0]);
+        }
         // A carry past the top plane is 0: no count exceeds `k`.
         for j in 1..depth {
             if !waiting[j] {
@@ -204,17 +232,44 @@ fn sum_maps(planes: &mut [u64], carries: &mut [Vec<u64>], maps: &[&[u64]], width
             }
             waiting[j] = false;
             let plane = &mut planes[j * width..(j + 1) * width];
-            csa_in_place(plane, &mut up[0], &rest[j - 1]);
+            if std::mem::take(&mut fresh[j]) {
+                half_in_place(plane, &mut up[0], &rest[j - 1]);
+            } else {
+                csa_in_place(plane, &mut up[0], &rest[j - 1]);
+            }
         }
     }
     if let Some(x) = first {
-        carry_up(planes, width, 0, x, &mut carries[0]);
+        carry_up(planes, width, (0, &mut fresh), x, &mut carries[0]);
     }
     for j in 1..depth {
         if waiting[j] {
             let (up, rest) = carries.split_at_mut(1);
-            carry_up(planes, width, j, &rest[j - 1], &mut up[0]);
+            carry_up(planes, width, (j, &mut fresh), &rest[j - 1], &mut up[0]);
         }
+    }
+    for (plane, _) in planes
+        .chunks_exact_mut(width)
+        .zip(fresh)
+        .filter(|&(_, fresh)| fresh)
+    {
+        plane.fill(0);
+    }
+}
+
+/// [`csa`] of a plane not written yet (0): a half adder of the two bitmaps.
+fn half(plane: &mut [u64], x: &[u64], y: &[u64], carry: &mut [u64]) {
+    for (((a, &x), &y), c) in plane.iter_mut().zip(x).zip(y).zip(carry.iter_mut()) {
+        *c = x & y;
+        *a = x ^ y;
+    }
+}
+
+/// [`csa_in_place`] of a plane not written yet (0).
+fn half_in_place(plane: &mut [u64], x: &mut [u64], y: &[u64]) {
+    for ((a, x), &y) in plane.iter_mut().zip(x.iter_mut()).zip(y) {
+        *a = *x ^ y;
+        *x &= y;
     }
 }
 
@@ -238,10 +293,21 @@ fn csa_in_place(plane: &mut [u64], x: &mut [u64], y: &[u64]) {
 }
 
 /// Adds the bitmap `x` at weight `from` to the planes (`width` words each), carrying up
-/// through `carry`.
-fn carry_up(planes: &mut [u64], width: usize, from: usize, x: &[u64], carry: &mut [u64]) {
+/// through `carry`; a plane not written yet (`fresh`) takes the carry as it is, and nothing
+/// goes on up from it.
+fn carry_up(
+    planes: &mut [u64],
+    width: usize,
+    (from, fresh): (usize, &mut [bool; 9]),
+    x: &[u64],
+    carry: &mut [u64],
+) {
     carry.copy_from_slice(x);
-    for plane in planes.chunks_exact_mut(width).skip(from) {
+    for (p, plane) in planes.chunks_exact_mut(width).enumerate().skip(from) {
+        if std::mem::take(&mut fresh[p]) {
+            plane.copy_from_slice(carry);
+            return;
+        }
         for (a, c) in plane.iter_mut().zip(carry.iter_mut()) {
             let t = *a & *c;
             *a ^= *c;
@@ -375,7 +441,9 @@ mod tests {
 
     /// The planes count what counting each list slot by slot counts, for every depth the
     /// searches take, with bitmaps ending before the slots do and lists of slots among them;
-    /// and the words listed are those holding a slot counted `need` or more.
+    /// and the words listed are those holding a slot counted `need` or more. One `Counts`
+    /// counts them all in turn, as a thread's does: what a search before left in its planes
+    /// counts for nothing.
     #[test]
     fn the_planes_count_every_list() {
         let mut x = 2463534242u64;
@@ -386,7 +454,8 @@ mod tests {
             x % n
         };
         let n = 1000;
-        for k in [1, 2, 3, 5, 8, 13, 21, 40, 100, 200] {
+        let mut counts = Counts::default();
+        for k in [1, 2, 3, 5, 8, 13, 21, 40, 100, 200, 13, 2, 8] {
             let mut slots: Vec<Vec<u32>> = Vec::new();
             let mut maps: Vec<Option<Vec<u64>>> = Vec::new();
             for i in 0..k {
@@ -420,7 +489,7 @@ mod tests {
                 .flatten()
                 .for_each(|&s| expected[s as usize] += 1);
             let need = 1 + below(k as u64) as usize;
-            let (mut counts, mut words) = (Counts::default(), Vec::new());
+            let mut words = Vec::new();
             counts.count_planes((n, k), &lists, need, &mut words);
             for (slot, &e) in expected.iter().enumerate() {
                 assert_eq!(usize::from(counts.get(slot)), e, "k {k}, slot {slot}");

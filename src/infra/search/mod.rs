@@ -27,6 +27,7 @@
 //! is built, and in a database whose collation or character type is not `C`, every search is
 //! answered by PostgreSQL.
 
+mod codes;
 mod lists;
 pub mod names;
 mod plain;

@@ -12,6 +12,7 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
+use super::codes::Codes;
 use super::trgm::{self, Trgm, Words};
 pub use super::walk::Query;
 
@@ -243,6 +244,8 @@ pub struct Names {
     /// The slots' names, and their folded forms.
     names: Texts,
     folded: Texts,
+    /// The slots' trigram sequences, as codes (what a search decides a name by).
+    pub(super) codes: Codes,
     by_id: HashMap<i64, u32, BuildHasherDefault<IdHasher>>,
     /// How many live names carry each tag (0: none), for a list's count by tag.
     tags: HashMap<u16, usize>,
@@ -276,11 +279,21 @@ impl Names {
 
     /// The index of `rows` whose words are `words`, in name order.
     pub fn of(rows: impl IntoIterator<Item = NameRow>, words: Words) -> Self {
-        Self::of_entries(rows.into_iter().map(Entry::of).collect(), words)
+        let entries = rows.into_iter().map(Entry::of).collect();
+        Self::of_entries(entries, words, Codes::LIMIT)
     }
 
-    /// The index of `entries` (the last of one id kept), in name order.
-    fn of_entries(mut entries: Vec<Row>, words: Words) -> Self {
+    /// [`Names::build`] giving at most `limit` codes (the names holding another trigram are
+    /// decided from their folded text).
+    #[cfg(test)]
+    fn coded_to(rows: impl IntoIterator<Item = NameRow>, limit: usize) -> Self {
+        let entries = rows.into_iter().map(Entry::of).collect();
+        Self::of_entries(entries, Words::Ascii, limit)
+    }
+
+    /// The index of `entries` (the last of one id kept), in name order, giving at most
+    /// `codes` codes.
+    fn of_entries(mut entries: Vec<Row>, words: Words, codes: usize) -> Self {
         entries.reverse();
         entries.sort_by_key(|e| e.0.id);
         entries.dedup_by_key(|e| e.0.id);
@@ -288,6 +301,7 @@ impl Names {
             (an.as_bytes(), a.id).cmp(&(bn.as_bytes(), b.id))
         });
         let mut n = Self::new(words);
+        n.codes = Codes::with_limit(codes);
         n.slots.reserve(entries.len());
         n.marks.reserve(entries.len());
         let bytes = |f: fn(&Row) -> usize| entries.iter().map(f).sum();
@@ -297,6 +311,7 @@ impl Names {
             n.push(e, &name, &folded);
         }
         n.ordered = n.slots.len() as u32;
+        n.codes.shrink();
         let words = n.slots.len().div_ceil(64);
         for (t, list) in &n.postings {
             if list.len() * DENSE > n.slots.len() {
@@ -338,6 +353,7 @@ impl Names {
         entries
             + self.names.bytes()
             + self.folded.bytes()
+            + self.codes.bytes()
             + bitmaps
             + self.slots.capacity() * std::mem::size_of::<Option<Entry>>()
             + self.marks.capacity() * 2
@@ -357,12 +373,12 @@ impl Names {
         self.folded.get(slot as usize)
     }
 
-    /// Asks for the mark of `slot` and where its folded name lies to be brought into the
-    /// cache (a search decides it soon).
+    /// Asks for the mark of `slot` and its codes to be brought into the cache (a search
+    /// decides it soon).
     #[inline]
     pub(super) fn prefetch_mark(&self, slot: u32) {
         prefetch(self.marks.as_ptr().wrapping_add(slot as usize));
-        prefetch(self.folded.ends.as_ptr().wrapping_add(slot as usize));
+        prefetch(self.codes.at(slot as usize));
     }
 
     /// What a list by name orders `slot` by: its name's bytes, then its id (the tie order of
@@ -378,10 +394,13 @@ impl Names {
         self.slots[slot as usize].as_ref().map_or(0, |e| e.id)
     }
 
-    /// Asks for the folded name of `slot` to be brought into the cache.
+    /// Asks for the folded name of `slot` to be brought into the cache, where the search
+    /// decides it by its folded name (it has no codes).
     #[inline]
     pub(super) fn prefetch_folded(&self, slot: u32) {
-        prefetch(self.folded.start(slot as usize));
+        if self.codes.get(slot as usize).is_none() {
+            prefetch(self.folded.start(slot as usize));
+        }
     }
 
     /// Puts `e`, named `name` and folded `folded`, in a new slot at the end.
@@ -389,7 +408,12 @@ impl Names {
         let slot = self.slots.len() as u32;
         self.names.push(name);
         self.folded.push(folded);
-        for t in trgm::set(folded, self.words) {
+        let mut set = Vec::new();
+        trgm::sequence(folded, self.words, &mut set);
+        self.codes.push(&set);
+        set.sort_unstable();
+        set.dedup();
+        for t in set {
             self.postings.entry(t).or_default().push(slot);
             if let Some(bitmap) = self.dense.get_mut(&t) {
                 let w = slot as usize / 64;
@@ -451,7 +475,7 @@ impl Names {
                 self.folded(slot).to_string(),
             ))
         });
-        Self::of_entries(entries.collect(), self.words)
+        Self::of_entries(entries.collect(), self.words, self.codes.limit())
     }
 
     /// The name of row `id` and what the list shows of it beyond its name (its tag's code, and

@@ -231,6 +231,31 @@ impl Text {
     }
 }
 
+/// A search text's trigrams as a name's are looked for among them: by the trigram (a
+/// [`Text`]) or by its code (`codes::Coded`).
+pub trait Finds {
+    /// What a name's trigram is given as.
+    type T: Copy + Eq + Into<u64>;
+    /// Its place among the text's trigrams, if it is one of them.
+    fn find(&self, t: Self::T) -> Option<usize>;
+    /// How many trigrams the text has.
+    fn k(&self) -> usize;
+}
+
+impl Finds for Text {
+    type T = Trgm;
+
+    #[inline]
+    fn find(&self, t: Trgm) -> Option<usize> {
+        Text::find(self, t)
+    }
+
+    #[inline]
+    fn k(&self) -> usize {
+        self.trigrams.len()
+    }
+}
+
 impl std::ops::Deref for Text {
     type Target = [Trgm];
 
@@ -245,14 +270,14 @@ fn calcsml(count: i32, len1: i32, len2: i32) -> f32 {
 
 /// `word_similarity(q, name)` for the distinct sorted trigrams `q` of the search text and the
 /// trigram sequence `name`; `scratch` is reused between calls.
-pub fn word_similarity(q: &Text, name: &[Trgm], scratch: &mut Scratch) -> f32 {
+pub fn word_similarity<F: Finds>(q: &F, name: &[F::T], scratch: &mut Scratch) -> f32 {
     iterate(q, name, scratch, false)
 }
 
 /// Whether `q <% name`: [`word_similarity`] passes the threshold. As pg_trgm's operator does
 /// (`WORD_SIMILARITY_CHECK_ONLY`), the loop stops at the first extent that passes: up to it the
 /// loop is the same, and the maximum is at least that extent's.
-pub fn word_passes(q: &Text, name: &[Trgm], scratch: &mut Scratch) -> bool {
+pub fn word_passes<F: Finds>(q: &F, name: &[F::T], scratch: &mut Scratch) -> bool {
     passes(iterate(q, name, scratch, true))
 }
 
@@ -271,9 +296,9 @@ enum Tier {
     Loop,
 }
 
-fn tier(q: &Text, name: &[Trgm], held: usize) -> Tier {
+fn tier<F: Finds>(q: &F, name: &[F::T], held: usize) -> Tier {
     let runs = Runs::of(q, name);
-    let k = q.len();
+    let k = q.k();
     // Once each, one after another: one run of `held`.
     if runs.count == 1 && runs.found == held {
         let held = held as i32;
@@ -303,7 +328,7 @@ struct Runs {
 
 impl Runs {
     /// The runs of `name`'s trigrams of `q` (sorted).
-    fn of(q: &Text, name: &[Trgm]) -> Self {
+    fn of<F: Finds>(q: &F, name: &[F::T]) -> Self {
         let mut runs = Self::default();
         for (i, t) in name.iter().enumerate() {
             if q.find(*t).is_some() {
@@ -332,7 +357,7 @@ impl Runs {
     /// Whether an extent across two runs or more may pass: it shares at most the runs'
     /// trigrams (and `held`), and holds at least the distinct trigrams of every gap between
     /// them (`count / (|q| + others)`). Past 16 runs: it may.
-    fn spans_may_pass(&self, name: &[Trgm], held: usize, k: usize) -> bool {
+    fn spans_may_pass<T: Eq>(&self, name: &[T], held: usize, k: usize) -> bool {
         if self.count > 16 {
             return true;
         }
@@ -362,7 +387,12 @@ impl Runs {
 /// [`word_similarity`] of a name known to hold `held` of the trigrams of `q` (its tier), or
 /// `None` where it cannot reach the threshold, found without pg_trgm's loop where the
 /// trigrams' places tell (see [`Tier`]).
-pub fn tier_similarity(q: &Text, name: &[Trgm], held: usize, scratch: &mut Scratch) -> Option<f32> {
+pub fn tier_similarity<F: Finds>(
+    q: &F,
+    name: &[F::T],
+    held: usize,
+    scratch: &mut Scratch,
+) -> Option<f32> {
     match tier(q, name, held) {
         Tier::Exact(s) => Some(s),
         Tier::Fails => None,
@@ -372,7 +402,7 @@ pub fn tier_similarity(q: &Text, name: &[Trgm], held: usize, scratch: &mut Scrat
 
 /// Whether `q <% name` for a name holding `held` of the trigrams of `q`: [`tier_similarity`]
 /// passes, with the loop stopped at the first extent that passes ([`word_passes`]).
-pub fn tier_passes(q: &Text, name: &[Trgm], held: usize, scratch: &mut Scratch) -> bool {
+pub fn tier_passes<F: Finds>(q: &F, name: &[F::T], held: usize, scratch: &mut Scratch) -> bool {
     match tier(q, name, held) {
         Tier::Exact(s) => passes(s),
         Tier::Fails => false,
@@ -384,9 +414,9 @@ pub fn tier_passes(q: &Text, name: &[Trgm], held: usize, scratch: &mut Scratch) 
 /// first extent that passes, as `WORD_SIMILARITY_CHECK_ONLY`). Each trigram of the name is
 /// numbered as the loop reaches it: the query's by their place in `q`, the others after them,
 /// equal trigrams alike.
-fn iterate(q: &Text, name: &[Trgm], scratch: &mut Scratch, check: bool) -> f32 {
-    let ulen1 = q.len() as i32;
-    if q.is_empty() || name.is_empty() {
+fn iterate<F: Finds>(q: &F, name: &[F::T], scratch: &mut Scratch, check: bool) -> f32 {
+    let ulen1 = q.k() as i32;
+    if q.k() == 0 || name.is_empty() {
         return 0.0;
     }
     let Scratch {
@@ -397,8 +427,8 @@ fn iterate(q: &Text, name: &[Trgm], scratch: &mut Scratch, check: bool) -> f32 {
     index.clear();
     others.clear();
     lastpos.clear();
-    lastpos.resize(q.len(), -1);
-    let k = q.len();
+    lastpos.resize(q.k(), -1);
+    let k = q.k();
     let found = |i: usize| i < k;
     let (mut ulen2, mut count, mut lower) = (0i32, 0i32, -1i32);
     let mut smlr_max = 0f32;
@@ -410,10 +440,10 @@ fn iterate(q: &Text, name: &[Trgm], scratch: &mut Scratch, check: bool) -> f32 {
                 index.push(usize::MAX);
                 continue;
             }
-            None => match others.iter().position(|o| o == t) {
+            None => match others.iter().position(|&o| o == (*t).into()) {
                 Some(j) => k + j,
                 None => {
-                    others.push(*t);
+                    others.push((*t).into());
                     lastpos.push(-1);
                     k + others.len() - 1
                 }

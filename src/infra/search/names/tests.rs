@@ -303,6 +303,35 @@ fn answers_as_scoring_every_name_would() {
     compare(&again, &rows, &mut r, 300);
 }
 
+/// Names decided from their folded text answer as those decided by their codes: names
+/// holding a trigram met once every code was given (none given at all, some, all), and
+/// names too long for a line of codes; before and after the list is ordered again.
+#[test]
+fn names_without_codes_answer_alike() {
+    let mut r = Lcg(7);
+    let mut rows: Vec<NameRow> = (1..=300).map(|id| row(id, &name(&mut r))).collect();
+    for id in 301..=340 {
+        let long = format!("{} {} {}", name(&mut r), name(&mut r), name(&mut r));
+        rows.push(row(id, &long));
+    }
+    // Half the trigrams the names hold: some names are coded whole, others not.
+    let half = Names::coded_to(rows.clone(), Codes::LIMIT).codes.len() / 2;
+    for limit in [0, half, Codes::LIMIT] {
+        let names = Names::coded_to(rows.clone(), limit);
+        let coded = (0..names.slots.len())
+            .filter(|&s| names.codes.get(s).is_some())
+            .count();
+        match limit {
+            0 => assert_eq!(coded, 0),
+            _ => assert!(coded > 0 && coded < rows.len(), "{limit}: {coded}"),
+        }
+        compare(&names, &rows, &mut r, 200);
+        let again = names.ordered_again();
+        assert_eq!(again.codes.limit(), limit.min(Codes::LIMIT));
+        compare(&again, &rows, &mut r, 100);
+    }
+}
+
 #[test]
 fn ordering_again_is_wanted_past_a_share_of_fresh_and_dead_slots() {
     let mut n = Names::build((0..40_000).map(|i| row(i, &format!("p{i}"))));
