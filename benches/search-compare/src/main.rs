@@ -4,7 +4,10 @@
 //! Usage: search-compare <players> [queries per kind, default 2000]
 //! See README.md for what is and is not compared.
 
-// The five files of the service's index, included as they are.
+// The six files of the service's index, included as they are.
+#[allow(dead_code)]
+#[path = "../../../src/infra/search/codes.rs"]
+mod codes;
 #[allow(dead_code)]
 #[path = "../../../src/infra/search/lists.rs"]
 mod lists;
