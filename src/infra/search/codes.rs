@@ -197,4 +197,18 @@ impl Finds for Coded {
     fn k(&self) -> usize {
         self.k
     }
+
+    #[inline]
+    fn places(&self, seq: &[u16]) -> Option<u32> {
+        // A slot's codes are fewer than 32 (`WIDTH`).
+        if seq.len() > 32 {
+            return None;
+        }
+        let held = |&c: &u16| self.table.get(c as usize).is_some_and(|&j| j != NONE);
+        Some(
+            seq.iter()
+                .enumerate()
+                .fold(0u32, |m, (i, c)| m | u32::from(held(c)) << i),
+        )
+    }
 }

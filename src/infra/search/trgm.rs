@@ -240,6 +240,12 @@ pub trait Finds {
     fn find(&self, t: Self::T) -> Option<usize>;
     /// How many trigrams the text has.
     fn k(&self) -> usize;
+    /// The places of `name` holding one of the text's trigrams, as bits (bit `i`: place
+    /// `i`), where it can say them without a branch a place (`None`: it cannot).
+    #[inline]
+    fn places(&self, _name: &[Self::T]) -> Option<u32> {
+        None
+    }
 }
 
 impl Finds for Text {
@@ -329,11 +335,35 @@ struct Runs {
 impl Runs {
     /// The runs of `name`'s trigrams of `q` (sorted).
     fn of<F: Finds>(q: &F, name: &[F::T]) -> Self {
+        if let Some(places) = q.places(name) {
+            return Self::of_places(places);
+        }
         let mut runs = Self::default();
         for (i, t) in name.iter().enumerate() {
             if q.find(*t).is_some() {
                 runs.found(i);
             }
+        }
+        runs
+    }
+
+    /// The runs of the places whose bits are set in `places` (as [`Runs::of`] meets them:
+    /// the runs of set bits, lowest first).
+    fn of_places(places: u32) -> Self {
+        let mut runs = Self {
+            found: places.count_ones() as usize,
+            ..Self::default()
+        };
+        let mut rest = u64::from(places);
+        while rest != 0 {
+            let start = rest.trailing_zeros();
+            let len = (rest >> start).trailing_ones();
+            if let Some(r) = runs.at.get_mut(runs.count) {
+                *r = (start as usize, len as usize);
+            }
+            runs.count += 1;
+            runs.longest = runs.longest.max(len as usize);
+            rest &= !(((1u64 << len) - 1) << start);
         }
         runs
     }
@@ -595,6 +625,31 @@ mod tests {
             for x in inner(q) {
                 assert!(held.contains(&x), "{q:?} in {name:?}");
             }
+        }
+    }
+
+    /// The runs read from a name's places as bits are those met place by place, for every
+    /// length a line of codes holds and as many runs as 32 places hold.
+    #[test]
+    fn runs_of_places_are_those_met_one_by_one() {
+        let mut x = 88172645463325252u64;
+        for _ in 0..20_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let len = (x % 33) as usize;
+            let mut mask = ((x >> 8) as u32) & u32::MAX.checked_shr(32 - len as u32).unwrap_or(0);
+            if x % 7 == 0 {
+                // Every other place: 16 runs.
+                mask &= 0x5555_5555;
+            }
+            let mut one = Runs::default();
+            (0..len)
+                .filter(|i| (mask >> i) & 1 == 1)
+                .for_each(|i| one.found(i));
+            let bits = Runs::of_places(mask);
+            let fields = |r: &Runs| (r.found, r.count, r.longest, r.at);
+            assert_eq!(fields(&bits), fields(&one), "{mask:b}");
         }
     }
 

@@ -182,7 +182,31 @@ struct Walk<'n, 'q> {
     sim: trgm::Scratch,
 }
 
-impl<'n> Walk<'n, '_> {
+impl<'n, 'q> Walk<'n, 'q> {
+    /// A search of `names` for `q`, whose distinct sorted trigrams are `trigrams`, `inner` of
+    /// them implied (`trgm::inner`); `coded` is the thread's table of codes, readied here.
+    fn new(
+        names: &'n Names,
+        q: &'q Query<'q>,
+        (trigrams, inner): (Vec<Trgm>, &[Trgm]),
+        mut coded: Coded,
+    ) -> Self {
+        let by_codes = coded.fill(&names.codes, &trigrams, inner);
+        Walk {
+            names,
+            q,
+            coded,
+            by_codes,
+            trigrams: trgm::Text::new(trigrams),
+            finder: memchr::memmem::Finder::new(q.folded.as_bytes()),
+            want: q.skip.saturating_add(q.take),
+            top: BinaryHeap::new(),
+            count: 0,
+            seq: Vec::new(),
+            sim: trgm::Scratch::default(),
+        }
+    }
+
     fn full(&self) -> bool {
         self.top.len() >= self.want
     }
@@ -598,21 +622,7 @@ impl Names {
         };
         let mut like = std::mem::take(&mut s.like);
         like.clear();
-        let mut coded = std::mem::take(&mut s.coded);
-        let by_codes = coded.fill(&self.codes, &trigrams, &inner);
-        let mut w = Walk {
-            names: self,
-            q,
-            coded,
-            by_codes,
-            trigrams: trgm::Text::new(trigrams),
-            finder: memchr::memmem::Finder::new(q.folded.as_bytes()),
-            want: q.skip.saturating_add(q.take),
-            top: BinaryHeap::new(),
-            count: 0,
-            seq: Vec::new(),
-            sim: trgm::Scratch::default(),
-        };
+        let mut w = Walk::new(self, q, (trigrams, &inner), std::mem::take(&mut s.coded));
         let is_high = |slots: &[(u32, u8)], x: u32| slots.binary_search_by_key(&x, |h| h.0).is_ok();
         match q.order {
             Order::Ranked => {
