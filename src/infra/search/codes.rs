@@ -1,4 +1,4 @@
-//! Each name's trigrams as 16-bit codes, one after another in slot order (`Codes`), and a
+//! Each name's trigrams as 16-bit codes, a cache line a slot in slot order (`Codes`), and a
 //! search's table from a code to the trigram's place among the text's (`Coded`): a name a
 //! search decides is read as its codes (two bytes a trigram, each found by one read of a
 //! table in the first cache levels) instead of its trigrams made again from its folded
@@ -204,11 +204,11 @@ impl Finds for Coded {
         if seq.len() > 32 {
             return None;
         }
-        let held = |&c: &u16| self.table.get(c as usize).is_some_and(|&j| j != NONE);
+        let held = |c: u16| u32::from(self.find(c).is_some());
         Some(
             seq.iter()
                 .enumerate()
-                .fold(0u32, |m, (i, c)| m | u32::from(held(c)) << i),
+                .fold(0u32, |m, (i, &c)| m | held(c) << i),
         )
     }
 }

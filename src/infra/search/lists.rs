@@ -70,11 +70,9 @@ impl Counts {
         let planes = &mut self.planes[..width * depth];
         sum_maps(planes, &mut self.carries, &maps, width);
         // The short lists, slot by slot, once the planes hold the rest.
-        for l in lists {
-            if l.bitmap.is_none() && l.slots.len() * 8 < width {
-                for &s in l.slots {
-                    self.add_word(s as usize / 64, 1 << (s % 64));
-                }
+        for l in lists.iter().filter(|l| l.slot_by_slot(width)) {
+            for &s in l.slots {
+                self.add_word(s as usize / 64, 1 << (s % 64));
             }
         }
         debug_assert!(depth <= 8, "{k} trigrams");
@@ -115,10 +113,11 @@ impl Counts {
         }
     }
 
-    /// Adds the short lists of slots slot by slot, and makes a bitmap as long as the planes
-    /// (`self.made`) of each other list of slots (a few slots a word: cheaper than a slot's
-    /// carry through the planes, each in a line of its own) and of each bitmap that ends early
-    /// (fresh slots past its end do not hold its trigram). Returns how many it made.
+    /// Makes a bitmap as long as the planes (`self.made`) of each list of slots not added
+    /// slot by slot (`List::slot_by_slot`: a few slots a word, where a bitmap is cheaper than
+    /// a slot's carry through the planes, each in a line of its own) and of each bitmap that
+    /// ends early (fresh slots past its end do not hold its trigram). Returns how many it
+    /// made.
     fn bitmaps_of(&mut self, lists: &[List]) -> usize {
         let width = self.width;
         let mut made = 0;
@@ -126,7 +125,7 @@ impl Counts {
             match l.bitmap {
                 Some(b) if b.len() >= width => continue,
                 // Added slot by slot (`count_planes`).
-                None if l.slots.len() * 8 < width => continue,
+                None if l.slot_by_slot(width) => continue,
                 _ => {}
             }
             if self.made.len() == made {
@@ -352,6 +351,13 @@ pub(super) struct List<'a> {
 }
 
 impl List<'_> {
+    /// Whether planes `width` words wide add it slot by slot: a list of slots shorter than a
+    /// slot in eight words (longer ones, and bitmaps, are added whole).
+    #[inline]
+    pub(super) fn slot_by_slot(&self, width: usize) -> bool {
+        self.bitmap.is_none() && self.slots.len() * 8 < width
+    }
+
     /// Whether the list holds `slot`, asked in ascending order (`at` kept between asks): a bit
     /// of the bitmap, or a gallop through the slots.
     #[inline]
