@@ -6,9 +6,60 @@
 //! those a keystroke decides at a million names), and their codes tell it without the
 //! folded text: a name lacking a trigram the text implies cannot contain it.
 
+use std::collections::hash_map::RandomState;
 use std::collections::HashMap;
+use std::hash::{BuildHasher, Hasher};
 
 use super::trgm::{Finds, Trgm};
+
+/// A map keyed by trigrams (an index's postings, bitmaps and codes), hashed by one folded
+/// multiplication with a seed drawn once a map: SipHash's rounds cost about a tenth of a
+/// build at a million names, a trigram is a number, and the seed keeps the names that would
+/// collide from being worked out ahead (a name is anyone's to register).
+pub(super) type TrgmMap<V> = HashMap<Trgm, V, Seeded>;
+
+/// The [`TrgmMap`]s' hasher: a seed drawn from the standard library's random keys.
+#[derive(Clone, Copy)]
+pub(super) struct Seeded(u64);
+
+impl Default for Seeded {
+    fn default() -> Self {
+        Self(RandomState::new().hash_one(0x7472_676d_u64))
+    }
+}
+
+impl BuildHasher for Seeded {
+    type Hasher = Folded;
+
+    fn build_hasher(&self) -> Folded {
+        Folded(self.0)
+    }
+}
+
+/// What [`Seeded`] hashes with: the seed, then each word folded in.
+pub(super) struct Folded(u64);
+
+impl Hasher for Folded {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for c in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..c.len()].copy_from_slice(c);
+            self.write_u64(u64::from_le_bytes(word));
+        }
+    }
+
+    #[inline]
+    fn write_u64(&mut self, x: u64) {
+        // The high and low halves of the 128-bit product, folded: every bit of `x` moves
+        // both ends of the hash (the table's index and its tag).
+        let p = u128::from(self.0 ^ x) * 0x9E37_79B9_7F4A_7C15;
+        self.0 = (p as u64) ^ (p >> 64) as u64;
+    }
+}
 
 /// The code of a trigram met once every code was given ([`Codes::LIMIT`]): a name holding
 /// one is decided from its folded text (two such trigrams would look equal).
@@ -30,7 +81,7 @@ const UNCODED: u16 = u16::MAX;
 struct Line([u16; WIDTH]);
 
 pub(super) struct Codes {
-    of: HashMap<Trgm, u16>,
+    of: TrgmMap<u16>,
     lines: Vec<Line>,
     /// How many codes may be given (at most [`Codes::LIMIT`]; fewer in tests).
     limit: usize,
@@ -49,7 +100,7 @@ impl Codes {
 
     pub(super) fn with_limit(limit: usize) -> Self {
         Self {
-            of: HashMap::new(),
+            of: TrgmMap::default(),
             lines: Vec::new(),
             limit: limit.min(Self::LIMIT),
         }
@@ -64,6 +115,11 @@ impl Codes {
     /// How many codes may be given.
     pub(super) fn limit(&self) -> usize {
         self.limit
+    }
+
+    /// Room for `n` more slots (a list built whole: its lines are not copied as they grow).
+    pub(super) fn reserve(&mut self, n: usize) {
+        self.lines.reserve_exact(n);
     }
 
     /// Adds the next slot's trigram sequence.

@@ -344,14 +344,14 @@ fn rows(
 
 /// Reads a whole list by id, in batches.
 fn load(conn: &mut PgConnection, list: store::List, words: Words) -> store::Answer<Names> {
-    let (mut all, mut after) = (Vec::new(), 0);
+    let (mut batches, mut after) = (Vec::new(), 0);
     loop {
         let batch = rows(conn, list, store::Rows::After(after, BATCH))?;
         let Some(last) = batch.last() else {
-            return Ok(Names::of(all, words));
+            return Ok(Names::of_batches(batches, words));
         };
         after = last.id;
-        all.extend(batch);
+        batches.push(batch);
     }
 }
 

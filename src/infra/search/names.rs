@@ -12,8 +12,8 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use super::codes::Codes;
-use super::trgm::{self, Trgm, Words};
+use super::codes::{Codes, TrgmMap};
+use super::trgm::{self, Words};
 pub use super::walk::Query;
 
 /// A name as the index holds it (the name and its folded form are in `Names::names` and
@@ -250,11 +250,11 @@ pub struct Names {
     /// How many live names carry each tag (0: none), for a list's count by tag.
     tags: HashMap<u16, usize>,
     /// The slots holding each trigram, ascending.
-    pub(super) postings: HashMap<Trgm, Vec<u32>>,
+    pub(super) postings: TrgmMap<Vec<u32>>,
     /// The same as bitmaps (bit `s % 64` of word `s / 64`) for the trigrams held by more than
     /// 1/[`DENSE`] of the names when the list was ordered: a search counts them 64 slots at a
     /// time.
-    pub(super) dense: HashMap<Trgm, Vec<u64>>,
+    pub(super) dense: TrgmMap<Vec<u64>>,
     /// Slots below this one are in name order; the others are fresh.
     pub(super) ordered: u32,
     /// Dead slots (removed or replaced names) among the ordered ones.
@@ -283,6 +283,18 @@ impl Names {
         Self::of_entries(entries, words, Codes::LIMIT)
     }
 
+    /// [`Names::of`] over rows read in batches (a list read from the database whole): the
+    /// entries made a batch at a time into one vector of their number, each batch freed as
+    /// it goes. Gathered into one growing vector first, a million rows were copied as it
+    /// doubled, into memory the system had to clear first (docs/performance.md, fourteenth session).
+    pub fn of_batches(batches: Vec<Vec<NameRow>>, words: Words) -> Self {
+        let mut entries = Vec::with_capacity(batches.iter().map(Vec::len).sum());
+        for batch in batches {
+            entries.extend(batch.into_iter().map(Entry::of));
+        }
+        Self::of_entries(entries, words, Codes::LIMIT)
+    }
+
     /// [`Names::build`] giving at most `limit` codes (the names holding another trigram are
     /// decided from their folded text).
     #[cfg(test)]
@@ -302,6 +314,7 @@ impl Names {
         });
         let mut n = Self::new(words);
         n.codes = Codes::with_limit(codes);
+        n.codes.reserve(entries.len());
         n.slots.reserve(entries.len());
         n.marks.reserve(entries.len());
         let bytes = |f: fn(&Row) -> usize| entries.iter().map(f).sum();

@@ -332,6 +332,30 @@ fn names_without_codes_answer_alike() {
     }
 }
 
+/// Rows read in batches (as a build at start reads them) index as the same rows read at
+/// once: the same slots in the same order, the later row of an id read twice kept, and the
+/// answers of every name scored.
+#[test]
+fn rows_read_in_batches_index_as_rows_read_at_once() {
+    let mut r = Lcg(11);
+    let mut rows: Vec<NameRow> = (1..=500).map(|id| row(id, &name(&mut r))).collect();
+    // Renamed between two batches: read twice, the later row kept.
+    rows.push(row(17, "renamed later"));
+    let whole = Names::of(rows.clone(), Words::Ascii);
+    let (mut batches, mut rest) = (Vec::new(), rows.clone());
+    while !rest.is_empty() {
+        let at = rest.len().saturating_sub(1 + r.below(120));
+        batches.insert(0, rest.split_off(at));
+    }
+    assert!(batches.len() > 4, "{} batches", batches.len());
+    let batched = Names::of_batches(batches, Words::Ascii);
+    assert_eq!(batched.len(), 500);
+    assert_eq!(batched.ids(), whole.ids());
+    assert_eq!(ids(&batched, "renamed later")[0], 17);
+    let kept: Vec<NameRow> = rows[..16].iter().chain(&rows[17..]).cloned().collect();
+    compare(&batched, &kept, &mut r, 100);
+}
+
 #[test]
 fn ordering_again_is_wanted_past_a_share_of_fresh_and_dead_slots() {
     let mut n = Names::build((0..40_000).map(|i| row(i, &format!("p{i}"))));
