@@ -149,6 +149,20 @@ impl Codes {
         self.lines.push(line);
     }
 
+    /// The code of `t`, if it has one.
+    pub(super) fn code(&self, t: Trgm) -> Option<u16> {
+        self.of.get(&t).copied()
+    }
+
+    /// Every trigram given a code, by its code.
+    pub(super) fn trigrams(&self) -> Vec<Trgm> {
+        let mut by_code = vec![0; self.of.len()];
+        for (&t, &c) in &self.of {
+            by_code[usize::from(c)] = t;
+        }
+        by_code
+    }
+
     /// Gives back what the lines hold beyond the slots (once a list is built whole).
     pub(super) fn shrink(&mut self) {
         self.lines.shrink_to_fit();

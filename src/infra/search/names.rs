@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use super::codes::{Codes, TrgmMap};
-use super::trgm::{self, Words};
+use super::trgm::{self, Trgm, Words};
 pub use super::walk::Query;
 
 /// A name as the index holds it (the name and its folded form are in `Names::names` and
@@ -320,9 +320,11 @@ impl Names {
         let bytes = |f: fn(&Row) -> usize| entries.iter().map(f).sum();
         n.names.reserve(entries.len(), bytes(|e| e.1.len()));
         n.folded.reserve(entries.len(), bytes(|e| e.2.len()));
+        let mut set = Vec::new();
         for (e, name, folded) in entries {
-            n.push(e, &name, &folded);
+            n.place(e, (&name, &folded), &mut set);
         }
+        n.postings = n.postings_of_all();
         n.ordered = n.slots.len() as u32;
         n.codes.shrink();
         let words = n.slots.len().div_ceil(64);
@@ -416,14 +418,11 @@ impl Names {
         }
     }
 
-    /// Puts `e`, named `name` and folded `folded`, in a new slot at the end.
+    /// Puts `e`, named `name` and folded `folded`, in a new slot at the end, in its trigrams'
+    /// postings too (a row added to a built list).
     fn push(&mut self, e: Entry, name: &str, folded: &str) {
-        let slot = self.slots.len() as u32;
-        self.names.push(name);
-        self.folded.push(folded);
         let mut set = Vec::new();
-        trgm::sequence(folded, self.words, &mut set);
-        self.codes.push(&set);
+        let slot = self.place(e, (name, folded), &mut set);
         set.sort_unstable();
         set.dedup();
         for t in set {
@@ -436,10 +435,69 @@ impl Names {
                 bitmap[w] |= 1 << (slot % 64);
             }
         }
+    }
+
+    /// Puts `e` in a new slot at the end, all but its postings; its trigram sequence left in
+    /// `set`. Returns the slot.
+    fn place(&mut self, e: Entry, (name, folded): (&str, &str), set: &mut Vec<Trgm>) -> u32 {
+        let slot = self.slots.len() as u32;
+        self.names.push(name);
+        self.folded.push(folded);
+        trgm::sequence(folded, self.words, set);
+        self.codes.push(set);
         self.by_id.insert(e.id, slot);
         *self.tags.entry(e.tag).or_default() += 1;
         self.marks.push(e.tag);
         self.slots.push(Some(e));
+        slot
+    }
+
+    /// The postings of every slot (a list built whole), each made at its length: counted by
+    /// code, then filled, a coded slot read from its line and its codes' lists found by
+    /// index (no trigram hashed again, no list copied as it grows); the others from their
+    /// folded names.
+    fn postings_of_all(&self) -> TrgmMap<Vec<u32>> {
+        let trigrams = self.codes.trigrams();
+        let mut counts = vec![0usize; trigrams.len()];
+        let mut by_code: Vec<Vec<u32>> = Vec::new();
+        let mut other: TrgmMap<Vec<u32>> = TrgmMap::default();
+        let (mut codes, mut set) = (Vec::new(), Vec::new());
+        for fill in [false, true] {
+            if fill {
+                by_code = counts.iter().map(|&c| Vec::with_capacity(c)).collect();
+            }
+            for slot in 0..self.slots.len() as u32 {
+                codes.clear();
+                if let Some(line) = self.codes.get(slot as usize) {
+                    codes.extend_from_slice(line);
+                } else {
+                    trgm::sequence(self.folded(slot), self.words, &mut set);
+                    set.sort_unstable();
+                    set.dedup();
+                    for &t in &set {
+                        match self.codes.code(t) {
+                            Some(c) => codes.push(c),
+                            None if fill => other.entry(t).or_default().push(slot),
+                            None => {}
+                        }
+                    }
+                }
+                codes.sort_unstable();
+                codes.dedup();
+                for &c in &codes {
+                    match fill {
+                        true => by_code[usize::from(c)].push(slot),
+                        false => counts[usize::from(c)] += 1,
+                    }
+                }
+            }
+        }
+        let mut postings = TrgmMap::default();
+        postings.reserve(trigrams.len() + other.len());
+        let coded = trigrams.into_iter().zip(by_code);
+        postings.extend(coded.filter(|(_, l)| !l.is_empty()));
+        postings.extend(other);
+        postings
     }
 
     /// Adds or replaces the row with `r.id` (in a fresh slot).

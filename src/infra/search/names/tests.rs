@@ -356,6 +356,31 @@ fn rows_read_in_batches_index_as_rows_read_at_once() {
     compare(&batched, &kept, &mut r, 100);
 }
 
+/// A list built whole makes its postings at their length, by code (`postings_of_all`): the
+/// same lists as adding its names one by one in the same order, whether every name has its
+/// codes, some do, or none (all read from their folded names), long names among them.
+#[test]
+fn postings_built_whole_are_those_added_name_by_name() {
+    let mut r = Lcg(5);
+    let mut rows: Vec<NameRow> = (1..=400).map(|id| row(id, &name(&mut r))).collect();
+    for id in 401..=420 {
+        let long = format!("{} {} {}", name(&mut r), name(&mut r), name(&mut r));
+        rows.push(row(id, &long));
+    }
+    let half = Names::coded_to(rows.clone(), Codes::LIMIT).codes.len() / 2;
+    for limit in [0, half, Codes::LIMIT] {
+        let whole = Names::coded_to(rows.clone(), limit);
+        let mut one_by_one = Names::new(Words::Ascii);
+        one_by_one.codes = Codes::with_limit(limit);
+        let mut sorted = rows.clone();
+        sorted.sort_by(|a, b| (a.name.as_bytes(), a.id).cmp(&(b.name.as_bytes(), b.id)));
+        sorted.into_iter().for_each(|x| one_by_one.upsert(x));
+        assert_eq!(whole.ids(), one_by_one.ids(), "limit {limit}");
+        assert!(whole.postings.len() > 100, "limit {limit}");
+        assert_eq!(whole.postings, one_by_one.postings, "limit {limit}");
+    }
+}
+
 #[test]
 fn ordering_again_is_wanted_past_a_share_of_fresh_and_dead_slots() {
     let mut n = Names::build((0..40_000).map(|i| row(i, &format!("p{i}"))));
