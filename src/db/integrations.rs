@@ -435,26 +435,30 @@ pub struct ClaimedRow {
     pub created_at: DateTime<Utc>,
 }
 
-/// Claims up to `limit` due deliveries, at most `per_endpoint` of each endpoint and none of
-/// the endpoints in `busy`, of endpoints neither paused nor deleted: each is leased for
-/// `lease_secs` (its next attempt moved past the lease) in one statement that skips rows
-/// another instance is claiming.
+/// Claims up to `limit` due deliveries of endpoints neither paused nor deleted, at most
+/// `per_endpoint` of each endpoint counting those already in flight (`in_flight`: endpoints
+/// and how many): each is leased for `lease_secs` (its next attempt moved past the lease,
+/// its attempts counted) in one statement that skips rows another instance is claiming.
 pub fn claim(
     conn: &mut PgConnection,
     limit: i64,
     lease_secs: f64,
     per_endpoint: i64,
-    busy: &[i64],
+    in_flight: (&[i64], &[i64]),
 ) -> QueryResult<Vec<ClaimedRow>> {
     diesel::sql_query(
-        "WITH ranked AS (
-             SELECT d.id, row_number() OVER (PARTITION BY d.endpoint_id ORDER BY d.id) AS n
+        "WITH flying AS (
+             SELECT * FROM unnest($4::bigint[], $5::bigint[]) AS f(endpoint_id, n)
+         ), ranked AS (
+             SELECT d.id, d.endpoint_id,
+                    row_number() OVER (PARTITION BY d.endpoint_id ORDER BY d.id) AS n
              FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
              WHERE d.status = 'pending' AND d.next_attempt_at <= now()
-               AND NOT e.paused AND e.deleted_at IS NULL AND d.endpoint_id <> ALL($4)
+               AND NOT e.paused AND e.deleted_at IS NULL
          ), due AS (
              SELECT d.id FROM webhook_deliveries d JOIN ranked r ON r.id = d.id
-             WHERE r.n <= $3
+             LEFT JOIN flying f ON f.endpoint_id = r.endpoint_id
+             WHERE r.n <= $3 - coalesce(f.n, 0)
              ORDER BY d.id LIMIT $1 FOR UPDATE OF d SKIP LOCKED
          ), leased AS (
              UPDATE webhook_deliveries d
@@ -472,7 +476,8 @@ pub fn claim(
     .bind::<BigInt, _>(limit)
     .bind::<Double, _>(lease_secs)
     .bind::<BigInt, _>(per_endpoint)
-    .bind::<Array<BigInt>, _>(busy)
+    .bind::<Array<BigInt>, _>(in_flight.0)
+    .bind::<Array<BigInt>, _>(in_flight.1)
     .load(conn)
 }
 

@@ -146,13 +146,9 @@ impl Flights {
         self.lock().values().sum()
     }
 
-    /// Endpoints with [`PER_ENDPOINT`] deliveries in flight.
-    fn busy(&self) -> Vec<i64> {
-        self.lock()
-            .iter()
-            .filter(|(_, n)| **n >= PER_ENDPOINT)
-            .map(|(e, _)| *e)
-            .collect()
+    /// The endpoints with deliveries in flight, and how many.
+    fn in_flight(&self) -> Vec<(i64, i64)> {
+        self.lock().iter().map(|(&e, &n)| (e, n as i64)).collect()
     }
 
     /// Takes a place for a delivery to `endpoint`, unless it has all its places.
@@ -201,14 +197,15 @@ async fn deliver(
     if free == 0 {
         return queued.is_some() && purged.is_some();
     }
-    let busy = flights.busy();
+    let in_flight = flights.in_flight();
     let claimed = on_connection(url, conn, move |c| {
-        webhook_queue::claim(c, free, PER_ENDPOINT as i64, &busy)
+        webhook_queue::claim(c, free, PER_ENDPOINT as i64, &in_flight)
     })
     .await;
     let recorded = queued.is_some() && purged.is_some() && claimed.is_some();
     for delivery in claimed.unwrap_or_default() {
         if !flights.take(delivery.endpoint_id) {
+            // Not met: the claim counted what is in flight, and only this loop adds to it.
             // Its lease runs out and it is claimed again later.
             continue;
         }

@@ -1,7 +1,8 @@
 //! Webhooks you can manage (issue 30, items 5 and 6): read and change a subscription, pause it,
 //! rotate its secret with an overlap, ping it, page its deliveries; `webhook-id`s that never
 //! repeat; the last error with its cause; the log kept after a deletion; the limit per
-//! tournament; and a receiver that never answers delays no one else.
+//! tournament; a receiver that never answers delays no one else; and a claim counts the
+//! deliveries in flight.
 
 use serde_json::{json, Value};
 
@@ -372,4 +373,58 @@ async fn silent_receivers_delay_no_one_else() {
             "{log}"
         );
     }
+}
+
+/// A claim takes a delivery only where its endpoint has a place left on this instance: with
+/// one of its two places taken, a claim of its three due deliveries leases one; with both
+/// taken, none; with none taken, two. (A delivery claimed past its places was leased and
+/// counted an attempt without being sent: the log showed three attempted at once.)
+#[actix_web::test]
+async fn a_claim_counts_the_deliveries_in_flight() {
+    use diesel::{Connection, PgConnection, RunQueryDsl};
+    use tourney::services::integrations::webhook_queue;
+    let app = spawn_app().await;
+    let (tid, org, _, _) = event(&app, "agricola_norway", 4).await;
+    let (hook, _) = subscribe(&app, tid, &org, "http://127.0.0.1:9/never").await;
+    let r = app
+        .patch(
+            &format!("/api/v1/webhooks/{hook}"),
+            Some(&org),
+            json!({"paused": true}),
+        )
+        .await;
+    assert_eq!(r.status(), 200);
+    // Paused, the instance's own job leaves them (and queues each ping all the same).
+    for _ in 0..3 {
+        ping(&app, hook, &org).await;
+    }
+    let mut conn = PgConnection::establish(&app.database_url).unwrap();
+    conn.begin_test_transaction().unwrap();
+    diesel::sql_query(format!(
+        "UPDATE webhook_endpoints SET paused = false WHERE id = {hook}"
+    ))
+    .execute(&mut conn)
+    .unwrap();
+    for (in_flight, expected) in [(0, 2), (1, 1), (2, 0)] {
+        let flying = if in_flight == 0 {
+            vec![]
+        } else {
+            vec![(hook, in_flight)]
+        };
+        let mut claimed = 0;
+        let _ = conn.transaction::<(), diesel::result::Error, _>(|c| {
+            claimed = webhook_queue::claim(c, 10, 2, &flying).unwrap().len();
+            Err(diesel::result::Error::RollbackTransaction)
+        });
+        assert_eq!(claimed, expected, "{in_flight} in flight");
+    }
+    // Another endpoint in flight takes no place of this one.
+    let mut claimed = 0;
+    let _ = conn.transaction::<(), diesel::result::Error, _>(|c| {
+        claimed = webhook_queue::claim(c, 10, 2, &[(hook + 1000, 2)])
+            .unwrap()
+            .len();
+        Err(diesel::result::Error::RollbackTransaction)
+    });
+    assert_eq!(claimed, 2);
 }

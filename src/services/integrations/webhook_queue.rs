@@ -139,17 +139,20 @@ fn sign(secret: &str, content: &str) -> Result<String, ApiError> {
     Ok(base64::engine::general_purpose::STANDARD.encode(mac.finalize().into_bytes()))
 }
 
-/// Claims up to `limit` due deliveries for this instance, at most `per_endpoint` of each
-/// endpoint and none of the endpoints in `busy` (this instance is still waiting on them), of
-/// endpoints neither paused nor deleted: each is leased (its next attempt moved past the
+/// Claims up to `limit` due deliveries for this instance, of endpoints neither paused nor
+/// deleted, at most `per_endpoint` of each counting those this instance is still waiting on
+/// (`in_flight`: endpoint and how many; a delivery claimed past them would be counted an
+/// attempt and leased without being sent): each is leased (its next attempt moved past the
 /// lease) in one statement that skips rows another instance is claiming.
 pub fn claim(
     conn: &mut PgConnection,
     limit: i64,
     per_endpoint: i64,
-    busy: &[i64],
+    in_flight: &[(i64, i64)],
 ) -> Result<Vec<Claimed>, ApiError> {
-    let rows = store::claim(conn, limit, LEASE.num_seconds() as f64, per_endpoint, busy)?;
+    let (endpoints, counts): (Vec<i64>, Vec<i64>) = in_flight.iter().copied().unzip();
+    let lease = LEASE.num_seconds() as f64;
+    let rows = store::claim(conn, limit, lease, per_endpoint, (&endpoints, &counts))?;
     Ok(rows.into_iter().map(Claimed::from).collect())
 }
 
