@@ -303,20 +303,31 @@ fn answers_as_scoring_every_name_would() {
     compare(&again, &rows, &mut r, 300);
 }
 
+/// `short` names of syllables, then `long` of three such names each (too long for a line of
+/// codes), ids from 1.
+fn with_long_names(r: &mut Lcg, short: i64, long: i64) -> Vec<NameRow> {
+    let mut rows: Vec<NameRow> = (1..=short).map(|id| row(id, &name(r))).collect();
+    for id in short + 1..=short + long {
+        rows.push(row(id, &format!("{} {} {}", name(r), name(r), name(r))));
+    }
+    rows
+}
+
+/// The limits of codes a test builds `rows` with: none given, half the trigrams the names
+/// hold (some names coded whole, others not), every one.
+fn code_limits(rows: &[NameRow]) -> [usize; 3] {
+    let half = Names::coded_to(rows.to_vec(), Codes::LIMIT).codes.len() / 2;
+    [0, half, Codes::LIMIT]
+}
+
 /// Names decided from their folded text answer as those decided by their codes: names
 /// holding a trigram met once every code was given (none given at all, some, all), and
 /// names too long for a line of codes; before and after the list is ordered again.
 #[test]
 fn names_without_codes_answer_alike() {
     let mut r = Lcg(7);
-    let mut rows: Vec<NameRow> = (1..=300).map(|id| row(id, &name(&mut r))).collect();
-    for id in 301..=340 {
-        let long = format!("{} {} {}", name(&mut r), name(&mut r), name(&mut r));
-        rows.push(row(id, &long));
-    }
-    // Half the trigrams the names hold: some names are coded whole, others not.
-    let half = Names::coded_to(rows.clone(), Codes::LIMIT).codes.len() / 2;
-    for limit in [0, half, Codes::LIMIT] {
+    let rows = with_long_names(&mut r, 300, 40);
+    for limit in code_limits(&rows) {
         let names = Names::coded_to(rows.clone(), limit);
         let coded = (0..names.slots.len())
             .filter(|&s| names.codes.get(s).is_some())
@@ -362,13 +373,8 @@ fn rows_read_in_batches_index_as_rows_read_at_once() {
 #[test]
 fn postings_built_whole_are_those_added_name_by_name() {
     let mut r = Lcg(5);
-    let mut rows: Vec<NameRow> = (1..=400).map(|id| row(id, &name(&mut r))).collect();
-    for id in 401..=420 {
-        let long = format!("{} {} {}", name(&mut r), name(&mut r), name(&mut r));
-        rows.push(row(id, &long));
-    }
-    let half = Names::coded_to(rows.clone(), Codes::LIMIT).codes.len() / 2;
-    for limit in [0, half, Codes::LIMIT] {
+    let rows = with_long_names(&mut r, 400, 20);
+    for limit in code_limits(&rows) {
         let whole = Names::coded_to(rows.clone(), limit);
         let mut one_by_one = Names::new(Words::Ascii);
         one_by_one.codes = Codes::with_limit(limit);
