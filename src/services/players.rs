@@ -131,6 +131,11 @@ pub struct PlayerFilter {
     /// Where the page starts: the `next_cursor` of the page before (also in its `next` link).
     #[param(max_length = 1000)]
     pub cursor: Option<String>,
+    /// `false`: the matches are not counted (a search as someone types, which shows the
+    /// first names, not how many match): `total` is then a lower bound (the items before the
+    /// page, its own, and one more where a next page exists) and `total_exact` false, unless
+    /// a first page holds the whole list. Default `true`: counted up to 1000.
+    pub count: Option<bool>,
 }
 
 fn load(conn: &mut PgConnection, id: i64) -> Result<Player, ApiError> {
@@ -247,6 +252,8 @@ struct Asked {
     first: bool,
     after: Option<PlayersAfter>,
     scope: String,
+    /// Whether the matches are counted (`count`, default true).
+    counted: bool,
 }
 
 /// Checks a players' list's filter: 422 naming the field at fault.
@@ -282,6 +289,7 @@ fn asked(filter: PlayerFilter) -> Result<Asked, ApiError> {
         first,
         after,
         scope,
+        counted: filter.count != Some(false),
     })
 }
 
@@ -299,12 +307,13 @@ pub fn list_players(
     // A ranked page scores every match before it cuts, so it counts them in the same pass
     // (`count(*) OVER ()`, taken before LIMIT and OFFSET) instead of a second query, which for
     // a common term scanned the table testing the match on every row.
-    let counted_here = a.ranked && a.first;
+    let counted_here = a.ranked && a.first && a.counted;
     let indexed = match (index, &a.search.q) {
         (Some(index), Some(q)) => {
             let at = (a.offset as usize, (a.limit + 1) as usize);
             let narrowed = (q.as_str(), a.search.country.as_deref());
-            indexed_page(conn, index, narrowed, a.ranked, a.after.as_ref(), at)?
+            let how = (a.ranked, a.counted);
+            indexed_page(conn, index, narrowed, how, a.after.as_ref(), at)?
         }
         _ => None,
     };
@@ -328,10 +337,10 @@ pub fn list_players(
         rows,
         a.limit,
         (a.offset, a.first),
-        || match counted {
+        a.counted.then_some(|| match counted {
             Some(n) => Ok(n),
             None => Ok(store::search_count(conn, &a.search, COUNT_CAP)?),
-        },
+        }),
         "players",
         &a.scope,
         |(p, rank, _)| NameKey::of(a.ranked, *rank, &p.name, p.id.0),
@@ -373,7 +382,7 @@ pub fn list_players_held(
         after: a.after.as_ref().map(PlayersAfter::keys),
         skip: a.offset as usize,
         take: (a.limit + 1) as usize,
-        count_to: COUNT_CAP as usize + 1,
+        count_to: counted_to(a.counted),
     };
     let held = index.held_players(|names| {
         let (hits, total) = names.search_shown(&query)?;
@@ -390,7 +399,7 @@ pub fn list_players_held(
         rows,
         a.limit,
         (a.offset, a.first),
-        || Ok(total),
+        a.counted.then_some(|| Ok(total)),
         "players",
         &a.scope,
         |(p, rank)| NameKey::of(a.ranked, *rank, &p.name, p.id),
@@ -407,7 +416,7 @@ fn indexed_page(
     conn: &mut PgConnection,
     index: &SearchIndex,
     (q, country): (&str, Option<&str>),
-    ranked: bool,
+    (ranked, counted): (bool, bool),
     after: Option<&PlayersAfter>,
     (offset, limit): (usize, usize),
 ) -> Result<Option<Ranked<Player>>, ApiError> {
@@ -428,7 +437,7 @@ fn indexed_page(
             after,
             skip: offset,
             take: limit,
-            count_to: COUNT_CAP as usize + 1,
+            count_to: counted_to(counted),
         }))
     };
     let read = |(hits, total): (Vec<search::Hit>, usize)| -> Result<_, ApiError> {
@@ -444,6 +453,16 @@ fn indexed_page(
         Ok(((page, total), stamp))
     };
     index.answer_players(search, read)
+}
+
+/// How far the index counts a search's matches: just past [`COUNT_CAP`], or not at all
+/// where the caller asked not to count (`count=false`).
+fn counted_to(counted: bool) -> usize {
+    if counted {
+        COUNT_CAP as usize + 1
+    } else {
+        0
+    }
 }
 
 /// Rows of a ranked page, each with its similarity (and the count), and the count.

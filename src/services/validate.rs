@@ -94,7 +94,8 @@ pub struct Page<T> {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<String>,
     /// Lists that grow without bound: whether `total` is exact. They count up to 1000 items;
-    /// when more match, `total` is 1000 and this is false (a lower bound).
+    /// when more match, `total` is 1000 and this is false (a lower bound). Also false where
+    /// the list was not counted (`count=false`): `total` is then what the pages show.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub total_exact: Option<bool>,
 }
@@ -210,16 +211,38 @@ pub fn keyset_start<K: serde::de::DeserializeOwned>(
     Ok((limit, Start::After(cursor::decode(cursor, list, scope)?)))
 }
 
+/// How a keyset list finds its length: a closure counting it up to [`COUNT_CAP`] + 1, or
+/// `None` where the caller asked not to count it (`count=false`: a search as someone types
+/// needs the first names, not how many match).
+pub trait Count {
+    /// The count, or `None` where the list is not counted.
+    fn count(self) -> Result<Option<i64>, ApiError>;
+}
+
+impl<F: FnOnce() -> Result<i64, ApiError>> Count for F {
+    fn count(self) -> Result<Option<i64>, ApiError> {
+        self().map(Some)
+    }
+}
+
+impl<F: FnOnce() -> Result<i64, ApiError>> Count for Option<F> {
+    fn count(self) -> Result<Option<i64>, ApiError> {
+        self.map_or(Ok(None), |f| f().map(Some))
+    }
+}
+
 /// Builds a keyset list's page from up to `limit + 1` rows: the extra row only tells that a
 /// next page exists; its cursor names the last item shown (`key_of`). `count` counts the
 /// whole list up to [`COUNT_CAP`] + 1; a first page that holds the whole list is its own
-/// count (a search with a few hits costs one query).
+/// count (a search with a few hits costs one query). Not counted (`count` is `None`), `total`
+/// is what the rows show, a lower bound (`total_exact` false): the items before the page,
+/// its own, and one more where a next page exists; 0 where the page is empty.
 #[allow(clippy::too_many_arguments)]
 pub fn keyset_page<R, T, K: Serialize>(
     mut rows: Vec<R>,
     limit: i64,
     (offset, first): (i64, bool),
-    count: impl FnOnce() -> Result<i64, ApiError>,
+    count: impl Count,
     list: &str,
     scope: &str,
     key_of: impl Fn(&R) -> K,
@@ -227,9 +250,15 @@ pub fn keyset_page<R, T, K: Serialize>(
 ) -> Result<Page<T>, ApiError> {
     let more = rows.len() as i64 > limit;
     let counted = if first && offset == 0 && !more {
-        rows.len() as i64
+        Some(rows.len() as i64)
     } else {
-        count()?
+        count.count()?
+    };
+    let (total, total_exact) = match counted {
+        Some(n) => (n.min(COUNT_CAP), n <= COUNT_CAP),
+        // A page past the end shows nothing of what comes before it.
+        None if rows.is_empty() => (0, false),
+        None => ((offset + rows.len() as i64).min(COUNT_CAP), false),
     };
     rows.truncate(limit as usize);
     let next_cursor = match rows.last() {
@@ -238,11 +267,11 @@ pub fn keyset_page<R, T, K: Serialize>(
     };
     Ok(Page {
         items: rows.into_iter().map(out).collect::<Result<Vec<_>, _>>()?,
-        total: counted.min(COUNT_CAP),
+        total,
         limit,
         offset,
         next_cursor,
-        total_exact: Some(counted <= COUNT_CAP),
+        total_exact: Some(total_exact),
     })
 }
 

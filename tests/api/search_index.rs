@@ -593,3 +593,99 @@ async fn a_cold_search_read_by_many_at_once_is_computed_once() {
     assert_eq!((h - hits) + (m - misses), 1.0);
     assert_eq!(kept_misses(&app).await, kept + 1.0);
 }
+
+/// One page of `list?query`, the index's answer equal to the database's.
+async fn same(app: &TestApp, list: &str, query: &str) -> Value {
+    let indexed = from_index(app, list, query).await;
+    assert_eq!(indexed, from_database(app, list, query), "{list}?{query}");
+    indexed
+}
+
+/// The page of `list?query` read with `count=false` (from the index and from PostgreSQL
+/// alike), checked against the page read with the count: the same items, cursor and link;
+/// the same total where a first page holds the whole list, else a lower bound of it (the
+/// items up to the page and one more where a next page exists, 0 past the end) with
+/// `total_exact` false. Returns the uncounted page.
+async fn uncounted(app: &TestApp, list: &str, query: &str) -> Value {
+    let counted = same(app, list, query).await;
+    let page = same(app, list, &format!("{query}&count=false")).await;
+    assert_eq!(page["items"], counted["items"], "{list}?{query}");
+    assert_eq!(
+        page["next_cursor"], counted["next_cursor"],
+        "{list}?{query}"
+    );
+    let items = page["items"].as_array().unwrap().len() as i64;
+    let more = i64::from(page["next_cursor"].is_string());
+    let offset = page["offset"].as_i64().unwrap();
+    let whole = !query.contains("cursor=") && offset == 0 && more == 0;
+    if whole {
+        assert_eq!(page["total"], counted["total"], "{list}?{query}");
+        assert_eq!(page["total_exact"], true, "{list}?{query}");
+        return page;
+    }
+    let shown = if items == 0 { 0 } else { offset + items + more };
+    assert_eq!(page["total"], shown.min(1000), "{list}?{query}");
+    assert_eq!(page["total_exact"], false, "{list}?{query}");
+    assert!(
+        shown <= counted["total"].as_i64().unwrap() || counted["total_exact"] == false,
+        "{list}?{query}: {shown} is more than {}",
+        counted["total"]
+    );
+    page
+}
+
+#[actix_web::test]
+async fn a_search_not_counted_shows_the_same_page_and_a_lower_bound() {
+    let app = spawn_app().await;
+    import(&app);
+    // Pages that hold the whole list, pages with a next one, pages by offset and past the
+    // end, ranked and by name, with every filter; the index and PostgreSQL alike (`agree`).
+    for q in PLAYER_QUERIES
+        .into_iter()
+        .chain(["q=kar&limit=7&offset=200", "q=kari&limit=3&offset=58"])
+    {
+        uncounted(&app, "players", q).await;
+    }
+    for q in TOURNAMENT_QUERIES {
+        uncounted(&app, "tournaments", q).await;
+    }
+    // A walk by cursor keeps `count=false` in its links, and every page gives what the pages
+    // so far show (a page by cursor knows nothing of those before it).
+    let kar = uncounted(&app, "players", "q=kar&limit=50").await;
+    assert_eq!(
+        (&kar["total"], &kar["total_exact"]),
+        (&json!(51), &json!(false))
+    );
+    let r = app
+        .get("/api/v1/players?q=kar&limit=50&count=false", None)
+        .await;
+    let next = r.headers()["link"].to_str().unwrap().to_string();
+    assert!(next.contains("count=false"), "{next}");
+    let cursor = kar["next_cursor"].as_str().unwrap();
+    let page = uncounted(&app, "players", &format!("q=kar&limit=50&cursor={cursor}")).await;
+    assert_eq!(
+        (&page["total"], &page["total_exact"]),
+        (&json!(51), &json!(false))
+    );
+    let cursor = page["next_cursor"].as_str().unwrap();
+    let last = uncounted(&app, "players", &format!("q=kar&limit=50&cursor={cursor}")).await;
+    assert_eq!(
+        (&last["total"], &last["total_exact"]),
+        (&json!(20), &json!(false))
+    );
+    // Counted as asked by default or with `count=true`; anything else names the field.
+    let counted = public(&app, "/api/v1/players?q=kar&limit=50&count=true").await;
+    assert_eq!(
+        (&counted["total"], &counted["total_exact"]),
+        (&json!(120), &json!(true))
+    );
+    for list in ["players", "tournaments"] {
+        let p = crate::helpers::problem(
+            app.get(&format!("/api/v1/{list}?q=kar&count=maybe"), None)
+                .await,
+            422,
+        )
+        .await;
+        assert_eq!(crate::helpers::fields(&p), ["count"], "{list}");
+    }
+}

@@ -79,6 +79,11 @@ pub struct TournamentFilter {
     /// Where the page starts: the `next_cursor` of the page before (also in its `next` link).
     #[param(max_length = 1000)]
     pub cursor: Option<String>,
+    /// `false`: the matches are not counted (a search as someone types, which shows the
+    /// first names, not how many match): `total` is then a lower bound (the items before the
+    /// page, its own, and one more where a next page exists) and `total_exact` false, unless
+    /// a first page holds the whole list. Default `true`: counted up to 1000.
+    pub count: Option<bool>,
 }
 
 /// The sort keys of a tournament in the list: relevance (negated), name, first day, id; each
@@ -218,7 +223,8 @@ pub fn list_tournaments(
     };
     // A ranked page scores every match before it cuts: it counts them in the same pass (as
     // `services::players::list_players` does).
-    let counted_here = c.sort == TournamentSort::Relevance && first;
+    let counting = filter.count != Some(false);
+    let counted_here = c.sort == TournamentSort::Relevance && first && counting;
     let names = match (index, &c.q, order) {
         (Some(index), Some(_), ListOrder::Relevance | ListOrder::Name) => {
             index.tournaments(|| db::search::stamp(conn))?
@@ -227,7 +233,7 @@ pub fn list_tournaments(
     };
     let indexed = match (names.as_deref(), &c.q, order) {
         (Some(names), Some(q), ListOrder::Relevance | ListOrder::Name) => {
-            let at = (offset as usize, (limit + 1) as usize);
+            let at = (offset as usize, (limit + 1) as usize, counting);
             Some(indexed::page(
                 conn,
                 names,
@@ -259,10 +265,10 @@ pub fn list_tournaments(
         rows,
         limit,
         (offset, first),
-        || match counted {
+        counting.then_some(|| match counted {
             Some(n) => Ok(n),
             None => Ok(db::tournaments::count_listed(conn, &list, COUNT_CAP + 1)?),
-        },
+        }),
         "tournaments",
         &scope,
         |(t, rank, _)| match sort {

@@ -34,14 +34,15 @@ fn is_after(h: &Hit, after: Option<&ListAfter>) -> bool {
 }
 
 /// A page as `db::tournaments::list_page` gives it (rows with their similarity and the count),
-/// and the count of every match that passes the filters (capped just past [`COUNT_CAP`]).
+/// and the count of every match that passes the filters (capped just past [`COUNT_CAP`];
+/// where not `counting`, only those read to fill the page).
 pub(super) fn page(
     conn: &mut PgConnection,
     names: &Names,
     (q, list): (&str, &ListFilter),
     order: ListOrder,
     after: Option<&ListAfter>,
-    (offset, limit): (usize, usize),
+    (offset, limit, counting): (usize, usize, bool),
 ) -> Result<super::Rows, ApiError> {
     let folded = match search::fold_ascii(q) {
         Some(f) => f,
@@ -56,7 +57,7 @@ pub(super) fn page(
     let (mut candidates, mut exhausted) = (Vec::new(), false);
     let (mut counted, mut page, mut skipped) = (0usize, Vec::new(), 0usize);
     let (mut start, mut batch) = (0, FIRST_BATCH);
-    while page.len() < limit || counted <= COUNT_CAP as usize {
+    while page.len() < limit || (counting && counted <= COUNT_CAP as usize) {
         if start >= candidates.len() {
             if exhausted {
                 break;
