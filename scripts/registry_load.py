@@ -15,7 +15,8 @@ Usage: scripts/registry_load.py DATABASE_URL BASE_URL SERVICE_PID ADMIN_USER ADM
 NAMES=varied (environment) loads players with a realistic spread of names instead of 20 first
 names x 20 surnames (issue 42): a first name of two and a surname of three syllables, each
 drawn from 16 (some with marks), and a number; and adds a distinct run of names as people type
-them (every keystroke from the third letter on, each read once).
+them (every keystroke from the third letter on, each read once), counted as a list page counts
+and not counted (`count=false`) as a search box asks.
 A distinct run reads each URL of its list once, the list split between wrk's two threads; a
 run that answers more requests than its list holds says so in its line ("list ran out"), as
 its later reads were of pages kept by then.
@@ -330,6 +331,11 @@ def main():
          [f"{prefix}/players?limit=50&cursor={c}" for c in cursors]),
         ("search", "players by full name typed without marks, a different name each time",
          [f"{prefix}/players?limit=20&q={urllib.parse.quote(n)}" for n in named]),
+        # A search box as someone types asks for the first names, not how many match
+        # (`count=false`, 1.4.0); other keystrokes than the counted run's below.
+        ("search", "players by a name as it is typed, not counted (count=false)",
+         [f"{prefix}/players?limit=20&count=false&q={urllib.parse.quote(t)}"
+          for t in typed[len(typed) // 2:]]),
         ("search", "players by a name as it is typed (prefixes), a different one each time",
          [f"{prefix}/players?limit=20&q={urllib.parse.quote(t)}" for t in typed]),
     ]
