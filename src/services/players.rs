@@ -253,7 +253,7 @@ struct Asked {
     after: Option<PlayersAfter>,
     scope: String,
     /// Whether the matches are counted (`count`, default true).
-    counted: bool,
+    counting: bool,
 }
 
 /// Checks a players' list's filter: 422 naming the field at fault.
@@ -289,7 +289,7 @@ fn asked(filter: PlayerFilter) -> Result<Asked, ApiError> {
         first,
         after,
         scope,
-        counted: filter.count != Some(false),
+        counting: filter.count != Some(false),
     })
 }
 
@@ -307,12 +307,12 @@ pub fn list_players(
     // A ranked page scores every match before it cuts, so it counts them in the same pass
     // (`count(*) OVER ()`, taken before LIMIT and OFFSET) instead of a second query, which for
     // a common term scanned the table testing the match on every row.
-    let counted_here = a.ranked && a.first && a.counted;
+    let counted_here = a.ranked && a.first && a.counting;
     let indexed = match (index, &a.search.q) {
         (Some(index), Some(q)) => {
             let at = (a.offset as usize, (a.limit + 1) as usize);
             let narrowed = (q.as_str(), a.search.country.as_deref());
-            let how = (a.ranked, a.counted);
+            let how = (a.ranked, a.counting);
             indexed_page(conn, index, narrowed, how, a.after.as_ref(), at)?
         }
         _ => None,
@@ -337,7 +337,7 @@ pub fn list_players(
         rows,
         a.limit,
         (a.offset, a.first),
-        a.counted.then_some(|| match counted {
+        a.counting.then_some(|| match counted {
             Some(n) => Ok(n),
             None => Ok(store::search_count(conn, &a.search, COUNT_CAP)?),
         }),
@@ -382,7 +382,7 @@ pub fn list_players_held(
         after: a.after.as_ref().map(PlayersAfter::keys),
         skip: a.offset as usize,
         take: (a.limit + 1) as usize,
-        count_to: counted_to(a.counted),
+        count_to: counted_to(a.counting),
     };
     let held = index.held_players(|names| {
         let (hits, total) = names.search_shown(&query)?;
@@ -399,7 +399,7 @@ pub fn list_players_held(
         rows,
         a.limit,
         (a.offset, a.first),
-        a.counted.then_some(|| Ok(total)),
+        a.counting.then_some(|| Ok(total)),
         "players",
         &a.scope,
         |(p, rank)| NameKey::of(a.ranked, *rank, &p.name, p.id),
@@ -416,7 +416,7 @@ fn indexed_page(
     conn: &mut PgConnection,
     index: &SearchIndex,
     (q, country): (&str, Option<&str>),
-    (ranked, counted): (bool, bool),
+    (ranked, counting): (bool, bool),
     after: Option<&PlayersAfter>,
     (offset, limit): (usize, usize),
 ) -> Result<Option<Ranked<Player>>, ApiError> {
@@ -437,7 +437,7 @@ fn indexed_page(
             after,
             skip: offset,
             take: limit,
-            count_to: counted_to(counted),
+            count_to: counted_to(counting),
         }))
     };
     let read = |(hits, total): (Vec<search::Hit>, usize)| -> Result<_, ApiError> {
@@ -457,8 +457,8 @@ fn indexed_page(
 
 /// How far the index counts a search's matches: just past [`COUNT_CAP`], or not at all
 /// where the caller asked not to count (`count=false`).
-fn counted_to(counted: bool) -> usize {
-    if counted {
+fn counted_to(counting: bool) -> usize {
+    if counting {
         COUNT_CAP as usize + 1
     } else {
         0
