@@ -87,16 +87,17 @@ pub async fn list_pools(
 ) -> ApiResult<HttpResponse> {
     if caller.0.is_some() {
         let page = state
-            .run(move |conn| ratings::list_pools(conn, filter.0))
+            .run(move |conn| ratings::list_pools(conn, filter.0, None))
             .await?;
         return page_json(&req, &page, Visibility::Public);
     }
     // Every anonymous page (a search, a page by cursor) is kept per query until a pool changes;
     // misses tolerate replication lag (`docs/scaling.md`).
     let (path, query) = (req.path().to_string(), req.query_string().to_string());
+    let st = state.clone();
     let body = state
         .run_kept_lagging(format!("pools?{query}"), Subject::Pools, move |conn| {
-            let page = ratings::list_pools(conn, filter.0)?;
+            let page = ratings::list_pools(conn, filter.0, Some(&st.search))?;
             Ok((true, page_body(&path, &query, &page)?))
         })
         .await?;

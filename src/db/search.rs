@@ -8,13 +8,13 @@ use diesel::sql_types::Text;
 use diesel::PgConnection;
 
 use crate::db::models::Player;
-use crate::db::schema::{players, search_stamp, tournaments};
+use crate::db::schema::{players, rating_pools, search_stamp, tournaments};
 
 /// What a read of this module answers, and its error.
 pub type Answer<T> = QueryResult<T>;
 pub type Error = diesel::result::Error;
 
-/// A tournament's name row: id, name and folded name.
+/// A tournament's or a rating pool's name row: id, name and folded name.
 pub type NameRow = (i64, String, Option<String>);
 
 /// A list the index holds.
@@ -22,6 +22,7 @@ pub type NameRow = (i64, String, Option<String>);
 pub enum List {
     Players,
     Tournaments,
+    Pools,
 }
 
 /// Which of a list's rows to read.
@@ -52,6 +53,16 @@ macro_rules! rows_of {
 pub fn tournament_names(conn: &mut PgConnection, rows: Rows) -> QueryResult<Vec<NameRow>> {
     let selection = (tournaments::id, tournaments::name, tournaments::name_folded);
     rows_of!(tournaments, selection, rows, conn)
+}
+
+/// The rating pools' names `rows`.
+pub fn pool_names(conn: &mut PgConnection, rows: Rows) -> QueryResult<Vec<NameRow>> {
+    let selection = (
+        rating_pools::id,
+        rating_pools::name,
+        rating_pools::name_folded,
+    );
+    rows_of!(rating_pools, selection, rows, conn)
 }
 
 /// The players `rows` whole, each with its folded name: what the index holds of a player (the

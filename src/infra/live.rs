@@ -51,6 +51,8 @@ struct Hub {
 pub enum NameChange {
     Player(i64),
     Tournament(i64),
+    /// A rating pool's name (migration `search_pools`).
+    Pool(i64),
     /// The search stamp of a committed transaction that changed names: announced after the
     /// rows it changed (migration `search_stamp`).
     Stamp(i64),
@@ -60,14 +62,17 @@ pub enum NameChange {
 
 impl NameChange {
     /// The name change a `tourney_changes` payload announces: `player:<id>`,
-    /// `tournament-name:<id>` (migration `search_names`), `search-stamp:<n>` or `search-reset`
-    /// (migration `search_stamp`).
+    /// `tournament-name:<id>` (migration `search_names`), `pool-name:<id>` (migration
+    /// `search_pools`), `search-stamp:<n>` or `search-reset` (migration `search_stamp`).
     fn parse(payload: &str) -> Option<Self> {
         if let Some(id) = payload.strip_prefix("player:") {
             return id.parse().ok().map(Self::Player);
         }
         if let Some(id) = payload.strip_prefix("tournament-name:") {
             return id.parse().ok().map(Self::Tournament);
+        }
+        if let Some(id) = payload.strip_prefix("pool-name:") {
+            return id.parse().ok().map(Self::Pool);
         }
         if let Some(n) = payload.strip_prefix("search-stamp:") {
             return n.parse().ok().map(Self::Stamp);
@@ -419,7 +424,12 @@ mod tests {
             assert!(Subject::parse(junk).is_empty(), "{junk}");
         }
         // The search index's announcements move no kept read.
-        for other in ["tournament-name:4", "search-stamp:12", "search-reset"] {
+        for other in [
+            "tournament-name:4",
+            "pool-name:5",
+            "search-stamp:12",
+            "search-reset",
+        ] {
             assert!(Subject::parse(other).is_empty(), "{other}");
         }
         assert_eq!(NameChange::parse("player:9"), Some(NameChange::Player(9)));
@@ -427,6 +437,7 @@ mod tests {
             NameChange::parse("tournament-name:4"),
             Some(NameChange::Tournament(4))
         );
+        assert_eq!(NameChange::parse("pool-name:5"), Some(NameChange::Pool(5)));
         assert_eq!(
             NameChange::parse("search-stamp:12"),
             Some(NameChange::Stamp(12))
@@ -437,6 +448,7 @@ mod tests {
             "pool:3",
             "tournaments",
             "tournament-name:x",
+            "pool-name:",
             "search-stamp:",
         ] {
             assert_eq!(NameChange::parse(junk), None, "{junk}");

@@ -42,6 +42,14 @@ pub fn by_id(conn: &mut PgConnection, id: PoolId) -> QueryResult<Option<RatingPo
         .optional()
 }
 
+/// The pools with these ids (those that exist), in no order.
+pub fn by_ids(conn: &mut PgConnection, ids: &[PoolId]) -> QueryResult<Vec<RatingPoolRow>> {
+    rating_pools::table
+        .filter(rating_pools::id.eq_any(ids))
+        .select(RatingPoolRow::as_select())
+        .load(conn)
+}
+
 /// Pool `id`, locked (`FOR UPDATE`) until the end of the transaction.
 pub fn lock(conn: &mut PgConnection, id: PoolId) -> QueryResult<Option<RatingPoolRow>> {
     rating_pools::table

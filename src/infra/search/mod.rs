@@ -1,5 +1,5 @@
-//! The instance's search index of the registry's names (issue 42): the players' and the
-//! tournaments' folded names in memory with a trigram index (`names`), answering the lists'
+//! The instance's search index of the registry's names (issue 42): the players', the
+//! tournaments' and the rating pools' folded names in memory with a trigram index (`names`), answering the lists'
 //! `q` as PostgreSQL answers it (`trgm`: pg_trgm's word similarity, same ranks, same order),
 //! without scoring every match in the database.
 //!
@@ -16,14 +16,14 @@
 //! is answered from memory on the worker's own thread, with no connection
 //! ([`SearchIndex::current`], then [`SearchIndex::held_players`]): the stamp it needs is read
 //! by one thread for every search that asked meanwhile (`stamps`). A tournaments' search reads
-//! its rows from PostgreSQL (their filters are applied there).
+//! its rows from PostgreSQL (their filters are applied there), and so does a pools' search.
 //!
 //! The index is built on a thread of its own with its own connection, from one snapshot of
 //! the tables and the stamp they are at, once the listener listens (every later commit is
 //! then announced to it), and built again whenever the listener has listened anew (changes
 //! may have gone unannounced meanwhile), a stamp arrives out of order, or a table was emptied.
-//! Between builds it reads again the rows named by `player:<id>` and `tournament-name:<id>`
-//! (`infra::live`) and counts as having applied the last stamp that arrived in order. Until it
+//! Between builds it reads again the rows named by `player:<id>`, `tournament-name:<id>` and
+//! `pool-name:<id>` (`infra::live`) and counts as having applied the last stamp that arrived in order. Until it
 //! is built, and in a database whose collation or character type is not `C`, every search is
 //! answered by PostgreSQL.
 
@@ -64,6 +64,7 @@ const BATCH: i64 = 50_000;
 struct Shared {
     players: RwLock<Names>,
     tournaments: RwLock<Names>,
+    pools: RwLock<Names>,
     /// The search stamp the names are at (or past); `None`: not built (or not usable).
     applied: Mutex<Option<i64>>,
     /// Signalled whenever `applied` moves.
@@ -88,6 +89,7 @@ pub struct SearchIndex {
 pub struct Stats {
     pub players: usize,
     pub tournaments: usize,
+    pub pools: usize,
     pub bytes: usize,
     pub build_ms: u64,
     /// The search stamp it has applied (`None`: not built).
@@ -103,6 +105,15 @@ impl SearchIndex {
         stamp: impl FnOnce() -> Result<i64, E>,
     ) -> Result<Option<RwLockReadGuard<'_, Names>>, E> {
         Ok(self.reached(stamp)?.then(|| read(&self.shared.tournaments)))
+    }
+
+    /// The rating pools' names, once the index has applied the database's search stamp, as
+    /// [`SearchIndex::tournaments`] gives the tournaments'.
+    pub fn pools<E>(
+        &self,
+        stamp: impl FnOnce() -> Result<i64, E>,
+    ) -> Result<Option<RwLockReadGuard<'_, Names>>, E> {
+        Ok(self.reached(stamp)?.then(|| read(&self.shared.pools)))
     }
 
     /// Whether the index is built (and usable): until it is, PostgreSQL answers every search.
@@ -219,10 +230,12 @@ impl SearchIndex {
     /// What it holds now.
     pub fn stats(&self) -> Stats {
         let (p, t) = (read(&self.shared.players), read(&self.shared.tournaments));
+        let pools = read(&self.shared.pools);
         Stats {
             players: p.len(),
             tournaments: t.len(),
-            bytes: p.bytes() + t.bytes(),
+            pools: pools.len(),
+            bytes: p.bytes() + t.bytes() + pools.bytes(),
             build_ms: self.shared.build_ms.load(Ordering::Acquire),
             stamp: *self.applied(),
         }
@@ -235,7 +248,7 @@ impl SearchIndex {
         crate::infra::metrics::CacheSample {
             cache: "search",
             bytes: s.bytes as u64,
-            entries: (s.players + s.tournaments) as u64,
+            entries: (s.players + s.tournaments + s.pools) as u64,
             budget: 0,
         }
     }
@@ -297,8 +310,8 @@ pub fn fold_ascii(q: &str) -> Option<String> {
     })
 }
 
-/// A tournament as the index holds it: its name.
-fn tournament_row((id, name, folded): store::NameRow) -> NameRow {
+/// A tournament or a rating pool as the index holds it: its name.
+fn named_row((id, name, folded): store::NameRow) -> NameRow {
     NameRow {
         id,
         folded: folded.unwrap_or_else(|| name.to_lowercase()),
@@ -337,7 +350,11 @@ fn rows(
             .collect(),
         store::List::Tournaments => store::tournament_names(conn, rows)?
             .into_iter()
-            .map(tournament_row)
+            .map(named_row)
+            .collect(),
+        store::List::Pools => store::pool_names(conn, rows)?
+            .into_iter()
+            .map(named_row)
             .collect(),
     })
 }
@@ -360,6 +377,7 @@ fn load(conn: &mut PgConnection, list: store::List, words: Words) -> store::Answ
 struct Pending {
     players: HashSet<i64>,
     tournaments: HashSet<i64>,
+    pools: HashSet<i64>,
 }
 
 /// The keeper's state between rounds.
@@ -424,6 +442,9 @@ impl Keeper {
             NameChange::Tournament(id) => {
                 self.pending.tournaments.insert(id);
             }
+            NameChange::Pool(id) => {
+                self.pending.pools.insert(id);
+            }
             NameChange::Stamp(n) => match self.seen {
                 Some(s) if n == s + 1 => self.seen = Some(n),
                 // Committed before the build's snapshot: already in it.
@@ -455,7 +476,8 @@ impl Keeper {
             return Ok(());
         };
         let applied = *shared.applied.lock().unwrap_or_else(|e| e.into_inner());
-        let empty = self.pending.players.is_empty() && self.pending.tournaments.is_empty();
+        let p = &self.pending;
+        let empty = p.players.is_empty() && p.tournaments.is_empty() && p.pools.is_empty();
         if empty && applied == Some(seen) {
             return Ok(());
         }
@@ -469,8 +491,8 @@ impl Keeper {
         self.conn.as_mut().expect("connected in round")
     }
 
-    /// Reads both lists whole, and the stamp they are at, in one snapshot, and puts them in
-    /// place of the index's.
+    /// Reads the three lists whole, and the stamp they are at, in one snapshot, and puts them
+    /// in place of the index's.
     fn build(&mut self, shared: &Shared) -> Result<(), String> {
         let started = Instant::now();
         let err = |e: store::Error| e.to_string();
@@ -487,14 +509,21 @@ impl Keeper {
         };
         // What was announced before the snapshot is in it.
         (self.pending, self.stale) = (Pending::default(), false);
-        let (stamp, players, tournaments) = store::in_snapshot(self.conn(), |c| {
+        let (stamp, players, tournaments, pools) = store::in_snapshot(self.conn(), |c| {
             let stamp = store::stamp(c)?;
             let players = load(c, store::List::Players, words)?;
-            Ok((stamp, players, load(c, store::List::Tournaments, words)?))
+            let tournaments = load(c, store::List::Tournaments, words)?;
+            Ok((
+                stamp,
+                players,
+                tournaments,
+                load(c, store::List::Pools, words)?,
+            ))
         })
         .map_err(err)?;
         *write(&shared.players) = players;
         *write(&shared.tournaments) = tournaments;
+        *write(&shared.pools) = pools;
         self.seen = Some(stamp);
         shared.set_applied(Some(stamp));
         let ms = started.elapsed().as_millis() as u64;
@@ -502,7 +531,10 @@ impl Keeper {
         tracing::info!(
             players = read(&shared.players).len(),
             tournaments = read(&shared.tournaments).len(),
-            bytes = read(&shared.players).bytes() + read(&shared.tournaments).bytes(),
+            pools = read(&shared.pools).len(),
+            bytes = read(&shared.players).bytes()
+                + read(&shared.tournaments).bytes()
+                + read(&shared.pools).bytes(),
             stamp,
             ms,
             "search index built"
@@ -520,6 +552,7 @@ impl Keeper {
                 store::List::Tournaments,
                 &shared.tournaments,
             ),
+            (pending.pools, store::List::Pools, &shared.pools),
         ];
         for (ids, list, names) in lists {
             let ids: Vec<i64> = ids.into_iter().collect();
@@ -591,6 +624,8 @@ mod tests {
         // A stamp committed after what it applied: waits, then PostgreSQL answers.
         assert!(s.tournaments(at(5)).unwrap().is_none());
         assert_eq!(s.tournaments(|| Err::<i64, _>("down")).err(), Some("down"));
+        assert!(s.pools(at(4)).unwrap().is_some());
+        assert!(s.pools(at(5)).unwrap().is_none());
         // Applied while a reader waits.
         let (waiting, keeper) = (s.clone(), s.clone());
         let reader = std::thread::spawn(move || waiting.wait_for(6, Duration::from_secs(60)));

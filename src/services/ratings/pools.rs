@@ -1,5 +1,7 @@
 //! Rating pools as the API shows them: creating, reading and changing a pool, and a rebuild.
 
+use std::collections::HashMap;
+
 use chrono::{DateTime, Datelike, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
@@ -11,6 +13,7 @@ use crate::db::PgConnection;
 use crate::domain::ids::{PoolId, UserId};
 use crate::domain::rating::{self, validate_seasons, DrawPolicy, Exclusion, RatingPoolParams};
 use crate::error::ApiError;
+use crate::infra::search::{self, Names, Order, SearchIndex};
 use crate::services::players::{name_keyset_start, NameKey};
 use crate::services::ratings::{self as service, StoredSeason};
 use crate::services::validate::TimeZoneName;
@@ -521,8 +524,14 @@ pub struct PoolFilter {
 /// One page of rating pools. Without `q` and `sort`: in creation order, paged by offset and
 /// counted in full (as before searches existed). With `q` (names folded as players' are:
 /// ignoring case and diacritics, near matches of a word) or `sort=name`: ranked by similarity
-/// to `q` or by name, later pages by keyset (`cursor`), the count capped.
-pub fn list_pools(conn: &mut PgConnection, filter: PoolFilter) -> Result<Page<PoolOut>, ApiError> {
+/// to `q` or by name, later pages by keyset (`cursor`), the count capped. With the instance's
+/// search index (`index`), a search is ranked by the index once it has applied every name
+/// change committed before (`infra::search`), and only the page's rows are read.
+pub fn list_pools(
+    conn: &mut PgConnection,
+    filter: PoolFilter,
+    index: Option<&SearchIndex>,
+) -> Result<Page<PoolOut>, ApiError> {
     let mut check = Check::new();
     let q = check.search_text("q", filter.q.as_deref(), 100);
     let sort = match (filter.sort, &q) {
@@ -556,15 +565,25 @@ pub fn list_pools(conn: &mut PgConnection, filter: PoolFilter) -> Result<Page<Po
     let (offset, first, after) = name_keyset_start(start, ranked)?;
     // As the player list: a ranked first page counts its matches in the same pass.
     let counted_here = ranked && first;
-    let rows = store::search_page(
-        conn,
-        q.as_deref(),
-        ranked,
-        after,
-        limit,
-        offset,
-        counted_here,
-    )?;
+    let names = match (index, &q) {
+        (Some(index), Some(_)) => index.pools(|| crate::db::search::stamp(conn))?,
+        _ => None,
+    };
+    let rows = match (names.as_deref(), q.as_deref()) {
+        (Some(names), Some(q)) => {
+            let at = (offset as usize, (limit + 1) as usize);
+            indexed_page(conn, names, (q, ranked), after.as_ref(), at)?
+        }
+        _ => store::search_page(
+            conn,
+            q.as_deref(),
+            ranked,
+            after,
+            limit,
+            offset,
+            counted_here,
+        )?,
+    };
     let counted = rows.first().and_then(|r| r.2);
     keyset_page(
         rows,
@@ -579,6 +598,41 @@ pub fn list_pools(conn: &mut PgConnection, filter: PoolFilter) -> Result<Page<Po
         |(p, rank, _)| NameKey::of(ranked, *rank, &p.name, p.id.0),
         |(p, _, _)| pool_out(p),
     )
+}
+
+/// A page of the pools whose names match `q` as `store::search_page` gives it (`limit` rows
+/// from `offset` after `after`, each with its similarity and the count of every match, capped
+/// just past [`COUNT_CAP`]), ranked from the index's `names`; the rows read by id.
+fn indexed_page(
+    conn: &mut PgConnection,
+    names: &Names,
+    (q, ranked): (&str, bool),
+    after: Option<&store::PoolsAfter>,
+    (offset, limit): (usize, usize),
+) -> Result<Vec<(RatingPoolRow, f32, Option<i64>)>, ApiError> {
+    let folded = match search::fold_ascii(q) {
+        Some(f) => f,
+        None => crate::db::search::fold(conn, q)?,
+    };
+    let (hits, total) = names.search(&search::Query {
+        folded: &folded,
+        tag: None,
+        order: if ranked { Order::Ranked } else { Order::Named },
+        after: after.map(store::PoolsAfter::keys),
+        skip: offset,
+        take: limit,
+        count_to: COUNT_CAP as usize + 1,
+    });
+    let ids: Vec<PoolId> = hits.iter().map(|h| PoolId(h.id)).collect();
+    let mut rows: HashMap<i64, RatingPoolRow> = store::by_ids(conn, &ids)?
+        .into_iter()
+        .map(|p| (p.id.0, p))
+        .collect();
+    let total = Some(total as i64);
+    Ok(hits
+        .iter()
+        .filter_map(|h| rows.remove(&h.id).map(|p| (p, h.score, total)))
+        .collect())
 }
 
 /// One page of rating pools in creation order (by id), paged by offset, counted in full.
