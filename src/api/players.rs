@@ -85,9 +85,11 @@ pub async fn list(
     filter: Query<PlayerFilter>,
 ) -> ApiResult<HttpResponse> {
     if caller.0.is_some() {
-        // A signed-in caller may be looking for what they just wrote: exact, on the primary.
+        // A signed-in caller may be looking for what they just wrote: exact, on the primary
+        // (the search index answers a search once it has every change committed before it).
+        let st = state.clone();
         let page = state
-            .run(move |conn| players::list_players(conn, filter.0, None))
+            .run(move |conn| players::list_players(conn, filter.0, Some(&st.search)))
             .await?;
         return page_json(&req, &page, Visibility::Public);
     }

@@ -86,8 +86,11 @@ pub async fn list_pools(
     filter: Query<PoolFilter>,
 ) -> ApiResult<HttpResponse> {
     if caller.0.is_some() {
+        // Exact, on the primary (the search index answers a search once it has every change
+        // committed before it).
+        let st = state.clone();
         let page = state
-            .run(move |conn| ratings::list_pools(conn, filter.0, None))
+            .run(move |conn| ratings::list_pools(conn, filter.0, Some(&st.search)))
             .await?;
         return page_json(&req, &page, Visibility::Public);
     }

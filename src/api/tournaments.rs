@@ -99,9 +99,13 @@ pub async fn list(
     filter: Query<TournamentFilter>,
 ) -> ApiResult<HttpResponse> {
     if caller.0.is_some() {
-        // Signed-in callers see their drafts and their writes: exact, on the primary.
+        // Signed-in callers see their drafts and their writes: exact, on the primary (the
+        // search index answers a search once it has every change committed before it).
+        let st = state.clone();
         let page = state
-            .run(move |conn| tournament_list::list_tournaments(conn, &caller, filter.0, None))
+            .run(move |conn| {
+                tournament_list::list_tournaments(conn, &caller, filter.0, Some(&st.search))
+            })
             .await?;
         return page_json(&req, &page, Visibility::Private);
     }

@@ -10,6 +10,9 @@ use serde_json::{json, Value};
 
 use crate::helpers::{fresh_database, item_names, serve_with_replica, spawn_app, TestApp};
 
+// The rating pools' searches and signed-in readers' searches (beside: this file's length).
+mod readers;
+
 /// Searches answered so far: (by the index, by PostgreSQL).
 async fn searches(app: &TestApp) -> (f64, f64) {
     app.cache_reads("search").await
@@ -568,93 +571,6 @@ async fn a_name_written_beside_the_service_is_in_the_very_next_search() {
     // The index answered (most of) them; whichever answered, the answers were exact.
     assert!(searches(&app).await.0 > hits);
     agree(&app, "players", "q=quexal&limit=30").await;
-}
-
-/// Rating pools' searches asked of the index and of PostgreSQL alike.
-const POOL_QUERIES: &[&str] = &[
-    "q=norge",
-    "q=lodz",
-    "q=alesund&limit=2",
-    "q=league&limit=7",
-    "q=league&sort=name&limit=6",
-    "q=leage%20kr",
-    "q=ligue",
-    "q=zzqx",
-    "q=league&offset=3&limit=4",
-];
-
-/// A rating pool made through the API.
-async fn pool(app: &TestApp, admin: &str, name: &str) -> i64 {
-    let body = json!({"name": name, "preset": "agricola_norway", "time_zone": "Europe/Oslo"});
-    let r = app.post("/api/v1/rating-pools", Some(admin), body).await;
-    assert_eq!(r.status(), 201, "{name}");
-    r.json::<Value>().await.unwrap()["id"].as_i64().unwrap()
-}
-
-#[actix_web::test]
-async fn rating_pools_are_searched_from_the_index_as_postgresql_searches_them() {
-    let app = spawn_app().await;
-    let admin = app.admin_token().await;
-    let first = pool(&app, &admin, "Agricola Norge").await;
-    pool(&app, &admin, "Tantrix Łódź League").await;
-    pool(&app, &admin, "Ashes Ålesund Open").await;
-    // Imported straight into the table (pool names are unique).
-    exec(
-        &app,
-        &format!(
-            "INSERT INTO rating_pools (name, params, time_zone, seasons, league, created_by)
-             SELECT (ARRAY['Kraków League ', 'Ålesund League ', 'Bergen Ligue '])[1 + g % 3]
-                    || g, params, time_zone, seasons, league, created_by
-             FROM rating_pools, generate_series(1, 40) g WHERE id = {first}"
-        ),
-    );
-    let norge = agree(&app, "rating-pools", "q=norge").await;
-    assert_eq!(item_names(&norge), ["Agricola Norge"]);
-    let lodz = agree(&app, "rating-pools", "q=lodz").await;
-    assert_eq!(item_names(&lodz), ["Tantrix Łódź League"]);
-    for q in POOL_QUERIES {
-        agree(&app, "rating-pools", q).await;
-    }
-    assert_eq!(
-        agree(&app, "rating-pools", "q=league&limit=7").await["total"],
-        28
-    );
-
-    // Renamed, removed and added straight into the table, then read at once, each time
-    // under a query string never asked before.
-    let (hits, _) = searches(&app).await;
-    for i in 0..5 {
-        exec(
-            &app,
-            &format!("UPDATE rating_pools SET name = 'Yarrow Pool {i}' WHERE id = {first}"),
-        );
-        let page = public(&app, &format!("/api/v1/rating-pools?q=yarrow%20pool%20{i}")).await;
-        assert_eq!(
-            item_names(&page)[0],
-            format!("Yarrow Pool {i}"),
-            "{i}: {page}"
-        );
-        let old = public(
-            &app,
-            &format!("/api/v1/rating-pools?q=norge&limit={}", 10 + i),
-        )
-        .await;
-        assert_eq!(old["total"], 0, "{i}: {old}");
-    }
-    assert!(searches(&app).await.0 > hits);
-    exec(
-        &app,
-        "DELETE FROM rating_pools WHERE name LIKE 'Kraków League 3%'",
-    );
-    pool(&app, &admin, "Kraków League Open").await;
-    for q in POOL_QUERIES {
-        agree(&app, "rating-pools", q).await;
-    }
-    let krakow = agree(&app, "rating-pools", "q=krakow&limit=50").await;
-    assert_eq!(krakow["total"], 9, "{krakow}");
-    assert!(item_names(&krakow)
-        .iter()
-        .all(|n| !n.starts_with("Kraków League 3")));
 }
 
 /// The public cache's misses so far (`tourney_cache_reads_total{cache="public"}`).
