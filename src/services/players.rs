@@ -12,7 +12,7 @@ use crate::db::players::{self as store, PlayerSearch, PlayersAfter};
 use crate::db::PgConnection;
 use crate::error::ApiError;
 use crate::infra::rfc3339;
-use crate::infra::search::{self, Names, Order, SearchIndex};
+use crate::infra::search::{self, Names, Order, Ranked, SearchIndex};
 use crate::services::validate::{
     check_country, keyset_page, keyset_start, Check, Page, Start, COUNT_CAP,
 };
@@ -443,13 +443,8 @@ fn indexed_page(
     let read = |(hits, total): (Vec<search::Hit>, usize)| -> Result<_, ApiError> {
         let ids: Vec<PlayerId> = hits.iter().map(|h| PlayerId(h.id)).collect();
         let (rows, stamp) = store::by_ids_at_stamp(conn, &ids)?;
-        let mut rows: std::collections::HashMap<i64, Player> =
-            rows.into_iter().map(|p| (p.id.0, p)).collect();
         let total = Some(total as i64);
-        let page = hits
-            .iter()
-            .filter_map(|h| rows.remove(&h.id).map(|p| (p, h.score, total)))
-            .collect();
+        let page = search::in_hits_order(&hits, rows, |p: &Player| p.id.0, total);
         Ok(((page, total), stamp))
     };
     index.answer_players(search, read)
@@ -464,9 +459,6 @@ fn counted_to(counting: bool) -> usize {
         0
     }
 }
-
-/// Rows of a ranked page, each with its similarity (and the count), and the count.
-type Ranked<T> = (Vec<(T, f32, Option<i64>)>, Option<i64>);
 
 /// A player as the search index holds it (its name and what the list shows of it).
 fn held_out(id: i64, name: String, (country, shown): search::names::ShownRow) -> PlayerOut {

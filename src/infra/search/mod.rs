@@ -310,6 +310,25 @@ pub fn fold_ascii(q: &str) -> Option<String> {
     })
 }
 
+/// Rows of a ranked page, each with its similarity (and the count), and the count.
+pub type Ranked<T> = (Vec<(T, f32, Option<i64>)>, Option<i64>);
+
+/// The rows read for `hits` (by id, in any order) in the hits' order, each with its hit's
+/// similarity and `total`, as a list's page from PostgreSQL carries them; a hit whose row is
+/// gone (removed since the search) is left out.
+pub fn in_hits_order<T>(
+    hits: &[Hit],
+    rows: Vec<T>,
+    id: impl Fn(&T) -> i64,
+    total: Option<i64>,
+) -> Vec<(T, f32, Option<i64>)> {
+    let mut rows: std::collections::HashMap<i64, T> =
+        rows.into_iter().map(|r| (id(&r), r)).collect();
+    hits.iter()
+        .filter_map(|h| rows.remove(&h.id).map(|r| (r, h.score, total)))
+        .collect()
+}
+
 /// A tournament or a rating pool as the index holds it: its name.
 fn named_row((id, name, folded): store::NameRow) -> NameRow {
     NameRow {

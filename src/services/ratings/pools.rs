@@ -1,7 +1,5 @@
 //! Rating pools as the API shows them: creating, reading and changing a pool, and a rebuild.
 
-use std::collections::HashMap;
-
 use chrono::{DateTime, Datelike, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
@@ -13,7 +11,7 @@ use crate::db::PgConnection;
 use crate::domain::ids::{PoolId, UserId};
 use crate::domain::rating::{self, validate_seasons, DrawPolicy, Exclusion, RatingPoolParams};
 use crate::error::ApiError;
-use crate::infra::search::{self, Names, Order, SearchIndex};
+use crate::infra::search::{self, Names, Order, Ranked, SearchIndex};
 use crate::services::players::{name_keyset_start, NameKey};
 use crate::services::ratings::{self as service, StoredSeason};
 use crate::services::validate::TimeZoneName;
@@ -569,22 +567,25 @@ pub fn list_pools(
         (Some(index), Some(_)) => index.pools(|| crate::db::search::stamp(conn))?,
         _ => None,
     };
-    let rows = match (names.as_deref(), q.as_deref()) {
+    let (rows, counted) = match (names.as_deref(), q.as_deref()) {
         (Some(names), Some(q)) => {
             let at = (offset as usize, (limit + 1) as usize);
             indexed_page(conn, names, (q, ranked), after.as_ref(), at)?
         }
-        _ => store::search_page(
-            conn,
-            q.as_deref(),
-            ranked,
-            after,
-            limit,
-            offset,
-            counted_here,
-        )?,
+        _ => {
+            let rows = store::search_page(
+                conn,
+                q.as_deref(),
+                ranked,
+                after,
+                limit,
+                offset,
+                counted_here,
+            )?;
+            let counted = rows.first().and_then(|r| r.2);
+            (rows, counted)
+        }
     };
-    let counted = rows.first().and_then(|r| r.2);
     keyset_page(
         rows,
         limit,
@@ -602,14 +603,15 @@ pub fn list_pools(
 
 /// A page of the pools whose names match `q` as `store::search_page` gives it (`limit` rows
 /// from `offset` after `after`, each with its similarity and the count of every match, capped
-/// just past [`COUNT_CAP`]), ranked from the index's `names`; the rows read by id.
+/// just past [`COUNT_CAP`]), ranked from the index's `names`; the rows read by id; and that
+/// count (also for a page with no row).
 fn indexed_page(
     conn: &mut PgConnection,
     names: &Names,
     (q, ranked): (&str, bool),
     after: Option<&store::PoolsAfter>,
     (offset, limit): (usize, usize),
-) -> Result<Vec<(RatingPoolRow, f32, Option<i64>)>, ApiError> {
+) -> Result<Ranked<RatingPoolRow>, ApiError> {
     let folded = match search::fold_ascii(q) {
         Some(f) => f,
         None => crate::db::search::fold(conn, q)?,
@@ -624,15 +626,10 @@ fn indexed_page(
         count_to: COUNT_CAP as usize + 1,
     });
     let ids: Vec<PoolId> = hits.iter().map(|h| PoolId(h.id)).collect();
-    let mut rows: HashMap<i64, RatingPoolRow> = store::by_ids(conn, &ids)?
-        .into_iter()
-        .map(|p| (p.id.0, p))
-        .collect();
+    let rows = store::by_ids(conn, &ids)?;
     let total = Some(total as i64);
-    Ok(hits
-        .iter()
-        .filter_map(|h| rows.remove(&h.id).map(|p| (p, h.score, total)))
-        .collect())
+    let rows = search::in_hits_order(&hits, rows, |p: &RatingPoolRow| p.id.0, total);
+    Ok((rows, total))
 }
 
 /// One page of rating pools in creation order (by id), paged by offset, counted in full.

@@ -3,7 +3,7 @@
 //! which of them the reader may see and pass the other filters, a batch at a time, until the
 //! page is full and the count reaches its cap.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use crate::db::PgConnection;
 
@@ -93,14 +93,8 @@ pub(super) fn page(
         (start, batch) = (end, batch * 2);
     }
     let ids: Vec<TournamentId> = page.iter().map(|h| TournamentId(h.id)).collect();
-    let mut rows: HashMap<i64, Tournament> = db::tournaments::by_ids(conn, &ids)?
-        .into_iter()
-        .map(|t| (t.id.0, t))
-        .collect();
+    let rows = db::tournaments::by_ids(conn, &ids)?;
     let total = Some(counted as i64);
-    let rows = page
-        .iter()
-        .filter_map(|h| rows.remove(&h.id).map(|t| (t, h.score, total)))
-        .collect();
+    let rows = search::in_hits_order(&page, rows, |t: &Tournament| t.id.0, total);
     Ok((rows, total))
 }
