@@ -152,6 +152,7 @@ async fn a_signed_in_search_is_answered_from_the_index_with_what_the_caller_may_
         is_admin: true,
         key: None,
     }));
+    let mut conn = PgConnection::establish(&app.database_url).unwrap();
     for q in TOURNAMENT_QUERIES
         .iter()
         .filter(|q| !q.contains("starts_on"))
@@ -159,7 +160,6 @@ async fn a_signed_in_search_is_answered_from_the_index_with_what_the_caller_may_
         let path = format!("/api/v1/tournaments?{q}");
         let (all, indexed) = signed_in(&app, &path, &admin).await;
         assert!(indexed, "{q}");
-        let mut conn = PgConnection::establish(&app.database_url).unwrap();
         let f = serde_urlencoded::from_str(q).unwrap();
         let expected = tourney::services::running::tournament_list::list_tournaments(
             &mut conn, &caller, f, None,
