@@ -223,6 +223,7 @@ fn main() {
                 read: u32::MAX,
                 write: u32::MAX,
                 auth: u32::MAX,
+                search_micros: 0,
             },
         ),
         accounts: Default::default(),

@@ -23,6 +23,7 @@ use crate::api;
 use crate::error::ApiError;
 use crate::infra::live::{LiveHub, Subject};
 use crate::infra::metrics::Metrics;
+use crate::infra::ratelimit::{Counted, Verdict};
 use crate::runtime::state::AppState;
 use crate::runtime::wire::ProblemIo;
 
@@ -207,7 +208,7 @@ fn rate_limit(
     limiter: &crate::infra::ratelimit::RateLimiter,
     vouch: &Vouch,
     req: &actix_web::dev::ServiceRequest,
-) -> Option<crate::infra::ratelimit::Verdict> {
+) -> Option<(crate::infra::ratelimit::Verdict, Counted)> {
     use crate::infra::ratelimit::{Class, Credential};
     let step = req.path().starts_with("/account/") && req.method() == Method::POST;
     if !(req.path().starts_with("/api/v1/") || step) || req.method() == Method::OPTIONS {
@@ -222,8 +223,26 @@ fn rate_limit(
         .get(actix_web::http::header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok());
     let credential = Credential::of(authorization, |token| vouch.genuine(token));
-    let class = Class::of(req.method().as_str(), req.path());
-    Some(limiter.count(class, &address, credential))
+    let counted = Counted::new(
+        Class::of(req.method().as_str(), req.path()),
+        &address,
+        credential,
+    );
+    Some((limiter.count_on(&counted), counted))
+}
+
+/// A read answered is charged one more for every `Limits::per_read` of search time it
+/// claimed (`infra::charge`); the verdict its answer then shows.
+fn charged(
+    limiter: &crate::infra::ratelimit::RateLimiter,
+    (verdict, counted): (Verdict, Counted),
+    spent: Duration,
+) -> Verdict {
+    let extra = crate::infra::charge::extra_reads(spent, limiter.limits().per_read());
+    if extra == 0 || verdict.refused {
+        return verdict;
+    }
+    limiter.charge(&counted, extra)
 }
 
 /// What tells a genuine bearer credential from a made-up one before the request is counted
@@ -405,15 +424,18 @@ pub fn serve(
                 let path = req.path().to_string();
                 let request_id = request_id(&req);
                 // Past its rate limit, a request is answered 429 without reaching a handler.
-                let fut = match verdict.as_ref().filter(|v| v.refused) {
+                let fut = match verdict.as_ref().map(|v| &v.0).filter(|v| v.refused) {
                     Some(v) => Either::Left(ready(Ok(req.into_response(too_many(v))))),
                     None => Either::Right(
                         srv.call(req)
                             .map(|r| r.map(ServiceResponse::map_into_boxed_body)),
                     ),
                 };
+                let limiter = limiter.clone();
                 async move {
-                    let mut res = fut.await?;
+                    let (res, spent) = crate::infra::charge::serving(fut).await;
+                    let mut res = res?;
+                    let verdict = verdict.map(|v| charged(&limiter, v, spent));
                     // The write has committed (or failed): this instance's next read of what
                     // it may have changed is rebuilt, without waiting for the notification.
                     touch.apply(&live);

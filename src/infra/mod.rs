@@ -1,10 +1,11 @@
 //! Machinery the use cases lean on that is no use case itself: the live listener that turns
 //! PostgreSQL notifications into generations and feeds (`live`), the public bodies kept per
 //! instance (`kept`) and the staff standings cache (`standings_cache`), the instance's metrics
-//! registry (`metrics`), the search index of the registry's names (`search`), the deprecated forms and their headers (`deprecation`), the sign-in
+//! registry (`metrics`), what a request's search cost its rate limit (`charge`), the search index of the registry's names (`search`), the deprecated forms and their headers (`deprecation`), the sign-in
 //! throttle, idempotency keys and CSV fields. Nothing here
 //! imports a service or the HTTP layer.
 
+pub mod charge;
 pub mod clock;
 pub mod csv;
 pub mod deprecation;

@@ -68,16 +68,20 @@ pub struct Limits {
     pub read: u32,
     pub write: u32,
     pub auth: u32,
+    /// The search time (µs of processor time) that costs a read one more (`infra::charge`);
+    /// 0: every request costs one.
+    pub search_micros: u32,
 }
 
 impl Default for Limits {
     /// 1,200 reads, 300 writes per minute per credential (twice that per address); 60 sign-in
-    /// calls per minute per address.
+    /// calls per minute per address; one read more for every millisecond a search took.
     fn default() -> Self {
         Limits {
             read: 1200,
             write: 300,
             auth: 60,
+            search_micros: 1000,
         }
     }
 }
@@ -92,6 +96,11 @@ impl Limits {
             (Class::Write, true) => self.write.saturating_mul(2),
             (Class::Auth, _) => self.auth,
         }
+    }
+
+    /// The search time that costs one more read (zero: none does).
+    pub fn per_read(&self) -> Duration {
+        Duration::from_micros(u64::from(self.search_micros))
     }
 }
 
@@ -224,20 +233,44 @@ impl RateLimiter {
         self.windows.entry_count()
     }
 
+    /// The limits this limiter counts by.
+    pub fn limits(&self) -> Limits {
+        self.limits
+    }
+
     /// Counts a request of `class` from `address`, presenting `credential`: the tightest
     /// counter's state, refused when one is used up (a refused request is not counted).
     pub fn count(&self, class: Class, address: &str, credential: Credential<'_>) -> Verdict {
+        self.count_on(&Counted::new(class, address, credential))
+    }
+
+    /// Counts a request on its counters ([`RateLimiter::count`]).
+    pub fn count_on(&self, counted: &Counted) -> Verdict {
+        self.add(counted, 1, true)
+    }
+
+    /// Charges a request already counted and answered `extra` more (a search that cost more
+    /// than a read, `infra::charge`): never refused, its counters may pass their limit, and
+    /// its caller's next request is refused until they reset. The tightest counter's state.
+    pub fn charge(&self, counted: &Counted, extra: u32) -> Verdict {
+        self.add(counted, extra, false)
+    }
+
+    /// Adds `n` to every counter of `counted`: only if none is used up when `refusing`.
+    fn add(&self, counted: &Counted, n: u32, refusing: bool) -> Verdict {
         let now = Instant::now();
-        let counters: Vec<(Arc<Mutex<Window>>, u32)> = keys(class, address, credential)
-            .into_iter()
+        let class = counted.class;
+        let counters: Vec<(Arc<Mutex<Window>>, u32)> = counted
+            .keys
+            .iter()
             .map(|(key, per_address)| {
-                let w = self.windows.get_with(key, || {
+                let w = self.windows.get_with(key.clone(), || {
                     Arc::new(Mutex::new(Window {
                         started: now,
                         count: 0,
                     }))
                 });
-                (w, self.limits.of(class, per_address))
+                (w, self.limits.of(class, *per_address))
             })
             .collect();
         // Always the address first, then the credential: no two counts wait on each other.
@@ -259,10 +292,10 @@ impl RateLimiter {
                 .max(1);
             states.push((*limit, w.count, reset));
         }
-        let refused = states.iter().any(|(limit, count, _)| count >= limit);
+        let refused = refusing && states.iter().any(|(limit, count, _)| count >= limit);
         if !refused {
             for w in windows.iter_mut() {
-                w.count += 1;
+                w.count = w.count.saturating_add(n);
             }
         }
         drop(windows);
@@ -276,11 +309,32 @@ impl RateLimiter {
             remaining: if refused {
                 0
             } else {
-                limit.saturating_sub(count + 1)
+                limit.saturating_sub(count.saturating_add(n))
             },
             reset,
             refused,
         }
+    }
+}
+
+/// The counters one request is counted on (its address's, and its credential's when known),
+/// kept to charge it after its answer ([`RateLimiter::charge`]).
+#[derive(Debug, Clone)]
+pub struct Counted {
+    class: Class,
+    keys: Vec<(Key, bool)>,
+}
+
+impl Counted {
+    pub fn new(class: Class, address: &str, credential: Credential<'_>) -> Self {
+        Counted {
+            class,
+            keys: keys(class, address, credential),
+        }
+    }
+
+    pub fn class(&self) -> Class {
+        self.class
     }
 }
 
@@ -306,6 +360,7 @@ mod tests {
             read: 3,
             write: 2,
             auth: 2,
+            search_micros: 1000,
         })
     }
 
@@ -355,6 +410,61 @@ mod tests {
             !r.count(Class::Write, "10.0.0.1", Credential::Known("token-a"))
                 .refused
         );
+    }
+
+    #[test]
+    fn a_costly_read_is_charged_after_its_answer_on_every_counter() {
+        let r = tiny();
+        let a = Counted::new(Class::Read, "10.0.0.9", Credential::Known("token-a"));
+        assert_eq!(a.class(), Class::Read);
+        assert_eq!(r.count_on(&a).remaining, 2);
+        // Charged nothing more: as it was.
+        let v = r.charge(&a, 0);
+        assert!(!v.refused);
+        assert_eq!((v.limit, v.remaining), (3, 2));
+        // Charged one more: one read left of the credential's three.
+        let v = r.charge(&a, 1);
+        assert!(!v.refused);
+        assert_eq!((v.limit, v.remaining), (3, 1));
+        // Charged past the limit: the answer stands (never refused), nothing is left, and the
+        // next read is refused.
+        let v = r.charge(&a, 5);
+        assert!(!v.refused);
+        assert_eq!(v.remaining, 0);
+        assert!(r.count_on(&a).refused);
+        // The address was charged too (2 + 5 + 1 of its 6): another credential from it is
+        // refused, an anonymous caller from it as well.
+        assert!(
+            r.count(Class::Read, "10.0.0.9", Credential::Known("token-b"))
+                .refused
+        );
+        assert!(
+            r.count(Class::Read, "10.0.0.9", Credential::Unknown)
+                .refused
+        );
+        // Other addresses and classes are untouched.
+        assert!(
+            !r.count(Class::Read, "10.0.0.8", Credential::Unknown)
+                .refused
+        );
+        assert!(
+            !r.count(Class::Write, "10.0.0.9", Credential::Known("token-a"))
+                .refused
+        );
+        // A huge charge saturates.
+        let b = Counted::new(Class::Read, "10.0.0.7", Credential::Unknown);
+        assert_eq!(r.charge(&b, u32::MAX).remaining, 0);
+        assert!(r.count_on(&b).refused);
+    }
+
+    #[test]
+    fn the_search_time_of_a_read_is_set_in_microseconds() {
+        assert_eq!(Limits::default().per_read(), Duration::from_millis(1));
+        let off = Limits {
+            search_micros: 0,
+            ..Limits::default()
+        };
+        assert!(off.per_read().is_zero());
     }
 
     #[test]

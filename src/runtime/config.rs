@@ -40,6 +40,8 @@ pub struct Config {
     pub standings_cache_max_bytes: u64,
     /// `RATE_LIMIT_READ`, `RATE_LIMIT_WRITE`, `RATE_LIMIT_AUTH`: requests per minute per
     /// credential (reads, writes) and per address (sign-in calls); defaults 1200, 300, 60.
+    /// `RATE_LIMIT_SEARCH_MICROS`: a search's processor time that costs its read one more
+    /// (default 1000; 0: every read costs one; `infra::charge`).
     pub rate_limits: crate::infra::ratelimit::Limits,
     /// `SIGNUP_MODE`: `closed` (default), `invite` or `open`.
     pub signup_mode: crate::domain::accounts::SignupMode,
@@ -160,6 +162,7 @@ impl Config {
                 read: positive("RATE_LIMIT_READ", 1200)?,
                 write: positive("RATE_LIMIT_WRITE", 300)?,
                 auth: positive("RATE_LIMIT_AUTH", 60)?,
+                search_micros: parsed("RATE_LIMIT_SEARCH_MICROS", 1000)?,
             },
             signup_mode: match var("SIGNUP_MODE") {
                 None => Default::default(),

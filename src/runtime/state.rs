@@ -8,6 +8,7 @@ use crate::auth::JwtKeys;
 
 use crate::db::{DbConn, DbPool};
 use crate::error::ApiError;
+use crate::infra::charge;
 use crate::infra::kept::{self, KeptBody, Slots};
 use crate::infra::live::Subject;
 use crate::infra::search::SearchIndex;
@@ -308,7 +309,9 @@ impl AppState {
         self.metrics.kept_read(false);
         if let Some(held) = held {
             if self.search.current().await {
-                if let Some(body) = held(&self.search)? {
+                let (held, spent) = charge::claimed(|| held(&self.search));
+                charge::to_request(spent);
+                if let Some(body) = held? {
                     // Answered in memory: kept only once asked again (most typed names are
                     // read once, and keeping each cost a tenth of its answer).
                     self.kept.keep_if_asked_again(key, generation, body.clone());
@@ -344,13 +347,16 @@ impl AppState {
             return self.run(f).await;
         };
         let attempt = actix_web::web::block(move || match replica.get() {
-            Ok(mut conn) => Ok(f(&mut conn)),
+            Ok(mut conn) => Ok(charge::claimed(|| f(&mut conn))),
             Err(e) => Err((f, e)),
         })
         .await
         .map_err(|e| ApiError::Internal(e.to_string()))?;
         match attempt {
-            Ok(answer) => answer,
+            Ok((answer, spent)) => {
+                charge::to_request(spent);
+                answer
+            }
             Err((f, e)) => {
                 tracing::warn!(error = %e, "the read replica is not reachable; reading from the primary");
                 self.run(f).await
@@ -368,12 +374,18 @@ impl AppState {
         self.circuit.admit()?;
         let pool = self.pool.clone();
         let circuit = self.circuit.clone();
-        actix_web::web::block(move || {
-            let mut conn = checkout(&pool, &circuit)?;
-            circuit.observe(f(&mut conn))
+        let (answer, spent) = actix_web::web::block(move || {
+            let mut conn = match checkout(&pool, &circuit) {
+                Ok(conn) => conn,
+                Err(e) => return (Err(e), Duration::ZERO),
+            };
+            // A search the read made is charged to its request (`infra::charge`).
+            charge::claimed(|| circuit.observe(f(&mut conn)))
         })
         .await
-        .map_err(|e| ApiError::Internal(e.to_string()))?
+        .map_err(|e| ApiError::Internal(e.to_string()))?;
+        charge::to_request(spent);
+        answer
     }
 }
 

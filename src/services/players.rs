@@ -114,6 +114,9 @@ pub enum PlayerSort {
 pub struct PlayerFilter {
     /// Part of the name, or a near match of a word of it; ignores case and diacritics
     /// (`oystein` finds `Øystein`, `lodz` finds `Łódź`). Blank means no filter.
+    /// A search counts against the caller's read limit by what it cost: one read more for
+    /// every millisecond of the service's processor time it took (the instance's
+    /// `RATE_LIMIT_SEARCH_MICROS`); a text without three letters in a row reads every name.
     #[param(max_length = 100, pattern = r"^[^\u0000-\u001f\u007f-\u009f]*$")]
     pub q: Option<String>,
     /// ISO country code.

@@ -161,6 +161,7 @@ pub const TEST_LIMITS: tourney::infra::ratelimit::Limits = tourney::infra::ratel
     read: 1_000_000,
     write: 1_000_000,
     auth: 1_000_000,
+    search_micros: 1000,
 };
 
 /// An app on its own database whose rate limits are `limits`.

@@ -1,6 +1,7 @@
 //! Rate limits for everyone (issue 30, item 9): per class of operation, per credential and
 //! per address, answered 429 with `Retry-After`, `RateLimit` and `RateLimit-Policy`.
 
+use diesel::{Connection, RunQueryDsl};
 use serde_json::{json, Value};
 use tourney::infra::ratelimit::Limits;
 
@@ -21,6 +22,7 @@ async fn every_caller_is_limited_per_class_credential_and_address() {
         read: 5,
         write: 3,
         auth: 3,
+        ..Limits::default()
     })
     .await;
     // Sign-ins: per address. (One here, one below: the third call would be the last.)
@@ -141,6 +143,7 @@ async fn made_up_tokens_count_on_their_address_and_leave_others_alone() {
         read: 5,
         write: 3,
         auth: 3,
+        ..Limits::default()
     })
     .await;
     let token = app.token(ADMIN, PASSWORD).await;
@@ -211,6 +214,7 @@ async fn a_live_api_key_has_its_own_counter_once_it_was_seen() {
         read: 5,
         write: 3,
         auth: 3,
+        ..Limits::default()
     })
     .await;
     let token = app.token(ADMIN, PASSWORD).await;
@@ -239,4 +243,123 @@ async fn a_live_api_key_has_its_own_counter_once_it_was_seen() {
     assert_eq!(r.status(), 401);
     assert_eq!(header(&r, "ratelimit-policy"), "\"read\";q=10;w=60");
     assert!(header(&r, "ratelimit").starts_with("\"read\";r=7;t="));
+}
+
+/// The requests left in the tightest counter an answer shows (`RateLimit: "read";r=<n>;...`).
+fn left(r: &reqwest::Response) -> i64 {
+    let h = header(r, "ratelimit");
+    let r = h.split(";r=").nth(1).and_then(|t| t.split(';').next());
+    r.and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{h}"))
+}
+
+/// Searches the index answered so far.
+async fn indexed(app: &crate::helpers::TestApp) -> f64 {
+    app.cache_reads("search").await.0
+}
+
+/// Issue 42 (what a stranger's texts cost): a search is charged one read more for every whole
+/// `search_micros` of processor time the index spent on it, anonymous or signed in, so texts
+/// that read every name (`%`) use up an address's reads far sooner than typed names; a read
+/// that searched nothing, and a search answered from what the instance kept, cost one.
+#[actix_web::test]
+async fn a_search_is_charged_by_the_time_it_took() {
+    let app = spawn_app_with_limits(Limits {
+        read: 5_000,
+        write: 100,
+        auth: 10,
+        search_micros: 1,
+    })
+    .await;
+    let token = app.token(ADMIN, PASSWORD).await;
+    let mut conn = diesel::PgConnection::establish(&app.database_url).unwrap();
+    diesel::sql_query(
+        "INSERT INTO players (name, country, created_by)
+         SELECT (ARRAY['Kari','Karin','Øystein','Łukasz'])[1 + g % 4] || ' ' ||
+                (ARRAY['Nordmann','Stadheim','Ødegård','Berg'])[1 + g / 4 % 4] || ' ' || g,
+                'NO', (SELECT min(id) FROM users)
+         FROM generate_series(1, 3000) g",
+    )
+    .execute(&mut conn)
+    .unwrap();
+    let (stranger, member) = (from_address([127, 0, 0, 5]), from_address([127, 0, 0, 7]));
+    let waiting = from_address([127, 0, 0, 8]);
+    let get = |path: String, token: Option<String>| {
+        let client = if token.is_some() { &member } else { &stranger };
+        let mut r = client.get(app.url(&path));
+        if let Some(t) = token {
+            r = r.bearer_auth(t);
+        }
+        async move { r.send().await.unwrap() }
+    };
+    // Until the index has the rows (the search stamp moved), PostgreSQL answers (uncharged).
+    let mut ready = false;
+    for n in 0..100 {
+        let before = indexed(&app).await;
+        let path = format!("/api/v1/players?limit=1&q=kari{}", "%20".repeat(n));
+        let r = waiting.get(app.url(&path)).send().await.unwrap();
+        assert_eq!(r.status(), 200);
+        let body: Value = r.json().await.unwrap();
+        // 1,500 match; the count stops at 1,000.
+        if indexed(&app).await == before + 1.0 && body["total"] == 1000 {
+            ready = true;
+            break;
+        }
+        actix_web::rt::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(ready, "the index never answered with the imported names");
+    // A read that searches nothing costs one.
+    let plain = get("/api/v1/tournaments".into(), None).await;
+    assert_eq!(plain.status(), 200);
+    let before = left(&plain);
+    // A text that reads every name costs its time: far more than one.
+    let before_index = indexed(&app).await;
+    let all = get("/api/v1/players?limit=5&q=%25".into(), None).await;
+    assert_eq!(all.status(), 200);
+    assert_eq!(
+        indexed(&app).await,
+        before_index + 1.0,
+        "the index answered"
+    );
+    let after = left(&all);
+    assert!(before - after > 10, "charged {}", before - after);
+    let plain = get("/api/v1/tournaments".into(), None).await;
+    assert_eq!(left(&plain), after - 1);
+    // Asked again, the search is kept; asked a third time, the kept answer costs one.
+    let again = get("/api/v1/players?limit=5&q=%25".into(), None).await;
+    assert_eq!(again.status(), 200);
+    let kept = get("/api/v1/players?limit=5&q=%25".into(), None).await;
+    assert_eq!(kept.status(), 200);
+    assert_eq!(left(&kept), left(&again) - 1);
+    // Signed in (answered on a blocking thread, from another address), its credential is
+    // charged as well.
+    let mine = get("/api/v1/players".into(), Some(token.clone())).await;
+    assert_eq!(header(&mine, "ratelimit-policy"), "\"read\";q=5000;w=60");
+    let before = left(&mine);
+    let r = get(
+        "/api/v1/players?limit=5&q=%25%20".into(),
+        Some(token.clone()),
+    )
+    .await;
+    assert_eq!(r.status(), 200);
+    assert!(before - left(&r) > 10, "charged {}", before - left(&r));
+    // Such texts use up the address's 10,000 reads in a tenth of as many requests or fewer;
+    // then every read from it is refused, whatever it asks.
+    let mut asked = 0;
+    loop {
+        let path = format!("/api/v1/players?limit=5&q=%25{}", "%20".repeat(asked + 2));
+        let r = get(path, None).await;
+        asked += 1;
+        if r.status() == 429 {
+            break;
+        }
+        assert_eq!(r.status(), 200);
+        assert!(asked < 1_000, "still answered after {asked} searches");
+    }
+    let r = get("/api/v1/tournaments".into(), None).await;
+    assert_eq!(r.status(), 429);
+    assert!(header(&r, "retry-after").parse::<u64>().unwrap() >= 1);
+    // Another address is untouched.
+    let r = read_from(&from_address([127, 0, 0, 6]), &app, None).await;
+    assert_eq!(r.status(), 200);
 }

@@ -563,8 +563,10 @@ impl Names {
         Some((shown, count))
     }
 
-    /// The page with the hits' slots, and the count.
+    /// The page with the hits' slots, and the count; its processor time is counted for the
+    /// request that asked (`infra::charge`).
     fn search_slots(&self, q: &Query) -> (Vec<(Hit, u32)>, usize) {
+        let _timed = crate::infra::charge::Timed::start();
         if q.folded.is_empty() && q.order == Order::Named {
             // Every name matches: the list in its own order.
             return self.plain(q);

@@ -49,6 +49,9 @@ pub enum TournamentSort {
 pub struct TournamentFilter {
     /// Part of the name, or a near match of a word of it; ignores case and diacritics. Blank
     /// means no filter.
+    /// A search counts against the caller's read limit by what it cost: one read more for
+    /// every millisecond of the service's processor time it took (the instance's
+    /// `RATE_LIMIT_SEARCH_MICROS`); a text without three letters in a row reads every name.
     #[param(max_length = 200, pattern = r"^[^\u0000-\u001f\u007f-\u009f]*$")]
     pub q: Option<String>,
     pub status: Option<TournamentStatus>,
