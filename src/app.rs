@@ -294,6 +294,23 @@ fn rate_limit_headers(
     }
 }
 
+/// The headers every answer carries: its framing policy, its rate limit's state (where it was
+/// counted) and its request id.
+fn answer_headers(
+    headers: &mut actix_web::http::header::HeaderMap,
+    path: &str,
+    verdict: Option<&Verdict>,
+    request_id: &str,
+) {
+    frame_policy(path, headers);
+    if let Some(v) = verdict {
+        rate_limit_headers(v, headers);
+    }
+    if let Ok(v) = HeaderValue::from_str(request_id) {
+        headers.insert(HeaderName::from_static("x-request-id"), v);
+    }
+}
+
 /// Only the embeddable pages may be framed (they send `frame-ancestors *` themselves); every
 /// other answer forbids it.
 fn frame_policy(path: &str, headers: &mut actix_web::http::header::HeaderMap) {
@@ -439,14 +456,7 @@ pub fn serve(
                     // The write has committed (or failed): this instance's next read of what
                     // it may have changed is rebuilt, without waiting for the notification.
                     touch.apply(&live);
-                    frame_policy(&path, res.headers_mut());
-                    if let Some(v) = &verdict {
-                        rate_limit_headers(v, res.headers_mut());
-                    }
-                    if let Ok(v) = HeaderValue::from_str(&request_id) {
-                        res.headers_mut()
-                            .insert(HeaderName::from_static("x-request-id"), v);
-                    }
+                    answer_headers(res.headers_mut(), &path, verdict.as_ref(), &request_id);
                     observe(&metrics, &res, head, start);
                     tracing::info!(
                         %method,
