@@ -234,7 +234,7 @@ fn rate_limit(
 /// A read answered is charged one more for every `Limits::per_read` of search time it
 /// claimed (`infra::charge`); the verdict its answer then shows.
 fn charged(
-    limiter: &crate::infra::ratelimit::RateLimiter,
+    (limiter, metrics): (&crate::infra::ratelimit::RateLimiter, &Metrics),
     (verdict, counted): (Verdict, Counted),
     spent: Duration,
 ) -> Verdict {
@@ -242,6 +242,7 @@ fn charged(
     if extra == 0 || verdict.refused {
         return verdict;
     }
+    metrics.charged_reads(extra);
     limiter.charge(&counted, extra)
 }
 
@@ -452,7 +453,7 @@ pub fn serve(
                 async move {
                     let (res, spent) = crate::infra::charge::serving(fut).await;
                     let mut res = res?;
-                    let verdict = verdict.map(|v| charged(&limiter, v, spent));
+                    let verdict = verdict.map(|v| charged((&limiter, &metrics), v, spent));
                     // The write has committed (or failed): this instance's next read of what
                     // it may have changed is rebuilt, without waiting for the notification.
                     touch.apply(&live);

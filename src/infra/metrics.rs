@@ -144,6 +144,8 @@ pub struct Metrics {
     job_last_success: Family<JobLabels, Seconds>,
     job_duration: Family<JobLabels, Histogram, fn() -> Histogram>,
     deprecated: Family<DeprecatedLabels, Counter>,
+    /// Reads charged beyond one for a request's search time (`infra::charge`).
+    charged_reads: Counter,
     /// When each job last completed a tick (`None`: not yet since it started).
     jobs: Arc<Mutex<BTreeMap<&'static str, Option<Instant>>>>,
     uptime: Gauge,
@@ -171,6 +173,7 @@ impl Default for Metrics {
             job_last_success: Family::default(),
             job_duration: Family::new_with_constructor(latency_histogram),
             deprecated: Family::default(),
+            charged_reads: Counter::default(),
             jobs: Default::default(),
             uptime: Gauge::default(),
             started: Instant::now(),
@@ -297,6 +300,11 @@ impl Metrics {
             self.deprecated.clone(),
         );
         r.register(
+            "rate_limit_charged_reads",
+            "Reads charged to callers' rate limits beyond one a request, for the processor time their searches took",
+            self.charged_reads.clone(),
+        );
+        r.register(
             "uptime_seconds",
             "Seconds since this instance started",
             self.uptime.clone(),
@@ -322,6 +330,11 @@ impl Metrics {
         self.deprecated
             .get_or_create(&DeprecatedLabels { form, credential })
             .inc();
+    }
+
+    /// Counts `n` reads charged beyond a request's one for its search time.
+    pub fn charged_reads(&self, n: u32) {
+        self.charged_reads.inc_by(u64::from(n));
     }
 
     /// Counts one anonymous public read: `hit` when a kept body was served.

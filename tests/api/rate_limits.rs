@@ -359,6 +359,14 @@ async fn a_search_is_charged_by_the_time_it_took() {
     let r = get("/api/v1/tournaments".into(), None).await;
     assert_eq!(r.status(), 429);
     assert!(header(&r, "retry-after").parse::<u64>().unwrap() >= 1);
+    // The instance counts what it charged.
+    let metrics = app.get("/metrics", None).await.text().await.unwrap();
+    let charged: f64 = metrics
+        .lines()
+        .find_map(|l| l.strip_prefix("tourney_rate_limit_charged_reads_total "))
+        .and_then(|v| v.trim().parse().ok())
+        .expect("tourney_rate_limit_charged_reads_total");
+    assert!(charged >= 9_000.0, "{charged}");
     // Another address is untouched.
     let r = read_from(&from_address([127, 0, 0, 6]), &app, None).await;
     assert_eq!(r.status(), 200);
