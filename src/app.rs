@@ -13,7 +13,7 @@ use actix_web::dev::{Server, Service, ServiceResponse};
 use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::http::Method;
 use actix_web::rt::net::TcpStream;
-use actix_web::{web, App, HttpRequest};
+use actix_web::{web, App, HttpMessage, HttpRequest};
 use futures_util::future::{ready, Either, FutureExt};
 use utoipa::OpenApi;
 use utoipa_actix_web::AppExt;
@@ -210,14 +210,19 @@ fn rate_limit(
     req: &actix_web::dev::ServiceRequest,
 ) -> Option<(crate::infra::ratelimit::Verdict, Counted)> {
     use crate::infra::ratelimit::{Class, Credential};
+    // Who the request comes from (behind a trusted proxy, its client), for the limits here and
+    // the handlers that count failures by address.
+    let forwarded = req.headers().get("x-forwarded-for");
+    let address = limiter.address(
+        req.peer_addr().map(|a| a.ip()),
+        forwarded.and_then(|v| v.to_str().ok()),
+    );
+    req.extensions_mut()
+        .insert(crate::infra::clients::ClientAddress(address.clone()));
     let step = req.path().starts_with("/account/") && req.method() == Method::POST;
     if !(req.path().starts_with("/api/v1/") || step) || req.method() == Method::OPTIONS {
         return None;
     }
-    let address = req
-        .peer_addr()
-        .map(|a| a.ip().to_string())
-        .unwrap_or_default();
     let authorization = req
         .headers()
         .get(actix_web::http::header::AUTHORIZATION)

@@ -213,7 +213,8 @@ fn serve(cfg: Config) -> Result<(), String> {
             jwt: JwtKeys::new(secret.as_bytes(), cfg.jwt_ttl),
             leaderboards: Default::default(),
             login_throttle: Default::default(),
-            rate_limits: tourney::infra::ratelimit::RateLimiter::new(cfg.rate_limits),
+            rate_limits: tourney::infra::ratelimit::RateLimiter::new(cfg.rate_limits)
+                .trusting(cfg.trusted_proxies.clone()),
             accounts: Default::default(),
             circuit: Default::default(),
             live: tourney::infra::live::LiveHub::with_listen_url(&database.url, listen_url),

@@ -420,11 +420,16 @@ impl CodeGuard {
     }
 }
 
-/// The address a request comes from (empty when the connection does not say).
+/// The address a request is counted by: its client's, as the middleware found it (behind a
+/// trusted proxy, from `X-Forwarded-For`; an IPv6 client by its /64: `infra::clients`);
+/// empty when the connection does not say.
 pub fn client_address(req: &HttpRequest) -> String {
-    req.peer_addr()
-        .map(|a| a.ip().to_string())
-        .unwrap_or_default()
+    use crate::infra::clients::{key, ClientAddress};
+    use actix_web::HttpMessage;
+    if let Some(ClientAddress(address)) = req.extensions().get::<ClientAddress>() {
+        return address.clone();
+    }
+    req.peer_addr().map(|a| key(a.ip())).unwrap_or_default()
 }
 
 /// A password sign-in under the sign-in throttle (`POST /auth/token`, and the invitation page's

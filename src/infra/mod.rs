@@ -6,6 +6,7 @@
 //! imports a service or the HTTP layer.
 
 pub mod charge;
+pub mod clients;
 pub mod clock;
 pub mod csv;
 pub mod deprecation;

@@ -16,6 +16,8 @@ use std::time::{Duration, Instant};
 use moka::sync::Cache;
 use sha2::{Digest, Sha256};
 
+use crate::infra::clients::{self, Proxies};
+
 /// The window of every limit.
 pub const WINDOW: Duration = Duration::from_secs(60);
 
@@ -194,6 +196,8 @@ struct Window {
 pub struct RateLimiter {
     limits: Limits,
     windows: Cache<Key, Arc<Mutex<Window>>>,
+    /// The reverse proxies whose `X-Forwarded-For` names the client (`infra::clients`).
+    proxies: Proxies,
 }
 
 impl Default for RateLimiter {
@@ -224,7 +228,21 @@ impl RateLimiter {
                 .max_capacity(capacity)
                 .time_to_live(WINDOW)
                 .build(),
+            proxies: Proxies::default(),
         }
+    }
+
+    /// This limiter, believing `proxies` about their clients (`TRUSTED_PROXIES`).
+    pub fn trusting(self, proxies: Proxies) -> Self {
+        RateLimiter { proxies, ..self }
+    }
+
+    /// The address a request from `peer` with `forwarded_for` (`X-Forwarded-For`) is counted
+    /// by: its client's (`infra::clients`).
+    pub fn address(&self, peer: Option<std::net::IpAddr>, forwarded_for: Option<&str>) -> String {
+        clients::client(peer, forwarded_for, &self.proxies)
+            .map(clients::key)
+            .unwrap_or_default()
     }
 
     /// The counters kept now (after moka's pending evictions and expiries).

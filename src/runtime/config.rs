@@ -58,6 +58,10 @@ pub struct Config {
     /// `ARCHIVE_TRUSTED_KEYS`: other instances' public archive keys (64 hex digits each,
     /// separated by commas or spaces) whose archives import here.
     pub archive_trusted_keys: Vec<ed25519_dalek::VerifyingKey>,
+    /// `TRUSTED_PROXIES`: the reverse proxies (addresses or networks, separated by commas or
+    /// spaces) whose `X-Forwarded-For` names the client the rate limits and the sign-in
+    /// throttle count (`infra::clients`); default none: the connection's address.
+    pub trusted_proxies: crate::infra::clients::Proxies,
 }
 
 impl std::fmt::Debug for Config {
@@ -92,6 +96,7 @@ impl std::fmt::Debug for Config {
                 &self.archive_signing_key.as_ref().map(|_| "<set>"),
             )
             .field("archive_trusted_keys", &self.archive_trusted_keys.len())
+            .field("trusted_proxies", &self.trusted_proxies)
             .finish()
     }
 }
@@ -187,6 +192,9 @@ impl Config {
                 ),
             },
             archive_trusted_keys: trusted_keys(var("ARCHIVE_TRUSTED_KEYS"))?,
+            trusted_proxies: crate::infra::clients::Proxies::parse(
+                &var("TRUSTED_PROXIES").unwrap_or_default(),
+            )?,
         })
     }
 }

@@ -177,6 +177,20 @@ pub async fn spawn_app_with_limits(limits: tourney::infra::ratelimit::Limits) ->
     )
 }
 
+/// An app behind reverse proxies (`TRUSTED_PROXIES`) whose rate limits are `limits`.
+pub async fn spawn_app_behind(proxies: &str, limits: tourney::infra::ratelimit::Limits) -> TestApp {
+    let app = spawn_app().await;
+    serve_with(
+        &app.database_url,
+        &app.secret,
+        Serve {
+            limits,
+            proxies: tourney::infra::clients::Proxies::parse(proxies).expect("proxies"),
+            ..Serve::default()
+        },
+    )
+}
+
 /// An app whose kept public bodies may weigh at most `kept_bytes` (issue 33: a small budget
 /// to read past).
 pub async fn spawn_app_with_kept_budget(kept_bytes: u64) -> TestApp {
@@ -236,6 +250,8 @@ struct Serve {
     /// The byte budget of the kept public bodies.
     kept_bytes: u64,
     limits: tourney::infra::ratelimit::Limits,
+    /// The reverse proxies believed about their clients (`TRUSTED_PROXIES`).
+    proxies: tourney::infra::clients::Proxies,
     /// Where lag-tolerant reads go (none: the primary).
     replica: Option<tourney::db::DbPool>,
     /// Where the listener connects (none: the database).
@@ -249,6 +265,7 @@ impl Default for Serve {
             allow_private: true,
             kept_bytes: tourney::infra::kept::DEFAULT_MAX_BYTES,
             limits: TEST_LIMITS,
+            proxies: Default::default(),
             replica: None,
             listen_url: None,
             signup: Default::default(),
@@ -261,6 +278,7 @@ fn serve_with(db_url: &str, secret: &str, serve: Serve) -> TestApp {
         allow_private,
         kept_bytes,
         limits,
+        proxies,
         replica,
         listen_url,
         mut signup,
@@ -287,7 +305,7 @@ fn serve_with(db_url: &str, secret: &str, serve: Serve) -> TestApp {
         jwt: JwtKeys::new(secret.as_bytes(), std::time::Duration::from_secs(600)),
         leaderboards: Default::default(),
         login_throttle: Default::default(),
-        rate_limits: tourney::infra::ratelimit::RateLimiter::new(limits),
+        rate_limits: tourney::infra::ratelimit::RateLimiter::new(limits).trusting(proxies),
         accounts: Default::default(),
         circuit: Default::default(),
         live: tourney::infra::live::LiveHub::with_listen_url(db_url, listen_url),

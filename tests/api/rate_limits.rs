@@ -371,3 +371,95 @@ async fn a_search_is_charged_by_the_time_it_took() {
     let r = read_from(&from_address([127, 0, 0, 6]), &app, None).await;
     assert_eq!(r.status(), 200);
 }
+
+/// Behind a trusted reverse proxy (`TRUSTED_PROXIES`), each client counts by the address the
+/// proxy names in `X-Forwarded-For`, an IPv6 client by its /64; what a client writes in the
+/// header itself, or any peer that is not a trusted proxy, is not believed.
+#[actix_web::test]
+async fn behind_a_trusted_proxy_each_client_counts_by_its_own_address() {
+    // The tests' connections come from 127.0.0.1: the proxy.
+    let app = crate::helpers::spawn_app_behind(
+        "127.0.0.1, 10.0.0.0/8",
+        Limits {
+            read: 2,
+            write: 3,
+            auth: 3,
+            ..Limits::default()
+        },
+    )
+    .await;
+    let via = |client: &reqwest::Client, xff: &str, path: &str| {
+        client
+            .get(app.url(path))
+            .header("x-forwarded-for", xff)
+            .send()
+    };
+    let proxy = reqwest::Client::new();
+    // Each client its own 4 anonymous reads (2 per credential, twice that per address).
+    for n in (0..4).rev() {
+        let r = via(&proxy, "198.51.100.1", "/api/v1/players")
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200);
+        assert_eq!(left(&r), n);
+    }
+    let r = via(&proxy, "198.51.100.1", "/api/v1/players")
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 429);
+    // Another client behind the same proxy is untouched.
+    let r = via(&proxy, "198.51.100.2", "/api/v1/players")
+        .await
+        .unwrap();
+    assert_eq!((r.status().as_u16(), left(&r)), (200, 3));
+    // A client writing an address of its own before the proxy's entry is still itself, and
+    // so is one behind a second trusted proxy.
+    for xff in ["203.0.113.77, 198.51.100.1", "198.51.100.1, 10.1.2.3"] {
+        let r = via(&proxy, xff, "/api/v1/players").await.unwrap();
+        assert_eq!(r.status(), 429, "{xff}");
+    }
+    // IPv6: one /64 is one client.
+    for _ in 0..4 {
+        let r = via(&proxy, "2001:db8:1:2::1", "/api/v1/tournaments")
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200);
+    }
+    let r = via(&proxy, "2001:db8:1:2:ffff::9", "/api/v1/tournaments")
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 429);
+    let r = via(&proxy, "[2001:db8:1:3::1]:443", "/api/v1/tournaments")
+        .await
+        .unwrap();
+    assert_eq!((r.status().as_u16(), left(&r)), (200, 3));
+    // A peer that is no trusted proxy is counted by its own address, whatever it writes.
+    let stranger = from_address([127, 0, 0, 9]);
+    for i in 0..4 {
+        let r = via(
+            &stranger,
+            &format!("198.51.100.{}", 10 + i),
+            "/api/v1/players",
+        )
+        .await
+        .unwrap();
+        assert_eq!(r.status(), 200);
+    }
+    let r = via(&stranger, "198.51.100.99", "/api/v1/players")
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 429);
+    // Sign-in calls count per client as well.
+    let sign_in = |xff: &'static str| {
+        proxy
+            .post(app.url("/api/v1/auth/token"))
+            .header("x-forwarded-for", xff)
+            .json(&json!({"username": ADMIN, "password": "not the password"}))
+            .send()
+    };
+    for _ in 0..3 {
+        assert_eq!(sign_in("198.51.100.5").await.unwrap().status(), 401);
+    }
+    assert_eq!(sign_in("198.51.100.5").await.unwrap().status(), 429);
+    assert_eq!(sign_in("198.51.100.6").await.unwrap().status(), 401);
+}
