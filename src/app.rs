@@ -201,9 +201,10 @@ fn request_id(req: &actix_web::dev::ServiceRequest) -> String {
         .unwrap_or_else(|| format!("{:016x}", rand::random::<u64>()))
 }
 
-/// Counts a request of the API (`/api/v1/...`) and a step of the account pages (`POST
-/// /account/...`: a code or a password) against its caller's rate limits; probes, metrics,
-/// the document and the pages' reads are not counted.
+/// Counts a request of the API (`/api/v1/...`), a step of the account pages (`POST
+/// /account/...`: a code or a password) and a report on a table's page (`POST /hall/...`:
+/// a table code) against its caller's rate limits; probes, metrics, the document and the
+/// pages' reads are not counted.
 fn rate_limit(
     limiter: &crate::infra::ratelimit::RateLimiter,
     vouch: &Vouch,
@@ -219,7 +220,10 @@ fn rate_limit(
     );
     req.extensions_mut()
         .insert(crate::infra::clients::ClientAddress(address.clone()));
-    let step = req.path().starts_with("/account/") && req.method() == Method::POST;
+    // A step of the account pages (a code, a password) and a result slip's report with its
+    // table code (`POST /hall/...`) count as sign-in calls (`Class::of`).
+    let step = (req.path().starts_with("/account/") || req.path().starts_with("/hall/"))
+        && req.method() == Method::POST;
     if !(req.path().starts_with("/api/v1/") || step) || req.method() == Method::OPTIONS {
         return None;
     }

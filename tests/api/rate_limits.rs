@@ -462,4 +462,19 @@ async fn behind_a_trusted_proxy_each_client_counts_by_its_own_address() {
     }
     assert_eq!(sign_in("198.51.100.5").await.unwrap().status(), 429);
     assert_eq!(sign_in("198.51.100.6").await.unwrap().status(), 401);
+    // A report on a table's page carries a table code: it counts as a sign-in call too,
+    // whatever it says (here a table that does not exist).
+    let report = || {
+        proxy
+            .post(app.url("/hall/tournaments/999/rounds/1/tables/1"))
+            .header("x-forwarded-for", "198.51.100.7")
+            .form(&[("code", "ABCD-EFGH")])
+            .send()
+    };
+    for _ in 0..3 {
+        assert_ne!(report().await.unwrap().status(), 429);
+    }
+    let r = report().await.unwrap();
+    assert_eq!(r.status(), 429);
+    assert_eq!(header(&r, "ratelimit-policy"), "\"auth\";q=3;w=60");
 }
