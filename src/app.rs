@@ -211,15 +211,6 @@ fn rate_limit(
     req: &actix_web::dev::ServiceRequest,
 ) -> Option<(crate::infra::ratelimit::Verdict, Counted)> {
     use crate::infra::ratelimit::{Class, Credential};
-    // Who the request comes from (behind a trusted proxy, its client), for the limits here and
-    // the handlers that count failures by address.
-    let forwarded = req.headers().get("x-forwarded-for");
-    let address = limiter.address(
-        req.peer_addr().map(|a| a.ip()),
-        forwarded.and_then(|v| v.to_str().ok()),
-    );
-    req.extensions_mut()
-        .insert(crate::infra::clients::ClientAddress(address.clone()));
     // A step of the account pages (a code, a password) and a result slip's report with its
     // table code (`POST /hall/...`) count as sign-in calls (`Class::of`).
     let step = (req.path().starts_with("/account/") || req.path().starts_with("/hall/"))
@@ -227,6 +218,17 @@ fn rate_limit(
     if !(req.path().starts_with("/api/v1/") || step) || req.method() == Method::OPTIONS {
         return None;
     }
+    // Who the request comes from (behind a trusted proxy, its client), for the limits here and
+    // the handlers that count failures by address. Every `X-Forwarded-For` line, in order.
+    let forwarded: Vec<&str> = req
+        .headers()
+        .get_all("x-forwarded-for")
+        .filter_map(|v| v.to_str().ok())
+        .collect();
+    let forwarded = (!forwarded.is_empty()).then(|| forwarded.join(","));
+    let address = limiter.address(req.peer_addr().map(|a| a.ip()), forwarded.as_deref());
+    req.extensions_mut()
+        .insert(crate::infra::clients::ClientAddress(address.clone()));
     let authorization = req
         .headers()
         .get(actix_web::http::header::AUTHORIZATION)

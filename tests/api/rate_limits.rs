@@ -418,6 +418,15 @@ async fn behind_a_trusted_proxy_each_client_counts_by_its_own_address() {
         let r = via(&proxy, xff, "/api/v1/players").await.unwrap();
         assert_eq!(r.status(), 429, "{xff}");
     }
+    // A second header line is read after the first: its entry is the proxy's.
+    let r = proxy
+        .get(app.url("/api/v1/players"))
+        .header("x-forwarded-for", "203.0.113.8")
+        .header("x-forwarded-for", "198.51.100.1")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 429);
     // IPv6: one /64 is one client.
     for _ in 0..4 {
         let r = via(&proxy, "2001:db8:1:2::1", "/api/v1/tournaments")
