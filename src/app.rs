@@ -250,7 +250,7 @@ fn charged(
     spent: Duration,
 ) -> Verdict {
     let extra = crate::infra::charge::extra_reads(spent, limiter.limits().per_read());
-    if extra == 0 || verdict.refused {
+    if extra == 0 {
         return verdict;
     }
     metrics.charged_reads(extra);
@@ -462,7 +462,11 @@ pub fn serve(
                 };
                 let limiter = limiter.clone();
                 async move {
-                    let (res, spent) = crate::infra::charge::serving(fut).await;
+                    // Only a counted request is charged, so only its time is summed.
+                    let (res, spent) = match verdict {
+                        Some(_) => crate::infra::charge::serving(fut).await,
+                        None => (fut.await, Duration::ZERO),
+                    };
                     let mut res = res?;
                     let verdict = verdict.map(|v| charged((&limiter, &metrics), v, spent));
                     // The write has committed (or failed): this instance's next read of what

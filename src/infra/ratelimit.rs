@@ -282,7 +282,7 @@ impl RateLimiter {
             .keys
             .iter()
             .map(|(key, per_address)| {
-                let w = self.windows.get_with(key.clone(), || {
+                let w = self.windows.get_with_by_ref(key, || {
                     Arc::new(Mutex::new(Window {
                         started: now,
                         count: 0,

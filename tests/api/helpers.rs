@@ -166,43 +166,37 @@ pub const TEST_LIMITS: tourney::infra::ratelimit::Limits = tourney::infra::ratel
 
 /// An app on its own database whose rate limits are `limits`.
 pub async fn spawn_app_with_limits(limits: tourney::infra::ratelimit::Limits) -> TestApp {
-    let app = spawn_app().await;
-    serve_with(
-        &app.database_url,
-        &app.secret,
-        Serve {
-            limits,
-            ..Serve::default()
-        },
-    )
+    spawn_serving(Serve {
+        limits,
+        ..Serve::default()
+    })
+    .await
 }
 
 /// An app behind reverse proxies (`TRUSTED_PROXIES`) whose rate limits are `limits`.
 pub async fn spawn_app_behind(proxies: &str, limits: tourney::infra::ratelimit::Limits) -> TestApp {
+    spawn_serving(Serve {
+        limits,
+        proxies: tourney::infra::clients::Proxies::parse(proxies).expect("proxies"),
+        ..Serve::default()
+    })
+    .await
+}
+
+/// An app on its own database served as `serve` says.
+async fn spawn_serving(serve: Serve) -> TestApp {
     let app = spawn_app().await;
-    serve_with(
-        &app.database_url,
-        &app.secret,
-        Serve {
-            limits,
-            proxies: tourney::infra::clients::Proxies::parse(proxies).expect("proxies"),
-            ..Serve::default()
-        },
-    )
+    serve_with(&app.database_url, &app.secret, serve)
 }
 
 /// An app whose kept public bodies may weigh at most `kept_bytes` (issue 33: a small budget
 /// to read past).
 pub async fn spawn_app_with_kept_budget(kept_bytes: u64) -> TestApp {
-    let app = spawn_app().await;
-    serve_with(
-        &app.database_url,
-        &app.secret,
-        Serve {
-            kept_bytes,
-            ..Serve::default()
-        },
-    )
+    spawn_serving(Serve {
+        kept_bytes,
+        ..Serve::default()
+    })
+    .await
 }
 
 fn serve_on(db_url: &str, secret: &str, allow_private: bool) -> TestApp {
