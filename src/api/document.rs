@@ -264,8 +264,9 @@ fn rate_limits_documented(doc: &mut Value) {
             let entry = responses.entry("429").or_insert_with(|| {
                 json!({
                     "description": "Too many requests of this class (reads, writes or sign-ins) \
-                        from this credential or address in the current minute; wait \
-                        Retry-After seconds",
+                        from this credential or address over the last minute (it slides: a \
+                        limit used up comes back as the minute passes); wait Retry-After \
+                        seconds",
                     "content": { "application/problem+json": {
                         "schema": { "$ref": "#/components/schemas/Problem" } } }
                 })
@@ -277,7 +278,8 @@ fn rate_limits_documented(doc: &mut Value) {
                         "RateLimit",
                         header(
                             "The tightest limit's state: its class, requests left (r) and \
-                             seconds until it resets (t) (IETF httpapi draft)",
+                             seconds until its current window ends (t), or when refused until a \
+                             request is allowed again, as Retry-After (IETF httpapi draft)",
                             "\"read\";r=0;t=42",
                         ),
                     ),

@@ -1,9 +1,18 @@
-//! Rate limits for every caller (issue 30, item 9): requests are counted in fixed one-minute
-//! windows per class of operation, per credential (the bearer token or API key presented) and
-//! per client address. Past a limit the answer is 429 with `Retry-After`; every counted answer
+//! Rate limits for every caller (issue 30, item 9): requests are counted over a sliding minute
+//! per class of operation, per credential (the bearer token or API key presented) and per client
+//! address. Past a limit the answer is 429 with `Retry-After`; every counted answer
 //! carries the IETF httpapi draft's `RateLimit-Policy` and `RateLimit` headers
 //! (draft-ietf-httpapi-ratelimit-headers: `"read";q=1200;w=60` and `"read";r=1187;t=42`).
 //! Counters live in this instance's memory (each instance counts its own share).
+//!
+//! The minute slides (the sliding window counter): a counter keeps the count of its current
+//! one-minute window and of the window before, and a request counts what the current window
+//! holds plus the share of the window before still inside the last sixty seconds (all of it at
+//! the window's start, none at its end). Fixed windows let a caller spend its limit at the end
+//! of one window and again at the start of the next (twice the limit within a second), and a
+//! flood of costly searches spend its whole charge at every minute's start; over a sliding
+//! minute a caller that used up its limit gets it back as the minute passes, and a charge
+//! beyond the limit (`RateLimiter::charge`) weighs on the next window too.
 //!
 //! Only a credential known to be one has its own counter (issue 43): the middleware passes a
 //! bearer token whose signature holds, or an API key this instance has found live, as
@@ -112,9 +121,10 @@ pub struct Verdict {
     pub class: Class,
     /// The limit of the tightest counter.
     pub limit: u32,
-    /// Requests left in its window (0 when refused).
+    /// Requests left over the last minute (0 when refused).
     pub remaining: u32,
-    /// Seconds until its window ends.
+    /// Seconds until its window ends; when refused, seconds until a request is allowed again
+    /// (`Retry-After`).
     pub reset: u64,
     /// Refused: the limit was reached.
     pub refused: bool,
@@ -183,14 +193,85 @@ enum Key {
     Credential(Class, [u8; 16]),
 }
 
+/// One counter: the requests of its current window and of the window before.
 #[derive(Debug, Clone, Copy)]
 struct Window {
     started: Instant,
     count: u32,
+    previous: u32,
+}
+
+impl Window {
+    fn new(now: Instant) -> Self {
+        Window {
+            started: now,
+            count: 0,
+            previous: 0,
+        }
+    }
+
+    /// Moves the counter on to `now`: the window that ended becomes the window before (windows
+    /// follow each other from the counter's first request); after two, nothing is carried.
+    fn roll(&mut self, now: Instant) {
+        let into = now.saturating_duration_since(self.started);
+        if into >= 2 * WINDOW {
+            *self = Window::new(now);
+        } else if into >= WINDOW {
+            *self = Window {
+                started: self.started + WINDOW,
+                count: 0,
+                previous: self.count,
+            };
+        }
+    }
+
+    /// The time into the current window at `now` (after `roll`).
+    fn elapsed(&self, now: Instant) -> Duration {
+        now.saturating_duration_since(self.started).min(WINDOW)
+    }
+
+    /// The requests counted over the minute before `now`: the current window's, and the window
+    /// before's in the share of it still inside that minute (rounded up).
+    fn used(&self, now: Instant) -> u32 {
+        let carried = weighted(self.previous, WINDOW - self.elapsed(now));
+        self.count.saturating_add(carried)
+    }
+
+    /// How long from `now` until a request is allowed under `limit` (at least a second).
+    fn retry(&self, now: Instant, limit: u32) -> u64 {
+        let left = WINDOW - self.elapsed(now);
+        let room = limit.saturating_sub(1);
+        let wait = if self.count < limit {
+            // Within this window: until the window before's share is down to the room left.
+            left.saturating_sub(share(room - self.count, self.previous))
+        } else {
+            // At this window's end its count becomes the window before's: then until its
+            // share is down to the room of a limit.
+            left + WINDOW.saturating_sub(share(room, self.count))
+        };
+        let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+        secs.max(1)
+    }
+}
+
+/// `count` requests weighted by `left` of a window, rounded up.
+fn weighted(count: u32, left: Duration) -> u32 {
+    let w = (u128::from(count) * left.as_nanos()).div_ceil(WINDOW.as_nanos());
+    u32::try_from(w).unwrap_or(u32::MAX)
+}
+
+/// The part of a window in which `count` requests weigh `room` or less: `room / count` of it.
+fn share(room: u32, count: u32) -> Duration {
+    if room >= count {
+        return WINDOW;
+    }
+    let nanos = u128::from(room) * WINDOW.as_nanos() / u128::from(count);
+    Duration::from_nanos(u64::try_from(nanos).unwrap_or(u64::MAX))
 }
 
 /// The counters, shared by every worker of the instance: a concurrent map (moka) whose
-/// counters leave one window after they were made, with a cap on their number. A count finds
+/// counters leave two windows after they were last used (by then they count nothing), with a
+/// cap on their number. A count finds
 /// its one or two counters by key and locks only those: no scan, no lock over all of them.
 #[derive(Clone)]
 pub struct RateLimiter {
@@ -226,7 +307,7 @@ impl RateLimiter {
             limits,
             windows: Cache::builder()
                 .max_capacity(capacity)
-                .time_to_live(WINDOW)
+                .time_to_idle(2 * WINDOW)
                 .build(),
             proxies: Proxies::default(),
         }
@@ -276,18 +357,19 @@ impl RateLimiter {
 
     /// Adds `n` to every counter of `counted`: only if none is used up when `refusing`.
     fn add(&self, counted: &Counted, n: u32, refusing: bool) -> Verdict {
-        let now = Instant::now();
+        self.add_at(Instant::now(), counted, n, refusing)
+    }
+
+    /// [`RateLimiter::add`] at `now`.
+    fn add_at(&self, now: Instant, counted: &Counted, n: u32, refusing: bool) -> Verdict {
         let class = counted.class;
         let counters: Vec<(Arc<Mutex<Window>>, u32)> = counted
             .keys
             .iter()
             .map(|(key, per_address)| {
-                let w = self.windows.get_with_by_ref(key, || {
-                    Arc::new(Mutex::new(Window {
-                        started: now,
-                        count: 0,
-                    }))
-                });
+                let w = self
+                    .windows
+                    .get_with_by_ref(key, || Arc::new(Mutex::new(Window::new(now))));
                 (w, self.limits.of(class, *per_address))
             })
             .collect();
@@ -298,36 +380,41 @@ impl RateLimiter {
             .collect();
         let mut states = Vec::with_capacity(windows.len());
         for (w, (_, limit)) in windows.iter_mut().zip(&counters) {
-            if now.saturating_duration_since(w.started) >= WINDOW {
-                **w = Window {
-                    started: now,
-                    count: 0,
-                };
-            }
-            let reset = WINDOW
-                .saturating_sub(now.saturating_duration_since(w.started))
-                .as_secs()
-                .max(1);
-            states.push((*limit, w.count, reset));
+            w.roll(now);
+            let used = w.used(now);
+            let reset = if refusing && used >= *limit {
+                w.retry(now, *limit)
+            } else {
+                (WINDOW - w.elapsed(now)).as_secs().max(1)
+            };
+            states.push((*limit, used, reset));
         }
-        let refused = refusing && states.iter().any(|(limit, count, _)| count >= limit);
+        let refused = refusing && states.iter().any(|(limit, used, _)| used >= limit);
         if !refused {
             for w in windows.iter_mut() {
                 w.count = w.count.saturating_add(n);
             }
         }
         drop(windows);
-        let (limit, count, reset) = states
-            .into_iter()
-            .min_by_key(|(limit, count, _)| limit.saturating_sub(*count))
-            .expect("the address is always counted");
+        // The tightest counter; when refused, the one refusing longest.
+        let (limit, used, reset) = if refused {
+            states
+                .into_iter()
+                .filter(|(limit, used, _)| used >= limit)
+                .max_by_key(|(_, _, reset)| *reset)
+        } else {
+            states
+                .into_iter()
+                .min_by_key(|(limit, used, _)| limit.saturating_sub(*used))
+        }
+        .expect("the address is always counted");
         Verdict {
             class,
             limit,
             remaining: if refused {
                 0
             } else {
-                limit.saturating_sub(count.saturating_add(n))
+                limit.saturating_sub(used.saturating_add(n))
             },
             reset,
             refused,
@@ -415,7 +502,7 @@ mod tests {
             assert_eq!((v.limit, v.remaining), (3, left));
         }
         let v = r.count(Class::Read, "10.0.0.1", Credential::Known("token-a"));
-        assert!(v.refused && v.remaining == 0 && v.reset >= 1 && v.reset <= 60);
+        assert!(v.refused && v.remaining == 0 && v.reset >= 1 && v.reset == 80);
         assert_eq!(v.header(), format!("\"read\";r=0;t={}", v.reset));
         assert_eq!(v.policy_header(), "\"read\";q=3;w=60");
         // Another credential from the same address has its own count (the address allows 6).
@@ -609,5 +696,104 @@ mod tests {
             r.count(Class::Read, "10.0.0.1", Credential::Unknown)
                 .refused
         );
+    }
+
+    /// One credential's read at `secs` seconds after `t0` on `r`.
+    fn read_at(r: &RateLimiter, t0: Instant, secs: u64) -> Verdict {
+        let a = Counted::new(Class::Read, "10.0.0.1", Credential::Known("token-a"));
+        r.add_at(t0 + Duration::from_secs(secs), &a, 1, true)
+    }
+
+    #[test]
+    fn the_minute_slides_a_limit_used_up_comes_back_as_it_passes() {
+        let r = tiny();
+        let t0 = Instant::now();
+        for left in [2, 1, 0] {
+            assert_eq!(read_at(&r, t0, 0).remaining, left);
+        }
+        // Used up: the window's 3 weigh in full until it ends, then as they leave the minute.
+        // Retry-After: one read is allowed once 3 weigh 2 (a third into the next window).
+        let v = read_at(&r, t0, 0);
+        assert!(v.refused);
+        assert_eq!(v.reset, 80);
+        assert!(read_at(&r, t0, 59).refused);
+        // The next window's start gives no new limit at once (fixed windows did: twice the limit
+        // within a second at the boundary).
+        assert!(read_at(&r, t0, 60).refused);
+        assert!(read_at(&r, t0, 79).refused);
+        let v = read_at(&r, t0, 80);
+        assert!(!v.refused);
+        assert_eq!((v.remaining, v.reset), (0, 40));
+        // One more a third of a minute later.
+        let v = read_at(&r, t0, 80);
+        assert!(v.refused);
+        assert_eq!(v.reset, 20);
+        assert!(read_at(&r, t0, 99).refused);
+        assert!(!read_at(&r, t0, 100).refused);
+        // Two windows on, nothing is carried: the whole limit again.
+        for left in [2, 1, 0] {
+            assert_eq!(read_at(&r, t0, 240).remaining, left);
+        }
+    }
+
+    #[test]
+    fn a_charge_past_the_limit_weighs_on_the_next_window() {
+        let r = tiny();
+        let t0 = Instant::now();
+        let a = Counted::new(Class::Read, "10.0.0.1", Credential::Known("token-a"));
+        assert!(!r.add_at(t0, &a, 1, true).refused);
+        // A costly search charged 5 more: 6 of 3.
+        assert_eq!(r.add_at(t0, &a, 5, false).remaining, 0);
+        // 6 weigh 2 or less once two thirds of the next window have passed: 100 s.
+        let v = read_at(&r, t0, 30);
+        assert!(v.refused);
+        assert_eq!(v.reset, 70);
+        assert!(read_at(&r, t0, 61).refused);
+        assert!(read_at(&r, t0, 99).refused);
+        assert!(!read_at(&r, t0, 100).refused);
+    }
+
+    #[test]
+    fn retry_after_is_when_a_request_is_allowed_again_whatever_came_before() {
+        // Histories of reads and charges at random moments over three minutes: whenever a read
+        // is refused, the same read after its `Retry-After` (and nothing else) is allowed, and
+        // one allowed within the minute never leaves more than the limit counted over it.
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        for _ in 0..120 {
+            let t0 = Instant::now();
+            let a = Counted::new(Class::Read, "10.0.0.1", Credential::Known("token-a"));
+            // (when, how many, whether it may be refused): replayed on a limiter of its own
+            // for each refusal, so that the probe changes nothing that follows.
+            let mut history: Vec<(Duration, u32, bool)> = Vec::new();
+            let mut at = Duration::ZERO;
+            for _ in 0..40 {
+                at += Duration::from_millis(next(15_000));
+                let step = if next(5) == 0 {
+                    (at, next(4) as u32, false)
+                } else {
+                    (at, 1, true)
+                };
+                history.push(step);
+                let replay = tiny();
+                let mut last = None;
+                for &(when, n, refusing) in &history {
+                    last = Some(replay.add_at(t0 + when, &a, n, refusing));
+                }
+                let v = last.expect("a step was replayed");
+                if v.refused {
+                    let later = t0 + at + Duration::from_secs(v.reset);
+                    assert!(
+                        !replay.add_at(later, &a, 1, true).refused,
+                        "retry after {v:?}"
+                    );
+                }
+            }
+        }
     }
 }
