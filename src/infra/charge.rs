@@ -13,6 +13,11 @@
 //! The time is the thread's own processor time (`CLOCK_THREAD_CPUTIME_ID` on Linux), not the
 //! time that passed: a search whose thread was preempted by others' work is not charged for
 //! theirs. Elsewhere it is the time that passed.
+//!
+//! A search PostgreSQL answers (while the index is built, or in a database the index cannot
+//! answer for) spends the database's processor time, not this thread's: it is charged by the
+//! time that passed while its queries ran ([`Waited`]), which is the database's work and the
+//! connection it held.
 
 use std::cell::Cell;
 use std::future::Future;
@@ -70,6 +75,24 @@ impl Drop for Timed {
     }
 }
 
+/// A search PostgreSQL answers, being timed by the time that passes: added to the thread's
+/// search time when dropped.
+#[must_use = "the time is counted when the guard is dropped"]
+pub struct Waited(std::time::Instant);
+
+impl Waited {
+    pub fn start() -> Self {
+        Waited(std::time::Instant::now())
+    }
+}
+
+impl Drop for Waited {
+    fn drop(&mut self) {
+        let took = self.0.elapsed();
+        SPENT.with(|s| s.set(s.get().saturating_add(took)));
+    }
+}
+
 /// Runs `f` on this thread and returns what it answered with the search time it spent.
 pub fn claimed<T>(f: impl FnOnce() -> T) -> (T, Duration) {
     SPENT.with(|s| s.set(Duration::ZERO));
@@ -123,6 +146,17 @@ mod tests {
         // Time spent outside a search is not counted.
         let (_, none) = claimed(|| busy(2_000_000));
         assert_eq!(none, Duration::ZERO);
+    }
+
+    #[test]
+    fn a_search_the_database_answers_is_charged_by_the_time_it_waited() {
+        let ((), spent) = claimed(|| {
+            let _w = Waited::start();
+            std::thread::sleep(Duration::from_millis(30));
+        });
+        assert!(spent >= Duration::from_millis(30), "{spent:?}");
+        let ((), again) = claimed(|| {});
+        assert_eq!(again, Duration::ZERO);
     }
 
     #[test]

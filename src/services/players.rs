@@ -11,8 +11,8 @@ use crate::db::named::NamesAfter;
 use crate::db::players::{self as store, PlayerSearch, PlayersAfter};
 use crate::db::PgConnection;
 use crate::error::ApiError;
-use crate::infra::rfc3339;
 use crate::infra::search::{self, Names, Order, Ranked, SearchIndex};
+use crate::infra::{charge, rfc3339};
 use crate::services::validate::{
     check_country, keyset_page, keyset_start, Check, Page, Start, COUNT_CAP,
 };
@@ -115,8 +115,9 @@ pub struct PlayerFilter {
     /// Part of the name, or a near match of a word of it; ignores case and diacritics
     /// (`oystein` finds `Øystein`, `lodz` finds `Łódź`). Blank means no filter.
     /// A search counts against the caller's read limit by what it cost: one read more for
-    /// every millisecond of the service's processor time it took (the instance's
-    /// `RATE_LIMIT_SEARCH_MICROS`); a text without three letters in a row reads every name.
+    /// every millisecond it took (the instance's `RATE_LIMIT_SEARCH_MICROS`): the service's
+    /// processor time, or the time its queries took when the database answers it (while the
+    /// instance builds its index); a text without three letters in a row reads every name.
     #[param(max_length = 100, pattern = r"^[^\u0000-\u001f\u007f-\u009f]*$")]
     pub q: Option<String>,
     /// ISO country code.
@@ -320,6 +321,8 @@ pub fn list_players(
         }
         _ => None,
     };
+    // A search PostgreSQL answers is charged by the time its queries take (`infra::charge`).
+    let _waited = (indexed.is_none() && a.search.q.is_some()).then(charge::Waited::start);
     let (rows, counted) = match indexed {
         Some(page) => page,
         None => {

@@ -173,6 +173,17 @@ pub async fn spawn_app_with_limits(limits: tourney::infra::ratelimit::Limits) ->
     .await
 }
 
+/// An app whose listener cannot connect, so that its search index is never built and
+/// PostgreSQL answers every search, with rate limits `limits`.
+pub async fn spawn_app_without_index(limits: tourney::infra::ratelimit::Limits) -> TestApp {
+    spawn_serving(Serve {
+        limits,
+        listen_url: Some("postgres://nobody@127.0.0.1:1/none".into()),
+        ..Serve::default()
+    })
+    .await
+}
+
 /// An app behind reverse proxies (`TRUSTED_PROXIES`) whose rate limits are `limits`.
 pub async fn spawn_app_behind(proxies: &str, limits: tourney::infra::ratelimit::Limits) -> TestApp {
     spawn_serving(Serve {

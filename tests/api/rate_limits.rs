@@ -291,7 +291,6 @@ async fn a_search_is_charged_by_the_time_it_took() {
     .execute(&mut conn)
     .unwrap();
     let (stranger, member) = (from_address([127, 0, 0, 5]), from_address([127, 0, 0, 7]));
-    let waiting = from_address([127, 0, 0, 8]);
     let get = |path: String, token: Option<String>| {
         let client = if token.is_some() { &member } else { &stranger };
         let mut r = client.get(app.url(&path));
@@ -300,11 +299,13 @@ async fn a_search_is_charged_by_the_time_it_took() {
         }
         async move { r.send().await.unwrap() }
     };
-    // Until the index has the rows (the search stamp moved), PostgreSQL answers (uncharged).
+    // Until the index has the rows (the search stamp moved), PostgreSQL answers (charged by
+    // the time its queries took: each try from an address of its own).
     let mut ready = false;
     for n in 0..100 {
         let before = indexed(&app).await;
         let path = format!("/api/v1/players?limit=1&q=kari{}", "%20".repeat(n));
+        let waiting = from_address([127, 0, 1, n as u8]);
         let r = waiting.get(app.url(&path)).send().await.unwrap();
         assert_eq!(r.status(), 200);
         let body: Value = r.json().await.unwrap();
@@ -378,6 +379,66 @@ async fn a_search_is_charged_by_the_time_it_took() {
     // Another address is untouched.
     let r = read_from(&from_address([127, 0, 0, 6]), &app, None).await;
     assert_eq!(r.status(), 200);
+}
+
+/// A search PostgreSQL answers (an instance whose index is not built) is charged by the time
+/// its queries took, on the players', the tournaments' and the pools' lists, anonymous or
+/// signed in; a read that searches nothing still costs one.
+#[actix_web::test]
+async fn a_search_postgresql_answers_is_charged_by_the_time_it_took() {
+    let app = crate::helpers::spawn_app_without_index(Limits {
+        read: 100_000,
+        write: 100,
+        auth: 10,
+        search_micros: 1,
+    })
+    .await;
+    let token = app.token(ADMIN, PASSWORD).await;
+    let mut conn = diesel::PgConnection::establish(&app.database_url).unwrap();
+    diesel::sql_query(
+        "INSERT INTO players (name, country, created_by)
+         SELECT (ARRAY['Kari','Karin','Øystein','Łukasz'])[1 + g % 4] || ' ' || g,
+                'NO', (SELECT min(id) FROM users)
+         FROM generate_series(1, 2000) g",
+    )
+    .execute(&mut conn)
+    .unwrap();
+    let (stranger, member) = (from_address([127, 0, 0, 5]), from_address([127, 0, 0, 7]));
+    let get = |client: &reqwest::Client, path: &str, token: Option<&str>| {
+        let mut r = client.get(app.url(path));
+        if let Some(t) = token {
+            r = r.bearer_auth(t);
+        }
+        async move { r.send().await.unwrap() }
+    };
+    let plain = get(&stranger, "/api/v1/tournaments", None).await;
+    assert_eq!(plain.status(), 200);
+    let mut before = left(&plain);
+    // Charged at a read a microsecond: each search costs more than one (2,000 names scored
+    // take well over 0.1 ms; the empty lists' queries some microseconds), a read without a
+    // search one.
+    for (path, more_than) in [
+        ("/api/v1/players?limit=5&q=%25", 100),
+        ("/api/v1/players?limit=5&q=kari", 100),
+        ("/api/v1/tournaments?q=open", 1),
+        ("/api/v1/rating-pools?q=norway", 1),
+    ] {
+        let r = get(&stranger, path, None).await;
+        assert_eq!(r.status(), 200, "{path}");
+        let now = left(&r);
+        assert!(before - now > more_than, "{path}: charged {}", before - now);
+        let plain = get(&stranger, "/api/v1/tournaments", None).await;
+        assert_eq!(left(&plain), now - 1, "{path}");
+        before = now - 1;
+    }
+    // Signed in: the credential is charged too.
+    let mine = get(&member, "/api/v1/players", Some(&token)).await;
+    let before = left(&mine);
+    let r = get(&member, "/api/v1/players?limit=5&q=%25%20", Some(&token)).await;
+    assert_eq!(r.status(), 200);
+    assert!(before - left(&r) > 100, "charged {}", before - left(&r));
+    // No index answered any of it.
+    assert_eq!(indexed(&app).await, 0.0);
 }
 
 /// Behind a trusted reverse proxy (`TRUSTED_PROXIES`), each client counts by the address the

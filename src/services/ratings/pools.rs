@@ -501,8 +501,9 @@ pub struct PoolFilter {
     /// Part of the name, or a near match of a word of it; ignores case and diacritics
     /// (`alesund` finds `Ålesund`, `lodz` finds `Łódź`). Blank means no filter.
     /// A search counts against the caller's read limit by what it cost: one read more for
-    /// every millisecond of the service's processor time it took (the instance's
-    /// `RATE_LIMIT_SEARCH_MICROS`); a text without three letters in a row reads every name.
+    /// every millisecond it took (the instance's `RATE_LIMIT_SEARCH_MICROS`): the service's
+    /// processor time, or the time its queries took when the database answers it (while the
+    /// instance builds its index); a text without three letters in a row reads every name.
     #[param(max_length = 100, pattern = r"^[^\u0000-\u001f\u007f-\u009f]*$")]
     pub q: Option<String>,
     /// `relevance` (the default with `q`) or `name`. Without `q` and `sort` the list is in
@@ -570,6 +571,8 @@ pub fn list_pools(
         (Some(index), Some(_)) => index.pools(|| crate::db::search::stamp(conn))?,
         _ => None,
     };
+    // A search PostgreSQL answers is charged by the time its queries take (`infra::charge`).
+    let _waited = (names.is_none() && q.is_some()).then(crate::infra::charge::Waited::start);
     let (rows, counted) = match (names.as_deref(), q.as_deref()) {
         (Some(names), Some(q)) => {
             let at = (offset as usize, (limit + 1) as usize);

@@ -50,8 +50,9 @@ pub struct TournamentFilter {
     /// Part of the name, or a near match of a word of it; ignores case and diacritics. Blank
     /// means no filter.
     /// A search counts against the caller's read limit by what it cost: one read more for
-    /// every millisecond of the service's processor time it took (the instance's
-    /// `RATE_LIMIT_SEARCH_MICROS`); a text without three letters in a row reads every name.
+    /// every millisecond it took (the instance's `RATE_LIMIT_SEARCH_MICROS`): the service's
+    /// processor time, or the time its queries took when the database answers it (while the
+    /// instance builds its index); a text without three letters in a row reads every name.
     #[param(max_length = 200, pattern = r"^[^\u0000-\u001f\u007f-\u009f]*$")]
     pub q: Option<String>,
     pub status: Option<TournamentStatus>,
@@ -248,6 +249,8 @@ pub fn list_tournaments(
         }
         _ => None,
     };
+    // A search PostgreSQL answers is charged by the time its queries take (`infra::charge`).
+    let _waited = (indexed.is_none() && c.q.is_some()).then(crate::infra::charge::Waited::start);
     let (rows, counted) = match indexed {
         Some(page) => page,
         None => {
