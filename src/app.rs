@@ -211,8 +211,8 @@ fn rate_limit(
     req: &actix_web::dev::ServiceRequest,
 ) -> Option<(crate::infra::ratelimit::Verdict, Counted)> {
     use crate::infra::ratelimit::{Class, Credential};
-    // A step of the account pages (a code, a password) and a result slip's report with its
-    // table code (`POST /hall/...`) count as sign-in calls (`Class::of`).
+    // A step of the account pages (a code, a password) counts as a sign-in call, a result
+    // slip's report with its table code (`POST /hall/...`) as a write (`Class::of`).
     let step = (req.path().starts_with("/account/") || req.path().starts_with("/hall/"))
         && req.method() == Method::POST;
     if !(req.path().starts_with("/api/v1/") || step) || req.method() == Method::OPTIONS {

@@ -35,11 +35,12 @@ pub const WINDOW: Duration = Duration::from_secs(60);
 pub enum Class {
     /// GET and HEAD.
     Read,
-    /// POST, PUT, PATCH, DELETE.
+    /// POST, PUT, PATCH, DELETE, and the reports with a table code (`POST /hall/...`,
+    /// `.../code-report`): a hall's phones share the venue's one address, and guessing a code
+    /// is bounded by the wrong-code throttle (`infra::throttle`), not by this count.
     Write,
     /// Sign-in, refresh and sign-out (`/api/v1/auth/...`) and the steps of the account pages
-    /// (`POST /account/...`: a password, a code) and the reports with a table code (`POST
-    /// /hall/...`, `.../code-report`), counted per address only.
+    /// (`POST /account/...`: a password, a code), counted per address only.
     Auth,
 }
 
@@ -47,13 +48,7 @@ impl Class {
     /// The class of a request.
     pub fn of(method: &str, path: &str) -> Self {
         let write = !matches!(method, "GET" | "HEAD" | "OPTIONS");
-        // A result slip's table code (issue 41) is a credential as a password is.
-        let table_code = path.starts_with("/hall/")
-            || path.ends_with("/code-report")
-            || path.ends_with("/code-report/confirm");
-        if path.starts_with("/api/v1/auth/")
-            || (write && (path.starts_with("/account/") || table_code))
-        {
+        if path.starts_with("/api/v1/auth/") || (write && path.starts_with("/account/")) {
             Class::Auth
         } else if matches!(method, "GET" | "HEAD" | "OPTIONS") {
             Class::Read
@@ -476,16 +471,19 @@ mod tests {
         assert_eq!(Class::of("POST", "/api/v1/players"), Class::Write);
         assert_eq!(Class::of("DELETE", "/api/v1/webhooks/1"), Class::Write);
         assert_eq!(Class::of("POST", "/api/v1/auth/token"), Class::Auth);
+        assert_eq!(Class::of("POST", "/account/reset"), Class::Auth);
+        // Reports with a table code are writes (a hall shares one address; the wrong-code
+        // throttle bounds guessing).
         assert_eq!(
             Class::of("POST", "/hall/tournaments/1/rounds/1/tables/1"),
-            Class::Auth
+            Class::Write
         );
         assert_eq!(
             Class::of(
                 "POST",
                 "/api/v1/tournaments/1/rounds/1/tables/1/code-report"
             ),
-            Class::Auth
+            Class::Write
         );
         assert_eq!(
             Class::of("GET", "/hall/tournaments/1/rounds/1/tables/1"),
