@@ -753,16 +753,10 @@ mod tests {
 
     #[test]
     fn retry_after_is_when_a_request_is_allowed_again_whatever_came_before() {
-        // Histories of reads and charges at random moments over three minutes: whenever a read
-        // is refused, the same read after its `Retry-After` (and nothing else) is allowed, and
-        // one allowed within the minute never leaves more than the limit counted over it.
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move |n: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % n
-        };
+        // Histories of reads and charges at random moments over some minutes: whenever a read
+        // is refused, the same read after its `Retry-After` (and nothing else) is allowed.
+        let mut rng = crate::domain::rng::DrawRng::from_seed([7; 32]);
+        let mut next = move |n: u64| rng.below(n);
         for _ in 0..120 {
             let t0 = Instant::now();
             let a = Counted::new(Class::Read, "10.0.0.1", Credential::Known("token-a"));

@@ -266,30 +266,39 @@ async fn indexed(app: &crate::helpers::TestApp) -> f64 {
     app.cache_reads("search").await.0
 }
 
+/// Limits of `read` reads a credential, a search charged one read more a microsecond.
+fn charged_by_the_microsecond(read: u32) -> Limits {
+    Limits {
+        read,
+        write: 100,
+        auth: 10,
+        search_micros: 1,
+    }
+}
+
+/// `n` players with names of four first names and four surnames, written beside the service.
+fn add_players(app: &crate::helpers::TestApp, n: u32) {
+    let mut conn = diesel::PgConnection::establish(&app.database_url).unwrap();
+    diesel::sql_query(format!(
+        "INSERT INTO players (name, country, created_by)
+         SELECT (ARRAY['Kari','Karin','Øystein','Łukasz'])[1 + g % 4] || ' ' ||
+                (ARRAY['Nordmann','Stadheim','Ødegård','Berg'])[1 + g / 4 % 4] || ' ' || g,
+                'NO', (SELECT min(id) FROM users)
+         FROM generate_series(1, {n}) g"
+    ))
+    .execute(&mut conn)
+    .unwrap();
+}
+
 /// Issue 42 (what a stranger's texts cost): a search is charged one read more for every whole
 /// `search_micros` of processor time the index spent on it, anonymous or signed in, so texts
 /// that read every name (`%`) use up an address's reads far sooner than typed names; a read
 /// that searched nothing, and a search answered from what the instance kept, cost one.
 #[actix_web::test]
 async fn a_search_is_charged_by_the_time_it_took() {
-    let app = spawn_app_with_limits(Limits {
-        read: 5_000,
-        write: 100,
-        auth: 10,
-        search_micros: 1,
-    })
-    .await;
+    let app = spawn_app_with_limits(charged_by_the_microsecond(5_000)).await;
     let token = app.token(ADMIN, PASSWORD).await;
-    let mut conn = diesel::PgConnection::establish(&app.database_url).unwrap();
-    diesel::sql_query(
-        "INSERT INTO players (name, country, created_by)
-         SELECT (ARRAY['Kari','Karin','Øystein','Łukasz'])[1 + g % 4] || ' ' ||
-                (ARRAY['Nordmann','Stadheim','Ødegård','Berg'])[1 + g / 4 % 4] || ' ' || g,
-                'NO', (SELECT min(id) FROM users)
-         FROM generate_series(1, 3000) g",
-    )
-    .execute(&mut conn)
-    .unwrap();
+    add_players(&app, 3000);
     let (stranger, member) = (from_address([127, 0, 0, 5]), from_address([127, 0, 0, 7]));
     let get = |path: String, token: Option<String>| {
         let client = if token.is_some() { &member } else { &stranger };
@@ -386,23 +395,9 @@ async fn a_search_is_charged_by_the_time_it_took() {
 /// signed in; a read that searches nothing still costs one.
 #[actix_web::test]
 async fn a_search_postgresql_answers_is_charged_by_the_time_it_took() {
-    let app = crate::helpers::spawn_app_without_index(Limits {
-        read: 100_000,
-        write: 100,
-        auth: 10,
-        search_micros: 1,
-    })
-    .await;
+    let app = crate::helpers::spawn_app_without_index(charged_by_the_microsecond(100_000)).await;
     let token = app.token(ADMIN, PASSWORD).await;
-    let mut conn = diesel::PgConnection::establish(&app.database_url).unwrap();
-    diesel::sql_query(
-        "INSERT INTO players (name, country, created_by)
-         SELECT (ARRAY['Kari','Karin','Øystein','Łukasz'])[1 + g % 4] || ' ' || g,
-                'NO', (SELECT min(id) FROM users)
-         FROM generate_series(1, 2000) g",
-    )
-    .execute(&mut conn)
-    .unwrap();
+    add_players(&app, 2000);
     let (stranger, member) = (from_address([127, 0, 0, 5]), from_address([127, 0, 0, 7]));
     let get = |client: &reqwest::Client, path: &str, token: Option<&str>| {
         let mut r = client.get(app.url(path));
