@@ -16,7 +16,7 @@
 //!
 //! A search PostgreSQL answers (while the index is built, or in a database the index cannot
 //! answer for) spends the database's processor time, not this thread's: it is charged by the
-//! time that passed while its queries ran ([`Waited`]), which is the database's work and the
+//! time that passed while its queries ran ([`Timed::waiting`]), which is the database's work and the
 //! connection it held.
 
 use std::cell::Cell;
@@ -54,41 +54,45 @@ fn thread_time() -> Duration {
 /// The time that passed since the first call (no thread clock on this platform).
 #[cfg(not(target_os = "linux"))]
 fn thread_time() -> Duration {
+    wall_time()
+}
+
+/// The time that passed since the first call.
+fn wall_time() -> Duration {
     static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
     START.get_or_init(std::time::Instant::now).elapsed()
 }
 
 /// A search being timed: its time is added to the thread's when it is dropped.
 #[must_use = "the time is counted when the guard is dropped"]
-pub struct Timed(Duration);
+pub struct Timed {
+    clock: fn() -> Duration,
+    from: Duration,
+}
 
 impl Timed {
+    /// A search on this thread, timed by the thread's processor time.
     pub fn start() -> Self {
-        Timed(thread_time())
+        Timed::on(thread_time)
+    }
+
+    /// A search PostgreSQL answers, timed by the time that passes (its processor time is the
+    /// database's).
+    pub fn waiting() -> Self {
+        Timed::on(wall_time)
+    }
+
+    fn on(clock: fn() -> Duration) -> Self {
+        Timed {
+            clock,
+            from: clock(),
+        }
     }
 }
 
 impl Drop for Timed {
     fn drop(&mut self) {
-        let took = thread_time().saturating_sub(self.0);
-        SPENT.with(|s| s.set(s.get().saturating_add(took)));
-    }
-}
-
-/// A search PostgreSQL answers, being timed by the time that passes: added to the thread's
-/// search time when dropped.
-#[must_use = "the time is counted when the guard is dropped"]
-pub struct Waited(std::time::Instant);
-
-impl Waited {
-    pub fn start() -> Self {
-        Waited(std::time::Instant::now())
-    }
-}
-
-impl Drop for Waited {
-    fn drop(&mut self) {
-        let took = self.0.elapsed();
+        let took = (self.clock)().saturating_sub(self.from);
         SPENT.with(|s| s.set(s.get().saturating_add(took)));
     }
 }
@@ -151,7 +155,7 @@ mod tests {
     #[test]
     fn a_search_the_database_answers_is_charged_by_the_time_it_waited() {
         let ((), spent) = claimed(|| {
-            let _w = Waited::start();
+            let _w = Timed::waiting();
             std::thread::sleep(Duration::from_millis(30));
         });
         assert!(spent >= Duration::from_millis(30), "{spent:?}");

@@ -322,7 +322,7 @@ pub fn list_players(
         _ => None,
     };
     // A search PostgreSQL answers is charged by the time its queries take (`infra::charge`).
-    let _waited = (indexed.is_none() && a.search.q.is_some()).then(charge::Waited::start);
+    let _waited = (indexed.is_none() && a.search.q.is_some()).then(charge::Timed::waiting);
     let (rows, counted) = match indexed {
         Some(page) => page,
         None => {

@@ -572,7 +572,7 @@ pub fn list_pools(
         _ => None,
     };
     // A search PostgreSQL answers is charged by the time its queries take (`infra::charge`).
-    let _waited = (names.is_none() && q.is_some()).then(crate::infra::charge::Waited::start);
+    let _waited = (names.is_none() && q.is_some()).then(crate::infra::charge::Timed::waiting);
     let (rows, counted) = match (names.as_deref(), q.as_deref()) {
         (Some(names), Some(q)) => {
             let at = (offset as usize, (limit + 1) as usize);

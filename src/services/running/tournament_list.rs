@@ -250,7 +250,7 @@ pub fn list_tournaments(
         _ => None,
     };
     // A search PostgreSQL answers is charged by the time its queries take (`infra::charge`).
-    let _waited = (indexed.is_none() && c.q.is_some()).then(crate::infra::charge::Waited::start);
+    let _waited = (indexed.is_none() && c.q.is_some()).then(crate::infra::charge::Timed::waiting);
     let (rows, counted) = match indexed {
         Some(page) => page,
         None => {
