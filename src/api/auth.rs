@@ -17,6 +17,10 @@ use crate::services::accounts::sessions::{self, ChangePassword, Logout, SessionT
 /// Exchange a username and password for a short-lived JWT.
 ///
 /// Wrong credentials get 401 without saying whether the username or the password was wrong.
+/// Failures are counted over the last five minutes (a sliding count, not fixed windows): 10
+/// per account from one address and 50 per address; past them 429 until one has left the five
+/// minutes. After 10 on an account from anywhere its sign-ins are slowed (up to 3 s), never
+/// refused.
 #[utoipa::path(
     operation_id = "issue_token",
     tag = "auth",
@@ -27,7 +31,7 @@ use crate::services::accounts::sessions::{self, ChangePassword, Logout, SessionT
         (status = 401, description = "Wrong username or password", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "The account's e-mail address is not verified yet (self-made accounts, issue 29)", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "Too many failed sign-ins for the account or from the address; wait Retry-After seconds", body = Problem, content_type = "application/problem+json",
-            headers(("Retry-After" = u64, description = "Seconds until sign-ins are taken again"))),
+            headers(("Retry-After" = u64, description = "Seconds until a sign-in is taken again: until one of the failures has left the last five minutes"))),
     )
 )]
 #[post("/auth/token")]

@@ -26,6 +26,7 @@ use moka::sync::Cache;
 use sha2::{Digest, Sha256};
 
 use crate::infra::clients::{self, Proxies};
+use crate::infra::sliding::Sliding;
 
 /// The window of every limit.
 pub const WINDOW: Duration = Duration::from_secs(60);
@@ -188,81 +189,8 @@ enum Key {
     Credential(Class, [u8; 16]),
 }
 
-/// One counter: the requests of its current window and of the window before.
-#[derive(Debug, Clone, Copy)]
-struct Window {
-    started: Instant,
-    count: u32,
-    previous: u32,
-}
-
-impl Window {
-    fn new(now: Instant) -> Self {
-        Window {
-            started: now,
-            count: 0,
-            previous: 0,
-        }
-    }
-
-    /// Moves the counter on to `now`: the window that ended becomes the window before (windows
-    /// follow each other from the counter's first request); after two, nothing is carried.
-    fn roll(&mut self, now: Instant) {
-        let into = now.saturating_duration_since(self.started);
-        if into >= 2 * WINDOW {
-            *self = Window::new(now);
-        } else if into >= WINDOW {
-            *self = Window {
-                started: self.started + WINDOW,
-                count: 0,
-                previous: self.count,
-            };
-        }
-    }
-
-    /// The time into the current window at `now` (after `roll`).
-    fn elapsed(&self, now: Instant) -> Duration {
-        now.saturating_duration_since(self.started).min(WINDOW)
-    }
-
-    /// The requests counted over the minute before `now`: the current window's, and the window
-    /// before's in the share of it still inside that minute (rounded up).
-    fn used(&self, now: Instant) -> u32 {
-        let carried = weighted(self.previous, WINDOW - self.elapsed(now));
-        self.count.saturating_add(carried)
-    }
-
-    /// How long from `now` until a request is allowed under `limit` (at least a second).
-    fn retry(&self, now: Instant, limit: u32) -> u64 {
-        let left = WINDOW - self.elapsed(now);
-        let room = limit.saturating_sub(1);
-        let wait = if self.count < limit {
-            // Within this window: until the window before's share is down to the room left.
-            left.saturating_sub(share(room - self.count, self.previous))
-        } else {
-            // At this window's end its count becomes the window before's: then until its
-            // share is down to the room of a limit.
-            left + WINDOW.saturating_sub(share(room, self.count))
-        };
-        let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
-        secs.max(1)
-    }
-}
-
-/// `count` requests weighted by `left` of a window, rounded up.
-fn weighted(count: u32, left: Duration) -> u32 {
-    let w = (u128::from(count) * left.as_nanos()).div_ceil(WINDOW.as_nanos());
-    u32::try_from(w).unwrap_or(u32::MAX)
-}
-
-/// The part of a window in which `count` requests weigh `room` or less: `room / count` of it.
-fn share(room: u32, count: u32) -> Duration {
-    if room >= count {
-        return WINDOW;
-    }
-    let nanos = u128::from(room) * WINDOW.as_nanos() / u128::from(count);
-    Duration::from_nanos(u64::try_from(nanos).unwrap_or(u64::MAX))
-}
+/// One counter: the requests of the minute sliding to now (`infra::sliding`).
+type Window = Sliding<{ WINDOW.as_secs() }>;
 
 /// The counters, shared by every worker of the instance: a concurrent map (moka) whose
 /// counters leave two windows after they were last used (by then they count nothing), with a
@@ -380,14 +308,14 @@ impl RateLimiter {
             let reset = if refusing && used >= *limit {
                 w.retry(now, *limit)
             } else {
-                (WINDOW - w.elapsed(now)).as_secs().max(1)
+                w.left(now).as_secs().max(1)
             };
             states.push((*limit, used, reset));
         }
         let refused = refusing && states.iter().any(|(limit, used, _)| used >= limit);
         if !refused {
             for w in windows.iter_mut() {
-                w.count = w.count.saturating_add(n);
+                w.add(n);
             }
         }
         drop(windows);

@@ -1,8 +1,11 @@
-//! Login throttling (OWASP authentication cheat sheet): failed sign-ins are counted in a fixed
-//! window per account *and* client address, per address, and per account as a whole.
+//! Login throttling (OWASP authentication cheat sheet): failed sign-ins are counted over the
+//! five minutes sliding to now (`infra::sliding`) per account *and* client address, per
+//! address, and per account as a whole. (Until 1.4.3 the windows were fixed: a guesser could
+//! use an account's ten tries at the end of one window and ten more at the start of the next.)
 //!
 //! - An account from one address: after [`PER_ACCOUNT_AND_ADDRESS`] failures that address is
-//!   refused (429 with `Retry-After`) for that account until the window ends.
+//!   refused (429 with `Retry-After`) for that account until fewer than that lie within the last
+//!   five minutes.
 //! - An address: after [`PER_ADDRESS`] failures on any accounts it is refused for every account.
 //! - An account as a whole: after [`ACCOUNT_SLOW_AFTER`] failures from any addresses, every
 //!   sign-in to it is slowed (an added wait growing by [`SLOW_STEP`] per failure up to
@@ -18,10 +21,11 @@ use std::time::{Duration, Instant};
 use moka::sync::Cache;
 
 use crate::error::ApiError;
+use crate::infra::sliding::Sliding;
 
-/// Failed sign-ins allowed per account from one address in one window.
+/// Failed sign-ins allowed per account from one address within [`WINDOW`].
 pub const PER_ACCOUNT_AND_ADDRESS: u32 = 10;
-/// Failed sign-ins allowed per client address in one window.
+/// Failed sign-ins allowed per client address within [`WINDOW`].
 pub const PER_ADDRESS: u32 = 50;
 /// Failed sign-ins to an account (from anywhere) after which its sign-ins are slowed.
 pub const ACCOUNT_SLOW_AFTER: u32 = 10;
@@ -29,21 +33,19 @@ pub const ACCOUNT_SLOW_AFTER: u32 = 10;
 pub const SLOW_STEP: Duration = Duration::from_millis(250);
 /// The longest added wait.
 pub const SLOW_MAX: Duration = Duration::from_secs(3);
-/// The window.
+/// The period failures are counted over.
 pub const WINDOW: Duration = Duration::from_secs(300);
 
 /// The most counters kept (three per failed sign-in at most): past it, moka's TinyLFU policy
 /// drops the least used, so failures under countless names cost bounded memory.
 pub const CAPACITY: u64 = 100_000;
 
-#[derive(Debug, Clone, Copy)]
-struct Window {
-    started: Instant,
-    failures: u32,
-}
+/// One counter: the failures of the five minutes sliding to now (`infra::sliding`).
+type Window = Sliding<{ WINDOW.as_secs() }>;
 
 /// The failure counters, shared by every worker of the instance: a concurrent map (moka) whose
-/// counters leave one window after they were made, with a cap on their number. A sign-in
+/// counters leave two windows after they were last used (by then they count nothing), with a
+/// cap on their number. A sign-in
 /// finds its counters by key and locks only those (issue 43: no scan, no lock over all).
 #[derive(Clone)]
 pub struct LoginThrottle {
@@ -70,7 +72,7 @@ impl LoginThrottle {
         LoginThrottle {
             windows: Cache::builder()
                 .max_capacity(capacity)
-                .time_to_live(WINDOW)
+                .time_to_idle(2 * WINDOW)
                 .build(),
         }
     }
@@ -81,62 +83,61 @@ impl LoginThrottle {
         self.windows.entry_count()
     }
 
-    /// The current window of a counter, if any.
-    fn current(&self, key: &str, now: Instant) -> Option<Window> {
-        let w = self.windows.get(key)?;
-        let w = *w.lock().unwrap_or_else(|e| e.into_inner());
-        (now.saturating_duration_since(w.started) < WINDOW).then_some(w)
+    /// A counter's failures over the five minutes before `now`, and when it will hold fewer
+    /// than `limit` (seconds).
+    fn current(&self, key: &str, now: Instant, limit: u32) -> (u32, u64) {
+        let Some(w) = self.windows.get(key) else {
+            return (0, 0);
+        };
+        let mut w = *w.lock().unwrap_or_else(|e| e.into_inner());
+        w.roll(now);
+        (w.used(now), w.retry(now, limit))
     }
 
-    /// 429 when the account from this address, or the address, has used up its failures in
-    /// the current window; else how long to wait before trying the password (zero unless the
+    /// 429 when the account from this address, or the address, has used up its failures within
+    /// the last five minutes (`Retry-After`: until one more is allowed); else how long to wait before trying the password (zero unless the
     /// account is being slowed).
     pub fn check(&self, username: &str, address: &str) -> Result<Duration, ApiError> {
-        let now = Instant::now();
+        self.check_at(Instant::now(), username, address)
+    }
+
+    /// [`LoginThrottle::check`] at `now`.
+    fn check_at(&self, now: Instant, username: &str, address: &str) -> Result<Duration, ApiError> {
         for (key, limit) in [
             (pair_key(username, address), PER_ACCOUNT_AND_ADDRESS),
             (address_key(address), PER_ADDRESS),
         ] {
-            if let Some(w) = self.current(&key, now).filter(|w| w.failures >= limit) {
-                let wait = WINDOW
-                    .saturating_sub(now.saturating_duration_since(w.started))
-                    .as_secs()
-                    .max(1);
+            let (failures, wait) = self.current(&key, now, limit);
+            if failures >= limit {
                 return Err(ApiError::TooManyRequests {
                     detail: format!("too many failed sign-ins; try again in {wait} seconds"),
                     retry_after: wait,
                 });
             }
         }
-        let failures = self
-            .current(&account_key(username), now)
-            .map_or(0, |w| w.failures);
+        let (failures, _) = self.current(&account_key(username), now, ACCOUNT_SLOW_AFTER);
         Ok(slowdown(failures))
     }
 
     /// Counts a failed sign-in against the account from the address, the address and the
     /// account.
     pub fn failed(&self, username: &str, address: &str) {
-        let now = Instant::now();
+        self.failed_at(Instant::now(), username, address);
+    }
+
+    /// [`LoginThrottle::failed`] at `now`.
+    fn failed_at(&self, now: Instant, username: &str, address: &str) {
         for key in [
             pair_key(username, address),
             address_key(address),
             account_key(username),
         ] {
-            let w = self.windows.get_with(key, || {
-                Arc::new(Mutex::new(Window {
-                    started: now,
-                    failures: 0,
-                }))
-            });
+            let w = self
+                .windows
+                .get_with(key, || Arc::new(Mutex::new(Window::new(now))));
             let mut w = w.lock().unwrap_or_else(|e| e.into_inner());
-            if now.saturating_duration_since(w.started) >= WINDOW {
-                *w = Window {
-                    started: now,
-                    failures: 0,
-                };
-            }
-            w.failures += 1;
+            w.roll(now);
+            w.add(1);
         }
     }
 
@@ -187,7 +188,9 @@ mod tests {
             t.failed("kari", "10.0.0.1");
         }
         let wait = refused(&t, "KARI", "10.0.0.1").expect("this address is refused for kari");
-        assert!(wait > 0 && wait <= WINDOW.as_secs());
+        // Ten at once: allowed again once one of them weighs no more, a tenth into the next
+        // window.
+        assert!((300..=330).contains(&wait), "{wait}");
         // The owner, from her own address, is slowed, not refused.
         assert_eq!(refused(&t, "kari", "10.0.0.2"), None);
         assert_eq!(t.check("kari", "10.0.0.2").unwrap(), SLOW_STEP);
@@ -228,6 +231,63 @@ mod tests {
         }
         assert!(t.check("someone", "10.0.0.9").is_err());
         assert!(t.check("someone", "10.0.0.8").is_ok());
+    }
+
+    fn refused_at(t: &LoginThrottle, at: Instant, user: &str, address: &str) -> Option<u64> {
+        match t.check_at(at, user, address) {
+            Err(ApiError::TooManyRequests { retry_after, .. }) => Some(retry_after),
+            Err(other) => panic!("{other:?}"),
+            Ok(_) => None,
+        }
+    }
+
+    #[test]
+    fn a_window_s_end_gives_a_guesser_no_second_ten() {
+        let t = LoginThrottle::default();
+        let t0 = Instant::now();
+        let secs = |s: u64| t0 + Duration::from_secs(s);
+        // One guess opens the account's window (from this address), nine more in its last
+        // second.
+        t.failed_at(secs(0), "kari", "10.0.0.1");
+        for _ in 1..PER_ACCOUNT_AND_ADDRESS {
+            assert_eq!(refused_at(&t, secs(299), "kari", "10.0.0.1"), None);
+            t.failed_at(secs(299), "kari", "10.0.0.1");
+        }
+        // Fixed windows allowed ten more a second later; the slide refuses until one of the
+        // ten has left the five minutes: a tenth into the next window, at 330 s.
+        assert_eq!(refused_at(&t, secs(299), "kari", "10.0.0.1"), Some(31));
+        assert_eq!(refused_at(&t, secs(300), "kari", "10.0.0.1"), Some(30));
+        assert_eq!(refused_at(&t, secs(329), "kari", "10.0.0.1"), Some(1));
+        assert_eq!(refused_at(&t, secs(330), "kari", "10.0.0.1"), None);
+        t.failed_at(secs(330), "kari", "10.0.0.1");
+        // Then one guess for every tenth of five minutes that passes.
+        assert_eq!(refused_at(&t, secs(330), "kari", "10.0.0.1"), Some(30));
+        assert_eq!(refused_at(&t, secs(360), "kari", "10.0.0.1"), None);
+        // The account is slowed by what lies within five minutes (9 of the first ten and the
+        // eleventh at 330 s), and not once fewer than ten do.
+        assert_eq!(
+            t.check_at(secs(330), "kari", "10.0.0.2").unwrap(),
+            SLOW_STEP
+        );
+        assert_eq!(
+            t.check_at(secs(360), "kari", "10.0.0.2").unwrap(),
+            Duration::ZERO
+        );
+    }
+
+    #[test]
+    fn an_address_s_fifty_slide_as_well() {
+        let t = LoginThrottle::default();
+        let t0 = Instant::now();
+        let secs = |s: u64| t0 + Duration::from_secs(s);
+        for i in 0..PER_ADDRESS {
+            t.failed_at(secs(290), &format!("user{i}"), "10.0.0.9");
+        }
+        // Fifty within five minutes: refused until one has left them, 290 + 6 s into the next.
+        assert_eq!(refused_at(&t, secs(301), "someone", "10.0.0.9"), Some(295));
+        assert_eq!(refused_at(&t, secs(595), "someone", "10.0.0.9"), Some(1));
+        assert_eq!(refused_at(&t, secs(596), "someone", "10.0.0.9"), None);
+        assert_eq!(refused_at(&t, secs(301), "someone", "10.0.0.8"), None);
     }
 
     #[test]

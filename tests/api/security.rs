@@ -121,7 +121,9 @@ async fn repeated_wrong_passwords_are_throttled_with_retry_after() {
         .unwrap()
         .parse()
         .unwrap();
-    assert!(wait > 0 && wait <= 300);
+    // Ten failures at once lie within the sliding five minutes until one of them has left
+    // them: a tenth into the next window (330 s, less the seconds the test took).
+    assert!((300..=330).contains(&wait), "{wait}");
     let p: Value = r.json().await.unwrap();
     assert_eq!(p["type"], "/problems/too-many-requests");
     // Kari from another address (127.0.0.2 reaches the service on 127.0.0.1) gets in.
