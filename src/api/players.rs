@@ -62,10 +62,10 @@ pub async fn create(
 
 /// List players (public).
 ///
-/// Ordered by name, then id; `q` searches names case-insensitively in every alphabet. A page in the
-/// list envelope with a `Link` header. Every anonymous page (a search, a filter, a page
-/// by cursor) is kept by each instance under its query until a player is added, changed or
-/// removed.
+/// Ordered by name (by its UTF-8 bytes, on every instance whatever its database's collation),
+/// then id; `q` searches names case-insensitively in every alphabet. A page in the list
+/// envelope with a `Link` header. Every anonymous page (a search, a filter, a page by cursor)
+/// is kept by each instance under its query until a player is added, changed or removed.
 #[utoipa::path(
     operation_id = "list_players",
     tag = "players",

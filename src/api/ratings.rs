@@ -64,7 +64,7 @@ pub async fn create_pool(
 /// List rating pools (public).
 ///
 /// In creation order; `q` searches names case-insensitively in every alphabet (best match
-/// first), `sort=name` orders by name; those pages follow `cursor`. A page in the list envelope
+/// first), `sort=name` orders by name (by its UTF-8 bytes); those pages follow `cursor`. A page in the list envelope
 /// with a `Link` header. Every anonymous page (a search, a page by cursor) is kept by each
 /// instance under its query until a pool changes.
 #[utoipa::path(

@@ -2,11 +2,12 @@
 //! whose score the tournaments' list takes): a table with `name`, its folded form
 //! `name_folded` (migrations `player_search`, `pool_names`) and `id`, searched by a text `q`
 //! as a substring of the folded name or a near match of one of its words (pg_trgm's `<%`),
-//! ranked by word similarity or ordered by name, ties by name then id, and paged by keyset
+//! ranked by word similarity or ordered by name (its bytes, `COLLATE "C"`), ties by name then
+//! id, and paged by keyset
 //! after the last row of the page before.
 
 use diesel::dsl::sql;
-use diesel::expression::BoxableExpression;
+use diesel::expression::{BoxableExpression, SqlLiteral};
 use diesel::pg::Pg;
 use diesel::sql_types::{BigInt, Bool, Float, Nullable, Text};
 
@@ -63,6 +64,14 @@ impl Named {
         )
     }
 
+    /// The name as the lists order it: by its bytes (`COLLATE "C"`), whatever the database's
+    /// collation, so that an instance's search index (`infra::search`, which orders by the
+    /// bytes) and PostgreSQL give one order, and the name indexes (migration `names_bytewise`)
+    /// serve it.
+    pub fn name(self) -> SqlLiteral<Text> {
+        sql::<Text>(&format!("{}.name COLLATE \"C\"", self.0))
+    }
+
     /// The rows after `after` in the list's order (by similarity to `q`, or by name).
     pub fn after<QS, I: Copy + Into<i64>>(self, q: &str, after: NamesAfter<I>) -> Condition<QS> {
         let t = self.0;
@@ -70,7 +79,9 @@ impl Named {
             NamesAfter::Ranked(rank, name, id) => Box::new(
                 sql::<Bool>("(-word_similarity(tourney_fold(")
                     .bind::<Text, _>(q.to_string())
-                    .sql(&format!("), {t}.name_folded), {t}.name, {t}.id) > ("))
+                    .sql(&format!(
+                        "), {t}.name_folded), {t}.name COLLATE \"C\", {t}.id) > ("
+                    ))
                     .bind::<Float, _>(rank)
                     .sql(", ")
                     .bind::<Text, _>(name)
@@ -79,7 +90,7 @@ impl Named {
                     .sql(")"),
             ),
             NamesAfter::Named(name, id) => Box::new(
-                sql::<Bool>(&format!("({t}.name, {t}.id) > ("))
+                sql::<Bool>(&format!("({t}.name COLLATE \"C\", {t}.id) > ("))
                     .bind::<Text, _>(name)
                     .sql(", ")
                     .bind::<BigInt, _>(id.into())

@@ -198,9 +198,9 @@ pub fn search_page(
         query = query.filter(NAMED.after(&q, after));
     }
     let query = if ranked {
-        query.order((NAMED.score(&q).desc(), players::name, players::id))
+        query.order((NAMED.score(&q).desc(), NAMED.name(), players::id))
     } else {
-        query.order((players::name, players::id))
+        query.order((NAMED.name(), players::id))
     };
     query
         .select((

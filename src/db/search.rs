@@ -75,14 +75,10 @@ pub fn players_whole(
     rows_of!(players, selection, rows, conn)
 }
 
-/// The database's `LC_COLLATE` and `LC_CTYPE`: the order and the word boundaries the index
-/// reproduces.
-pub fn locale(conn: &mut PgConnection) -> QueryResult<(String, String)> {
-    diesel::select((
-        sql::<Text>("current_setting('lc_collate')"),
-        sql::<Text>("current_setting('lc_ctype')"),
-    ))
-    .get_result(conn)
+/// The database's `LC_CTYPE`: the word boundaries the index reproduces (pg_trgm's word
+/// characters).
+pub fn character_type(conn: &mut PgConnection) -> QueryResult<String> {
+    diesel::select(sql::<Text>("current_setting('lc_ctype')")).get_result(conn)
 }
 
 /// `tourney_fold(text)`: the folded form a search text is matched by.

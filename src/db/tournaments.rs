@@ -219,7 +219,7 @@ fn after_condition(q: &str, after: ListAfter) -> Condition {
         ListAfter::Relevance(rank, name, id) => Box::new(
             sql::<Bool>("(-word_similarity(tourney_fold(")
                 .bind::<Text, _>(q.to_string())
-                .sql("), tournaments.name_folded), tournaments.name, tournaments.id) > (")
+                .sql("), tournaments.name_folded), tournaments.name COLLATE \"C\", tournaments.id) > (")
                 .bind::<Float, _>(rank)
                 .sql(", ")
                 .bind::<Text, _>(name)
@@ -228,7 +228,7 @@ fn after_condition(q: &str, after: ListAfter) -> Condition {
                 .sql(")"),
         ),
         ListAfter::Name(name, id) => Box::new(
-            sql::<Bool>("(tournaments.name, tournaments.id) > (")
+            sql::<Bool>("(tournaments.name COLLATE \"C\", tournaments.id) > (")
                 .bind::<Text, _>(name)
                 .sql(", ")
                 .bind::<BigInt, _>(id)
@@ -319,13 +319,15 @@ pub fn list_page(
     let query_text = f.q.clone().unwrap_or_default();
     // The players' and pools' score (the constant 0 for no text).
     let score = || Named("tournaments").score(&query_text);
+    // By the name's bytes, as the players' and pools' lists (`Named::name`).
+    let by_name = || Named("tournaments").name();
     let mut query = filtered(f);
     if let Some(after) = after {
         query = query.filter(after_condition(&query_text, after));
     }
     let query = match order {
-        ListOrder::Relevance => query.order((score().desc(), tournaments::name, tournaments::id)),
-        ListOrder::Name => query.order((tournaments::name, tournaments::id)),
+        ListOrder::Relevance => query.order((score().desc(), by_name(), tournaments::id)),
+        ListOrder::Name => query.order((by_name(), tournaments::id)),
         ListOrder::StartsOn => query.order((tournaments::starts_on, tournaments::id)),
         ListOrder::StartsOnDesc => {
             query.order((tournaments::starts_on.desc(), tournaments::id.desc()))

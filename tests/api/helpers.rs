@@ -69,21 +69,55 @@ pub async fn spawn_app() -> TestApp {
     serve_on(&db_url, &secret, true)
 }
 
+/// A fresh database created from `template0` with `options` (e.g. another default collation),
+/// migrated as the service migrates its own; returns its URL.
+pub fn fresh_database_with(options: &str) -> String {
+    use diesel::{Connection, RunQueryDsl};
+    let c = cluster();
+    let name = format!("t_{:016x}", rand::random::<u64>());
+    {
+        let _guard = c.create_lock.lock().unwrap_or_else(|e| e.into_inner());
+        let mut conn = diesel::PgConnection::establish(&c.pg.url("postgres")).expect("connect");
+        diesel::sql_query(format!(
+            "CREATE DATABASE {name} TEMPLATE template0 ENCODING 'UTF8' {options}"
+        ))
+        .execute(&mut conn)
+        .expect("create a database");
+    }
+    let url = c.pg.url(&name);
+    tourney::runtime::startup::migrate(&url).expect("migrate");
+    url
+}
+
+/// The app on a fresh database created with `options` ([`fresh_database_with`]), with the
+/// admin account.
+pub async fn spawn_app_on_database_with(options: &str) -> TestApp {
+    let db_url = fresh_database_with(options);
+    let secret = with_admin(&db_url);
+    serve_on(&db_url, &secret, true)
+}
+
 /// A fresh database with the admin account, and a token secret.
 fn database_with_admin() -> (String, String) {
     let db_url = fresh_database();
+    let secret = with_admin(&db_url);
+    (db_url, secret)
+}
+
+/// Adds the admin account to the database at `db_url`; returns a token secret.
+fn with_admin(db_url: &str) -> String {
     let secret = format!(
         "{:032x}{:032x}",
         rand::random::<u128>(),
         rand::random::<u128>()
     );
     {
-        let pool = tourney::db::pool(&db_url, 1).expect("pool");
+        let pool = tourney::db::pool(db_url, 1).expect("pool");
         let mut conn = pool.get().expect("connection");
         tourney::services::accounts::users::create_user(&mut conn, ADMIN, PASSWORD, true)
             .expect("admin");
     }
-    (db_url, secret)
+    secret
 }
 
 /// Starts the app with a sign-up mode and, with `smtp_url`, mail through that server (retried

@@ -12,6 +12,8 @@ use crate::helpers::{fresh_database, item_names, serve_with_replica, spawn_app, 
 
 // The rating pools' searches and signed-in readers' searches (beside: this file's length).
 mod readers;
+// A database whose collation is not bytewise.
+mod collations;
 
 /// Searches answered so far: (by the index, by PostgreSQL).
 async fn searches(app: &TestApp) -> (f64, f64) {

@@ -138,13 +138,9 @@ pub fn search_page(
         query = query.filter(NAMED.after(&text, after));
     }
     let query = if ranked {
-        query.order((
-            NAMED.score(&text).desc(),
-            rating_pools::name,
-            rating_pools::id,
-        ))
+        query.order((NAMED.score(&text).desc(), NAMED.name(), rating_pools::id))
     } else {
-        query.order((rating_pools::name, rating_pools::id))
+        query.order((NAMED.name(), rating_pools::id))
     };
     query
         .select((

@@ -24,8 +24,8 @@
 //! may have gone unannounced meanwhile), a stamp arrives out of order, or a table was emptied.
 //! Between builds it reads again the rows named by `player:<id>`, `tournament-name:<id>` and
 //! `pool-name:<id>` (`infra::live`) and counts as having applied the last stamp that arrived in order. Until it
-//! is built, and in a database whose collation or character type is not `C`, every search is
-//! answered by PostgreSQL.
+//! is built, and in a database whose character type is neither `C` nor UTF-8, every search is
+//! answered by PostgreSQL. Any collation will do: the lists order names by their bytes.
 
 mod codes;
 mod lists;
@@ -515,13 +515,12 @@ impl Keeper {
     fn build(&mut self, shared: &Shared) -> Result<(), String> {
         let started = Instant::now();
         let err = |e: store::Error| e.to_string();
-        let (collate, ctype) = store::locale(self.conn()).map_err(err)?;
-        let Some(words) = words_of(&collate, &ctype) else {
+        let ctype = store::character_type(self.conn()).map_err(err)?;
+        let Some(words) = words_of(&ctype) else {
             tracing::warn!(
-                collate,
                 ctype,
-                "search index: the database does not sort bytewise (collation C) or its \
-                 character type is neither C nor UTF-8; PostgreSQL answers every search"
+                "search index: the database's character type is neither C nor UTF-8; \
+                 PostgreSQL answers every search"
             );
             self.unusable = true;
             return Ok(());
@@ -599,13 +598,10 @@ impl Keeper {
 }
 
 /// What pg_trgm takes for a word under the database's `LC_CTYPE`, if the index can answer as
-/// the database does at all (names sorted bytewise: `LC_COLLATE` `C`).
-fn words_of(collate: &str, ctype: &str) -> Option<Words> {
-    let c = |s: &str| s == "C" || s == "POSIX";
-    if !c(collate) {
-        return None;
-    }
-    if c(ctype) {
+/// the database does at all. The collation does not matter: the lists order names by their
+/// bytes in any database (`COLLATE "C"`, `db::named::Named::name`), as the index does.
+fn words_of(ctype: &str) -> Option<Words> {
+    if ctype == "C" || ctype == "POSIX" {
         return Some(Words::Ascii);
     }
     let lower = ctype.to_ascii_lowercase();
@@ -617,12 +613,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn only_a_bytewise_order_with_a_known_character_type() {
-        assert_eq!(words_of("C", "C"), Some(Words::Ascii));
-        assert_eq!(words_of("POSIX", "C.UTF-8"), Some(Words::Unicode));
-        assert_eq!(words_of("C", "en_US.utf8"), Some(Words::Unicode));
-        assert_eq!(words_of("en_US.UTF-8", "en_US.UTF-8"), None);
-        assert_eq!(words_of("C", "tr_TR.ISO-8859-9"), None);
+    fn only_a_known_character_type() {
+        assert_eq!(words_of("C"), Some(Words::Ascii));
+        assert_eq!(words_of("POSIX"), Some(Words::Ascii));
+        assert_eq!(words_of("C.UTF-8"), Some(Words::Unicode));
+        assert_eq!(words_of("en_US.utf8"), Some(Words::Unicode));
+        assert_eq!(words_of("tr_TR.ISO-8859-9"), None);
     }
 
     #[test]

@@ -36,7 +36,7 @@ pub enum TournamentSort {
     /// Earliest first day first.
     #[serde(rename = "starts_on")]
     StartsOn,
-    /// By name.
+    /// By name (by its UTF-8 bytes, whatever the database's collation).
     #[serde(rename = "name")]
     Name,
 }
