@@ -173,11 +173,7 @@ mod tests {
     use super::*;
 
     fn refused(t: &LoginThrottle, user: &str, address: &str) -> Option<u64> {
-        match t.check(user, address) {
-            Err(ApiError::TooManyRequests { retry_after, .. }) => Some(retry_after),
-            Err(other) => panic!("{other:?}"),
-            Ok(_) => None,
-        }
+        refused_at(t, Instant::now(), user, address)
     }
 
     #[test]
