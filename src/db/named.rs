@@ -69,19 +69,22 @@ impl Named {
     /// bytes) and PostgreSQL give one order, and the name indexes (migration `names_bytewise`)
     /// serve it.
     pub fn name(self) -> SqlLiteral<Text> {
-        sql::<Text>(&format!("{}.name COLLATE \"C\"", self.0))
+        sql::<Text>(&self.name_sql())
+    }
+
+    /// [`Named::name`] in SQL.
+    fn name_sql(self) -> String {
+        format!("{}.name COLLATE \"C\"", self.0)
     }
 
     /// The rows after `after` in the list's order (by similarity to `q`, or by name).
     pub fn after<QS, I: Copy + Into<i64>>(self, q: &str, after: NamesAfter<I>) -> Condition<QS> {
-        let t = self.0;
+        let (t, name_sql) = (self.0, self.name_sql());
         match after {
             NamesAfter::Ranked(rank, name, id) => Box::new(
                 sql::<Bool>("(-word_similarity(tourney_fold(")
                     .bind::<Text, _>(q.to_string())
-                    .sql(&format!(
-                        "), {t}.name_folded), {t}.name COLLATE \"C\", {t}.id) > ("
-                    ))
+                    .sql(&format!("), {t}.name_folded), {name_sql}, {t}.id) > ("))
                     .bind::<Float, _>(rank)
                     .sql(", ")
                     .bind::<Text, _>(name)
@@ -90,7 +93,7 @@ impl Named {
                     .sql(")"),
             ),
             NamesAfter::Named(name, id) => Box::new(
-                sql::<Bool>(&format!("({t}.name COLLATE \"C\", {t}.id) > ("))
+                sql::<Bool>(&format!("({name_sql}, {t}.id) > ("))
                     .bind::<Text, _>(name)
                     .sql(", ")
                     .bind::<BigInt, _>(id.into())

@@ -7,7 +7,7 @@ use crate::db::ids::UserId;
 use crate::db::ids::{PoolId, TournamentId};
 use crate::db::models::{NewTournament, StaffRow};
 use crate::db::models::{RatingPoolRow, Tournament};
-use crate::db::named::Named;
+use crate::db::named::{Named, NamesAfter};
 use crate::db::schema::tournament_staff;
 use crate::db::schema::{rating_pools, tournaments};
 use crate::domain::rating::acceptance::RatingStatus;
@@ -15,7 +15,7 @@ use crate::domain::scoring::Preset;
 use crate::domain::status::TournamentStatus;
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::dsl::sql;
-use diesel::sql_types::{BigInt, Bool, Date, Float, Nullable, Text};
+use diesel::sql_types::{BigInt, Bool, Date, Nullable, Text};
 
 /// A tournament by id.
 pub fn by_id(conn: &mut PgConnection, id: TournamentId) -> QueryResult<Option<Tournament>> {
@@ -216,24 +216,11 @@ type Condition = Box<dyn BoxableExpression<tournaments::table, diesel::pg::Pg, S
 /// The condition that starts a page after `after`.
 fn after_condition(q: &str, after: ListAfter) -> Condition {
     match after {
-        ListAfter::Relevance(rank, name, id) => Box::new(
-            sql::<Bool>("(-word_similarity(tourney_fold(")
-                .bind::<Text, _>(q.to_string())
-                .sql("), tournaments.name_folded), tournaments.name COLLATE \"C\", tournaments.id) > (")
-                .bind::<Float, _>(rank)
-                .sql(", ")
-                .bind::<Text, _>(name)
-                .sql(", ")
-                .bind::<BigInt, _>(id)
-                .sql(")"),
-        ),
-        ListAfter::Name(name, id) => Box::new(
-            sql::<Bool>("(tournaments.name COLLATE \"C\", tournaments.id) > (")
-                .bind::<Text, _>(name)
-                .sql(", ")
-                .bind::<BigInt, _>(id)
-                .sql(")"),
-        ),
+        // By rank or by name, as the players' and pools' lists (`Named::after`).
+        ListAfter::Relevance(rank, name, id) => {
+            Named("tournaments").after(q, NamesAfter::Ranked(rank, name, id))
+        }
+        ListAfter::Name(name, id) => Named("tournaments").after(q, NamesAfter::Named(name, id)),
         ListAfter::StartsOn(day, id) => Box::new(
             sql::<Bool>("(tournaments.starts_on, tournaments.id) > (")
                 .bind::<Date, _>(day)

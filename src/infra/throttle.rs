@@ -83,15 +83,15 @@ impl LoginThrottle {
         self.windows.entry_count()
     }
 
-    /// A counter's failures over the five minutes before `now`, and when it will hold fewer
-    /// than `limit` (seconds).
-    fn current(&self, key: &str, now: Instant, limit: u32) -> (u32, u64) {
-        let Some(w) = self.windows.get(key) else {
-            return (0, 0);
-        };
-        let mut w = *w.lock().unwrap_or_else(|e| e.into_inner());
+    /// A counter as it stands at `now` (a copy, rolled on; none when it was never made).
+    fn current(&self, key: &str, now: Instant) -> Option<Window> {
+        let mut w = *self
+            .windows
+            .get(key)?
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
         w.roll(now);
-        (w.used(now), w.retry(now, limit))
+        Some(w)
     }
 
     /// 429 when the account from this address, or the address, has used up its failures within
@@ -107,15 +107,17 @@ impl LoginThrottle {
             (pair_key(username, address), PER_ACCOUNT_AND_ADDRESS),
             (address_key(address), PER_ADDRESS),
         ] {
-            let (failures, wait) = self.current(&key, now, limit);
-            if failures >= limit {
+            if let Some(w) = self.current(&key, now).filter(|w| w.used(now) >= limit) {
+                let wait = w.retry(now, limit);
                 return Err(ApiError::TooManyRequests {
                     detail: format!("too many failed sign-ins; try again in {wait} seconds"),
                     retry_after: wait,
                 });
             }
         }
-        let (failures, _) = self.current(&account_key(username), now, ACCOUNT_SLOW_AFTER);
+        let failures = self
+            .current(&account_key(username), now)
+            .map_or(0, |w| w.used(now));
         Ok(slowdown(failures))
     }
 
