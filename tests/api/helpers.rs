@@ -410,6 +410,33 @@ impl TestApp {
         )
     }
 
+    /// Waits until this instance has heard every change committed before the call. Kept bodies
+    /// follow the changes the listener hears, and on a loaded machine it may hear one later
+    /// than any fixed sleep: this announces a change of the pools' list and waits until its
+    /// kept page is dropped (PostgreSQL delivers notifications in commit order).
+    pub async fn changes_heard(&self) {
+        use diesel::{Connection, RunQueryDsl};
+        const LIST: &str = "/api/v1/rating-pools";
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        let missed = || async {
+            let (_, before) = self.cache_reads("public").await;
+            assert_eq!(self.get(LIST, None).await.status(), 200);
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the listener did not hear the changes within 20 s"
+            );
+            self.cache_reads("public").await.1 > before
+        };
+        while missed().await {}
+        let mut conn = diesel::PgConnection::establish(&self.database_url).expect("connect");
+        diesel::sql_query("SELECT pg_notify('tourney_changes', 'pool:0')")
+            .execute(&mut conn)
+            .expect("notify");
+        while !missed().await {
+            actix_web::rt::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+    }
+
     pub fn url(&self, path: &str) -> String {
         format!("{}{}", self.base, path)
     }

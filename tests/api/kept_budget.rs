@@ -4,8 +4,6 @@
 //! (kept hits, no miss), the budget holds, and the evictions show in the metrics. A correction
 //! afterwards is never answered with the old body.
 
-use std::time::Duration;
-
 use serde_json::json;
 
 use crate::event_fixtures::{event, new_round, play_round};
@@ -55,7 +53,7 @@ async fn hot_bodies_stay_kept_when_many_more_are_read_than_the_budget_holds() {
     let round = new_round(&app, tid, &org, json!({"method": "random"})).await;
     play_round(&app, tid, &referee, &round, |p| 10 + p % 9).await;
     // Read after the writes' notifications arrived (they drop what was kept before).
-    actix_web::rt::time::sleep(Duration::from_millis(300)).await;
+    app.changes_heard().await;
     let size = body_of(&app, &standings(tid, 1)).await.len();
     assert!(
         (1_000..2_400).contains(&size),
@@ -121,7 +119,7 @@ async fn hot_bodies_stay_kept_when_many_more_are_read_than_the_budget_holds() {
         )
         .await;
     assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
-    actix_web::rt::time::sleep(Duration::from_millis(300)).await;
+    app.changes_heard().await;
     for (i, after) in (1..=5).enumerate() {
         assert_ne!(body_of(&app, &standings(tid, after)).await, hot[i]);
     }

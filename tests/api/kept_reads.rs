@@ -81,7 +81,7 @@ async fn warm_public_reads_take_no_connection_and_staff_reads_stay_exact() {
     let (tid, org, _, _) = played_event(&app).await;
     // The writes' notifications arrive after the instance already dropped what they changed,
     // and drop the reads kept in between once more: warm up after they arrived.
-    actix_web::rt::time::sleep(std::time::Duration::from_millis(200)).await;
+    app.changes_heard().await;
     for path in reads(tid) {
         get(&app, &path, None).await;
     }
@@ -235,7 +235,7 @@ async fn a_kept_leaderboard_follows_a_corrected_result_at_once() {
     play_round(&app, tid, &referee, &round, |p| 10 + p % 9).await;
 
     let path = format!("/api/v1/rating-pools/{pool}/leaderboard?include_provisional=true&limit=5");
-    actix_web::rt::time::sleep(std::time::Duration::from_millis(200)).await;
+    app.changes_heard().await;
     let (etag, board) = get(&app, &path, None).await;
     assert_eq!(board["items"].as_array().unwrap().len(), 5, "{board}");
     let first = app.get(&path, None).await;
