@@ -294,8 +294,9 @@ pub async fn export_user(
 
 /// Erase an account and pseudonymise its player (admin).
 ///
-/// As `DELETE /me`, for any account (an admin answers a person's request for erasure); not the
-/// last enabled admin.
+/// As `DELETE /me`, for another account (an admin answers a person's request for erasure); not
+/// the last enabled admin. An admin only, and never the caller's own account: that is
+/// `DELETE /me`, which asks for the password (403).
 #[utoipa::path(
     operation_id = "erase_user",
     tag = "users",
@@ -304,7 +305,7 @@ pub async fn export_user(
     responses(
         AuthErrors,
         (status = 200, description = "Erased; what became of the player", body = Erased),
-        (status = 403, description = "Not an admin, or an API key", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Not an admin, an API key, or the caller's own account (erased with DELETE /me and its password)", body = Problem, content_type = "application/problem+json"),
         NoSuchAccount,
         (status = 409, description = "The last enabled admin", body = Problem, content_type = "application/problem+json"),
     )

@@ -305,3 +305,69 @@ async fn an_admin_links_and_unlinks_a_player_and_an_account_directly() {
     let mine: Value = app.me(&token).await;
     assert_eq!(mine["player_id"], Value::Null);
 }
+
+/// `POST /users/{id}/erasure` is an admin's, for another account: an owner's token (perhaps
+/// stolen) cannot erase its own account there without the password `DELETE /me` asks for, nor
+/// can an admin's; an admin still erases someone else.
+#[actix_web::test]
+async fn the_admin_erasure_is_for_admins_and_never_for_the_callers_own_account() {
+    let app = spawn_app().await;
+    let admin = app.admin_token().await;
+    let (kari, kari_token) = app.user("kari").await;
+    for body in [json!({}), json!({"password": PASSWORD})] {
+        let p = problem(
+            app.post(
+                &format!("/api/v1/users/{kari}/erasure"),
+                Some(&kari_token),
+                body,
+            )
+            .await,
+            403,
+        )
+        .await;
+        assert!(p["detail"].as_str().unwrap().contains("admin"), "{p}");
+    }
+    assert_eq!(app.sign_in("kari", PASSWORD).await.status(), 200);
+    let _ = app.me(&kari_token).await;
+    // An admin (not the last one, so that is not the refusal) on their own id: 403 naming
+    // DELETE /me; the admin still signs in.
+    let r = app
+        .post(
+            "/api/v1/users",
+            Some(&admin),
+            json!({"username": "second.admin", "password": PASSWORD, "is_admin": true}),
+        )
+        .await;
+    assert_eq!(r.status(), 201);
+    let second: i64 = r.json::<Value>().await.unwrap()["id"].as_i64().unwrap();
+    let second_token = app.token("second.admin", PASSWORD).await;
+    let p = problem(
+        app.post(
+            &format!("/api/v1/users/{second}/erasure"),
+            Some(&second_token),
+            json!({}),
+        )
+        .await,
+        403,
+    )
+    .await;
+    assert!(p["detail"].as_str().unwrap().contains("DELETE /me"), "{p}");
+    assert_eq!(app.sign_in("second.admin", PASSWORD).await.status(), 200);
+    // An admin erases another account, an admin's too.
+    for id in [kari, second] {
+        let r = app
+            .post(
+                &format!("/api/v1/users/{id}/erasure"),
+                Some(&admin),
+                json!({}),
+            )
+            .await;
+        assert_eq!(r.status(), 200);
+        assert_eq!(
+            r.json::<Value>().await.unwrap(),
+            json!({"user_id": id, "player": "none"})
+        );
+    }
+    assert_eq!(app.sign_in("kari", PASSWORD).await.status(), 401);
+    assert_eq!(app.sign_in("second.admin", PASSWORD).await.status(), 401);
+}

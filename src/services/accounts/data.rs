@@ -35,11 +35,10 @@ pub struct Erased {
     pub player: PlayerErased,
 }
 
-/// Erases account `user_id` (the owner or an admin; not the last enabled admin): its address,
-/// name, password, sessions, keys, codes, mail, roles, player claims and the invitations it
-/// accepted or that were sent to its address go; its linked player is removed, or,
-/// with records, renamed `Player <id> (erased)` without club or country, so results and
-/// ratings stay intact. Dated `now`.
+/// Erases another person's account `user_id` (`POST /users/{id}/erasure`): an admin signed in
+/// with a password, always, and never on their own account: that is `DELETE /me`, which asks
+/// for the password, so a stolen token cannot erase the account it belongs to (403 either way,
+/// nothing erased). Otherwise as [`erase_account`].
 pub fn erase(
     conn: &mut PgConnection,
     caller: &Caller,
@@ -47,6 +46,25 @@ pub fn erase(
     now: DateTime<Utc>,
 ) -> Result<Erased, ApiError> {
     may_handle(caller, user_id)?;
+    caller.require_admin()?;
+    if caller.user_id == user_id {
+        return Err(ApiError::Forbidden(
+            "this is your own account: erase it with DELETE /me and its password".into(),
+        ));
+    }
+    erase_account(conn, user_id, now)
+}
+
+/// Erases account `user_id` (not the last enabled admin), the caller's access already checked:
+/// its address, name, password, sessions, keys, codes, mail, roles, player claims and the
+/// invitations it accepted or that were sent to its address go; its linked player is removed,
+/// or, with records, renamed `Player <id> (erased)` without club or country, so results and
+/// ratings stay intact. Dated `now`.
+fn erase_account(
+    conn: &mut PgConnection,
+    user_id: i64,
+    now: DateTime<Utc>,
+) -> Result<Erased, ApiError> {
     crate::db::transaction(conn, |conn| {
         let user = lock_for_removal(conn, user_id)?;
         let player = match erasure::lock_player_of(conn, UserId(user_id))? {
@@ -91,7 +109,7 @@ pub fn erase_me(
             "is not the account's password; nothing was erased",
         ));
     }
-    erase(conn, caller, caller.user_id, now)
+    erase_account(conn, caller.user_id, now)
 }
 
 /// Removes player `id`, or pseudonymises it (at `now`) when records refer to it; inside the
