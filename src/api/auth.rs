@@ -6,7 +6,7 @@ use actix_web::{get, post, web, HttpRequest, HttpResponse};
 use crate::api::extract::Json;
 use crate::api::problem::NoOrInvalidToken;
 use crate::api::problem::{AuthErrors, BodyErrors};
-use crate::api::support::{private_json, throttled_sign_in};
+use crate::api::support::{client_address, private_json, throttled_sign_in};
 use crate::auth::jwt::Subject;
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult, Problem};
@@ -138,7 +138,9 @@ pub async fn logout(state: web::Data<AppState>, body: Json<Logout>) -> ApiResult
 ///
 /// Needs the current password. Every session of the account ends: refresh tokens are revoked
 /// and access tokens issued before are refused. The answer is a new session for this device.
-/// API keys keep working (revoke them at `/me/api-keys`).
+/// API keys keep working (revoke them at `/me/api-keys`). Wrong current passwords count like
+/// failed sign-ins (a stolen token must not guess the password at the write rate): too many, and
+/// the account is refused from this client for a while (429), the right password too.
 #[utoipa::path(
     operation_id = "change_password",
     tag = "auth",
@@ -148,19 +150,34 @@ pub async fn logout(state: web::Data<AppState>, body: Json<Logout>) -> ApiResult
         BodyErrors,
         AuthErrors,
         (status = 200, description = "Changed; a new session", body = SessionTokens),
+        (status = 429, description = "Too many wrong passwords for the account or from the client; wait Retry-After seconds", body = Problem, content_type = "application/problem+json",
+            headers(("Retry-After" = u64, description = "Seconds until passwords are taken again"))),
     )
 )]
 #[post("/me/password")]
 pub async fn change_password(
+    req: HttpRequest,
     state: web::Data<AppState>,
     caller: Caller,
     body: Json<ChangePassword>,
 ) -> ApiResult<HttpResponse> {
+    let address = client_address(&req);
+    let throttle = state.login_throttle.clone();
+    let username = caller.username.clone();
+    let slowed = throttle.check(&username, &address)?;
+    if !slowed.is_zero() {
+        actix_web::rt::time::sleep(slowed).await;
+    }
     let now = state.clock.now();
     let session = state
         .run(move |conn| sessions::change_password(conn, &caller, &body.0, now))
-        .await?;
-    tokens(&state, session)
+        .await;
+    if let Err(ApiError::Validation(fields)) = &session {
+        if fields.iter().any(|f| f.field == "current_password") {
+            throttle.failed(&username, &address);
+        }
+    }
+    tokens(&state, session?)
 }
 
 /// Who am I: my account, my global role and my tournament roles.

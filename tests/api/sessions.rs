@@ -440,3 +440,53 @@ async fn deleting_an_account_removes_it_or_keeps_a_nameless_tombstone() {
     // The name is free again.
     app.user("busy").await;
 }
+
+/// Wrong current passwords at `POST /me/password` count like failed sign-ins: after ten, the
+/// account is refused from this client (429 with Retry-After), the right password too, and its
+/// sign-ins from here as well; a weak new password with the right current one is not a guess.
+#[actix_web::test]
+async fn guessing_the_current_password_is_throttled_like_sign_ins() {
+    let app = spawn_app().await;
+    let (_, token) = app.user("guessed").await;
+    let change =
+        |current: &str, new: &str| json!({"current_password": current, "new_password": new});
+    for _ in 0..12 {
+        let r = app
+            .post(
+                "/api/v1/me/password",
+                Some(&token),
+                change(PASSWORD, "short"),
+            )
+            .await;
+        assert_eq!(fields(&problem(r, 422).await), ["new_password"]);
+    }
+    for i in 0..10 {
+        let r = app
+            .post(
+                "/api/v1/me/password",
+                Some(&token),
+                change(&format!("guess number {i}"), "a brand new passphrase"),
+            )
+            .await;
+        assert_eq!(fields(&problem(r, 422).await), ["current_password"], "{i}");
+    }
+    for current in ["guess number 10", PASSWORD] {
+        let r = app
+            .post(
+                "/api/v1/me/password",
+                Some(&token),
+                change(current, "a brand new passphrase"),
+            )
+            .await;
+        let retry: u64 = r.headers()["retry-after"]
+            .to_str()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(retry > 0, "{retry}");
+        problem(r, 429).await;
+    }
+    problem(app.sign_in("guessed", PASSWORD).await, 429).await;
+    // Nothing changed: the token still works.
+    assert_eq!(me_status(&app, &Value::from(token.clone())).await, 200);
+}
