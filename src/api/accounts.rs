@@ -69,9 +69,9 @@ pub async fn sign_up(
 
 /// Verify an e-mail address with the code from its message.
 ///
-/// The account can sign in from then on, with the password of the sign-up that asked for this
-/// code (signing up again with another password before verifying sends another code, which
-/// sets that password); the account's other verification codes are spent. A code works once
+/// The account can sign in from then on, with the password of the sign-up that made it (signing
+/// up again with the address before verifying sends another code, which keeps that password:
+/// the second sign-up's password is not used); the account's other verification codes are spent. A code works once
 /// and for 24 hours. An address change's code (`ec_...`, from `PATCH /me`) moves the account to
 /// its new address instead. Public.
 #[utoipa::path(

@@ -366,8 +366,11 @@ async fn signs_in(app: &TestApp, username: &str, password: &str) -> u16 {
     .as_u16()
 }
 
+/// A second sign-up with a waiting account's address (perhaps a stranger's) sends a new code
+/// that keeps the account's password: whichever code the owner clicks, the stranger's password
+/// never signs in.
 #[actix_web::test]
-async fn signing_up_again_the_code_that_verifies_decides_the_password() {
+async fn signing_up_again_sends_a_code_that_keeps_the_accounts_password() {
     let (sink, app) = spawn_open_app().await;
     let email = "ola@example.no";
     let second = "a second long passphrase";
@@ -375,31 +378,38 @@ async fn signing_up_again_the_code_that_verifies_decides_the_password() {
     let first_code = sink.wait_for(email, 1, 20).await[0].code("ev_");
     assert_eq!(sign_up_with(&app, "ola-again", email, second).await, 202);
     let second_code = sink.wait_for(email, 2, 20).await[1].code("ev_");
-    // The second sign-up's code sets the second sign-up's password.
+    // The newest code verifies the address with the first sign-up's password.
     assert_eq!(app.verify_email(&second_code).await.status(), 204);
-    assert_eq!(signs_in(&app, "ola", second).await, 200);
-    assert_eq!(signs_in(&app, "ola", PASSWORD).await, 401);
+    assert_eq!(signs_in(&app, "ola", PASSWORD).await, 200);
+    assert_eq!(signs_in(&app, "ola", second).await, 401);
     assert_eq!(
         signs_in(&app, "ola-again", second).await,
         401,
         "one account"
     );
-    // The first code is spent with it: it cannot set the first password afterwards.
+    // The first code is spent with it.
     let p = problem(app.verify_email(&first_code).await, 422).await;
     assert!(p["errors"][0]["message"]
         .as_str()
         .unwrap()
         .contains("already used"));
-    assert_eq!(signs_in(&app, "ola", second).await, 200);
+    assert_eq!(signs_in(&app, "ola", PASSWORD).await, 200);
 
-    // The other way round: the first code verifies with the first password.
+    // The other way round: the first code verifies with the first password, and the second
+    // sign-up's code is spent.
     let email = "per@example.no";
     assert_eq!(sign_up_with(&app, "per", email, PASSWORD).await, 202);
     let first_code = sink.wait_for(email, 1, 20).await[0].code("ev_");
-    assert_eq!(sign_up_with(&app, "per", email, second).await, 202);
-    sink.wait_for(email, 2, 20).await;
+    assert_eq!(sign_up_with(&app, "per-again", email, second).await, 202);
+    let second_code = sink.wait_for(email, 2, 20).await[1].code("ev_");
     assert_eq!(app.verify_email(&first_code).await.status(), 204);
     assert_eq!(signs_in(&app, "per", PASSWORD).await, 200);
+    assert_eq!(signs_in(&app, "per", second).await, 401);
+    let p = problem(app.verify_email(&second_code).await, 422).await;
+    assert!(p["errors"][0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("already used"));
     assert_eq!(signs_in(&app, "per", second).await, 401);
 }
 

@@ -241,3 +241,45 @@ async fn sign_ups_are_throttled_per_address_like_sign_ins() {
         .await;
     problem(r, 429).await;
 }
+
+/// Messages queued for `email` (any case).
+fn queued(app: &TestApp, email: &str) -> usize {
+    sql(
+        app,
+        &format!("SELECT 1 FROM mail_outbox WHERE lower(to_address) = lower('{email}')"),
+    )
+}
+
+/// A taken username is the same 409 naming `username` with a verified, a waiting or an unknown
+/// address: a sign-up never tells which addresses have accounts. Nothing is sent.
+#[actix_web::test]
+async fn a_taken_username_is_409_whatever_the_address() {
+    let (sink, app) = spawn_open_app().await;
+    let _ = verified_account(&app, &sink, "kari", "kari@example.no").await;
+    assert_eq!(
+        sign_up(&app, "ola", "ola@example.no", None).await.status(),
+        202
+    );
+    sink.wait_for("ola@example.no", 1, 20).await;
+    let (kari_before, ola_before) = (
+        queued(&app, "kari@example.no"),
+        queued(&app, "ola@example.no"),
+    );
+    let unknown = problem(sign_up(&app, "kari", "nobody@example.no", None).await, 409).await;
+    assert_eq!(fields(&unknown), ["username"]);
+    for (name, email) in [
+        ("kari", "kari@example.no"),
+        ("Kari", "OLA@example.no"),
+        ("ola", "KARI@example.no"),
+        ("OLA", "ola@example.no"),
+    ] {
+        let p = problem(sign_up(&app, name, email, None).await, 409).await;
+        assert_eq!(fields(&p), ["username"], "{name} {email}");
+        assert_eq!(p["detail"], unknown["detail"], "{name} {email}");
+        assert_eq!(p["errors"], unknown["errors"], "{name} {email}");
+    }
+    assert_eq!(queued(&app, "kari@example.no"), kari_before);
+    assert_eq!(queued(&app, "ola@example.no"), ola_before);
+    assert_eq!(queued(&app, "nobody@example.no"), 0);
+    assert_eq!(app.sign_in("kari", PASSWORD).await.status(), 200);
+}

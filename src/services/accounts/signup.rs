@@ -6,11 +6,11 @@
 //! code; a known one gets a message saying someone tried to sign up with it (a new code if its
 //! account is not verified yet); both answer the same, after the same password hash.
 //!
-//! A verification code carries the password of the sign-up that asked for it: signing up again
-//! with an unverified address and another password sends a new code, and whichever code
-//! verifies the address sets its own sign-up's password (issue 37; docs/decisions/accounts.md).
-//! Redeeming one spends the others. `POST /auth/verify-email/resend` sends a new code that
-//! keeps the password as it is.
+//! The first sign-up's code carries its password, set when the code is redeemed. Signing up
+//! again with an unverified address sends a new code that carries no password (as
+//! `POST /auth/verify-email/resend` does): it keeps the account's password, so a stranger who
+//! signs up with the address cannot choose the password the owner's click verifies (issue 37;
+//! docs/decisions/accounts.md). Redeeming one code spends the others.
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -120,11 +120,13 @@ pub fn sign_up(
     // Hashed whatever follows, so a known address costs the same time as a new one.
     let hash = password::hash(&input.password).map_err(ApiError::Internal)?;
     crate::db::transaction(conn, |conn| {
-        if let Some(known) = by_email(conn, &email)? {
-            return known_address(conn, &known, &hash, links, now);
-        }
+        // The name first, whatever the address: a taken name is 409 for a known address as for
+        // an unknown one, so the answer tells nobody which addresses have accounts.
         if username_taken(conn, &input.username)? {
             return Err(ApiError::conflict_at("username", "that username is taken"));
+        }
+        if let Some(known) = by_email(conn, &email)? {
+            return known_address(conn, &known, links, now);
         }
         let user = match users::insert_signed_up(conn, &input.username, &hash, &email, language)? {
             SignedUp::Inserted(user) => user,
@@ -139,19 +141,19 @@ pub fn sign_up(
     })
 }
 
-/// A sign-up with an address that has an account: a new code carrying this sign-up's password
-/// (`hash`) if it is not verified yet, else a message saying someone tried; inside the caller's
-/// transaction.
+/// A sign-up with an address that has an account: a new code if it is not verified yet, else a
+/// message saying someone tried; inside the caller's transaction. The code carries no password
+/// (as a resend's): whoever signs up with someone else's address must not choose the password
+/// the owner's click would verify; the account keeps its own (forgotten: a reset).
 fn known_address(
     conn: &mut PgConnection,
     known: &User,
-    hash: &str,
     links: &MailLinks,
     now: DateTime<Utc>,
 ) -> Result<Accepted, ApiError> {
     let to = known.email.as_deref().unwrap_or_default();
     if known.email_verified_at.is_none() {
-        send_code(conn, known, Some(hash), links, now)?;
+        send_code(conn, known, None, links, now)?;
     } else {
         outbox::queue(
             conn,
@@ -166,7 +168,7 @@ fn known_address(
     Ok(accepted())
 }
 
-/// A verification code for the account's address (carrying a sign-up's password hash, set
+/// A verification code for the account's address (carrying a new account's password hash, set
 /// when the code is redeemed), by mail, inside the caller's transaction.
 fn send_code(
     conn: &mut PgConnection,
@@ -192,7 +194,7 @@ fn send_code(
 
 /// Verifies an address with the code from its message (a new account's, or an address change's:
 /// see `profile::confirm_address`): the account can sign in from now on,
-/// with the password of the sign-up that asked for this code (if one did); the account's other
+/// with the password of the sign-up that made the account; the account's other
 /// verification codes are spent (at `now`). 422 naming `token` for an unknown, expired or used
 /// code.
 pub fn verify_email(
