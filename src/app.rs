@@ -211,11 +211,14 @@ fn rate_limit(
     req: &actix_web::dev::ServiceRequest,
 ) -> Option<(crate::infra::ratelimit::Verdict, Counted)> {
     use crate::infra::ratelimit::{Class, Credential};
+    // The path the router matches, percent-decoded (`/api/v1/%61uth/token` is sign-in's), not
+    // the raw one, which an encoded letter would move into another class or out of counting.
+    let path = req.match_info().as_str();
     // A step of the account pages (a code, a password) counts as a sign-in call, a result
     // slip's report with its table code (`POST /hall/...`) as a write (`Class::of`).
-    let step = (req.path().starts_with("/account/") || req.path().starts_with("/hall/"))
+    let step = (path.starts_with("/account/") || path.starts_with("/hall/"))
         && req.method() == Method::POST;
-    if !(req.path().starts_with("/api/v1/") || step) || req.method() == Method::OPTIONS {
+    if !(path.starts_with("/api/v1/") || step) || req.method() == Method::OPTIONS {
         return None;
     }
     // Who the request comes from (behind a trusted proxy, its client), for the limits here and
@@ -234,11 +237,7 @@ fn rate_limit(
         .get(actix_web::http::header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok());
     let credential = Credential::of(authorization, |token| vouch.genuine(token));
-    let counted = Counted::new(
-        Class::of(req.method().as_str(), req.path()),
-        &address,
-        credential,
-    );
+    let counted = Counted::new(Class::of(req.method().as_str(), path), &address, credential);
     Some((limiter.count_on(&counted), counted))
 }
 

@@ -360,9 +360,11 @@ async fn caller_from_key(
     let holder = holder.ok_or_else(|| {
         ApiError::Unauthorized("the API key is unknown, revoked or expired".into())
     })?;
+    // The percent-decoded path the router matched (`/api/v1/%6De/api-keys` is `/me/api-keys`),
+    // not the raw one.
     holder
         .limits
-        .permits(req.method().as_str(), req.path())
+        .permits(req.method().as_str(), req.match_info().as_str())
         .map_err(ApiError::Forbidden)?;
     Ok(Caller {
         user_id: holder.user_id,

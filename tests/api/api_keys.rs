@@ -312,3 +312,62 @@ async fn a_pool_key_reads_its_pool_only() {
     )
     .await;
 }
+
+/// A key's limits read the path the router matches, percent-decoded: an encoded letter
+/// (`/api/v1/%6De/api-keys` is `/me/api-keys`) does not let an admin-scoped key make a key or
+/// change a password; where its scope reaches, the encoded path works as the plain one.
+#[actix_web::test]
+async fn a_key_is_limited_by_the_decoded_path_it_reaches() {
+    let app = spawn_app().await;
+    let admin = app.admin_token().await;
+    let (admin_key, _) =
+        create_key(&app, &admin, json!({"name": "ops", "scopes": ["admin"]})).await;
+    for path in [
+        "/api/v1/%6De/api-keys",
+        "/api/v1/%6d%65/api-keys",
+        "/api/v1/m%65/api-keys",
+    ] {
+        let p = problem(
+            app.post(
+                path,
+                Some(&admin_key),
+                json!({"name": "child", "scopes": ["read"]}),
+            )
+            .await,
+            403,
+        )
+        .await;
+        assert!(
+            p["detail"].as_str().unwrap().contains("cannot manage"),
+            "{path}: {p}"
+        );
+    }
+    problem(
+        app.post(
+            "/api/v1/%6De/password",
+            Some(&admin_key),
+            json!({"current_password": crate::helpers::PASSWORD, "new_password": "a brand new passphrase"}),
+        )
+        .await,
+        403,
+    )
+    .await;
+    let r = app.get("/api/v1/me/api-keys", Some(&admin)).await;
+    let keys: Value = r.json().await.unwrap();
+    assert_eq!(keys["items"].as_array().map(Vec::len), Some(1), "{keys}");
+    assert_eq!(
+        app.sign_in(crate::helpers::ADMIN, crate::helpers::PASSWORD)
+            .await
+            .status(),
+        200
+    );
+    // The decoded path is still the key's to use where its scope reaches.
+    let r = app
+        .post(
+            "/api/v1/%75sers",
+            Some(&admin_key),
+            json!({"username": "made.by.key", "password": "a long passphrase"}),
+        )
+        .await;
+    assert_eq!(r.status(), 201);
+}

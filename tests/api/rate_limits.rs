@@ -540,3 +540,46 @@ async fn behind_a_trusted_proxy_each_client_counts_by_its_own_address() {
     assert_eq!(r.status(), 429);
     assert_eq!(header(&r, "ratelimit-policy"), "\"write\";q=6;w=60");
 }
+
+/// A request is counted in the class of the path the router matches, percent-decoded: a
+/// sign-in at `/api/v1/%61uth/token` or `/%61pi/v1/auth/token` is an `auth` call (not a
+/// write, nor left uncounted), and so is every sign-in after the minute's last.
+#[actix_web::test]
+async fn an_encoded_path_counts_in_the_class_it_reaches() {
+    let app = spawn_app_with_limits(Limits {
+        read: 5,
+        write: 3,
+        auth: 3,
+        ..Limits::default()
+    })
+    .await;
+    let sign_in = |path: &'static str| {
+        let app = &app;
+        async move {
+            app.post(path, None, json!({"username": ADMIN, "password": PASSWORD}))
+                .await
+        }
+    };
+    for path in [
+        "/api/v1/%61uth/token",
+        "/%61pi/v1/auth/token",
+        "/api/v1/auth/tok%65n",
+    ] {
+        let r = sign_in(path).await;
+        assert_eq!(r.status(), 200, "{path}");
+        assert_eq!(
+            header(&r, "ratelimit-policy"),
+            "\"auth\";q=3;w=60",
+            "{path}"
+        );
+    }
+    for path in ["/api/v1/%61uth/token", "/api/v1/auth/token"] {
+        let r = sign_in(path).await;
+        assert_eq!(r.status(), 429, "{path}");
+        assert_eq!(
+            header(&r, "ratelimit-policy"),
+            "\"auth\";q=3;w=60",
+            "{path}"
+        );
+    }
+}
