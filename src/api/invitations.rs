@@ -156,8 +156,10 @@ pub async fn revoke(
 /// `player_id` if it already has an account, or the account already has another player);
 /// without it, the player is registered but stays unlinked. An invitation without a player
 /// registers the account's player, or a new one named after the account. The registration is
-/// made by the inviter's authority: confirmed or waitlisted as any other. The code works once
-/// and for 14 days; an unknown, revoked, used or expired code is 422 naming `token`.
+/// made by the inviter's authority: confirmed or waitlisted as any other; an inviter whose
+/// account is disabled or erased has none left (409 naming `token`, the code left unspent).
+/// The code works once and for 14 days; an unknown, revoked, used or expired code is 422 naming
+/// `token`.
 #[utoipa::path(
     operation_id = "accept_invitation",
     tag = "auth",
@@ -167,7 +169,7 @@ pub async fn revoke(
         BodyErrors,
         (status = 200, description = "Accepted: the account, the player and the registration", body = InvitationAccepted),
         (status = 403, description = "A new account, but sign-up is closed on this instance", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "The username is taken, the invited address has an account, the player is linked elsewhere, or the tournament is checked out to a venue", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The username is taken, the invited address has an account, the player is linked elsewhere, the tournament is checked out to a venue, or the inviter's account is disabled or erased (naming `token`)", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/auth/invitations/accept")]

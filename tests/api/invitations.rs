@@ -431,3 +431,87 @@ async fn consent_decides_the_link_and_a_linked_player_is_not_taken() {
     let r = accept(&app, None, new_account(&code, "ola_again", true)).await;
     assert_eq!(fields(&problem(r, 409).await), ["username"]);
 }
+
+/// An invitation carries its inviter's authority: once the inviter's account is disabled or
+/// erased, accepting it is 409 naming `token`, nothing is made and the code stays unspent (it
+/// works again when the inviter is enabled again).
+#[actix_web::test]
+async fn a_disabled_or_erased_inviters_invitation_cannot_be_accepted() {
+    let sink = SmtpSink::start();
+    let app = spawn_app_with_signup(SignupMode::Invite, Some(&sink.url())).await;
+    let admin = app.admin_token().await;
+    let (org_id, org) = app.user("organiser").await;
+    let tid = app.tournament(&org, "tantrix").await;
+    let (gone_id, gone) = app.user("gone.organiser").await;
+    let other = app.tournament(&gone, "tantrix").await;
+    let code = code_for(&app, &sink, &org, tid, "ola@example.no", None).await;
+    let orphan = code_for(&app, &sink, &gone, other, "kari@example.no", None).await;
+    let set_disabled = |disabled: bool| {
+        let (app, admin) = (&app, &admin);
+        async move {
+            let r = app
+                .patch(
+                    &format!("/api/v1/users/{org_id}"),
+                    Some(admin),
+                    json!({ "disabled": disabled }),
+                )
+                .await;
+            assert_eq!(r.status(), 200);
+        }
+    };
+    set_disabled(true).await;
+    let (ola_id, ola) = app.user("ola").await;
+    let refused = |p: &Value| {
+        assert_eq!(fields(p), ["token"], "{p}");
+        assert!(p["errors"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("disabled or deleted"));
+    };
+    // A new account and an existing one alike; nothing is made.
+    refused(
+        &problem(
+            accept(&app, None, new_account(&code, "ola2", true)).await,
+            409,
+        )
+        .await,
+    );
+    let existing = json!({"token": code, "consent_link_player": true});
+    refused(&problem(accept(&app, Some(&ola), existing.clone()).await, 409).await);
+    let r = app
+        .post(
+            &format!("/api/v1/users/{gone_id}/erasure"),
+            Some(&admin),
+            json!({}),
+        )
+        .await;
+    assert_eq!(r.status(), 200);
+    refused(
+        &problem(
+            accept(&app, None, new_account(&orphan, "kari", true)).await,
+            409,
+        )
+        .await,
+    );
+    assert_eq!(
+        sql(
+            &app,
+            "SELECT 1 FROM users WHERE username IN ('ola2', 'kari')"
+        ),
+        0
+    );
+    assert_eq!(sql(&app, "SELECT 1 FROM registrations"), 0);
+    assert_eq!(
+        sql(
+            &app,
+            "SELECT 1 FROM invitations WHERE accepted_at IS NOT NULL"
+        ),
+        0
+    );
+    // The code was not spent: with the inviter enabled again it works.
+    set_disabled(false).await;
+    let r = accept(&app, Some(&ola), existing).await;
+    assert_eq!(r.status(), 200);
+    let out: Value = r.json().await.unwrap();
+    assert_eq!(out["user_id"].as_i64(), Some(ola_id));
+}

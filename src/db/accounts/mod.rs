@@ -86,13 +86,16 @@ pub fn live_user_exists(
     .get_result(conn)
 }
 
-/// An account's name and whether it is an admin's, if it exists.
-pub fn name_and_admin(
+/// An account's name and whether it is an admin's, if it exists and is neither disabled nor
+/// deleted (an account that may still act).
+pub fn enabled_name_and_admin(
     conn: &mut PgConnection,
     user: crate::db::ids::UserId,
 ) -> QueryResult<Option<(crate::db::ids::UserId, String, bool)>> {
     user_rows::table
         .find(user.0)
+        .filter(user_rows::disabled_at.is_null())
+        .filter(user_rows::deleted_at.is_null())
         .select((user_rows::id, user_rows::username, user_rows::is_admin))
         .first(conn)
         .optional()

@@ -467,26 +467,28 @@ fn link_invited(
     Ok((false, Some(claim.0)))
 }
 
-/// The inviter as a caller (their authority registers the player), or the account itself when
-/// the inviter's account is gone.
-fn inviter(
-    conn: &mut PgConnection,
-    inv: &InvitationRow,
-    account: &Caller,
-) -> Result<Caller, ApiError> {
-    let row = match inv.invited_by {
-        Some(id) => crate::db::accounts::name_and_admin(conn, id)?,
+/// The inviter as a caller (their authority registers the player). 409 naming `token` when the
+/// inviter's account is disabled, erased or gone: an invitation carries its inviter's
+/// authority, which such an account no longer has (the caller's transaction is rolled back, so
+/// the code stays unspent).
+fn inviter(conn: &mut PgConnection, inv: &InvitationRow) -> Result<Caller, ApiError> {
+    let standing = match inv.invited_by {
+        Some(id) => crate::db::accounts::enabled_name_and_admin(conn, id)?,
         None => None,
     };
-    Ok(match row {
-        Some((user_id, username, is_admin)) => Caller {
+    match standing {
+        Some((user_id, username, is_admin)) => Ok(Caller {
             user_id: user_id.0,
             username,
             is_admin,
             key: None,
-        },
-        None => account.clone(),
-    })
+        }),
+        None => Err(ApiError::conflict_at(
+            "token",
+            "the account that sent this invitation is disabled or deleted: ask the tournament's \
+             organisers for a new one",
+        )),
+    }
 }
 
 /// Accepts an invitation: signs up (in `invite` and `open` modes) or takes the signed-in
@@ -516,7 +518,7 @@ pub fn accept(
             &account,
             input.consent_link_player,
         )?;
-        let by = inviter(conn, &inv, &account)?;
+        let by = inviter(conn, &inv)?;
         let tid = inv.tournament_id.0;
         let live =
             crate::db::registrations::is_registered(conn, inv.tournament_id, PlayerId(player_id))?;
