@@ -56,7 +56,7 @@ pub async fn tournament(
     params(("token" = String, Path, description = "The feed's token, as `POST /me/calendar` gave it")),
     responses(
         (status = 200, description = "The feed (RFC 5545)", content_type = "text/calendar", body = String),
-        (status = 404, description = "No such feed (never made, rotated or revoked)", content_type = "application/problem+json", body = Problem),
+        (status = 404, description = "No such feed (never made, rotated, revoked, or ended when the player's account changed)", content_type = "application/problem+json", body = Problem),
     )
 )]
 #[get("/calendars/{token}")]

@@ -281,3 +281,73 @@ struct Hashes {
     #[diesel(sql_type = diesel::sql_types::Text)]
     token_hash: String,
 }
+
+/// A player's private feed belongs to the account the player is linked to: an admin's unlink,
+/// a move to another account and the account's erasure each end it (404), so the old
+/// account's URL no longer serves the player's games; the new account makes its own.
+#[actix_web::test]
+async fn a_players_feed_ends_when_the_players_account_changes() {
+    let app = spawn_app().await;
+    let admin = app.admin_token().await;
+    let (tid, _, _, _) = event(&app, "tantrix", 0).await;
+    let (kari, kari_token) = linked_player(&app, tid, "kari").await;
+    let (ola_id, ola_token) = app.user("ola").await;
+    let make = |token: String| {
+        let app = &app;
+        async move {
+            let made = ok(
+                app.post("/api/v1/me/calendar", Some(&token), json!({}))
+                    .await,
+                200,
+            )
+            .await;
+            let path = made["path"].as_str().unwrap().to_string();
+            calendar_text(feed(app, &path).await).await;
+            path
+        }
+    };
+    let link = |user: Value| {
+        let (app, admin) = (&app, &admin);
+        async move {
+            let r = app
+                .patch(
+                    &format!("/api/v1/players/{kari}"),
+                    Some(admin),
+                    json!({ "user_id": user }),
+                )
+                .await;
+            assert_eq!(r.status(), 200);
+        }
+    };
+    // Unlinked by an admin.
+    let path = make(kari_token.clone()).await;
+    link(Value::Null).await;
+    problem(feed(&app, &path).await, 404).await;
+    // Linked again to kari, a new feed; then moved to ola's account.
+    let kari_id = app.me(&kari_token).await["id"].clone();
+    link(kari_id).await;
+    let path = make(kari_token.clone()).await;
+    link(json!(ola_id)).await;
+    problem(feed(&app, &path).await, 404).await;
+    let olas = make(ola_token.clone()).await;
+    // Renaming the player keeps the feed: only the account link ends it.
+    let r = app
+        .patch(
+            &format!("/api/v1/players/{kari}"),
+            Some(&admin),
+            json!({"name": "Kari N."}),
+        )
+        .await;
+    assert_eq!(r.status(), 200);
+    calendar_text(feed(&app, &olas).await).await;
+    // Ola's account erased: the player stays (registered), pseudonymised, and the feed ends.
+    let r = app
+        .delete_with(
+            "/api/v1/me",
+            &ola_token,
+            json!({"password": crate::helpers::PASSWORD}),
+        )
+        .await;
+    assert_eq!(r.json::<Value>().await.unwrap()["player"], "pseudonymised");
+    problem(feed(&app, &olas).await, 404).await;
+}
