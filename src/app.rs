@@ -447,7 +447,8 @@ pub fn serve(
                 let metrics = metrics.clone();
                 let live = live.clone();
                 let verdict = rate_limit(&limiter, &vouch, &req);
-                let touch = touches(req.method(), req.path());
+                // The path the router matched (percent-decoded), as the rate limiter reads it.
+                let touch = touches(req.method(), req.match_info().as_str());
                 let method = req.method().to_string();
                 let path = req.path().to_string();
                 let request_id = request_id(&req);
