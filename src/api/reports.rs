@@ -2,14 +2,14 @@
 
 use actix_web::{get, post, web, HttpResponse};
 
-use crate::api::extract::{Json, TablePath};
+use crate::api::extract::{Json, JsonOrNone, TablePath};
 use crate::api::problem::BodyErrors;
 use crate::api::problem::NoOrInvalidToken;
 use crate::api::support::{entered_answer, private_json};
 use crate::auth::Caller;
 use crate::error::{ApiResult, Problem};
 use crate::runtime::state::AppState;
-use crate::services::play::reports::{self, DisputeReport, ReportOut};
+use crate::services::play::reports::{self, ConfirmReport, DisputeReport, ReportOut};
 use crate::services::play::scheduling::ScheduleOut;
 use crate::services::running::results::{EnterResult, ResultWithHistory, TableRef};
 
@@ -85,19 +85,24 @@ pub async fn read(
 /// Confirm the pending report (the opponent, a referee or an organiser).
 ///
 /// The report becomes the table's result, entered by the reporting player; standings and
-/// ratings follow as for any result.
+/// ratings follow as for any result. Name the report read with `report_id` (the body may be
+/// left out, or `{}`): another report waiting now is refused (409 naming `report_id`, nothing
+/// written), and so is a confirmation without it once the waiting report replaced or followed
+/// an unsettled one (428 naming `report_id`), since the confirmer may have read that one.
 #[utoipa::path(
     operation_id = "confirm_report",
     tag = "results",
     security(("bearer" = [])),
     params(TablePath),
+    request_body(content = Option<ConfirmReport>, description = "Optional: the report read"),
     responses(
+        BodyErrors,
         (status = 200, description = "The result with its history", body = ResultWithHistory),
         (status = 202, description = "A confirmed double crash in a self-scheduled round: no result stored; the game is open for scheduling again (a replay, seed 003 rule 3.3)", body = ScheduleOut),
-        NoOrInvalidToken,
         (status = 403, description = "Not the opponent, a referee or an organiser", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No pending report", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "The table already has a result", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The table already has a result, or `report_id` is not the report waiting", body = Problem, content_type = "application/problem+json"),
+        (status = 428, description = "The waiting report replaced or followed another one: name it with `report_id`", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/tournaments/{id}/rounds/{n}/tables/{t}/report/confirm")]
@@ -105,11 +110,12 @@ pub async fn confirm(
     state: web::Data<AppState>,
     caller: Caller,
     path: web::Path<TablePath>,
+    body: JsonOrNone<ConfirmReport>,
 ) -> ApiResult<HttpResponse> {
     let at = TableRef::from(path.into_inner());
     let now = state.clock.now();
     let out = state
-        .run(move |conn| reports::confirm(conn, &caller, at, now))
+        .run(move |conn| reports::confirm(conn, &caller, at, body.0, now))
         .await?;
     Ok(entered_answer(out))
 }

@@ -62,6 +62,7 @@ mod ratings_leaderboard;
 mod ratings_seasons;
 mod registry;
 mod replica;
+mod report_answers;
 mod reports;
 mod restart;
 mod round_withdrawal;

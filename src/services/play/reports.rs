@@ -18,7 +18,7 @@ use crate::db::rounds::Lock;
 use crate::db::running::RoundRow;
 use crate::db::PgConnection;
 use crate::domain::entries::ReportedResult;
-use crate::domain::status::RoundStatus;
+use crate::domain::status::{ReportStatus, RoundStatus};
 use crate::domain::{CaseId, PlayerId, UserId};
 use crate::error::ApiError;
 use crate::services::access::load_visible;
@@ -88,6 +88,53 @@ pub struct DisputeReport {
     #[schema(max_items = 8)]
     pub seats: Option<Vec<ResultSeat>>,
     pub double_crash: Option<bool>,
+}
+
+/// Confirming a report: which one the confirmer read. Optional; a client that leaves it out
+/// (or sends no body) confirms the pending report as long as nothing came before it unsettled.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"report_id": 11}))]
+pub struct ConfirmReport {
+    /// The id of the report the confirmer read (`GET .../report`). Refused (409 naming
+    /// `report_id`, nothing written) when another report waits now. Needed (428 naming it) when
+    /// the waiting report replaced or followed an unsettled one (superseded or disputed): the
+    /// confirmer may have read that one.
+    pub report_id: Option<i64>,
+}
+
+/// The waiting report is the one the confirmer read: the one they name, or, when they name
+/// none, the only one there has been since the table's last settled report (a confirmation
+/// is never given to a report that replaced the one the confirmer saw).
+pub(crate) fn is_the_one_read(
+    conn: &mut PgConnection,
+    round: &RoundRow,
+    table: i32,
+    waiting: &ReportRow,
+    named: Option<i64>,
+) -> Result<(), ApiError> {
+    match named {
+        Some(id) if id == waiting.id.0 => Ok(()),
+        Some(id) => Err(ApiError::conflict_at(
+            "report_id",
+            format!(
+                "report {id} is not the report of table {table} waiting for confirmation: \
+                 another one replaced it; read the waiting report before confirming it"
+            ),
+        )),
+        None => match crate::db::reports::before(conn, round.id, table, waiting.id)? {
+            Some(earlier) if earlier.status != ReportStatus::Confirmed => {
+                Err(ApiError::precondition_required_at(
+                    "report_id",
+                    format!(
+                        "the report of table {table} waiting for confirmation replaced or \
+                         followed another one: read it and confirm it by its id (`report_id`)"
+                    ),
+                ))
+            }
+            _ => Ok(()),
+        },
+    }
 }
 
 pub(crate) fn out(round: &RoundRow, table: i32, row: ReportRow) -> Result<ReportOut, ApiError> {
@@ -231,13 +278,15 @@ fn may_answer(
 }
 
 /// The opponent (or a referee or organiser) confirms the pending report: it becomes the
-/// table's result, entered by the reporting player's account. A confirmed double crash in a
+/// table's result, entered by the reporting player's account. The report must be the one the
+/// confirmer read ([`is_the_one_read`]). A confirmed double crash in a
 /// self-scheduled round stores no result: the game is reopened for a replay (seed 003 rule
 /// 3.3, `services::play::replays`) and the report is `confirmed`. `now` is the scheduling clock.
 pub fn confirm(
     conn: &mut PgConnection,
     caller: &Caller,
     at: TableRef,
+    input: ConfirmReport,
     now: DateTime<Utc>,
 ) -> Result<Entered, ApiError> {
     crate::db::transaction(conn, |conn| {
@@ -254,7 +303,7 @@ pub fn confirm(
         let (id, reporter, body, reporter_user) = (
             row.id,
             row.reported_by_player.0,
-            row.body,
+            row.body.clone(),
             row.reported_by_user,
         );
         if !may_answer(conn, caller, &t, &round, at.table, reporter)? {
@@ -262,6 +311,7 @@ pub fn confirm(
                 "the opponent, a referee or an organiser confirms a report".into(),
             ));
         }
+        is_the_one_read(conn, &round, at.table, &row, input.report_id)?;
         let input = EnterResult::from(body);
         settle(
             conn,
