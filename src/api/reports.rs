@@ -16,7 +16,7 @@ use crate::services::running::results::{EnterResult, ResultWithHistory, TableRef
 /// Report my table's result (a player seated there).
 ///
 /// The opponent then confirms it (it becomes the result, entered by me) or disputes it (a case
-/// for the referee), within 48 hours; after that the referee decides. A new report replaces a
+/// for the referee), within 48 hours (`answer_by`); after that the referee decides. A new report replaces a
 /// pending one. Refused once the table has a result. It counts for nothing until confirmed.
 #[utoipa::path(
     operation_id = "report_result",
@@ -99,9 +99,9 @@ pub async fn read(
         BodyErrors,
         (status = 200, description = "The result with its history", body = ResultWithHistory),
         (status = 202, description = "A confirmed double crash in a self-scheduled round: no result stored; the game is open for scheduling again (a replay, seed 003 rule 3.3)", body = ScheduleOut),
-        (status = 403, description = "Not the opponent, a referee or an organiser", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Not the opponent (in a team round: a player of the other team), a referee or an organiser", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No pending report", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "The table already has a result, or `report_id` is not the report waiting", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The table already has a result, `report_id` is not the report waiting, or the player answers after `answer_by` (the referee decides)", body = Problem, content_type = "application/problem+json"),
         (status = 428, description = "The waiting report replaced or followed another one: name it with `report_id`", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -123,7 +123,9 @@ pub async fn confirm(
 /// Dispute the pending report (the opponent).
 ///
 /// Opens a case about the table's result for the referee; with `seats`, the case asks for that
-/// result.
+/// result. The opponent is a seated player other than the reporter (in a team round, of the
+/// other team); a report made with the table code may be disputed by any seated player, the
+/// seat it names included. By the report's `answer_by` (409 naming it afterwards).
 #[utoipa::path(
     operation_id = "dispute_report",
     tag = "results",
@@ -135,6 +137,7 @@ pub async fn confirm(
         (status = 200, description = "Disputed; the report names the case", body = ReportOut),
         (status = 403, description = "Not the opponent", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No pending report", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "After the report's `answer_by`: the referee decides", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/tournaments/{id}/rounds/{n}/tables/{t}/report/dispute")]

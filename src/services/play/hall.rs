@@ -25,7 +25,7 @@ use crate::error::ApiError;
 use crate::services::access::load_visible;
 use crate::services::play::replays::Entered;
 use crate::services::play::reports::{
-    is_the_one_read, out, settle, ReportOut, Settle, ANSWER_WITHIN,
+    in_time, is_the_one_read, out, settle, teammates, ReportOut, Settle, ANSWER_WITHIN,
 };
 use crate::services::running::results::{check_result, history, EnterResult, ResultSeat, TableRef};
 use crate::services::running::snapshot::{ruleset_of, seats_at};
@@ -273,6 +273,17 @@ pub fn confirm(
                 ),
             ));
         }
+        if teammates(conn, &t, &round, reporter, input.confirmer)? {
+            return Err(ApiError::conflict_at(
+                "confirmer",
+                format!(
+                    "the report was made as player {reporter}'s seat, of player {}'s team: a \
+                     player of the other team confirms it",
+                    input.confirmer
+                ),
+            ));
+        }
+        in_time(&row, now)?;
         is_the_one_read(conn, &round, at.table, &row, input.report_id)?;
         let mut result = EnterResult::from(row.body);
         result.reason = Some(format!(
