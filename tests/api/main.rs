@@ -75,6 +75,7 @@ mod rules_time;
 mod running;
 mod running_formats;
 mod running_ties;
+mod scheduling_steps;
 mod search_index;
 mod security;
 mod self_scheduling;

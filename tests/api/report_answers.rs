@@ -308,11 +308,7 @@ async fn a_partner_does_not_answer_the_report_of_their_own_team() {
     let rival = *b.iter().find(|p| team_of(**p) != team_of(b[0])).unwrap();
     let confirm = format!("{base}/code-report/confirm");
     let r = app
-        .post(
-            &confirm,
-            None,
-            json!({"code": code, "confirmer": partner}),
-        )
+        .post(&confirm, None, json!({"code": code, "confirmer": partner}))
         .await;
     assert_eq!(refused(r, 409).await, ["confirmer"]);
     let r = app
@@ -380,7 +376,11 @@ async fn the_seat_a_code_report_names_may_dispute_it() {
     )
     .await;
     let r = app
-        .post(&dispute, Some(&kari_token), json!({"reason": "changed my mind"}))
+        .post(
+            &dispute,
+            Some(&kari_token),
+            json!({"reason": "changed my mind"}),
+        )
         .await;
     problem(r, 403).await;
 }
