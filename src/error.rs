@@ -55,8 +55,9 @@ pub struct Problem {
     /// What went wrong in this case, for a human.
     #[schema(example = "name: must be at most 200 characters")]
     pub detail: String,
-    /// The fields at fault: for validation problems, and for a conflict with the state of one
-    /// field (`rating_status`, say).
+    /// The fields at fault: for validation problems, for a conflict with the state of one
+    /// field (`rating_status`, say), and for a step that must name what it read (428,
+    /// `report_id`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub errors: Vec<FieldError>,
 }
@@ -76,7 +77,7 @@ pub const PROBLEM_KINDS: &[(&str, &str, u16, &str)] = &[
     ("method-not-allowed", "Method not allowed", 405, "The resource exists but not with this method; `Allow` lists the methods it takes."),
     ("conflict", "Conflict", 409, "The resource's state does not allow this step (for example a round that is still a draft), or it already exists. Read it again and decide."),
     ("precondition-failed", "Precondition failed", 412, "`If-Match` names a version that is no longer current: someone changed the resource since you read it. Read it again, reapply your change, and send the new version."),
-    ("precondition-required", "Precondition required", 428, "This resource is versioned: send `If-Match` with the version you read (its `ETag`)."),
+    ("precondition-required", "Precondition required", 428, "This resource is versioned: send `If-Match` with the version you read (its `ETag`). Where `errors` names a field instead (`report_id`), send that field with the id of what you read."),
     ("too-many-requests", "Too many requests", 429, "Too many failed sign-ins, sign-ups or password-reset requests for this account or address or from this client. Wait the `Retry-After` seconds."),
     ("unavailable", "Service unavailable", 503, "The database cannot be reached right now: retry after the `Retry-After` seconds. Or the operation needs e-mail (sign-up, password reset) and this instance has no SMTP server configured (`SMTP_URL`): ask its operator."),
     ("internal", "Internal server error", 500, "Our fault. It has been logged with the request id (`X-Request-Id`); retrying may help."),
@@ -111,6 +112,10 @@ pub enum ApiError {
     PreconditionFailed(String),
     #[error("{0}")]
     PreconditionRequired(String),
+    /// 428 naming the field that says which version the caller read (`report_id`): the step
+    /// is refused without it because what it applies to may have changed since.
+    #[error("{}: {}", .0.field, .0.message)]
+    PreconditionRequiredAt(FieldError),
     #[error("{detail}")]
     TooManyRequests { detail: String, retry_after: u64 },
     #[error("{0}")]
@@ -138,6 +143,11 @@ impl ApiError {
         Self::ConflictAt(FieldError::new(field, message))
     }
 
+    /// 428: `field` must say which version the caller read (`message` says why).
+    pub fn precondition_required_at(field: impl Into<String>, message: impl Into<String>) -> Self {
+        Self::PreconditionRequiredAt(FieldError::new(field, message))
+    }
+
     fn kind_and_title(&self) -> (&'static str, &'static str) {
         match self {
             Self::BadRequest(_) => ("bad-request", "Malformed request"),
@@ -150,7 +160,9 @@ impl ApiError {
             Self::MethodNotAllowed { .. } => ("method-not-allowed", "Method not allowed"),
             Self::Conflict(_) | Self::ConflictAt(_) => ("conflict", "Conflict"),
             Self::PreconditionFailed(_) => ("precondition-failed", "Precondition failed"),
-            Self::PreconditionRequired(_) => ("precondition-required", "Precondition required"),
+            Self::PreconditionRequired(_) | Self::PreconditionRequiredAt(_) => {
+                ("precondition-required", "Precondition required")
+            }
             Self::TooManyRequests { .. } => ("too-many-requests", "Too many requests"),
             Self::Unavailable(_) => ("unavailable", "Service unavailable"),
             Self::Internal(_) => ("internal", "Internal server error"),
@@ -170,7 +182,7 @@ impl ApiError {
             Self::MethodNotAllowed { .. } => 405,
             Self::Conflict(_) | Self::ConflictAt(_) => 409,
             Self::PreconditionFailed(_) => 412,
-            Self::PreconditionRequired(_) => 428,
+            Self::PreconditionRequired(_) | Self::PreconditionRequiredAt(_) => 428,
             Self::TooManyRequests { .. } => 429,
             Self::Unavailable(_) => 503,
             Self::Internal(_) => 500,
@@ -191,7 +203,7 @@ impl ApiError {
             detail,
             errors: match self {
                 Self::Validation(errors) => errors.clone(),
-                Self::ConflictAt(e) => vec![e.clone()],
+                Self::ConflictAt(e) | Self::PreconditionRequiredAt(e) => vec![e.clone()],
                 _ => Vec::new(),
             },
         }

@@ -78,6 +78,31 @@ impl<T: DeserializeOwned + 'static> FromRequest for Json<T> {
     }
 }
 
+/// A JSON request body that may be left out: a request with no body (no `Content-Type`, no
+/// length or a zero one, not chunked) reads as `T::default()`; a body sent is read as [`Json`]
+/// reads it (415, 413, 400, 422 alike).
+#[derive(Debug)]
+pub struct JsonOrNone<T>(pub T);
+
+impl<T: DeserializeOwned + Default + 'static> FromRequest for JsonOrNone<T> {
+    type Error = ApiError;
+    type Future = Pin<Box<dyn Future<Output = Result<Self, ApiError>>>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let headers = req.headers();
+        let no_body = !headers.contains_key(header::CONTENT_TYPE)
+            && !headers.contains_key(header::TRANSFER_ENCODING)
+            && headers
+                .get(header::CONTENT_LENGTH)
+                .is_none_or(|v| v.as_bytes() == b"0");
+        if no_body {
+            return Box::pin(std::future::ready(Ok(Self(T::default()))));
+        }
+        let body = Json::<T>::from_request(req, payload);
+        Box::pin(async move { body.await.map(|b| Self(b.0)) })
+    }
+}
+
 /// The tournament a request's route is under (`/tournaments/{id}/...`), if any.
 fn tournament_of(req: &HttpRequest) -> Option<i64> {
     let pattern = req.match_pattern()?;

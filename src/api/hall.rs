@@ -60,8 +60,12 @@ pub async fn code_report(
 /// The confirmer names the seat they hold, another than the reporter's: the report becomes the
 /// table's result (entered in the organiser's name, its reason naming both seats). Refused,
 /// with nothing written: a wrong code (422 `code`), a confirmer not seated there (422
-/// `confirmer`) or the reporter's own seat (409 `confirmer`), a completed round (409 `round`),
-/// a table with a result (409 `table`), no report waiting (404).
+/// `confirmer`) or the reporter's own seat or, in a team round, their partner's (409
+/// `confirmer`), after the report's `answer_by` (409 `answer_by`), a completed round (409 `round`),
+/// a table with a result (409 `table`), no report waiting (404). `report_id` names the report
+/// read: another report waiting now (a seated player signed in replaced it) is refused (409
+/// `report_id`), and so is a confirmation without it once the waiting report replaced or
+/// followed an unsettled one (428 `report_id`).
 #[utoipa::path(
     operation_id = "confirm_report_with_code",
     tag = "results",
@@ -72,7 +76,8 @@ pub async fn code_report(
         (status = 200, description = "The result with its history", body = ResultWithHistory),
         (status = 202, description = "A confirmed double crash in a self-scheduled round: the game is open for scheduling again", body = ScheduleOut),
         (status = 404, description = "No such tournament, published round or table, or no report waiting", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "The round is completed, the table has a result, or the confirmer holds the reporter's seat", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The round is completed, the table has a result, the confirmer holds the reporter's seat (or their partner's), the report's `answer_by` has passed, or `report_id` is not the report waiting", body = Problem, content_type = "application/problem+json"),
+        (status = 428, description = "The waiting report replaced or followed another one: name it with `report_id`", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "Too many wrong codes", body = Problem, content_type = "application/problem+json"),
     )
 )]

@@ -72,7 +72,7 @@ pub async fn read(
         (status = 200, description = "Proposed", body = ScheduleOut),
         NotAPlayerOfTheGame,
         NoSuchGame,
-        (status = 409, description = "Not your turn, or the game is agreed or forfeited", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "Not your turn, the game is agreed or forfeited, its table has a result or its round is completed", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/tournaments/{id}/rounds/{n}/tables/{t}/schedule/proposals")]
@@ -92,7 +92,8 @@ pub async fn propose(
 
 /// Accept one of the proposed times (the player whose answer is awaited).
 ///
-/// The game is agreed at that time; nobody's answer is awaited any more.
+/// The game is agreed at that time; nobody's answer is awaited any more. A proposed time that
+/// has passed is refused (422 naming `time`): propose new times instead.
 #[utoipa::path(
     operation_id = "accept_time",
     tag = "results",
@@ -104,7 +105,7 @@ pub async fn propose(
         (status = 200, description = "Agreed", body = ScheduleOut),
         NotAPlayerOfTheGame,
         NoSuchGame,
-        (status = 409, description = "No proposal awaits your answer", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "No proposal awaits your answer, or the table has a result or the round is completed", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/tournaments/{id}/rounds/{n}/tables/{t}/schedule/accept")]
@@ -138,7 +139,7 @@ pub async fn accept(
         (status = 200, description = "Open again; propose new times", body = ScheduleOut),
         NotAPlayerOfTheGame,
         NoSuchGame,
-        (status = 409, description = "Nothing agreed, too late, or no reschedule left", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "Nothing agreed, too late, no reschedule left, or the table has a result or the round is completed", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/tournaments/{id}/rounds/{n}/tables/{t}/schedule/missed")]

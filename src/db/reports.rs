@@ -50,6 +50,23 @@ pub fn latest(
     q.first(conn).optional()
 }
 
+/// The report of a table made just before report `id` (none: `id` is the table's first).
+pub fn before(
+    conn: &mut PgConnection,
+    round: RoundId,
+    table: i32,
+    id: ReportId,
+) -> QueryResult<Option<ReportRow>> {
+    result_reports::table
+        .filter(result_reports::round_id.eq(round))
+        .filter(result_reports::table_number.eq(table))
+        .filter(result_reports::id.lt(id))
+        .order(result_reports::id.desc())
+        .select(ReportRow::as_select())
+        .first(conn)
+        .optional()
+}
+
 /// The tables of a round that players reported results of, in table order.
 pub fn tables_reported(conn: &mut PgConnection, round: RoundId) -> QueryResult<Vec<i32>> {
     result_reports::table

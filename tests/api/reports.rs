@@ -132,13 +132,15 @@ async fn the_opponent_or_the_referee_confirms_and_it_counts_as_the_result() {
             )
             .await;
         assert_eq!(r.status(), 201);
-        // Round 1: Ola confirms; round 2: the referee does (Ola never answered).
+        let right = r.json::<Value>().await.unwrap()["id"].clone();
+        // Round 1: Ola confirms; round 2: the referee does (Ola never answered). The report
+        // replaced another: the confirmation names the one read.
         let confirmer = if n == 1 { &ola_token } else { &referee };
         let r = app
             .post(
                 &format!("{base}/report/confirm"),
                 Some(confirmer),
-                json!({}),
+                json!({"report_id": right}),
             )
             .await;
         assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());

@@ -277,6 +277,7 @@ fn table_body(v: &TableView, code: &str, lang: Lang, l: &Labels, w: &Words) -> M
                     input type="hidden" name="code" value=(code);
                     input type="hidden" name="lang" value=(lang_code(lang));
                     input type="hidden" name="action" value="confirm";
+                    input type="hidden" name="report_id" value=(r.id);
                     label for="confirmer" { (w.i_hold) }
                     select #confirmer name="confirmer" required {
                         @for (id, n) in &v.seats {
@@ -344,19 +345,21 @@ fn extra_input(format: Format, id: i64, w: &Words) -> Markup {
 ///
 /// `action=report` (with `code`, `reporter` and per player `score.{id}`, and as the ruleset has
 /// them `bonus.{id}`, `minutes.{id}`, `outcome.{id}`, `double_crash`) reports the result as
-/// `POST .../code-report` does; `action=confirm` (with `code` and `confirmer`) confirms the
-/// report waiting as `.../code-report/confirm` does. Every refusal is a page with the JSON
+/// `POST .../code-report` does; `action=confirm` (with `code`, `confirmer` and the page's
+/// `report_id`, the report it showed) confirms the report waiting as `.../code-report/confirm`
+/// does: if another report waits by then, 409 naming `report_id`. Every refusal is a page with the JSON
 /// operation's status, naming the field; nothing is written.
 #[utoipa::path(
     operation_id = "table_report_submit",
     tag = "print",
     params(("id" = i64, Path, description = "Tournament id"), ("n" = i32, Path, description = "Round number"), ("t" = i32, Path, description = "Table number")),
-    request_body(content = String, content_type = "application/x-www-form-urlencoded", description = "The form's fields", example = "action=confirm&code=K7M2QX9PLR&confirmer=12"),
+    request_body(content = String, content_type = "application/x-www-form-urlencoded", description = "The form's fields", example = "action=confirm&code=K7M2QX9PLR&confirmer=12&report_id=10"),
     responses(
         (status = 201, description = "Reported (a page)", content_type = "text/html", body = String),
         (status = 200, description = "Confirmed: the table's result (a page)", content_type = "text/html", body = String),
         (status = 404, description = "No such published round or table, or no report waiting (a page)", content_type = "text/html", body = String),
-        (status = 409, description = "The round is completed, the table has a result, a report already waits, or the confirmer is the reporter (a page)", content_type = "text/html", body = String),
+        (status = 409, description = "The round is completed, the table has a result, a report already waits, the confirmer is the reporter, or the report shown is no longer the one waiting (a page)", content_type = "text/html", body = String),
+        (status = 428, description = "No `report_id` and the waiting report replaced or followed another one (a page)", content_type = "text/html", body = String),
         (status = 422, description = "Not this table's code, or a field at fault (a page naming it)", content_type = "text/html", body = String),
         TooManyWrongCodesPage,
     )
@@ -394,7 +397,12 @@ async fn submit(req: &HttpRequest, state: &AppState, raw: &[u8]) -> Result<HttpR
     );
     let (status, done) = if given.get("action").map(String::as_str) == Some("confirm") {
         let confirmer = number(&given, "confirmer")?.unwrap_or(0);
-        let input = CodeConfirm { code, confirmer };
+        let report_id = number(&given, "report_id")?;
+        let input = CodeConfirm {
+            code,
+            confirmer,
+            report_id,
+        };
         let out = guard.counted(
             state
                 .run(move |conn| hall::confirm(conn, &keys, at, input, now))

@@ -24,7 +24,9 @@ use crate::domain::PlayerId;
 use crate::error::ApiError;
 use crate::services::access::load_visible;
 use crate::services::play::replays::Entered;
-use crate::services::play::reports::{out, settle, ReportOut, Settle, ANSWER_WITHIN};
+use crate::services::play::reports::{
+    in_time, is_the_one_read, out, settle, teammates, ReportOut, Settle, ANSWER_WITHIN,
+};
 use crate::services::running::results::{check_result, history, EnterResult, ResultSeat, TableRef};
 use crate::services::running::snapshot::{ruleset_of, seats_at};
 
@@ -48,13 +50,17 @@ pub struct CodeReport {
 /// A second holder of the table code confirms the waiting report.
 #[derive(Debug, Clone, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-#[schema(example = json!({"code": "7KQ2M-XW4TB", "confirmer": 12}))]
+#[schema(example = json!({"code": "7KQ2M-XW4TB", "confirmer": 12, "report_id": 10}))]
 pub struct CodeConfirm {
     /// The table code printed on the result slip.
     #[schema(min_length = 10, max_length = 40)]
     pub code: String,
     /// The player whose seat the confirmer holds: another than the reporter's.
     pub confirmer: i64,
+    /// The id of the report the confirmer read (the table's page sends it). Refused (409
+    /// naming `report_id`) when another report waits now; needed (428 naming it) when the
+    /// waiting report replaced or followed an unsettled one.
+    pub report_id: Option<i64>,
 }
 
 /// What the table's page shows: its players and the report waiting, if any.
@@ -240,7 +246,9 @@ pub fn report(
 
 /// A second holder of the table code confirms the waiting report, naming a seat other than the
 /// reporter's: it becomes the table's result, entered in the name of the tournament's
-/// organiser (who issued the codes), its reason saying which seats reported and confirmed.
+/// organiser (who issued the codes), its reason saying which seats reported and confirmed. The
+/// report must be the one the confirmer read (`reports::is_the_one_read`): a seated player
+/// signed in may have replaced it meanwhile.
 pub fn confirm(
     conn: &mut PgConnection,
     keys: &HallKeys,
@@ -265,6 +273,18 @@ pub fn confirm(
                 ),
             ));
         }
+        if teammates(conn, &t, &round, reporter, input.confirmer)? {
+            return Err(ApiError::conflict_at(
+                "confirmer",
+                format!(
+                    "the report was made as player {reporter}'s seat, of player {}'s team: a \
+                     player of the other team confirms it",
+                    input.confirmer
+                ),
+            ));
+        }
+        in_time(&row, now)?;
+        is_the_one_read(conn, &round, at.table, &row, input.report_id)?;
         let mut result = EnterResult::from(row.body);
         result.reason = Some(format!(
             "reported with the table code as player {reporter}, confirmed with it as player {}",

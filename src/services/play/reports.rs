@@ -18,7 +18,7 @@ use crate::db::rounds::Lock;
 use crate::db::running::RoundRow;
 use crate::db::PgConnection;
 use crate::domain::entries::ReportedResult;
-use crate::domain::status::RoundStatus;
+use crate::domain::status::{ReportStatus, RoundStatus};
 use crate::domain::{CaseId, PlayerId, UserId};
 use crate::error::ApiError;
 use crate::services::access::load_visible;
@@ -32,7 +32,8 @@ use crate::services::running::snapshot::{ruleset_of, seats_at};
 use crate::services::validate::Check;
 
 /// How long the opponent has to confirm or dispute; afterwards the report waits for the
-/// referee, who may confirm it or enter the result.
+/// referee, who may confirm it or enter the result (the players' answers are refused,
+/// [`in_time`]).
 pub const ANSWER_WITHIN: Duration = Duration::hours(48);
 
 /// A reported result entered as it was reported (no correction's reason, no play-off winner).
@@ -88,6 +89,53 @@ pub struct DisputeReport {
     #[schema(max_items = 8)]
     pub seats: Option<Vec<ResultSeat>>,
     pub double_crash: Option<bool>,
+}
+
+/// Confirming a report: which one the confirmer read. Optional; a client that leaves it out
+/// (or sends no body) confirms the pending report as long as nothing came before it unsettled.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"report_id": 11}))]
+pub struct ConfirmReport {
+    /// The id of the report the confirmer read (`GET .../report`). Refused (409 naming
+    /// `report_id`, nothing written) when another report waits now. Needed (428 naming it) when
+    /// the waiting report replaced or followed an unsettled one (superseded or disputed): the
+    /// confirmer may have read that one.
+    pub report_id: Option<i64>,
+}
+
+/// The waiting report is the one the confirmer read: the one they name, or, when they name
+/// none, the only one there has been since the table's last settled report (a confirmation
+/// is never given to a report that replaced the one the confirmer saw).
+pub(crate) fn is_the_one_read(
+    conn: &mut PgConnection,
+    round: &RoundRow,
+    table: i32,
+    waiting: &ReportRow,
+    named: Option<i64>,
+) -> Result<(), ApiError> {
+    match named {
+        Some(id) if id == waiting.id.0 => Ok(()),
+        Some(id) => Err(ApiError::conflict_at(
+            "report_id",
+            format!(
+                "report {id} is not the report of table {table} waiting for confirmation: \
+                 another one replaced it; read the waiting report before confirming it"
+            ),
+        )),
+        None => match crate::db::reports::before(conn, round.id, table, waiting.id)? {
+            Some(earlier) if earlier.status != ReportStatus::Confirmed => {
+                Err(ApiError::precondition_required_at(
+                    "report_id",
+                    format!(
+                        "the report of table {table} waiting for confirmation replaced or \
+                         followed another one: read it and confirm it by its id (`report_id`)"
+                    ),
+                ))
+            }
+            _ => Ok(()),
+        },
+    }
 }
 
 pub(crate) fn out(round: &RoundRow, table: i32, row: ReportRow) -> Result<ReportOut, ApiError> {
@@ -214,39 +262,82 @@ pub fn report(
     })
 }
 
-/// Whether the caller may answer a report: the opponent (a seated player who did not report
-/// it) or the tournament's referees and organisers.
-fn may_answer(
+/// Whether the caller is one of the tournament's referees or organisers, who answer any report
+/// at any time.
+fn is_staff(conn: &mut PgConnection, caller: &Caller, t: &Tournament) -> Result<bool, ApiError> {
+    caller.has_any_role(conn, t.id.0, &[StaffRole::Referee, StaffRole::Organiser])
+}
+
+/// Whether two players are partners in a round with team matches (2v2 duplicate, seed 002): a
+/// player does not answer the report of their own team.
+pub(crate) fn teammates(
     conn: &mut PgConnection,
-    caller: &Caller,
     t: &Tournament,
     round: &RoundRow,
-    table: i32,
+    a: i64,
+    b: i64,
+) -> Result<bool, ApiError> {
+    if round.draw.team_matches.is_empty() {
+        return Ok(false);
+    }
+    let teams = crate::db::registrations::teams_of(conn, t.id)?;
+    Ok(teams.iter().any(|team| {
+        let members = [team.pair_a1, team.pair_a2, team.pair_b1, team.pair_b2];
+        members.contains(&a) && members.contains(&b)
+    }))
+}
+
+/// Whether seated player `me` is an opponent of `reporter`: another player, and in a round
+/// with team matches one of the other team.
+fn opposes(
+    conn: &mut PgConnection,
+    t: &Tournament,
+    round: &RoundRow,
+    me: i64,
     reporter: i64,
 ) -> Result<bool, ApiError> {
-    if caller.has_any_role(conn, t.id.0, &[StaffRole::Referee, StaffRole::Organiser])? {
-        return Ok(true);
+    Ok(me != reporter && !teammates(conn, t, round, me, reporter)?)
+}
+
+/// The players answer a report by its `answer_by` ([`ANSWER_WITHIN`]); afterwards the referee
+/// decides (409 naming `answer_by`).
+pub(crate) fn in_time(row: &ReportRow, now: DateTime<Utc>) -> Result<(), ApiError> {
+    if now > row.answer_by {
+        return Err(ApiError::conflict_at(
+            "answer_by",
+            format!(
+                "the time to answer this report ran out at {}: a referee or an organiser \
+                 decides now",
+                row.answer_by
+            ),
+        ));
     }
-    Ok(seated_player(conn, caller, t, round, table)?.is_some_and(|p| p != reporter))
+    Ok(())
 }
 
 /// The opponent (or a referee or organiser) confirms the pending report: it becomes the
-/// table's result, entered by the reporting player's account. A confirmed double crash in a
+/// table's result, entered by the reporting player's account. The opponent is a seated player
+/// other than the reporter, of the other team in a round with team matches, answering by the
+/// report's `answer_by`. The report must be the one the confirmer read ([`is_the_one_read`]). A confirmed double crash in a
 /// self-scheduled round stores no result: the game is reopened for a replay (seed 003 rule
 /// 3.3, `services::play::replays`) and the report is `confirmed`. `now` is the scheduling clock.
 pub fn confirm(
     conn: &mut PgConnection,
     caller: &Caller,
     at: TableRef,
+    input: ConfirmReport,
     now: DateTime<Utc>,
 ) -> Result<Entered, ApiError> {
     crate::db::transaction(conn, |conn| {
         let (t, round) = open_round(conn, caller, at)?;
+        let refused = || {
+            ApiError::Forbidden("the opponent, a referee or an organiser confirms a report".into())
+        };
+        let staff = is_staff(conn, caller, &t)?;
+        let seated = seated_player(conn, caller, &t, &round, at.table)?;
         // Who is asking first: only those who may answer learn whether a report is pending.
-        if !may_answer(conn, caller, &t, &round, at.table, 0)? {
-            return Err(ApiError::Forbidden(
-                "the opponent, a referee or an organiser confirms a report".into(),
-            ));
+        if !staff && seated.is_none() {
+            return Err(refused());
         }
         let row = latest(conn, &round, at.table, true)?.ok_or_else(|| {
             ApiError::NotFound(format!("no pending report for table {}", at.table))
@@ -254,14 +345,16 @@ pub fn confirm(
         let (id, reporter, body, reporter_user) = (
             row.id,
             row.reported_by_player.0,
-            row.body,
+            row.body.clone(),
             row.reported_by_user,
         );
-        if !may_answer(conn, caller, &t, &round, at.table, reporter)? {
-            return Err(ApiError::Forbidden(
-                "the opponent, a referee or an organiser confirms a report".into(),
-            ));
+        if let Some(me) = seated.filter(|_| !staff) {
+            if !opposes(conn, &t, &round, me, reporter)? {
+                return Err(refused());
+            }
+            in_time(&row, now)?;
         }
+        is_the_one_read(conn, &round, at.table, &row, input.report_id)?;
         let input = EnterResult::from(body);
         settle(
             conn,
@@ -350,7 +443,9 @@ fn confirmed_result(
 }
 
 /// The opponent disputes the pending report: a case about the table's result is opened for the
-/// referee, asking for the disputing player's version of the result when one is given. `now`
+/// referee, asking for the disputing player's version of the result when one is given. The
+/// opponent is as for [`confirm`]; a report made with the table code may be disputed by any
+/// seated player, the seat it names included. By the report's `answer_by`. `now`
 /// is when it was answered.
 pub fn dispute(
     conn: &mut PgConnection,
@@ -372,10 +467,20 @@ pub fn dispute(
             ApiError::NotFound(format!("no pending report for table {}", at.table))
         })?;
         let reporter = row.reported_by_player.0;
-        if opponent.is_none() || opponent == Some(reporter) {
-            return Err(ApiError::Forbidden(
-                "only the opponent disputes a report (a referee enters the result instead)".into(),
-            ));
+        // A report made with the table code names a seat, not who made it: any seated player
+        // may dispute it, the named one too. A signed-in report: its reporter's opponents.
+        let with_code = row.reported_by_user.is_none();
+        match opponent {
+            Some(me) if with_code || opposes(conn, &t, &round, me, reporter)? => {}
+            _ => {
+                return Err(ApiError::Forbidden(
+                    "only the opponent disputes a report (a referee enters the result instead)"
+                        .into(),
+                ))
+            }
+        }
+        if !is_staff(conn, caller, &t)? {
+            in_time(&row, now)?;
         }
         // Who is asking first, then the body (issue 37, item 6).
         let mut check = Check::new();

@@ -30,7 +30,7 @@ use crate::domain::status::{RoundStatus, ScheduleState};
 use crate::domain::{PlayerId, UserId};
 use crate::error::ApiError;
 use crate::services::access::load_visible;
-use crate::services::running::results::TableRef;
+use crate::services::running::results::{history, TableRef};
 use crate::services::running::snapshot::seats_at;
 use crate::services::validate::Check;
 
@@ -119,6 +119,7 @@ pub struct Propose {
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"time": "2027-03-06T13:00:00Z"}))]
 pub struct Accept {
+    /// One of the proposed times, still to come.
     pub time: DateTime<Utc>,
 }
 
@@ -218,6 +219,28 @@ pub(crate) fn game_for_update(
     Ok((t, round, g))
 }
 
+/// The scheduling steps are for a game still to be played: once its table has a result (409
+/// naming `table`) or its round is completed (409 naming `round`) nothing is proposed, accepted
+/// or rescheduled.
+fn still_to_play(conn: &mut PgConnection, round: &RoundRow, table: i32) -> Result<(), ApiError> {
+    if round.status == RoundStatus::Completed {
+        return Err(ApiError::conflict_at(
+            "round",
+            format!(
+                "round {} is completed: its games are not scheduled any more",
+                round.number
+            ),
+        ));
+    }
+    if !history(conn, round, table)?.is_empty() {
+        return Err(ApiError::conflict_at(
+            "table",
+            format!("table {table} has its result: the game is not scheduled any more"),
+        ));
+    }
+    Ok(())
+}
+
 fn my_seat(
     conn: &mut PgConnection,
     caller: &Caller,
@@ -248,6 +271,7 @@ pub fn propose(
     crate::db::transaction(conn, |conn| {
         let (t, round, g) = game_for_update(conn, caller, at)?;
         let (me, other) = my_seat(conn, caller, &t, &round, at.table)?;
+        still_to_play(conn, &round, at.table)?;
         let deadline = round.self_scheduled_until.unwrap_or(now);
         let mut check = Check::new();
         check.ensure(
@@ -296,7 +320,8 @@ pub fn propose(
     })
 }
 
-/// The awaited player accepts one of the proposed times.
+/// The awaited player accepts one of the proposed times, one still to come (422 naming `time`
+/// for a time that has passed).
 pub fn accept(
     conn: &mut PgConnection,
     caller: &Caller,
@@ -307,6 +332,7 @@ pub fn accept(
     crate::db::transaction(conn, |conn| {
         let (t, round, g) = game_for_update(conn, caller, at)?;
         let (me, _) = my_seat(conn, caller, &t, &round, at.table)?;
+        still_to_play(conn, &round, at.table)?;
         if g.state != ScheduleState::Proposed || g.waiting_on != Some(PlayerId(me)) {
             return Err(ApiError::Conflict(
                 "there is no proposal waiting for your answer".into(),
@@ -314,6 +340,12 @@ pub fn accept(
         }
         if !g.proposed_times.contains(&input.time) {
             return Err(ApiError::field("time", "accept one of the proposed times"));
+        }
+        if input.time <= now {
+            return Err(ApiError::field(
+                "time",
+                format!("{} has passed: propose new times instead", input.time),
+            ));
         }
         db::schedules::agree(conn, (g.round_id, g.table_number), input.time)?;
         message(
@@ -347,6 +379,7 @@ pub fn missed(
     crate::db::transaction(conn, |conn| {
         let (t, round, g) = game_for_update(conn, caller, at)?;
         let (me, _) = my_seat(conn, caller, &t, &round, at.table)?;
+        still_to_play(conn, &round, at.table)?;
         let Some(agreed) = g.agreed_time.filter(|_| g.state == ScheduleState::Agreed) else {
             return Err(ApiError::Conflict("no time is agreed for this game".into()));
         };
