@@ -373,17 +373,17 @@ pub fn touch(conn: &mut PgConnection, case: CaseId) -> QueryResult<()> {
     Ok(())
 }
 
-/// The player penalty `penalty` of tournament `t` is against, if there is such a penalty.
-pub fn penalised_player(
+/// The player a penalty of tournament `t` was given to and the account that gave it.
+pub fn penalty_parties(
     conn: &mut PgConnection,
     t: TournamentId,
     penalty: PenaltyId,
-) -> QueryResult<Option<PlayerId>> {
+) -> QueryResult<Option<(PlayerId, UserId)>> {
     use super::schema::penalties;
     penalties::table
         .filter(penalties::tournament_id.eq(t))
         .filter(penalties::id.eq(penalty))
-        .select(penalties::player_id)
+        .select((penalties::player_id, penalties::issued_by))
         .first(conn)
         .optional()
 }

@@ -82,7 +82,9 @@ pub struct OpenCase {
     pub round: Option<i32>,
     #[schema(minimum = 1, maximum = 10000)]
     pub table: Option<i32>,
-    /// The penalty concerned (required for `penalty`): the penalised player becomes a party.
+    /// The penalty concerned (required for `penalty`): the penalised player and the official
+    /// who gave it become respondents (a complaint against a referee's penalty goes to the
+    /// committee).
     pub penalty_id: Option<i64>,
     /// What happened and what the complainant asks for.
     #[schema(
