@@ -738,6 +738,9 @@ pub fn dismiss(
     let (id, user_id) = (id.0, user_id.0);
     crate::db::transaction(conn, |conn| {
         load_for_staff(conn, caller, id, &[StaffRole::Organiser])?;
+        // The last organiser is counted, then dismissed: one dismissal at a time, else two
+        // at once both count two organisers and the tournament is left with none.
+        lock_tournament(conn, id)?;
         let current = staff_of(conn, id)?;
         if !current
             .iter()
