@@ -272,7 +272,8 @@ pub struct CaseOut {
     pub appeal_of: Option<i64>,
     /// The appeal lodged against this decision.
     pub appealed_by: Option<i64>,
-    /// Until when a party may appeal this decision (referee rulings within the window).
+    /// Until when a party may appeal this decision (referee rulings within the window): fixed
+    /// when the decision is given, a later change of the tournament's window does not move it.
     pub appeal_until: Option<DateTime<Utc>>,
     /// Decided and beyond appeal.
     pub is_final: bool,

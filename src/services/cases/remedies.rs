@@ -142,6 +142,7 @@ pub(super) fn decide(
             outcome: verdict.outcome(),
             reason: &reason,
             remedies: &applied,
+            appeal_until: now + Duration::minutes(t.appeal_window_minutes.into()),
         },
     )?;
     log(

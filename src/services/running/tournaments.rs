@@ -47,7 +47,8 @@ pub struct TournamentOut {
     pub country: Option<String>,
     pub status: TournamentStatus,
     pub registration_deadline: Option<DateTime<Utc>>,
-    /// How long after a decision a party may appeal it.
+    /// How long after a decision a party may appeal it (each decision keeps the window it was
+    /// given with: a change applies to later decisions).
     pub appeal_window_minutes: i32,
     pub created_by: i64,
     pub created_at: DateTime<Utc>,
