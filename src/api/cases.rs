@@ -43,7 +43,7 @@ use crate::services::cases::{self, AddParty, Appeal, CaseOut, CastVote, Decide, 
         (status = 201, description = "Opened; the case with its parties and panel", body = CaseOut),
         (status = 403, description = "Neither a registered player nor a referee or organiser", body = Problem, content_type = "application/problem+json"),
         NoSuchTournament,
-        (status = 409, description = "Nobody who is not a party can decide the case", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "Nobody who is not a party can decide the case, or a panel that votes would have fewer than three members who are not parties", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/tournaments/{id}/cases")]
@@ -139,11 +139,13 @@ pub async fn read(
     cached_json(&req, &out, Visibility::Private)
 }
 
-/// Add a party to an open case (a referee, an organiser or the complainant) before any vote
-/// is cast; the deciding panel is recomputed (409 if nobody would be left to decide).
+/// Add a party to an open case (a referee or an organiser of the tournament who is not a
+/// party to it) before any vote is cast; the deciding panel is recomputed (409 if nobody would
+/// be left to decide, or a panel that votes would have fewer than three members).
 ///
 /// Parties cannot sit on the panel that decides the case (domain.md, appeals): adding one may
-/// change who decides.
+/// change who decides, so the parties themselves cannot. A `player_at_table` must be seated at
+/// the case's table in the draw of its round.
 #[utoipa::path(
     operation_id = "add_case_parties",
     tag = "cases",
@@ -155,9 +157,10 @@ pub async fn read(
     responses(
         BodyErrors,
         (status = 200, description = "Added; the case with its new panel", body = CaseOut),
-        (status = 403, description = "Not a referee, an organiser or the complainant", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Not a referee or an organiser, or a party to the case", body = Problem, content_type = "application/problem+json"),
         NoSuchCase,
-        (status = 409, description = "Decided, votes cast, already a party, or nobody left to decide", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "Decided, votes cast, already a party, nobody left to decide, or fewer than three left on a panel that votes", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Invalid fields, or a player at the table who is not seated at the case's table (or a case about no table)", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/tournaments/{id}/cases/{cid}/parties")]
@@ -191,7 +194,7 @@ pub async fn add_parties(
     responses(
         BodyErrors,
         (status = 200, description = "Decided; the case", body = CaseOut),
-        (status = 403, description = "A party to the case, or not on its panel", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A party to the case, not on its panel, or no longer holding the role of their seat (dismissed)", body = Problem, content_type = "application/problem+json"),
         NoSuchCase,
         (status = 409, description = "Already decided, or a committee panel that votes", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "Invalid fields or a remedy that cannot be applied", body = Problem, content_type = "application/problem+json"),
@@ -229,7 +232,7 @@ pub async fn decision(
     responses(
         BodyErrors,
         (status = 201, description = "Vote recorded; the case (decided if this vote made a majority)", body = CaseOut),
-        (status = 403, description = "A party to the case, or not on its panel", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A party to the case, not on its panel, or no longer holding the role of their seat (dismissed)", body = Problem, content_type = "application/problem+json"),
         NoSuchCase,
         (status = 409, description = "Already voted, already decided, or a case the referee rules on alone", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "Invalid fields or a remedy that cannot be applied", body = Problem, content_type = "application/problem+json"),
@@ -268,7 +271,7 @@ pub async fn vote(
         (status = 201, description = "The appeal, a new case", body = CaseOut),
         (status = 403, description = "Not a party to the case", body = Problem, content_type = "application/problem+json"),
         NoSuchCase,
-        (status = 409, description = "Not appealable: not decided, an appeal itself, decided by a committee panel, already appealed, or the appeal window has closed", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "Not appealable: not decided, an appeal itself, decided by a committee panel, already appealed, or the appeal window has closed; or fewer than three committee members free to decide it", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/tournaments/{id}/cases/{cid}/appeal")]

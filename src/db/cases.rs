@@ -49,6 +49,9 @@ stored_row! {
         /// The case this appeal is against.
         pub appeal_of: Option<CaseId>,
         pub version: i32,
+        /// Until when the decision may be appealed, fixed with the decision from the
+        /// tournament's appeal window then (whether it may be appealed at all is the rules').
+        pub appeal_until: Option<DateTime<Utc>>,
     }
     read through StoredCase from cases, named "cases" row |s| s.id;
 }
@@ -336,6 +339,8 @@ pub struct Decision<'a> {
     pub reason: &'a str,
     /// The remedies applied: each `order` and its `effect`.
     pub remedies: &'a [AppliedRemedy],
+    /// The decision's appeal deadline: its time plus the tournament's appeal window.
+    pub appeal_until: DateTime<Utc>,
 }
 
 /// Marks the case decided (a new version of it).
@@ -348,6 +353,7 @@ pub fn set_decided(conn: &mut PgConnection, case: CaseId, d: &Decision<'_>) -> Q
             cases::outcome.eq(Some(d.outcome)),
             cases::decision_reason.eq(Some(d.reason)),
             cases::remedy.eq(Some(Json(d.remedies))),
+            cases::appeal_until.eq(Some(d.appeal_until)),
             cases::version.eq(cases::version + 1),
         ))
         .execute(conn)?;
@@ -373,17 +379,17 @@ pub fn touch(conn: &mut PgConnection, case: CaseId) -> QueryResult<()> {
     Ok(())
 }
 
-/// The player penalty `penalty` of tournament `t` is against, if there is such a penalty.
-pub fn penalised_player(
+/// The player a penalty of tournament `t` was given to and the account that gave it.
+pub fn penalty_parties(
     conn: &mut PgConnection,
     t: TournamentId,
     penalty: PenaltyId,
-) -> QueryResult<Option<PlayerId>> {
+) -> QueryResult<Option<(PlayerId, UserId)>> {
     use super::schema::penalties;
     penalties::table
         .filter(penalties::tournament_id.eq(t))
         .filter(penalties::id.eq(penalty))
-        .select(penalties::player_id)
+        .select((penalties::player_id, penalties::issued_by))
         .first(conn)
         .optional()
 }

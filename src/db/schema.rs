@@ -578,6 +578,7 @@ diesel::table! {
         remedy -> Nullable<Jsonb>,
         appeal_of -> Nullable<Int8>,
         version -> Int4,
+        appeal_until -> Nullable<Timestamptz>,
     }
 }
 

@@ -161,7 +161,14 @@ pub enum PanelError {
     NobodyEligible(PanelRule),
     /// The ruleset has no appeals (seed 003 rule 15).
     NoAppeal,
+    /// A panel that votes has fewer than [`PANEL_SEATS`] members who are not parties: it is
+    /// not formed (a member or two must not decide alone what the committee of three decides).
+    TooFew { rule: PanelRule, free: usize },
 }
+
+/// The seats of a panel that votes: the appeals committee has three members (seed 000
+/// section (4)), and a panel standing in for it has as many.
+pub const PANEL_SEATS: usize = 3;
 
 impl std::fmt::Display for PanelError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -185,6 +192,18 @@ impl std::fmt::Display for PanelError {
                 f,
                 "no referee or committee member who is not a party can decide this case"
             ),
+            Self::TooFew { rule, free } => {
+                let missing = PANEL_SEATS.saturating_sub(*free);
+                let who = if *rule == PanelRule::Committee {
+                    "appeals committee members"
+                } else {
+                    "referees"
+                };
+                write!(
+                    f,
+                    "a panel that votes needs {PANEL_SEATS} members who are not parties to the case; only {free} are: appoint {missing} more {who} who are not parties"
+                )
+            }
         }
     }
 }
@@ -209,7 +228,9 @@ fn free(officials: &[UserId], parties: &[UserId], seat: Seat) -> Vec<(UserId, Se
 ///   are not parties together with the remaining committee members;
 /// - an appeal goes to the appeals committee;
 /// - nobody sits on the panel of a case they are a party to; committees vote and the
-///   majority decides.
+///   majority decides;
+/// - a panel that votes has at least three members ([`PANEL_SEATS`]): with fewer free
+///   officials there is no panel ([`PanelError::TooFew`]) until more are appointed.
 pub fn deciding_panel(
     kind: CaseKind,
     referees: &[UserId],
@@ -273,6 +294,12 @@ pub fn deciding_panel_under(
     } else {
         PanelMode::Vote
     };
+    if mode == PanelMode::Vote && members.len() < PANEL_SEATS {
+        return Err(PanelError::TooFew {
+            rule,
+            free: members.len(),
+        });
+    }
     Ok(Panel {
         members,
         mode,
@@ -524,9 +551,37 @@ mod tests {
 
     #[test]
     fn a_complaint_involving_the_referee_and_a_member_leaves_the_other_members() {
-        let p = deciding_panel(CaseKind::Complaint, &[REF], &[C1, C2, C3], &[REF, C1]).unwrap();
+        let p = deciding_panel(CaseKind::Complaint, &[REF, REF2], &[C1, C2, C3], &[REF, C1]);
+        let p = p.unwrap();
         assert_eq!(p.rule, PanelRule::RefereeWithRemainingCommittee);
-        assert_eq!(ids(&p), vec![C2, C3]);
+        assert_eq!(ids(&p), vec![REF2, C2, C3]);
+    }
+
+    #[test]
+    fn a_panel_that_votes_with_fewer_than_three_free_members_is_not_formed() {
+        let rule = PanelRule::RefereeWithRemainingCommittee;
+        // The referee and a member are parties: two members are left.
+        let p = deciding_panel(CaseKind::Complaint, &[REF], &[C1, C2, C3], &[REF, C1]);
+        assert_eq!(p, Err(PanelError::TooFew { rule, free: 2 }));
+        // An appellant naming two members leaves one.
+        let p = deciding_panel(CaseKind::Appeal, &[REF], &[C1, C2, C3], &[P1, REF, C1, C2]);
+        assert_eq!(p, Err(PanelError::TooFew { rule, free: 1 }));
+        // A committee of two is not a committee.
+        let p = deciding_panel(CaseKind::Appeal, &[REF], &[C1, C2], &[P1, REF]);
+        let e = p.unwrap_err();
+        assert_eq!(
+            e,
+            PanelError::TooFew {
+                rule: PanelRule::Committee,
+                free: 2
+            }
+        );
+        assert!(e
+            .to_string()
+            .contains("appoint 1 more appeals committee members"));
+        // A referee ruling alone is not a panel that votes.
+        let p = deciding_panel(CaseKind::Complaint, &[REF], &[C1], &[P1]).unwrap();
+        assert_eq!(p.mode, PanelMode::Referee);
     }
 
     #[test]
@@ -569,7 +624,7 @@ mod tests {
     fn nobody_decides_a_case_they_are_a_party_to() {
         for parties in [vec![REF], vec![C1], vec![REF, C2], vec![P1, C3, REF]] {
             for kind in [CaseKind::Complaint, CaseKind::Appeal] {
-                let p = deciding_panel(kind, &[REF], &[C1, C2, C3], &parties).unwrap();
+                let p = deciding_panel(kind, &[REF, REF2], &[C1, C2, C3], &parties).unwrap();
                 assert!(parties.iter().all(|u| !p.has(*u)), "{kind:?} {parties:?}");
             }
         }
@@ -598,8 +653,8 @@ mod tests {
 
     #[test]
     fn an_official_listed_twice_sits_once() {
-        let p = deciding_panel(CaseKind::Complaint, &[REF, REF], &[C1, C1], &[REF]).unwrap();
-        assert_eq!(ids(&p), vec![C1]);
+        let p = deciding_panel(CaseKind::Complaint, &[REF, REF], &[C1, C1, C2, C3], &[REF]);
+        assert_eq!(ids(&p.unwrap()), vec![C1, C2, C3]);
     }
 
     #[test]

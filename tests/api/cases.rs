@@ -252,11 +252,11 @@ async fn a_complaint_involving_a_committee_member_goes_to_the_referee_and_the_ot
     .await;
     let cid = case["id"].as_i64().unwrap();
     assert_eq!(case["panel"]["mode"], "referee");
-    // The member is named as a respondent afterwards: the panel is recomputed.
+    // The referee names the member as a respondent afterwards: the panel is recomputed.
     let case = ok(
         app.post(
             &format!("/api/v1/tournaments/{}/cases/{cid}/parties", e.tid),
-            Some(e.token_of_player(loser)),
+            Some(&e.referee),
             json!({"user_id": c2, "role": "respondent"}),
         )
         .await,

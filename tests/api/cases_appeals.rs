@@ -289,6 +289,85 @@ async fn an_appeal_after_the_window_is_refused_with_a_clear_error() {
     );
 }
 
+/// A decision's appeal deadline is fixed when it is given: widening the window later does not
+/// reopen a final decision, narrowing it does not close an appeal still allowed.
+#[actix_web::test]
+async fn changing_the_appeal_window_does_not_move_a_decisions_deadline() {
+    let app = spawn_app().await;
+    let e = setup(&app, false).await;
+    let (table, _, loser) = e.tables[0];
+    let decided = |statement: &'static str| {
+        let (app, e) = (&app, &e);
+        async move {
+            let case = open_case(
+                app,
+                e,
+                e.token_of_player(loser),
+                json!({"subject": "table", "round": 1, "table": table, "statement": statement}),
+            )
+            .await;
+            let cid = case["id"].as_i64().unwrap();
+            ok(
+                app.post(
+                    &format!("/api/v1/tournaments/{}/cases/{cid}/decision", e.tid),
+                    Some(&e.referee),
+                    json!({"verdict": "dismiss", "reason": "standard tables"}),
+                )
+                .await,
+                200,
+            )
+            .await
+        }
+    };
+    let appeal = |cid: i64| {
+        let (app, e) = (&app, &e);
+        async move {
+            app.post(
+                &format!("/api/v1/tournaments/{}/cases/{cid}/appeal", e.tid),
+                Some(e.token_of_player(loser)),
+                json!({"statement": "Please reconsider"}),
+            )
+            .await
+        }
+    };
+    let read = |cid: i64| {
+        let (app, e) = (&app, &e);
+        async move {
+            ok(
+                app.get(
+                    &format!("/api/v1/tournaments/{}/cases/{cid}", e.tid),
+                    Some(&e.org),
+                )
+                .await,
+                200,
+            )
+            .await
+        }
+    };
+    // Decided under a window of 0: final at once, and still final once the window widens.
+    patch_tournament(&app, e.tid, &e.org, json!({"appeal_window_minutes": 0})).await;
+    let closed = decided("The table was too small.").await;
+    let closed = closed["id"].as_i64().unwrap();
+    patch_tournament(&app, e.tid, &e.org, json!({"appeal_window_minutes": 60})).await;
+    let body = problem(appeal(closed).await, 409).await;
+    assert!(body["detail"]
+        .as_str()
+        .unwrap()
+        .contains("appeal window of 0 minutes"));
+    let case = read(closed).await;
+    assert_eq!(case["is_final"], true);
+    assert!(case["appeal_until"].is_null());
+    // Decided under 60 minutes: narrowing the window to 0 leaves the hour to appeal.
+    let open = decided("The chairs were broken.").await;
+    let until = open["appeal_until"].as_str().unwrap().to_string();
+    let open = open["id"].as_i64().unwrap();
+    patch_tournament(&app, e.tid, &e.org, json!({"appeal_window_minutes": 0})).await;
+    let case = read(open).await;
+    assert_eq!(case["is_final"], false);
+    assert_eq!(case["appeal_until"], until.as_str());
+    ok(appeal(open).await, 201).await;
+}
+
 #[actix_web::test]
 async fn bad_cases_are_refused_with_the_field_at_fault() {
     let app = spawn_app().await;

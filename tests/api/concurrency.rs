@@ -227,3 +227,78 @@ async fn retried_creating_posts_with_one_key_create_once() {
         .unwrap();
     assert_eq!(tournaments["total"], 1);
 }
+
+/// Two organisers dismissing each other at once: one dismissal wins, one organiser remains
+/// (the count of organisers and the dismissal run one at a time per tournament).
+#[actix_web::test]
+async fn two_organisers_dismissing_each_other_at_once_leave_one() {
+    let app = spawn_app().await;
+    let (a, a_token) = app.user("organiser_a").await;
+    let (b, b_token) = app.user("organiser_b").await;
+    for _ in 0..5 {
+        let tid = app.tournament(&a_token, "agricola_norway").await;
+        let staff = format!("/api/v1/tournaments/{tid}/staff");
+        let r = app
+            .post(
+                &staff,
+                Some(&a_token),
+                json!({"user_id": b, "role": "organiser"}),
+            )
+            .await;
+        assert_eq!(r.status(), 201);
+        let (to_b, to_a) = (
+            format!("{staff}/{b}/organiser"),
+            format!("{staff}/{a}/organiser"),
+        );
+        let (ra, rb) = futures_util::future::join(
+            app.delete_req(&to_b, &a_token),
+            app.delete_req(&to_a, &b_token),
+        )
+        .await;
+        let mut statuses = [ra.status().as_u16(), rb.status().as_u16()];
+        statuses.sort_unstable();
+        assert_eq!(statuses[0], 204, "{statuses:?}");
+        assert!([403, 409].contains(&statuses[1]), "{statuses:?}");
+        let token = if ra.status() == 204 {
+            &a_token
+        } else {
+            &b_token
+        };
+        let list: Value = app.get(&staff, Some(token)).await.json().await.unwrap();
+        let organisers = list["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|s| s["role"] == "organiser")
+            .count();
+        assert_eq!(organisers, 1, "{list}");
+    }
+}
+
+/// Two sanctions of one player at once: the first is a warning, the second a game loss (seed
+/// 004), never two warnings.
+#[actix_web::test]
+async fn two_sanctions_at_once_take_two_steps() {
+    let app = spawn_app().await;
+    let (tid, org, referee, _) = crate::event_fixtures::event(&app, "agricola_norway", 4).await;
+    let round =
+        crate::event_fixtures::new_round(&app, tid, &org, json!({"method": "random"})).await;
+    let path = format!("/api/v1/tournaments/{tid}/penalties");
+    let t = &round["draw"]["tables"][0];
+    for player in t["seats"].as_array().unwrap() {
+        let player = player.as_i64().unwrap();
+        let body = json!({"player_id": player, "kind": "sanction", "round": 1,
+                          "table": t["number"], "reason": "Abusive language."});
+        let answers = join_all(
+            [&referee, &org].map(|token| app.post(&path, Some(token.as_str()), body.clone())),
+        )
+        .await;
+        let mut kinds = Vec::new();
+        for r in answers {
+            assert_eq!(r.status(), 201);
+            kinds.push(r.json::<Value>().await.unwrap()["kind"].clone());
+        }
+        kinds.sort_by_key(|k| k.to_string());
+        assert_eq!(kinds, vec![json!("game_loss"), json!("warning")]);
+    }
+}

@@ -19,6 +19,7 @@ mod calendars;
 mod case_fixtures;
 mod cases;
 mod cases_appeals;
+mod cases_conflicts;
 mod cases_history;
 mod checkouts;
 mod claims;

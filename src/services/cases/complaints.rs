@@ -98,8 +98,8 @@ pub fn open_case(
         }
         let mut penalised = None;
         if let Some(pid) = input.penalty_id {
-            let p = crate::db::cases::penalised_player(conn, TournamentId(tid), PenaltyId(pid))?;
-            penalised = Some(p.map(|p| p.0).ok_or_else(|| {
+            let p = crate::db::cases::penalty_parties(conn, TournamentId(tid), PenaltyId(pid))?;
+            penalised = Some(p.map(|(p, by)| (p.0, by.0)).ok_or_else(|| {
                 ApiError::field("penalty_id", format!("no penalty {pid} in this tournament"))
             })?);
         }
@@ -147,8 +147,11 @@ pub fn open_case(
         for r in &respondents {
             party(conn, r.user_id, r.player_id, PartyRole::Respondent)?;
         }
-        if let Some(p) = penalised {
+        if let Some((p, issued_by)) = penalised {
             party(conn, None, Some(p), PartyRole::Respondent)?;
+            // The official who gave the penalty is complained about too: a referee does not
+            // rule on a complaint against their own penalty (domain.md section 1).
+            party(conn, Some(issued_by), None, PartyRole::Respondent)?;
         }
         for p in seated {
             party(conn, None, Some(p), PartyRole::PlayerAtTable)?;
@@ -221,7 +224,9 @@ pub fn read_case(
     render(conn, &t, case, insider, now)
 }
 
-/// Adds a party to an open case (referees and organisers); the deciding panel is recomputed.
+/// Adds a party to an open case (the tournament's referees and organisers who are not
+/// parties themselves); the deciding panel is recomputed. A `player_at_table` must be seated at
+/// the case's table in the draw.
 pub fn add_parties(
     conn: &mut PgConnection,
     caller: &Caller,
@@ -236,21 +241,21 @@ pub fn add_parties(
         let t = load_tournament(conn, caller, tid)?;
         let case = load_case(conn, TournamentId(tid), CaseId(cid), true)?;
         let staff = caller.has_any_role(conn, tid, &[StaffRole::Referee, StaffRole::Organiser])?;
-        let parties = parties_of(conn, cid)?;
-        let complainants: Vec<PartyRow> = parties
-            .iter()
-            .filter(|p| p.role == PartyRole::Complainant)
-            .cloned()
-            .collect();
-        let is_complainant = party_users(conn, &complainants)?.contains(&caller.user_id);
-        if !staff && !is_complainant {
+        if !staff {
+            // The parties would pick who decides their case: only the officials add parties.
             if is_insider(conn, &MaybeCaller(Some(caller.clone())), &case)? {
                 return Err(ApiError::Forbidden(
-                    "only a referee, an organiser or the complainant may add parties".into(),
+                    "only a referee or an organiser may add parties to a case".into(),
                 ));
             }
             return Err(ApiError::NotFound(format!(
                 "no case {cid} in tournament {tid}"
+            )));
+        }
+        let parties = parties_of(conn, cid)?;
+        if party_users(conn, &parties)?.contains(&caller.user_id) {
+            return Err(ApiError::Forbidden(format!(
+                "you are a party to case {cid}: another referee or an organiser adds its parties"
             )));
         }
         require_open(&case)?;
@@ -262,7 +267,10 @@ pub fn add_parties(
         check_party_ref(conn, "party", input.user_id, input.player_id)?;
         let role = match input.role {
             AddedPartyRole::Respondent => PartyRole::Respondent,
-            AddedPartyRole::PlayerAtTable => PartyRole::PlayerAtTable,
+            AddedPartyRole::PlayerAtTable => {
+                check_seated_party(conn, &case, input.user_id, input.player_id)?;
+                PartyRole::PlayerAtTable
+            }
         };
         if !add_party(
             conn,
@@ -284,4 +292,39 @@ pub fn add_parties(
         crate::db::cases::touch(conn, CaseId(cid))?;
         render_for(conn, &t, &MaybeCaller(Some(caller.clone())), cid, now)
     })
+}
+
+/// 422 unless the party named (a player, or the player an account plays as in this
+/// tournament) sits at the case's table in the draw of its round.
+fn check_seated_party(
+    conn: &mut PgConnection,
+    case: &CaseRow,
+    user_id: Option<i64>,
+    player_id: Option<i64>,
+) -> Result<(), ApiError> {
+    let (Some(round), Some(table)) = (case.round_number, case.table_number) else {
+        return Err(ApiError::field(
+            "role",
+            format!(
+                "case {} concerns no table: name the party as a respondent",
+                case.id
+            ),
+        ));
+    };
+    let tid = case.tournament_id.0;
+    let (field, player) = match (user_id, player_id) {
+        (Some(u), _) => (
+            "user_id",
+            crate::db::registrations::player_of_user(conn, tid, u)?,
+        ),
+        (None, p) => ("player_id", p),
+    };
+    let seated = seated_at(conn, tid, round, table, "role")?;
+    if !player.is_some_and(|p| seated.contains(&p)) {
+        return Err(ApiError::field(
+            field,
+            format!("not seated at table {table} of round {round}"),
+        ));
+    }
+    Ok(())
 }

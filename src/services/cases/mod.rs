@@ -82,7 +82,9 @@ pub struct OpenCase {
     pub round: Option<i32>,
     #[schema(minimum = 1, maximum = 10000)]
     pub table: Option<i32>,
-    /// The penalty concerned (required for `penalty`): the penalised player becomes a party.
+    /// The penalty concerned (required for `penalty`): the penalised player and the official
+    /// who gave it become respondents (a complaint against a referee's penalty goes to the
+    /// committee).
     pub penalty_id: Option<i64>,
     /// What happened and what the complainant asks for.
     #[schema(
@@ -270,7 +272,8 @@ pub struct CaseOut {
     pub appeal_of: Option<i64>,
     /// The appeal lodged against this decision.
     pub appealed_by: Option<i64>,
-    /// Until when a party may appeal this decision (referee rulings within the window).
+    /// Until when a party may appeal this decision (referee rulings within the window): fixed
+    /// when the decision is given, a later change of the tournament's window does not move it.
     pub appeal_until: Option<DateTime<Utc>>,
     /// Decided and beyond appeal.
     pub is_final: bool,

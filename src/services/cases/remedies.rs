@@ -142,6 +142,7 @@ pub(super) fn decide(
             outcome: verdict.outcome(),
             reason: &reason,
             remedies: &applied,
+            appeal_until: now + Duration::minutes(t.appeal_window_minutes.into()),
         },
     )?;
     log(
@@ -191,7 +192,7 @@ pub(super) fn verdict_remedies(
 }
 
 /// The caller's standing on an open case that is about to be decided: 403 for a party, 403
-/// for someone not on the panel.
+/// for someone not on the panel, 403 for a member no longer holding the seat's role.
 pub(super) fn require_panel_member(
     conn: &mut PgConnection,
     case: &CaseRow,
@@ -204,12 +205,26 @@ pub(super) fn require_panel_member(
             case.id
         )));
     }
-    let on_panel = panel_of(conn, case.id.0)?
-        .iter()
-        .any(|m| m.user_id == UserId(caller.user_id));
-    if !on_panel {
+    let seat = panel_of(conn, case.id.0)?
+        .into_iter()
+        .find(|m| m.user_id == UserId(caller.user_id))
+        .map(|m| m.seat);
+    let Some(seat) = seat else {
         return Err(ApiError::Forbidden(format!(
             "you are not on the deciding panel of case {}",
+            case.id
+        )));
+    };
+    // The panel was stored when the case opened: a seat counts only while its holder still
+    // holds the role it was given for (a dismissed official no longer decides).
+    let role = match seat {
+        rules::Seat::Referee => StaffRole::Referee,
+        rules::Seat::Committee => StaffRole::AppealsCommittee,
+    };
+    if !caller.roles_in(conn, case.tournament_id.0)?.contains(&role) {
+        return Err(ApiError::Forbidden(format!(
+            "you no longer hold the {} role in this tournament: only its current officials decide case {}",
+            role.as_str(),
             case.id
         )));
     }

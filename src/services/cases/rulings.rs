@@ -251,7 +251,7 @@ pub fn appeal(
             appealed,
         };
         let appeals = appeals_of(&t)?;
-        rules::may_appeal_under(appeals, &decided, now, t.appeal_window_minutes.into())
+        rules::may_appeal_under(appeals, &decided, now, window_of(&case, &t))
             .map_err(|e| ApiError::Conflict(e.to_string()))?;
         let row: CaseRow = crate::db::cases::insert_appeal(
             conn,

@@ -3,6 +3,16 @@
 use super::*;
 use crate::domain::status::CaseStatus;
 
+/// The appeal window a decision was given with, in minutes: its stored deadline fixes it, so a
+/// later change of the tournament's window neither reopens nor closes it; the tournament's
+/// current window for a case not yet decided.
+pub(super) fn window_of(case: &CaseRow, t: &Tournament) -> i64 {
+    match (case.decided_at, case.appeal_until) {
+        (Some(at), Some(until)) => (until - at).num_minutes(),
+        _ => i64::from(t.appeal_window_minutes),
+    }
+}
+
 pub(super) fn render(
     conn: &mut PgConnection,
     t: &Tournament,
@@ -17,7 +27,7 @@ pub(super) fn render(
         decided_at: case.decided_at,
         appealed: appealed_by.is_some(),
     };
-    let window = i64::from(t.appeal_window_minutes);
+    let window = window_of(&case, t);
     let appeals = appeals_of(t)?;
     let appealable = rules::may_appeal_under(appeals, &decided, now, window).is_ok();
     let appeal_until = case

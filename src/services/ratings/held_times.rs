@@ -4,7 +4,8 @@
 //! in, so once accepted a change of them goes back to the keepers: a keeper of the pool (or an
 //! admin) who also runs the tournament makes it, as does anyone in an open pool (where a
 //! request is accepted at once anyway); an organiser alone is refused with 409 naming the
-//! field, and the list stays as it was. Either way the change (made or refused) is kept in the
+//! field, and the list stays as it was. Its national rank is held the same way: it sets the
+//! league's bonus the keeper accepted. Either way the change (made or refused) is kept in the
 //! tournament's rating decisions. Result corrections are not changes of time and flow as before.
 //! Readings: `docs/decisions/pool-keepers.md`.
 
@@ -26,7 +27,8 @@ pub type HeldTimes = Option<(i64, Vec<TimeChange>, &'static str)>;
 /// One field of an accepted tournament that a change would move in time.
 #[derive(Debug, Clone)]
 pub struct TimeChange {
-    /// The field as the request names it (`starts_on`, `days`, `time_zone`, `played_at`).
+    /// The field as the request names it (`starts_on`, `days`, `time_zone`, `played_at`, and
+    /// `national_rank`, held with them).
     pub field: &'static str,
     /// Where (`tournament` or `round <n>`), for the record.
     pub of: String,
@@ -90,7 +92,7 @@ pub fn time_refusal(changes: &[TimeChange], pool_id: i64) -> ApiError {
     ApiError::conflict_at(
         changes.first().map_or("starts_on", |c| c.field),
         format!(
-            "the tournament is accepted into rating pool {pool_id}: moving its games in time ({}) is for the pool's keepers; ask a keeper to make the change or to withdraw the acceptance, change it, and ask again",
+            "the tournament is accepted into rating pool {pool_id}: moving its games in time or changing their national rank ({}) is for the pool's keepers; ask a keeper to make the change or to withdraw the acceptance, change it, and ask again",
             what.join(", ")
         ),
     )
@@ -194,17 +196,18 @@ pub fn held_round_time(
     }
 }
 
-/// The changes of time a tournament change makes, and whether the caller may make them: `Some`
-/// (to record after the change) when the tournament is accepted and they may, a 409 (and the
-/// attempt in `refused`) when they may not.
+/// The changes of time a tournament change makes (and of its national rank, which sets the
+/// league's bonus the keeper accepted), and whether the caller may make them: `Some` (to record
+/// after the change) when the tournament is accepted and they may, a 409 (and the attempt in
+/// `refused`) when they may not.
 pub fn held_tournament_times(
     conn: &mut PgConnection,
     caller: &Caller,
     current: &Tournament,
-    next: (NaiveDate, NaiveDate, &str, Option<i64>),
+    next: (NaiveDate, NaiveDate, &str, Option<i64>, bool),
     refused: &mut Option<(i64, Vec<TimeChange>)>,
 ) -> Result<HeldTimes, ApiError> {
-    let (starts_on, ends_on, time_zone, pool) = next;
+    let (starts_on, ends_on, time_zone, pool, national_rank) = next;
     let length = |a: NaiveDate, b: NaiveDate| (b - a).num_days() + 1;
     let of = || "the tournament".to_string();
     let mut changes = Vec::new();
@@ -237,6 +240,14 @@ pub fn held_tournament_times(
             of: of(),
             old_value,
             new_value,
+        });
+    }
+    if national_rank != current.national_rank {
+        changes.push(TimeChange {
+            field: "national_rank",
+            of: of(),
+            old_value: current.national_rank.to_string(),
+            new_value: national_rank.to_string(),
         });
     }
     // Leaving the pool (or moving to another) ends the acceptance: the dates are free again.

@@ -169,6 +169,9 @@ pub fn record_penalty(
     issued_by: UserId,
 ) -> Result<PenaltyRow, ApiError> {
     let (tid, case_id, issued_by) = (tid.0, case_id.map(|c| c.0), issued_by.0);
+    // A sanction's step is counted from the sanctions in force, then inserted: one penalty
+    // at a time per tournament, else two at once both count as the first.
+    crate::services::access::lock_tournament(conn, tid)?;
     ensure_confirmed(conn, TournamentId(tid), PlayerId(input.player_id))?;
     let kind = stored_kind(conn, tid, input)?;
     let needs_game = kind.changes_game();

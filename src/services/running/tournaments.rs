@@ -47,7 +47,8 @@ pub struct TournamentOut {
     pub country: Option<String>,
     pub status: TournamentStatus,
     pub registration_deadline: Option<DateTime<Utc>>,
-    /// How long after a decision a party may appeal it.
+    /// How long after a decision a party may appeal it (each decision keeps the window it was
+    /// given with: a change applies to later decisions).
     pub appeal_window_minutes: i32,
     pub created_by: i64,
     pub created_at: DateTime<Utc>,
@@ -432,6 +433,21 @@ pub fn update_tournament(
     out
 }
 
+/// The first and last day a change leaves the tournament with (422 naming the field at fault).
+fn next_dates(
+    current: &Tournament,
+    (starts_on, days): (Option<NaiveDate>, Option<i32>),
+) -> Result<(NaiveDate, NaiveDate), ApiError> {
+    let starts_on = starts_on.unwrap_or(current.starts_on);
+    let days = days
+        .map(i64::from)
+        .unwrap_or((current.ends_on - current.starts_on).num_days() + 1);
+    let mut dates = Check::new();
+    let ends_on = check_dates(&mut dates, starts_on, days);
+    dates.finish()?;
+    Ok((starts_on, ends_on))
+}
+
 /// The change itself, in one transaction; the update compares and sets the version, so two
 /// concurrent writers cannot both win.
 fn change_tournament(
@@ -480,14 +496,7 @@ fn change_tournament(
                 current.version
             )));
         }
-        let starts_on = input.starts_on.unwrap_or(current.starts_on);
-        let days = input
-            .days
-            .map(i64::from)
-            .unwrap_or((current.ends_on - current.starts_on).num_days() + 1);
-        let mut dates = Check::new();
-        let ends_on = check_dates(&mut dates, starts_on, days);
-        dates.finish()?;
+        let (starts_on, ends_on) = next_dates(&current, (input.starts_on, input.days))?;
         let status_now = current.status;
         let status = input.status.unwrap_or(status_now);
         if !status_now.can_move_to(status) {
@@ -501,7 +510,14 @@ fn change_tournament(
             .rating_pool_id
             .unwrap_or(current.rating_pool_id.map(|id| id.0));
         let time_zone = time_zone.unwrap_or_else(|| current.time_zone.clone());
-        let next = (starts_on, ends_on, time_zone.as_str(), rating_pool_id);
+        let national_rank = input.national_rank.unwrap_or(current.national_rank);
+        let next = (
+            starts_on,
+            ends_on,
+            time_zone.as_str(),
+            rating_pool_id,
+            national_rank,
+        );
         let held = held_tournament_times(conn, caller, &current, next, refused)?;
         let (new_pool, rating) = rating_request(conn, caller, &current, rating_pool_id, now)?;
         // The league's announcement date: when it was first published.
@@ -531,7 +547,7 @@ fn change_tournament(
             rating_reason: rating.reason,
             rating_decided_by: rating.decided_by.map(UserId),
             rating_decided_at: rating.decided_at,
-            national_rank: input.national_rank.unwrap_or(current.national_rank),
+            national_rank,
             announced_at,
             prize_places: input.prize_places.unwrap_or(current.prize_places),
             qualification_places: input
@@ -738,6 +754,9 @@ pub fn dismiss(
     let (id, user_id) = (id.0, user_id.0);
     crate::db::transaction(conn, |conn| {
         load_for_staff(conn, caller, id, &[StaffRole::Organiser])?;
+        // The last organiser is counted, then dismissed: one dismissal at a time, else two
+        // at once both count two organisers and the tournament is left with none.
+        lock_tournament(conn, id)?;
         let current = staff_of(conn, id)?;
         if !current
             .iter()

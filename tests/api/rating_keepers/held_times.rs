@@ -254,3 +254,63 @@ async fn tournaments_not_accepted_or_in_open_pools_move_freely() {
         )
     );
 }
+
+/// The national rank sets the league's bonus the keeper accepted: once accepted it is held like
+/// the dates (refused to an organiser alone, naming the field; made by an admin or a keeper
+/// who runs the tournament), and kept in the rating decisions.
+#[actix_web::test]
+async fn an_accepted_tournaments_national_rank_is_held_like_its_dates() {
+    let app = spawn_app().await;
+    let admin = app.admin_token().await;
+    let admin_id: i64 = get_json(&app, "/api/v1/me", Some(&admin)).await["id"]
+        .as_i64()
+        .unwrap();
+    let pool_id = agricola_pool(&app, &admin, "Agricola Norge", json!({})).await;
+    let (_, keeper_token) = keeper(&app, &admin, pool_id, "rating.officer").await;
+    let (org_id, org) = app.user("club.organiser").await;
+    let field = players(&app, &admin, "Player", 4).await;
+    let day = days_ago(30);
+    let tid = id(&rated_tournament(&app, &org, Some(pool_id), &day).await);
+    let path = format!("/api/v1/tournaments/{tid}");
+    // Not accepted yet: the organiser sets it freely.
+    let r = patch(&app, &org, &path, json!({"national_rank": true})).await;
+    assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
+    open_with(&app, tid, &org, &field).await;
+    accept(&app, &keeper_token, pool_id, tid).await;
+    let r = patch(&app, &org, &path, json!({"national_rank": false})).await;
+    let p = refused_on(r, 409, "national_rank").await;
+    assert!(p["detail"].as_str().unwrap().contains("keepers"), "{p}");
+    assert_eq!(tournament(&app, tid, &org).await["national_rank"], true);
+    // The same value is no change.
+    let r = patch(
+        &app,
+        &org,
+        &path,
+        json!({"national_rank": true, "name": "Renamed"}),
+    )
+    .await;
+    assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
+    let r = patch(&app, &admin, &path, json!({"national_rank": false})).await;
+    assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
+    assert_eq!(tournament(&app, tid, &org).await["national_rank"], false);
+    let kinds: Vec<(String, Value, Value, Value, i64)> = decisions(&app, tid).await;
+    assert_eq!(
+        kinds,
+        [
+            (
+                "time_change_refused".to_string(),
+                json!("national_rank"),
+                json!("true"),
+                json!("false"),
+                org_id
+            ),
+            (
+                "time_changed".to_string(),
+                json!("national_rank"),
+                json!("true"),
+                json!("false"),
+                admin_id
+            ),
+        ]
+    );
+}

@@ -1,0 +1,408 @@
+//! Who may shape a case's panel: only the officials add parties, a player at the table must
+//! sit there, a panel that votes has three members, a dismissed official no longer decides, and
+//! the referee who gave a penalty does not rule on the complaint against it.
+
+use serde_json::{json, Value};
+
+use crate::helpers::{fields, problem, spawn_app, TestApp};
+
+#[allow(unused_imports)]
+use crate::case_fixtures::*;
+
+fn parties_url(e: &Event, cid: i64) -> String {
+    format!("/api/v1/tournaments/{}/cases/{cid}/parties", e.tid)
+}
+
+async fn case_as(app: &TestApp, e: &Event, cid: i64, token: &str) -> Value {
+    ok(
+        app.get(
+            &format!("/api/v1/tournaments/{}/cases/{cid}", e.tid),
+            Some(token),
+        )
+        .await,
+        200,
+    )
+    .await
+}
+
+/// The appeal of a result complaint the referee dismissed, lodged by the table's loser.
+async fn appealed(app: &TestApp, e: &Event) -> i64 {
+    let (table, _, loser) = e.tables[0];
+    let case = open_case(
+        app,
+        e,
+        e.token_of_player(loser),
+        json!({"subject": "result", "round": 1, "table": table,
+               "statement": "The result was entered the wrong way round."}),
+    )
+    .await;
+    let cid = case["id"].as_i64().unwrap();
+    ok(
+        app.post(
+            &format!("/api/v1/tournaments/{}/cases/{cid}/decision", e.tid),
+            Some(&e.referee),
+            json!({"verdict": "dismiss", "reason": "the score sheet says otherwise"}),
+        )
+        .await,
+        200,
+    )
+    .await;
+    let appeal = ok(
+        app.post(
+            &format!("/api/v1/tournaments/{}/cases/{cid}/appeal", e.tid),
+            Some(e.token_of_player(loser)),
+            json!({"statement": "The score sheet was filled in by my opponent."}),
+        )
+        .await,
+        201,
+    )
+    .await;
+    appeal["id"].as_i64().unwrap()
+}
+
+#[actix_web::test]
+async fn an_appellant_cannot_choose_who_decides_the_appeal() {
+    let app = spawn_app().await;
+    let e = setup(&app, false).await;
+    let (_, _, loser) = e.tables[0];
+    let aid = appealed(&app, &e).await;
+    let committee: Vec<i64> = e.committee.iter().map(|c| c.0).collect();
+    let url = parties_url(&e, aid);
+    // The appellant names two committee members to leave the third deciding alone: refused.
+    for (member, role) in [
+        (committee[0], "respondent"),
+        (committee[1], "player_at_table"),
+    ] {
+        let body = problem(
+            app.post(
+                &url,
+                Some(e.token_of_player(loser)),
+                json!({"user_id": member, "role": role}),
+            )
+            .await,
+            403,
+        )
+        .await;
+        assert!(body["detail"]
+            .as_str()
+            .unwrap()
+            .contains("referee or an organiser"));
+    }
+    // A player outside the case does not see it.
+    let outsider = e.tables[1].1;
+    problem(
+        app.post(
+            &url,
+            Some(e.token_of_player(outsider)),
+            json!({"user_id": committee[0], "role": "respondent"}),
+        )
+        .await,
+        404,
+    )
+    .await;
+    // The referee whose ruling is appealed is a party: they do not shape the panel either.
+    let body = problem(
+        app.post(
+            &url,
+            Some(&e.referee),
+            json!({"user_id": committee[0], "role": "respondent"}),
+        )
+        .await,
+        403,
+    )
+    .await;
+    assert!(body["detail"].as_str().unwrap().contains("party"));
+    // The organiser may name a member, but two members left are not a panel: 409 saying what
+    // is missing, and nothing is stored.
+    let body = problem(
+        app.post(
+            &url,
+            Some(&e.org),
+            json!({"user_id": committee[0], "role": "respondent"}),
+        )
+        .await,
+        409,
+    )
+    .await;
+    let detail = body["detail"].as_str().unwrap();
+    assert!(detail.contains("only 2"), "{detail}");
+    assert!(detail.contains("appoint 1 more referees"), "{detail}");
+    // A committee member is not seated at the table.
+    let body = problem(
+        app.post(
+            &url,
+            Some(&e.org),
+            json!({"user_id": committee[1], "role": "player_at_table"}),
+        )
+        .await,
+        422,
+    )
+    .await;
+    assert_eq!(fields(&body), vec!["user_id"]);
+    let appeal = case_as(&app, &e, aid, &e.org).await;
+    assert_eq!(
+        panel(&appeal).iter().map(|m| m.0).collect::<Vec<_>>(),
+        committee
+    );
+    assert_eq!(appeal["parties"].as_array().unwrap().len(), 3);
+    // With a second referee appointed, the member is named and the free referee sits in.
+    let (second, _) = app.user("referee2").await;
+    ok(
+        app.post(
+            &format!("/api/v1/tournaments/{}/staff", e.tid),
+            Some(&e.org),
+            json!({"user_id": second, "role": "referee"}),
+        )
+        .await,
+        201,
+    )
+    .await;
+    let appeal = ok(
+        app.post(
+            &url,
+            Some(&e.org),
+            json!({"user_id": committee[0], "role": "respondent"}),
+        )
+        .await,
+        200,
+    )
+    .await;
+    assert_eq!(
+        panel(&appeal),
+        vec![
+            (second, "referee".to_string()),
+            (committee[1], "committee".to_string()),
+            (committee[2], "committee".to_string()),
+        ]
+    );
+}
+
+#[actix_web::test]
+async fn a_complainant_cannot_open_a_case_for_fewer_than_three_voters() {
+    let app = spawn_app().await;
+    let e = setup(&app, false).await;
+    let (_, _, loser) = e.tables[0];
+    // The referee and two members named: one member would decide alone.
+    let body = problem(
+        app.post(
+            &format!("/api/v1/tournaments/{}/cases", e.tid),
+            Some(e.token_of_player(loser)),
+            json!({"subject": "conduct", "statement": "They all conspired.",
+                   "respondents": [{"user_id": e.referee_id}, {"user_id": e.committee[0].0},
+                                   {"user_id": e.committee[1].0}]}),
+        )
+        .await,
+        409,
+    )
+    .await;
+    assert!(body["detail"].as_str().unwrap().contains("only 1"));
+    let listed = ok(
+        app.get(
+            &format!("/api/v1/tournaments/{}/cases", e.tid),
+            Some(&e.org),
+        )
+        .await,
+        200,
+    )
+    .await;
+    assert_eq!(listed["items"].as_array().unwrap().len(), 0);
+}
+
+#[actix_web::test]
+async fn a_player_at_the_table_must_sit_at_the_table() {
+    let app = spawn_app().await;
+    let e = setup(&app, false).await;
+    let (table, winner, loser) = e.tables[0];
+    let other_table = e.tables[1].1;
+    // A conduct case names the round and the table; nobody is added as seated there.
+    let case = open_case(
+        &app,
+        &e,
+        e.token_of_player(loser),
+        json!({"subject": "conduct", "round": 1, "table": table,
+               "statement": "Loud comments at the table."}),
+    )
+    .await;
+    let cid = case["id"].as_i64().unwrap();
+    let url = parties_url(&e, cid);
+    let body = problem(
+        app.post(
+            &url,
+            Some(&e.referee),
+            json!({"player_id": other_table, "role": "player_at_table"}),
+        )
+        .await,
+        422,
+    )
+    .await;
+    assert_eq!(fields(&body), vec!["player_id"]);
+    let added = ok(
+        app.post(
+            &url,
+            Some(&e.referee),
+            json!({"player_id": winner, "role": "player_at_table"}),
+        )
+        .await,
+        200,
+    )
+    .await;
+    assert!(added["parties"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|p| p["player_id"] == winner && p["role"] == "player_at_table"));
+    // A case about no table has nobody at the table.
+    let case = open_case(
+        &app,
+        &e,
+        e.token_of_player(loser),
+        json!({"subject": "conduct", "statement": "Rude in the hall."}),
+    )
+    .await;
+    let cid = case["id"].as_i64().unwrap();
+    let body = problem(
+        app.post(
+            &parties_url(&e, cid),
+            Some(&e.org),
+            json!({"player_id": winner, "role": "player_at_table"}),
+        )
+        .await,
+        422,
+    )
+    .await;
+    assert_eq!(fields(&body), vec!["role"]);
+    // A respondent may be anyone.
+    ok(
+        app.post(
+            &parties_url(&e, cid),
+            Some(&e.org),
+            json!({"player_id": other_table, "role": "respondent"}),
+        )
+        .await,
+        200,
+    )
+    .await;
+}
+
+#[actix_web::test]
+async fn a_dismissed_official_no_longer_decides() {
+    let app = spawn_app().await;
+    let e = setup(&app, false).await;
+    let (_, winner, loser) = e.tables[0];
+    let staff = format!("/api/v1/tournaments/{}/staff", e.tid);
+    // A complaint for the referee, a complaint against the referee for the committee.
+    let ruled = open_case(
+        &app,
+        &e,
+        e.token_of_player(loser),
+        json!({"subject": "conduct", "statement": "Mocked my moves.",
+               "respondents": [{"player_id": winner}],
+               "remedies": [{"kind": "add_penalty", "player_id": winner, "penalty": "warning"}]}),
+    )
+    .await;
+    let voted = open_case(
+        &app,
+        &e,
+        e.token_of_player(loser),
+        json!({"subject": "conduct", "statement": "The referee coached my opponent.",
+               "respondents": [{"user_id": e.referee_id}]}),
+    )
+    .await;
+    let (ruled, voted) = (ruled["id"].as_i64().unwrap(), voted["id"].as_i64().unwrap());
+    let dismiss = |user: i64, role: &str| {
+        let path = format!("{staff}/{user}/{role}");
+        let org = e.org.clone();
+        let app = &app;
+        async move { assert_eq!(app.delete_req(&path, &org).await.status(), 204) }
+    };
+    dismiss(e.referee_id, "referee").await;
+    dismiss(e.committee[0].0, "appeals_committee").await;
+    let body = problem(
+        app.post(
+            &format!("/api/v1/tournaments/{}/cases/{ruled}/decision", e.tid),
+            Some(&e.referee),
+            json!({"verdict": "remedy", "reason": "as asked",
+                   "remedies": [{"kind": "add_penalty", "player_id": winner, "penalty": "warning"}]}),
+        )
+        .await,
+        403,
+    )
+    .await;
+    assert!(body["detail"].as_str().unwrap().contains("no longer"));
+    let body = problem(
+        vote(
+            &app,
+            &e,
+            voted,
+            &e.committee[0].1,
+            json!({"vote": "uphold", "reason": "seen it"}),
+        )
+        .await,
+        403,
+    )
+    .await;
+    assert!(body["detail"].as_str().unwrap().contains("no longer"));
+    // Nothing was stored; the members still appointed vote.
+    let case = case_as(&app, &e, ruled, &e.org).await;
+    assert_eq!(case["status"], "open");
+    let case = ok(
+        vote(
+            &app,
+            &e,
+            voted,
+            &e.committee[1].1,
+            json!({"vote": "dismiss", "reason": "no evidence"}),
+        )
+        .await,
+        201,
+    )
+    .await;
+    assert_eq!(case["votes"].as_array().unwrap().len(), 1);
+}
+
+#[actix_web::test]
+async fn the_referee_who_gave_a_penalty_does_not_rule_on_the_complaint_against_it() {
+    let app = spawn_app().await;
+    let e = setup(&app, false).await;
+    let (_, winner, _) = e.tables[0];
+    let penalty = ok(
+        app.post(
+            &format!("/api/v1/tournaments/{}/penalties", e.tid),
+            Some(&e.referee),
+            json!({"player_id": winner, "kind": "warning", "reason": "Slow play."}),
+        )
+        .await,
+        201,
+    )
+    .await;
+    let case = open_case(
+        &app,
+        &e,
+        e.token_of_player(winner),
+        json!({"subject": "penalty", "penalty_id": penalty["id"],
+               "statement": "I was not slow."}),
+    )
+    .await;
+    let cid = case["id"].as_i64().unwrap();
+    assert!(case["parties"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|p| p["user_id"] == e.referee_id && p["role"] == "respondent"));
+    assert_eq!(case["panel"]["mode"], "vote");
+    assert_eq!(
+        panel(&case).iter().map(|m| m.0).collect::<Vec<_>>(),
+        e.committee.iter().map(|c| c.0).collect::<Vec<_>>()
+    );
+    let body = problem(
+        app.post(
+            &format!("/api/v1/tournaments/{}/cases/{cid}/decision", e.tid),
+            Some(&e.referee),
+            json!({"verdict": "dismiss", "reason": "you were slow"}),
+        )
+        .await,
+        403,
+    )
+    .await;
+    assert!(body["detail"].as_str().unwrap().contains("party"));
+}
