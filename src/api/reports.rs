@@ -94,7 +94,7 @@ pub async fn read(
     tag = "results",
     security(("bearer" = [])),
     params(TablePath),
-    request_body(content = Option<ConfirmReport>, description = "Optional: the report read"),
+    request_body(content = Option<ConfirmReport>, description = "Optional: the report read", example = json!({"report_id": 11})),
     responses(
         BodyErrors,
         (status = 200, description = "The result with its history", body = ResultWithHistory),
