@@ -409,9 +409,13 @@ pub(super) fn checked(
 }
 
 /// The columns of an existing tournament a check-in takes from the archive: all but its
-/// identity, its owner, its pool and rating decision, its check-out and its version.
+/// identity, its owner, its pool and rating decision, what places it in a league (its national
+/// rank and announcement date: changed here through a PATCH, which the league follows, never
+/// by an archive), its check-out and its version.
 const KEPT_ON_CHECK_IN: &[&str] = &[
     "id",
+    "announced_at",
+    "national_rank",
     "created_by",
     "created_at",
     "rating_pool_id",

@@ -9,6 +9,7 @@
 
 mod attack;
 mod bad_input;
+mod check_in;
 mod held_times;
 mod keepers;
 mod races;
