@@ -10,6 +10,7 @@
 mod attack;
 mod bad_input;
 mod check_in;
+mod csv_cells;
 mod held_times;
 mod keepers;
 mod races;
