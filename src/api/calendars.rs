@@ -39,10 +39,18 @@ pub async fn tournament(
     path: web::Path<TournamentPath>,
 ) -> ApiResult<HttpResponse> {
     let tid = path.into_inner().id;
-    let text = state
+    let (public, text) = state
         .run(move |conn| calendars::tournament_feed(conn, &caller, tid))
         .await?;
-    Ok(ics(text, "public, max-age=60"))
+    // A draft's feed is its staff's: never kept by a shared cache.
+    Ok(ics(
+        text,
+        if public {
+            "public, max-age=60"
+        } else {
+            "private, no-cache"
+        },
+    ))
 }
 
 /// A player's private calendar (iCalendar).

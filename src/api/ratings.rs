@@ -419,7 +419,7 @@ fn render_leaderboard(
                 r.player_id,
                 csv::field(&r.player_name),
                 csv::field(r.club.as_deref().unwrap_or("")),
-                r.country.as_deref().unwrap_or(""),
+                csv::field(r.country.as_deref().unwrap_or("")),
                 r.rating,
                 r.games,
                 r.provisional,

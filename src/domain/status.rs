@@ -43,6 +43,24 @@ impl TournamentStatus {
                 | (Running, Finished)
         ) || self == next
     }
+
+    /// Whether `next` is reached from here by steps an organiser may take by hand (a venue's
+    /// archive checked back in: a finished tournament is not running again).
+    pub fn can_reach(self, next: Self) -> bool {
+        use TournamentStatus::*;
+        let all = [Draft, RegistrationOpen, Running, Finished];
+        let mut seen = vec![self];
+        let mut todo = vec![self];
+        while let Some(s) = todo.pop() {
+            for n in all {
+                if s.can_move_to(n) && !seen.contains(&n) {
+                    seen.push(n);
+                    todo.push(n);
+                }
+            }
+        }
+        seen.contains(&next)
+    }
 }
 
 /// Where a round is in its life (domain.md section 3: a draw is published before play, and a
@@ -188,6 +206,24 @@ stored_names!(DeliveryStatus {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_status_reaches_only_what_steps_by_hand_reach() {
+        use TournamentStatus::*;
+        for s in [Draft, RegistrationOpen] {
+            for n in [Draft, RegistrationOpen, Running, Finished] {
+                assert!(s.can_reach(n), "{s:?} to {n:?}");
+            }
+        }
+        assert!(Running.can_reach(Finished) && Running.can_reach(Running));
+        for n in [Draft, RegistrationOpen] {
+            assert!(!Running.can_reach(n), "running to {n:?}");
+        }
+        for n in [Draft, RegistrationOpen, Running] {
+            assert!(!Finished.can_reach(n), "finished to {n:?}");
+        }
+        assert!(Finished.can_reach(Finished));
+    }
 
     #[test]
     fn every_status_round_trips_through_its_name() {

@@ -289,3 +289,73 @@ async fn a_second_import_of_a_pool_is_a_conflict_naming_the_pool() {
         "nothing written"
     );
 }
+
+/// An archive creates players only as `POST /players` would (a country cell such as `=1+2`
+/// would reach the leaderboard's CSV): each field refused with 422 naming it, nothing written;
+/// a valid one is stored as the form stores it.
+#[actix_web::test]
+async fn an_archive_creates_only_players_the_player_form_accepts() {
+    let a = spawn_app().await;
+    let (_, _, archive) = played(&a).await;
+    let admin = a.admin_token().await;
+    let forger = tourney::services::archives::ArchiveKeys::new([8; 32], Vec::new());
+    let sign = |edit: &dyn Fn(&mut Value)| {
+        let mut f = archive.clone();
+        edit(&mut f["content"]["players"][0]);
+        let content: tourney::services::archives::ArchiveContent =
+            serde_json::from_value(f["content"].clone()).unwrap();
+        let digest = tourney::services::archives::digest_of(&content).unwrap();
+        f["digest"] = json!(digest);
+        let signed = forger.sign("tourney.tournament-archive", 2, &digest);
+        f["signature"] = serde_json::to_value(&signed).unwrap();
+        json!({"archive": f, "trust_key": forger.public_hex()})
+    };
+    let before = count(&a.database_url, "players");
+    type Edit<'a> = &'a dyn Fn(&mut Value);
+    let cases: [(Edit, &str); 6] = [
+        (&|p| p["country"] = json!("=1+2"), "country"),
+        (&|p| p["country"] = json!("NOR"), "country"),
+        (&|p| p["name"] = json!("x".repeat(101)), "name"),
+        (&|p| p["name"] = json!(" "), "name"),
+        (&|p| p["name"] = json!(5), "name"),
+        (&|p| p["club"] = json!("Oslo\u{7}"), "club"),
+    ];
+    for (edit, column) in cases {
+        let r = a
+            .post("/api/v1/tournament-imports", Some(&admin), sign(edit))
+            .await;
+        let p = problem(r, 422).await;
+        assert_eq!(
+            field(&p),
+            format!("archive.content.players[0].{column}"),
+            "{p}"
+        );
+    }
+    assert_eq!(count(&a.database_url, "players"), before, "nothing written");
+    let body = sign(&|p| {
+        p["country"] = json!("se");
+        p["club"] = json!(" Oslo ");
+    });
+    let out = ok(
+        a.post("/api/v1/tournament-imports", Some(&admin), body)
+            .await,
+        201,
+    )
+    .await;
+    let first = archive["content"]["players"][0]["id"].clone();
+    let made = out["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["archive_id"] == first)
+        .unwrap()["id"]
+        .as_i64()
+        .unwrap();
+    let p = ok(
+        a.get(&format!("/api/v1/players/{made}"), Some(&admin))
+            .await,
+        200,
+    )
+    .await;
+    assert_eq!((&p["country"], &p["club"]), (&json!("SE"), &json!("Oslo")));
+}

@@ -351,3 +351,24 @@ async fn a_players_feed_ends_when_the_players_account_changes() {
     assert_eq!(r.json::<Value>().await.unwrap()["player"], "pseudonymised");
     problem(feed(&app, &olas).await, 404).await;
 }
+
+/// A draft's feed is read by its staff only: never offered to shared caches; once published,
+/// everyone reads it and caches may keep it a minute.
+#[actix_web::test]
+async fn a_drafts_feed_is_private_to_its_staff() {
+    let app = spawn_app().await;
+    let (_, org) = app.user("organiser").await;
+    let tid = app.tournament(&org, "agricola_norway").await;
+    let path = format!("/api/v1/tournaments/{tid}/calendar");
+    let cache = |r: &reqwest::Response| r.headers()["cache-control"].to_str().unwrap().to_string();
+    problem(feed(&app, &path).await, 404).await;
+    let r = app.get(&path, Some(&org)).await;
+    assert_eq!(cache(&r), "private, no-cache");
+    calendar_text(r).await;
+    patch_tournament(&app, tid, &org, json!({"status": "registration_open"})).await;
+    for token in [None, Some(org.as_str())] {
+        let r = app.get(&path, token).await;
+        assert_eq!(cache(&r), "public, max-age=60");
+        calendar_text(r).await;
+    }
+}

@@ -10,19 +10,21 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 
+use super::check_in_holds::{self as holds, RefusedTimes};
 use super::export::archive_of;
 use super::import::{checked, write_archive, Target};
 use super::spec::TABLES;
 use super::{canonical, ArchiveKeys, TournamentArchive, Trust};
 use crate::auth::{Caller, StaffRole};
 use crate::db::archives::checkouts::{self as store, CheckoutRow};
-use crate::db::ids::{CheckoutId, TournamentId, UserId};
+use crate::db::ids::{CheckoutId, PoolId, TournamentId, UserId};
 use crate::db::models::Tournament;
 use crate::db::PgConnection;
 use crate::domain::rating::acceptance::RatingStatus;
 use crate::domain::status::CheckoutState;
 use crate::error::ApiError;
 use crate::services::access::{load_for_staff, lock_tournament};
+use crate::services::ratings::{record_refused_attempt, record_time_changes};
 use crate::services::validate::Check;
 
 /// Where the tournament will run.
@@ -180,7 +182,10 @@ fn last_checkout(conn: &mut PgConnection, tid: i64) -> Result<(CheckoutRow, Valu
 
 /// Checks a tournament back in with the archive its venue made (its organisers): replaces
 /// every row here when nothing changed here since the check-out (409 naming the differences
-/// otherwise), in one transaction; the pool it is accepted in is rebuilt.
+/// otherwise), in one transaction; the pool it is accepted in is rebuilt. The archive is held
+/// to what a change here is (`check_in_holds`): an accepted tournament's times (409 naming the
+/// archive's field, the attempt kept in its rating decisions), its status's steps (409), the
+/// accounts `user_map` names (422).
 pub fn check_in(
     conn: &mut PgConnection,
     caller: &Caller,
@@ -193,7 +198,8 @@ pub fn check_in(
         key: input.trust_key.clone(),
         unsigned: false,
     };
-    crate::db::transaction(conn, |conn| {
+    let mut refused: RefusedTimes = None;
+    let out = crate::db::transaction(conn, |conn| {
         // Who is asking first: a stranger learns nothing about the archive (issue 37, item 6).
         load_for_staff(conn, caller, tid, &[StaffRole::Organiser])?;
         let known = checked(&input.archive, Some((keys, &trust)))?;
@@ -211,6 +217,10 @@ pub fn check_in(
                 ),
             ));
         }
+        // The archive is signed by the key the caller names: held to what a change here is.
+        holds::check_user_map(caller, &base, &input.user_map)?;
+        holds::check_status(&t, &input.archive)?;
+        let held = holds::held_times(conn, caller, &t, &input.archive, &mut refused)?;
         store::allow_check_in(conn, true)?;
         let tables = TABLES.iter().rev();
         let tables = tables.map(|spec| (spec.table, spec.refs.first().map(|(column, _)| *column)));
@@ -225,11 +235,20 @@ pub fn check_in(
             Target::Existing(tid),
         )?;
         store::allow_check_in(conn, false)?;
+        if let Some((pool, changes, why)) = held {
+            let (t, p) = (TournamentId(tid), PoolId(pool));
+            record_time_changes(conn, caller, t, p, &changes, false, why, now)?;
+        }
         if let (Some(pool), Some(RatingStatus::Accepted)) = (t.rating_pool_id, t.rating_status) {
             crate::services::ratings::rebuild_pool(conn, pool.0)?;
         }
         close(conn, (caller, now), checkout.id, CheckoutState::In, None)
-    })
+    });
+    if let (Err(_), Some((pool, changes))) = (&out, refused) {
+        let (t, p) = (TournamentId(tid), PoolId(pool));
+        record_refused_attempt(conn, caller, t, p, &changes, now)?;
+    }
+    out
 }
 
 fn close(

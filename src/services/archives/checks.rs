@@ -35,6 +35,31 @@ fn rows<'a>(content: &'a ArchiveContent, section: &str) -> &'a [Row] {
         .unwrap_or_default()
 }
 
+/// The players an archive creates here pass what `POST /players` checks (422 naming the
+/// archive's field): a name (1-100 characters, no control characters), a club of at most 100,
+/// a country that is an ISO 3166-1 alpha-2 code. `at` names the rows (`archive.content.players`).
+pub fn check_players(players: &[Row], at: &str) -> Result<(), ApiError> {
+    use crate::services::validate::{check_country, Check};
+    let mut check = Check::new();
+    for (i, row) in players.iter().enumerate() {
+        let field = |c: &str| format!("{at}[{i}].{c}");
+        for (column, required) in [("name", true), ("club", false), ("country", false)] {
+            let value = row.get(column).unwrap_or(&Value::Null);
+            match (value.as_str(), value.is_null()) {
+                (Some(v), _) if column == "country" => {
+                    check_country(&mut check, &field(column), Some(v));
+                }
+                (Some(v), _) => {
+                    check.text(&field(column), v, 100);
+                }
+                (None, true) if !required => {}
+                _ => check.fail(&field(column), "must be a string"),
+            }
+        }
+    }
+    check.finish()
+}
+
 /// The archive's format, version and digest (422 naming the field at fault).
 pub fn check_envelope(archive: &TournamentArchive) -> Result<(), ApiError> {
     if archive.format != FORMAT {

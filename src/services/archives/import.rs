@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 
-use super::checks::{check_draws, check_envelope, check_references, known_ids};
+use super::checks::{check_draws, check_envelope, check_players, check_references, known_ids};
 use super::spec::{JsonIds, Kind, TableSpec, PENALTY_KEYS, PLAYER_KEYS, TABLES, TOURNAMENT};
 use super::{ArchiveKeys, Row, TournamentArchive, Trust};
 use crate::auth::{Caller, StaffRole};
@@ -189,11 +189,16 @@ pub(super) fn map_players(
             });
             continue;
         }
-        let text = |k: &str| row.get(k).and_then(Value::as_str).map(str::to_string);
+        // Checked as `POST /players` checks them (`check_players`): stored as it stores them.
+        let text = |k: &str| {
+            row.get(k)
+                .and_then(Value::as_str)
+                .map(|v| v.trim().to_string())
+        };
         let (name, club, country) = (
             text("name").unwrap_or_default(),
             text("club"),
-            text("country"),
+            text("country").map(|c| c.to_ascii_uppercase()),
         );
         let who = (name.as_str(), club.as_deref(), country.as_deref());
         let id = store::insert_archived_player(conn, who, UserId(caller.user_id))?.0;
@@ -402,6 +407,7 @@ pub(super) fn checked(
     if let Some((keys, trust)) = signer {
         archive.check_signature(keys, trust)?;
     }
+    check_players(&archive.content.players, "archive.content.players")?;
     let known = known_ids(&archive.content);
     check_references(&archive.content, &known)?;
     check_draws(&archive.content)?;
@@ -409,9 +415,13 @@ pub(super) fn checked(
 }
 
 /// The columns of an existing tournament a check-in takes from the archive: all but its
-/// identity, its owner, its pool and rating decision, its check-out and its version.
+/// identity, its owner, its pool and rating decision, what places it in a league (its national
+/// rank and announcement date: changed here through a PATCH, which the league follows, never
+/// by an archive), its check-out and its version.
 const KEPT_ON_CHECK_IN: &[&str] = &[
     "id",
+    "announced_at",
+    "national_rank",
     "created_by",
     "created_at",
     "rating_pool_id",

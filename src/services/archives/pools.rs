@@ -295,6 +295,7 @@ pub fn import_pool(
     let signed = (a.format.as_str(), a.version, a.digest.as_str());
     keys.check("archive", signed, a.signature.as_ref(), &trust)?;
     let c = &input.archive.content;
+    super::checks::check_players(&c.players, "archive.content.players")?;
     let mut known = Vec::new();
     for (i, t) in c.tournaments.iter().enumerate() {
         known.push(checked(t, None).map_err(|e| {

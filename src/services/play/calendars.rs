@@ -162,13 +162,16 @@ fn names_at(seats: &[crate::domain::PlayerId], names: &HashMap<PlayerId, String>
 }
 
 /// The feed of a tournament anyone may see (drafts only for their staff): its rounds with
-/// their times, the self-scheduling deadlines and the self-scheduled games once agreed.
+/// their times, the self-scheduling deadlines and the self-scheduled games once agreed; and
+/// whether it is public (not a draft).
 pub fn tournament_feed(
     conn: &mut PgConnection,
     caller: &MaybeCaller,
     tid: i64,
-) -> Result<String, ApiError> {
+) -> Result<(bool, String), ApiError> {
     let t = load_visible(conn, caller, tid)?;
+    // A draft is seen by its staff only: not for shared caches.
+    let public = t.status != crate::domain::status::TournamentStatus::Draft;
     let names = crate::db::me::names_in(conn, &[TournamentId(tid)])?;
     let mut events = Vec::new();
     for r in crate::db::rounds::published_of(conn, TournamentId(tid))? {
@@ -181,7 +184,7 @@ pub fn tournament_feed(
             events.extend(game_event(conn, (tid, &t.name), &r, table.number, who)?);
         }
     }
-    Ok(calendar(&t.name, &events))
+    Ok((public, calendar(&t.name, &events)))
 }
 
 /// The private feed of the token `token`: the player's games (at the round's time or the

@@ -9,6 +9,8 @@
 
 mod attack;
 mod bad_input;
+mod check_in;
+mod csv_cells;
 mod held_times;
 mod keepers;
 mod races;
