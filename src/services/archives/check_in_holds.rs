@@ -123,6 +123,8 @@ pub(super) fn held_times(
         ends_on,
         time_zone.as_str(),
         t.rating_pool_id.map(|p| p.0),
+        // Kept on check-in (`KEPT_ON_CHECK_IN`): never the archive's.
+        t.national_rank,
     );
     let held = held_tournament_times(conn, caller, t, next, refused).map_err(|e| {
         let first = refused
