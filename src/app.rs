@@ -154,7 +154,8 @@ enum Touch {
 /// Writes under a tournament or rating pool change that one (and the first page of its
 /// list); a new player, tournament or pool changes its list; a player's change (a new name)
 /// may show in any tournament's or pool's reads, and so may a user's removal (it unlinks
-/// their player).
+/// their player). `path` is the one the router matched (percent-decoded), as the rate
+/// limiter reads it.
 fn touches(method: &Method, path: &str) -> Touch {
     if matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS) {
         return Touch::Nothing;
@@ -447,7 +448,6 @@ pub fn serve(
                 let metrics = metrics.clone();
                 let live = live.clone();
                 let verdict = rate_limit(&limiter, &vouch, &req);
-                // The path the router matched (percent-decoded), as the rate limiter reads it.
                 let touch = touches(req.method(), req.match_info().as_str());
                 let method = req.method().to_string();
                 let path = req.path().to_string();
