@@ -162,6 +162,12 @@ pub(crate) async fn ok(r: reqwest::Response, status: u16) -> Value {
     body
 }
 
+/// The event's referee decides case `cid` with `body` (200): the decision.
+pub(crate) async fn referee_decides(app: &TestApp, e: &Event, cid: i64, body: Value) -> Value {
+    let path = format!("/api/v1/tournaments/{}/cases/{cid}/decision", e.tid);
+    ok(app.post(&path, Some(&e.referee), body).await, 200).await
+}
+
 pub(crate) async fn open_case(app: &TestApp, e: &Event, token: &str, body: Value) -> Value {
     ok(
         app.post(

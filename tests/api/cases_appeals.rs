@@ -74,14 +74,11 @@ async fn an_appeal_upheld_two_to_one_corrects_the_result_standings_and_ratings()
         .collect();
     assert_eq!(players, vec![loser, winner]);
     // The referee dismisses; the loser appeals within the window.
-    ok(
-        app.post(
-            &format!("/api/v1/tournaments/{}/cases/{cid}/decision", e.tid),
-            Some(&e.referee),
-            json!({"verdict": "dismiss", "reason": "the score sheet says otherwise"}),
-        )
-        .await,
-        200,
+    referee_decides(
+        &app,
+        &e,
+        cid,
+        json!({"verdict": "dismiss", "reason": "the score sheet says otherwise"}),
     )
     .await;
     let appeal = ok(
@@ -246,14 +243,11 @@ async fn an_appeal_after_the_window_is_refused_with_a_clear_error() {
     )
     .await;
     let cid = case["id"].as_i64().unwrap();
-    ok(
-        app.post(
-            &format!("/api/v1/tournaments/{}/cases/{cid}/decision", e.tid),
-            Some(&e.referee),
-            json!({"verdict": "dismiss", "reason": "standard tables"}),
-        )
-        .await,
-        200,
+    referee_decides(
+        &app,
+        &e,
+        cid,
+        json!({"verdict": "dismiss", "reason": "standard tables"}),
     )
     .await;
     // Someone who is not a party may not appeal.
@@ -307,14 +301,11 @@ async fn changing_the_appeal_window_does_not_move_a_decisions_deadline() {
             )
             .await;
             let cid = case["id"].as_i64().unwrap();
-            ok(
-                app.post(
-                    &format!("/api/v1/tournaments/{}/cases/{cid}/decision", e.tid),
-                    Some(&e.referee),
-                    json!({"verdict": "dismiss", "reason": "standard tables"}),
-                )
-                .await,
-                200,
+            referee_decides(
+                &app,
+                &e,
+                cid,
+                json!({"verdict": "dismiss", "reason": "standard tables"}),
             )
             .await
         }
@@ -470,15 +461,12 @@ async fn bad_cases_are_refused_with_the_field_at_fault() {
     .await;
     assert_eq!(again["status"], "open");
     // A replay order is recorded.
-    let decided = ok(
-        app.post(
-            &format!("/api/v1/tournaments/{}/cases/{cid}/decision", e.tid),
-            Some(&e.referee),
-            json!({"verdict": "remedy", "reason": "replay it",
+    let decided = referee_decides(
+        &app,
+        &e,
+        cid,
+        json!({"verdict": "remedy", "reason": "replay it",
                    "remedies": [{"kind": "replay_table", "round": 1, "table": 1}]}),
-        )
-        .await,
-        200,
     )
     .await;
     assert_eq!(decided["outcome"], "remedied");

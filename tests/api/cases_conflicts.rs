@@ -37,14 +37,11 @@ async fn appealed(app: &TestApp, e: &Event) -> i64 {
     )
     .await;
     let cid = case["id"].as_i64().unwrap();
-    ok(
-        app.post(
-            &format!("/api/v1/tournaments/{}/cases/{cid}/decision", e.tid),
-            Some(&e.referee),
-            json!({"verdict": "dismiss", "reason": "the score sheet says otherwise"}),
-        )
-        .await,
-        200,
+    referee_decides(
+        &app,
+        &e,
+        cid,
+        json!({"verdict": "dismiss", "reason": "the score sheet says otherwise"}),
     )
     .await;
     let appeal = ok(
