@@ -302,8 +302,8 @@ async fn changing_the_appeal_window_does_not_move_a_decisions_deadline() {
             .await;
             let cid = case["id"].as_i64().unwrap();
             referee_decides(
-                &app,
-                &e,
+                app,
+                e,
                 cid,
                 json!({"verdict": "dismiss", "reason": "standard tables"}),
             )

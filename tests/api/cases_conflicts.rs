@@ -38,8 +38,8 @@ async fn appealed(app: &TestApp, e: &Event) -> i64 {
     .await;
     let cid = case["id"].as_i64().unwrap();
     referee_decides(
-        &app,
-        &e,
+        app,
+        e,
         cid,
         json!({"verdict": "dismiss", "reason": "the score sheet says otherwise"}),
     )
