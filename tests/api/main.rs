@@ -43,6 +43,7 @@ mod kept_registry;
 mod leaderboard_pages;
 mod league_history;
 mod live;
+mod live_credentials;
 mod mail_outbox;
 mod metrics;
 mod openapi;
