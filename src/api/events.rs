@@ -6,6 +6,12 @@
 //! table, then each new one as the instance's listener broadcasts it (`infra::live`: one
 //! LISTEN connection per instance, no polling per client), with a keep-alive comment after 15
 //! quiet seconds. Any instance can serve any client: the database is the only shared state.
+//!
+//! A stream opened with credentials (an access token or an API key) lives no longer than they
+//! do: before each chunk it sends (an event or a keep-alive, so at least every 15 seconds) it
+//! checks them again as every request is checked (`api::extract::Credentials`, the account
+//! cache of `services::accounts::auth`: no query per event), and it ends, sending nothing more,
+//! once they were revoked or expired. A public stream (no credentials) is never checked.
 
 use std::collections::HashSet;
 use std::time::Duration;
@@ -16,7 +22,7 @@ use actix_web::{get, http::header, web, HttpRequest, HttpResponse};
 use serde::Deserialize;
 use utoipa::IntoParams;
 
-use crate::api::extract::{Query, TournamentPath};
+use crate::api::extract::{Credentials, Query, TournamentPath};
 use crate::api::problem::{InvalidParameters, InvalidToken, NoSuchTournament};
 use crate::auth::MaybeCaller;
 use crate::domain::TournamentId;
@@ -43,6 +49,11 @@ struct Feed {
     /// Ids sent from the table, not to be sent again when their broadcast arrives.
     sent: HashSet<i64>,
     first: bool,
+    /// What the stream was opened with (`None`: a public stream), checked before each chunk.
+    credentials: Option<Credentials>,
+    /// When a keep-alive is due: [`KEEP_ALIVE`] after the last chunk sent (events of other
+    /// tournaments do not put it off).
+    keep_alive_at: tokio::time::Instant,
 }
 
 impl Feed {
@@ -69,15 +80,27 @@ impl Feed {
     }
 
     /// The next chunk to send: the catch-up first, then each broadcast event of the tournament,
-    /// a keep-alive comment after 15 quiet seconds; `None` ends the stream.
+    /// a keep-alive comment after 15 quiet seconds; `None` ends the stream, as soon as the
+    /// stream's credentials no longer hold (before the chunk is sent).
     async fn next_chunk(&mut self) -> Option<String> {
+        let chunk = self.next_unchecked().await?;
+        if let Some(credentials) = &self.credentials {
+            if !credentials.still_hold(&self.state).await {
+                return None;
+            }
+        }
+        self.keep_alive_at = tokio::time::Instant::now() + KEEP_ALIVE;
+        Some(chunk)
+    }
+
+    async fn next_unchecked(&mut self) -> Option<String> {
         if self.first {
             self.first = false;
             let caught_up = self.read_table().await?;
             return Some(format!(": keep-alive\n\n{caught_up}"));
         }
         loop {
-            match tokio::time::timeout(KEEP_ALIVE, self.rx.recv()).await {
+            match tokio::time::timeout_at(self.keep_alive_at, self.rx.recv()).await {
                 Err(_) => return Some(": keep-alive\n\n".into()),
                 Ok(Ok(e)) => {
                     if e.tournament_id != TournamentId(self.tid) || self.sent.remove(&e.id.0) {
@@ -117,6 +140,13 @@ fn frame(e: &EventRow) -> String {
 ///
 /// Server-sent events (`text/event-stream`), never compressed. Each event has an `id`; reconnect
 /// with `Last-Event-ID` to receive what was missed. Try it with `curl -sN`.
+///
+/// A stream opened with an access token or an API key (a draft tournament's staff need one)
+/// ends once that credential no longer holds: the token expired, its session signed out or
+/// revoked, every session ended (sign-out everywhere, password change), the key revoked or
+/// expired, or the account disabled or erased. It is checked before every event and every
+/// keep-alive (at least every 15 s), and a change shows within 2 s as on any request; nothing
+/// is sent after the check fails. Reconnect with a fresh token and `Last-Event-ID`.
 #[utoipa::path(
     operation_id = "stream_events",
     tag = "standings",
@@ -158,6 +188,7 @@ pub async fn events(
     // Subscribed before the catch-up read, so nothing committed in between is missed (an
     // event both read and received is sent once).
     let rx = state.live.subscribe();
+    let credentials = Credentials::of(&req);
     let stream = futures_util::stream::unfold(
         Feed {
             state: state.into_inner(),
@@ -166,6 +197,8 @@ pub async fn events(
             after: start,
             sent: HashSet::new(),
             first: true,
+            credentials,
+            keep_alive_at: tokio::time::Instant::now() + KEEP_ALIVE,
         },
         |mut f| async move {
             let chunk = f.next_chunk().await?;

@@ -295,6 +295,28 @@ pub fn idempotency_key(
 /// says who; the account as stored says what they may do (a demoted admin or a deleted account
 /// loses its power within `services::accounts::auth::ACCOUNT_TTL`, not when the token expires).
 async fn caller_from_header(req: HttpRequest) -> Result<Option<Caller>, ApiError> {
+    let Some(token) = bearer(&req)? else {
+        return Ok(None);
+    };
+    let state = req
+        .app_data::<web::Data<AppState>>()
+        .ok_or_else(|| ApiError::Internal("application state missing".into()))?
+        .clone();
+    // The percent-decoded path the router matched (`/api/v1/%6De/api-keys` is `/me/api-keys`),
+    // not the raw one.
+    caller_from_token(
+        &state,
+        token,
+        req.method().as_str(),
+        req.match_info().as_str(),
+    )
+    .await
+    .map(Some)
+}
+
+/// The bearer token or API key of `Authorization`, if the request sends the header; 401 for a
+/// header that is not `Bearer <token>`.
+fn bearer(req: &HttpRequest) -> Result<Option<&str>, ApiError> {
     let Some(value) = req.headers().get(header::AUTHORIZATION) else {
         return Ok(None);
     };
@@ -305,13 +327,52 @@ async fn caller_from_header(req: HttpRequest) -> Result<Option<Caller>, ApiError
         .strip_prefix("Bearer ")
         .or_else(|| value.strip_prefix("bearer "))
         .ok_or_else(|| ApiError::Unauthorized("send `Authorization: Bearer <token>`".into()))?;
-    let state = req
-        .app_data::<web::Data<AppState>>()
-        .ok_or_else(|| ApiError::Internal("application state missing".into()))?
-        .clone();
-    let token = token.trim();
+    Ok(Some(token.trim()))
+}
+
+/// The credentials a request was made with (its access token or API key, and what it asked
+/// for), kept by an answer that outlives the request (the live feed) to check again, with the
+/// checks every request gets, that they still hold.
+#[derive(Clone)]
+pub struct Credentials {
+    token: String,
+    method: String,
+    path: String,
+}
+
+impl Credentials {
+    /// The request's credentials, if it sent any.
+    pub fn of(req: &HttpRequest) -> Option<Self> {
+        let token = bearer(req).ok()??;
+        Some(Self {
+            token: token.to_string(),
+            method: req.method().as_str().to_string(),
+            path: req.match_info().as_str().to_string(),
+        })
+    }
+
+    /// Whether they still name a caller allowed this request: false once the token expired or
+    /// was revoked (its session signed out or revoked, every session ended by a sign-out
+    /// everywhere or a password change), the key revoked or expired, or the account disabled
+    /// or erased; within `services::accounts::auth::ACCOUNT_TTL` of the change, as for every
+    /// request (a query at most once per `ACCOUNT_TTL` per account or key on this instance).
+    pub async fn still_hold(&self, state: &AppState) -> bool {
+        caller_from_token(state, &self.token, &self.method, &self.path)
+            .await
+            .is_ok()
+    }
+}
+
+/// The caller `token` (an access token or an API key) names for a `method` request of `path`;
+/// 401 for a bad token, 403 for a key not allowed this request.
+async fn caller_from_token(
+    state: &AppState,
+    token: &str,
+    method: &str,
+    path: &str,
+) -> Result<Caller, ApiError> {
     if token.starts_with("tk_") {
-        return caller_from_key(&req, &state, token).await.map(Some);
+        return caller_from_key(state, token, method, path).await;
     }
     let claims = state
         .jwt
@@ -354,20 +415,21 @@ async fn caller_from_header(req: HttpRequest) -> Result<Option<Caller>, ApiError
                 .into(),
         ));
     }
-    Ok(Some(Caller {
+    Ok(Caller {
         user_id,
         username: account.username,
         is_admin: account.is_admin,
         key: None,
-    }))
+    })
 }
 
 /// The caller an API key names: its owner, limited to what the key's scopes and tournament or
-/// pool allow for this request (403 otherwise), before any handler runs.
+/// pool allow for a `method` request of `path` (403 otherwise), before any handler runs.
 async fn caller_from_key(
-    req: &HttpRequest,
-    state: &web::Data<AppState>,
+    state: &AppState,
     secret: &str,
+    method: &str,
+    path: &str,
 ) -> Result<Caller, ApiError> {
     let hash = crate::auth::secrets::secret_hash(secret);
     let holder = match state.accounts.fresh_key(&hash) {
@@ -385,11 +447,9 @@ async fn caller_from_key(
     let holder = holder.ok_or_else(|| {
         ApiError::Unauthorized("the API key is unknown, revoked or expired".into())
     })?;
-    // The percent-decoded path the router matched (`/api/v1/%6De/api-keys` is `/me/api-keys`),
-    // not the raw one.
     holder
         .limits
-        .permits(req.method().as_str(), req.match_info().as_str())
+        .permits(method, path)
         .map_err(ApiError::Forbidden)?;
     Ok(Caller {
         user_id: holder.user_id,

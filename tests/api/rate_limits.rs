@@ -5,7 +5,7 @@ use diesel::{Connection, RunQueryDsl};
 use serde_json::{json, Value};
 use tourney::infra::ratelimit::Limits;
 
-use crate::helpers::{spawn_app_with_limits, ADMIN, PASSWORD};
+use crate::helpers::{spawn_app_with_limits, TestApp, ADMIN, PASSWORD};
 
 fn header(r: &reqwest::Response, name: &str) -> String {
     r.headers()
@@ -16,21 +16,28 @@ fn header(r: &reqwest::Response, name: &str) -> String {
         .to_string()
 }
 
-#[actix_web::test]
-async fn every_caller_is_limited_per_class_credential_and_address() {
-    let app = spawn_app_with_limits(Limits {
+/// Limits of 5 reads, 3 writes and 3 sign-in calls a minute a credential (twice that an
+/// address).
+fn small_limits() -> Limits {
+    Limits {
         read: 5,
         write: 3,
         auth: 3,
         ..Limits::default()
-    })
-    .await;
-    // Sign-ins: per address. (One here, one below: the third call would be the last.)
+    }
+}
+
+/// An instance of [`small_limits`] and the admin's token there (one sign-in call used).
+async fn signed_in_with_small_limits() -> (TestApp, String) {
+    let app = spawn_app_with_limits(small_limits()).await;
     let token = app.token(ADMIN, PASSWORD).await;
-    let second = app.token(ADMIN, PASSWORD).await;
-    // Reads with one token: five, then 429; the headers count down.
-    for left in (0..5).rev() {
-        let r = app.get("/api/v1/players", Some(&token)).await;
+    (app, token)
+}
+
+/// Reads with `token`, each answered on its own counter (q=5) with `left` reads left after it.
+async fn reads_on_its_own_counter(app: &TestApp, token: &str, left: impl IntoIterator<Item = u32>) {
+    for left in left {
+        let r = app.get("/api/v1/players", Some(token)).await;
         assert_eq!(r.status(), 200);
         assert_eq!(header(&r, "ratelimit-policy"), "\"read\";q=5;w=60");
         assert!(
@@ -39,6 +46,15 @@ async fn every_caller_is_limited_per_class_credential_and_address() {
             header(&r, "ratelimit")
         );
     }
+}
+
+#[actix_web::test]
+async fn every_caller_is_limited_per_class_credential_and_address() {
+    // Sign-ins: per address. (One here, one below: the third call would be the last.)
+    let (app, token) = signed_in_with_small_limits().await;
+    let second = app.token(ADMIN, PASSWORD).await;
+    // Reads with one token: five, then 429; the headers count down.
+    reads_on_its_own_counter(&app, &token, (0..5).rev()).await;
     let r = app.get("/api/v1/tournaments", Some(&token)).await;
     assert_eq!(r.status(), 429);
     // The minute slides: the 5 counted weigh in full until their window ends, and one read
@@ -132,7 +148,7 @@ fn from_address(address: [u8; 4]) -> reqwest::Client {
 
 async fn read_from(
     client: &reqwest::Client,
-    app: &crate::helpers::TestApp,
+    app: &TestApp,
     token: Option<&str>,
 ) -> reqwest::Response {
     let mut r = client.get(app.url("/api/v1/players"));
@@ -147,21 +163,9 @@ async fn read_from(
 /// address is not touched.
 #[actix_web::test]
 async fn made_up_tokens_count_on_their_address_and_leave_others_alone() {
-    let app = spawn_app_with_limits(Limits {
-        read: 5,
-        write: 3,
-        auth: 3,
-        ..Limits::default()
-    })
-    .await;
-    let token = app.token(ADMIN, PASSWORD).await;
+    let (app, token) = signed_in_with_small_limits().await;
     // The genuine token: its own counter (q=5) is the tightest.
-    for left in [4, 3] {
-        let r = app.get("/api/v1/players", Some(&token)).await;
-        assert_eq!(r.status(), 200);
-        assert_eq!(header(&r, "ratelimit-policy"), "\"read\";q=5;w=60");
-        assert!(header(&r, "ratelimit").starts_with(&format!("\"read\";r={left};t=")));
-    }
+    reads_on_its_own_counter(&app, &token, [4, 3]).await;
     // Made-up tokens of every kind: random text, a made-up API key, a token signed with
     // another secret. Each is answered 401 and counted on the address (q=10, two used), never
     // on a counter of its own (which would show q=5).
@@ -218,14 +222,7 @@ async fn made_up_tokens_count_on_their_address_and_leave_others_alone() {
 /// reads it, counted on the address); a made-up key counts on its address.
 #[actix_web::test]
 async fn a_live_api_key_has_its_own_counter_once_it_was_seen() {
-    let app = spawn_app_with_limits(Limits {
-        read: 5,
-        write: 3,
-        auth: 3,
-        ..Limits::default()
-    })
-    .await;
-    let token = app.token(ADMIN, PASSWORD).await;
+    let (app, token) = signed_in_with_small_limits().await;
     let r = app
         .post(
             "/api/v1/me/api-keys",
@@ -262,7 +259,7 @@ fn left(r: &reqwest::Response) -> i64 {
 }
 
 /// Searches the index answered so far.
-async fn indexed(app: &crate::helpers::TestApp) -> f64 {
+async fn indexed(app: &TestApp) -> f64 {
     app.cache_reads("search").await.0
 }
 
@@ -277,7 +274,7 @@ fn charged_by_the_microsecond(read: u32) -> Limits {
 }
 
 /// `n` players with names of four first names and four surnames, written beside the service.
-fn add_players(app: &crate::helpers::TestApp, n: u32) {
+fn add_players(app: &TestApp, n: u32) {
     let mut conn = diesel::PgConnection::establish(&app.database_url).unwrap();
     diesel::sql_query(format!(
         "INSERT INTO players (name, country, created_by)
@@ -546,13 +543,7 @@ async fn behind_a_trusted_proxy_each_client_counts_by_its_own_address() {
 /// write, nor left uncounted), and so is every sign-in after the minute's last.
 #[actix_web::test]
 async fn an_encoded_path_counts_in_the_class_it_reaches() {
-    let app = spawn_app_with_limits(Limits {
-        read: 5,
-        write: 3,
-        auth: 3,
-        ..Limits::default()
-    })
-    .await;
+    let app = spawn_app_with_limits(small_limits()).await;
     let sign_in = |path: &'static str| {
         let app = &app;
         async move {

@@ -5,19 +5,10 @@ use chrono::Duration;
 use reqwest::Method;
 use serde_json::{json, Value};
 
-use crate::event_fixtures::{account_player, event, linked_player, new_round};
+use crate::event_fixtures::{account_player, event, new_round};
 use crate::hall_print::codes;
 use crate::helpers::{problem, refused, spawn_app, TestApp};
-
-fn scores(winner: i64, loser: i64) -> Value {
-    json!({"seats": [{"player_id": winner, "score": 30}, {"player_id": loser, "score": 12}]})
-}
-
-async fn reported(app: &TestApp, url: &str, token: &str, body: Value) -> i64 {
-    let r = app.post(url, Some(token), body).await;
-    assert_eq!(r.status(), 201, "{}", r.text().await.unwrap());
-    r.json::<Value>().await.unwrap()["id"].as_i64().unwrap()
-}
+use crate::report_fixtures::{duel, karis_coded_table, next_table, reported, scores, table_code};
 
 async fn newest(app: &TestApp, url: &str, token: &str) -> Value {
     app.get(url, Some(token)).await.json().await.unwrap()
@@ -30,12 +21,9 @@ async fn newest(app: &TestApp, url: &str, token: &str) -> Value {
 #[actix_web::test]
 async fn a_confirmation_is_for_the_report_the_confirmer_read() {
     let app = spawn_app().await;
-    let (tid, org, _, _) = event(&app, "tantrix", 0).await;
-    let (kari, kari_token) = linked_player(&app, tid, "kari").await;
-    let (ola, ola_token) = linked_player(&app, tid, "ola").await;
+    let (tid, org, _, kari, kari_token, ola, ola_token) = duel(&app).await;
     // Round 1: one report, confirmed with no body at all.
-    new_round(&app, tid, &org, json!({"method": "round_robin"})).await;
-    let report = format!("/api/v1/tournaments/{tid}/rounds/1/tables/1/report");
+    let report = format!("{}/report", next_table(&app, tid, &org).await);
     reported(&app, &report, &kari_token, scores(kari, ola)).await;
     let r = app
         .req(Method::POST, &format!("{report}/confirm"), Some(&ola_token))
@@ -44,9 +32,8 @@ async fn a_confirmation_is_for_the_report_the_confirmer_read() {
         .unwrap();
     assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
     // Round 2: Kari reports, Ola disputes, Kari reports again and replaces that.
-    new_round(&app, tid, &org, json!({"method": "round_robin"})).await;
-    let report = format!("/api/v1/tournaments/{tid}/rounds/2/tables/1/report");
-    let result = format!("/api/v1/tournaments/{tid}/rounds/2/tables/1/result");
+    let table = next_table(&app, tid, &org).await;
+    let (report, result) = (format!("{table}/report"), format!("{table}/result"));
     let confirm = format!("{report}/confirm");
     let first = reported(&app, &report, &kari_token, scores(ola, kari)).await;
     let r = app
@@ -109,23 +96,8 @@ async fn a_confirmation_is_for_the_report_the_confirmer_read() {
 #[actix_web::test]
 async fn a_code_confirmation_is_for_the_report_the_page_showed() {
     let app = spawn_app().await;
-    let (tid, org, _, _) = event(&app, "agricola_norway", 7).await;
-    let (kari, kari_token) = linked_player(&app, tid, "kari").await;
-    let round = new_round(&app, tid, &org, json!({"method": "random"})).await;
-    let tables = round["draw"]["tables"].as_array().unwrap();
-    let i = tables
-        .iter()
-        .position(|t| t["seats"].as_array().unwrap().contains(&json!(kari)))
-        .unwrap();
-    let table = tables[i]["number"].as_i64().unwrap();
-    let seats: Vec<i64> = tables[i]["seats"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p.as_i64().unwrap())
-        .collect();
+    let (tid, kari, kari_token, table, seats, code) = karis_coded_table(&app).await;
     let others: Vec<i64> = seats.iter().copied().filter(|p| *p != kari).collect();
-    let code = codes(&app, tid, 1, &org).await[i].1.clone();
     let result = |first: i64| {
         let mut order = vec![first];
         order.extend(seats.iter().copied().filter(|p| *p != first));
@@ -286,12 +258,7 @@ async fn a_partner_does_not_answer_the_report_of_their_own_team() {
     // Table B, with the code: the reporter's partner's seat is refused, a rival's confirms.
     let b = seats(1);
     let number = tables[1]["number"].as_i64().unwrap();
-    let code = codes(&app, tid, 1, &org)
-        .await
-        .into_iter()
-        .find(|c| c.0 == number)
-        .unwrap()
-        .1;
+    let code = table_code(&app, tid, 1, &org, number).await;
     let base = format!("/api/v1/tournaments/{tid}/rounds/1/tables/{number}");
     let r = app
         .post(
@@ -322,24 +289,7 @@ async fn a_partner_does_not_answer_the_report_of_their_own_team() {
 #[actix_web::test]
 async fn the_seat_a_code_report_names_may_dispute_it() {
     let app = spawn_app().await;
-    let (tid, org, _, _) = event(&app, "agricola_norway", 7).await;
-    let (kari, kari_token) = linked_player(&app, tid, "kari").await;
-    let round = new_round(&app, tid, &org, json!({"method": "random"})).await;
-    let table = round["draw"]["tables"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["seats"].as_array().unwrap().contains(&json!(kari)))
-        .unwrap()
-        .clone();
-    let number = table["number"].as_i64().unwrap();
-    let seats: Vec<Value> = table["seats"].as_array().unwrap().clone();
-    let code = codes(&app, tid, 1, &org)
-        .await
-        .into_iter()
-        .find(|c| c.0 == number)
-        .unwrap()
-        .1;
+    let (tid, kari, kari_token, number, seats, code) = karis_coded_table(&app).await;
     let result = json!(seats
         .iter()
         .enumerate()
@@ -390,12 +340,9 @@ async fn the_seat_a_code_report_names_may_dispute_it() {
 #[actix_web::test]
 async fn after_the_answer_deadline_the_referee_decides() {
     let app = spawn_app().await;
-    let (tid, org, referee, _) = event(&app, "tantrix", 0).await;
-    let (kari, kari_token) = linked_player(&app, tid, "kari").await;
-    let (ola, ola_token) = linked_player(&app, tid, "ola").await;
+    let (tid, org, referee, kari, kari_token, ola, ola_token) = duel(&app).await;
     // Round 1: answered an hour before the deadline, by a dispute and then a confirmation.
-    new_round(&app, tid, &org, json!({"method": "round_robin"})).await;
-    let report = format!("/api/v1/tournaments/{tid}/rounds/1/tables/1/report");
+    let report = format!("{}/report", next_table(&app, tid, &org).await);
     reported(&app, &report, &kari_token, scores(kari, ola)).await;
     app.clock.advance(Duration::hours(47));
     let r = app
@@ -417,8 +364,7 @@ async fn after_the_answer_deadline_the_referee_decides() {
         .await;
     assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
     // Round 2: an hour after the deadline, the players are refused, nothing written.
-    new_round(&app, tid, &org, json!({"method": "round_robin"})).await;
-    let base = format!("/api/v1/tournaments/{tid}/rounds/2/tables/1");
+    let base = next_table(&app, tid, &org).await;
     let report = format!("{base}/report");
     let id = reported(&app, &report, &kari_token, scores(kari, ola)).await;
     app.clock.advance(Duration::hours(49));

@@ -3,22 +3,15 @@
 
 use serde_json::{json, Value};
 
-use crate::event_fixtures::{event, linked_player, new_round};
 use crate::helpers::{problem, spawn_app};
-
-fn scores(winner: i64, loser: i64) -> Value {
-    json!({"seats": [{"player_id": winner, "score": 30}, {"player_id": loser, "score": 12}]})
-}
+use crate::report_fixtures::{duel, next_table, reported, scores};
 
 #[actix_web::test]
 async fn a_report_is_confirmed_or_disputed_and_the_referee_decides() {
     let app = spawn_app().await;
-    let (tid, org, referee, _) = event(&app, "tantrix", 0).await;
-    let (kari, kari_token) = linked_player(&app, tid, "kari").await;
-    let (ola, ola_token) = linked_player(&app, tid, "ola").await;
+    let (tid, org, referee, kari, kari_token, ola, ola_token) = duel(&app).await;
     let (_, stranger) = app.user("stranger").await;
-    new_round(&app, tid, &org, json!({"method": "round_robin"})).await;
-    let base = format!("/api/v1/tournaments/{tid}/rounds/1/tables/1");
+    let base = next_table(&app, tid, &org).await;
     let report = format!("{base}/report");
     // Only a player seated there reports.
     problem(
@@ -107,38 +100,19 @@ async fn a_report_is_confirmed_or_disputed_and_the_referee_decides() {
 #[actix_web::test]
 async fn the_opponent_or_the_referee_confirms_and_it_counts_as_the_result() {
     let app = spawn_app().await;
-    let (tid, org, referee, _) = event(&app, "tantrix", 0).await;
-    let (kari, kari_token) = linked_player(&app, tid, "kari").await;
-    let (ola, ola_token) = linked_player(&app, tid, "ola").await;
+    let (tid, org, referee, kari, kari_token, ola, ola_token) = duel(&app).await;
     let kari_user = app.me(&kari_token).await["id"].clone();
     for n in 1..=2 {
-        let round = new_round(&app, tid, &org, json!({"method": "round_robin"})).await;
-        let table = round["draw"]["tables"][0]["number"].as_i64().unwrap();
-        let base = format!("/api/v1/tournaments/{tid}/rounds/{n}/tables/{table}");
+        let report = format!("{}/report", next_table(&app, tid, &org).await);
         // Kari reports a loss first, then replaces it with the right result.
-        let r = app
-            .post(
-                &format!("{base}/report"),
-                Some(&kari_token),
-                scores(ola, kari),
-            )
-            .await;
-        assert_eq!(r.status(), 201);
-        let r = app
-            .post(
-                &format!("{base}/report"),
-                Some(&kari_token),
-                scores(kari, ola),
-            )
-            .await;
-        assert_eq!(r.status(), 201);
-        let right = r.json::<Value>().await.unwrap()["id"].clone();
+        reported(&app, &report, &kari_token, scores(ola, kari)).await;
+        let right = reported(&app, &report, &kari_token, scores(kari, ola)).await;
         // Round 1: Ola confirms; round 2: the referee does (Ola never answered). The report
         // replaced another: the confirmation names the one read.
         let confirmer = if n == 1 { &ola_token } else { &referee };
         let r = app
             .post(
-                &format!("{base}/report/confirm"),
+                &format!("{report}/confirm"),
                 Some(confirmer),
                 json!({"report_id": right}),
             )
@@ -153,7 +127,7 @@ async fn the_opponent_or_the_referee_confirms_and_it_counts_as_the_result() {
         assert_eq!(result["current"]["seats"][0]["player_id"], kari);
         assert_eq!(result["round_status"], "completed");
         let seen: Value = app
-            .get(&format!("{base}/report"), Some(&ola_token))
+            .get(&report, Some(&ola_token))
             .await
             .json()
             .await
@@ -187,11 +161,8 @@ fn reported_events(app: &crate::helpers::TestApp, tid: i64) -> i64 {
 #[actix_web::test]
 async fn repeating_the_same_report_is_not_a_new_event() {
     let app = spawn_app().await;
-    let (tid, org, _, _) = event(&app, "tantrix", 0).await;
-    let (kari, kari_token) = linked_player(&app, tid, "kari").await;
-    let (ola, ola_token) = linked_player(&app, tid, "ola").await;
-    new_round(&app, tid, &org, json!({"method": "round_robin"})).await;
-    let report = format!("/api/v1/tournaments/{tid}/rounds/1/tables/1/report");
+    let (tid, org, _, kari, kari_token, ola, ola_token) = duel(&app).await;
+    let report = format!("{}/report", next_table(&app, tid, &org).await);
     let send = |token: String, body: Value| {
         let (app, report) = (&app, report.clone());
         async move {

@@ -2,17 +2,11 @@
 //! accepted is still to come, and nothing is scheduled once the table has a result or the round
 //! is completed.
 
-use std::collections::HashMap;
-
-use chrono::{DateTime, Duration, Utc};
+use chrono::Duration;
 use serde_json::{json, Value};
 
-use crate::event_fixtures::{event, linked_player, new_round};
 use crate::helpers::{refused, spawn_app};
-
-fn at(t: DateTime<Utc>) -> Value {
-    json!(t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
-}
+use crate::schedule_fixtures::{at, players, self_scheduled_round, two_seats};
 
 /// Items 5 and 6: a proposed time that has passed is not accepted (422 naming `time`); once a
 /// table has a result its players neither propose, accept nor report a missed time (409 naming
@@ -20,32 +14,11 @@ fn at(t: DateTime<Utc>) -> Value {
 #[actix_web::test]
 async fn scheduling_is_for_a_game_still_to_be_played() {
     let app = spawn_app().await;
-    let (tid, org, referee, _) = event(&app, "tantrix", 0).await;
-    let mut tokens = HashMap::new();
-    for name in ["kari", "ola", "per", "liv"] {
-        let (pid, token) = linked_player(&app, tid, name).await;
-        tokens.insert(pid, token);
-    }
+    let (tid, org, referee, tokens) = players(&app, &["kari", "ola", "per", "liv"]).await;
     let now = app.clock.now();
-    let round = new_round(
-        &app,
-        tid,
-        &org,
-        json!({"method": "round_robin", "self_scheduled_until": at(now + Duration::days(30))}),
-    )
-    .await;
-    let table = |i: usize| {
-        let t = &round["draw"]["tables"][i];
-        let s: Vec<i64> = t["seats"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|p| p.as_i64().unwrap())
-            .collect();
-        (t["number"].as_i64().unwrap(), s[0], s[1])
-    };
-    let (t1, a1, b1) = table(0);
-    let (t2, a2, b2) = table(1);
+    let round = self_scheduled_round(&app, tid, &org, now + Duration::days(30)).await;
+    let (t1, a1, b1) = two_seats(&round, 0);
+    let (t2, a2, b2) = two_seats(&round, 1);
     let url = |t: i64, step: &str| format!("/api/v1/tournaments/{tid}/rounds/1/tables/{t}{step}");
     let tok = |p: i64| tokens[&p].clone();
     let (first, second) = (now + Duration::days(1), now + Duration::days(2));

@@ -3,18 +3,13 @@
 //! reported to the leader after 5 days and forfeited 2 days later, the forfeit reversed by the
 //! leader, and results reported by the players.
 
-use std::collections::HashMap;
 use std::time::Duration;
 
 use chrono::{DateTime, Duration as Days, Utc};
 use serde_json::{json, Value};
 
-use crate::event_fixtures::{event, linked_player, new_round};
 use crate::helpers::{fields, problem, spawn_app, TestApp};
-
-fn at(t: DateTime<Utc>) -> Value {
-    json!(t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
-}
+use crate::schedule_fixtures::{agreed, at, players, self_scheduled_round, two_seats};
 
 /// Polls a read until `done` holds (the deadline job runs once a second).
 async fn eventually(app: &TestApp, url: &str, token: &str, done: impl Fn(&Value) -> bool) -> Value {
@@ -34,12 +29,7 @@ async fn eventually(app: &TestApp, url: &str, token: &str, done: impl Fn(&Value)
 #[actix_web::test]
 async fn a_self_scheduled_round_with_a_rescheduling_and_a_silent_player() {
     let app = spawn_app().await;
-    let (tid, org, _, _) = event(&app, "tantrix", 0).await;
-    let mut tokens = HashMap::new();
-    for name in ["kari", "ola", "per", "liv"] {
-        let (pid, token) = linked_player(&app, tid, name).await;
-        tokens.insert(pid, token);
-    }
+    let (tid, org, _, tokens) = players(&app, &["kari", "ola", "per", "liv"]).await;
     let deadline = Utc::now() + Days::days(30);
     // Only two-player games, and only a future deadline.
     let p = problem(
@@ -53,26 +43,10 @@ async fn a_self_scheduled_round_with_a_rescheduling_and_a_silent_player() {
     )
     .await;
     assert_eq!(fields(&p), vec!["self_scheduled_until"]);
-    let round = new_round(
-        &app,
-        tid,
-        &org,
-        json!({"method": "round_robin", "self_scheduled_until": at(deadline)}),
-    )
-    .await;
+    let round = self_scheduled_round(&app, tid, &org, deadline).await;
     assert!(round["self_scheduled_until"].is_string());
-    let table = |i: usize| {
-        let t = &round["draw"]["tables"][i];
-        let s: Vec<i64> = t["seats"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|p| p.as_i64().unwrap())
-            .collect();
-        (t["number"].as_i64().unwrap(), s[0], s[1])
-    };
-    let (t1, a1, b1) = table(0);
-    let (t2, a2, b2) = table(1);
+    let (t1, a1, b1) = two_seats(&round, 0);
+    let (t2, a2, b2) = two_seats(&round, 1);
     let url = |t: i64| format!("/api/v1/tournaments/{tid}/rounds/1/tables/{t}");
     let tok = |p: i64| tokens[&p].as_str();
 
@@ -388,41 +362,12 @@ fn app_now(app: &TestApp) -> DateTime<Utc> {
 #[actix_web::test]
 async fn a_fourth_reschedule_in_a_tournament_is_refused() {
     let app = spawn_app().await;
-    let (tid, org, _, _) = event(&app, "tantrix", 0).await;
-    let mut tokens = HashMap::new();
-    for name in ["kari", "ola"] {
-        let (pid, token) = linked_player(&app, tid, name).await;
-        tokens.insert(pid, token);
-    }
-    let round = new_round(
-        &app,
-        tid,
-        &org,
-        json!({"method": "round_robin", "self_scheduled_until": at(Utc::now() + Days::days(20))}),
-    )
-    .await;
-    let seats: Vec<i64> = round["draw"]["tables"][0]["seats"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p.as_i64().unwrap())
-        .collect();
-    let (a, b) = (seats[0], seats[1]);
+    let (tid, org, _, tokens) = players(&app, &["kari", "ola"]).await;
+    let round = self_scheduled_round(&app, tid, &org, Utc::now() + Days::days(20)).await;
+    let (_, a, b) = two_seats(&round, 0);
     let url = format!("/api/v1/tournaments/{tid}/rounds/1/tables/1/schedule");
     let when = Utc::now() + Days::hours(2);
-    app.post(
-        &format!("{url}/proposals"),
-        Some(&tokens[&a]),
-        json!({"times": [at(when)]}),
-    )
-    .await;
-    let r = app
-        .post(
-            &format!("{url}/accept"),
-            Some(&tokens[&b]),
-            json!({"time": at(when)}),
-        )
-        .await;
+    let r = agreed(&app, &url, &tokens[&a], &tokens[&b], when).await;
     assert_eq!(r.status(), 200);
     {
         use diesel::prelude::*;
@@ -476,35 +421,12 @@ async fn a_fourth_reschedule_in_a_tournament_is_refused() {
 #[actix_web::test]
 async fn a_missed_time_told_after_a_day_is_too_late() {
     let app = spawn_app().await;
-    let (tid, org, _, _) = event(&app, "tantrix", 0).await;
-    let mut tokens = HashMap::new();
-    for name in ["kari", "ola"] {
-        let (pid, token) = linked_player(&app, tid, name).await;
-        tokens.insert(pid, token);
-    }
-    let round = new_round(
-        &app,
-        tid,
-        &org,
-        json!({"method": "round_robin", "self_scheduled_until": at(Utc::now() + Days::days(20))}),
-    )
-    .await;
-    let a = round["draw"]["tables"][0]["seats"][0].as_i64().unwrap();
-    let b = round["draw"]["tables"][0]["seats"][1].as_i64().unwrap();
+    let (tid, org, _, tokens) = players(&app, &["kari", "ola"]).await;
+    let round = self_scheduled_round(&app, tid, &org, Utc::now() + Days::days(20)).await;
+    let (_, a, b) = two_seats(&round, 0);
     let url = format!("/api/v1/tournaments/{tid}/rounds/1/tables/1/schedule");
     let when = Utc::now() + Days::hours(2);
-    app.post(
-        &format!("{url}/proposals"),
-        Some(&tokens[&a]),
-        json!({"times": [at(when)]}),
-    )
-    .await;
-    app.post(
-        &format!("{url}/accept"),
-        Some(&tokens[&b]),
-        json!({"time": at(when)}),
-    )
-    .await;
+    agreed(&app, &url, &tokens[&a], &tokens[&b], when).await;
     app.clock.advance(Days::hours(27));
     let p = problem(
         app.post(
