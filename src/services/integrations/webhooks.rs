@@ -55,9 +55,11 @@ pub const RETRY_FOR: Duration = Duration::hours(24);
 /// Whether an address is on the public internet: not loopback, private, link-local, shared
 /// (100.64/10), unspecified, broadcast, multicast, documentation (192.0.2/24, 198.51.100/24,
 /// 203.0.113/24, 2001:db8::/32), benchmarking (198.18/15), IETF protocol assignments
-/// (192.0.0/24), reserved (240/4), unique-local or NAT64 (64:ff9b::/96, 64:ff9b:1::/48); an
-/// IPv6 form of an IPv4 address (`::ffff:a.b.c.d`, `::a.b.c.d`, `::ffff:0:a.b.c.d`) is judged
-/// by its IPv4 address.
+/// (192.0.0/24), reserved (0/8, 240/4, and what is left of ::/8), unique-local (fc00::/7),
+/// site-local (fec0::/10), discard-only (100::/64), Teredo (2001::/32: a tunnel to an address
+/// it hides) or NAT64 (64:ff9b::/96, 64:ff9b:1::/48); an IPv6 form of an IPv4 address
+/// (`::ffff:a.b.c.d`, `::a.b.c.d`, `::ffff:0:a.b.c.d`) and a 6to4 address (2002:AABB:CCDD::/48,
+/// a tunnel to AA.BB.CC.DD) are judged by their IPv4 address.
 pub fn is_public(ip: IpAddr) -> bool {
     match ip {
         IpAddr::V4(v4) => {
@@ -81,20 +83,25 @@ pub fn is_public(ip: IpAddr) -> bool {
             // (`::` and `::1` read as 0.0.0.0 and 0.0.0.1, neither public.)
             let embeds_v4 = (s[..5] == [0; 5] && (s[5] == 0xffff || s[5] == 0))
                 || (s[..4] == [0; 4] && s[4] == 0xffff && s[5] == 0);
+            let v4 = |hi: u16, lo: u16| {
+                let (hi, lo) = (hi.to_be_bytes(), lo.to_be_bytes());
+                IpAddr::V4(std::net::Ipv4Addr::new(hi[0], hi[1], lo[0], lo[1]))
+            };
             if embeds_v4 {
-                let v4 = std::net::Ipv4Addr::new(
-                    (s[6] >> 8) as u8,
-                    s[6] as u8,
-                    (s[7] >> 8) as u8,
-                    s[7] as u8,
-                );
-                return is_public(IpAddr::V4(v4));
+                return is_public(v4(s[6], s[7]));
+            }
+            if s[0] == 0x2002 {
+                return is_public(v4(s[1], s[2]));
             }
             !(v6.is_loopback()
                 || v6.is_unspecified()
                 || v6.is_multicast()
+                || s[0] <= 0x00ff
+                || s[..4] == [0x0100, 0, 0, 0]
                 || (s[0] & 0xfe00) == 0xfc00
                 || (s[0] & 0xffc0) == 0xfe80
+                || (s[0] & 0xffc0) == 0xfec0
+                || (s[0] == 0x2001 && s[1] == 0)
                 || (s[0] == 0x2001 && s[1] == 0x0db8)
                 || (s[0] == 0x0064 && s[1] == 0xff9b && (s[2] == 1 || s[2..6] == [0; 4])))
         }
@@ -520,6 +527,156 @@ mod tests {
         ] {
             assert!(is_public(public.parse().unwrap()), "{public}");
         }
+    }
+
+    /// Each range on both sides of each of its boundaries: (address, public).
+    const BOUNDARIES: &[(&str, bool)] = &[
+        // 0.0.0.0/8 (this network)
+        ("0.0.0.0", false),
+        ("0.255.255.255", false),
+        ("1.0.0.0", true),
+        // 10/8
+        ("9.255.255.255", true),
+        ("10.0.0.0", false),
+        ("10.255.255.255", false),
+        ("11.0.0.0", true),
+        // 100.64/10 (shared, CGNAT)
+        ("100.63.255.255", true),
+        ("100.64.0.0", false),
+        ("100.127.255.255", false),
+        ("100.128.0.0", true),
+        // 127/8
+        ("126.255.255.255", true),
+        ("127.0.0.0", false),
+        ("127.255.255.255", false),
+        ("128.0.0.0", true),
+        // 169.254/16
+        ("169.253.255.255", true),
+        ("169.254.0.0", false),
+        ("169.254.169.254", false),
+        ("169.254.255.255", false),
+        ("169.255.0.0", true),
+        // 172.16/12
+        ("172.15.255.255", true),
+        ("172.16.0.0", false),
+        ("172.31.255.255", false),
+        ("172.32.0.0", true),
+        // 192.0.0/24 (IETF protocol assignments), 192.0.2/24 (documentation)
+        ("191.255.255.255", true),
+        ("192.0.0.0", false),
+        ("192.0.0.255", false),
+        ("192.0.1.0", true),
+        ("192.0.1.255", true),
+        ("192.0.2.0", false),
+        ("192.0.2.255", false),
+        ("192.0.3.0", true),
+        // 192.168/16
+        ("192.167.255.255", true),
+        ("192.168.0.0", false),
+        ("192.168.255.255", false),
+        ("192.169.0.0", true),
+        // 198.18/15 (benchmarking), 198.51.100/24 and 203.0.113/24 (documentation)
+        ("198.17.255.255", true),
+        ("198.18.0.0", false),
+        ("198.19.255.255", false),
+        ("198.20.0.0", true),
+        ("198.51.99.255", true),
+        ("198.51.100.0", false),
+        ("198.51.100.255", false),
+        ("198.51.101.0", true),
+        ("203.0.112.255", true),
+        ("203.0.113.0", false),
+        ("203.0.113.255", false),
+        ("203.0.114.0", true),
+        // 224/4 (multicast) and above (240/4 reserved, broadcast)
+        ("223.255.255.255", true),
+        ("224.0.0.0", false),
+        ("239.255.255.255", false),
+        ("240.0.0.0", false),
+        ("255.255.255.254", false),
+        ("255.255.255.255", false),
+        // :: (unspecified), ::1 (loopback), ::a.b.c.d (IPv4-compatible: by its IPv4 address)
+        ("::", false),
+        ("::1", false),
+        ("::2", false),
+        ("::127.0.0.1", false),
+        ("::8.8.8.8", true),
+        ("::255.255.255.255", false),
+        // ::ffff:0:0/96 (IPv4-mapped) and ::ffff:0:0:0/96 (translated): by the IPv4 address;
+        // the rest of ::/8 is reserved
+        ("::1:0:0", false),
+        ("::fffe:ffff:ffff", false),
+        ("::ffff:0.0.0.0", false),
+        ("::ffff:10.0.0.1", false),
+        ("::ffff:127.0.0.1", false),
+        ("::ffff:169.254.169.254", false),
+        ("::ffff:8.8.8.8", true),
+        ("::ffff:255.255.255.255", false),
+        ("::1:0:0:0", false),
+        ("::ffff:0:8.8.8.8", true),
+        ("::ffff:0:127.0.0.1", false),
+        ("::ffff:1:8.8.8.8", false),
+        ("ff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", false),
+        // 64:ff9b::/96 and 64:ff9b:1::/48 (NAT64: refused whatever they embed)
+        ("64:ff9a:ffff:ffff:ffff:ffff:ffff:ffff", false),
+        ("64:ff9b::", false),
+        ("64:ff9b::808:808", false),
+        ("64:ff9b::ffff:ffff", false),
+        ("64:ff9b:1::", false),
+        ("64:ff9b:1:ffff:ffff:ffff:ffff:ffff", false),
+        // 100::/64 (discard-only)
+        ("100::", false),
+        ("100::ffff:ffff:ffff:ffff", false),
+        ("100:0:0:1::", true),
+        // 2001::/32 (Teredo)
+        ("2000:ffff:ffff:ffff:ffff:ffff:ffff:ffff", true),
+        ("2001::", false),
+        ("2001:0:4136:e378:8000:63bf:3fff:fdd2", false),
+        ("2001:0:ffff:ffff:ffff:ffff:ffff:ffff", false),
+        ("2001:1::", true),
+        // 2001:db8::/32 (documentation)
+        ("2001:db7:ffff:ffff:ffff:ffff:ffff:ffff", true),
+        ("2001:db8::", false),
+        ("2001:db8:ffff:ffff:ffff:ffff:ffff:ffff", false),
+        ("2001:db9::", true),
+        // 2002::/16 (6to4): by the IPv4 address in bits 16-47
+        ("2001:ffff:ffff:ffff:ffff:ffff:ffff:ffff", true),
+        ("2002::", false),
+        ("2002:7f00:1::1", false),
+        ("2002:a00:1::", false),
+        ("2002:a9fe:a9fe::", false),
+        ("2002:c0a8:101::", false),
+        ("2002:ac10::", false),
+        ("2002:6440::", false),
+        ("2002:808:808::", true),
+        ("2002:808:808:ffff:ffff:ffff:ffff:ffff", true),
+        ("2002:ffff:ffff:ffff:ffff:ffff:ffff:ffff", false),
+        ("2003::", true),
+        // fc00::/7 (unique local)
+        ("fbff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", true),
+        ("fc00::", false),
+        ("fd12::1", false),
+        ("fdff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", false),
+        ("fe00::", true),
+        // fe80::/10 (link local), fec0::/10 (site-local), ff00::/8 (multicast)
+        ("fe7f:ffff:ffff:ffff:ffff:ffff:ffff:ffff", true),
+        ("fe80::", false),
+        ("febf:ffff:ffff:ffff:ffff:ffff:ffff:ffff", false),
+        ("fec0::", false),
+        ("fec0::1", false),
+        ("feff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", false),
+        ("ff00::", false),
+        ("ff02::1", false),
+        ("ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", false),
+    ];
+
+    #[test]
+    fn every_range_is_judged_on_both_sides_of_its_boundaries() {
+        let wrong: Vec<_> = BOUNDARIES
+            .iter()
+            .filter(|(ip, public)| is_public(ip.parse().unwrap()) != *public)
+            .collect();
+        assert!(wrong.is_empty(), "judged wrongly: {wrong:?}");
     }
 
     #[test]
