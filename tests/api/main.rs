@@ -94,3 +94,4 @@ mod verify_draws;
 mod versions;
 mod webhooks;
 mod webhooks_manage;
+mod webhooks_rebinding;

@@ -242,7 +242,8 @@ async fn every_event_arrives_once_signed_even_after_the_receiver_was_down() {
 
 #[actix_web::test]
 async fn only_organisers_and_admins_subscribe_and_private_targets_are_refused() {
-    let app = spawn_app_refusing_private_targets().await;
+    let lookup = Arc::new(tourney::services::integrations::webhook_dns::SystemLookup);
+    let app = spawn_app_refusing_private_targets(lookup);
     let admin = app.admin_token().await;
     let (tid, org, referee, _) = event(&app, "agricola_norway", 4).await;
     let url = format!("/api/v1/tournaments/{tid}/webhooks");
