@@ -18,6 +18,7 @@ use crate::error::ApiError;
 use crate::infra::mail::Outgoing;
 use crate::runtime::state::AppState;
 use crate::services::accounts::outbox;
+use crate::services::integrations::webhook_dns::{CheckedResolver, Unreachable};
 use crate::services::integrations::webhook_queue;
 use crate::services::integrations::webhook_queue::Claimed;
 use crate::services::integrations::webhooks;
@@ -85,10 +86,17 @@ pub const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(10);
 /// of the last success).
 pub fn start(state: web::Data<AppState>) {
     let url = job_url(state.live.database_url());
+    // Names resolve only through the checked resolver, at each connection (no proxy: it
+    // would resolve them itself), and no redirect is followed.
     let client = reqwest::Client::builder()
         .connect_timeout(Duration::from_secs(5))
         .timeout(ATTEMPT_TIMEOUT)
         .redirect(reqwest::redirect::Policy::none())
+        .no_proxy()
+        .dns_resolver(Arc::new(CheckedResolver::new(
+            state.webhooks.lookup.clone(),
+            state.webhooks.allow_private,
+        )))
         .user_agent("tourney-webhooks/1")
         .build();
     state.metrics.job_started(DEADLINES);
@@ -232,8 +240,15 @@ async fn deliver(
 }
 
 /// Why an attempt got no answer, with the causes beneath (`reqwest` says only "error sending
-/// request" at the top).
+/// request" at the top); a target the resolver refused, as the resolver says it.
 fn describe(e: &reqwest::Error) -> String {
+    let mut source = std::error::Error::source(e);
+    while let Some(cause) = source {
+        if let Some(refused) = cause.downcast_ref::<Unreachable>() {
+            return refused.to_string();
+        }
+        source = cause.source();
+    }
     if e.is_timeout() {
         return format!(
             "no answer within {} s (timed out)",
@@ -254,13 +269,11 @@ fn describe(e: &reqwest::Error) -> String {
     text
 }
 
-/// One attempt: the target checked again (its addresses may have changed since it was
-/// subscribed), then the signed POST. The status answered, or why there was none.
+/// One attempt: the target checked again (an address written in it here; the addresses a
+/// name resolves to by the client's resolver, at the connection), then the signed POST. The
+/// status answered, or why there was none.
 async fn send(client: &reqwest::Client, d: &Claimed, allow_private: bool) -> Result<u16, String> {
-    let url = d.url.clone();
-    web::block(move || webhooks::check_target(&url, allow_private))
-        .await
-        .map_err(|e| e.to_string())??;
+    webhooks::check_before_sending(&d.url, allow_private)?;
     let (headers, body) = d.signed(chrono::Utc::now()).map_err(|e| e.to_string())?;
     let mut request = client
         .post(&d.url)

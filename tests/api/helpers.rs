@@ -2,13 +2,14 @@
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use reqwest::{Client, Method, RequestBuilder, Response};
 use serde_json::{json, Value};
 use tourney::auth::JwtKeys;
 use tourney::db::embedded::{Durability, EmbeddedPostgres};
 use tourney::runtime::state::AppState;
+use tourney::services::integrations::webhook_dns::{Lookup, SystemLookup};
 
 use crate::smtp_sink::{Received, SmtpSink};
 
@@ -66,7 +67,7 @@ pub struct TestApp {
 /// Starts the app against a fresh database with one admin account (`ADMIN` / `PASSWORD`).
 pub async fn spawn_app() -> TestApp {
     let (db_url, secret) = database_with_admin();
-    serve_on(&db_url, &secret, true)
+    serve_on(&db_url, &secret)
 }
 
 /// A fresh database created from `template0` with `options` (e.g. another default collation),
@@ -94,7 +95,7 @@ pub fn fresh_database_with(options: &str) -> String {
 pub async fn spawn_app_on_database_with(options: &str) -> TestApp {
     let db_url = fresh_database_with(options);
     let secret = with_admin(&db_url);
-    serve_on(&db_url, &secret, true)
+    serve_on(&db_url, &secret)
 }
 
 /// A fresh database with the admin account, and a token secret.
@@ -171,7 +172,7 @@ pub fn second_instance_with_mail(app: &TestApp, smtp_url: &str) -> TestApp {
 /// A second instance of the service on the same database and token secret as `app` (tokens
 /// from one work on the other).
 pub async fn second_instance(app: &TestApp) -> TestApp {
-    serve_on(&app.database_url, &app.secret, true)
+    serve_on(&app.database_url, &app.secret)
 }
 
 /// The app on an existing database (e.g. one restored from a dump), with a fresh token secret.
@@ -181,13 +182,19 @@ pub async fn serve_existing(db_url: &str) -> TestApp {
         rand::random::<u128>(),
         rand::random::<u128>()
     );
-    serve_on(db_url, &secret, true)
+    serve_on(db_url, &secret)
 }
 
-/// An app that refuses private webhook targets, as a default installation does.
-pub async fn spawn_app_refusing_private_targets() -> TestApp {
-    let app = spawn_app().await;
-    serve_on(&app.database_url, &app.secret, false)
+/// An app (one instance) that refuses private webhook targets, as a default installation
+/// does, and resolves their names by `lookup` (the system's resolver, or a test's table).
+pub fn spawn_app_refusing_private_targets(lookup: Arc<dyn Lookup>) -> TestApp {
+    let (db_url, secret) = database_with_admin();
+    let serve = Serve {
+        allow_private: false,
+        lookup,
+        ..Serve::default()
+    };
+    serve_with(&db_url, &secret, serve)
 }
 
 /// Generous limits, so that no test but the rate limits' own meets them.
@@ -244,15 +251,9 @@ pub async fn spawn_app_with_kept_budget(kept_bytes: u64) -> TestApp {
     .await
 }
 
-fn serve_on(db_url: &str, secret: &str, allow_private: bool) -> TestApp {
-    serve_with(
-        db_url,
-        secret,
-        Serve {
-            allow_private,
-            ..Serve::default()
-        },
-    )
+/// The usual instance (private webhook targets allowed: the tests' receivers).
+fn serve_on(db_url: &str, secret: &str) -> TestApp {
+    serve_with(db_url, secret, Serve::default())
 }
 
 /// An app on `db_url` (with one admin, `ADMIN` / `PASSWORD`, created here) whose lag-tolerant
@@ -296,6 +297,8 @@ struct Serve {
     /// Where the listener connects (none: the database).
     listen_url: Option<String>,
     signup: tourney::runtime::state::SignupSetup,
+    /// How webhook target names resolve (the system's resolver).
+    lookup: Arc<dyn Lookup>,
 }
 
 impl Default for Serve {
@@ -308,6 +311,7 @@ impl Default for Serve {
             replica: None,
             listen_url: None,
             signup: Default::default(),
+            lookup: Arc::new(SystemLookup),
         }
     }
 }
@@ -321,6 +325,7 @@ fn serve_with(db_url: &str, secret: &str, serve: Serve) -> TestApp {
         replica,
         listen_url,
         mut signup,
+        lookup,
     } = serve;
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
     let port = listener.local_addr().expect("addr").port();
@@ -359,6 +364,7 @@ fn serve_with(db_url: &str, secret: &str, serve: Serve) -> TestApp {
         webhooks: tourney::services::integrations::webhooks::WebhookPolicy {
             allow_private,
             retry_base_secs: 1,
+            lookup,
         },
         metrics,
         signup,

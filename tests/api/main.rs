@@ -97,3 +97,4 @@ mod verify_draws;
 mod versions;
 mod webhooks;
 mod webhooks_manage;
+mod webhooks_rebinding;

@@ -242,7 +242,8 @@ async fn every_event_arrives_once_signed_even_after_the_receiver_was_down() {
 
 #[actix_web::test]
 async fn only_organisers_and_admins_subscribe_and_private_targets_are_refused() {
-    let app = spawn_app_refusing_private_targets().await;
+    let lookup = Arc::new(tourney::services::integrations::webhook_dns::SystemLookup);
+    let app = spawn_app_refusing_private_targets(lookup);
     let admin = app.admin_token().await;
     let (tid, org, referee, _) = event(&app, "agricola_norway", 4).await;
     let url = format!("/api/v1/tournaments/{tid}/webhooks");
@@ -254,6 +255,17 @@ async fn only_organisers_and_admins_subscribe_and_private_targets_are_refused() 
         "http://169.254.169.254/latest/meta-data",
         "http://[::1]/hook",
         "http://[fd00::1]/hook",
+        // IPv6 ranges that reach an IPv4 address or are not global: 6to4 of 127.0.0.1, of
+        // 169.254.169.254 and of 10.0.0.1, Teredo, site-local, discard-only, reserved (::/8),
+        // IPv4-mapped cloud metadata.
+        "http://[2002:7f00:1::1]/hook",
+        "http://[2002:a9fe:a9fe::1]/latest/meta-data",
+        "http://[2002:a00:1::]/hook",
+        "http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/hook",
+        "http://[fec0::1]/hook",
+        "http://[100::1]/hook",
+        "http://[::1:0:0:0]/hook",
+        "http://[::ffff:169.254.169.254]/hook",
         "file:///etc/passwd",
         "ftp://files.example/x",
         "not a url",
@@ -281,6 +293,15 @@ async fn only_organisers_and_admins_subscribe_and_private_targets_are_refused() 
     )
     .await;
     assert_eq!(fields(&p), vec!["kinds[0]"]);
+    // A 6to4 address of a public IPv4 address is taken.
+    let r = app
+        .post(
+            &url,
+            Some(&org),
+            json!({"url": "https://[2002:808:808::1]/hook", "kinds": ["result_entered"]}),
+        )
+        .await;
+    assert_eq!(r.status(), 201);
     // A public address is taken.
     let r = app
         .post(

@@ -26,7 +26,7 @@ pub(crate) async fn subscribe(app: &TestApp, tid: i64, token: &str, url: &str) -
     (id, created["secret"].as_str().unwrap().to_string())
 }
 
-async fn ping(app: &TestApp, hook: i64, token: &str) -> Value {
+pub(crate) async fn ping(app: &TestApp, hook: i64, token: &str) -> Value {
     let r = app
         .post(
             &format!("/api/v1/webhooks/{hook}/ping"),
@@ -45,7 +45,7 @@ async fn ping(app: &TestApp, hook: i64, token: &str) -> Value {
     d
 }
 
-async fn read(app: &TestApp, path: &str, token: &str) -> Value {
+pub(crate) async fn read(app: &TestApp, path: &str, token: &str) -> Value {
     let r = app.get(path, Some(token)).await;
     assert_eq!(r.status(), 200, "{path}");
     r.json().await.unwrap()

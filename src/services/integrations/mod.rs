@@ -3,6 +3,7 @@
 
 pub mod embed;
 pub mod print;
+pub mod webhook_dns;
 pub mod webhook_manage;
 pub mod webhook_queue;
 pub mod webhooks;

@@ -10,7 +10,8 @@
 //! backoff for a day. A delivery that succeeded but whose answer was lost is sent again:
 //! receivers de-duplicate with `webhook-id`, as the specification asks.
 
-use std::net::{IpAddr, ToSocketAddrs};
+use std::net::IpAddr;
+use std::sync::Arc;
 
 use base64::Engine;
 use chrono::{DateTime, Duration, Utc};
@@ -23,6 +24,8 @@ use crate::db::integrations::{self as store, DeliveryRow, EndpointRow, Subject};
 use crate::db::PgConnection;
 use crate::error::ApiError;
 use crate::services::access::load_for_staff;
+pub use crate::services::integrations::webhook_dns::is_public;
+use crate::services::integrations::webhook_dns::{Lookup, SystemLookup};
 use crate::services::validate::{keyset_page, Check, CursorParams, Page, Start, COUNT_CAP};
 
 /// The event kinds of a tournament an endpoint can subscribe to: every kind of its feed.
@@ -30,7 +33,7 @@ pub const TOURNAMENT_KINDS: [&str; 18] = crate::domain::events::LiveEventKind::N
 /// The event kinds of a rating pool.
 pub const POOL_KINDS: [&str; 3] = ["leaderboard_changed", "rating_requested", "rating_decided"];
 
-/// How deliveries go out on this instance.
+/// How deliveries go out on this instance (set at start-up, never by a request).
 #[derive(Debug, Clone)]
 pub struct WebhookPolicy {
     /// Allow loopback and private targets (`TOURNEY_WEBHOOK_ALLOW_PRIVATE=1`; off by default
@@ -38,6 +41,9 @@ pub struct WebhookPolicy {
     pub allow_private: bool,
     /// The first retry's delay; later ones grow to 3 hours (tests shorten it).
     pub retry_base_secs: i64,
+    /// How target names are resolved, when subscribing and at each connection of a delivery
+    /// (the system's resolver; tests answer from a table).
+    pub lookup: Arc<dyn Lookup>,
 }
 
 impl Default for WebhookPolicy {
@@ -45,6 +51,7 @@ impl Default for WebhookPolicy {
         WebhookPolicy {
             allow_private: false,
             retry_base_secs: 5,
+            lookup: Arc::new(SystemLookup),
         }
     }
 }
@@ -52,58 +59,14 @@ impl Default for WebhookPolicy {
 /// Retries stop this long after the event.
 pub const RETRY_FOR: Duration = Duration::hours(24);
 
-/// Whether an address is on the public internet: not loopback, private, link-local, shared
-/// (100.64/10), unspecified, broadcast, multicast, documentation (192.0.2/24, 198.51.100/24,
-/// 203.0.113/24, 2001:db8::/32), benchmarking (198.18/15), IETF protocol assignments
-/// (192.0.0/24), reserved (240/4), unique-local or NAT64 (64:ff9b::/96, 64:ff9b:1::/48); an
-/// IPv6 form of an IPv4 address (`::ffff:a.b.c.d`, `::a.b.c.d`, `::ffff:0:a.b.c.d`) is judged
-/// by its IPv4 address.
-pub fn is_public(ip: IpAddr) -> bool {
-    match ip {
-        IpAddr::V4(v4) => {
-            let o = v4.octets();
-            !(v4.is_loopback()
-                || v4.is_private()
-                || v4.is_link_local()
-                || v4.is_unspecified()
-                || v4.is_broadcast()
-                || v4.is_multicast()
-                || v4.is_documentation()
-                || o[0] == 0
-                || o[0] >= 240
-                || (o[0] == 100 && (64..128).contains(&o[1]))
-                || (o[0] == 198 && (o[1] & 0xfe) == 18)
-                || (o[0] == 192 && o[1] == 0 && o[2] == 0))
-        }
-        IpAddr::V6(v6) => {
-            let s = v6.segments();
-            // ::ffff:a.b.c.d (mapped), ::a.b.c.d (compatible), ::ffff:0:a.b.c.d (translated).
-            // (`::` and `::1` read as 0.0.0.0 and 0.0.0.1, neither public.)
-            let embeds_v4 = (s[..5] == [0; 5] && (s[5] == 0xffff || s[5] == 0))
-                || (s[..4] == [0; 4] && s[4] == 0xffff && s[5] == 0);
-            if embeds_v4 {
-                let v4 = std::net::Ipv4Addr::new(
-                    (s[6] >> 8) as u8,
-                    s[6] as u8,
-                    (s[7] >> 8) as u8,
-                    s[7] as u8,
-                );
-                return is_public(IpAddr::V4(v4));
-            }
-            !(v6.is_loopback()
-                || v6.is_unspecified()
-                || v6.is_multicast()
-                || (s[0] & 0xfe00) == 0xfc00
-                || (s[0] & 0xffc0) == 0xfe80
-                || (s[0] == 0x2001 && s[1] == 0x0db8)
-                || (s[0] == 0x0064 && s[1] == 0xff9b && (s[2] == 1 || s[2..6] == [0; 4])))
-        }
-    }
+/// A target URL's host: an address written in it, or a name.
+enum Host {
+    Address(IpAddr),
+    Name(String),
 }
 
-/// Checks a target URL: http or https, and (unless private targets are allowed) every address
-/// its host resolves to public. The reason when it is refused.
-pub fn check_target(url: &str, allow_private: bool) -> Result<(), String> {
+/// Takes a target URL apart: http or https, and its host. The reason when it is refused.
+fn parse_target(url: &str) -> Result<Host, String> {
     // The URL parser drops tabs and line breaks silently: a URL that had them is refused, so
     // what is stored and shown is what is called.
     if url.chars().any(|c| c.is_control() || c == ' ') {
@@ -118,27 +81,49 @@ pub fn check_target(url: &str, allow_private: bool) -> Result<(), String> {
     let host = parsed
         .host_str()
         .ok_or_else(|| "must name a host".to_string())?;
-    if allow_private {
+    // The parser writes IPv4 addresses in their dotted form and IPv6 ones in brackets.
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    Ok(match bare.parse::<IpAddr>() {
+        Ok(ip) => Host::Address(ip),
+        Err(_) => Host::Name(host.to_string()),
+    })
+}
+
+const NOT_PUBLIC: &str = "points at a loopback, private or reserved address (allowed only with \
+                          TOURNEY_WEBHOOK_ALLOW_PRIVATE=1)";
+
+/// Checks a target URL when it is subscribed: http or https, and (unless private targets are
+/// allowed) every address its host resolves to (by the policy's lookup) public. The reason
+/// when it is refused.
+pub fn check_target(url: &str, policy: &WebhookPolicy) -> Result<(), String> {
+    let host = parse_target(url)?;
+    if policy.allow_private {
         return Ok(());
     }
-    let port = parsed.port_or_known_default().unwrap_or(443);
-    let host = host.trim_start_matches('[').trim_end_matches(']');
-    let addresses: Vec<IpAddr> = match host.parse::<IpAddr>() {
-        Ok(ip) => vec![ip],
-        Err(_) => (host, port)
-            .to_socket_addrs()
-            .map_err(|_| format!("the host {host} does not resolve"))?
-            .map(|a| a.ip())
-            .collect(),
+    let addresses: Vec<IpAddr> = match host {
+        Host::Address(ip) => vec![ip],
+        Host::Name(name) => policy
+            .lookup
+            .lookup(&name)
+            .map_err(|_| format!("the host {name} does not resolve"))?,
     };
     if addresses.is_empty() || addresses.iter().any(|ip| !is_public(*ip)) {
-        return Err(
-            "points at a loopback, private or reserved address (allowed only with \
-             TOURNEY_WEBHOOK_ALLOW_PRIVATE=1)"
-                .into(),
-        );
+        return Err(NOT_PUBLIC.into());
     }
     Ok(())
+}
+
+/// Checks a target URL before each attempt: http or https, and (unless private targets are
+/// allowed) an address written in it public. A name is not looked up here: the delivery
+/// client's resolver (`webhook_dns::CheckedResolver`) checks the addresses it connects to, at
+/// each connection.
+pub fn check_before_sending(url: &str, allow_private: bool) -> Result<(), String> {
+    match parse_target(url)? {
+        Host::Address(ip) if !allow_private && !is_public(ip) => Err(format!(
+            "refused: the target {NOT_PUBLIC}; nothing was sent"
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// A new subscription.
@@ -280,7 +265,7 @@ pub(super) fn new_secret() -> String {
 /// Checks a target URL into `check`.
 pub(super) fn check_url(check: &mut Check, url: &str, policy: &WebhookPolicy) {
     check.ensure(url.len() <= 2000, "url", "must be at most 2000 characters");
-    if let Err(why) = check_target(url, policy.allow_private) {
+    if let Err(why) = check_target(url, policy) {
         check.fail("url", why);
     }
 }
@@ -522,14 +507,204 @@ mod tests {
         }
     }
 
+    /// Each range on both sides of each of its boundaries: (address, public).
+    const BOUNDARIES: &[(&str, bool)] = &[
+        // 0.0.0.0/8 (this network)
+        ("0.0.0.0", false),
+        ("0.255.255.255", false),
+        ("1.0.0.0", true),
+        // 10/8
+        ("9.255.255.255", true),
+        ("10.0.0.0", false),
+        ("10.255.255.255", false),
+        ("11.0.0.0", true),
+        // 100.64/10 (shared, CGNAT)
+        ("100.63.255.255", true),
+        ("100.64.0.0", false),
+        ("100.127.255.255", false),
+        ("100.128.0.0", true),
+        // 127/8
+        ("126.255.255.255", true),
+        ("127.0.0.0", false),
+        ("127.255.255.255", false),
+        ("128.0.0.0", true),
+        // 169.254/16
+        ("169.253.255.255", true),
+        ("169.254.0.0", false),
+        ("169.254.169.254", false),
+        ("169.254.255.255", false),
+        ("169.255.0.0", true),
+        // 172.16/12
+        ("172.15.255.255", true),
+        ("172.16.0.0", false),
+        ("172.31.255.255", false),
+        ("172.32.0.0", true),
+        // 192.0.0/24 (IETF protocol assignments), 192.0.2/24 (documentation)
+        ("191.255.255.255", true),
+        ("192.0.0.0", false),
+        ("192.0.0.255", false),
+        ("192.0.1.0", true),
+        ("192.0.1.255", true),
+        ("192.0.2.0", false),
+        ("192.0.2.255", false),
+        ("192.0.3.0", true),
+        // 192.168/16
+        ("192.167.255.255", true),
+        ("192.168.0.0", false),
+        ("192.168.255.255", false),
+        ("192.169.0.0", true),
+        // 198.18/15 (benchmarking), 198.51.100/24 and 203.0.113/24 (documentation)
+        ("198.17.255.255", true),
+        ("198.18.0.0", false),
+        ("198.19.255.255", false),
+        ("198.20.0.0", true),
+        ("198.51.99.255", true),
+        ("198.51.100.0", false),
+        ("198.51.100.255", false),
+        ("198.51.101.0", true),
+        ("203.0.112.255", true),
+        ("203.0.113.0", false),
+        ("203.0.113.255", false),
+        ("203.0.114.0", true),
+        // 224/4 (multicast) and above (240/4 reserved, broadcast)
+        ("223.255.255.255", true),
+        ("224.0.0.0", false),
+        ("239.255.255.255", false),
+        ("240.0.0.0", false),
+        ("255.255.255.254", false),
+        ("255.255.255.255", false),
+        // :: (unspecified), ::1 (loopback), ::a.b.c.d (IPv4-compatible: by its IPv4 address)
+        ("::", false),
+        ("::1", false),
+        ("::2", false),
+        ("::127.0.0.1", false),
+        ("::8.8.8.8", true),
+        ("::255.255.255.255", false),
+        // ::ffff:0:0/96 (IPv4-mapped) and ::ffff:0:0:0/96 (translated): by the IPv4 address;
+        // the rest of ::/8 is reserved
+        ("::1:0:0", false),
+        ("::fffe:ffff:ffff", false),
+        ("::ffff:0.0.0.0", false),
+        ("::ffff:10.0.0.1", false),
+        ("::ffff:127.0.0.1", false),
+        ("::ffff:169.254.169.254", false),
+        ("::ffff:8.8.8.8", true),
+        ("::ffff:255.255.255.255", false),
+        ("::1:0:0:0", false),
+        ("::ffff:0:8.8.8.8", true),
+        ("::ffff:0:127.0.0.1", false),
+        ("::ffff:1:8.8.8.8", false),
+        ("ff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", false),
+        // 64:ff9b::/96 and 64:ff9b:1::/48 (NAT64: refused whatever they embed)
+        ("64:ff9a:ffff:ffff:ffff:ffff:ffff:ffff", false),
+        ("64:ff9b::", false),
+        ("64:ff9b::808:808", false),
+        ("64:ff9b::ffff:ffff", false),
+        ("64:ff9b:1::", false),
+        ("64:ff9b:1:ffff:ffff:ffff:ffff:ffff", false),
+        // 100::/64 (discard-only)
+        ("100::", false),
+        ("100::ffff:ffff:ffff:ffff", false),
+        ("100:0:0:1::", true),
+        // 2001::/32 (Teredo)
+        ("2000:ffff:ffff:ffff:ffff:ffff:ffff:ffff", true),
+        ("2001::", false),
+        ("2001:0:4136:e378:8000:63bf:3fff:fdd2", false),
+        ("2001:0:ffff:ffff:ffff:ffff:ffff:ffff", false),
+        ("2001:1::", true),
+        // 2001:db8::/32 (documentation)
+        ("2001:db7:ffff:ffff:ffff:ffff:ffff:ffff", true),
+        ("2001:db8::", false),
+        ("2001:db8:ffff:ffff:ffff:ffff:ffff:ffff", false),
+        ("2001:db9::", true),
+        // 2002::/16 (6to4): by the IPv4 address in bits 16-47
+        ("2001:ffff:ffff:ffff:ffff:ffff:ffff:ffff", true),
+        ("2002::", false),
+        ("2002:7f00:1::1", false),
+        ("2002:a00:1::", false),
+        ("2002:a9fe:a9fe::", false),
+        ("2002:c0a8:101::", false),
+        ("2002:ac10::", false),
+        ("2002:6440::", false),
+        ("2002:808:808::", true),
+        ("2002:808:808:ffff:ffff:ffff:ffff:ffff", true),
+        ("2002:ffff:ffff:ffff:ffff:ffff:ffff:ffff", false),
+        ("2003::", true),
+        // fc00::/7 (unique local)
+        ("fbff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", true),
+        ("fc00::", false),
+        ("fd12::1", false),
+        ("fdff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", false),
+        ("fe00::", true),
+        // fe80::/10 (link local), fec0::/10 (site-local), ff00::/8 (multicast)
+        ("fe7f:ffff:ffff:ffff:ffff:ffff:ffff:ffff", true),
+        ("fe80::", false),
+        ("febf:ffff:ffff:ffff:ffff:ffff:ffff:ffff", false),
+        ("fec0::", false),
+        ("fec0::1", false),
+        ("feff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", false),
+        ("ff00::", false),
+        ("ff02::1", false),
+        ("ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", false),
+    ];
+
+    #[test]
+    fn every_range_is_judged_on_both_sides_of_its_boundaries() {
+        let wrong: Vec<_> = BOUNDARIES
+            .iter()
+            .filter(|(ip, public)| is_public(ip.parse().unwrap()) != *public)
+            .collect();
+        assert!(wrong.is_empty(), "judged wrongly: {wrong:?}");
+    }
+
+    fn policy(allow_private: bool) -> WebhookPolicy {
+        WebhookPolicy {
+            allow_private,
+            ..WebhookPolicy::default()
+        }
+    }
+
+    fn check(url: &str, allow_private: bool) -> Result<(), String> {
+        check_target(url, &policy(allow_private))
+    }
+
+    #[test]
+    fn addresses_in_the_url_are_checked_before_each_attempt() {
+        for private in [
+            "http://127.0.0.1:8080/hook",
+            "http://127.1/hook",
+            "http://0x7f000001/hook",
+            "http://10.0.0.1/hook",
+            "http://169.254.169.254/latest/meta-data",
+            "http://[::1]/hook",
+            "http://[::ffff:127.0.0.1]/hook",
+            "http://[2002:7f00:1::1]/hook",
+            "http://[fec0::1]/hook",
+        ] {
+            let refused = check_before_sending(private, false).unwrap_err();
+            assert!(refused.contains("nothing was sent"), "{private}: {refused}");
+            assert!(check_before_sending(private, true).is_ok(), "{private}");
+        }
+        for passed in [
+            "https://8.8.8.8/hook",
+            "https://[2001:4860:4860::8888]/hook",
+            // Names are the resolver's to check, at each connection.
+            "https://hooks.example/hook",
+        ] {
+            assert!(check_before_sending(passed, false).is_ok(), "{passed}");
+        }
+        assert!(check_before_sending("file:///etc/passwd", true).is_err());
+        assert!(check_before_sending("https://8.8.8.8/a\nb", true).is_err());
+    }
+
     #[test]
     fn targets_are_http_and_public_unless_allowed() {
-        assert!(check_target("https://8.8.8.8/hook", false).is_ok());
-        assert!(check_target("http://127.0.0.1:8080/hook", false).is_err());
-        assert!(check_target("http://127.0.0.1:8080/hook", true).is_ok());
-        assert!(check_target("file:///etc/passwd", true).is_err());
-        assert!(check_target("gopher://8.8.8.8/", false).is_err());
-        assert!(check_target("http://[::1]/", false).is_err());
+        assert!(check("https://8.8.8.8/hook", false).is_ok());
+        assert!(check("http://127.0.0.1:8080/hook", false).is_err());
+        assert!(check("http://127.0.0.1:8080/hook", true).is_ok());
+        assert!(check("file:///etc/passwd", true).is_err());
+        assert!(check("gopher://8.8.8.8/", false).is_err());
+        assert!(check("http://[::1]/", false).is_err());
         for smuggled in [
             "https://8.8.8.8/hook\r\nX-Injected: 1",
             "https://8.8.8.8/ho\nok",
@@ -538,11 +713,11 @@ mod tests {
             "https://8.8.8.8/ho ok",
             "https://8.8.8.8/\u{0}",
         ] {
-            assert!(check_target(smuggled, true).is_err(), "{smuggled:?}");
-            assert!(check_target(smuggled, false).is_err(), "{smuggled:?}");
+            assert!(check(smuggled, true).is_err(), "{smuggled:?}");
+            assert!(check(smuggled, false).is_err(), "{smuggled:?}");
         }
-        assert!(check_target("http://[2001:db8::1]/", false).is_err());
-        assert!(check_target("http://198.18.0.1/", false).is_err());
-        assert!(check_target("http://[::ffff:0:7f00:1]/", false).is_err());
+        assert!(check("http://[2001:db8::1]/", false).is_err());
+        assert!(check("http://198.18.0.1/", false).is_err());
+        assert!(check("http://[::ffff:0:7f00:1]/", false).is_err());
     }
 }
