@@ -24,7 +24,10 @@ use crate::services::running::conduct::{
 ///
 /// A withdrawal takes effect from the given round: the player is left out of later draws, keeps the
 /// results already played and is shown as withdrawn in the standings. An opt-out skips one
-/// voluntary round only (domain.md section 3). Send an `Idempotency-Key` to retry safely.
+/// voluntary round only (domain.md section 3). A round's kind is known only when it is drawn:
+/// an opt-out of a round then drawn mandatory (any kind but `voluntary`) becomes a withdrawal
+/// from it at the draw, as not playing a mandatory game is withdrawing (seed 000), with the
+/// `withdrawal` event. Send an `Idempotency-Key` to retry safely.
 #[utoipa::path(
     operation_id = "record_withdrawal",
     tag = "conduct",

@@ -46,6 +46,7 @@ mod live;
 mod mail_outbox;
 mod metrics;
 mod openapi;
+mod opt_outs;
 mod outage;
 mod own_data;
 mod paged_lists;
