@@ -87,6 +87,7 @@ mod signup;
 mod smtp_sink;
 mod standings_kept;
 mod stored_json;
+mod team_entries;
 mod tournaments;
 mod typed_columns;
 mod unit_of_work;

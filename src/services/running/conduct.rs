@@ -391,8 +391,9 @@ pub fn record_withdrawal(
         // by the tournament's organisers and referees.
         let own_opt_out = kind == WithdrawalKind::OptOut
             && db::players::is_users(conn, PlayerId(input.player_id), UserId(caller.user_id))?;
-        if own_opt_out {
-            load_visible(conn, &MaybeCaller(Some(caller.clone())), tid)?;
+        let team_event = if own_opt_out {
+            let t = load_visible(conn, &MaybeCaller(Some(caller.clone())), tid)?;
+            t.ruleset == Preset::TeamDuplicate2v2
         } else {
             load_for_staff(
                 conn,
@@ -400,12 +401,22 @@ pub fn record_withdrawal(
                 tid,
                 &[StaffRole::Organiser, StaffRole::Referee],
             )?;
-        }
+            false
+        };
         // Who is asking first, then the body (issue 37, item 6).
         let mut check = Check::new();
         check.range("from_round", input.from_round.into(), 1, 1000);
         let reason = check.optional_text("reason", input.reason.as_deref(), 500);
         check.finish()?;
+        if team_event {
+            // Seed 002: a team plays with its four players; one stopping alone would take the
+            // whole team out of the round.
+            return Err(ApiError::conflict_at(
+                "kind",
+                "in a team_duplicate_2v2 tournament a team plays with its four players: a \
+                 player does not opt out alone; the organiser or referee records a withdrawal",
+            ));
+        }
         ensure_confirmed(conn, TournamentId(tid), PlayerId(input.player_id))?;
         let drawn = rounds_drawn(conn, tid)?;
         if input.from_round <= drawn {

@@ -89,8 +89,9 @@ pub(super) fn draw_input(
     if method == SeatingMethod::Knockout {
         out.extend(crate::services::running::cup::eliminated(snap, number)?);
     }
-    // Team knockout: the teams knocked out so far sit out with their players.
-    let knocked_out = snap.eliminated_teams(number)?;
+    // Team events: the teams knocked out so far, and those that cannot field their four
+    // players, sit out with their players (a field the teams cannot be drawn from is refused).
+    let knocked_out = super::round_teams::sitting_out(snap, number, method, &out)?;
     for t in snap
         .teams
         .iter()
