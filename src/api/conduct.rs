@@ -24,7 +24,11 @@ use crate::services::running::conduct::{
 ///
 /// A withdrawal takes effect from the given round: the player is left out of later draws, keeps the
 /// results already played and is shown as withdrawn in the standings. An opt-out skips one
-/// voluntary round only (domain.md section 3). Send an `Idempotency-Key` to retry safely.
+/// voluntary round only (domain.md section 3). A round's kind is known only when it is drawn:
+/// an opt-out of a round then drawn mandatory (any kind but `voluntary`) becomes a withdrawal
+/// from it at the draw, as not playing a mandatory game is withdrawing (seed 000), with the
+/// `withdrawal` event. In a team duplicate tournament a player does not opt out alone (409 on
+/// `kind`): the team plays with its four players. Send an `Idempotency-Key` to retry safely.
 #[utoipa::path(
     operation_id = "record_withdrawal",
     tag = "conduct",
@@ -36,7 +40,7 @@ use crate::services::running::conduct::{
         (status = 201, description = "Recorded", body = WithdrawalOut),
         (status = 403, description = "Not an organiser or referee", body = Problem, content_type = "application/problem+json"),
         NoSuchTournament,
-        (status = 409, description = "Already withdrawn", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "Already withdrawn, or a player's own opt-out in a team tournament (`kind`)", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/tournaments/{id}/withdrawals")]

@@ -62,6 +62,8 @@ pub async fn list(
 ///
 /// Confirmed when the count reaches a multiple of the table size, else waitlisted. Answers 201
 /// with the new registration and its `Location` (the list shows everyone's status after it).
+/// A team duplicate tournament takes teams (`POST .../teams`, organisers): a player registering
+/// alone there is refused with 409 on `player_id`.
 #[utoipa::path(
     operation_id = "register_player",
     tag = "registrations",
@@ -76,7 +78,7 @@ pub async fn list(
         (status = 201, description = "Registered", body = RegistrationOut),
         (status = 403, description = "Neither an organiser nor the player", body = Problem, content_type = "application/problem+json"),
         NoSuchTournament,
-        (status = 409, description = "Already registered or registration closed", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "Already registered, registration closed, or a player alone in a team tournament (`player_id`)", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/tournaments/{id}/registrations")]
@@ -192,7 +194,7 @@ pub async fn update(
 }
 
 /// Cancel a registration (the player or an organiser) before the first round; the waitlist
-/// moves up.
+/// moves up. A member of a team cancels only through the organiser (409 on `player_id`).
 ///
 /// Answers the tournament's registrations after the change, in the list envelope: the first waiting
 /// player may now be confirmed.
@@ -209,7 +211,7 @@ pub async fn update(
         NotSignedIn,
         (status = 403, description = "Neither an organiser nor the player", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such tournament or registration", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "Registration closed", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "Registration closed, or a player cancelling their own place in a team (`player_id`; the organiser does)", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[delete("/tournaments/{id}/registrations/{player_id}")]

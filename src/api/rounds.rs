@@ -35,6 +35,11 @@ use crate::services::running::snapshot::TeamMatchResult;
 /// tournament's rules score (tables of 2 for Tantrix and Ashes, 3-4 for Agricola, team matches
 /// for team duplicate, bridge groups only for Bridge-Agricola): otherwise 422 on `method`
 /// naming the methods the rules allow.
+///
+/// A team duplicate round is drawn from the teams: a team one of whose players has withdrawn
+/// or stopped sits out; 409 on `registrations` while a confirmed player in play is in no team,
+/// 409 on `teams` while a team member has no confirmed registration or fewer than two teams
+/// can play, each saying what the organiser must fix.
 #[utoipa::path(
     operation_id = "create_round",
     tag = "rounds",
@@ -49,7 +54,7 @@ use crate::services::running::snapshot::TeamMatchResult;
         (status = 201, description = "Drawn, as a draft", body = RoundOut),
         NotAnOrganiser,
         NoSuchTournament,
-        (status = 409, description = "The tournament is not open or running, or the previous round is not completed", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The tournament is not open or running, the previous round is not completed, or a team event's teams cannot be drawn (`registrations`, `teams`)", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "Invalid fields, or the method does not fit the rules or cannot seat these players (`method`)", body = Problem, content_type = "application/problem+json"),
     )
 )]

@@ -8,6 +8,7 @@ use crate::db::ids::{PenaltyId, PlayerId, TournamentId, UserId};
 use crate::db::running::{NewPenalty, NewWithdrawal, PenaltyRow, WithdrawalRow};
 use crate::db::schema::{penalties, withdrawals};
 use crate::domain::scoring::penalty::RecordedPenalty;
+use crate::domain::scoring::standings::WithdrawalKind;
 
 /// Stores a withdrawal or opt-out; `None` when the player has already withdrawn or stopped
 /// (the unique key).
@@ -27,6 +28,24 @@ pub fn insert_withdrawal(
         )) => Ok(None),
         Err(e) => Err(e),
     }
+}
+
+/// Turns the opt-outs of round `from_round` into withdrawals from it (the round was drawn
+/// mandatory); the rows turned.
+pub fn opt_outs_to_withdrawals(
+    conn: &mut PgConnection,
+    t: TournamentId,
+    from_round: i32,
+) -> QueryResult<Vec<WithdrawalRow>> {
+    diesel::update(
+        withdrawals::table
+            .filter(withdrawals::tournament_id.eq(t))
+            .filter(withdrawals::from_round.eq(from_round))
+            .filter(withdrawals::kind.eq(WithdrawalKind::OptOut)),
+    )
+    .set(withdrawals::kind.eq(WithdrawalKind::Withdrawal))
+    .returning(WithdrawalRow::as_returning())
+    .get_results(conn)
 }
 
 /// Removes a player's withdrawals that take effect after round `drawn` (not yet in force);

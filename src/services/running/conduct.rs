@@ -51,6 +51,30 @@ pub fn insert_withdrawal(
         .ok_or_else(|| ApiError::Conflict("the player has already withdrawn or stopped".into()))
 }
 
+/// Seed 000 ("Obligatoriske og frivillige spill"): mandatory games are played by everyone, and
+/// a player who does not play one has withdrawn (placed last). An opt-out names a round not yet
+/// drawn, whose kind is only known at its draw: when round `number` is drawn mandatory (any kind
+/// but voluntary), its opt-outs become withdrawals from it, each with the `withdrawal` event an
+/// organiser's withdrawal sends. Runs inside the draw's transaction.
+pub fn withdraw_opted_out(
+    conn: &mut PgConnection,
+    tid: TournamentId,
+    number: i32,
+) -> Result<(), ApiError> {
+    for row in db::conduct::opt_outs_to_withdrawals(conn, tid, number)? {
+        crate::db::events::record(
+            conn,
+            tid.0,
+            TournamentEvent::Withdrawal(WithdrawalPayload {
+                player_id: row.player_id.0,
+                from_round: row.from_round,
+                kind: row.kind.as_str().to_string(),
+            }),
+        )?;
+    }
+    Ok(())
+}
+
 pub use crate::domain::entries::PenaltyKind;
 
 /// Record a penalty or sanction.
@@ -321,7 +345,8 @@ pub struct RecordWithdrawal {
     /// The first round the player does not play; not drawn yet.
     #[schema(minimum = 1, maximum = 1000)]
     pub from_round: i32,
-    /// `withdrawal` (default) or `opt_out`.
+    /// `withdrawal` (default) or `opt_out` (of a voluntary round; if the round is drawn
+    /// mandatory, the opt-out becomes a withdrawal from it).
     pub kind: Option<WithdrawalKind>,
     #[schema(
         max_length = 500,
@@ -366,8 +391,9 @@ pub fn record_withdrawal(
         // by the tournament's organisers and referees.
         let own_opt_out = kind == WithdrawalKind::OptOut
             && db::players::is_users(conn, PlayerId(input.player_id), UserId(caller.user_id))?;
-        if own_opt_out {
-            load_visible(conn, &MaybeCaller(Some(caller.clone())), tid)?;
+        let team_event = if own_opt_out {
+            let t = load_visible(conn, &MaybeCaller(Some(caller.clone())), tid)?;
+            t.ruleset == Preset::TeamDuplicate2v2
         } else {
             load_for_staff(
                 conn,
@@ -375,12 +401,22 @@ pub fn record_withdrawal(
                 tid,
                 &[StaffRole::Organiser, StaffRole::Referee],
             )?;
-        }
+            false
+        };
         // Who is asking first, then the body (issue 37, item 6).
         let mut check = Check::new();
         check.range("from_round", input.from_round.into(), 1, 1000);
         let reason = check.optional_text("reason", input.reason.as_deref(), 500);
         check.finish()?;
+        if team_event {
+            // Seed 002: a team plays with its four players; one stopping alone would take the
+            // whole team out of the round.
+            return Err(ApiError::conflict_at(
+                "kind",
+                "in a team_duplicate_2v2 tournament a team plays with its four players: a \
+                 player does not opt out alone; the organiser or referee records a withdrawal",
+            ));
+        }
         ensure_confirmed(conn, TournamentId(tid), PlayerId(input.player_id))?;
         let drawn = rounds_drawn(conn, tid)?;
         if input.from_round <= drawn {

@@ -12,6 +12,7 @@ pub mod round_checks;
 pub mod round_history;
 pub mod round_input;
 pub mod round_methods;
+pub mod round_teams;
 pub mod round_withdrawal;
 pub mod rounds;
 pub mod snapshot;

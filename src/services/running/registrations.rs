@@ -327,6 +327,15 @@ pub fn register(
         check_seeding(&mut check, input.seeding_rating, input.seeding_rated_games);
         check_colours(&mut check, input.colours);
         check.finish()?;
+        if !organiser && t.ruleset == Preset::TeamDuplicate2v2 {
+            // Seed 002: a team registers its four players with their pairs; a player alone
+            // would be in no team, and a team event is drawn from its teams.
+            return Err(ApiError::conflict_at(
+                "player_id",
+                "a team_duplicate_2v2 tournament takes teams of four, not players alone: the \
+                 organiser registers your team with its A and B pairs",
+            ));
+        }
         let exists = db::players::exists(conn, PlayerId(input.player_id))?;
         if !exists {
             return Err(ApiError::field(
@@ -431,6 +440,9 @@ pub fn cancel_registration(
                 "the tournament has started; record a withdrawal instead".into(),
             ));
         }
+        if !organiser {
+            refuse_leaving_a_team(conn, id, player_id)?;
+        }
         let n = db::registrations::cancel(conn, TournamentId(id), PlayerId(player_id), now)?;
         if n == 0 {
             return Err(ApiError::NotFound(format!(
@@ -444,6 +456,26 @@ pub fn cancel_registration(
         )?;
         list_out(conn, id)
     })
+}
+
+/// 409 on `player_id` when the player is in a team of the tournament: a team member alone
+/// does not leave it (the team would be drawn short a player); the organiser changes it.
+fn refuse_leaving_a_team(conn: &mut PgConnection, id: i64, player_id: i64) -> Result<(), ApiError> {
+    let teams: Vec<TeamRow> = db::registrations::teams_of(conn, TournamentId(id))?;
+    let team = teams
+        .iter()
+        .find(|t| [t.pair_a1, t.pair_a2, t.pair_b1, t.pair_b2].contains(&player_id));
+    match team {
+        Some(t) => Err(ApiError::conflict_at(
+            "player_id",
+            format!(
+                "player {player_id} plays in team {} ({}): only the organiser cancels a team \
+                 member's registration",
+                t.number, t.name
+            ),
+        )),
+        None => Ok(()),
+    }
 }
 
 /// A team tournament's teams.

@@ -59,7 +59,8 @@ fn player_entries(
 
 /// The seating engine's input for round `number`, from the stored tournament. For a
 /// voluntary round, the players who stop (opted out, or not among the best multiple of the
-/// table size who continue) are recorded as opt-outs here. `now` is the time of the draw.
+/// table size who continue) are recorded as opt-outs here; for a mandatory round, the opt-outs
+/// recorded for it become withdrawals. `now` is the time of the draw.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn draw_input(
     conn: &mut PgConnection,
@@ -88,8 +89,9 @@ pub(super) fn draw_input(
     if method == SeatingMethod::Knockout {
         out.extend(crate::services::running::cup::eliminated(snap, number)?);
     }
-    // Team knockout: the teams knocked out so far sit out with their players.
-    let knocked_out = snap.eliminated_teams(number)?;
+    // Team events: the teams knocked out so far, and those that cannot field their four
+    // players, sit out with their players (a field the teams cannot be drawn from is refused).
+    let knocked_out = super::round_teams::sitting_out(snap, number, method, &out)?;
     for t in snap
         .teams
         .iter()
@@ -113,6 +115,10 @@ pub(super) fn draw_input(
     let standings = standings_before(snap, number, purpose)?;
     if kind == RoundKind::Voluntary {
         stop_voluntary(conn, snap, number, &standings, &mut active, caller)?;
+    } else {
+        // Not playing a mandatory round is withdrawing (seed 000); the opted-out players are
+        // already out of `active`.
+        crate::services::running::conduct::withdraw_opted_out(conn, snap.tournament.id, number)?;
     }
     let players = player_entries(conn, snap, &active, now)?;
     let active_ids: std::collections::HashSet<PlayerId> = players.iter().map(|p| p.id).collect();
