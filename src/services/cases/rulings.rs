@@ -71,6 +71,8 @@ pub fn vote(
                 "case {cid} is ruled on by a referee alone: POST /tournaments/{tid}/cases/{cid}/decision"
             )));
         }
+        // A vote for remedies outside the case is refused before it is stored.
+        remedies_in_case(conn, &case, &remedies)?;
         let cast = crate::db::cases::cast_vote(
             conn,
             &NewVote {
