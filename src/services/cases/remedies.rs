@@ -303,7 +303,8 @@ pub(super) fn case_for_panel(
     cid: CaseId,
 ) -> Result<(Tournament, CaseRow, MaybeCaller), ApiError> {
     let t = load_tournament(conn, caller, tid.0)?;
-    let case = load_case(conn, tid, cid, true)?;
+    // The tournament's lock before the case's, as every path taking both (lock_case).
+    let case = lock_case(conn, &t, cid)?;
     let me = MaybeCaller(Some(caller.clone()));
     if case.status == CaseStatus::Open && !is_insider(conn, &me, &case)? {
         return Err(ApiError::NotFound(format!(
@@ -323,6 +324,19 @@ pub(super) fn require_open(case: &CaseRow) -> Result<(), ApiError> {
         )));
     }
     Ok(())
+}
+
+/// Locks the tournament, then its case `cid`: every path that takes both locks takes them in
+/// this order (a decision's penalty takes the tournament's lock to count a sanction's step, a
+/// staff change takes it and recomputes the open cases' panels), so two of them never wait on
+/// each other.
+pub(super) fn lock_case(
+    conn: &mut PgConnection,
+    t: &Tournament,
+    cid: CaseId,
+) -> Result<CaseRow, ApiError> {
+    crate::services::access::lock_tournament(conn, t.id.0)?;
+    load_case(conn, t.id, cid, true)
 }
 
 pub(super) fn load_tournament(
