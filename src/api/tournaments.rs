@@ -21,6 +21,7 @@ use crate::infra::idempotency;
 use crate::infra::live::Subject;
 use crate::runtime::state::AppState;
 use crate::services::access::load_visible;
+use crate::services::cases;
 use crate::services::running::tournament_list::{self, TournamentFilter};
 use crate::services::running::tournaments::{
     self, AppointStaff, CreateTournament, StaffOut, TournamentOut, UpdateTournament,
@@ -245,7 +246,8 @@ pub async fn list_staff(
 /// Appoint an organiser, a referee or an appeals committee member (organisers).
 ///
 /// The committee has at most three members, and a referee cannot sit on the committee of the same
-/// tournament (the committee hears appeals against the referee).
+/// tournament (the committee hears appeals against the referee). Appointing a referee or a
+/// committee member recomputes the deciding panel of every open case.
 #[utoipa::path(
     operation_id = "appoint_staff",
     tag = "tournaments",
@@ -269,14 +271,15 @@ pub async fn appoint(
 ) -> ApiResult<HttpResponse> {
     let id = path.into_inner().id;
     let staff = state
-        .run(move |conn| tournaments::appoint(conn, &caller, id, body.0))
+        .run(move |conn| tournaments::appoint(conn, &caller, id, body.0, cases::after_staff_change))
         .await?;
     Ok(HttpResponse::Created().json(Page::whole(staff)))
 }
 
 /// Remove an appointment (organisers).
 ///
-/// The last organiser cannot be removed.
+/// The last organiser cannot be removed. Dismissing a referee or a committee member recomputes
+/// the deciding panel of every open case.
 #[utoipa::path(
     operation_id = "dismiss_staff",
     tag = "tournaments",
@@ -303,7 +306,8 @@ pub async fn dismiss(
     let (id, user_id, role) = path.into_inner();
     state
         .run(move |conn| {
-            tournaments::dismiss(conn, &caller, TournamentId(id), UserId(user_id), role)
+            let appointment = (TournamentId(id), UserId(user_id), role);
+            tournaments::dismiss(conn, &caller, appointment, cases::after_staff_change)
         })
         .await?;
     Ok(HttpResponse::NoContent().finish())

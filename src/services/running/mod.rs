@@ -15,6 +15,7 @@ pub mod round_methods;
 pub mod round_withdrawal;
 pub mod rounds;
 pub mod snapshot;
+pub mod staff_changes;
 pub mod standings;
 pub mod time_of_play;
 pub mod tournament_list;
