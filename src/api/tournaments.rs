@@ -246,8 +246,10 @@ pub async fn list_staff(
 /// Appoint an organiser, a referee or an appeals committee member (organisers).
 ///
 /// The committee has at most three members, and a referee cannot sit on the committee of the same
-/// tournament (the committee hears appeals against the referee). Appointing a referee or a
-/// committee member recomputes the deciding panel of every open case.
+/// tournament (the committee hears appeals against the referee). The committee is appointed
+/// before the tournament: once a round is drawn or the tournament runs, it no longer changes
+/// (409 naming `role`). Appointing a referee or a committee member recomputes the deciding panel
+/// of every open case.
 #[utoipa::path(
     operation_id = "appoint_staff",
     tag = "tournaments",
@@ -259,7 +261,7 @@ pub async fn list_staff(
         (status = 201, description = "Appointed", body = Page<StaffOut>),
         NotThisOrganiser,
         NoSuchTournament,
-        (status = 409, description = "Already appointed, committee full, or a conflict of roles", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "Already appointed, committee full, a conflict of roles, or the appeals committee once the tournament started (`role`)", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/tournaments/{id}/staff")]
@@ -278,8 +280,9 @@ pub async fn appoint(
 
 /// Remove an appointment (organisers).
 ///
-/// The last organiser cannot be removed. Dismissing a referee or a committee member recomputes
-/// the deciding panel of every open case.
+/// The last organiser cannot be removed, nor an appeals committee member once a round is drawn
+/// or the tournament runs. Dismissing a referee or a committee member recomputes the deciding
+/// panel of every open case.
 #[utoipa::path(
     operation_id = "dismiss_staff",
     tag = "tournaments",
@@ -294,7 +297,7 @@ pub async fn appoint(
         NotSignedIn,
         NotThisOrganiser,
         (status = 404, description = "No such tournament or appointment", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "The last organiser", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The last organiser, or an appeals committee member once the tournament started (`role`)", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[delete("/tournaments/{id}/staff/{user_id}/{role}")]

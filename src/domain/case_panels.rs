@@ -14,6 +14,7 @@
 //!   holder (who cannot act) while there is none.
 
 use crate::domain::cases::{Panel, PanelError, PanelMode, Seat, UserId};
+use crate::domain::status::TournamentStatus;
 
 /// An open case's panel after a change of officials.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -62,6 +63,20 @@ pub fn after_staff_change(
     )
 }
 
+/// Whether the appeals committee is fixed: seed 000 section (4) gives the appeals committee
+/// "tre forhåndsoppnevnte medlemmer", three members appointed beforehand, so once the
+/// tournament has started (a round is drawn, or it is running or finished) its members are
+/// neither appointed nor dismissed. The seed provides no replacement: a member involved in a
+/// case stands aside and the referee sits with the remaining members
+/// ([`crate::domain::cases::deciding_panel`]), so no change is allowed at all.
+pub fn committee_fixed(status: TournamentStatus, round_drawn: bool) -> bool {
+    round_drawn
+        || matches!(
+            status,
+            TournamentStatus::Running | TournamentStatus::Finished
+        )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -73,6 +88,16 @@ mod tests {
     const C2: UserId = 12;
     const C3: UserId = 13;
     const P: UserId = 21;
+
+    #[test]
+    fn the_committee_is_fixed_once_the_tournament_started() {
+        use TournamentStatus::*;
+        assert!(!committee_fixed(Draft, false));
+        assert!(!committee_fixed(RegistrationOpen, false));
+        assert!(committee_fixed(RegistrationOpen, true));
+        assert!(committee_fixed(Running, false));
+        assert!(committee_fixed(Finished, false));
+    }
 
     #[test]
     fn without_votes_the_panel_is_computed_again_or_left_vacant() {

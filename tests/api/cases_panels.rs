@@ -218,3 +218,60 @@ async fn decisions_with_penalties_and_staff_changes_at_once_do_not_deadlock() {
         assert!(join_all(dismissals).await.iter().all(|s| *s == 204));
     }
 }
+
+/// Seed 000 section (4): three committee members appointed beforehand. Once a round is drawn
+/// or the tournament runs, the committee neither grows nor loses a member (409 naming `role`);
+/// referees still change.
+#[actix_web::test]
+async fn the_appeals_committee_is_fixed_once_the_tournament_started() {
+    let app = spawn_app().await;
+    let e = setup(&app, false).await;
+    let (member_id, _) = app.user("late_member").await;
+    let staff = format!("/api/v1/tournaments/{}/staff", e.tid);
+    let before = ok(app.get(&staff, Some(&e.org)).await, 200).await;
+    // Round 1 is drawn: no appointment, no dismissal.
+    let p = crate::helpers::problem(
+        app.post(
+            &staff,
+            Some(&e.org),
+            json!({"user_id": member_id, "role": "appeals_committee"}),
+        )
+        .await,
+        409,
+    )
+    .await;
+    assert_eq!(crate::helpers::fields(&p), vec!["role".to_string()]);
+    let path = format!("{staff}/{}/appeals_committee", e.committee[0].0);
+    let r = app.delete_req(&path, &e.org).await;
+    let p = crate::helpers::problem(r, 409).await;
+    assert_eq!(crate::helpers::fields(&p), vec!["role".to_string()]);
+    assert_eq!(ok(app.get(&staff, Some(&e.org)).await, 200).await, before);
+    // Referees are not the committee.
+    appoint(&app, &e, member_id).await;
+    dismiss(&app, &e, member_id).await;
+
+    // Before the start the committee changes; once running it does not.
+    let tid = app.tournament(&e.org, "ashes_league").await;
+    let staff = format!("/api/v1/tournaments/{tid}/staff");
+    let body = json!({"user_id": member_id, "role": "appeals_committee"});
+    ok(app.post(&staff, Some(&e.org), body.clone()).await, 201).await;
+    let path = format!("{staff}/{member_id}/appeals_committee");
+    assert_eq!(app.delete_req(&path, &e.org).await.status(), 204);
+    ok(app.post(&staff, Some(&e.org), body.clone()).await, 201).await;
+    patch_tournament(&app, tid, &e.org, json!({"status": "registration_open"})).await;
+    patch_tournament(&app, tid, &e.org, json!({"status": "running"})).await;
+    let (other_id, _) = app.user("other_member").await;
+    let p = crate::helpers::problem(
+        app.post(
+            &staff,
+            Some(&e.org),
+            json!({"user_id": other_id, "role": "appeals_committee"}),
+        )
+        .await,
+        409,
+    )
+    .await;
+    assert_eq!(crate::helpers::fields(&p), vec!["role".to_string()]);
+    let p = crate::helpers::problem(app.delete_req(&path, &e.org).await, 409).await;
+    assert_eq!(crate::helpers::fields(&p), vec!["role".to_string()]);
+}

@@ -12,7 +12,7 @@ use crate::domain::{PoolId, TournamentId, UserId};
 use crate::error::ApiError;
 use crate::services::access::{load_for_staff, load_visible, lock_tournament};
 use crate::services::ratings::{held_tournament_times, HeldTimes, TimeChange};
-use crate::services::running::staff_changes::AfterStaffChange;
+use crate::services::running::staff_changes::{before_staff_change, AfterStaffChange};
 use crate::services::validate::{check_country, Check, Page, PageParams};
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
@@ -682,8 +682,8 @@ pub fn list_staff(
     Ok((t.status != TournamentStatus::Draft, page))
 }
 
-/// Appoints a user to a staff role (organisers; the appeals committee holds at most three);
-/// `after` runs in the same transaction.
+/// Appoints a user to a staff role (organisers; the appeals committee holds at most three and
+/// is fixed once the tournament started); `after` runs in the same transaction.
 pub fn appoint(
     conn: &mut PgConnection,
     caller: &Caller,
@@ -694,7 +694,7 @@ pub fn appoint(
     crate::db::transaction(conn, |conn| {
         load_for_staff(conn, caller, id, &[StaffRole::Organiser])?;
         // The limits below are checked, then inserted: one appointment at a time.
-        lock_tournament(conn, id)?;
+        let t = lock_tournament(conn, id)?;
         let exists = db::accounts::user_exists(conn, UserId(input.user_id))?;
         if !exists {
             return Err(ApiError::field(
@@ -709,6 +709,7 @@ pub fn appoint(
         {
             return Err(ApiError::Conflict("already appointed to that role".into()));
         }
+        before_staff_change(conn, &t, input.role)?;
         let conflicting = match input.role {
             StaffRole::Referee => Some(StaffRole::AppealsCommittee),
             StaffRole::AppealsCommittee => Some(StaffRole::Referee),
@@ -748,8 +749,8 @@ pub fn appoint(
     })
 }
 
-/// Dismisses a user from a staff role (organisers; the last organiser stays); `after` runs in
-/// the same transaction.
+/// Dismisses a user from a staff role (organisers; the last organiser stays, the committee is
+/// fixed once the tournament started); `after` runs in the same transaction.
 pub fn dismiss(
     conn: &mut PgConnection,
     caller: &Caller,
@@ -761,7 +762,7 @@ pub fn dismiss(
         load_for_staff(conn, caller, id, &[StaffRole::Organiser])?;
         // The last organiser is counted, then dismissed: one dismissal at a time, else two
         // at once both count two organisers and the tournament is left with none.
-        lock_tournament(conn, id)?;
+        let t = lock_tournament(conn, id)?;
         let current = staff_of(conn, id)?;
         if !current
             .iter()
@@ -769,6 +770,7 @@ pub fn dismiss(
         {
             return Err(ApiError::NotFound("no such appointment".into()));
         }
+        before_staff_change(conn, &t, role)?;
         if role == StaffRole::Organiser
             && current
                 .iter()
