@@ -21,6 +21,7 @@ use crate::infra::idempotency;
 use crate::infra::live::Subject;
 use crate::runtime::state::AppState;
 use crate::services::access::load_visible;
+use crate::services::cases;
 use crate::services::running::tournament_list::{self, TournamentFilter};
 use crate::services::running::tournaments::{
     self, AppointStaff, CreateTournament, StaffOut, TournamentOut, UpdateTournament,
@@ -245,7 +246,10 @@ pub async fn list_staff(
 /// Appoint an organiser, a referee or an appeals committee member (organisers).
 ///
 /// The committee has at most three members, and a referee cannot sit on the committee of the same
-/// tournament (the committee hears appeals against the referee).
+/// tournament (the committee hears appeals against the referee). The committee is appointed
+/// before the tournament: once a round is drawn or the tournament runs, it no longer changes
+/// (409 naming `role`). Appointing a referee or a committee member recomputes the deciding panel
+/// of every open case.
 #[utoipa::path(
     operation_id = "appoint_staff",
     tag = "tournaments",
@@ -257,7 +261,7 @@ pub async fn list_staff(
         (status = 201, description = "Appointed", body = Page<StaffOut>),
         NotThisOrganiser,
         NoSuchTournament,
-        (status = 409, description = "Already appointed, committee full, or a conflict of roles", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "Already appointed, committee full, a conflict of roles, or the appeals committee once the tournament started (`role`)", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/tournaments/{id}/staff")]
@@ -269,14 +273,16 @@ pub async fn appoint(
 ) -> ApiResult<HttpResponse> {
     let id = path.into_inner().id;
     let staff = state
-        .run(move |conn| tournaments::appoint(conn, &caller, id, body.0))
+        .run(move |conn| tournaments::appoint(conn, &caller, id, body.0, cases::after_staff_change))
         .await?;
     Ok(HttpResponse::Created().json(Page::whole(staff)))
 }
 
 /// Remove an appointment (organisers).
 ///
-/// The last organiser cannot be removed.
+/// The last organiser cannot be removed, nor an appeals committee member once a round is drawn
+/// or the tournament runs. Dismissing a referee or a committee member recomputes the deciding
+/// panel of every open case.
 #[utoipa::path(
     operation_id = "dismiss_staff",
     tag = "tournaments",
@@ -291,7 +297,7 @@ pub async fn appoint(
         NotSignedIn,
         NotThisOrganiser,
         (status = 404, description = "No such tournament or appointment", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "The last organiser", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The last organiser, or an appeals committee member once the tournament started (`role`)", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[delete("/tournaments/{id}/staff/{user_id}/{role}")]
@@ -303,7 +309,8 @@ pub async fn dismiss(
     let (id, user_id, role) = path.into_inner();
     state
         .run(move |conn| {
-            tournaments::dismiss(conn, &caller, TournamentId(id), UserId(user_id), role)
+            let appointment = (TournamentId(id), UserId(user_id), role);
+            tournaments::dismiss(conn, &caller, appointment, cases::after_staff_change)
         })
         .await?;
     Ok(HttpResponse::NoContent().finish())

@@ -235,6 +235,18 @@ pub fn of_tournament(conn: &mut PgConnection, t: TournamentId) -> QueryResult<Ve
         .load(conn)
 }
 
+/// The open cases of the tournament, oldest first, their rows locked (`FOR UPDATE`; the
+/// caller holds the tournament's lock first).
+pub fn open_in(conn: &mut PgConnection, t: TournamentId) -> QueryResult<Vec<CaseRow>> {
+    cases::table
+        .filter(cases::tournament_id.eq(t))
+        .filter(cases::status.eq(CaseStatus::Open))
+        .order(cases::id)
+        .select(CaseRow::as_select())
+        .for_update()
+        .load(conn)
+}
+
 /// The appeal lodged against case `case`, if any.
 pub fn appeal_against(conn: &mut PgConnection, case: CaseId) -> QueryResult<Option<CaseId>> {
     cases::table

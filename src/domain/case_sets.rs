@@ -129,6 +129,9 @@ pub enum PanelReason {
     CommitteeOnAppeal,
     RefereeWithRemainingCommittee,
     Deputy,
+    /// A change of officials left no panel that can decide the case
+    /// (`crate::domain::case_panels`): it waits for an appointment.
+    Vacant,
 }
 
 impl PanelReason {
@@ -140,6 +143,7 @@ impl PanelReason {
         Self::CommitteeOnAppeal,
         Self::RefereeWithRemainingCommittee,
         Self::Deputy,
+        Self::Vacant,
     ];
 
     /// The reason a panel made by `rule` has in a case of `kind`.
@@ -165,6 +169,9 @@ impl PanelReason {
                 PanelRule::RefereeWithRemainingCommittee.explain(Complaint)
             }
             Self::Deputy => PanelRule::Deputy.explain(Complaint),
+            Self::Vacant => {
+                "no panel can decide the case since the officials changed: it waits until the organisers appoint officials who are not parties to it"
+            }
         }
     }
 

@@ -9,6 +9,8 @@
 //! `../shared/docs/domain.md`); each rule names its source in its doc comment.
 
 pub mod accounts;
+pub mod case_panels;
+pub mod case_scope;
 pub mod case_sets;
 pub mod cases;
 pub mod colours;

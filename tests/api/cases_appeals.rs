@@ -460,11 +460,18 @@ async fn bad_cases_are_refused_with_the_field_at_fault() {
     )
     .await;
     assert_eq!(again["status"], "open");
-    // A replay order is recorded.
+    // A replay order of the case's table is recorded.
+    let table_case = open_case(
+        &app,
+        &e,
+        token,
+        json!({"subject": "table", "round": 1, "table": 1, "statement": "x"}),
+    )
+    .await;
     let decided = referee_decides(
         &app,
         &e,
-        cid,
+        table_case["id"].as_i64().unwrap(),
         json!({"verdict": "remedy", "reason": "replay it",
                    "remedies": [{"kind": "replay_table", "round": 1, "table": 1}]}),
     )

@@ -287,74 +287,45 @@ async fn a_dismissed_official_no_longer_decides() {
     let e = setup(&app, false).await;
     let (_, winner, loser) = e.tables[0];
     let staff = format!("/api/v1/tournaments/{}/staff", e.tid);
-    // A complaint for the referee, a complaint against the referee for the committee.
-    let ruled = open_case(
-        &app,
-        &e,
-        e.token_of_player(loser),
-        json!({"subject": "conduct", "statement": "Mocked my moves.",
-               "respondents": [{"player_id": winner}],
-               "remedies": [{"kind": "add_penalty", "player_id": winner, "penalty": "warning"}]}),
-    )
-    .await;
-    let voted = open_case(
-        &app,
-        &e,
-        e.token_of_player(loser),
-        json!({"subject": "conduct", "statement": "The referee coached my opponent.",
-               "respondents": [{"user_id": e.referee_id}]}),
-    )
-    .await;
-    let (ruled, voted) = (ruled["id"].as_i64().unwrap(), voted["id"].as_i64().unwrap());
-    let dismiss = |user: i64, role: &str| {
-        let path = format!("{staff}/{user}/{role}");
-        let org = e.org.clone();
-        let app = &app;
-        async move { assert_eq!(app.delete_req(&path, &org).await.status(), 204) }
-    };
-    dismiss(e.referee_id, "referee").await;
-    dismiss(e.committee[0].0, "appeals_committee").await;
-    let body = problem(
+    let (second_id, second) = app.user("referee2").await;
+    ok(
         app.post(
-            &format!("/api/v1/tournaments/{}/cases/{ruled}/decision", e.tid),
-            Some(&e.referee),
-            json!({"verdict": "remedy", "reason": "as asked",
-                   "remedies": [{"kind": "add_penalty", "player_id": winner, "penalty": "warning"}]}),
-        )
-        .await,
-        403,
-    )
-    .await;
-    assert!(body["detail"].as_str().unwrap().contains("no longer"));
-    let body = problem(
-        vote(
-            &app,
-            &e,
-            voted,
-            &e.committee[0].1,
-            json!({"vote": "uphold", "reason": "seen it"}),
-        )
-        .await,
-        403,
-    )
-    .await;
-    assert!(body["detail"].as_str().unwrap().contains("no longer"));
-    // Nothing was stored; the members still appointed vote.
-    let case = case_as(&app, &e, ruled, &e.org).await;
-    assert_eq!(case["status"], "open");
-    let case = ok(
-        vote(
-            &app,
-            &e,
-            voted,
-            &e.committee[1].1,
-            json!({"vote": "dismiss", "reason": "no evidence"}),
+            &staff,
+            Some(&e.org),
+            json!({"user_id": second_id, "role": "referee"}),
         )
         .await,
         201,
     )
     .await;
-    assert_eq!(case["votes"].as_array().unwrap().len(), 1);
+    let ruled = open_case(
+        &app,
+        &e,
+        e.token_of_player(loser),
+        json!({"subject": "conduct", "statement": "Mocked my moves.",
+               "respondents": [{"player_id": winner}]}),
+    )
+    .await["id"]
+        .as_i64()
+        .unwrap();
+    let path = format!("{staff}/{}/referee", e.referee_id);
+    assert_eq!(app.delete_req(&path, &e.org).await.status(), 204);
+    // The dismissed referee left the panel (and no longer sees the open case): refused,
+    // nothing stored.
+    let decision = format!("/api/v1/tournaments/{}/cases/{ruled}/decision", e.tid);
+    let remedy = json!({"verdict": "remedy", "reason": "as asked",
+                        "remedies": [{"kind": "add_penalty", "player_id": winner, "penalty": "warning"}]});
+    problem(
+        app.post(&decision, Some(&e.referee), remedy.clone()).await,
+        404,
+    )
+    .await;
+    let case = case_as(&app, &e, ruled, &e.org).await;
+    assert_eq!(case["status"], "open");
+    assert_eq!(panel(&case), vec![(second_id, "referee".to_string())]);
+    // The referee still appointed decides.
+    let decided = ok(app.post(&decision, Some(&second), remedy).await, 200).await;
+    assert_eq!(decided["decided_by"], second_id);
 }
 
 #[actix_web::test]

@@ -21,6 +21,8 @@ mod cases;
 mod cases_appeals;
 mod cases_conflicts;
 mod cases_history;
+mod cases_panels;
+mod cases_remedies;
 mod checkouts;
 mod claims;
 mod colours;

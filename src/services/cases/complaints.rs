@@ -239,7 +239,7 @@ pub fn add_parties(
     let cid = cid.0;
     crate::db::transaction(conn, |conn| {
         let t = load_tournament(conn, caller, tid)?;
-        let case = load_case(conn, TournamentId(tid), CaseId(cid), true)?;
+        let case = lock_case(conn, &t, CaseId(cid))?;
         let staff = caller.has_any_role(conn, tid, &[StaffRole::Referee, StaffRole::Organiser])?;
         if !staff {
             // The parties would pick who decides their case: only the officials add parties.

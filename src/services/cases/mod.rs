@@ -299,6 +299,7 @@ use checks::*;
 pub use history::*;
 mod panel;
 use panel::*;
+pub use panel::{after_staff_change, panels_after_staff_change};
 mod view;
 use view::*;
 mod remedies;

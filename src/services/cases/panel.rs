@@ -121,6 +121,78 @@ pub(super) fn recompute_panel(
     Ok(panel)
 }
 
+/// Recomputes the panel of every open case of the tournament after one of its referees or
+/// appeals committee members was appointed or dismissed, inside that change's transaction (the
+/// tournament locked first, then the cases): the same conflict-of-interest rules, a dismissed
+/// official replaced, a new one seated where eligible (`crate::domain::case_panels`). Each
+/// changed panel is kept in the case's history (`panel_computed`, by `author`).
+pub fn panels_after_staff_change(
+    conn: &mut PgConnection,
+    tid: TournamentId,
+    author: UserId,
+) -> Result<(), ApiError> {
+    use crate::domain::case_panels::{after_staff_change, NewPanel};
+    crate::services::access::lock_tournament(conn, tid.0)?;
+    let (referees, committee) = officials(conn, tid.0)?;
+    let appeals = store::appeals_in(conn, tid)?;
+    for case in store::open_in(conn, tid)? {
+        let parties = parties_of(conn, case.id.0)?;
+        let party_ids = party_users(conn, &parties)?;
+        let computed =
+            rules::deciding_panel_under(appeals, case.kind, &referees, &committee, &party_ids);
+        let stored: Vec<(i64, rules::Seat)> = panel_of(conn, case.id.0)?
+            .into_iter()
+            .map(|m| (m.user_id.0, m.seat))
+            .collect();
+        let voted: Vec<i64> = votes_of(conn, case.id.0)?
+            .into_iter()
+            .map(|v| v.member_id.0)
+            .collect();
+        let holds = |u: i64, seat: rules::Seat| {
+            let held = match seat {
+                rules::Seat::Referee => &referees,
+                rules::Seat::Committee => &committee,
+            };
+            held.contains(&u) && !party_ids.contains(&u)
+        };
+        let (members, mode, reason) = match after_staff_change(computed, &stored, &voted, holds) {
+            NewPanel::Recomputed(p) => (p.members, p.mode, PanelReason::of(p.rule, case.kind)),
+            NewPanel::Vacant => (Vec::new(), case.panel_mode, PanelReason::Vacant),
+            NewPanel::Refilled(m) => (m, case.panel_mode, case.panel_rule),
+        };
+        if (&members, mode, reason) == (&stored, case.panel_mode, case.panel_rule) {
+            continue;
+        }
+        let rows: Vec<PanelRow> = members
+            .iter()
+            .map(|(u, seat)| PanelRow {
+                case_id: case.id,
+                user_id: UserId(*u),
+                seat: *seat,
+            })
+            .collect();
+        store::seat_panel(conn, case.id, &rows, mode, reason)?;
+        log(
+            conn,
+            case.id.0,
+            author.0,
+            CaseEvent::PanelComputed(PanelComputedDetail {
+                mode: mode.as_str().into(),
+                rule: reason.as_str().into(),
+                members: members
+                    .iter()
+                    .map(|(u, s)| PanelMember {
+                        user_id: *u,
+                        seat: s.as_str().into(),
+                    })
+                    .collect(),
+            }),
+        )?;
+        store::touch(conn, case.id)?;
+    }
+    Ok(())
+}
+
 pub(super) fn log(
     conn: &mut PgConnection,
     cid: i64,
@@ -281,4 +353,20 @@ pub(super) fn is_insider(
 /// error naming the tournament, never the default).
 pub(super) fn appeals_of(t: &Tournament) -> Result<rules::Appeals, ApiError> {
     store::appeals_of(t)
+}
+
+/// After appointing or dismissing `role` in tournament `tid` (handed to the staff use cases as
+/// their [`crate::services::running::staff_changes::AfterStaffChange`]): a referee's or a
+/// committee member's change recomputes the panel of every open case
+/// ([`panels_after_staff_change`]).
+pub fn after_staff_change(
+    conn: &mut PgConnection,
+    tid: TournamentId,
+    role: StaffRole,
+    author: UserId,
+) -> Result<(), ApiError> {
+    if role == StaffRole::Organiser {
+        return Ok(());
+    }
+    panels_after_staff_change(conn, tid, author)
 }

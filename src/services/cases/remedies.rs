@@ -1,7 +1,8 @@
 //! Applying a decision: remedies through the result and penalty paths, and the panel checks before it.
 
 use super::*;
-use crate::db::ids::UserId;
+use crate::db::ids::{PenaltyId, UserId};
+use crate::domain::case_scope::CaseScope;
 use crate::domain::entries::AppliedRemedy;
 use crate::domain::events::{CaseDecidedPayload, ReplayOrderedPayload, TournamentEvent};
 use crate::domain::status::CaseStatus;
@@ -104,6 +105,66 @@ pub(super) fn apply_remedy(
     })
 }
 
+/// The table and players case `case` is about: the table of a `table` or `result` case, the
+/// players who are its parties (directly or through their account in the tournament) and the
+/// players seated at its table.
+fn scope_of(conn: &mut PgConnection, case: &CaseRow) -> Result<CaseScope, ApiError> {
+    let tid = case.tournament_id.0;
+    let table = match (case.subject, case.round_number, case.table_number) {
+        (CaseSubject::Table | CaseSubject::Result, Some(r), Some(t)) => Some((r, t)),
+        _ => None,
+    };
+    let mut players = BTreeSet::new();
+    for p in parties_of(conn, case.id.0)? {
+        if let Some(player) = p.player_id {
+            players.insert(player.0);
+        }
+        if let Some(user) = p.user_id {
+            players.extend(crate::db::registrations::player_of_user(conn, tid, user.0)?);
+        }
+    }
+    if let Some((r, t)) = table {
+        players.extend(seated_at(conn, tid, r, t, "table").unwrap_or_default());
+    }
+    Ok(CaseScope {
+        table,
+        players: players.into_iter().collect(),
+    })
+}
+
+/// 422 naming `remedies[i]` (or its field) unless every remedy stays within the case: its
+/// table, its parties and the players at its table (`crate::domain::case_scope`).
+pub(super) fn remedies_in_case(
+    conn: &mut PgConnection,
+    case: &CaseRow,
+    remedies: &[Remedy],
+) -> Result<(), ApiError> {
+    if remedies.is_empty() {
+        return Ok(());
+    }
+    let scope = scope_of(conn, case)?;
+    for (i, r) in remedies.iter().enumerate() {
+        let penalised = match r {
+            Remedy::AnnulPenalty { penalty_id } => {
+                crate::db::cases::penalty_parties(conn, case.tournament_id, PenaltyId(*penalty_id))?
+                    .map(|(p, _)| p.0)
+            }
+            _ => None,
+        };
+        if let Err(e) = scope.admits(r, penalised) {
+            let field = match e.field {
+                "" => format!("remedies[{i}]"),
+                f => format!("remedies[{i}].{f}"),
+            };
+            return Err(ApiError::field(
+                field,
+                format!("case {}: {}", case.id, e.message),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Decides a case by `by` at `now`: applies the remedies, stores the outcome, logs it and
 /// tells the live feed.
 pub(super) fn decide(
@@ -120,6 +181,7 @@ pub(super) fn decide(
         Verdict::Dismiss => Vec::new(),
         Verdict::Remedy => ordered,
     };
+    remedies_in_case(conn, case, &remedies)?;
     let mut applied = Vec::new();
     for (i, r) in remedies.iter().enumerate() {
         let effect = apply_remedy(conn, t, case.id.0, i, r, &reason, (by, now))?;
@@ -241,7 +303,8 @@ pub(super) fn case_for_panel(
     cid: CaseId,
 ) -> Result<(Tournament, CaseRow, MaybeCaller), ApiError> {
     let t = load_tournament(conn, caller, tid.0)?;
-    let case = load_case(conn, tid, cid, true)?;
+    // The tournament's lock before the case's, as every path taking both (lock_case).
+    let case = lock_case(conn, &t, cid)?;
     let me = MaybeCaller(Some(caller.clone()));
     if case.status == CaseStatus::Open && !is_insider(conn, &me, &case)? {
         return Err(ApiError::NotFound(format!(
@@ -261,6 +324,19 @@ pub(super) fn require_open(case: &CaseRow) -> Result<(), ApiError> {
         )));
     }
     Ok(())
+}
+
+/// Locks the tournament, then its case `cid`: every path that takes both locks takes them in
+/// this order (a decision's penalty takes the tournament's lock to count a sanction's step, a
+/// staff change takes it and recomputes the open cases' panels), so two of them never wait on
+/// each other.
+pub(super) fn lock_case(
+    conn: &mut PgConnection,
+    t: &Tournament,
+    cid: CaseId,
+) -> Result<CaseRow, ApiError> {
+    crate::services::access::lock_tournament(conn, t.id.0)?;
+    load_case(conn, t.id, cid, true)
 }
 
 pub(super) fn load_tournament(

@@ -71,6 +71,8 @@ pub fn vote(
                 "case {cid} is ruled on by a referee alone: POST /tournaments/{tid}/cases/{cid}/decision"
             )));
         }
+        // A vote for remedies outside the case is refused before it is stored.
+        remedies_in_case(conn, &case, &remedies)?;
         let cast = crate::db::cases::cast_vote(
             conn,
             &NewVote {
@@ -228,7 +230,7 @@ pub fn appeal(
     let cid = cid.0;
     crate::db::transaction(conn, |conn| {
         let t = load_tournament(conn, caller, tid)?;
-        let case = load_case(conn, TournamentId(tid), CaseId(cid), true)?;
+        let case = lock_case(conn, &t, CaseId(cid))?;
         let parties = parties_of(conn, cid)?;
         if !party_users(conn, &parties)?.contains(&caller.user_id) {
             let me = MaybeCaller(Some(caller.clone()));

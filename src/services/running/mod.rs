@@ -16,6 +16,7 @@ pub mod round_teams;
 pub mod round_withdrawal;
 pub mod rounds;
 pub mod snapshot;
+pub mod staff_changes;
 pub mod standings;
 pub mod time_of_play;
 pub mod tournament_list;

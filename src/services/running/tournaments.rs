@@ -12,6 +12,7 @@ use crate::domain::{PoolId, TournamentId, UserId};
 use crate::error::ApiError;
 use crate::services::access::{load_for_staff, load_visible, lock_tournament};
 use crate::services::ratings::{held_tournament_times, HeldTimes, TimeChange};
+use crate::services::running::staff_changes::{before_staff_change, AfterStaffChange};
 use crate::services::validate::{check_country, Check, Page, PageParams};
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
@@ -681,17 +682,19 @@ pub fn list_staff(
     Ok((t.status != TournamentStatus::Draft, page))
 }
 
-/// Appoints a user to a staff role (organisers; the appeals committee holds at most three).
+/// Appoints a user to a staff role (organisers; the appeals committee holds at most three and
+/// is fixed once the tournament started); `after` runs in the same transaction.
 pub fn appoint(
     conn: &mut PgConnection,
     caller: &Caller,
     id: i64,
     input: AppointStaff,
+    after: AfterStaffChange,
 ) -> Result<Vec<StaffOut>, ApiError> {
     crate::db::transaction(conn, |conn| {
         load_for_staff(conn, caller, id, &[StaffRole::Organiser])?;
         // The limits below are checked, then inserted: one appointment at a time.
-        lock_tournament(conn, id)?;
+        let t = lock_tournament(conn, id)?;
         let exists = db::accounts::user_exists(conn, UserId(input.user_id))?;
         if !exists {
             return Err(ApiError::field(
@@ -706,6 +709,7 @@ pub fn appoint(
         {
             return Err(ApiError::Conflict("already appointed to that role".into()));
         }
+        before_staff_change(conn, &t, input.role)?;
         let conflicting = match input.role {
             StaffRole::Referee => Some(StaffRole::AppealsCommittee),
             StaffRole::AppealsCommittee => Some(StaffRole::Referee),
@@ -739,24 +743,26 @@ pub fn appoint(
             input.role.as_str(),
             UserId(caller.user_id),
         )?;
+        // The open cases' panels follow the officials (a new one takes a seat).
+        after(conn, TournamentId(id), input.role, UserId(caller.user_id))?;
         staff_of(conn, id)
     })
 }
 
-/// Dismisses a user from a staff role (organisers; the last organiser stays).
+/// Dismisses a user from a staff role (organisers; the last organiser stays, the committee is
+/// fixed once the tournament started); `after` runs in the same transaction.
 pub fn dismiss(
     conn: &mut PgConnection,
     caller: &Caller,
-    id: TournamentId,
-    user_id: UserId,
-    role: StaffRole,
+    (id, user_id, role): (TournamentId, UserId, StaffRole),
+    after: AfterStaffChange,
 ) -> Result<(), ApiError> {
     let (id, user_id) = (id.0, user_id.0);
     crate::db::transaction(conn, |conn| {
         load_for_staff(conn, caller, id, &[StaffRole::Organiser])?;
         // The last organiser is counted, then dismissed: one dismissal at a time, else two
         // at once both count two organisers and the tournament is left with none.
-        lock_tournament(conn, id)?;
+        let t = lock_tournament(conn, id)?;
         let current = staff_of(conn, id)?;
         if !current
             .iter()
@@ -764,6 +770,7 @@ pub fn dismiss(
         {
             return Err(ApiError::NotFound("no such appointment".into()));
         }
+        before_staff_change(conn, &t, role)?;
         if role == StaffRole::Organiser
             && current
                 .iter()
@@ -776,6 +783,8 @@ pub fn dismiss(
             ));
         }
         db::tournaments::dismiss(conn, TournamentId(id), UserId(user_id), role.as_str())?;
+        // The open cases' panels follow the officials (a dismissed one is replaced).
+        after(conn, TournamentId(id), role, UserId(caller.user_id))?;
         Ok(())
     })
 }
