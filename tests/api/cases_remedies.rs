@@ -157,7 +157,7 @@ async fn a_case_about_no_table_orders_no_table_remedy_and_upholding_checks_the_r
     let app = spawn_app().await;
     let e = setup(&app, false).await;
     let (t1, w0, l0) = e.tables[0];
-    let (t2, w1, _) = e.tables[1];
+    let (_, w1, _) = e.tables[1];
     // A complaint about the winner's conduct: no table.
     let case = open_case(
         &app,
@@ -210,7 +210,6 @@ async fn a_case_about_no_table_orders_no_table_remedy_and_upholding_checks_the_r
     )
     .await;
     assert_eq!(decided["outcome"], "remedied");
-    let _ = t2;
 }
 
 #[actix_web::test]
