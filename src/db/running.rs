@@ -73,6 +73,13 @@ pub struct TeamRow {
     pub created_at: DateTime<Utc>,
 }
 
+impl TeamRow {
+    /// The team's four players: its A pair, then its B pair.
+    pub fn members(&self) -> [i64; 4] {
+        [self.pair_a1, self.pair_a2, self.pair_b1, self.pair_b2]
+    }
+}
+
 /// A round, its stored options, draw and colours decoded once as the row is read: a value that does
 /// not parse is an error naming the row (see its `Queryable`).
 #[derive(Debug, Clone, Selectable)]

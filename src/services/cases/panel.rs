@@ -122,17 +122,16 @@ pub(super) fn recompute_panel(
 }
 
 /// Recomputes the panel of every open case of the tournament after one of its referees or
-/// appeals committee members was appointed or dismissed, inside that change's transaction (the
-/// tournament locked first, then the cases): the same conflict-of-interest rules, a dismissed
+/// appeals committee members was appointed or dismissed, inside that change's transaction (which
+/// holds the tournament's lock: the cases' rows are locked after it): the same conflict-of-interest rules, a dismissed
 /// official replaced, a new one seated where eligible (`crate::domain::case_panels`). Each
 /// changed panel is kept in the case's history (`panel_computed`, by `author`).
-pub fn panels_after_staff_change(
+fn panels_after_staff_change(
     conn: &mut PgConnection,
     tid: TournamentId,
     author: UserId,
 ) -> Result<(), ApiError> {
     use crate::domain::case_panels::{after_staff_change, NewPanel};
-    crate::services::access::lock_tournament(conn, tid.0)?;
     let (referees, committee) = officials(conn, tid.0)?;
     let appeals = store::appeals_in(conn, tid)?;
     for case in store::open_in(conn, tid)? {

@@ -282,7 +282,7 @@ pub(crate) fn teammates(
     }
     let teams = crate::db::registrations::teams_of(conn, t.id)?;
     Ok(teams.iter().any(|team| {
-        let members = [team.pair_a1, team.pair_a2, team.pair_b1, team.pair_b2];
+        let members = team.members();
         members.contains(&a) && members.contains(&b)
     }))
 }

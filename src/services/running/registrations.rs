@@ -462,9 +462,7 @@ pub fn cancel_registration(
 /// does not leave it (the team would be drawn short a player); the organiser changes it.
 fn refuse_leaving_a_team(conn: &mut PgConnection, id: i64, player_id: i64) -> Result<(), ApiError> {
     let teams: Vec<TeamRow> = db::registrations::teams_of(conn, TournamentId(id))?;
-    let team = teams
-        .iter()
-        .find(|t| [t.pair_a1, t.pair_a2, t.pair_b1, t.pair_b2].contains(&player_id));
+    let team = teams.iter().find(|t| t.members().contains(&player_id));
     match team {
         Some(t) => Err(ApiError::conflict_at(
             "player_id",
@@ -538,11 +536,10 @@ pub fn create_team(
             return Err(ApiError::field("pair_a", "every member must be a player"));
         }
         let existing: Vec<TeamRow> = db::registrations::teams_of(conn, TournamentId(id))?;
-        if existing.iter().any(|e| {
-            [e.pair_a1, e.pair_a2, e.pair_b1, e.pair_b2]
-                .iter()
-                .any(|p| distinct.contains(p))
-        }) {
+        if existing
+            .iter()
+            .any(|e| e.members().iter().any(|p| distinct.contains(p)))
+        {
             return Err(ApiError::Conflict("a player is already in a team".into()));
         }
         let number = existing.iter().map(|e| e.number).max().unwrap_or(0) + 1;

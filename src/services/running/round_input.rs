@@ -97,7 +97,7 @@ pub(super) fn draw_input(
         .iter()
         .filter(|t| knocked_out.contains(&(t.number as u32)))
     {
-        out.extend([t.pair_a1, t.pair_a2, t.pair_b1, t.pair_b2]);
+        out.extend(t.members());
     }
     let mut active: Vec<&crate::db::running::Registration> = snap
         .confirmed()

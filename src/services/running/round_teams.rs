@@ -8,10 +8,6 @@ use crate::domain::seating::SeatingMethod;
 use crate::error::ApiError;
 use crate::services::running::snapshot::Snapshot;
 
-fn members(t: &TeamRow) -> [i64; 4] {
-    [t.pair_a1, t.pair_a2, t.pair_b1, t.pair_b2]
-}
-
 fn listed(players: &[i64]) -> String {
     let ids: Vec<String> = players.iter().map(|p| p.to_string()).collect();
     ids.join(", ")
@@ -34,7 +30,7 @@ pub(super) fn sitting_out(
         return Ok(gone);
     }
     let tid = snap.tournament.id.0;
-    let in_teams: HashSet<i64> = snap.teams.iter().flat_map(members).collect();
+    let in_teams: HashSet<i64> = snap.teams.iter().flat_map(TeamRow::members).collect();
     let lone: Vec<i64> = snap
         .confirmed()
         .iter()
@@ -54,7 +50,7 @@ pub(super) fn sitting_out(
     }
     let confirmed: HashSet<i64> = snap.confirmed().iter().map(|r| r.player_id.0).collect();
     for t in &snap.teams {
-        let Some(p) = members(t).into_iter().find(|p| !confirmed.contains(p)) else {
+        let Some(p) = t.members().into_iter().find(|p| !confirmed.contains(p)) else {
             continue;
         };
         let waiting = snap.registrations.iter().any(|r| r.player_id.0 == p);
@@ -73,7 +69,7 @@ pub(super) fn sitting_out(
         .iter()
         .filter(|t| !gone.contains(&(t.number as u32)))
         .filter_map(|t| {
-            members(t)
+            t.members()
                 .into_iter()
                 .find(|p| out.contains(p))
                 .map(|p| (t, p))
