@@ -20,6 +20,14 @@ in `application/json`):
 - The webhooks (3.1 `webhooks`, one per delivery kind) become `GET /x-webhook/<kind>`
   answering the body a receiver gets: a receiver reads a delivery as a client reads an
   answer, so a payload that may carry what it did not before breaks receivers.
+- Tagged unions (`tagged_unions`): an `allOf` of one union and plain objects is written as
+  the union with the objects' properties in each branch (the same values), and a union whose
+  branches each fix one property to their own single value (`what: opened`) becomes a closed
+  object with one optional property per branch (`what=opened`). openapi-diff ignores `enum`,
+  so it saw the branches as overlapping objects and took exponential time on them (more
+  than 15 minutes on the cases' history of seven steps); as properties they are compared
+  one by one, and a branch added to an answer, or removed from a request, still widens or
+  narrows what it may be.
 
 Run as a script: contract_view.py IN.json OUT.json
 """
@@ -161,6 +169,99 @@ def operation_30(item, op):
     return out
 
 
+def _target(node, schemas):
+    """The schema `node` names when it is a reference, else `node`."""
+    ref = node.get("$ref") if isinstance(node, dict) else None
+    if isinstance(ref, str) and ref.startswith("#/components/schemas/"):
+        return schemas.get(ref.rsplit("/", 1)[1], node)
+    return node
+
+
+def _plain_object(node):
+    return (
+        isinstance(node, dict)
+        and isinstance(node.get("properties"), dict)
+        and not any(k in node for k in ("anyOf", "oneOf", "allOf", "not", "additionalProperties"))
+    )
+
+
+def _distributed(node, schemas):
+    """`allOf: [union, object...]` as the union of each branch with the objects' properties,
+    when every part is a plain object and no property is named twice; else `node`."""
+    parts = [_target(p, schemas) for p in node.get("allOf", [])]
+    unions = [p for p in parts if isinstance(p, dict) and "anyOf" in p]
+    others = [p for p in parts if not (isinstance(p, dict) and "anyOf" in p)]
+    if len(unions) != 1 or not others or not all(_plain_object(o) for o in others):
+        return node
+    branches = [_target(b, schemas) for b in unions[0]["anyOf"]]
+    if not all(_plain_object(b) for b in branches):
+        return node
+    out = []
+    for branch in branches:
+        merged = copy.deepcopy(branch)
+        for other in others:
+            if set(other["properties"]) & set(merged["properties"]):
+                return node
+            merged["properties"].update(copy.deepcopy(other["properties"]))
+            merged["required"] = merged.get("required", []) + other.get("required", [])
+        out.append(merged)
+    rest = {k: v for k, v in node.items() if k != "allOf"}
+    return dict(rest, anyOf=out)
+
+
+def _tag(branches, schemas):
+    """(the property, each branch's value) when every branch requires that property and fixes
+    it to a single value of its own; else None."""
+    objects = [_target(b, schemas) for b in branches]
+    if len(objects) < 2 or not all(isinstance(o, dict) and isinstance(o.get("properties"), dict) for o in objects):
+        return None
+    for key in sorted(set.intersection(*(set(o["properties"]) for o in objects))):
+        values = []
+        for o in objects:
+            p = o["properties"][key]
+            fixed = isinstance(p, dict) and isinstance(p.get("enum"), list) and len(p["enum"]) == 1
+            if not fixed or key not in o.get("required", []):
+                break
+            values.append(json.dumps(p["enum"][0]) if not isinstance(p["enum"][0], str) else p["enum"][0])
+        else:
+            if len(set(values)) == len(values):
+                return key, values
+    return None
+
+
+def _schema_nodes(node, rewrite):
+    """`node` with `rewrite` applied to every schema in it, innermost first."""
+    if isinstance(node, list):
+        return [_schema_nodes(x, rewrite) for x in node]
+    if not isinstance(node, dict):
+        return node
+    out = {}
+    for k, v in node.items():
+        if k == "properties" and isinstance(v, dict):
+            out[k] = {name: _schema_nodes(x, rewrite) for name, x in v.items()}
+        else:
+            out[k] = _schema_nodes(v, rewrite)
+    return rewrite(out)
+
+
+def tagged_unions(doc):
+    """The view with its tagged unions as closed objects (see the module's docstring)."""
+    schemas = doc["components"]["schemas"]
+    doc = _schema_nodes(doc, lambda n: _distributed(n, schemas) if "allOf" in n else n)
+    schemas = doc["components"]["schemas"]
+
+    def as_object(node):
+        found = _tag(node["anyOf"], schemas) if isinstance(node.get("anyOf"), list) else None
+        if found is None:
+            return node
+        key, values = found
+        keep = {k: node[k] for k in ("description", "title") if k in node}
+        branches = {f"{key}={v}": b for v, b in zip(values, node["anyOf"])}
+        return dict(keep, type="object", properties=branches, additionalProperties=False)
+
+    return _schema_nodes(doc, as_object)
+
+
 def view(doc):
     out = {
         "openapi": "3.0.3",
@@ -190,7 +291,7 @@ def view(doc):
                 },
             }
         }
-    return out
+    return tagged_unions(out)
 
 
 def main():

@@ -74,6 +74,9 @@ use utoipa_actix_web::service_config::ServiceConfig;
         crate::error::FieldError,
         crate::services::running::events::LiveEvent,
         crate::domain::events::TournamentEvent,
+        // A case's steps by `what`: `CaseEventOut` spells them out with their author and time
+        // (since 1.5.2), and clients generated before it name this type.
+        crate::services::cases::CaseEvent,
         // Enums used only by query parameters: IntoParams refers to them, so they must be in
         // the components for the references to resolve.
         crate::services::running::standings::StandingsPurpose,

@@ -11,23 +11,31 @@ import uuid
 
 from tourney_client import AuthenticatedClient, Client
 from tourney_client.api.auth import issue_token, read_me
+from tourney_client.api.cases import open_case, read_case
 from tourney_client.api.players import create_player, list_players
 from tourney_client.api.ratings import create_rating_pool, read_leaderboard
 from tourney_client.api.registrations import list_registrations, register_player
 from tourney_client.api.results import enter_result, read_result
 from tourney_client.api.rounds import create_round, publish_round, read_round
 from tourney_client.api.standings import read_standings
-from tourney_client.api.tournaments import create_tournament, read_tournament, update_tournament
+from tourney_client.api.tournaments import appoint_staff, create_tournament, read_tournament, update_tournament
 from tourney_client.models import (
+    AppointStaff,
+    CaseEventOutType0,
+    CaseEventOutType0What,
+    CaseOut,
+    CaseSubject,
     CreatePlayer,
     CreatePool,
     CreateRoundRandom,
     CreateRoundRandomMethod,
     CreateTournament,
     EnterResult,
+    OpenCase,
     PageLeaderboardRowOut,
     PagePlayerOut,
     PageRegistrationOut,
+    PageStaffOut,
     PlayerOut,
     PoolOut,
     PoolPreset,
@@ -41,6 +49,7 @@ from tourney_client.models import (
     RoundStatus,
     RulesetPreset,
     StandingsOut,
+    StaffRole,
     StandingsPurpose,
     TokenRequest,
     TournamentOut,
@@ -169,6 +178,28 @@ def main(base: str, username: str, password: str) -> None:
     )
     assert corrected.current.version == 2 and len(corrected.versions) == 2
 
+    # A complaint about the corrected table: its history reads back as typed steps (a case's
+    # step was left out of the generated client until 1.5.2).
+    # The organiser referees and opens it for a player at the table: the referee decides.
+    expect(
+        appoint_staff.sync(tournament.id, client=client, body=AppointStaff(role=StaffRole.REFEREE, user_id=me.id)),
+        PageStaffOut,
+    )
+    complaint = expect(
+        open_case.sync(
+            tournament.id,
+            client=client,
+            body=OpenCase(subject=CaseSubject.RESULT, round_=1, table=1,
+                          complainant_player_id=read.current.seats[0].player_id,
+                          statement="The bonus points were entered late."),
+        ),
+        CaseOut,
+    )
+    case = expect(read_case.sync(tournament.id, complaint.id, client=client), CaseOut)
+    first_step = case.history[0]
+    assert isinstance(first_step, CaseEventOutType0) and first_step.what == CaseEventOutType0What.OPENED, first_step
+    assert first_step.author == me.id and first_step.at.year >= 2026, first_step
+
     standings = expect(
         read_standings.sync(tournament.id, client=anonymous, purpose=StandingsPurpose.FINAL), StandingsOut
     )
@@ -190,7 +221,7 @@ def main(base: str, username: str, password: str) -> None:
     by_player = {row.player_id: row.rating for row in board.items}
     # The strongest gained from both games; the weakest lost in both.
     assert by_player[players[0].id] > by_player[players[-1].id], by_player
-    print(f"event {tournament.id}: 8 players, 2 rounds, 1 correction; leader {standings.rows[0].player_name}")
+    print(f"event {tournament.id}: 8 players, 2 rounds, 1 correction, 1 complaint; leader {standings.rows[0].player_name}")
 
 
 if __name__ == "__main__":

@@ -7,15 +7,56 @@ use crate::domain::case_sets::CaseStep;
 use crate::error::ApiError;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
+use utoipa::openapi::{RefOr, Schema};
 use utoipa::ToSchema;
 
 /// A step in a case's history: `what` happened and the `detail` that step recorded.
-#[derive(Debug, Serialize, ToSchema)]
+///
+/// Its schema is written out below rather than derived: derived, it would be the `allOf` of
+/// [`CaseEvent`]'s `oneOf` and an object, which some client generators cannot take
+/// (openapi-python-client dropped the type). The wire shape is the same either way.
+#[derive(Debug, Serialize)]
 pub struct CaseEventOut {
     pub author: i64,
     pub at: DateTime<Utc>,
     #[serde(flatten)]
     pub event: CaseEvent,
+}
+
+impl utoipa::PartialSchema for CaseEventOut {
+    /// [`CaseEvent`]'s `oneOf`, each of its objects carrying `author` and `at` beside `what`
+    /// and `detail`.
+    fn schema() -> RefOr<Schema> {
+        use utoipa::openapi::schema::{KnownFormat, ObjectBuilder, SchemaFormat, Type};
+        let mut schema = <CaseEvent as utoipa::PartialSchema>::schema();
+        if let RefOr::T(Schema::OneOf(one_of)) = &mut schema {
+            one_of.description =
+                Some("A step in a case's history: `what` happened, by whom and when, and the `detail` that step recorded.".into());
+            for step in &mut one_of.items {
+                if let RefOr::T(Schema::Object(step)) = step {
+                    let author = ObjectBuilder::new()
+                        .schema_type(Type::Integer)
+                        .format(Some(SchemaFormat::KnownFormat(KnownFormat::Int64)))
+                        .description(Some("The account that took the step."));
+                    let at = ObjectBuilder::new()
+                        .schema_type(Type::String)
+                        .format(Some(SchemaFormat::KnownFormat(KnownFormat::DateTime)))
+                        .description(Some("When the step was taken."));
+                    step.properties.insert("author".into(), author.into());
+                    step.properties.insert("at".into(), at.into());
+                    step.required
+                        .extend(["author".to_string(), "at".to_string()]);
+                }
+            }
+        }
+        schema
+    }
+}
+
+impl ToSchema for CaseEventOut {
+    fn schemas(schemas: &mut Vec<(String, RefOr<Schema>)>) {
+        <CaseEvent as ToSchema>::schemas(schemas);
+    }
 }
 
 /// What a step recorded, by `what`.
