@@ -69,6 +69,13 @@ impl KeyLimits {
         self.scopes.contains(&Scope::Admin) || self.scopes.contains(&scope)
     }
 
+    /// Whether the key may do a keeper's work on rating pool `pool_id`: it carries `pools:write`
+    /// (or `admin`) and, if limited to a pool, to this one. A keeper's decision taken on a
+    /// tournament's path (its request accepted at once, its held times moved) needs it too.
+    pub fn keeps_pool(&self, pool_id: i64) -> bool {
+        self.has(Scope::PoolsWrite) && self.pool_id.is_none_or(|p| p == pool_id)
+    }
+
     /// Whether a request with this method and path (below `/api/v1`, or any other path of the
     /// service) is within the key's scopes and restriction; the reason when it is not.
     pub fn permits(&self, method: &str, path: &str) -> Result<(), String> {

@@ -23,7 +23,7 @@ use crate::domain::rating::acceptance::{self, Decision, RatingStatus, Requester,
 use crate::domain::{PoolId, TournamentId};
 use crate::error::ApiError;
 use crate::services::access::{load_visible, lock_tournament};
-use crate::services::ratings::keepers::{keeps, require_keeper};
+use crate::services::ratings::keepers::{acts_as_keeper, require_keeper};
 use crate::services::validate::{
     keyset_page, keyset_start, Check, Page, PageParams, Start, COUNT_CAP,
 };
@@ -144,7 +144,7 @@ pub fn request_status(
 ) -> Result<RatingStatus, ApiError> {
     let who = Requester {
         open_pool: pool.open,
-        keeps_pool: keeps(conn, caller, pool.id.0)?,
+        keeps_pool: acts_as_keeper(conn, caller, pool.id.0)?,
     };
     acceptance::request(current, who).map_err(step_conflict)
 }

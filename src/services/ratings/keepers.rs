@@ -34,6 +34,22 @@ pub fn keeps(conn: &mut PgConnection, caller: &Caller, pool_id: i64) -> Result<b
     Ok(store::keeps(conn, PoolId(pool_id), UserId(caller.user_id))?)
 }
 
+/// Whether the caller takes a keeper's decision on the pool outside the pool's own paths (a
+/// tournament's rating request accepted at once, an accepted tournament moved in time): they
+/// keep it (or are an admin), and a call made with an API key is made with one that may do a
+/// keeper's work on this pool (`pools:write`). A key without it (`tournaments:write` for a
+/// tournament's software, say) acts as an organiser: its requests wait for a keeper.
+pub fn acts_as_keeper(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    pool_id: i64,
+) -> Result<bool, ApiError> {
+    if caller.key.as_ref().is_some_and(|k| !k.keeps_pool(pool_id)) {
+        return Ok(false);
+    }
+    keeps(conn, caller, pool_id)
+}
+
 /// 403 unless the caller is an admin or a keeper of the pool. Call it after the pool was
 /// found (404 first, so the answer tells nothing about pools that do not exist).
 pub fn require_keeper(

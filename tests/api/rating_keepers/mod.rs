@@ -13,5 +13,6 @@ mod check_in;
 mod csv_cells;
 mod held_times;
 mod keepers;
+mod key_scopes;
 mod races;
 mod support;
