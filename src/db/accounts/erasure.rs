@@ -14,7 +14,8 @@ use crate::db::schema::{
 
 /// Removes what belongs to the account, inside the caller's transaction: its player link,
 /// its claims (their messages are its words), the invitations it accepted or that were sent to
-/// its address `email` (they hold the address), its staff roles, keys, sessions, codes and mail.
+/// its address `email` (they hold the address), its staff roles, keys, sessions, codes, and the
+/// mail to it or to its address.
 pub fn forget_belongings(
     conn: &mut PgConnection,
     id: UserId,
@@ -41,6 +42,18 @@ pub fn forget_belongings(
     diesel::delete(refresh_tokens::table.filter(refresh_tokens::user_id.eq(id))).execute(conn)?;
     diesel::delete(account_tokens::table.filter(account_tokens::user_id.eq(id))).execute(conn)?;
     diesel::delete(mail_outbox::table.filter(mail_outbox::user_id.eq(id))).execute(conn)?;
+    // Every other message to its address (an invitation's names no account): the export
+    // counts them as the person's, and their recipient is the address itself.
+    if let Some(email) = email {
+        diesel::delete(
+            mail_outbox::table.filter(
+                diesel::dsl::sql::<diesel::sql_types::Bool>("lower(to_address) = lower(")
+                    .bind::<diesel::sql_types::Text, _>(email.to_string())
+                    .sql(")"),
+            ),
+        )
+        .execute(conn)?;
+    }
     Ok(())
 }
 
