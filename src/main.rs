@@ -152,7 +152,7 @@ fn create_admin(cfg: &Config, args: &[String]) -> Result<(), String> {
             line.trim_end_matches(['\r', '\n']).to_string()
         }
     };
-    tourney::auth::credentials::check_credentials(&username, &password)
+    tourney::auth::credentials::check_new_credentials(&username, &password)
         .map_err(|e| e.to_string())?;
     with_database(cfg, |url| {
         startup::migrate(url)?;

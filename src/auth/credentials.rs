@@ -49,6 +49,40 @@ pub fn check_credentials(username: &str, password: &str) -> Result<(), ApiError>
     }
 }
 
+/// How the names of removed accounts begin (`deleted-<id>`, their tombstones'): no new account
+/// takes such a name, so a stranger cannot hold the name a removal gives, nor pass for a
+/// removed account in the records.
+pub const REMOVED_PREFIX: &str = "deleted-";
+
+/// Whether `username` begins with [`REMOVED_PREFIX`], whatever its case.
+pub fn is_removed_accounts_name(username: &str) -> bool {
+    username
+        .get(..REMOVED_PREFIX.len())
+        .is_some_and(|p| p.eq_ignore_ascii_case(REMOVED_PREFIX))
+}
+
+/// As [`check_credentials`], for a new account's name: one beginning with `deleted-` is refused
+/// too (accounts that already have such a name keep it, and sign in and change passwords as
+/// before).
+pub fn check_new_credentials(username: &str, password: &str) -> Result<(), ApiError> {
+    let mut errors = match check_credentials(username, password) {
+        Ok(()) => Vec::new(),
+        Err(ApiError::Validation(fields)) => fields,
+        Err(e) => return Err(e),
+    };
+    if is_removed_accounts_name(username) && !errors.iter().any(|f| f.field == "username") {
+        errors.push(FieldError::new(
+            "username",
+            "names beginning with `deleted-` are kept for removed accounts; choose another",
+        ));
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(ApiError::Validation(errors))
+    }
+}
+
 /// Passwords at the top of the breached-password lists (8 characters or more, the only ones
 /// the length rule lets through), compared without case.
 // layout: long: a table of data.

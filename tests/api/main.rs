@@ -2,6 +2,7 @@
 //! a fresh database per test cloned from a migrated template, the real app on port 0.
 
 mod account_care;
+mod account_gaps;
 mod account_pages;
 mod account_theft;
 mod api_keys;

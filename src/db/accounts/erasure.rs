@@ -14,7 +14,8 @@ use crate::db::schema::{
 
 /// Removes what belongs to the account, inside the caller's transaction: its player link,
 /// its claims (their messages are its words), the invitations it accepted or that were sent to
-/// its address `email` (they hold the address), its staff roles, keys, sessions, codes and mail.
+/// its address `email` (they hold the address), its staff roles, keys, sessions, codes, and the
+/// mail to it or to its address.
 pub fn forget_belongings(
     conn: &mut PgConnection,
     id: UserId,
@@ -41,6 +42,18 @@ pub fn forget_belongings(
     diesel::delete(refresh_tokens::table.filter(refresh_tokens::user_id.eq(id))).execute(conn)?;
     diesel::delete(account_tokens::table.filter(account_tokens::user_id.eq(id))).execute(conn)?;
     diesel::delete(mail_outbox::table.filter(mail_outbox::user_id.eq(id))).execute(conn)?;
+    // Every other message to its address (an invitation's names no account): the export
+    // counts them as the person's, and their recipient is the address itself.
+    if let Some(email) = email {
+        diesel::delete(
+            mail_outbox::table.filter(
+                diesel::dsl::sql::<diesel::sql_types::Bool>("lower(to_address) = lower(")
+                    .bind::<diesel::sql_types::Text, _>(email.to_string())
+                    .sql(")"),
+            ),
+        )
+        .execute(conn)?;
+    }
     Ok(())
 }
 
@@ -56,21 +69,38 @@ pub fn remove_if_unreferenced(conn: &mut PgConnection, id: UserId) -> QueryResul
 }
 
 /// Turns the account into a nameless tombstone (`deleted-<id>`, no password, address or power),
-/// disabled and deleted at `now`, its access tokens refused.
+/// disabled and deleted at `now`, its access tokens refused. An account made before such names
+/// were refused to new accounts may hold `deleted-<id>`: the tombstone is then `deleted-<id>-2`
+/// (or the next number free), so a name taken never stops a removal. Each try in a savepoint of
+/// the caller's transaction.
 pub fn tombstone(conn: &mut PgConnection, id: UserId, now: DateTime<Utc>) -> QueryResult<()> {
-    diesel::update(users::table.find(id))
-        .set((
-            users::username.eq(format!("deleted-{id}")),
-            users::password_hash.eq("!"),
-            users::is_admin.eq(false),
-            users::email.eq(None::<String>),
-            users::email_verified_at.eq(None::<DateTime<Utc>>),
-            users::disabled_at.eq(now),
-            users::deleted_at.eq(now),
-            users::session_epoch.eq(users::session_epoch + 1),
-        ))
-        .execute(conn)
-        .map(drop)
+    let mut last = None;
+    for n in 1..=20 {
+        let name = match n {
+            1 => format!("deleted-{id}"),
+            n => format!("deleted-{id}-{n}"),
+        };
+        let renamed = conn.transaction(|conn| {
+            diesel::update(users::table.find(id))
+                .set((
+                    users::username.eq(name),
+                    users::password_hash.eq("!"),
+                    users::is_admin.eq(false),
+                    users::email.eq(None::<String>),
+                    users::email_verified_at.eq(None::<DateTime<Utc>>),
+                    users::disabled_at.eq(now),
+                    users::deleted_at.eq(now),
+                    users::session_epoch.eq(users::session_epoch + 1),
+                ))
+                .execute(conn)
+        });
+        match renamed {
+            Ok(_) => return Ok(()),
+            Err(e @ Error::DatabaseError(DatabaseErrorKind::UniqueViolation, _)) => last = Some(e),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last.unwrap_or(Error::NotFound))
 }
 
 /// The player linked to the account, its row locked.

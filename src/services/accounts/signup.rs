@@ -16,7 +16,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::auth::credentials::check_credentials;
+use crate::auth::credentials::check_new_credentials;
 use crate::auth::password;
 use crate::db::accounts::users::{self, SignedUp};
 use crate::db::accounts::{by_email, username_taken};
@@ -33,7 +33,8 @@ use crate::services::accounts::{outbox, tokens};
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"username": "kari", "email": "kari@example.no", "password": "a long passphrase"}))]
 pub struct SignUp {
-    /// 3-64 characters: letters, digits, `.`, `_`, `-`; unique without regard to case.
+    /// 3-64 characters: letters, digits, `.`, `_`, `-`; unique without regard to case; not
+    /// beginning with `deleted-` (kept for removed accounts).
     #[schema(example = "kari", pattern = "^[A-Za-z0-9._-]{3,64}$")]
     pub username: String,
     /// Where the verification code goes; unique without regard to case.
@@ -73,7 +74,7 @@ pub(crate) fn check_sign_up(
     email: &str,
     password: &str,
 ) -> Result<String, ApiError> {
-    let mut errors: Vec<FieldError> = match check_credentials(username, password) {
+    let mut errors: Vec<FieldError> = match check_new_credentials(username, password) {
         Ok(()) => Vec::new(),
         Err(ApiError::Validation(fields)) => fields,
         Err(e) => return Err(e),

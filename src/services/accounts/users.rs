@@ -4,7 +4,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use crate::auth::credentials::check_credentials;
+use crate::auth::credentials::check_new_credentials;
 use crate::auth::{password, Caller};
 use crate::db::accounts::users::UserSearch;
 use crate::db::accounts::{end_every_session, erasure, users};
@@ -23,7 +23,7 @@ pub fn create_user(
     is_admin: bool,
 ) -> Result<User, ApiError> {
     crate::db::transaction(conn, |conn| {
-        check_credentials(username, password_plain)?;
+        check_new_credentials(username, password_plain)?;
         let hash = password::hash(password_plain).map_err(ApiError::Internal)?;
         Ok(users::insert(
             conn,
@@ -41,7 +41,8 @@ pub fn create_user(
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"username": "referee.oslo", "password": "correct horse battery staple", "is_admin": false}))]
 pub struct CreateUser {
-    /// 3-64 characters: letters, digits, `.`, `_`, `-`.
+    /// 3-64 characters: letters, digits, `.`, `_`, `-`; not beginning with `deleted-` (kept for
+    /// removed accounts).
     #[schema(example = "kari.referee", pattern = "^[A-Za-z0-9._-]{3,64}$")]
     pub username: String,
     /// 10-256 characters, not the username, not a common password.

@@ -10,7 +10,7 @@ use chrono::{DateTime, Duration, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::auth::credentials::check_credentials;
+use crate::auth::credentials::check_new_credentials;
 use crate::auth::password;
 use crate::auth::secrets::{new_secret, secret_hash};
 use crate::auth::{Caller, MaybeCaller, StaffRole};
@@ -103,7 +103,8 @@ pub struct AcceptInvitation {
     /// Whether the invited player (if the invitation names one) is to be linked to the account.
     /// Without consent the player is registered but stays unlinked.
     pub consent_link_player: bool,
-    /// A new account's name (without a bearer token; `invite` and `open` modes only).
+    /// A new account's name (without a bearer token; `invite` and `open` modes only), as a
+    /// sign-up's: not beginning with `deleted-`.
     pub username: Option<String>,
     /// A new account's password (with `username`).
     pub password: Option<String>,
@@ -288,7 +289,7 @@ fn who<'a>(
                         .into(),
                 ));
             }
-            check_credentials(username, pw)?;
+            check_new_credentials(username, pw)?;
             let hash = password::hash(pw).map_err(ApiError::Internal)?;
             Ok(Who::New { username, hash })
         }
