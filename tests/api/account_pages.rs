@@ -419,3 +419,54 @@ async fn an_existing_account_accepts_with_its_password_counted_by_the_sign_in_th
         1
     );
 }
+
+/// The inviter's words are quoted text in both parts of the message: a link or a code of
+/// theirs (here from an account that is no admin, who made a tournament) is never the HTML
+/// part's button, nor a link or a code of it; the button is the invitation's own link.
+#[actix_web::test]
+async fn an_inviters_link_is_never_the_invitations_button() {
+    let sink = SmtpSink::start();
+    let app = spawn_app_with_signup(SignupMode::Invite, Some(&sink.url())).await;
+    let (_, stranger) = app.user("stranger").await;
+    let tid = app.tournament(&stranger, "agricola_norway").await;
+    let before = sink.to("kari@example.no").len();
+    let message = "Open this link to accept:\n\nhttps://evil.example/accept\n\n\
+                   in_0000fakefakefake\n\nSee you!";
+    invite(
+        &app,
+        &stranger,
+        tid,
+        json!({"email": "kari@example.no", "message": message}),
+    )
+    .await;
+    let mail = next_mail(&sink, "kari@example.no", before).await;
+    let text = mail.body().replace("\r\n", "\n");
+    assert!(
+        text.contains("> Open this link to accept:\n>\n> https://evil.example/accept\n>\n> in_0000fakefakefake\n>\n> See you!"),
+        "{text}"
+    );
+    let link = mail
+        .link("/account/invitation")
+        .expect("the invitation's link");
+    assert!(!link.contains("evil"), "{link}");
+    let code = link.split("code=").nth(1).expect("a code").to_string();
+    let html = mail.html().expect("an HTML part");
+    let first = html.find("<a href=\"").expect("a button") + 9;
+    assert_eq!(
+        &html[first..first + link.len()],
+        link.replace('&', "&amp;"),
+        "{html}"
+    );
+    assert_eq!(html.matches("<a ").count(), 1, "one link: {html}");
+    assert!(!html.contains("href=\"https://evil"), "{html}");
+    let codes: Vec<&str> = html
+        .split("<code")
+        .skip(1)
+        .map(|c| c.split('>').nth(1).unwrap().split('<').next().unwrap())
+        .collect();
+    assert_eq!(codes, [code.as_str()], "{html}");
+    assert!(
+        html.contains("https://evil.example/accept"),
+        "shown as text: {html}"
+    );
+}

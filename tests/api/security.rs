@@ -57,6 +57,65 @@ async fn csv_exports_neutralise_formulas() {
     }
 }
 
+/// Excel in the Norwegian, Polish and German settings splits a CSV at `;` and takes its
+/// commas and quotes as text, so a formula after a `;` in a name opens as a cell of its own
+/// (OWASP: "take care of the field separator"): it is exported as text too, after the `;`
+/// and any spaces, with `=`, `+`, `-` and `@`; a `;` before anything else stays as it is.
+#[actix_web::test]
+async fn csv_exports_neutralise_formulas_after_a_semicolon() {
+    let app = spawn_app().await;
+    let admin = app.admin_token().await;
+    let tid = app.tournament(&admin, "agricola_norway").await;
+    let names = [
+        "Kari;=HYPERLINK(\"http://evil.example\",\"click\")",
+        "Ola; +2",
+        "Per;-3;@SUM(A1)",
+        "Liv; Oslo",
+    ];
+    for name in names {
+        let r = app
+            .post("/api/v1/players", Some(&admin), json!({"name": name}))
+            .await;
+        assert_eq!(r.status(), 201);
+        let p = r.json::<Value>().await.unwrap()["id"].clone();
+        let r = app
+            .post(
+                &format!("/api/v1/tournaments/{tid}/registrations"),
+                Some(&admin),
+                json!({"player_id": p}),
+            )
+            .await;
+        assert_eq!(r.status(), 201);
+    }
+    for path in ["standings.csv", "standings?format=csv"] {
+        let csv = app
+            .get(&format!("/api/v1/tournaments/{tid}/{path}"), Some(&admin))
+            .await
+            .text()
+            .await
+            .unwrap();
+        for shown in [
+            "\"Kari;'=HYPERLINK(\"\"http://evil.example\"\",\"\"click\"\")\"",
+            "Ola; '+2",
+            "Per;'-3;'@SUM(A1)",
+            "Liv; Oslo",
+        ] {
+            assert!(csv.contains(shown), "{shown} in {csv}");
+        }
+        for line in csv.lines() {
+            // The cells a spreadsheet splitting at `;` opens: none is a formula.
+            for cell in line.split(';').skip(1) {
+                assert!(
+                    !cell
+                        .trim_start_matches(' ')
+                        .starts_with(['=', '+', '-', '@']),
+                    "a live formula after a ';' in {path}: {line}"
+                );
+            }
+        }
+    }
+}
+
 /// Linking an account to a player needs the account's consent: an organiser cannot link a
 /// stranger's account (their `/me` would show the organiser's player); the owner or an admin
 /// can.

@@ -378,12 +378,28 @@ fn invitation_text(language: Language, inv: &Invitation<'_>) -> (String, String)
     if let Some(venue) = inv.venue.filter(|v| !v.trim().is_empty()) {
         details.push_str(&format!("\n{where_}: {venue}"));
     }
-    let message = inv.message.trim();
+    let message = quoted(inv.message);
     let mut intro = format!("{intro}\n\n{details}");
     if !message.is_empty() {
         intro.push_str(&format!("\n\n{says}:\n\n{message}"));
     }
     (subject, coded(&p, "", &intro, inv.code, inv.link))
+}
+
+/// The inviter's own words, every line after `>` as mail quotes them, in one paragraph: the
+/// HTML part (`infra::mail::html_of`) shows them as text, never as the message's button, a
+/// link or a code of ours (a stranger who made a tournament could otherwise send anyone the
+/// service's "accept" button leading to a site of their own, above the real link).
+fn quoted(words: &str) -> String {
+    words
+        .trim()
+        .lines()
+        .map(|l| match l.trim_end() {
+            "" => ">".to_string(),
+            l => format!("> {l}"),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// Someone signed up with an address that already has an account.
@@ -527,7 +543,17 @@ mod tests {
         assert!(body.contains("When: 2027-03-06 – 2027-03-07"), "{body}");
         assert!(body.contains("Where: Chateau Neuf"), "{body}");
         assert!(
-            body.contains("A message from the organiser:\n\nBring a pen."),
+            body.contains("A message from the organiser:\n\n> Bring a pen."),
+            "{body}"
+        );
+        // Their words stay one quoted paragraph, blank lines and links included.
+        let body = render(
+            Language::En,
+            &invitation(" Hi!\r\n\r\nhttps://x.example \n", None, None),
+        )
+        .body;
+        assert!(
+            body.contains("organiser:\n\n> Hi!\n>\n> https://x.example\n\n"),
             "{body}"
         );
         let bare = render(Language::Nb, &invitation("  ", None, None)).body;
