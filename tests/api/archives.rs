@@ -9,7 +9,7 @@ use crate::case_fixtures::{ok, open_case, setup, Event};
 use crate::helpers::{problem, spawn_app, TestApp};
 
 /// A played Ashes event on `a`: two rounds, a correction, a case upheld with a penalty.
-async fn played_event(a: &TestApp) -> Event {
+pub(crate) async fn played_event(a: &TestApp) -> Event {
     let e = setup(a, true).await;
     let (table, winner, loser) = e.tables[0];
     let case = open_case(
@@ -49,7 +49,7 @@ async fn played_event(a: &TestApp) -> Event {
     e
 }
 
-async fn json_of(app: &TestApp, path: &str, token: Option<&str>) -> Value {
+pub(crate) async fn json_of(app: &TestApp, path: &str, token: Option<&str>) -> Value {
     ok(app.get(path, token).await, 200).await
 }
 
@@ -99,7 +99,7 @@ fn names_of(board: &Value) -> Vec<Value> {
         .collect()
 }
 
-fn count(url: &str, table: &str) -> i64 {
+pub(crate) fn count(url: &str, table: &str) -> i64 {
     #[derive(QueryableByName)]
     struct N {
         #[diesel(sql_type = diesel::sql_types::BigInt)]
@@ -114,13 +114,13 @@ fn count(url: &str, table: &str) -> i64 {
 
 /// The key of a forger whom the importing admin was made to trust (issue 37: the semantic
 /// checks still hold then).
-fn forger() -> tourney::services::archives::ArchiveKeys {
+pub(crate) fn forger() -> tourney::services::archives::ArchiveKeys {
     tourney::services::archives::ArchiveKeys::new([7; 32], Vec::new())
 }
 
 /// Re-signs a changed archive the way an exporter would (a forger who knows the format): a new
 /// digest, signed with the forger's key.
-fn resign(archive: &mut Value) {
+pub(crate) fn resign(archive: &mut Value) {
     let content: tourney::services::archives::ArchiveContent =
         serde_json::from_value(archive["content"].clone()).unwrap();
     let digest = tourney::services::archives::digest_of(&content).unwrap();

@@ -5,6 +5,7 @@
 
 use serde_json::{json, Value};
 
+use crate::archives::{forger, resign};
 use crate::case_fixtures::ok;
 use crate::event_fixtures::{event, new_round, play_round};
 use crate::helpers::{fields, problem, spawn_app, TestApp};
@@ -325,6 +326,120 @@ async fn a_check_in_after_a_central_change_is_refused_and_the_organiser_ends_a_s
         problem(r, 422).await["errors"][0]["field"],
         "archive.digest"
     );
+}
+
+/// The venue's archive is signed by whatever key the organiser names, so a check-in takes only
+/// what a change here could make: the ruleset, its overrides and the table size are fixed when
+/// the tournament is created (409), a setting a PATCH changes stays within the PATCH's limits
+/// (422 naming the archive's field), and nothing is written on a refusal; a change within them
+/// is checked in.
+#[actix_web::test]
+async fn a_check_in_keeps_the_fixed_settings_and_the_limits_of_a_change() {
+    let central = spawn_app().await;
+    let venue = spawn_app().await;
+    let (tid, org, referee, _) = event(&central, "agricola_norway", 8).await;
+    let r1 = new_round(&central, tid, &org, json!({"method": "random"})).await;
+    play_round(&central, tid, &referee, &r1, |p| 10 + p % 7).await;
+    let path = format!("/api/v1/tournaments/{tid}/checkout");
+    let out = ok(
+        central
+            .post(&path, Some(&org), json!({"runs_at": "Hyttetur"}))
+            .await,
+        200,
+    )
+    .await;
+    let admin_v = venue.admin_token().await;
+    let (vtid, mut back) = run_at_venue(&venue, &admin_v, &out["archive"], &central).await;
+    let played = ok(
+        venue
+            .get(
+                &format!("/api/v1/tournaments/{vtid}/archive"),
+                Some(&admin_v),
+            )
+            .await,
+        200,
+    )
+    .await;
+    // The organiser edits the venue's archive and signs it with a key of their own.
+    back["trust_key"] = json!(forger().public_hex());
+    let checkin = format!("/api/v1/tournaments/{tid}/checkin");
+    let send = |column: &str, value: Value| {
+        let mut forged = played.clone();
+        forged["content"]["tournament"][column] = value;
+        resign(&mut forged);
+        check_in_body(&forged, &back)
+    };
+    let fixed = [
+        ("ruleset", json!("ashes_league")),
+        ("ruleset_overrides", json!({"clarification_bonus": 5})),
+        ("table_size", json!(5)),
+    ];
+    for (column, value) in fixed {
+        let r = central
+            .post(&checkin, Some(&org), send(column, value))
+            .await;
+        let p = problem(r, 409).await;
+        let at = format!("archive.content.tournament.{column}");
+        assert_eq!(fields(&p), vec![at.as_str()], "{p}");
+    }
+    let starts_on = played["content"]["tournament"]["starts_on"]
+        .as_str()
+        .unwrap();
+    let far =
+        chrono::NaiveDate::parse_from_str(starts_on, "%Y-%m-%d").unwrap() + chrono::Days::new(60);
+    let beyond = [
+        ("name", json!("x".repeat(201))),
+        ("name", json!(" ")),
+        ("name", Value::Null),
+        ("game", json!("g".repeat(101))),
+        ("venue", json!("v".repeat(201))),
+        ("venue", json!("")),
+        ("planned_rounds", json!(51)),
+        ("planned_rounds", json!(0)),
+        ("appeal_window_minutes", json!(10081)),
+        ("appeal_window_minutes", json!(-1)),
+        ("prize_places", json!(0)),
+        ("qualification_places", json!(1001)),
+        ("country", json!("XYZ")),
+        ("country", json!("no")),
+        ("time_zone", json!("Mars/Olympus")),
+        ("ends_on", json!(far.to_string())),
+    ];
+    for (column, value) in beyond {
+        let r = central
+            .post(&checkin, Some(&org), send(column, value.clone()))
+            .await;
+        let p = problem(r, 422).await;
+        let at = format!("archive.content.tournament.{column}");
+        assert_eq!(fields(&p), vec![at.as_str()], "{column} = {value}: {p}");
+    }
+    let t = ok(
+        central
+            .get(&format!("/api/v1/tournaments/{tid}"), None)
+            .await,
+        200,
+    )
+    .await;
+    assert_eq!(t["checked_out_to"], "Hyttetur", "nothing was written");
+    assert_eq!(t["ruleset"], "agricola_norway");
+    // A change an organiser makes here is checked in: a new name within the limits.
+    let r = central
+        .post(
+            &checkin,
+            Some(&org),
+            send("name", json!("Hyttetur (venue)")),
+        )
+        .await;
+    assert_eq!(ok(r, 200).await["state"], "in");
+    let t = ok(
+        central
+            .get(&format!("/api/v1/tournaments/{tid}"), None)
+            .await,
+        200,
+    )
+    .await;
+    assert_eq!(t["name"], "Hyttetur (venue)");
+    assert!(t["checked_out_to"].is_null());
 }
 
 #[derive(diesel::QueryableByName)]

@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, HashSet};
 use chrono::{DateTime, NaiveDate, Utc};
 use serde_json::Value;
 
-use super::TournamentArchive;
+use super::{canonical, TournamentArchive};
 use crate::auth::Caller;
 use crate::db::ids::TournamentId;
 use crate::db::models::Tournament;
@@ -23,6 +23,7 @@ use crate::services::ratings::{
     held_round_time, held_tournament_times, time_verdict, HeldTimes, TimeChange, TimeVerdict,
 };
 use crate::services::running::time_of_play::check_stated;
+use crate::services::validate::Check;
 
 /// A refused change of time, to keep after the check-in rolled back: (pool, changes).
 pub(super) type RefusedTimes = Option<(i64, Vec<TimeChange>)>;
@@ -79,6 +80,94 @@ pub(super) fn check_status(t: &Tournament, archive: &TournamentArchive) -> Resul
             next.as_str()
         ),
     ))
+}
+
+/// The settings fixed when a tournament is created: no change here makes them.
+const FIXED: &[&str] = &["ruleset", "ruleset_overrides", "table_size"];
+
+/// The texts a change here names and their longest length (`true`: required).
+const TEXTS: &[(&str, usize, bool)] = &[
+    ("name", 200, true),
+    ("game", 100, true),
+    ("venue", 200, false),
+];
+
+/// The numbers a change here sets and their bounds.
+const NUMBERS: &[(&str, i64, i64)] = &[
+    ("planned_rounds", 1, 50),
+    ("appeal_window_minutes", 0, 10080),
+    ("prize_places", 1, 1000),
+    ("qualification_places", 0, 1000),
+];
+
+/// The archive's settings are ones a change here could make (`base`: the content as checked
+/// out, which is the tournament here): its ruleset, overrides and table size as they are (409
+/// naming the archive's field otherwise), and every setting it changes within what a PATCH
+/// takes (422 naming each field at fault). A setting left as it is is never refused.
+pub(super) fn check_settings(base: &Value, archive: &TournamentArchive) -> Result<(), ApiError> {
+    let row = &archive.content.tournament;
+    let here = base.get("tournament");
+    let text = |v: Option<&Value>| {
+        let mut s = String::new();
+        canonical(v.unwrap_or(&Value::Null), &mut s);
+        s
+    };
+    let changed = |c: &str| text(row.get(c)) != text(here.and_then(|t| t.get(c)));
+    if let Some(c) = FIXED.iter().find(|c| changed(c)) {
+        return Err(ApiError::conflict_at(
+            format!("{AT}.{c}"),
+            format!("a tournament's {c} is fixed when it is created: a check-in cannot change it"),
+        ));
+    }
+    let mut check = Check::new();
+    let field = |c: &str| format!("{AT}.{c}");
+    let get = |c: &str| row.get(c).unwrap_or(&Value::Null);
+    for &(c, max, required) in TEXTS.iter().filter(|(c, _, _)| changed(c)) {
+        match get(c) {
+            Value::String(v) if v.trim() == v => {
+                check.text(&field(c), v, max);
+            }
+            Value::Null if !required => {}
+            _ => check.fail(&field(c), format!("must be a text of 1-{max} characters")),
+        }
+    }
+    for &(c, min, max) in NUMBERS.iter().filter(|(c, _, _)| changed(c)) {
+        match get(c).as_i64() {
+            Some(v) => check.range(&field(c), v, min, max),
+            None => check.fail(&field(c), format!("must be between {min} and {max}")),
+        }
+    }
+    if changed("country") {
+        let code = |v: &str| v.len() == 2 && v.bytes().all(|b| b.is_ascii_uppercase());
+        if !(get("country").is_null() || get("country").as_str().is_some_and(code)) {
+            let why = "must be an ISO 3166-1 alpha-2 country code in capitals such as NO or PL";
+            check.fail(&field("country"), why);
+        }
+    }
+    if changed("time_zone") {
+        match get("time_zone") {
+            Value::String(v) if v.trim() == v => {
+                check.time_zone(&field("time_zone"), v);
+            }
+            _ => check.fail(
+                &field("time_zone"),
+                "must be an IANA time zone such as Europe/Oslo",
+            ),
+        }
+    }
+    if changed("starts_on") || changed("ends_on") {
+        use chrono::Datelike;
+        let date = |c: &str| serde_json::from_value::<NaiveDate>(get(c).clone()).ok();
+        if let Some((s, e)) = date("starts_on").zip(date("ends_on")) {
+            let days = (e - s).num_days() + 1;
+            let why = "must make the tournament 1-60 days long (starts_on to ends_on)";
+            check.ensure((1..=60).contains(&days), &field("ends_on"), why);
+            if !(1..=9999).contains(&s.year()) {
+                check.fail(&field("starts_on"), "must be a date in the years 1-9999");
+            }
+        }
+    }
+    check.finish()
 }
 
 /// The archive's field at `at`, read as `T` (422 naming it otherwise).

@@ -8,9 +8,12 @@ use sha2::{Digest, Sha256};
 
 use super::spec::{JsonIds, Kind, TableSpec, PENALTY_KEYS, PLAYER_KEYS, TABLES, TOURNAMENT};
 use super::{canonical, digest_of, ArchiveContent, Row, TournamentArchive, FORMAT, READS};
+use crate::db::models::TournamentRules;
+use crate::domain::colours::TableColours;
+use crate::domain::entries::{AppliedRemedy, Remedy, ReportedResult};
 use crate::domain::rng::Seed;
-use crate::domain::scoring::{Preset, Ruleset};
-use crate::domain::seating::{draw_round, Draw, DrawInput};
+use crate::domain::scoring::{Preset, Ruleset, RulesetOverride, SeatResult};
+use crate::domain::seating::{draw_round, Draw, DrawInput, RoundOptions};
 use crate::domain::DrawRng;
 use crate::error::{ApiError, FieldError};
 use crate::services::running::round_input::FROM_EARLIER_ROUNDS;
@@ -219,6 +222,71 @@ pub fn check_references(content: &ArchiveContent, known: &Known) -> Result<(), A
     }
 }
 
+/// Reads a stored JSON value as `T`, as the service reads its column (`Err`: why not).
+fn reads_as<T: serde::de::DeserializeOwned>(v: &Value) -> Result<(), String> {
+    serde_json::from_value::<T>(v.clone())
+        .map(drop)
+        .map_err(|e| e.to_string())
+}
+
+/// Reads a nullable stored JSON value as `T` (null is none).
+fn reads_as_or_null<T: serde::de::DeserializeOwned>(v: &Value) -> Result<(), String> {
+    reads_as::<Option<T>>(v)
+}
+
+/// Whether a stored JSON value reads as a column's type (`Err`: why not).
+type Reads = fn(&Value) -> Result<(), String>;
+
+/// The JSON columns the service reads as its types (`src/db`'s rows), by section, beside the
+/// draws and draw inputs [`check_references`] reads: a value that does not read would be stored
+/// and break every later read of the tournament (a 500).
+const TYPED: &[(&str, &str, Reads)] = &[
+    ("rounds", "options", reads_as::<RoundOptions>),
+    ("rounds", "colours", reads_as_or_null::<Vec<TableColours>>),
+    ("results", "seats", reads_as::<Vec<SeatResult>>),
+    ("cases", "evidence_links", reads_as::<Vec<String>>),
+    ("cases", "requested_remedies", reads_as::<Vec<Remedy>>),
+    ("cases", "remedy", reads_as_or_null::<Vec<AppliedRemedy>>),
+    ("votes", "remedy", reads_as_or_null::<Vec<Remedy>>),
+    ("result_reports", "body", reads_as::<ReportedResult>),
+];
+
+/// Every JSON column the service reads as a type reads as it (422 naming each row and column at
+/// fault, at most 20): the tournament's ruleset with its overrides, a round's options and
+/// colours, a result's seats, a case's evidence and remedies, a vote's remedy, a report's body.
+pub fn check_types(content: &ArchiveContent) -> Result<(), ApiError> {
+    let mut errors = Vec::new();
+    let t = &content.tournament;
+    let at = format!("{AT}.content.tournament");
+    let column = |c: &str| t.get(c).cloned().unwrap_or(Value::Null);
+    match serde_json::from_value::<Preset>(column("ruleset")) {
+        Err(e) => errors.push(FieldError::new(format!("{at}.ruleset"), e.to_string())),
+        Ok(preset) => {
+            let overrides =
+                serde_json::from_value::<Option<RulesetOverride>>(column("ruleset_overrides"))
+                    .map_err(|e| e.to_string())
+                    .and_then(|o| TournamentRules::new(preset, o.unwrap_or_default()));
+            if let Err(e) = overrides {
+                errors.push(FieldError::new(format!("{at}.ruleset_overrides"), e));
+            }
+        }
+    }
+    for (section, column, reads) in TYPED {
+        for (i, row) in rows(content, section).iter().enumerate() {
+            if let Err(e) = reads(row.get(*column).unwrap_or(&Value::Null)) {
+                let at = format!("{AT}.content.{section}[{i}].{column}");
+                errors.push(FieldError::new(at, e));
+            }
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        errors.truncate(20);
+        Err(ApiError::Validation(errors))
+    }
+}
+
 /// A draw's seed (64 hex digits) checked against its published commitment (the hex SHA-256 of
 /// the seed's 32 bytes).
 pub fn seed_against_commitment(
@@ -378,4 +446,51 @@ pub fn check_draws(content: &ArchiveContent) -> Result<(), ApiError> {
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn row(v: Value) -> Row {
+        v.as_object().cloned().unwrap()
+    }
+
+    fn fields(content: &ArchiveContent) -> Vec<String> {
+        match check_types(content) {
+            Ok(()) => Vec::new(),
+            Err(ApiError::Validation(errors)) => errors.into_iter().map(|e| e.field).collect(),
+            Err(e) => panic!("{e:?}"),
+        }
+    }
+
+    #[test]
+    fn every_typed_column_reads_as_its_type_or_is_named() {
+        let mut content = ArchiveContent {
+            tournament: row(json!({"ruleset": "agricola_norway", "ruleset_overrides": {}})),
+            votes: vec![row(json!({"remedy": null}))],
+            ..Default::default()
+        };
+        assert_eq!(fields(&content), Vec::<String>::new());
+        content.tournament = row(json!({"ruleset": "chess", "ruleset_overrides": {}}));
+        assert_eq!(fields(&content), ["archive.content.tournament.ruleset"]);
+        content.tournament = row(json!({"ruleset": "agricola_norway", "ruleset_overrides": 7}));
+        assert_eq!(
+            fields(&content),
+            ["archive.content.tournament.ruleset_overrides"]
+        );
+        content.tournament = row(json!({"ruleset": "agricola_norway", "ruleset_overrides": null}));
+        for (section, column, _) in TYPED {
+            let mut bad = content.clone();
+            let mut r = Row::new();
+            r.insert((*column).into(), json!(5));
+            bad.section_mut(section).unwrap().push(r);
+            let at = format!(
+                "archive.content.{section}[{}].{column}",
+                rows(&bad, section).len() - 1
+            );
+            assert!(fields(&bad).contains(&at), "{at}: {:?}", fields(&bad));
+        }
+    }
 }

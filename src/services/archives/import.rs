@@ -7,7 +7,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 
-use super::checks::{check_draws, check_envelope, check_players, check_references, known_ids};
+use super::checks::{
+    check_draws, check_envelope, check_players, check_references, check_types, known_ids,
+};
 use super::spec::{JsonIds, Kind, TableSpec, PENALTY_KEYS, PLAYER_KEYS, TABLES, TOURNAMENT};
 use super::{ArchiveKeys, Row, TournamentArchive, Trust};
 use crate::auth::{Caller, StaffRole};
@@ -410,6 +412,7 @@ pub(super) fn checked(
     check_players(&archive.content.players, "archive.content.players")?;
     let known = known_ids(&archive.content);
     check_references(&archive.content, &known)?;
+    check_types(&archive.content)?;
     check_draws(&archive.content)?;
     Ok(known)
 }
