@@ -26,6 +26,21 @@ pub struct MaybeCaller(pub Option<Caller>);
 pub use crate::domain::staff::StaffRole;
 
 impl Caller {
+    /// Whether the caller's own lists (`/me/tournaments`, `/me/games`) may show tournament
+    /// `id`. Signed in or with an unlimited key: every one. A key limited to a tournament reads
+    /// that one only, and a key limited to a rating pool none: a key reads nothing of its
+    /// owner's beyond its limit, even through `/me`.
+    pub fn key_reaches_tournament(&self, id: i64) -> bool {
+        match self.key.as_deref() {
+            None => true,
+            Some(k) => match (k.tournament_id, k.pool_id) {
+                (Some(t), _) => t == id,
+                (None, Some(_)) => false,
+                (None, None) => true,
+            },
+        }
+    }
+
     /// 403 unless the caller is an admin.
     pub fn require_admin(&self) -> Result<(), ApiError> {
         if self.is_admin {

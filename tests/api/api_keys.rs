@@ -6,7 +6,7 @@ use std::time::Duration;
 use reqwest::Method;
 use serde_json::{json, Value};
 
-use crate::event_fixtures::{event, new_round};
+use crate::event_fixtures::{event, linked_player_with, new_round};
 use crate::helpers::{fields, problem, spawn_app, TestApp};
 
 async fn create_key(app: &TestApp, token: &str, body: Value) -> (String, Value) {
@@ -370,4 +370,85 @@ async fn a_key_is_limited_by_the_decoded_path_it_reaches() {
         )
         .await;
     assert_eq!(r.status(), 201);
+}
+
+/// A limited key reads nothing of its owner's beyond its limit, even through `/me`: a stolen
+/// key limited to one tournament used to list the owner's other tournaments (drafts too) and
+/// games in every tournament.
+#[actix_web::test]
+async fn a_limited_key_reads_its_owners_lists_within_its_limit() {
+    let app = spawn_app().await;
+    let admin = app.admin_token().await;
+    let (tid, org, _, _) = event(&app, "tantrix", 3).await;
+    let draft = app.tournament(&org, "tantrix").await;
+    let (kari_player, kari) = linked_player_with(&app, tid, "Kari", json!({})).await;
+    new_round(&app, tid, &org, json!({"method": "round_robin"})).await;
+    let r = app
+        .post(
+            "/api/v1/rating-pools",
+            Some(&admin),
+            json!({"name": "Tantrix Norway", "time_zone": "Europe/Oslo"}),
+        )
+        .await;
+    assert_eq!(r.status(), 201);
+    let pool = r.json::<Value>().await.unwrap()["id"].as_i64().unwrap();
+    let ids = |v: &Value| -> Vec<i64> {
+        v["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["tournament_id"].as_i64().unwrap())
+            .collect()
+    };
+    let read = |token: String, path: &'static str| {
+        let app = &app;
+        async move {
+            let r = app.get(path, Some(&token)).await;
+            assert_eq!(r.status(), 200);
+            r.json::<Value>().await.unwrap()
+        }
+    };
+    // The organiser's keys: the unlimited one lists both tournaments (the draft too), the one
+    // limited to the event that one only, the one limited to the draft the draft only, the
+    // pool's none.
+    let limits = [
+        (json!({}), vec![tid, draft]),
+        (json!({"tournament_id": tid}), vec![tid]),
+        (json!({"tournament_id": draft}), vec![draft]),
+        (json!({"pool_id": pool}), vec![]),
+    ];
+    for (limit, expected) in &limits {
+        let mut body = json!({"name": "lists", "scopes": ["read"]});
+        body.as_object_mut()
+            .unwrap()
+            .extend(limit.as_object().unwrap().clone());
+        let (key, _) = create_key(&app, &org, body).await;
+        let mut listed = ids(&read(key, "/api/v1/me/tournaments").await);
+        listed.sort();
+        let mut expected = expected.clone();
+        expected.sort();
+        assert_eq!(listed, expected, "{limit}");
+    }
+    // The player's games: all of them unlimited or limited to the event, none through a key
+    // limited to another tournament or to a pool.
+    for (limit, games) in [
+        (json!({}), 1),
+        (json!({"tournament_id": tid}), 1),
+        (json!({"tournament_id": draft}), 0),
+        (json!({"pool_id": pool}), 0),
+    ] {
+        let mut body = json!({"name": "games", "scopes": ["read"]});
+        body.as_object_mut()
+            .unwrap()
+            .extend(limit.as_object().unwrap().clone());
+        let (key, _) = create_key(&app, &kari, body).await;
+        let mine = read(key.clone(), "/api/v1/me/games").await;
+        assert_eq!(mine["player_id"], kari_player, "{limit}");
+        assert_eq!(mine["upcoming"].as_array().unwrap().len(), games, "{limit}");
+        let theirs = ids(&read(key, "/api/v1/me/tournaments").await);
+        assert_eq!(theirs.len(), games, "{limit}");
+    }
+    // Signed in, nothing is held back.
+    let signed_in = read(kari.clone(), "/api/v1/me/games").await;
+    assert_eq!(signed_in["upcoming"].as_array().unwrap().len(), 1);
 }

@@ -38,9 +38,11 @@ pub struct CreateApiKey {
     /// At least one; `admin` only for admins.
     #[schema(min_items = 1, max_items = 4)]
     pub scopes: Vec<Scope>,
-    /// Limit the key to this tournament's paths.
+    /// Limit the key to this tournament's paths (its owner's `/me/tournaments` and `/me/games`
+    /// then show this tournament only).
     pub tournament_id: Option<i64>,
-    /// Limit the key to this rating pool's paths.
+    /// Limit the key to this rating pool's paths (its owner's `/me/tournaments` and `/me/games`
+    /// then show no tournament).
     pub pool_id: Option<i64>,
     /// When the key stops working (none: until revoked).
     pub expires_at: Option<DateTime<Utc>>,

@@ -106,7 +106,7 @@ fn my_player(conn: &mut PgConnection, caller: &Caller) -> Result<Option<i64>, Ap
 }
 
 /// The caller's games in every tournament their player is registered in (drafts of rounds and
-/// of tournaments are not shown).
+/// of tournaments are not shown; with a limited key, only the tournaments it reaches).
 pub fn my_games(conn: &mut PgConnection, caller: &Caller) -> Result<MyGames, ApiError> {
     let Some(me) = my_player(conn, caller)? else {
         return Ok(MyGames {
@@ -115,7 +115,8 @@ pub fn my_games(conn: &mut PgConnection, caller: &Caller) -> Result<MyGames, Api
             past: Vec::new(),
         });
     };
-    let entered = store::entered(conn, PlayerId(me))?;
+    let mut entered = store::entered(conn, PlayerId(me))?;
+    entered.retain(|(t, _)| caller.key_reaches_tournament(t.0));
     let (mut upcoming, mut past) = (Vec::new(), Vec::new());
     let ids: Vec<TournamentId> = entered.iter().map(|(t, _)| *t).collect();
     let names = store::names_in(conn, &ids)?;
@@ -203,7 +204,8 @@ pub struct MyTournament {
 }
 
 /// The tournaments where the caller's player is registered or the caller holds a staff role,
-/// newest start first (drafts only where the caller is staff).
+/// newest start first (drafts only where the caller is staff; with a limited key, only what
+/// it reaches: `Caller::key_reaches_tournament`).
 pub fn my_tournaments(
     conn: &mut PgConnection,
     caller: &Caller,
@@ -218,6 +220,7 @@ pub fn my_tournaments(
     Ok(store::tournaments_by_start(conn, &ids)?
         .into_iter()
         .filter(|t| t.status != TournamentStatus::Draft || roles.contains_key(&t.id))
+        .filter(|t| caller.key_reaches_tournament(t.id.0))
         .map(|t| MyTournament {
             tournament_id: t.id.0,
             name: t.name,
