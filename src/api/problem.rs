@@ -253,7 +253,10 @@ pub async fn explain(
         .and_then(|v| v.to_str().ok())
         .is_some_and(|a| a.contains("json"));
     let mut resp = HttpResponse::Ok();
-    resp.insert_header((header::CACHE_CONTROL, "public, max-age=86400"));
+    // Kept a day by shared caches too: the answer depends on `Accept`, so a cache must not
+    // give a browser's page to a client that asked for JSON, nor the other way round.
+    resp.insert_header((header::CACHE_CONTROL, "public, max-age=86400"))
+        .insert_header((header::VARY, "Accept"));
     if wants_json {
         return Ok(resp.json(ProblemType {
             kind: format!("/problems/{name}"),

@@ -80,16 +80,22 @@ async fn every_problem_type_resolves_to_a_page() {
     for (kind, title, status, _) in tourney::error::PROBLEM_KINDS {
         let page = app.get(&format!("/problems/{kind}"), None).await;
         assert_eq!(page.status(), 200, "/problems/{kind}");
+        // Kept by shared caches for a day, the page and the JSON each for their `Accept`.
+        let varies_on_accept = |r: &reqwest::Response| {
+            let vary = r.headers()["vary"].to_str().unwrap().to_string();
+            vary.split(',')
+                .any(|v| v.trim().eq_ignore_ascii_case("accept"))
+        };
+        assert!(varies_on_accept(&page), "{:?}", page.headers());
         assert!(page.text().await.unwrap().contains(title));
-        let json: serde_json::Value = app
+        let answer = app
             .req(reqwest::Method::GET, &format!("/problems/{kind}"), None)
             .header("accept", "application/json")
             .send()
             .await
-            .unwrap()
-            .json()
-            .await
             .unwrap();
+        assert!(varies_on_accept(&answer), "{:?}", answer.headers());
+        let json: serde_json::Value = answer.json().await.unwrap();
         assert_eq!(json["status"], *status);
         assert_eq!(json["type"], format!("/problems/{kind}"));
     }
