@@ -424,6 +424,12 @@ fn claim_text(
     reason: &str,
 ) -> (String, String) {
     use Language::*;
+    // The decider's words, quoted as the inviter's are: never the message's button, a link or
+    // a code of ours (whoever made the player decides claims on it).
+    let reason = &match reason.trim() {
+        "" => String::new(),
+        words => quoted(words),
+    };
     match (language, approved) {
         (En, true) => ("Your claim was approved".into(), format!("Hello {username},\n\nyour account is now linked to the player \"{player}\".\n{reason}\n")),
         (En, false) => ("Your claim was refused".into(), format!("Hello {username},\n\nyour claim on the player \"{player}\" was refused. The reason given:\n\n{reason}\n")),
@@ -525,6 +531,30 @@ mod tests {
                     .expect("the code on its own line");
                 assert!(at_link < at_code, "{l:?}: {body}");
                 assert_eq!(body.matches(&link).count(), 1);
+            }
+        }
+    }
+
+    #[test]
+    fn a_claims_reason_is_quoted_never_the_messages_button_or_code() {
+        let decided = |approved, reason| Mail::ClaimDecided {
+            username: "kari",
+            player: "Kari Nordmann",
+            approved,
+            reason,
+        };
+        for l in Language::ALL {
+            for approved in [true, false] {
+                let t = render(
+                    l,
+                    &decided(approved, "See\n\nhttps://x.example\n\nAB12CD34EF"),
+                );
+                assert!(t.body.contains("> https://x.example"), "{l:?}: {}", t.body);
+                let html = crate::infra::mail::html_of(&t.subject, &t.body);
+                assert!(!html.contains("<a href"), "{l:?}: {html}");
+                assert!(!html.contains("<code"), "{l:?}: {html}");
+                let none = render(l, &decided(approved, "  ")).body;
+                assert!(!none.contains('>'), "{l:?}: {none}");
             }
         }
     }
