@@ -219,8 +219,10 @@ pub fn my_tournaments(
     let ids: Vec<TournamentId> = registered.keys().chain(roles.keys()).copied().collect();
     Ok(store::tournaments_by_start(conn, &ids)?
         .into_iter()
-        .filter(|t| t.status != TournamentStatus::Draft || roles.contains_key(&t.id))
-        .filter(|t| caller.key_reaches_tournament(t.id.0))
+        .filter(|t| {
+            (t.status != TournamentStatus::Draft || roles.contains_key(&t.id))
+                && caller.key_reaches_tournament(t.id.0)
+        })
         .map(|t| MyTournament {
             tournament_id: t.id.0,
             name: t.name,
