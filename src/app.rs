@@ -576,6 +576,7 @@ mod tests {
                 is_admin: false,
                 session_epoch: 0,
                 session: None,
+                password_at: None,
             })
             .unwrap();
         assert!(vouch.genuine(&token));
@@ -587,6 +588,7 @@ mod tests {
                 is_admin: true,
                 session_epoch: 0,
                 session: None,
+                password_at: None,
             })
             .unwrap();
         assert!(!vouch.genuine(&forged));

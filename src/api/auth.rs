@@ -60,6 +60,7 @@ fn tokens(state: &AppState, session: Started) -> ApiResult<HttpResponse> {
             is_admin: session.is_admin,
             session_epoch: session.session_epoch,
             session: Some(session.refresh.family_id),
+            password_at: session.password_at,
         })
         .map_err(ApiError::Internal)?;
     Ok(HttpResponse::Ok()

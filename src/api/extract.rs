@@ -420,6 +420,9 @@ async fn caller_from_token(
         username: account.username,
         is_admin: account.is_admin,
         key: None,
+        password_at: claims
+            .pwt
+            .and_then(|at| chrono::DateTime::from_timestamp(at, 0)),
     })
 }
 
@@ -456,6 +459,7 @@ async fn caller_from_key(
         username: holder.username,
         is_admin: holder.is_admin,
         key: Some(std::sync::Arc::new(holder.limits)),
+        password_at: None,
     })
 }
 

@@ -4,7 +4,7 @@ use actix_web::{delete, get, post, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::{Json, Query};
 use crate::api::problem::{AuthErrors, BodyErrors};
-use crate::api::support::{private_json, private_page, Page, PageParams};
+use crate::api::support::{client_address, private_json, private_page, Page, PageParams};
 use crate::auth::Caller;
 use crate::error::{ApiResult, Problem};
 use crate::runtime::state::AppState;
@@ -17,6 +17,11 @@ use crate::services::accounts::api_keys::{self, ApiKeyCreated, ApiKeyOut, Create
 /// `results:write`, `tournaments:write` which includes results, `admin` for admins) and, if
 /// given, to one tournament's or one rating pool's paths. A key cannot manage sign-ins,
 /// passwords or keys. At most 50 live keys per account.
+///
+/// A key outlives every session (a password change or a sign-out everywhere leaves it), so a
+/// token alone does not make one: send the account's `current_password`, unless the access
+/// token was answered by a sign-in (or a password change) in the last ten minutes (a
+/// refreshed token never is). Wrong passwords count like failed sign-ins.
 #[utoipa::path(
     operation_id = "create_api_key",
     tag = "auth",
@@ -27,18 +32,37 @@ use crate::services::accounts::api_keys::{self, ApiKeyCreated, ApiKeyOut, Create
         (status = 201, description = "Created; the key is shown this once", body = ApiKeyCreated),
         (status = 403, description = "An API key cannot create keys", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "50 live keys already", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "Too many wrong passwords; wait Retry-After seconds", body = Problem, content_type = "application/problem+json",
+            headers(("Retry-After" = u64, description = "Seconds until requests are taken again"))),
     )
 )]
 #[post("/me/api-keys")]
 pub async fn create(
+    req: HttpRequest,
     state: web::Data<AppState>,
     caller: Caller,
     body: Json<CreateApiKey>,
 ) -> ApiResult<HttpResponse> {
+    let address = client_address(&req);
+    let throttle = state.login_throttle.clone();
+    let username = caller.username.clone();
+    let gives_password = body.0.current_password.is_some();
+    if gives_password {
+        let slowed = throttle.check(&username, &address)?;
+        if !slowed.is_zero() {
+            actix_web::rt::time::sleep(slowed).await;
+        }
+    }
     let now = state.clock.now();
     let created = state
         .run(move |conn| api_keys::create(conn, &caller, body.0, now))
-        .await?;
+        .await;
+    if let Err(crate::error::ApiError::Validation(fields)) = &created {
+        if gives_password && fields.iter().any(|f| f.field == "current_password") {
+            throttle.failed(&username, &address);
+        }
+    }
+    let created = created?;
     Ok(HttpResponse::Created()
         .insert_header(("Cache-Control", "no-store"))
         .insert_header((

@@ -33,6 +33,11 @@ pub struct Claims {
     /// The session (refresh token family) the token was issued for, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sid: Option<i64>,
+    /// When the password was given for this token (Unix seconds): set on the token a password
+    /// sign-in or change answers, not on a refreshed one. What asks for a recent password
+    /// (creating an API key) takes it in its stead for ten minutes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pwt: Option<i64>,
 }
 
 /// Who a token is issued to.
@@ -43,6 +48,8 @@ pub struct Subject<'a> {
     pub is_admin: bool,
     pub session_epoch: i32,
     pub session: Option<i64>,
+    /// When the password was given (a sign-in or a password change; `None`: a refresh).
+    pub password_at: Option<DateTime<Utc>>,
 }
 
 /// The signing and checking keys.
@@ -84,6 +91,7 @@ impl JwtKeys {
             exp: exp.timestamp(),
             sep: who.session_epoch,
             sid: who.session,
+            pwt: who.password_at.map(|at| at.timestamp()),
         };
         encode(&Header::new(Algorithm::HS256), &claims, &self.encoding)
             .map(|t| (t, exp))

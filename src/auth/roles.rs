@@ -16,6 +16,9 @@ pub struct Caller {
     /// The API key the request was made with (`None`: a signed-in session's access token). Its
     /// scopes were checked against the request before the handler ran.
     pub key: Option<std::sync::Arc<crate::auth::keys::KeyLimits>>,
+    /// When the password was given for the access token (a sign-in or a password change;
+    /// `None`: a refreshed token, an API key, or a caller made inside a service).
+    pub password_at: Option<chrono::DateTime<chrono::Utc>>,
 }
 
 /// A caller who may or may not be signed in. A token that is present but invalid is still

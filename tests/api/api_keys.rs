@@ -452,3 +452,96 @@ async fn a_limited_key_reads_its_owners_lists_within_its_limit() {
     let signed_in = read(kari.clone(), "/api/v1/me/games").await;
     assert_eq!(signed_in["upcoming"].as_array().unwrap().len(), 1);
 }
+
+/// A key outlives every session, so a token alone makes one only within ten minutes of the
+/// password that started it (a sign-in or a password change); past them, or with a refreshed
+/// token, the account's password is asked for, and a wrong one counts as a failed sign-in.
+#[actix_web::test]
+async fn a_key_needs_the_password_unless_the_token_was_answered_to_it_just_now() {
+    let app = spawn_app().await;
+    let (_, kari) = app.user("kari").await;
+    let key = |password: Option<&str>| {
+        let mut body = json!({"name": "club site", "scopes": ["read"]});
+        if let Some(p) = password {
+            body["current_password"] = json!(p);
+        }
+        body
+    };
+    let make = |token: String, body: Value| {
+        let app = &app;
+        async move { app.post("/api/v1/me/api-keys", Some(&token), body).await }
+    };
+    // Just signed in: the token is enough.
+    create_key(&app, &kari, key(None)).await;
+    // Ten minutes later (the instance's clock), the same token still reads, but makes no key
+    // without the password; a wrong password is refused, the right one makes it.
+    app.clock.advance(chrono::Duration::minutes(9));
+    create_key(&app, &kari, key(None)).await;
+    app.clock.advance(chrono::Duration::minutes(2));
+    assert_eq!(app.get("/api/v1/me", Some(&kari)).await.status(), 200);
+    let r = make(kari.clone(), key(None)).await;
+    assert_eq!(fields(&problem(r, 422).await), ["current_password"]);
+    let r = make(kari.clone(), key(Some("not it at all"))).await;
+    assert_eq!(fields(&problem(r, 422).await), ["current_password"]);
+    create_key(&app, &kari, key(Some(crate::helpers::PASSWORD))).await;
+    // A refreshed token was never answered to the password.
+    let started: Value = app
+        .sign_in("kari", crate::helpers::PASSWORD)
+        .await
+        .json()
+        .await
+        .unwrap();
+    let fresh = started["access_token"].as_str().unwrap().to_string();
+    create_key(&app, &fresh, key(None)).await;
+    let refreshed: Value = app
+        .post(
+            "/api/v1/auth/refresh",
+            None,
+            json!({"refresh_token": started["refresh_token"]}),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    let refreshed = refreshed["access_token"].as_str().unwrap().to_string();
+    let r = make(refreshed.clone(), key(None)).await;
+    assert_eq!(fields(&problem(r, 422).await), ["current_password"]);
+    create_key(&app, &refreshed, key(Some(crate::helpers::PASSWORD))).await;
+    // A password change answers a token of the new password: enough for ten minutes.
+    let changed: Value = app
+        .post(
+            "/api/v1/me/password",
+            Some(&refreshed),
+            json!({"current_password": crate::helpers::PASSWORD, "new_password": "a brand new passphrase"}),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    let changed = changed["access_token"].as_str().unwrap().to_string();
+    create_key(&app, &changed, key(None)).await;
+    // Nothing was made by a refusal: six keys, the ones answered 201.
+    let listed: Value = app
+        .get("/api/v1/me/api-keys", Some(&changed))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(listed["items"].as_array().unwrap().len(), 6, "{listed}");
+    // Wrong passwords count as failed sign-ins (the one above was cleared by the sign-in
+    // since): the tenth from this address is the last taken.
+    app.clock.advance(chrono::Duration::minutes(11));
+    for _ in 0..10 {
+        let r = make(changed.clone(), key(Some("a guess"))).await;
+        assert_eq!(r.status(), 422);
+    }
+    let r = make(changed.clone(), key(Some("a brand new passphrase"))).await;
+    assert_eq!(r.status(), 429);
+    assert!(r.headers().contains_key("retry-after"));
+    let r = app.sign_in("kari", "a brand new passphrase").await;
+    assert_eq!(
+        r.status(),
+        429,
+        "the sign-ins of the account from here wait too"
+    );
+}

@@ -176,6 +176,7 @@ async fn made_up_tokens_count_on_their_address_and_leave_others_alone() {
             is_admin: true,
             session_epoch: 0,
             session: None,
+            password_at: None,
         })
         .unwrap()
         .0;

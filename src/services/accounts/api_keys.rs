@@ -23,6 +23,9 @@ use crate::services::validate::Check;
 /// The most live keys one account may hold.
 const MAX_KEYS: i64 = 50;
 
+/// How long after the password was given its access token may create a key without it.
+pub const RECENT_PASSWORD: chrono::Duration = chrono::Duration::minutes(10);
+
 /// A new key.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -46,6 +49,12 @@ pub struct CreateApiKey {
     pub pool_id: Option<i64>,
     /// When the key stops working (none: until revoked).
     pub expires_at: Option<DateTime<Utc>>,
+    /// The account's password. Needed unless the access token was answered by a sign-in (or a
+    /// password change) in the last ten minutes: a key outlives every session, so a token
+    /// alone (say one copied from a device) does not make one. A wrong one counts as a
+    /// failed sign-in.
+    #[schema(min_length = 1, max_length = 1000)]
+    pub current_password: Option<String>,
 }
 
 /// A key as listed (never the secret).
@@ -120,6 +129,7 @@ pub fn create(
         check.ensure(at > now, "expires_at", "must be in the future");
     }
     check.finish()?;
+    password_given(conn, caller, input.current_password.as_deref(), now)?;
     if let Some(tid) = input.tournament_id {
         if !store::tournament_exists(conn, TournamentId(tid))? {
             return Err(ApiError::field("tournament_id", "no such tournament"));
@@ -158,6 +168,40 @@ pub fn create(
             api_key: out(row),
         })
     })
+}
+
+/// 422 naming `current_password` unless the caller gave the account's password now, or its
+/// access token was answered to the password less than [`RECENT_PASSWORD`] before `now`.
+fn password_given(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    given: Option<&str>,
+    now: DateTime<Utc>,
+) -> Result<(), ApiError> {
+    let Some(given) = given else {
+        let recent = caller
+            .password_at
+            .is_some_and(|at| now - at <= RECENT_PASSWORD);
+        return if recent {
+            Ok(())
+        } else {
+            Err(ApiError::field(
+                "current_password",
+                "give the account's password: this access token was not answered to a \
+                 sign-in in the last ten minutes, and a key outlives every session",
+            ))
+        };
+    };
+    let user = users::by_id(conn, UserId(caller.user_id))?
+        .ok_or_else(|| ApiError::Unauthorized("this account no longer exists".into()))?;
+    if crate::auth::password::verify(given, &user.password_hash) {
+        Ok(())
+    } else {
+        Err(ApiError::field(
+            "current_password",
+            "is not the account's password",
+        ))
+    }
 }
 
 /// The caller's keys, newest first, revoked ones included.

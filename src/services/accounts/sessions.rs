@@ -30,16 +30,20 @@ pub struct Started {
     pub is_admin: bool,
     pub session_epoch: i32,
     pub refresh: IssuedRefresh,
+    /// When the account's password was given to start it (a sign-in or a password change;
+    /// `None`: a refresh).
+    pub password_at: Option<DateTime<Utc>>,
 }
 
 impl Started {
-    fn of(user: &User, refresh: IssuedRefresh) -> Self {
+    fn of(user: &User, refresh: IssuedRefresh, password_at: Option<DateTime<Utc>>) -> Self {
         Started {
             user_id: user.id.0,
             username: user.username.clone(),
             is_admin: user.is_admin,
             session_epoch: user.session_epoch,
             refresh,
+            password_at,
         }
     }
 }
@@ -124,7 +128,7 @@ pub fn refresh(
         Ok(Refreshed::Rotated(Box::new(user), next))
     })?;
     match outcome {
-        Refreshed::Rotated(user, next) => Ok(Started::of(&user, next)),
+        Refreshed::Rotated(user, next) => Ok(Started::of(&user, next, None)),
         Refreshed::Reused => Err(ApiError::Unauthorized(
             "this refresh token was already used: the session is revoked as a precaution; sign in again"
                 .into(),
@@ -234,7 +238,7 @@ pub fn change_password(
         )?;
         let user = users::one(conn, id)?;
         let session = insert_token(conn, id, None, now)?;
-        Ok(Started::of(&user, session))
+        Ok(Started::of(&user, session, Some(now)))
     })
 }
 
@@ -276,5 +280,5 @@ pub fn sign_in(
         ));
     }
     let session = start(conn, &user, now)?;
-    Ok(Some(Started::of(&user, session)))
+    Ok(Some(Started::of(&user, session, Some(now))))
 }

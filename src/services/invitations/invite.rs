@@ -359,6 +359,7 @@ fn new_account(
             username: username.to_string(),
             is_admin: false,
             key: None,
+            password_at: None,
         }),
         None => Err(ApiError::conflict_at(
             "username",
@@ -483,6 +484,7 @@ fn inviter(conn: &mut PgConnection, inv: &InvitationRow) -> Result<Caller, ApiEr
             username,
             is_admin,
             key: None,
+            password_at: None,
         }),
         None => Err(ApiError::conflict_at(
             "token",

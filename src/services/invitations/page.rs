@@ -65,6 +65,7 @@ pub fn accept_with_password(
         username: user.username,
         is_admin: user.is_admin,
         key: None,
+        password_at: None,
     };
     invite::accept(conn, mode, &MaybeCaller(Some(caller)), input, language, now).map(Some)
 }

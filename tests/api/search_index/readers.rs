@@ -151,6 +151,7 @@ async fn a_signed_in_search_is_answered_from_the_index_with_what_the_caller_may_
         username: me["username"].as_str().unwrap().to_string(),
         is_admin: true,
         key: None,
+        password_at: None,
     }));
     let mut conn = PgConnection::establish(&app.database_url).unwrap();
     for q in TOURNAMENT_QUERIES
