@@ -495,8 +495,8 @@ pub fn read_player(conn: &mut PgConnection, id: i64) -> Result<PlayerOut, ApiErr
     load(conn, id).map(PlayerOut::from)
 }
 
-/// Changes a player (an admin, or whoever created it); the leaderboards that show the player
-/// get a new version.
+/// Changes a player (who may: [`may_change`]); the leaderboards that show the player get a
+/// new version.
 pub fn update_player(
     conn: &mut PgConnection,
     caller: &Caller,
@@ -515,11 +515,7 @@ pub fn update_player(
     check.finish()?;
     crate::db::transaction(conn, |conn| {
         let current = load(conn, id)?;
-        if !caller.is_admin && current.created_by != UserId(caller.user_id) {
-            return Err(ApiError::Forbidden(
-                "only an admin or the player's creator may change it".into(),
-            ));
-        }
+        may_change(conn, caller, &current)?;
         if let Some(link) = input.user_id {
             link_account(conn, caller, id, link)?;
         }
@@ -537,6 +533,43 @@ pub fn update_player(
         Ok(updated)
     })
     .map(PlayerOut::from)
+}
+
+/// 403 unless the caller may change `player`'s name, club and country
+/// (`docs/decisions/claims.md`, "Who changes a player"): an admin; the account it is linked to;
+/// a keeper of a pool it is rated in (through an API key, one that may do a keeper's work on
+/// that pool: `pools:write`); its creator only while the creator alone answers for it (never
+/// linked, rated in no pool, every record in a tournament the creator organises). The
+/// creator's rights end at the link: a rival who typed a person in does not rename them.
+fn may_change(conn: &mut PgConnection, caller: &Caller, player: &Player) -> Result<(), ApiError> {
+    let me = UserId(caller.user_id);
+    if caller.is_admin || player.user_id == Some(me) {
+        return Ok(());
+    }
+    let kept = store::pools_kept_rating(conn, me, player.id)?;
+    if kept
+        .iter()
+        .any(|pool| caller.key.as_ref().is_none_or(|k| k.keeps_pool(pool.0)))
+    {
+        return Ok(());
+    }
+    if player.created_by == me {
+        if store::creator_answers_for(conn, player.id, me)? {
+            return Ok(());
+        }
+        return Err(ApiError::Forbidden(
+            "you created this player, but it is no longer yours alone to change: it is linked \
+             to an account (or was), rated in a pool, or has records in tournaments you do not \
+             organise; its account, a keeper of a pool it is rated in, or an admin changes it"
+                .into(),
+        ));
+    }
+    Err(ApiError::Forbidden(
+        "a player is changed by the account it is linked to, a keeper of a pool it is rated \
+         in, an admin, or its creator while it is unlinked, unrated and has records only in \
+         the creator's tournaments"
+            .into(),
+    ))
 }
 
 /// The leaderboards that list player `id` show its name, club and country: their ETags derive
