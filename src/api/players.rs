@@ -20,7 +20,8 @@ use crate::services::players::{self, CreatePlayer, PlayerFilter, PlayerOut, Upda
 /// Create a player (an admin, or anyone who organises a tournament).
 ///
 /// Players are identities shared across tournaments and rating pools. Linking an account
-/// (`user_id`) needs that account's consent: only an admin or the account itself may link it.
+/// (`user_id`) needs that account's consent: only an admin (through an API key, one with the
+/// `admin` scope) or the account itself may link it.
 /// Answers 201 with `Location`; send an `Idempotency-Key` to retry safely.
 #[utoipa::path(
     operation_id = "create_player",

@@ -4,6 +4,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
+use crate::auth::keys::Scope;
 use crate::auth::Caller;
 use crate::db::ids::{PlayerId, UserId};
 use crate::db::models::{NewPlayer, Player};
@@ -70,7 +71,8 @@ pub struct CreatePlayer {
     pub club: Option<String>,
     #[schema(example = "NO", pattern = "^[A-Za-z]{2}$")]
     pub country: Option<String>,
-    /// Link to a user account (one player per account).
+    /// Link to a user account (one player per account): your own, or any for an admin (through
+    /// an API key, one with the `admin` scope).
     pub user_id: Option<i64>,
 }
 
@@ -90,8 +92,8 @@ pub struct UpdatePlayer {
     #[serde(default, with = "crate::services::validate::double_option")]
     #[schema(value_type = Option<String>, pattern = "^[A-Za-z]{2}$")]
     pub country: Option<Option<String>>,
-    /// Links the player to an account (`null` unlinks it): admins only (issue 29). The account
-    /// must exist and have no other player.
+    /// Links the player to an account (`null` unlinks it): admins only (issue 29), through an
+    /// API key one with the `admin` scope. The account must exist and have no other player.
     #[serde(default, with = "crate::services::validate::double_option")]
     #[schema(value_type = Option<i64>)]
     pub user_id: Option<Option<i64>>,
@@ -155,10 +157,8 @@ fn check_user_link(
     user_id: Option<i64>,
 ) -> Result<(), ApiError> {
     if let Some(uid) = user_id {
-        if !caller.is_admin && uid != caller.user_id {
-            return Err(ApiError::Forbidden(
-                "only an admin, or the account's owner, may link an account to a player".into(),
-            ));
+        if uid != caller.user_id {
+            links_accounts(caller)?;
         }
         if !crate::db::accounts::user_exists(conn, UserId(uid))? {
             return Err(ApiError::field(
@@ -166,6 +166,28 @@ fn check_user_link(
                 format!("there is no user {uid}"),
             ));
         }
+    }
+    Ok(())
+}
+
+/// 403 unless the caller links players to others' accounts: an admin, signed in or through an
+/// API key with the `admin` scope. Linking hands an account a player's profile and its erasure,
+/// an operation on accounts: an admin's `tournaments:write` key (a tournament's software) does
+/// not (`auth::keys::Scope`).
+fn links_accounts(caller: &Caller) -> Result<(), ApiError> {
+    if !caller.is_admin {
+        return Err(ApiError::Forbidden(
+            "only an admin links a player to another account".into(),
+        ));
+    }
+    if caller
+        .key
+        .as_ref()
+        .is_some_and(|k| !k.scopes.contains(&Scope::Admin))
+    {
+        return Err(ApiError::Forbidden(
+            "linking a player to an account through an API key needs the `admin` scope".into(),
+        ));
     }
     Ok(())
 }
@@ -588,11 +610,7 @@ fn link_account(
     id: i64,
     link: Option<i64>,
 ) -> Result<(), ApiError> {
-    if !caller.is_admin {
-        return Err(ApiError::Forbidden(
-            "only an admin links a player to an account directly".into(),
-        ));
-    }
+    links_accounts(caller)?;
     if let Some(user_id) = link {
         if !crate::db::accounts::live_user_exists(conn, UserId(user_id))? {
             return Err(ApiError::field("user_id", "no such account"));

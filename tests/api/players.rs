@@ -354,3 +354,52 @@ async fn register(app: &TestApp, tid: i64, token: &str, p: i64) {
         .await;
     assert_eq!(r.status(), 201);
 }
+
+/// Linking a player to another account is an operation on accounts: an admin's API key needs
+/// the `admin` scope for it, on `PATCH` and on `POST`; a `tournaments:write` key still changes
+/// names. Nothing is written on a refusal.
+#[actix_web::test]
+async fn an_admins_key_links_accounts_only_with_the_admin_scope() {
+    let app = spawn_app().await;
+    let admin = app.admin_token().await;
+    let (kari_id, _) = app.user("kari").await;
+    let p = create(&app, &admin, "Kari").await;
+    let k = key(&app, &admin, json!(["tournaments:write"])).await;
+    problem(rename(&app, &k, p, json!({"user_id": kari_id})).await, 403).await;
+    let r = app
+        .post(
+            "/api/v1/players",
+            Some(&k),
+            json!({"name": "Kari 2", "user_id": kari_id}),
+        )
+        .await;
+    problem(r, 403).await;
+    let linked = format!("SELECT 1 FROM players WHERE user_id = {kari_id}");
+    assert_eq!(sql(&app, &linked), 0);
+    assert_eq!(
+        rename(&app, &k, p, json!({"club": "Asker"})).await.status(),
+        200
+    );
+    let k = key(&app, &admin, json!(["admin"])).await;
+    assert_eq!(
+        rename(&app, &k, p, json!({"user_id": kari_id}))
+            .await
+            .status(),
+        200
+    );
+    assert_eq!(sql(&app, &linked), 1);
+    assert_eq!(
+        rename(&app, &admin, p, json!({"user_id": null}))
+            .await
+            .status(),
+        200
+    );
+    let r = app
+        .post(
+            "/api/v1/players",
+            Some(&k),
+            json!({"name": "Kari 2", "user_id": kari_id}),
+        )
+        .await;
+    assert_eq!(r.status(), 201);
+}
