@@ -120,7 +120,8 @@ pub async fn queue(
 
 /// Approve or refuse a claim (an admin, a keeper of a pool the player is rated in, or an
 /// organiser of every tournament the player's records lie in; 403 for others and for the
-/// claimant).
+/// claimant). Through an API key, an admin decides with the `admin` scope and a keeper with
+/// `pools:write`; a `tournaments:write` key acts as an organiser.
 ///
 /// Approving links the claimant's account to the player (409 naming `player_id` if the player
 /// or the account was linked meanwhile); refusing needs a `reason` (422). The claimant gets a
@@ -137,7 +138,7 @@ pub async fn queue(
     responses(
         BodyErrors,
         (status = 200, description = "Decided", body = ClaimOut),
-        (status = 403, description = "Not one of the player's deciders, or the claimant", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Not one of the player's deciders (through an API key: without the scope the standing needs), or the claimant", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such player or claim", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "Decided already, or linked meanwhile", body = Problem, content_type = "application/problem+json"),
     )

@@ -20,7 +20,8 @@ use crate::services::players::{self, CreatePlayer, PlayerFilter, PlayerOut, Upda
 /// Create a player (an admin, or anyone who organises a tournament).
 ///
 /// Players are identities shared across tournaments and rating pools. Linking an account
-/// (`user_id`) needs that account's consent: only an admin or the account itself may link it.
+/// (`user_id`) needs that account's consent: only an admin (through an API key, one with the
+/// `admin` scope) or the account itself may link it.
 /// Answers 201 with `Location`; send an `Idempotency-Key` to retry safely.
 #[utoipa::path(
     operation_id = "create_player",
@@ -166,10 +167,14 @@ pub async fn read(
     Ok(kept_answer(&req, &body, Visibility::Public))
 }
 
-/// Change a player (an admin, or whoever created it).
+/// Change a player (its account, a keeper of a pool it is rated in, an admin, or its creator
+/// while the creator alone answers for it).
 ///
 /// A partial update: absent fields stay, `null` clears an optional field. Rating pools that list
-/// the player show the new name, club and country at once.
+/// the player show the new name, club and country at once. A player linked to an account is
+/// changed by that account, a keeper of a pool it is rated in (an API key needs `pools:write`
+/// for that) or an admin; its creator's rights end at the link (now or before), at its first
+/// rating, or once it has records in a tournament the creator does not organise.
 #[utoipa::path(
     operation_id = "update_player",
     tag = "players",
@@ -179,7 +184,7 @@ pub async fn read(
     responses(
         BodyErrors,
         (status = 200, description = "The changed player", body = PlayerOut),
-        (status = 403, description = "Not yours to change", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Not yours to change: linked to another account, rated in a pool you do not keep, or created by someone else (a creator's rights end at the link, the first rating, or a record in another organiser's tournament)", body = Problem, content_type = "application/problem+json"),
         NoSuchPlayer,
         (status = 409, description = "The account is linked to another player already", body = Problem, content_type = "application/problem+json"),
     )

@@ -7,11 +7,12 @@ use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel::PgConnection;
 
-use crate::db::ids::{PlayerId, UserId};
+use crate::db::ids::{PlayerId, PoolId, UserId};
 use crate::db::models::{NewPlayer, Player};
 use crate::db::named::{self, Named, NamesAfter};
 use crate::db::rounds::Lock;
-use crate::db::schema::{players, rating_pools, rating_standings, search_stamp};
+use crate::db::schema::{players, pool_keepers, rating_pools, rating_standings, search_stamp};
+use diesel::sql_types::{BigInt, Bool};
 
 /// Player `id`, if there is one.
 pub fn by_id(conn: &mut PgConnection, id: PlayerId) -> QueryResult<Option<Player>> {
@@ -96,6 +97,43 @@ pub fn insert_own(conn: &mut PgConnection, name: &str, user: UserId) -> QueryRes
         ))
         .returning(players::id)
         .get_result(conn)
+}
+
+/// Whether `user`, player `id`'s creator, still alone answers for it (the SQL function
+/// `tourney_creator_answers_for`): never linked to an account, rated in no pool, every record
+/// in a tournament `user` organises.
+pub fn creator_answers_for(
+    conn: &mut PgConnection,
+    id: PlayerId,
+    user: UserId,
+) -> QueryResult<bool> {
+    diesel::select(
+        diesel::dsl::sql::<Bool>("tourney_creator_answers_for(")
+            .bind::<BigInt, _>(id.0)
+            .sql(", ")
+            .bind::<BigInt, _>(user.0)
+            .sql(")"),
+    )
+    .get_result(conn)
+}
+
+/// The pools `user` keeps in which player `id` has a standing.
+pub fn pools_kept_rating(
+    conn: &mut PgConnection,
+    user: UserId,
+    id: PlayerId,
+) -> QueryResult<Vec<PoolId>> {
+    pool_keepers::table
+        .filter(pool_keepers::user_id.eq(user))
+        .filter(
+            pool_keepers::pool_id.eq_any(
+                rating_standings::table
+                    .filter(rating_standings::player_id.eq(id))
+                    .select(rating_standings::pool_id),
+            ),
+        )
+        .select(pool_keepers::pool_id)
+        .load(conn)
 }
 
 /// A player's name, club and country, changed at `now`.

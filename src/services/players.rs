@@ -4,6 +4,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
+use crate::auth::keys::Scope;
 use crate::auth::Caller;
 use crate::db::ids::{PlayerId, UserId};
 use crate::db::models::{NewPlayer, Player};
@@ -70,7 +71,8 @@ pub struct CreatePlayer {
     pub club: Option<String>,
     #[schema(example = "NO", pattern = "^[A-Za-z]{2}$")]
     pub country: Option<String>,
-    /// Link to a user account (one player per account).
+    /// Link to a user account (one player per account): your own, or any for an admin (through
+    /// an API key, one with the `admin` scope).
     pub user_id: Option<i64>,
 }
 
@@ -90,8 +92,8 @@ pub struct UpdatePlayer {
     #[serde(default, with = "crate::services::validate::double_option")]
     #[schema(value_type = Option<String>, pattern = "^[A-Za-z]{2}$")]
     pub country: Option<Option<String>>,
-    /// Links the player to an account (`null` unlinks it): admins only (issue 29). The account
-    /// must exist and have no other player.
+    /// Links the player to an account (`null` unlinks it): admins only (issue 29), through an
+    /// API key one with the `admin` scope. The account must exist and have no other player.
     #[serde(default, with = "crate::services::validate::double_option")]
     #[schema(value_type = Option<i64>)]
     pub user_id: Option<Option<i64>>,
@@ -155,10 +157,8 @@ fn check_user_link(
     user_id: Option<i64>,
 ) -> Result<(), ApiError> {
     if let Some(uid) = user_id {
-        if !caller.is_admin && uid != caller.user_id {
-            return Err(ApiError::Forbidden(
-                "only an admin, or the account's owner, may link an account to a player".into(),
-            ));
+        if uid != caller.user_id {
+            links_accounts(caller)?;
         }
         if !crate::db::accounts::user_exists(conn, UserId(uid))? {
             return Err(ApiError::field(
@@ -166,6 +166,28 @@ fn check_user_link(
                 format!("there is no user {uid}"),
             ));
         }
+    }
+    Ok(())
+}
+
+/// 403 unless the caller links players to others' accounts: an admin, signed in or through an
+/// API key with the `admin` scope. Linking hands an account a player's profile and its erasure,
+/// an operation on accounts: an admin's `tournaments:write` key (a tournament's software) does
+/// not (`auth::keys::Scope`).
+fn links_accounts(caller: &Caller) -> Result<(), ApiError> {
+    if !caller.is_admin {
+        return Err(ApiError::Forbidden(
+            "only an admin links a player to another account".into(),
+        ));
+    }
+    if caller
+        .key
+        .as_ref()
+        .is_some_and(|k| !k.scopes.contains(&Scope::Admin))
+    {
+        return Err(ApiError::Forbidden(
+            "linking a player to an account through an API key needs the `admin` scope".into(),
+        ));
     }
     Ok(())
 }
@@ -495,8 +517,8 @@ pub fn read_player(conn: &mut PgConnection, id: i64) -> Result<PlayerOut, ApiErr
     load(conn, id).map(PlayerOut::from)
 }
 
-/// Changes a player (an admin, or whoever created it); the leaderboards that show the player
-/// get a new version.
+/// Changes a player (who may: [`may_change`]); the leaderboards that show the player get a
+/// new version.
 pub fn update_player(
     conn: &mut PgConnection,
     caller: &Caller,
@@ -515,11 +537,7 @@ pub fn update_player(
     check.finish()?;
     crate::db::transaction(conn, |conn| {
         let current = load(conn, id)?;
-        if !caller.is_admin && current.created_by != UserId(caller.user_id) {
-            return Err(ApiError::Forbidden(
-                "only an admin or the player's creator may change it".into(),
-            ));
-        }
+        may_change(conn, caller, &current)?;
         if let Some(link) = input.user_id {
             link_account(conn, caller, id, link)?;
         }
@@ -539,6 +557,43 @@ pub fn update_player(
     .map(PlayerOut::from)
 }
 
+/// 403 unless the caller may change `player`'s name, club and country
+/// (`docs/decisions/claims.md`, "Who changes a player"): an admin; the account it is linked to;
+/// a keeper of a pool it is rated in (through an API key, one that may do a keeper's work on
+/// that pool: `pools:write`); its creator only while the creator alone answers for it (never
+/// linked, rated in no pool, every record in a tournament the creator organises). The
+/// creator's rights end at the link: a rival who typed a person in does not rename them.
+fn may_change(conn: &mut PgConnection, caller: &Caller, player: &Player) -> Result<(), ApiError> {
+    let me = UserId(caller.user_id);
+    if caller.is_admin || player.user_id == Some(me) {
+        return Ok(());
+    }
+    let kept = store::pools_kept_rating(conn, me, player.id)?;
+    if kept
+        .iter()
+        .any(|pool| caller.key.as_ref().is_none_or(|k| k.keeps_pool(pool.0)))
+    {
+        return Ok(());
+    }
+    if player.created_by == me {
+        if store::creator_answers_for(conn, player.id, me)? {
+            return Ok(());
+        }
+        return Err(ApiError::Forbidden(
+            "you created this player, but it is no longer yours alone to change: it is linked \
+             to an account (or was), rated in a pool, or has records in tournaments you do not \
+             organise; its account, a keeper of a pool it is rated in, or an admin changes it"
+                .into(),
+        ));
+    }
+    Err(ApiError::Forbidden(
+        "a player is changed by the account it is linked to, a keeper of a pool it is rated \
+         in, an admin, or its creator while it is unlinked, unrated and has records only in \
+         the creator's tournaments"
+            .into(),
+    ))
+}
+
 /// The leaderboards that list player `id` show its name, club and country: their ETags derive
 /// from the pool's leaderboard version, moved on here after a change of those, inside the
 /// caller's transaction.
@@ -555,11 +610,7 @@ fn link_account(
     id: i64,
     link: Option<i64>,
 ) -> Result<(), ApiError> {
-    if !caller.is_admin {
-        return Err(ApiError::Forbidden(
-            "only an admin links a player to an account directly".into(),
-        ));
-    }
+    links_accounts(caller)?;
     if let Some(user_id) = link {
         if !crate::db::accounts::live_user_exists(conn, UserId(user_id))? {
             return Err(ApiError::field("user_id", "no such account"));

@@ -608,3 +608,61 @@ async fn who_linked_a_player_is_kept_and_shown_to_its_keepers() {
         assert!(page["items"][0]["at"].is_string());
     }
 }
+
+async fn scoped_key(app: &TestApp, token: &str, scopes: Value) -> String {
+    let r = app
+        .post(
+            "/api/v1/me/api-keys",
+            Some(token),
+            json!({"name": "script", "scopes": scopes}),
+        )
+        .await;
+    assert_eq!(r.status(), 201);
+    r.json::<Value>().await.unwrap()["key"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+/// A claim decided through an API key needs the scope its decider's standing does: a keeper's
+/// key `pools:write`, an admin's `admin`; a `tournaments:write` key (a tournament's software)
+/// acts as an organiser, so a stolen one does not hand a rated player to an account.
+#[actix_web::test]
+async fn a_key_decides_a_claim_only_with_the_scope_its_standing_needs() {
+    let app = crate::helpers::spawn_app().await;
+    let admin = app.admin_token().await;
+    let (_, kari) = app.user("kari").await;
+    let (_, ola) = app.user("ola").await;
+    let (keeper_id, keeper) = app.user("keeper").await;
+    let r = app
+        .post(
+            "/api/v1/rating-pools",
+            Some(&admin),
+            json!({"name": "Norway", "preset": "ashes_poland", "time_zone": "Europe/Oslo"}),
+        )
+        .await;
+    assert_eq!(r.status(), 201);
+    let pool = r.json::<Value>().await.unwrap()["id"].as_i64().unwrap();
+    sql(&app, &format!("INSERT INTO pool_keepers (pool_id, user_id, granted_by) SELECT {pool}, {keeper_id}, min(id) FROM users WHERE is_admin"));
+    let (p, q) = (
+        player(&app, &admin, "Kari Nordmann").await,
+        player(&app, &admin, "Ola Nordmann").await,
+    );
+    for x in [p, q] {
+        sql(&app, &format!("INSERT INTO rating_standings (pool_id, player_id, rating, games, trend_games, trend_delta) VALUES ({pool}, {x}, 1500, 3, 3, 0)"));
+    }
+    let id = claim_id(claim(&app, &kari, p).await).await;
+    let approve = json!({"approve": true});
+    for owner in [&keeper, &admin] {
+        let k = scoped_key(&app, owner, json!(["tournaments:write"])).await;
+        problem(decide(&app, &k, p, id, approve.clone()).await, 403).await;
+    }
+    let open = format!("SELECT 1 FROM players WHERE id = {p} AND user_id IS NULL");
+    assert_eq!(sql(&app, &open), 1);
+    let k = scoped_key(&app, &keeper, json!(["tournaments:write", "pools:write"])).await;
+    assert_eq!(decide(&app, &k, p, id, approve.clone()).await.status(), 200);
+    assert_eq!(sql(&app, &open), 0);
+    let id = claim_id(claim(&app, &ola, q).await).await;
+    let k = scoped_key(&app, &admin, json!(["admin"])).await;
+    assert_eq!(decide(&app, &k, q, id, approve).await.status(), 200);
+}

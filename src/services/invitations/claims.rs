@@ -11,6 +11,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use crate::auth::keys::Scope;
 use crate::auth::Caller;
 use crate::db::claims::{self as store, ClaimRow, Claims, PlayerLinkRow};
 /// A claim's id, as the handlers name the claim they act on.
@@ -104,6 +105,26 @@ pub fn may_decide(conn: &mut PgConnection, caller: &Caller, player: i64) -> Resu
     }
     let (me, player) = (UserId(caller.user_id), PlayerId(player));
     if store::keeps_pool_of(conn, me, player)? {
+        return Ok(true);
+    }
+    Ok(store::organises_every_record(conn, player, me)?)
+}
+
+/// Whether the caller decides a claim on `player` with the credential they used: as
+/// [`may_decide`], but through an API key an admin's standing needs the `admin` scope and a
+/// keeper's `pools:write` on a pool the player is rated in (`auth::keys::KeyLimits::keeps_pool`):
+/// an approval hands the player to an account, and a `tournaments:write` key (a tournament's
+/// software) acts as an organiser, as elsewhere.
+fn decides(conn: &mut PgConnection, caller: &Caller, player: PlayerId) -> Result<bool, ApiError> {
+    let Some(key) = caller.key.as_deref() else {
+        return may_decide(conn, caller, player.0);
+    };
+    if caller.is_admin && key.scopes.contains(&Scope::Admin) {
+        return Ok(true);
+    }
+    let me = UserId(caller.user_id);
+    let kept = crate::db::players::pools_kept_rating(conn, me, player)?;
+    if kept.iter().any(|pool| key.keeps_pool(pool.0)) {
         return Ok(true);
     }
     Ok(store::organises_every_record(conn, player, me)?)
@@ -230,7 +251,7 @@ pub fn decide(
         // The player's row first: an approval and an invitation linking it wait for each other.
         let owner = crate::db::players::account_of(conn, player, Lock::ForUpdate)?
             .ok_or_else(|| ApiError::NotFound(format!("no player {player}")))?;
-        if !may_decide(conn, caller, player.0)? {
+        if !decides(conn, caller, player)? {
             return Err(ApiError::Forbidden(
                 "claims are decided by an admin, a keeper of a pool the player is rated in, or an organiser of every tournament the player's records lie in".into(),
             ));

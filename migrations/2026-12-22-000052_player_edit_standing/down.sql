@@ -1,0 +1,1 @@
+DROP FUNCTION tourney_creator_answers_for(BIGINT, BIGINT);
