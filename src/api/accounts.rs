@@ -163,14 +163,16 @@ pub async fn request_reset(
 ///
 /// The code works once and for an hour; using it spends the account's other reset codes,
 /// counts its address as verified, and ends every session (refresh tokens revoked, access
-/// tokens refused). Sign in with the new password afterwards. Public.
+/// tokens refused) and the account's private calendar feed (make a new one with `POST
+/// /me/calendar`). API keys keep working: review them at `/me/api-keys`. Sign in with the new
+/// password afterwards. Public.
 #[utoipa::path(
     operation_id = "confirm_password_reset",
     tag = "auth",
     request_body = ResetConfirm,
     responses(
         BodyErrors,
-        (status = 204, description = "The password is set; every session ended"),
+        (status = 204, description = "The password is set; every session and the calendar feed ended"),
     )
 )]
 #[post("/auth/password-reset/confirm")]

@@ -139,9 +139,10 @@ pub async fn logout(state: web::Data<AppState>, body: Json<Logout>) -> ApiResult
 ///
 /// Needs the current password. Every session of the account ends: refresh tokens are revoked
 /// and access tokens issued before are refused. The answer is a new session for this device.
-/// API keys keep working (revoke them at `/me/api-keys`). Wrong current passwords count like
-/// failed sign-ins (a stolen token must not guess the password at the write rate): too many, and
-/// the account is refused from this client for a while (429), the right password too.
+/// API keys and the calendar feed keep working (revoke them at `/me/api-keys` and
+/// `/me/calendar`). Wrong current passwords count like failed sign-ins (a stolen token must not
+/// guess the password at the write rate): too many, and the account is refused from this client
+/// for a while (429), the right password too.
 #[utoipa::path(
     operation_id = "change_password",
     tag = "auth",

@@ -57,14 +57,15 @@ pub async fn tournament(
 ///
 /// The games of the player whose feed this is (at the round's time, or at the agreed time of a
 /// self-scheduled game) and the deadlines of their self-scheduled rounds, in every tournament
-/// they play. The token is the only key: a revoked or unknown one answers 404.
+/// they play. The token is the only key: a revoked or unknown one answers 404, and so does the
+/// feed of a disabled or erased account (the same answer), or one ended by a password reset.
 #[utoipa::path(
     operation_id = "read_player_calendar",
     tag = "calendars",
     params(("token" = String, Path, description = "The feed's token, as `POST /me/calendar` gave it")),
     responses(
         (status = 200, description = "The feed (RFC 5545)", content_type = "text/calendar", body = String),
-        (status = 404, description = "No such feed (never made, rotated, revoked, or ended when the player's account changed)", content_type = "application/problem+json", body = Problem),
+        (status = 404, description = "No such feed (never made, rotated, revoked, ended when the player's account changed or its password was reset, or its account is disabled)", content_type = "application/problem+json", body = Problem),
     )
 )]
 #[get("/calendars/{token}")]

@@ -124,8 +124,9 @@ pub async fn queue(
 /// `pools:write`; a `tournaments:write` key acts as an organiser.
 ///
 /// Approving links the claimant's account to the player (409 naming `player_id` if the player
-/// or the account was linked meanwhile); refusing needs a `reason` (422). The claimant gets a
-/// mail in their language. A claim is decided once (409 naming `claim_id` afterwards).
+/// or the account was linked meanwhile, `claim_id` while the claimant's account is disabled);
+/// refusing needs a `reason` (422). The claimant gets a mail in their language. A claim is
+/// decided once (409 naming `claim_id` afterwards).
 #[utoipa::path(
     operation_id = "decide_claim",
     tag = "players",
@@ -140,7 +141,7 @@ pub async fn queue(
         (status = 200, description = "Decided", body = ClaimOut),
         (status = 403, description = "Not one of the player's deciders (through an API key: without the scope the standing needs), or the claimant", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such player or claim", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "Decided already, or linked meanwhile", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "Decided already, linked meanwhile, or (approving) the claimant's account is disabled", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/players/{id}/claims/{claim_id}/decision")]

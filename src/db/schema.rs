@@ -695,4 +695,5 @@ diesel::allow_tables_to_appear_in_same_query!(
     invitations,
     player_claims,
     search_stamp,
+    calendar_feeds,
 );

@@ -372,3 +372,151 @@ async fn a_drafts_feed_is_private_to_its_staff() {
         calendar_text(r).await;
     }
 }
+
+/// The problem a made-up feed token answers, as a stranger sees it.
+async fn unknown_feed(app: &TestApp) -> Value {
+    let made_up = format!("/api/v1/calendars/cal_{}", "0".repeat(64));
+    problem(feed(app, &made_up).await, 404).await
+}
+
+/// A disabled account's feed answers exactly as a made-up token does (a stranger cannot tell
+/// that it exists), and serves the same games again once an admin enables the account; the
+/// account's deletion by an admin ends it.
+#[actix_web::test]
+async fn a_disabled_accounts_feed_answers_as_an_unknown_one_until_it_is_enabled() {
+    let app = spawn_app().await;
+    let admin = app.admin_token().await;
+    let s = setting(&app).await;
+    let (_, seats) = s.tables[0].clone();
+    let kari = &s.tokens[&seats[0]];
+    let kari_id = app.me(kari).await["id"].as_i64().unwrap();
+    let made = ok(
+        app.post("/api/v1/me/calendar", Some(kari), json!({})).await,
+        200,
+    )
+    .await;
+    let path = made["path"].as_str().unwrap().to_string();
+    let before = calendar_text(feed(&app, &path).await).await;
+    assert!(before.contains("table-"), "{before}");
+    let unknown = unknown_feed(&app).await;
+    let set_disabled = |disabled: bool| {
+        let (app, admin) = (&app, &admin);
+        async move {
+            let r = app
+                .patch(
+                    &format!("/api/v1/users/{kari_id}"),
+                    Some(admin),
+                    json!({ "disabled": disabled }),
+                )
+                .await;
+            assert_eq!(r.status(), 200);
+        }
+    };
+    set_disabled(true).await;
+    assert_eq!(problem(feed(&app, &path).await, 404).await, unknown);
+    // Another player's feed is untouched.
+    let per = &s.tokens[&s.tables[1].1[0]];
+    let theirs = ok(
+        app.post("/api/v1/me/calendar", Some(per), json!({})).await,
+        200,
+    )
+    .await;
+    calendar_text(feed(&app, theirs["path"].as_str().unwrap()).await).await;
+    // Enabled again: the same URL serves the same games.
+    set_disabled(false).await;
+    assert_eq!(calendar_text(feed(&app, &path).await).await, before);
+    // Deleted by an admin: gone for good.
+    let r = app
+        .delete_req(&format!("/api/v1/users/{kari_id}"), &admin)
+        .await;
+    assert_eq!(r.status(), 204);
+    assert_eq!(problem(feed(&app, &path).await, 404).await, unknown);
+}
+
+/// A password reset (the recovery after a compromise) ends the account's feed, answering as a
+/// made-up token, and the new password makes a new one; a changed password keeps the feed, and
+/// API keys survive both (listed at `/me/api-keys` to revoke).
+#[actix_web::test]
+async fn a_password_reset_ends_the_feed_and_a_change_keeps_it() {
+    const CHANGED: &str = "a changed passphrase";
+    let (sink, app) = crate::helpers::spawn_open_app().await;
+    let admin = app.admin_token().await;
+    let token = crate::helpers::verified_account(&app, &sink, "kari", "kari@example.no").await;
+    let kari_id = app.me(&token).await["id"].as_i64().unwrap();
+    let r = app
+        .post(
+            "/api/v1/players",
+            Some(&admin),
+            json!({"name": "Kari Nordmann", "user_id": kari_id}),
+        )
+        .await;
+    assert_eq!(r.status(), 201);
+    let key = ok(
+        app.post(
+            "/api/v1/me/api-keys",
+            Some(&token),
+            json!({"name": "club site", "scopes": ["read"]}),
+        )
+        .await,
+        201,
+    )
+    .await["key"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let made = ok(
+        app.post("/api/v1/me/calendar", Some(&token), json!({}))
+            .await,
+        200,
+    )
+    .await;
+    let path = made["path"].as_str().unwrap().to_string();
+    calendar_text(feed(&app, &path).await).await;
+    // A changed password keeps the feed and the key.
+    let changed = ok(
+        app.post(
+            "/api/v1/me/password",
+            Some(&token),
+            json!({"current_password": crate::helpers::PASSWORD, "new_password": CHANGED}),
+        )
+        .await,
+        200,
+    )
+    .await;
+    assert!(changed["access_token"].is_string());
+    calendar_text(feed(&app, &path).await).await;
+    assert_eq!(app.get("/api/v1/me", Some(&key)).await.status(), 200);
+    // A reset ends the feed: it answers as a made-up token.
+    let before = sink.to("kari@example.no").len();
+    let r = app
+        .post(
+            "/api/v1/auth/password-reset",
+            None,
+            json!({"email": "kari@example.no"}),
+        )
+        .await;
+    assert_eq!(r.status(), 202);
+    let code = crate::helpers::next_mail(&sink, "kari@example.no", before)
+        .await
+        .code("pr_");
+    let r = app
+        .post(
+            "/api/v1/auth/password-reset/confirm",
+            None,
+            json!({"token": code, "password": "a passphrase after the reset"}),
+        )
+        .await;
+    assert_eq!(r.status(), 204);
+    let unknown = unknown_feed(&app).await;
+    assert_eq!(problem(feed(&app, &path).await, 404).await, unknown);
+    assert_eq!(app.get("/api/v1/me", Some(&key)).await.status(), 200);
+    // Signed in with the new password, the player makes a new feed.
+    let token = app.token("kari", "a passphrase after the reset").await;
+    let made = ok(
+        app.post("/api/v1/me/calendar", Some(&token), json!({}))
+            .await,
+        200,
+    )
+    .await;
+    calendar_text(feed(&app, made["path"].as_str().unwrap()).await).await;
+}

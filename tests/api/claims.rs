@@ -666,3 +666,62 @@ async fn a_key_decides_a_claim_only_with_the_scope_its_standing_needs() {
     let k = scoped_key(&app, &admin, json!(["admin"])).await;
     assert_eq!(decide(&app, &k, q, id, approve).await.status(), 200);
 }
+
+/// A disabled account's open claim is not approved: approving it would hand the player to an
+/// account an admin has stopped (409 naming `claim_id`, nothing linked, the claim still open);
+/// it can be refused, and approved once the account is enabled again.
+#[actix_web::test]
+async fn a_disabled_claimants_claim_is_approved_only_once_the_account_is_enabled() {
+    let (_sink, app) = spawn_open_app().await;
+    let admin = app.admin_token().await;
+    let p = player(&app, &admin, "Anna").await;
+    let q = player(&app, &admin, "Bob").await;
+    let (ola_id, ola) = app.user("ola").await;
+    let a = claim_id(claim(&app, &ola, p).await).await;
+    let b = claim_id(claim(&app, &ola, q).await).await;
+    let set_disabled = |disabled: bool| {
+        let (app, admin) = (&app, &admin);
+        async move {
+            let r = app
+                .patch(
+                    &format!("/api/v1/users/{ola_id}"),
+                    Some(admin),
+                    json!({ "disabled": disabled }),
+                )
+                .await;
+            assert_eq!(r.status(), 200);
+        }
+    };
+    let linked = |p: i64| {
+        sql(
+            &app,
+            &format!("SELECT 1 FROM players WHERE id = {p} AND user_id IS NOT NULL"),
+        )
+    };
+    set_disabled(true).await;
+    let r = decide(&app, &admin, p, a, json!({"approve": true})).await;
+    assert_eq!(fields(&problem(r, 409).await), ["claim_id"]);
+    assert_eq!(linked(p), 0);
+    assert_eq!(
+        sql(
+            &app,
+            &format!("SELECT 1 FROM player_claims WHERE id = {a} AND status = 'open'")
+        ),
+        1
+    );
+    // Refusing it is still possible.
+    let r = decide(
+        &app,
+        &admin,
+        q,
+        b,
+        json!({"approve": false, "reason": "Not this one."}),
+    )
+    .await;
+    assert_eq!(r.status(), 200);
+    // Enabled again, the open claim is approved.
+    set_disabled(false).await;
+    let r = decide(&app, &admin, p, a, json!({"approve": true})).await;
+    assert_eq!(r.status(), 200);
+    assert_eq!(linked(p), 1);
+}

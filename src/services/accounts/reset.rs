@@ -1,6 +1,6 @@
 //! Password reset by e-mail (issue 29): a request always answers the same; a known address gets
 //! a one-hour, single-use code; confirming it sets the new password, proves the address, and
-//! ends every session of the account.
+//! ends every session of the account and its private calendar feed (API keys stay).
 
 use chrono::{DateTime, Utc};
 use serde::Deserialize;
@@ -9,6 +9,7 @@ use utoipa::ToSchema;
 use crate::auth::credentials::check_credentials;
 use crate::auth::password;
 use crate::db::accounts::{by_email, end_every_session, users};
+use crate::db::calendars;
 use crate::db::PgConnection;
 use crate::domain::accounts::{normalise_email, TokenPurpose};
 use crate::error::ApiError;
@@ -74,7 +75,7 @@ pub fn request_reset(
 }
 
 /// Sets a new password with a reset code: the code and every other reset code of the account
-/// are spent, the address counts as verified, and every session ends. 422 naming `token` for an
+/// are spent, the address counts as verified, and every session and the calendar feed end. 422 naming `token` for an
 /// unknown, expired or used code, `password` for a password that is not allowed (the code is
 /// then still good). The code is used and the sessions end at `now`.
 pub fn confirm_reset(
@@ -98,6 +99,10 @@ pub fn confirm_reset(
         // A pending address change is cancelled: the notice to the old address says a new
         // password undoes it (issue 40, item 4).
         tokens::spend_all(conn, user_id, TokenPurpose::EmailChange, now)?;
+        // A reset is the recovery after a compromise: the private calendar feed (a URL nobody
+        // can list, which whoever held the account could have made) ends with the sessions. API
+        // keys stay: they are listed with their last use at `/me/api-keys` to revoke.
+        calendars::remove_of_account(conn, user_id)?;
         Ok(end_every_session(conn, user_id, now)?)
     })
 }

@@ -232,7 +232,7 @@ fn open_claim(
 
 /// Decides a claim (its deciders; 403 for others). Approving links the account to the player
 /// (409 naming `player_id` if the player or the account was linked meanwhile: the player's row
-/// lock is taken first); refusing needs a reason (422 naming `reason`). The claimant gets a
+/// lock is taken first; 409 naming `claim_id` while the claimant's account is disabled); refusing needs a reason (422 naming `reason`). The claimant gets a
 /// mail either way; a second decision is 409 naming `claim_id`.
 pub fn decide(
     conn: &mut PgConnection,
@@ -273,6 +273,15 @@ pub fn decide(
                 return Err(ApiError::conflict_at(
                     "player_id",
                     format!("the claimant's account was linked to player {other} meanwhile"),
+                ));
+            }
+            // A disabled account's claim waits: approving it would hand the player to an
+            // account an admin has stopped (erasure deletes an account's claims).
+            if crate::db::accounts::enabled_name_and_admin(conn, c.user_id)?.is_none() {
+                return Err(ApiError::conflict_at(
+                    "claim_id",
+                    "the claimant's account is disabled: approve the claim once an admin enables \
+                     it, or refuse it",
                 ));
             }
             say_how(

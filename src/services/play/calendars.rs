@@ -1,7 +1,9 @@
 //! Calendars (issue 41 item 4): an iCalendar feed per tournament (its rounds with their times,
 //! the self-scheduling deadlines, the self-scheduled games once agreed) and a private feed per
 //! player (their games and deadlines in every tournament they play) behind an unguessable URL
-//! the player rotates or revokes. Only the SHA-256 of the URL's token is stored.
+//! the player rotates or revokes. Only the SHA-256 of the URL's token is stored. The feed
+//! answers only while the player's account is enabled, and ends with a password reset
+//! (`services::accounts::reset`).
 //!
 //! The text is RFC 5545: CRLF line ends, lines folded at 75 octets, TEXT values escaped, a
 //! stable `UID` per event and a `DTSTAMP` (no `METHOD`, so it is when the event was last
@@ -189,7 +191,9 @@ pub fn tournament_feed(
 
 /// The private feed of the token `token`: the player's games (at the round's time or the
 /// agreed time) and the deadlines of their self-scheduled rounds, in every tournament they
-/// play. An unknown or revoked token is 404, as a path that does not exist.
+/// play. An unknown or revoked token is 404, as a path that does not exist; so is the token of
+/// a player whose account is disabled or erased (the same answer as a made-up token: nobody
+/// learns that the feed exists), which works again once an admin enables the account.
 pub fn player_feed(conn: &mut PgConnection, token: &str) -> Result<String, ApiError> {
     let hash = hex::encode(secret_hash(token));
     let me = store::player_of(conn, &hash)?
