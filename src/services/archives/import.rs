@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 
+pub(super) use super::checks::check_results;
 use super::checks::{
     check_draws, check_envelope, check_players, check_references, check_types, known_ids,
 };
@@ -398,7 +399,9 @@ pub(super) struct Written {
     pub users: Vec<MappedId>,
 }
 
-/// The checks every archive passes before anything is written; returns its ids by kind.
+/// The checks every archive passes before anything is written; returns its ids by kind. Its
+/// results are checked apart ([`check_results`]: an import and a pool import right after, a
+/// check-in once it knows the archive keeps the tournament's ruleset).
 /// With `signer`, the archive's signature holds and its key is trusted; without, its signature
 /// is not checked (a tournament inside a pool archive, covered by the pool's).
 pub(super) fn checked(
@@ -586,6 +589,7 @@ pub fn import_tournament(
     caller.require_admin()?;
     let archive = &input.archive;
     let known = checked(archive, Some((keys, &input.trust())))?;
+    check_results(&archive.content)?;
     crate::db::unit_of_work(conn, |conn| {
         let pool = match input.rating_pool_id {
             Some(id) => Some(crate::services::access::require_pool(conn, id)?),
