@@ -12,6 +12,7 @@ mod architecture_rooms;
 mod architecture_store;
 mod archive_results;
 mod archive_seasons;
+mod archive_sizes;
 mod archive_trust;
 mod archive_types;
 mod archives;

@@ -412,6 +412,7 @@ pub(super) fn checked(
     if let Some((keys, trust)) = signer {
         archive.check_signature(keys, trust)?;
     }
+    super::sizes::check_sizes(&archive.content)?;
     check_players(&archive.content.players, "archive.content.players")?;
     let known = known_ids(&archive.content);
     check_references(&archive.content, &known)?;
