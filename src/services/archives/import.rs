@@ -104,8 +104,20 @@ fn map_given(
     table: &str,
 ) -> Result<HashMap<i64, i64>, ApiError> {
     let mut out = HashMap::new();
+    let mut taken = HashSet::new();
     for (key, &here) in given {
         let at = format!("{field}.{key}");
+        if !taken.insert(here) {
+            // Two of the archive's people would be one here: seated against themselves, or
+            // one account both a referee and a judge of appeals against the referee.
+            return Err(ApiError::field(
+                at,
+                format!(
+                    "another of the archive's ids is mapped onto {table} row {here} already: two \
+                     of its people cannot be one here"
+                ),
+            ));
+        }
         let from = key
             .parse::<i64>()
             .ok()

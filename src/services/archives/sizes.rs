@@ -51,12 +51,28 @@ fn check_rounds(check: &mut Check, rounds: &[Row]) {
     }
 }
 
-/// The appeals committee: at most [`COMMITTEE_SEATS`] members.
+/// The appeals committee: at most [`COMMITTEE_SEATS`] members, none of them a referee of the
+/// tournament (the staff route refuses both).
 fn check_staff(check: &mut Check, staff: &[Row]) {
+    let role = |s: &Row| s.get("role").and_then(Value::as_str).map(str::to_string);
+    let user = |s: &Row| s.get("user_id").and_then(Value::as_i64);
     let committee = staff
         .iter()
-        .filter(|s| s.get("role").and_then(Value::as_str) == Some("appeals_committee"))
+        .filter(|s| role(s).as_deref() == Some("appeals_committee"))
         .count();
+    let referees: HashSet<Option<i64>> = staff
+        .iter()
+        .filter(|s| role(s).as_deref() == Some("referee"))
+        .map(user)
+        .collect();
+    for (i, s) in staff.iter().enumerate() {
+        if role(s).as_deref() == Some("appeals_committee") && referees.contains(&user(s)) {
+            check.fail(
+                &format!("{AT}.staff[{i}].role"),
+                "a referee cannot sit on the appeals committee of the same tournament",
+            );
+        }
+    }
     check.ensure(
         committee <= COMMITTEE_SEATS,
         &format!("{AT}.staff"),
