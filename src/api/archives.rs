@@ -86,9 +86,15 @@ pub async fn archive(
 /// acceptance rules. Before anything is written the archive is checked whole: its format and
 /// version, its digest, its signature (by this instance's key, one of `ARCHIVE_TRUSTED_KEYS`,
 /// or the `trust_key` named; an unsigned archive only with `accept_unsigned`), every reference
-/// between its rows, and every draw, recomputed from its seed and input with the seating
-/// engine. A problem names the part at fault (`archive.signature.key`,
-/// `archive.content.results[3].round_id`, ...). Bodies up to 64 MiB.
+/// between its rows, every draw, recomputed from its seed and input with the seating
+/// engine, and every result, as the results route would take it against its round's draw and
+/// the tournament's ruleset. The archive holds no more than the routes let a tournament have
+/// (at most 50 rounds numbered 1, 2, ...; an appeals committee of at most three, none of them
+/// its referee; seeding and settings within the routes' limits), and `user_map` and
+/// `player_map` never map two of its ids onto one account or player here. A problem names the
+/// part at fault (`archive.signature.key`, `archive.content.results[3].round_id`,
+/// `archive.content.results[0].seats[1].player`, `archive.content.rounds`, `user_map.17`, ...).
+/// Bodies up to 64 MiB.
 #[utoipa::path(
     operation_id = "import_tournament",
     tag = "archives",

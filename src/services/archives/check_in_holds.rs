@@ -119,6 +119,16 @@ pub(super) fn check_settings(base: &Value, archive: &TournamentArchive) -> Resul
             format!("a tournament's {c} is fixed when it is created: a check-in cannot change it"),
         ));
     }
+    settings_within_limits(row, &changed)
+}
+
+/// The settings of the archive's tournament row that `changed` names are within what a PATCH
+/// takes (422 naming each field at fault): an import holds every one to it, a check-in those
+/// it changes.
+pub(super) fn settings_within_limits(
+    row: &super::Row,
+    changed: &dyn Fn(&str) -> bool,
+) -> Result<(), ApiError> {
     let mut check = Check::new();
     let field = |c: &str| format!("{AT}.{c}");
     let get = |c: &str| row.get(c).unwrap_or(&Value::Null);

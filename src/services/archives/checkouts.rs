@@ -12,7 +12,7 @@ use utoipa::ToSchema;
 
 use super::check_in_holds::{self as holds, RefusedTimes};
 use super::export::archive_of;
-use super::import::{checked, write_archive, Target};
+use super::import::{check_results, checked, write_archive, Target};
 use super::spec::TABLES;
 use super::{canonical, ArchiveKeys, TournamentArchive, Trust};
 use crate::auth::{Caller, StaffRole};
@@ -221,6 +221,8 @@ pub fn check_in(
         holds::check_user_map(caller, &base, &input.user_map)?;
         holds::check_status(&t, &input.archive)?;
         holds::check_settings(&base, &input.archive)?;
+        // Its results, under the ruleset it keeps, as the results route takes them.
+        check_results(&input.archive.content)?;
         let held = holds::held_times(conn, caller, &t, &input.archive, &mut refused)?;
         store::allow_check_in(conn, true)?;
         let tables = TABLES.iter().rev();

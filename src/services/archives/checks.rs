@@ -448,6 +448,86 @@ pub fn check_draws(content: &ArchiveContent) -> Result<(), ApiError> {
     Ok(())
 }
 
+/// Reads an archived row's column as `T` (`None`: absent or not a `T`).
+fn column<T: serde::de::DeserializeOwned>(row: &Row, c: &str) -> Option<T> {
+    serde_json::from_value(row.get(c).cloned().unwrap_or(Value::Null)).ok()
+}
+
+/// One archived result (the `i`th) as the results route would have taken it: against its
+/// round's draw and the tournament's ruleset, with the route's own check
+/// ([`check_table_result`]); its problems named under `archive.content.results[i]`.
+fn result_check(ruleset: &Ruleset, content: &ArchiveContent, i: usize) -> Result<(), ApiError> {
+    use crate::services::running::results::{check_table_result, seats_out, EnterResult};
+    let at = format!("{AT}.content.results[{i}]");
+    let row = &content.results[i];
+    let round_id = row.get("round_id").and_then(Value::as_i64);
+    let round = content.rounds.iter().find(|r| id_of(r) == round_id);
+    let round = round.ok_or_else(|| ApiError::field(format!("{at}.round_id"), "no such round"))?;
+    let number: i32 = column(round, "number").unwrap_or_default();
+    let (method, draw) = match (column(round, "method"), column::<Draw>(round, "draw")) {
+        (Some(m), Some(d)) => (m, d),
+        _ => {
+            return Err(ApiError::field(
+                format!("{at}.round_id"),
+                "a round without its draw",
+            ))
+        }
+    };
+    let table: i32 = column(row, "table_number")
+        .ok_or_else(|| ApiError::field(format!("{at}.table_number"), "must be a table number"))?;
+    let seats: Vec<SeatResult> = column(row, "seats").unwrap_or_default();
+    let input = EnterResult {
+        seats: seats_out(&seats),
+        double_crash: column(row, "double_crash"),
+        reason: column(row, "reason"),
+        playoff_winner: column(row, "playoff_winner"),
+    };
+    match check_table_result(ruleset, (number, method), &draw, table, &input) {
+        Ok(_) => Ok(()),
+        Err(ApiError::Validation(mut errors)) => {
+            // The archive's seats name their player `player` (the stored `SeatResult`).
+            let archived = |f: &str| f.replace(".player_id", ".player");
+            errors
+                .iter_mut()
+                .for_each(|e| e.field = format!("{at}.{}", archived(&e.field)));
+            Err(ApiError::Validation(errors))
+        }
+        Err(ApiError::NotFound(why)) => Err(ApiError::field(format!("{at}.table_number"), why)),
+        Err(e) => Err(e),
+    }
+}
+
+/// Every version of every table's result is one the results route would have taken (422
+/// naming the archive's row and field at fault, at most 20): every seated player of the table
+/// once and nobody else, 1 to 8 seats, scores, bonuses, penalties and times within the route's
+/// bounds, outcomes and seat counts the ruleset scores, a play-off winner only in a cup match.
+/// The tournament's ruleset was read by [`check_types`] first.
+pub fn check_results(content: &ArchiveContent) -> Result<(), ApiError> {
+    let t = &content.tournament;
+    let (Some(preset), Some(overrides)) = (
+        column::<Preset>(t, "ruleset"),
+        column::<Option<RulesetOverride>>(t, "ruleset_overrides"),
+    ) else {
+        return Ok(());
+    };
+    let rules = TournamentRules::new(preset, overrides.unwrap_or_default())
+        .map_err(|e| ApiError::field(format!("{AT}.content.tournament.ruleset_overrides"), e))?;
+    let mut errors = Vec::new();
+    for i in 0..content.results.len() {
+        match result_check(&rules.ruleset, content, i) {
+            Ok(()) => {}
+            Err(ApiError::Validation(found)) => errors.extend(found),
+            Err(e) => return Err(e),
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        errors.truncate(20);
+        Err(ApiError::Validation(errors))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

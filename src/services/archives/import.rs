@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 
+pub(super) use super::checks::check_results;
 use super::checks::{
     check_draws, check_envelope, check_players, check_references, check_types, known_ids,
 };
@@ -103,8 +104,20 @@ fn map_given(
     table: &str,
 ) -> Result<HashMap<i64, i64>, ApiError> {
     let mut out = HashMap::new();
+    let mut taken = HashSet::new();
     for (key, &here) in given {
         let at = format!("{field}.{key}");
+        if !taken.insert(here) {
+            // Two of the archive's people would be one here: seated against themselves, or
+            // one account both a referee and a judge of appeals against the referee.
+            return Err(ApiError::field(
+                at,
+                format!(
+                    "another of the archive's ids is mapped onto {table} row {here} already: two \
+                     of its people cannot be one here"
+                ),
+            ));
+        }
         let from = key
             .parse::<i64>()
             .ok()
@@ -398,7 +411,9 @@ pub(super) struct Written {
     pub users: Vec<MappedId>,
 }
 
-/// The checks every archive passes before anything is written; returns its ids by kind.
+/// The checks every archive passes before anything is written; returns its ids by kind. Its
+/// results are checked apart ([`check_results`]: an import and a pool import right after, a
+/// check-in once it knows the archive keeps the tournament's ruleset).
 /// With `signer`, the archive's signature holds and its key is trusted; without, its signature
 /// is not checked (a tournament inside a pool archive, covered by the pool's).
 pub(super) fn checked(
@@ -409,6 +424,7 @@ pub(super) fn checked(
     if let Some((keys, trust)) = signer {
         archive.check_signature(keys, trust)?;
     }
+    super::sizes::check_sizes(&archive.content)?;
     check_players(&archive.content.players, "archive.content.players")?;
     let known = known_ids(&archive.content);
     check_references(&archive.content, &known)?;
@@ -586,6 +602,7 @@ pub fn import_tournament(
     caller.require_admin()?;
     let archive = &input.archive;
     let known = checked(archive, Some((keys, &input.trust())))?;
+    check_results(&archive.content)?;
     crate::db::unit_of_work(conn, |conn| {
         let pool = match input.rating_pool_id {
             Some(id) => Some(crate::services::access::require_pool(conn, id)?),

@@ -16,6 +16,7 @@ pub mod export;
 pub mod import;
 pub mod pools;
 pub mod signing;
+pub mod sizes;
 pub mod spec;
 pub mod verify;
 

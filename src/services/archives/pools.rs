@@ -12,7 +12,8 @@ use utoipa::ToSchema;
 
 use super::export::archive_of;
 use super::import::{
-    checked, columns, insert_row, map_players, next_id, write_archive, MappedId, Target,
+    check_results, checked, columns, insert_row, map_players, next_id, write_archive, MappedId,
+    Target,
 };
 use super::spec::{Kind, TableSpec};
 use super::{canonical, ArchiveKeys, ArchiveSignature, Row, TournamentArchive, Trust};
@@ -298,7 +299,8 @@ pub fn import_pool(
     super::checks::check_players(&c.players, "archive.content.players")?;
     let mut known = Vec::new();
     for (i, t) in c.tournaments.iter().enumerate() {
-        known.push(checked(t, None).map_err(|e| {
+        let whole = checked(t, None).and_then(|k| check_results(&t.content).map(|()| k));
+        known.push(whole.map_err(|e| {
             match e {
                 ApiError::Validation(errors) => ApiError::Validation(
                     errors

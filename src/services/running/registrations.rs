@@ -137,7 +137,9 @@ pub struct UpdateRegistration {
     pub colours: Option<Choices>,
 }
 
-fn check_seeding(check: &mut Check, rating: Option<f64>, games: Option<i32>) {
+/// A registration's seeding rating (0-10000) and rated games (0-100000), as the registration
+/// routes take them (a tournament archive's registrations are held to it too).
+pub fn check_seeding(check: &mut Check, rating: Option<f64>, games: Option<i32>) {
     if let Some(r) = rating {
         check.ensure(
             r.is_finite() && (0.0..=10000.0).contains(&r),

@@ -84,7 +84,7 @@ pub struct ResultWithHistory {
 }
 
 /// The stored seats (the engine's `SeatResult`) in the shape they are entered in.
-fn seats_out(seats: &[SeatResult]) -> Vec<ResultSeat> {
+pub fn seats_out(seats: &[SeatResult]) -> Vec<ResultSeat> {
     seats
         .iter()
         .map(|s| ResultSeat {
@@ -155,13 +155,23 @@ pub fn check_result(
     table: i32,
     input: &EnterResult,
 ) -> Result<Vec<SeatResult>, ApiError> {
+    check_table_result(ruleset, (round.number, round.method), draw, table, input)
+}
+
+/// [`check_result`] for round `number` drawn by `method` (an archive's round, read before it is
+/// stored, is checked by it too): 404 when the draw has no such table, 422 naming the field.
+pub fn check_table_result(
+    ruleset: &Ruleset,
+    (number, method): (i32, SeatingMethod),
+    draw: &Draw,
+    table: i32,
+    input: &EnterResult,
+) -> Result<Vec<SeatResult>, ApiError> {
     let t = draw
         .tables
         .iter()
         .find(|t| t.number as i32 == table)
-        .ok_or_else(|| {
-            ApiError::NotFound(format!("round {} has no table {table}", round.number))
-        })?;
+        .ok_or_else(|| ApiError::NotFound(format!("round {number} has no table {table}")))?;
     let mut check = Check::new();
     let seated: HashSet<i64> = t.seats.iter().map(|p| p.0).collect();
     let mut seen = HashSet::new();
@@ -210,7 +220,7 @@ pub fn check_result(
         check.text("reason", r, 500);
     }
     if let Some(p) = input.playoff_winner {
-        if round.method != SeatingMethod::Knockout {
+        if method != SeatingMethod::Knockout {
             check.fail(
                 "playoff_winner",
                 "only a cup match (a knockout round) is decided by play-off games",

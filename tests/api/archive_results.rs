@@ -1,0 +1,174 @@
+//! An archive re-signed by a key the importer trusts holds only results the results route
+//! would have taken: every version of every table's result is checked against its round's draw
+//! and the tournament's ruleset with the route's own check, else the import is refused naming
+//! the archive's row and field (422), and nothing is written.
+
+use serde_json::{json, Value};
+
+use crate::archives::{count, forger, json_of, played_event, resign};
+use crate::case_fixtures::ok;
+use crate::helpers::{problem, spawn_app};
+
+/// The player ids seated in an archived result, seat order.
+fn seated(result: &Value) -> Vec<Value> {
+    let seats = result["seats"].as_array().unwrap();
+    seats.iter().map(|s| s["player"].clone()).collect()
+}
+
+#[actix_web::test]
+async fn results_the_ruleset_or_the_draw_would_refuse_are_refused_naming_the_field() {
+    let a = spawn_app().await;
+    let b = spawn_app().await;
+    let e = played_event(&a).await;
+    let admin_b = b.admin_token().await;
+    let path = format!("/api/v1/tournaments/{}/archive", e.tid);
+    let archive = json_of(&a, &path, Some(&e.org)).await;
+    let results = archive["content"]["results"].as_array().unwrap().clone();
+    let first = &results[0];
+    let here = seated(first);
+    assert_eq!(here.len(), 2, "{first}");
+    // A player of the same round at another table.
+    let other = results
+        .iter()
+        .find(|r| r["round_id"] == first["round_id"] && r["table_number"] != first["table_number"])
+        .map(|r| seated(r)[0].clone())
+        .unwrap();
+    let before = (
+        count(&b.database_url, "tournaments"),
+        count(&b.database_url, "players"),
+        count(&b.database_url, "users"),
+        count(&b.database_url, "results"),
+    );
+    type Forge = Box<dyn Fn(&mut Value)>;
+    let o = other.clone();
+    let cases: Vec<(&str, Forge, &str)> = vec![
+        // Wrong number of seats: a seated player left out, or one too many.
+        (
+            "a seated player without a result",
+            Box::new(|r| {
+                r["seats"].as_array_mut().unwrap().pop();
+            }),
+            "seats",
+        ),
+        (
+            "a player of another table added",
+            Box::new(move |r| {
+                let mut extra = r["seats"][0].clone();
+                extra["player"] = o.clone();
+                r["seats"].as_array_mut().unwrap().push(extra);
+            }),
+            "seats[2].player",
+        ),
+        // A result for a player not seated at that table.
+        (
+            "a seat given to a player of another table",
+            Box::new({
+                let o = other.clone();
+                move |r| r["seats"][0]["player"] = o.clone()
+            }),
+            "seats[0].player",
+        ),
+        (
+            "a seated player twice",
+            Box::new(|r| r["seats"][1]["player"] = r["seats"][0]["player"].clone()),
+            "seats[1].player",
+        ),
+        // Placements that do not match: both won.
+        (
+            "two winners",
+            Box::new(|r| {
+                r["seats"][0]["outcome"] = json!("win");
+                r["seats"][1]["outcome"] = json!("win");
+            }),
+            "seats",
+        ),
+        // Points outside the route's bounds.
+        (
+            "a score over 10000",
+            Box::new(|r| r["seats"][0]["score"] = json!(10_001)),
+            "seats[0].score",
+        ),
+        (
+            "a score under -1000",
+            Box::new(|r| r["seats"][1]["score"] = json!(-1_001)),
+            "seats[1].score",
+        ),
+        (
+            "a negative bonus",
+            Box::new(|r| r["seats"][0]["bonus"] = json!(-1)),
+            "seats[0].bonus",
+        ),
+        (
+            "a penalty over 1000",
+            Box::new(|r| r["seats"][0]["penalty"] = json!(1_001)),
+            "seats[0].penalty",
+        ),
+        (
+            "a day and more of thinking time",
+            Box::new(|r| r["seats"][0]["time_used_secs"] = json!(86_401)),
+            "seats[0].time_used_secs",
+        ),
+        // A table the round's draw does not have.
+        (
+            "a table the draw lacks",
+            Box::new(|r| r["table_number"] = json!(99)),
+            "table_number",
+        ),
+        // A play-off winner outside a cup match.
+        (
+            "a play-off winner in a Swiss round",
+            Box::new(|r| r["playoff_winner"] = r["seats"][0]["player"].clone()),
+            "playoff_winner",
+        ),
+    ];
+    let trusted_forger = forger().public_hex();
+    for (what, forge, field) in cases {
+        let mut changed = archive.clone();
+        forge(&mut changed["content"]["results"][0]);
+        resign(&mut changed);
+        let body = json!({"archive": changed, "trust_key": trusted_forger});
+        let r = b
+            .post("/api/v1/tournament-imports", Some(&admin_b), body)
+            .await;
+        let p = problem(r, 422).await;
+        let at = format!("archive.content.results[0].{field}");
+        let fields: Vec<&Value> = p["errors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| &e["field"])
+            .collect();
+        assert!(fields.iter().any(|f| *f == at.as_str()), "{what}: {p}");
+    }
+    // A later version (the correction) and another round are checked too.
+    for i in 1..results.len() {
+        let mut changed = archive.clone();
+        changed["content"]["results"][i]["seats"][0]["score"] = json!(20_000);
+        resign(&mut changed);
+        let body = json!({"archive": changed, "trust_key": trusted_forger});
+        let r = b
+            .post("/api/v1/tournament-imports", Some(&admin_b), body)
+            .await;
+        let p = problem(r, 422).await;
+        let at = format!("archive.content.results[{i}].seats[0].score");
+        assert_eq!(p["errors"][0]["field"], at.as_str(), "{p}");
+    }
+    let after = (
+        count(&b.database_url, "tournaments"),
+        count(&b.database_url, "players"),
+        count(&b.database_url, "users"),
+        count(&b.database_url, "results"),
+    );
+    assert_eq!(before, after, "nothing was written");
+    // The archive as made (every result as the route took it) imports, and so does the same
+    // archive re-signed by the trusted forger untouched.
+    let body = json!({"archive": archive, "trust_key": a.archive_key().await});
+    let r = b
+        .post("/api/v1/tournament-imports", Some(&admin_b), body)
+        .await;
+    ok(r, 201).await;
+    assert_eq!(
+        count(&b.database_url, "results"),
+        before.3 + results.len() as i64
+    );
+}
