@@ -196,9 +196,11 @@ pub async fn check_out(
 /// to what the organiser may change here: an accepted tournament's dates, time zone and
 /// completed rounds' times of play move only for a keeper of its pool or an admin (409 naming
 /// the archive's field), its status only by the steps taken by hand (409), its ruleset, ruleset
-/// overrides and table size not at all (409), its other settings within a PATCH's limits (422
-/// naming the archive's field), its national rank and announcement date stay. Bodies up to
-/// 64 MiB.
+/// overrides and table size not at all (409), its other settings through a PATCH's own checks
+/// (422 naming the archive's field), its appeals committee as an appointment here (409 on
+/// `archive.content.staff`), its national rank and announcement date stay. A person erased here
+/// since the check-out must be mapped onto (422 on `player_map` or `user_map`) while the
+/// check-in creates anyone, so their old name is never written back. Bodies up to 64 MiB.
 #[utoipa::path(
     operation_id = "check_in_tournament",
     tag = "archives",
@@ -210,7 +212,7 @@ pub async fn check_out(
         (status = 200, description = "Checked in", body = CheckoutOut),
         NotThisOrganiser,
         NoSuchTournament,
-        (status = 409, description = "Not checked out (`tournament`), changed here since (`archive`), a change of time of an accepted tournament only its pool's keepers make (`archive.content.tournament.starts_on`, `.ends_on`, `.time_zone`, `archive.content.rounds[i].played_at`), a status not reached by the steps taken by hand (`archive.content.tournament.status`), or a change of a setting fixed at creation (`archive.content.tournament.ruleset`, `.ruleset_overrides`, `.table_size`)", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "Not checked out (`tournament`), changed here since (`archive`), a change of time of an accepted tournament only its pool's keepers make (`archive.content.tournament.starts_on`, `.ends_on`, `.time_zone`, `archive.content.rounds[i].played_at`), a status not reached by the steps taken by hand (`archive.content.tournament.status`), a change of a setting fixed at creation (`archive.content.tournament.ruleset`, `.ruleset_overrides`, `.table_size`), or an appeals committee an appointment here would not make (`archive.content.staff`)", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/tournaments/{id}/checkin")]

@@ -347,6 +347,11 @@ impl Check {
         self.errors.push(FieldError::new(field, message));
     }
 
+    /// Whether an error names `field` already.
+    pub fn failed(&self, field: &str) -> bool {
+        self.errors.iter().any(|e| e.field == field)
+    }
+
     /// Adds an error unless `ok`.
     pub fn ensure(&mut self, ok: bool, field: &str, message: impl Into<String>) {
         if !ok {

@@ -28,7 +28,7 @@ async fn standings_by_name(app: &TestApp, tid: i64) -> Vec<Value> {
 /// Imports a check-out's archive at the venue (trusting the central key); returns (venue
 /// tournament id, the maps back for the check-in: `player_map` and `user_map`, venue id ->
 /// central id, and the venue's key for `trust_key`).
-async fn run_at_venue(
+pub(crate) async fn run_at_venue(
     venue: &TestApp,
     admin: &str,
     archive: &Value,
@@ -54,7 +54,7 @@ async fn run_at_venue(
 }
 
 /// A check-in's body: the venue's archive with the maps back and the venue's key.
-fn check_in_body(played: &Value, maps: &Value) -> Value {
+pub(crate) fn check_in_body(played: &Value, maps: &Value) -> Value {
     let mut body = maps.clone();
     body["archive"] = played.clone();
     body

@@ -28,6 +28,7 @@ mod cases_conflicts;
 mod cases_history;
 mod cases_panels;
 mod cases_remedies;
+mod checkout_trust;
 mod checkouts;
 mod claims;
 mod colours;

@@ -73,7 +73,7 @@ pub fn remove_if_unreferenced(conn: &mut PgConnection, id: UserId) -> QueryResul
 /// were refused to new accounts may hold `deleted-<id>`: the tombstone is then `deleted-<id>-2`
 /// (or the next number free), so a name taken never stops a removal. Each try in a savepoint of
 /// the caller's transaction.
-pub fn tombstone(conn: &mut PgConnection, id: UserId, now: DateTime<Utc>) -> QueryResult<()> {
+pub fn tombstone(conn: &mut PgConnection, id: UserId, now: DateTime<Utc>) -> QueryResult<String> {
     let mut last = None;
     for n in 1..=20 {
         let name = match n {
@@ -83,7 +83,7 @@ pub fn tombstone(conn: &mut PgConnection, id: UserId, now: DateTime<Utc>) -> Que
         let renamed = conn.transaction(|conn| {
             diesel::update(users::table.find(id))
                 .set((
-                    users::username.eq(name),
+                    users::username.eq(&name),
                     users::password_hash.eq("!"),
                     users::is_admin.eq(false),
                     users::email.eq(None::<String>),
@@ -95,7 +95,7 @@ pub fn tombstone(conn: &mut PgConnection, id: UserId, now: DateTime<Utc>) -> Que
                 .execute(conn)
         });
         match renamed {
-            Ok(_) => return Ok(()),
+            Ok(_) => return Ok(name),
             Err(e @ Error::DatabaseError(DatabaseErrorKind::UniqueViolation, _)) => last = Some(e),
             Err(e) => return Err(e),
         }
@@ -131,7 +131,12 @@ pub fn remove_player_if_unreferenced(conn: &mut PgConnection, id: PlayerId) -> Q
     }
 }
 
-/// Renames the player `Player <id> (erased)`, without club, country or account, as of `now`.
+/// The name an erased player keeps where records still refer to it.
+pub fn pseudonym(id: PlayerId) -> String {
+    format!("Player {id} (erased)")
+}
+
+/// Renames the player [`pseudonym`], without club, country or account, as of `now`.
 pub fn pseudonymise_player(
     conn: &mut PgConnection,
     id: PlayerId,
@@ -139,7 +144,7 @@ pub fn pseudonymise_player(
 ) -> QueryResult<()> {
     diesel::update(players::table.find(id))
         .set((
-            players::name.eq(format!("Player {id} (erased)")),
+            players::name.eq(pseudonym(id)),
             players::club.eq(None::<String>),
             players::country.eq(None::<String>),
             players::user_id.eq(None::<i64>),

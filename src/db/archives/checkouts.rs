@@ -7,7 +7,7 @@ use diesel::sql_types::BigInt;
 use diesel::PgConnection;
 use serde_json::Value;
 
-use crate::db::ids::{CheckoutId, TournamentId, UserId};
+use crate::db::ids::{CheckoutId, PlayerId, TournamentId, UserId};
 use crate::db::schema::{tournament_checkouts, tournaments};
 use crate::domain::status::CheckoutState;
 
@@ -149,4 +149,44 @@ pub fn clear_rows<'a>(
             .execute(conn)?;
     }
     Ok(())
+}
+
+/// In the content every check-out of any tournament keeps (`base`, whatever its state), the
+/// directory entry of `section` (`players` or `users`) with id `id` takes `erased` over its
+/// fields (an erasure's pseudonym, no club or country, `"erased": true`); the other entries and
+/// their order stay. One statement; answers how many check-outs named it.
+fn scrub_directory(
+    conn: &mut PgConnection,
+    section: &str,
+    id: i64,
+    erased: Value,
+) -> QueryResult<usize> {
+    diesel::sql_query(
+        "UPDATE tournament_checkouts SET base = jsonb_set(base, ARRAY[$1::text], (
+             SELECT coalesce(jsonb_agg(CASE WHEN e.entry -> 'id' = to_jsonb($2::bigint)
+                                            THEN e.entry || $3::jsonb ELSE e.entry END
+                                       ORDER BY e.n), '[]'::jsonb)
+             FROM jsonb_array_elements(base -> $1::text) WITH ORDINALITY AS e(entry, n)))
+         WHERE jsonb_typeof(base -> $1::text) = 'array'
+           AND base -> $1::text @> jsonb_build_array(jsonb_build_object('id', $2::bigint))",
+    )
+    .bind::<diesel::sql_types::Text, _>(section)
+    .bind::<BigInt, _>(id)
+    .bind::<diesel::sql_types::Jsonb, _>(erased)
+    .execute(conn)
+}
+
+/// Player `id`, erased (renamed `name`, without club or country), is erased in every
+/// check-out's kept content too, marked `"erased": true` there (a check-in must then map the
+/// venue's copy of it onto it: `services::archives::check_in_holds`). One statement.
+pub fn scrub_player(conn: &mut PgConnection, id: PlayerId, name: &str) -> QueryResult<usize> {
+    let erased = serde_json::json!({"name": name, "club": null, "country": null, "erased": true});
+    scrub_directory(conn, "players", id.0, erased)
+}
+
+/// Account `id`, erased (its name now `username`), is erased in every check-out's kept
+/// content too, marked `"erased": true` there. One statement.
+pub fn scrub_user(conn: &mut PgConnection, id: UserId, username: &str) -> QueryResult<usize> {
+    let erased = serde_json::json!({"username": username, "erased": true});
+    scrub_directory(conn, "users", id.0, erased)
 }

@@ -9,6 +9,7 @@ use utoipa::ToSchema;
 
 use crate::auth::{password, Caller};
 use crate::db::accounts::{erasure, users};
+use crate::db::archives::checkouts;
 use crate::db::ids::{PlayerId, UserId};
 use crate::db::PgConnection;
 use crate::error::ApiError;
@@ -112,13 +113,16 @@ pub fn erase_me(
     erase_account(conn, caller.user_id, now)
 }
 
-/// Removes player `id`, or pseudonymises it (at `now`) when records refer to it; inside the
-/// caller's transaction.
+/// Removes player `id`, or pseudonymises it (at `now`) when records refer to it, and erases it
+/// from the content check-outs keep; inside the caller's transaction.
 fn erase_player(
     conn: &mut PgConnection,
     id: PlayerId,
     now: DateTime<Utc>,
 ) -> Result<PlayerErased, ApiError> {
+    // The content kept by check-outs (to check the tournament back in) holds the player's
+    // name, club and country too: erased there as here, whatever becomes of the row.
+    checkouts::scrub_player(conn, id, &erasure::pseudonym(id))?;
     if erasure::remove_player_if_unreferenced(conn, id)? {
         return Ok(PlayerErased::Removed);
     }

@@ -368,7 +368,7 @@ pub(crate) fn lock_for_removal(conn: &mut PgConnection, id: i64) -> Result<User,
 /// Removes an account locked by [`lock_for_removal`], inside the caller's transaction: its
 /// player link, staff roles, keys, sessions, codes and mail go; the row is removed when nothing
 /// refers to it, else kept as a nameless tombstone (`deleted-<id>`, no password, address or
-/// power, deleted at `now`).
+/// power, deleted at `now`); the content kept by check-outs names it so too.
 pub(crate) fn remove_account(
     conn: &mut PgConnection,
     user: &User,
@@ -377,8 +377,12 @@ pub(crate) fn remove_account(
     let id = user.id;
     erasure::forget_belongings(conn, id, user.email.as_deref())?;
     // Removed outright when nothing refers to it; kept as a nameless tombstone otherwise.
-    if !erasure::remove_if_unreferenced(conn, id)? {
-        erasure::tombstone(conn, id, now)?;
-    }
+    let name = if erasure::remove_if_unreferenced(conn, id)? {
+        format!("deleted-{id}")
+    } else {
+        erasure::tombstone(conn, id, now)?
+    };
+    // A check-out's kept content names it no longer (a check-in maps the venue's copy onto it).
+    crate::db::archives::checkouts::scrub_user(conn, id, &name)?;
     Ok(())
 }

@@ -17,12 +17,15 @@ use crate::auth::Caller;
 use crate::db::ids::TournamentId;
 use crate::db::models::Tournament;
 use crate::db::PgConnection;
+use crate::domain::case_panels::committee_fixed;
+use crate::domain::staff::StaffRole;
 use crate::domain::status::{RoundStatus, TournamentStatus};
 use crate::error::ApiError;
 use crate::services::ratings::{
     held_round_time, held_tournament_times, time_verdict, HeldTimes, TimeChange, TimeVerdict,
 };
 use crate::services::running::time_of_play::check_stated;
+use crate::services::running::tournament_settings::{self as limits, Settings};
 use crate::services::validate::Check;
 
 /// A refused change of time, to keep after the check-in rolled back: (pool, changes).
@@ -57,6 +60,116 @@ pub(super) fn check_user_map(
     }
 }
 
+/// The people erased here since the check-out stay erased (`base`: the content as checked
+/// out, where an erasure marks them `"erased"`): while the check-in would create anyone of the
+/// archive's (a player or account its map leaves out), the venue's copy of each erased one must
+/// be mapped onto them (`player_map`, `user_map`), so that their results stay theirs and the
+/// venue's copy of their name, club and country is never written here as someone new (422
+/// naming the map otherwise).
+pub(super) fn check_erased(
+    base: &Value,
+    archive: &TournamentArchive,
+    (player_map, user_map): (&BTreeMap<String, i64>, &BTreeMap<String, i64>),
+) -> Result<(), ApiError> {
+    let sections = [
+        (
+            "players",
+            &archive.content.players,
+            player_map,
+            "player",
+            "player_map",
+        ),
+        (
+            "users",
+            &archive.content.users,
+            user_map,
+            "account",
+            "user_map",
+        ),
+    ];
+    for (section, rows, map, whom, field) in sections {
+        let mapped_from: HashSet<&str> = map.keys().map(String::as_str).collect();
+        let creates = rows.iter().any(|r| {
+            let id = r.get("id").map(Value::to_string).unwrap_or_default();
+            !mapped_from.contains(id.as_str())
+        });
+        let mapped_onto: HashSet<i64> = map.values().copied().collect();
+        let unmapped: Vec<String> = base
+            .get(section)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter(|e| e.get("erased") == Some(&Value::Bool(true)))
+            .filter_map(|e| e.get("id").and_then(Value::as_i64))
+            .filter(|id| !mapped_onto.contains(id))
+            .map(|id| id.to_string())
+            .collect();
+        if creates && !unmapped.is_empty() {
+            return Err(ApiError::field(
+                field,
+                format!(
+                    "{whom} {} was erased here since the check-out: map the venue's copy onto \
+                     it (the venue's import answer lists its id), so that its results stay its \
+                     own and its old name is not written back as someone new",
+                    unmapped.join(", ")
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The archive's staff keep the rules an appointment here keeps (`t`: the tournament as checked
+/// out; `user_map`: the venue's accounts onto these, an account it leaves out being someone
+/// new): once the tournament has started (a round drawn, or running), its appeals committee is
+/// the one checked out (`base`); it never has more than three members, nor a referee among them
+/// (409 naming `archive.content.staff` otherwise).
+pub(super) fn check_staff(
+    conn: &mut PgConnection,
+    t: &Tournament,
+    (base, archive): (&Value, &TournamentArchive),
+    user_map: &BTreeMap<String, i64>,
+) -> Result<(), ApiError> {
+    let at = "archive.content.staff";
+    // Who a staff row names here: the mapped account, or a new one (the venue's id).
+    let person = |row: &super::Row| -> Result<String, ApiError> {
+        let id = row.get("user_id").and_then(Value::as_i64);
+        let id = id.ok_or_else(|| ApiError::field(at, "a staff row names no account"))?;
+        Ok(match user_map.get(&id.to_string()) {
+            Some(here) => format!("{here}"),
+            None => format!("new account {id} of the venue"),
+        })
+    };
+    let in_role = |role: StaffRole| -> Result<HashSet<String>, ApiError> {
+        let rows = archive.content.staff.iter();
+        let rows = rows.filter(|r| r.get("role").and_then(Value::as_str) == Some(role.as_str()));
+        rows.map(&person).collect()
+    };
+    let committee = in_role(StaffRole::AppealsCommittee)?;
+    let committee_role = StaffRole::AppealsCommittee.as_str();
+    let checked_out: HashSet<String> = base
+        .get("staff")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|r| r.get("role").and_then(Value::as_str) == Some(committee_role))
+        .filter_map(|r| r.get("user_id").and_then(Value::as_i64))
+        .map(|id| id.to_string())
+        .collect();
+    let drawn = crate::db::rounds::any_drawn(conn, t.id)?;
+    let why = if committee_fixed(t.status, drawn) && committee != checked_out {
+        "the appeals committee is appointed before the tournament and this one had started \
+         when it was checked out: a check-in cannot appoint or dismiss its members"
+    } else if committee.len() > 3 {
+        "the appeals committee has at most three members"
+    } else if !committee.is_disjoint(&in_role(StaffRole::Referee)?) {
+        "a referee cannot sit on the appeals committee of the same tournament"
+    } else {
+        return Ok(());
+    };
+    Err(ApiError::conflict_at(at, why))
+}
+
 /// The archive's status is one the organiser could have moved the tournament to by hand (409
 /// naming it otherwise): a finished tournament is not running again, a running one not a draft.
 pub(super) fn check_status(t: &Tournament, archive: &TournamentArchive) -> Result<(), ApiError> {
@@ -85,25 +198,12 @@ pub(super) fn check_status(t: &Tournament, archive: &TournamentArchive) -> Resul
 /// The settings fixed when a tournament is created: no change here makes them.
 const FIXED: &[&str] = &["ruleset", "ruleset_overrides", "table_size"];
 
-/// The texts a change here names and their longest length (`true`: required).
-const TEXTS: &[(&str, usize, bool)] = &[
-    ("name", 200, true),
-    ("game", 100, true),
-    ("venue", 200, false),
-];
-
-/// The numbers a change here sets and their bounds.
-const NUMBERS: &[(&str, i64, i64)] = &[
-    ("planned_rounds", 1, 50),
-    ("appeal_window_minutes", 0, 10080),
-    ("prize_places", 1, 1000),
-    ("qualification_places", 0, 1000),
-];
-
 /// The archive's settings are ones a change here could make (`base`: the content as checked
 /// out, which is the tournament here): its ruleset, overrides and table size as they are (409
-/// naming the archive's field otherwise), and every setting it changes within what a PATCH
-/// takes (422 naming each field at fault). A setting left as it is is never refused.
+/// naming the archive's field otherwise), and every setting it changes held to the very checks
+/// of a PATCH (`running::tournament_settings`: the same limits and details, 422 naming the
+/// archive's field, its length as `ends_on`) and written as a PATCH would store it (trimmed, the
+/// country in capitals). A setting left as it is is never refused.
 pub(super) fn check_settings(base: &Value, archive: &TournamentArchive) -> Result<(), ApiError> {
     let row = &archive.content.tournament;
     let here = base.get("tournament");
@@ -130,54 +230,97 @@ pub(super) fn settings_within_limits(
     changed: &dyn Fn(&str) -> bool,
 ) -> Result<(), ApiError> {
     let mut check = Check::new();
-    let field = |c: &str| format!("{AT}.{c}");
-    let get = |c: &str| row.get(c).unwrap_or(&Value::Null);
-    for &(c, max, required) in TEXTS.iter().filter(|(c, _, _)| changed(c)) {
-        match get(c) {
-            Value::String(v) if v.trim() == v => {
-                check.text(&field(c), v, max);
-            }
-            Value::Null if !required => {}
-            _ => check.fail(&field(c), format!("must be a text of 1-{max} characters")),
-        }
-    }
-    for &(c, min, max) in NUMBERS.iter().filter(|(c, _, _)| changed(c)) {
-        match get(c).as_i64() {
-            Some(v) => check.range(&field(c), v, min, max),
-            None => check.fail(&field(c), format!("must be between {min} and {max}")),
-        }
-    }
-    if changed("country") {
-        let code = |v: &str| v.len() == 2 && v.bytes().all(|b| b.is_ascii_uppercase());
-        if !(get("country").is_null() || get("country").as_str().is_some_and(code)) {
-            let why = "must be an ISO 3166-1 alpha-2 country code in capitals such as NO or PL";
-            check.fail(&field("country"), why);
-        }
-    }
-    if changed("time_zone") {
-        match get("time_zone") {
-            Value::String(v) if v.trim() == v => {
-                check.time_zone(&field("time_zone"), v);
-            }
-            _ => check.fail(
-                &field("time_zone"),
-                "must be an IANA time zone such as Europe/Oslo",
-            ),
-        }
-    }
-    if changed("starts_on") || changed("ends_on") {
-        use chrono::Datelike;
-        let date = |c: &str| serde_json::from_value::<NaiveDate>(get(c).clone()).ok();
-        if let Some((s, e)) = date("starts_on").zip(date("ends_on")) {
-            let days = (e - s).num_days() + 1;
-            let why = "must make the tournament 1-60 days long (starts_on to ends_on)";
-            check.ensure((1..=60).contains(&days), &field("ends_on"), why);
-            if !(1..=9999).contains(&s.year()) {
-                check.fail(&field("starts_on"), "must be a date in the years 1-9999");
-            }
+    let at = |c: &str| match c {
+        // The PATCH's `days` is the archive's `ends_on`.
+        "days" => format!("{AT}.ends_on"),
+        c => format!("{AT}.{c}"),
+    };
+    let settings = archived_settings(&mut check, row, &changed);
+    let stored = limits::check_settings(&mut check, at, &settings);
+    let as_stored = [
+        ("name", stored.name.map(Some)),
+        ("game", stored.game.map(Some)),
+        ("time_zone", stored.time_zone.map(Some)),
+        ("venue", stored.venue),
+        ("country", stored.country),
+    ];
+    for (c, value) in as_stored {
+        let Some(value) = value else { continue };
+        let (field, given) = (at(c), row.get(c).and_then(Value::as_str));
+        if !check.failed(&field) && value.as_deref() != given {
+            let stored = serde_json::to_string(&value).unwrap_or_default();
+            let why = format!("must be written as a change here stores it: {stored}");
+            check.fail(&field, why);
         }
     }
     check.finish()
+}
+
+/// The settings the archive changes (`changed`), read as a PATCH's body names them; a value of
+/// the wrong type is refused into `check` (naming the archive's field).
+fn archived_settings<'a>(
+    check: &mut Check,
+    row: &'a super::Row,
+    changed: &dyn Fn(&str) -> bool,
+) -> Settings<'a> {
+    let field = |c: &str| format!("{AT}.{c}");
+    let get = |c: &str| row.get(c).unwrap_or(&Value::Null);
+    let text = |check: &mut Check, c: &str, nullable: bool| -> Option<Option<&'a str>> {
+        if !changed(c) {
+            return None;
+        }
+        match get(c) {
+            Value::String(v) => Some(Some(v.as_str())),
+            Value::Null if nullable => Some(None),
+            _ => {
+                check.fail(&field(c), "must be a text");
+                None
+            }
+        }
+    };
+    let name = text(check, "name", false).flatten();
+    let game = text(check, "game", false).flatten();
+    let time_zone = text(check, "time_zone", false).flatten();
+    let venue = text(check, "venue", true);
+    let country = text(check, "country", true);
+    let deadline = get("registration_deadline").clone();
+    if changed("registration_deadline")
+        && serde_json::from_value::<Option<DateTime<Utc>>>(deadline).is_err()
+    {
+        check.fail(&field("registration_deadline"), "must be a date and time");
+    }
+    let mut number = |c: &str| -> Option<i64> {
+        if !changed(c) {
+            return None;
+        }
+        let n = get(c).as_i64();
+        if n.is_none() {
+            check.fail(&field(c), "must be a whole number");
+        }
+        n
+    };
+    let planned_rounds = number("planned_rounds");
+    let appeal_window_minutes = number("appeal_window_minutes");
+    let prize_places = number("prize_places");
+    let qualification_places = number("qualification_places");
+    // The dates themselves are read (422 naming each) with the times (`held_times`).
+    let date = |c: &str| serde_json::from_value::<NaiveDate>(get(c).clone()).ok();
+    let dates = (changed("starts_on") || changed("ends_on"))
+        .then(|| date("starts_on").zip(date("ends_on")))
+        .flatten();
+    Settings {
+        name,
+        game,
+        planned_rounds,
+        starts_on: dates.map(|(s, _)| s),
+        days: dates.map(|(s, e)| (e - s).num_days() + 1),
+        time_zone,
+        venue,
+        country,
+        appeal_window_minutes,
+        prize_places,
+        qualification_places,
+    }
 }
 
 /// The archive's field at `at`, read as `T` (422 naming it otherwise).

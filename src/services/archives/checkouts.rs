@@ -219,6 +219,9 @@ pub fn check_in(
         }
         // The archive is signed by the key the caller names: held to what a change here is.
         holds::check_user_map(caller, &base, &input.user_map)?;
+        let maps = (&input.player_map, &input.user_map);
+        holds::check_erased(&base, &input.archive, maps)?;
+        holds::check_staff(conn, &t, (&base, &input.archive), &input.user_map)?;
         holds::check_status(&t, &input.archive)?;
         holds::check_settings(&base, &input.archive)?;
         // Its results, under the ruleset it keeps, as the results route takes them.

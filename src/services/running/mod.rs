@@ -20,4 +20,5 @@ pub mod staff_changes;
 pub mod standings;
 pub mod time_of_play;
 pub mod tournament_list;
+pub mod tournament_settings;
 pub mod tournaments;

@@ -13,7 +13,8 @@ use crate::error::ApiError;
 use crate::services::access::{load_for_staff, load_visible, lock_tournament};
 use crate::services::ratings::{held_tournament_times, HeldTimes, TimeChange};
 use crate::services::running::staff_changes::{before_staff_change, AfterStaffChange};
-use crate::services::validate::{check_country, Check, Page, PageParams};
+use crate::services::running::tournament_settings::{as_sent, check_settings, last_day, Settings};
+use crate::services::validate::{Check, Page, PageParams};
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -264,22 +265,6 @@ pub struct UpdateTournament {
     pub qualification_places: Option<i32>,
 }
 
-/// The last playing day; years 1-9999 only (what PostgreSQL and every client can store).
-fn check_dates(check: &mut Check, starts_on: NaiveDate, days: i64) -> NaiveDate {
-    use chrono::Datelike;
-    let ends_on = starts_on
-        .checked_add_days(chrono::Days::new(days.clamp(1, 60) as u64 - 1))
-        .unwrap_or(starts_on);
-    if !(1..=9999).contains(&starts_on.year()) {
-        check.fail("starts_on", "must be a date in the years 1-9999");
-    }
-    ends_on
-}
-
-fn check_time_zone(check: &mut Check, field: &str, tz: &str) -> String {
-    check.time_zone(field, tz)
-}
-
 /// A staff appointment.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct StaffOut {
@@ -332,24 +317,34 @@ pub fn create_tournament(
     now: DateTime<Utc>,
 ) -> Result<Tournament, ApiError> {
     let mut check = Check::new();
-    let name = check.text("name", &input.name, 200);
-    let game = check.text("game", &input.game, 100);
-    let table_size = input.ruleset.default_table_size();
-    check.range("planned_rounds", input.planned_rounds.into(), 1, 50);
     let days = input.days.unwrap_or(1);
-    check.range("days", days.into(), 1, 60);
-    let ends_on = check_dates(&mut check, input.starts_on, days.into());
-    let time_zone = check_time_zone(&mut check, "time_zone", &input.time_zone);
-    let venue = check.optional_text("venue", input.venue.as_deref(), 200);
-    let country = check_country(&mut check, "country", input.country.as_deref());
     let appeal_window = input.appeal_window_minutes.unwrap_or(30);
-    check.range("appeal_window_minutes", appeal_window.into(), 0, 10080);
-    let ruleset_overrides = cup_overrides(&mut check, input.ruleset, input.cup);
     let prize_places = input.prize_places.unwrap_or(1);
-    check.range("prize_places", prize_places.into(), 1, 1000);
     let qualification_places = input.qualification_places.unwrap_or(0);
-    check.range("qualification_places", qualification_places.into(), 0, 1000);
+    let settings = Settings {
+        name: Some(&input.name),
+        game: Some(&input.game),
+        planned_rounds: Some(input.planned_rounds.into()),
+        starts_on: Some(input.starts_on),
+        days: Some(days.into()),
+        time_zone: Some(&input.time_zone),
+        venue: Some(input.venue.as_deref()),
+        country: Some(input.country.as_deref()),
+        appeal_window_minutes: Some(appeal_window.into()),
+        prize_places: Some(prize_places.into()),
+        qualification_places: Some(qualification_places.into()),
+    };
+    let stored = check_settings(&mut check, as_sent, &settings);
+    let table_size = input.ruleset.default_table_size();
+    let ends_on = last_day(input.starts_on, days.into());
+    let ruleset_overrides = cup_overrides(&mut check, input.ruleset, input.cup);
     check.finish()?;
+    let (name, game) = (
+        stored.name.unwrap_or_default(),
+        stored.game.unwrap_or_default(),
+    );
+    let time_zone = stored.time_zone.unwrap_or_default();
+    let (venue, country) = (stored.venue.flatten(), stored.country.flatten());
     crate::db::unit_of_work(conn, |conn| {
         // Naming a pool asks to be rated in it: pending until a keeper decides, unless the
         // pool is open or the caller keeps it (issue 26).
@@ -434,19 +429,16 @@ pub fn update_tournament(
     out
 }
 
-/// The first and last day a change leaves the tournament with (422 naming the field at fault).
+/// The first and last day a change leaves the tournament with (both checked before).
 fn next_dates(
     current: &Tournament,
     (starts_on, days): (Option<NaiveDate>, Option<i32>),
-) -> Result<(NaiveDate, NaiveDate), ApiError> {
+) -> (NaiveDate, NaiveDate) {
     let starts_on = starts_on.unwrap_or(current.starts_on);
     let days = days
         .map(i64::from)
         .unwrap_or((current.ends_on - current.starts_on).num_days() + 1);
-    let mut dates = Check::new();
-    let ends_on = check_dates(&mut dates, starts_on, days);
-    dates.finish()?;
-    Ok((starts_on, ends_on))
+    (starts_on, last_day(starts_on, days))
 }
 
 /// The change itself, in one transaction; the update compares and sets the version, so two
@@ -460,34 +452,22 @@ fn change_tournament(
     refused: &mut RefusedTimes,
 ) -> Result<Tournament, ApiError> {
     let mut check = Check::new();
-    let name = input.name.as_deref().map(|v| check.text("name", v, 200));
-    let game = input.game.as_deref().map(|v| check.text("game", v, 100));
-    if let Some(r) = input.planned_rounds {
-        check.range("planned_rounds", r.into(), 1, 50);
-    }
-    if let Some(d) = input.days {
-        check.range("days", d.into(), 1, 60);
-    }
-    if let Some(w) = input.appeal_window_minutes {
-        check.range("appeal_window_minutes", w.into(), 0, 10080);
-    }
-    if let Some(p) = input.prize_places {
-        check.range("prize_places", p.into(), 1, 1000);
-    }
-    if let Some(q) = input.qualification_places {
-        check.range("qualification_places", q.into(), 0, 1000);
-    }
-    let time_zone = input
-        .time_zone
-        .as_deref()
-        .map(|v| check_time_zone(&mut check, "time_zone", v));
-    let venue = input
-        .venue
-        .as_deref()
-        .map(|v| check.optional_text("venue", Some(v), 200));
-    let country = input
-        .country
-        .map(|c| check_country(&mut check, "country", c.as_deref()));
+    let settings = Settings {
+        name: input.name.as_deref(),
+        game: input.game.as_deref(),
+        planned_rounds: input.planned_rounds.map(i64::from),
+        starts_on: input.starts_on,
+        days: input.days.map(i64::from),
+        time_zone: input.time_zone.as_deref(),
+        venue: input.venue.as_deref().map(Some),
+        country: input.country.as_ref().map(Option::as_deref),
+        appeal_window_minutes: input.appeal_window_minutes.map(i64::from),
+        prize_places: input.prize_places.map(i64::from),
+        qualification_places: input.qualification_places.map(i64::from),
+    };
+    let stored = check_settings(&mut check, as_sent, &settings);
+    let (name, game, time_zone) = (stored.name, stored.game, stored.time_zone);
+    let (venue, country) = (stored.venue, stored.country);
     check.finish()?;
     crate::db::transaction(conn, |conn| {
         let current = load_for_staff(conn, caller, id, &[StaffRole::Organiser])?;
@@ -497,7 +477,7 @@ fn change_tournament(
                 current.version
             )));
         }
-        let (starts_on, ends_on) = next_dates(&current, (input.starts_on, input.days))?;
+        let (starts_on, ends_on) = next_dates(&current, (input.starts_on, input.days));
         let status_now = current.status;
         let status = input.status.unwrap_or(status_now);
         if !status_now.can_move_to(status) {
