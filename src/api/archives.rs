@@ -197,8 +197,9 @@ pub async fn check_out(
 /// completed rounds' times of play move only for a keeper of its pool or an admin (409 naming
 /// the archive's field), its status only by the steps taken by hand (409), its ruleset, ruleset
 /// overrides and table size not at all (409), its other settings through a PATCH's own checks
-/// (422 naming the archive's field), its appeals committee as an appointment here (409 on
-/// `archive.content.staff`), its national rank and announcement date stay. A person erased here
+/// (422 naming the archive's field), its appeals committee as an appointment here (at most
+/// three, no referee among them: 422 on `archive.content.staff`, as on an import; once started,
+/// no member appointed or dismissed: 409 on it), its national rank and announcement date stay. A person erased here
 /// since the check-out must be mapped onto (422 on `player_map` or `user_map`) while the
 /// check-in creates anyone, so their old name is never written back. Bodies up to 64 MiB.
 #[utoipa::path(

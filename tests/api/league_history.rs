@@ -53,7 +53,8 @@ async fn play_in_the_past(
     }
     let mut conn = db(a);
     diesel::sql_query(
-        "UPDATE tournaments SET starts_on = $2::date, announced_at = $3::timestamptz,
+        "UPDATE tournaments SET starts_on = $2::date, ends_on = $2::date + (ends_on - starts_on),
+                announced_at = $3::timestamptz,
                 national_rank = true WHERE id = $1",
     )
     .bind::<Int8, _>(tid)
