@@ -8,7 +8,7 @@ use actix_web::{delete, get, patch, post, web, HttpRequest, HttpResponse};
 use crate::api::extract::Json;
 use crate::api::problem::{AuthErrors, BodyErrors};
 use crate::api::problem::{MailNotConfigured, NoSuchAccount};
-use crate::api::support::{client_address, private_json};
+use crate::api::support::{client_address, private_json, PasswordGuard};
 use crate::auth::Caller;
 use crate::domain::accounts::{Language, SignupMode};
 use crate::error::{ApiResult, Problem};
@@ -245,24 +245,13 @@ pub async fn erase_me(
     // A missing or unreadable body is a missing password: the service names the field.
     body: Option<Json<EraseMe>>,
 ) -> ApiResult<HttpResponse> {
-    let address = client_address(&req);
-    let throttle = state.login_throttle.clone();
-    let username = caller.username.clone();
-    let slowed = throttle.check(&username, &address)?;
-    if !slowed.is_zero() {
-        actix_web::rt::time::sleep(slowed).await;
-    }
+    let guard = PasswordGuard::check(&req, &state, &caller.username, "password").await?;
     let input = body.map(|b| b.0);
     let now = state.clock.now();
     let erased = state
         .run(move |conn| data::erase_me(conn, &caller, input.as_ref(), now))
         .await;
-    if let Err(crate::error::ApiError::Validation(fields)) = &erased {
-        if fields.iter().any(|f| f.field == "password") {
-            throttle.failed(&username, &address);
-        }
-    }
-    Ok(private_json(&erased?))
+    Ok(private_json(&guard.counted(erased)?))
 }
 
 /// Everything stored about an account and its player (admin).
@@ -374,28 +363,26 @@ pub async fn update_me(
     caller: Caller,
     body: Json<UpdateMe>,
 ) -> ApiResult<HttpResponse> {
-    let address = client_address(&req);
-    let throttle = state.login_throttle.clone();
-    let username = caller.username.clone();
-    let changes_address = body.0.email.is_some();
-    if changes_address {
-        state.signup.mail.require()?;
-        let slowed = throttle.check(&username, &address)?;
-        if !slowed.is_zero() {
-            actix_web::rt::time::sleep(slowed).await;
+    // Only an address change asks for the password.
+    let guard = match body.0.email.as_deref() {
+        Some(email) => {
+            state.signup.mail.require()?;
+            let guard =
+                PasswordGuard::check(&req, &state, &caller.username, "current_password").await?;
+            count_request(&req, &state, email)?;
+            Some(guard)
         }
-        count_request(&req, &state, body.0.email.as_deref().unwrap_or_default())?;
-    }
+        None => None,
+    };
     let links = state.signup.links.clone();
     let now = state.clock.now();
     let input = body.0;
     let changed = state
         .run(move |conn| profile::update_me(conn, &caller, &input, &links, now))
         .await;
-    if let Err(crate::error::ApiError::Validation(fields)) = &changed {
-        if changes_address && fields.iter().any(|f| f.field == "current_password") {
-            throttle.failed(&username, &address);
-        }
-    }
+    let changed = match guard {
+        Some(guard) => guard.counted(changed),
+        None => changed,
+    };
     Ok(private_json(&changed?))
 }

@@ -6,7 +6,7 @@ use actix_web::{get, post, web, HttpRequest, HttpResponse};
 use crate::api::extract::Json;
 use crate::api::problem::NoOrInvalidToken;
 use crate::api::problem::{AuthErrors, BodyErrors};
-use crate::api::support::{client_address, private_json, throttled_sign_in};
+use crate::api::support::{private_json, throttled_sign_in, PasswordGuard};
 use crate::auth::jwt::Subject;
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult, Problem};
@@ -163,23 +163,12 @@ pub async fn change_password(
     caller: Caller,
     body: Json<ChangePassword>,
 ) -> ApiResult<HttpResponse> {
-    let address = client_address(&req);
-    let throttle = state.login_throttle.clone();
-    let username = caller.username.clone();
-    let slowed = throttle.check(&username, &address)?;
-    if !slowed.is_zero() {
-        actix_web::rt::time::sleep(slowed).await;
-    }
+    let guard = PasswordGuard::check(&req, &state, &caller.username, "current_password").await?;
     let now = state.clock.now();
     let session = state
         .run(move |conn| sessions::change_password(conn, &caller, &body.0, now))
         .await;
-    if let Err(ApiError::Validation(fields)) = &session {
-        if fields.iter().any(|f| f.field == "current_password") {
-            throttle.failed(&username, &address);
-        }
-    }
-    tokens(&state, session?)
+    tokens(&state, guard.counted(session)?)
 }
 
 /// Who am I: my account, my global role and my tournament roles.

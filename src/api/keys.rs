@@ -4,7 +4,7 @@ use actix_web::{delete, get, post, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::{Json, Query};
 use crate::api::problem::{AuthErrors, BodyErrors};
-use crate::api::support::{client_address, private_json, private_page, Page, PageParams};
+use crate::api::support::{private_json, private_page, Page, PageParams, PasswordGuard};
 use crate::auth::Caller;
 use crate::error::{ApiResult, Problem};
 use crate::runtime::state::AppState;
@@ -43,26 +43,21 @@ pub async fn create(
     caller: Caller,
     body: Json<CreateApiKey>,
 ) -> ApiResult<HttpResponse> {
-    let address = client_address(&req);
-    let throttle = state.login_throttle.clone();
-    let username = caller.username.clone();
-    let gives_password = body.0.current_password.is_some();
-    if gives_password {
-        let slowed = throttle.check(&username, &address)?;
-        if !slowed.is_zero() {
-            actix_web::rt::time::sleep(slowed).await;
+    // Only a password given is counted (a missing one is no guess).
+    let guard = match body.0.current_password {
+        Some(_) => {
+            Some(PasswordGuard::check(&req, &state, &caller.username, "current_password").await?)
         }
-    }
+        None => None,
+    };
     let now = state.clock.now();
     let created = state
         .run(move |conn| api_keys::create(conn, &caller, body.0, now))
         .await;
-    if let Err(crate::error::ApiError::Validation(fields)) = &created {
-        if gives_password && fields.iter().any(|f| f.field == "current_password") {
-            throttle.failed(&username, &address);
-        }
-    }
-    let created = created?;
+    let created = match guard {
+        Some(guard) => guard.counted(created)?,
+        None => created?,
+    };
     Ok(HttpResponse::Created()
         .insert_header(("Cache-Control", "no-store"))
         .insert_header((

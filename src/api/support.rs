@@ -420,6 +420,48 @@ impl CodeGuard {
     }
 }
 
+/// A use case that asks for the account's password, under the sign-in throttle: refused with
+/// 429 (or slowed) before it starts as a sign-in would be, and a wrong password (a validation
+/// error naming the guard's field) counted after it as a failed sign-in (`DELETE /me`,
+/// `POST /me/password`, `PATCH /me` with an address, `POST /me/api-keys` with a password).
+pub struct PasswordGuard {
+    throttle: crate::infra::throttle::LoginThrottle,
+    username: String,
+    from: String,
+    field: &'static str,
+}
+
+impl PasswordGuard {
+    pub async fn check(
+        req: &HttpRequest,
+        state: &crate::runtime::state::AppState,
+        username: &str,
+        field: &'static str,
+    ) -> Result<Self, ApiError> {
+        let guard = PasswordGuard {
+            throttle: state.login_throttle.clone(),
+            username: username.to_string(),
+            from: client_address(req),
+            field,
+        };
+        let slowed = guard.throttle.check(&guard.username, &guard.from)?;
+        if !slowed.is_zero() {
+            actix_web::rt::time::sleep(slowed).await;
+        }
+        Ok(guard)
+    }
+
+    /// Counts the outcome: a validation error naming the guard's field is a failed sign-in.
+    pub fn counted<T>(self, outcome: Result<T, ApiError>) -> Result<T, ApiError> {
+        if let Err(ApiError::Validation(fields)) = &outcome {
+            if fields.iter().any(|f| f.field == self.field) {
+                self.throttle.failed(&self.username, &self.from);
+            }
+        }
+        outcome
+    }
+}
+
 /// The address a request is counted by: its client's, as the middleware found it (behind a
 /// trusted proxy, from `X-Forwarded-For`; an IPv6 client by its /64: `infra::clients`);
 /// empty when the connection does not say.
