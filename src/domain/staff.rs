@@ -4,6 +4,10 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+/// The appeals committee's seats: three members appointed beforehand (seed 000 section (4),
+/// "tre forhåndsoppnevnte medlemmer").
+pub const COMMITTEE_SEATS: usize = 3;
+
 /// A role in one tournament.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]

@@ -11,14 +11,13 @@ use serde_json::Value;
 
 use super::check_in_holds::settings_within_limits;
 use super::{ArchiveContent, Row};
+use crate::domain::staff::COMMITTEE_SEATS;
 use crate::error::{ApiError, FieldError};
 use crate::services::running::registrations::check_seeding;
 use crate::services::validate::Check;
 
 /// The most rounds an archive holds: the most a tournament plans (`planned_rounds`, 1-50).
 pub const MOST_ROUNDS: usize = 50;
-/// The appeals committee's seats (the staff route appoints at most three).
-pub const COMMITTEE_SEATS: usize = 3;
 
 const AT: &str = "archive.content";
 

@@ -710,7 +710,7 @@ pub fn appoint(
                 .iter()
                 .filter(|s| s.role == StaffRole::AppealsCommittee)
                 .count()
-                >= 3
+                >= crate::domain::staff::COMMITTEE_SEATS
         {
             return Err(ApiError::Conflict(
                 "the appeals committee already has three members".into(),
