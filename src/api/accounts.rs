@@ -73,7 +73,9 @@ pub async fn sign_up(
 /// up again with the address before verifying sends another code, which keeps that password:
 /// the second sign-up's password is not used); the account's other verification codes are spent. A code works once
 /// and for 24 hours. An address change's code (`ec_...`, from `PATCH /me`) moves the account to
-/// its new address instead. Public.
+/// its new address instead. The code of an account an admin has disabled is refused like an
+/// unknown one (422 naming `token`, saying the account is closed) and stays unspent: it works
+/// once the account is enabled again, within its 24 hours. Public.
 #[utoipa::path(
     operation_id = "verify_email",
     tag = "auth",

@@ -129,7 +129,9 @@ pub async fn queue(
 /// A link that opens a round's result slips in a browser (organisers and referees).
 ///
 /// The slips carry the table codes, so their page wants a bearer token, which a browser's
-/// address bar cannot send: this link opens them without one for 30 minutes.
+/// address bar cannot send: this link opens them without one for 30 minutes, while the
+/// account that took it is enabled and still an organiser or referee of the tournament (or an
+/// admin).
 #[utoipa::path(
     operation_id = "slips_link",
     tag = "rounds",

@@ -101,22 +101,24 @@ impl HallKeys {
         )
     }
 
-    /// The key of a link to a round's slips, valid until `until` (seconds since the epoch).
-    pub fn slips_key(&self, round: i64, draw: i32, until: i64) -> String {
+    /// The key of a link to a round's slips taken by the account `by`, valid until `until`
+    /// (seconds since the epoch).
+    pub fn slips_key(&self, round: i64, draw: i32, by: i64, until: i64) -> String {
         let mac = self.mac(&[
             b"slips",
             &round.to_be_bytes(),
             &draw.to_be_bytes(),
+            &by.to_be_bytes(),
             &until.to_be_bytes(),
         ]);
         hex::encode(&mac[..20])
     }
 
     /// Whether `given` is the key of that link.
-    pub fn is_slips_key(&self, round: i64, draw: i32, until: i64, given: &str) -> bool {
+    pub fn is_slips_key(&self, round: i64, draw: i32, by: i64, until: i64, given: &str) -> bool {
         same(
             given.as_bytes(),
-            self.slips_key(round, draw, until).as_bytes(),
+            self.slips_key(round, draw, by, until).as_bytes(),
         )
     }
 }
@@ -173,11 +175,12 @@ mod tests {
     }
 
     #[test]
-    fn a_slips_key_names_its_round_draw_and_expiry() {
+    fn a_slips_key_names_its_round_draw_taker_and_expiry() {
         let k = HallKeys::derived(b"a secret of at least thirty-two bytes!!");
-        let key = k.slips_key(7, 1, 1_800_000_000);
-        assert!(k.is_slips_key(7, 1, 1_800_000_000, &key));
-        assert!(!k.is_slips_key(7, 1, 1_800_000_001, &key));
-        assert!(!k.is_slips_key(6, 1, 1_800_000_000, &key));
+        let key = k.slips_key(7, 1, 3, 1_800_000_000);
+        assert!(k.is_slips_key(7, 1, 3, 1_800_000_000, &key));
+        assert!(!k.is_slips_key(7, 1, 3, 1_800_000_001, &key));
+        assert!(!k.is_slips_key(6, 1, 3, 1_800_000_000, &key));
+        assert!(!k.is_slips_key(7, 1, 4, 1_800_000_000, &key));
     }
 }

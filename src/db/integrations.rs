@@ -3,6 +3,7 @@
 //! `services::integrations`.
 
 use chrono::{DateTime, Utc};
+use diesel::expression::SqlLiteral;
 use diesel::prelude::*;
 use diesel::sql_types::{Array, BigInt, Double, Integer, Jsonb, Nullable, Text, Timestamptz};
 use diesel::PgConnection;
@@ -44,6 +45,19 @@ pub struct EndpointRow {
     pub last_error: Option<String>,
     pub last_error_at: Option<DateTime<Utc>>,
     pub last_delivered_at: Option<DateTime<Utc>>,
+    /// The account that made it while that account lives: `None` once it is erased or deleted
+    /// (the row then names its tombstone, which names nobody).
+    #[diesel(select_expression = live_creator())]
+    #[diesel(select_expression_type = SqlLiteral<Nullable<BigInt>>)]
+    pub created_by: Option<UserId>,
+}
+
+/// `webhook_endpoints.created_by` while that account is not deleted (a tombstone), else null.
+fn live_creator() -> SqlLiteral<Nullable<BigInt>> {
+    diesel::dsl::sql(
+        "(SELECT u.id FROM users u \
+          WHERE u.id = webhook_endpoints.created_by AND u.deleted_at IS NULL)",
+    )
 }
 
 /// One delivery as it is shown.

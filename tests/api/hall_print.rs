@@ -220,3 +220,103 @@ async fn tantrix_slips_show_colours_tiles_and_the_double_crash() {
     assert!(html.contains("牌數") && html.contains("雙方崩潰") && html.contains("桌號碼"));
     assert_eq!(html.matches("<section class=\"slip\">").count(), 2);
 }
+
+/// Whether a slips link opens the slips (200); else it must answer 403 with the very page a
+/// wrong link gets (`wrong`), showing no code.
+async fn link_opens(app: &TestApp, path: &str, wrong: &str) -> bool {
+    let r = app.get(path, None).await;
+    if r.status() == 200 {
+        return true;
+    }
+    let html = page(r, 403).await;
+    assert_eq!(html, wrong, "the page of a wrong link");
+    false
+}
+
+/// A slips link carries the standing of the account that took it: each time it is opened that
+/// account must be enabled and an organiser or referee of the tournament (or an admin), else
+/// the link answers exactly as a wrong one does (403, the same page), at once and not only when
+/// its 30 minutes run out; it opens again when the account is enabled or appointed again. The
+/// link names its taker under the key: another account's id, or none, opens nothing.
+#[actix_web::test]
+async fn a_slips_link_ends_when_its_taker_is_disabled_erased_or_demoted() {
+    let app = spawn_app().await;
+    let admin = app.admin_token().await;
+    let (tid, org, referee, _) = event(&app, "agricola_norway", 8).await;
+    new_round(&app, tid, &org, json!({"method": "random"})).await;
+    let referee_id = app.me(&referee).await["id"].as_i64().unwrap();
+    let org_id = app.me(&org).await["id"].as_i64().unwrap();
+    let (deputy_id, deputy) = app.user("deputy.admin").await;
+    let set = |id: i64, body: Value| {
+        let (app, admin) = (&app, &admin);
+        async move {
+            let r = app
+                .patch(&format!("/api/v1/users/{id}"), Some(admin), body)
+                .await;
+            assert_eq!(r.status(), 200);
+        }
+    };
+    set(deputy_id, json!({"is_admin": true})).await;
+    let take = |token: String| {
+        let app = &app;
+        async move {
+            let r = app
+                .get(
+                    &format!("/api/v1/tournaments/{tid}/rounds/1/slips-link"),
+                    Some(&token),
+                )
+                .await;
+            assert_eq!(r.status(), 200);
+            let link: Value = r.json().await.unwrap();
+            link["path"].as_str().unwrap().to_string()
+        }
+    };
+    let by_org = take(org.clone()).await;
+    let by_referee = take(referee.clone()).await;
+    let by_deputy = take(deputy.clone()).await;
+    assert!(by_referee.contains(&format!("&by={referee_id}&")));
+    let forged = by_referee.replace("until=", "until=1");
+    let wrong = page(app.get(&forged, None).await, 403).await;
+    let opens = |path: String| {
+        let (app, wrong) = (&app, &wrong);
+        async move { link_opens(app, &path, wrong).await }
+    };
+    let referee_staff = format!("/api/v1/tournaments/{tid}/staff");
+    let dismissal = format!("{referee_staff}/{referee_id}/referee");
+    assert!(opens(by_referee.clone()).await && opens(by_deputy.clone()).await);
+    // Disabled: the referee's link says no more than a wrong one; enabled again, it opens.
+    set(referee_id, json!({"disabled": true})).await;
+    assert!(!opens(by_referee.clone()).await);
+    set(referee_id, json!({"disabled": false})).await;
+    assert!(opens(by_referee.clone()).await);
+    // Dismissed as referee: closed; appointed again: open.
+    assert_eq!(app.delete_req(&dismissal, &org).await.status(), 204);
+    assert!(!opens(by_referee.clone()).await);
+    let r = app
+        .post(
+            &referee_staff,
+            Some(&org),
+            json!({"user_id": referee_id, "role": "referee"}),
+        )
+        .await;
+    assert_eq!(r.status(), 201);
+    assert!(opens(by_referee.clone()).await);
+    // An admin who is no staff of the tournament: open while an admin, closed once demoted.
+    set(deputy_id, json!({"is_admin": false})).await;
+    assert!(!opens(by_deputy).await);
+    // Another taker's id, or none, under the referee's key opens nothing.
+    let swapped = by_referee.replace(&format!("&by={referee_id}&"), &format!("&by={org_id}&"));
+    let bare = by_referee.replace(&format!("&by={referee_id}"), "");
+    assert!(!opens(swapped).await && !opens(bare).await);
+    // Erased: closed for good; the organiser's own link opened throughout.
+    let r = app
+        .post(
+            &format!("/api/v1/users/{referee_id}/erasure"),
+            Some(&admin),
+            json!({}),
+        )
+        .await;
+    assert_eq!(r.status(), 200);
+    assert!(!opens(by_referee).await);
+    assert!(opens(by_org).await);
+}

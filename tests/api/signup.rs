@@ -283,3 +283,73 @@ async fn a_taken_username_is_409_whatever_the_address() {
     assert_eq!(queued(&app, "nobody@example.no"), 0);
     assert_eq!(app.sign_in("kari", PASSWORD).await.status(), 200);
 }
+
+/// The account an admin finds by `name` (`GET /users?q=`): its id.
+async fn account_id(app: &TestApp, admin: &str, name: &str) -> i64 {
+    let r = app
+        .get(&format!("/api/v1/users?q={name}"), Some(admin))
+        .await;
+    assert_eq!(r.status(), 200);
+    let page: Value = r.json().await.unwrap();
+    let found = page["items"].as_array().unwrap();
+    let item = found.iter().find(|u| u["username"] == name).expect(name);
+    item["id"].as_i64().unwrap()
+}
+
+/// A verification code does not verify the address of an account an admin has disabled: 422
+/// naming `token` (the account is closed, as for reset and address-change codes), the address
+/// stays unverified and the code unspent, so it verifies once the account is enabled again. An
+/// erased account's code is gone with it (unknown).
+#[actix_web::test]
+async fn a_disabled_accounts_code_verifies_only_once_it_is_enabled_again() {
+    let (sink, app) = spawn_open_app().await;
+    let admin = app.admin_token().await;
+    let code = signed_up(&app, &sink, "kari", "kari@example.no", None).await;
+    let kari = account_id(&app, &admin, "kari").await;
+    let set_disabled = |disabled: bool| {
+        let (app, admin) = (&app, &admin);
+        async move {
+            let r = app
+                .patch(
+                    &format!("/api/v1/users/{kari}"),
+                    Some(admin),
+                    json!({ "disabled": disabled }),
+                )
+                .await;
+            assert_eq!(r.status(), 200);
+        }
+    };
+    set_disabled(true).await;
+    for _ in 0..2 {
+        let p = problem(app.verify_email(&code).await, 422).await;
+        assert_eq!(fields(&p), ["token"]);
+        assert!(says(&p, "closed"), "{p}");
+    }
+    let unverified = "SELECT 1 FROM users WHERE username = 'kari' AND email_verified_at IS NULL";
+    assert_eq!(sql(&app, unverified), 1, "nothing written");
+    assert_eq!(
+        sql(&app, "SELECT 1 FROM account_tokens WHERE used_at IS NULL"),
+        1,
+        "the code is not spent"
+    );
+    // Enabled again: the same code verifies, and the sign-up's password signs in.
+    set_disabled(false).await;
+    assert_eq!(app.verify_email(&code).await.status(), 204);
+    assert_eq!(sql(&app, unverified), 0);
+    assert_eq!(app.sign_in("kari", PASSWORD).await.status(), 200);
+    // Erased before verifying: its code went with it.
+    let code = signed_up(&app, &sink, "ola", "ola@example.no", None).await;
+    let ola = account_id(&app, &admin, "ola").await;
+    let r = app
+        .post(
+            &format!("/api/v1/users/{ola}/erasure"),
+            Some(&admin),
+            json!({}),
+        )
+        .await;
+    assert_eq!(r.status(), 200);
+    assert!(says(
+        &problem(app.verify_email(&code).await, 422).await,
+        "unknown"
+    ));
+}

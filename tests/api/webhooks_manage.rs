@@ -428,3 +428,64 @@ async fn a_claim_counts_the_deliveries_in_flight() {
     });
     assert_eq!(claimed, 2);
 }
+
+/// A subscription names the account that made it (`created_by`, one by one and in the list),
+/// so its managers see whose it is: still while that account is disabled, enabled again or
+/// dismissed, `null` once it is erased. Its deliveries go on through all of it: the
+/// subscription is the tournament's (docs/decisions/integrators.md, "Creator").
+#[actix_web::test]
+async fn a_subscription_names_its_creator_until_erased_and_delivers_regardless() {
+    let app = spawn_app().await;
+    let admin = app.admin_token().await;
+    let (tid, org, _, _) = event(&app, "agricola_norway", 4).await;
+    let (co_id, co) = app.user("co.organiser").await;
+    let staff = format!("/api/v1/tournaments/{tid}/staff");
+    let r = app
+        .post(
+            &staff,
+            Some(&org),
+            json!({"user_id": co_id, "role": "organiser"}),
+        )
+        .await;
+    assert_eq!(r.status(), 201);
+    let (url, rx) = receiver().await;
+    let (hook, _) = subscribe(&app, tid, &co, &url).await;
+    let (path, list) = (
+        format!("/api/v1/webhooks/{hook}"),
+        format!("/api/v1/tournaments/{tid}/webhooks"),
+    );
+    let creator_then_delivered = || {
+        let (app, org, path, list, rx) = (&app, &org, &path, &list, &rx);
+        async move {
+            let one = read(app, path, org).await["created_by"].clone();
+            assert_eq!(read(app, list, org).await["items"][0]["created_by"], one);
+            let d = ping(app, hook, org).await;
+            let id = d["webhook_id"].as_str().unwrap().to_string();
+            assert!(wait_for(|| rx.answered_ok().iter().any(|g| g.0 == id)).await);
+            one
+        }
+    };
+    let change = |path: String, body: Option<Value>| {
+        let (app, admin, org) = (&app, &admin, &org);
+        async move {
+            let r = match body {
+                Some(b) if path.ends_with("erasure") => app.post(&path, Some(admin), b).await,
+                Some(b) => app.patch(&path, Some(admin), b).await,
+                None => app.delete_req(&path, org).await,
+            };
+            assert!(r.status().is_success(), "{path}: {}", r.status());
+        }
+    };
+    assert_eq!(creator_then_delivered().await, json!(co_id));
+    let account = format!("/api/v1/users/{co_id}");
+    for (what, path, body) in [
+        ("disabled", account.clone(), Some(json!({"disabled": true}))),
+        ("enabled", account.clone(), Some(json!({"disabled": false}))),
+        ("dismissed", format!("{staff}/{co_id}/organiser"), None),
+    ] {
+        change(path, body).await;
+        assert_eq!(creator_then_delivered().await, json!(co_id), "{what}");
+    }
+    change(format!("{account}/erasure"), Some(json!({}))).await;
+    assert_eq!(creator_then_delivered().await, Value::Null, "erased");
+}

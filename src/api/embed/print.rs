@@ -169,9 +169,12 @@ pub struct PrintQuery {
 pub struct SlipsQuery {
     /// `en`, `nb`, `pl`, `de` or `zh-Hant` (else `Accept-Language`, else `en`).
     pub lang: Option<Lang>,
-    /// A link's expiry (seconds since 1970), with `key`: as `GET .../slips-link` gives them.
+    /// A link's expiry (seconds since 1970), with `by` and `key`: as `GET .../slips-link`
+    /// gives them.
     pub until: Option<i64>,
-    /// A link's key, with `until`.
+    /// The account that took the link, with `until` and `key`.
+    pub by: Option<i64>,
+    /// A link's key, with `until` and `by`.
     #[param(max_length = 100)]
     pub key: Option<String>,
 }
@@ -389,7 +392,9 @@ fn base_url(req: &HttpRequest, state: &AppState) -> String {
 /// ruleset has them, blank boxes for the scores and the ruleset's other fields, a signature
 /// line per seat, and a QR code opening the table's report page beside the table code. Only
 /// for the tournament's organisers and referees (a bearer token), or a browser with a link from
-/// `GET /api/v1/tournaments/{id}/rounds/{n}/slips-link` (valid 30 minutes). Never cached.
+/// `GET /api/v1/tournaments/{id}/rounds/{n}/slips-link` (valid 30 minutes, and only while the
+/// account that took it is enabled and still an organiser or referee of the tournament, or an
+/// admin: else it answers as a wrong link does). Never cached.
 #[utoipa::path(
     operation_id = "print_slips",
     tag = "print",
@@ -398,7 +403,7 @@ fn base_url(req: &HttpRequest, state: &AppState) -> String {
     responses(
         ThePage,
         (status = 401, description = "No token and no link (a page)", content_type = "text/html", body = String),
-        (status = 403, description = "Not an organiser or referee of the tournament, or a link that is wrong or expired (a page)", content_type = "text/html", body = String),
+        (status = 403, description = "Not an organiser or referee of the tournament, or a link that is wrong or expired, or whose taker is disabled, erased or no longer staff of the tournament (a page)", content_type = "text/html", body = String),
         (status = 404, description = "No such round (a page)", content_type = "text/html", body = String),
         (status = 409, description = "The round is a draft (a page)", content_type = "text/html", body = String),
         PrintParametersPage,
@@ -424,7 +429,11 @@ async fn slips_page(
     let q: SlipsQuery = query(req).await?;
     let access = match (caller.0, q.until, q.key) {
         (Some(c), _, _) => SlipsAccess::Caller(c),
-        (None, Some(until), Some(key)) => SlipsAccess::Link { until, key },
+        (None, Some(until), Some(key)) => SlipsAccess::Link {
+            until,
+            by: q.by,
+            key,
+        },
         (None, _, _) => SlipsAccess::Nobody,
     };
     let (keys, now) = (state.hall.clone(), state.clock.now());

@@ -199,13 +199,7 @@ pub(crate) fn confirm_address(
     email: &str,
     now: DateTime<Utc>,
 ) -> Result<(), ApiError> {
-    let user = users::lock(conn, user_id)?;
-    if user.deleted_at.is_some() || user.disabled_at.is_some() {
-        return Err(ApiError::field(
-            "token",
-            "the account of this code is closed",
-        ));
-    }
+    let user = tokens::open_account(conn, user_id)?;
     if by_email(conn, email)?.is_some_and(|other| other.id != user.id) {
         return Err(taken());
     }

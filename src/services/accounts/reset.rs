@@ -85,13 +85,7 @@ pub fn confirm_reset(
 ) -> Result<(), ApiError> {
     crate::db::transaction(conn, |conn| {
         let user_id = tokens::redeem(conn, &input.token, TokenPurpose::Reset, "token", now)?;
-        let user = users::lock(conn, user_id)?;
-        if user.deleted_at.is_some() || user.disabled_at.is_some() {
-            return Err(ApiError::field(
-                "token",
-                "the account of this code is closed",
-            ));
-        }
+        let user = tokens::open_account(conn, user_id)?;
         check_credentials(&user.username, &input.password)?;
         let hash = password::hash(&input.password).map_err(ApiError::Internal)?;
         users::set_password_by_reset(conn, user_id, &hash)?;

@@ -197,7 +197,8 @@ fn send_code(
 /// see `profile::confirm_address`): the account can sign in from now on,
 /// with the password of the sign-up that made the account; the account's other
 /// verification codes are spent (at `now`). 422 naming `token` for an unknown, expired or used
-/// code.
+/// code, and for the code of an account an admin has disabled (the code is then not spent: it
+/// works once the account is enabled again, within its lifetime).
 pub fn verify_email(
     conn: &mut PgConnection,
     input: &VerifyEmail,
@@ -220,6 +221,9 @@ pub fn verify_email(
                 now,
             );
         }
+        // A disabled account's address is not verified behind the admin's back (nor its
+        // sign-up's password set): 422 naming `token`, the code unspent for when it is enabled.
+        tokens::open_account(conn, code.user_id)?;
         users::verify_address(conn, code.user_id, code.password_hash.as_deref(), now)?;
         tokens::spend_all(conn, code.user_id, TokenPurpose::Verify, now)
     })

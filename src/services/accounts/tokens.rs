@@ -6,7 +6,9 @@ use chrono::{DateTime, Duration, Utc};
 
 use crate::auth::secrets::{new_secret, secret_hash};
 use crate::db::accounts::tokens as store;
+use crate::db::accounts::users;
 use crate::db::ids::UserId;
+use crate::db::models::User;
 use crate::db::PgConnection;
 use crate::domain::accounts::TokenPurpose;
 use crate::error::ApiError;
@@ -111,6 +113,21 @@ pub fn redeem_any(
         purpose: row.purpose,
         email: row.email,
     })
+}
+
+/// The account of a redeemed code, its row locked, while it may use the code: 422 naming
+/// `token` when it is disabled or deleted. The caller's transaction then rolls back, so the
+/// code stays unspent: a disabled account's code works once an admin enables the account again
+/// (within the code's lifetime).
+pub fn open_account(conn: &mut PgConnection, user_id: UserId) -> Result<User, ApiError> {
+    let user = users::lock(conn, user_id)?;
+    if user.deleted_at.is_some() || user.disabled_at.is_some() {
+        return Err(ApiError::field(
+            "token",
+            "the account of this code is closed",
+        ));
+    }
+    Ok(user)
 }
 
 /// Marks every unused code of the account for `purpose` used (at `now`), inside the caller's

@@ -9,6 +9,7 @@ use utoipa::ToSchema;
 
 use crate::auth::table_codes::HallKeys;
 use crate::auth::{Caller, MaybeCaller, StaffRole};
+use crate::db::ids::UserId;
 use crate::db::rounds::Lock;
 use crate::db::running::RoundRow;
 use crate::db::PgConnection;
@@ -25,9 +26,11 @@ pub const LINK_VALID: Duration = Duration::minutes(30);
 /// Who asks for the slips: a signed-in caller, or a browser with a link an organiser took.
 pub enum SlipsAccess {
     Caller(Caller),
-    /// `?until=…&key=…` of a link from [`slips_link`].
+    /// `?until=…&by=…&key=…` of a link from [`slips_link`] (`by`: the account that took it;
+    /// absent in a link from before links named it, which opens nothing).
     Link {
         until: i64,
+        by: Option<i64>,
         key: String,
     },
     Nobody,
@@ -55,7 +58,7 @@ pub struct SlipsPage {
 #[derive(Debug, Serialize, ToSchema)]
 pub struct SlipsLink {
     /// The page's path and query (on this service's host).
-    #[schema(example = "/print/tournaments/12/rounds/3/slips?until=1795000000&key=3f2a…")]
+    #[schema(example = "/print/tournaments/12/rounds/3/slips?until=1795000000&by=7&key=3f2a…")]
     pub path: String,
     pub expires_at: DateTime<Utc>,
 }
@@ -73,6 +76,24 @@ fn staff_round(
     Ok(round)
 }
 
+/// Whether the account `by` may still take a link to tournament `tid`'s slips: enabled, not
+/// erased, and an organiser or referee of it (or an admin) now.
+fn taker_may_still(conn: &mut PgConnection, by: i64, tid: i64) -> Result<bool, ApiError> {
+    let Some((user_id, username, is_admin)) =
+        crate::db::accounts::enabled_name_and_admin(conn, UserId(by))?
+    else {
+        return Ok(false);
+    };
+    let taker = Caller {
+        user_id: user_id.0,
+        username,
+        is_admin,
+        key: None,
+        password_at: None,
+    };
+    taker.has_any_role(conn, tid, &[StaffRole::Organiser, StaffRole::Referee])
+}
+
 fn published(round: &RoundRow) -> Result<(), ApiError> {
     if round.status == RoundStatus::Draft {
         return Err(ApiError::conflict_at(
@@ -86,7 +107,8 @@ fn published(round: &RoundRow) -> Result<(), ApiError> {
     Ok(())
 }
 
-/// A link to a round's slips, valid [`LINK_VALID`] from `now` (organisers and referees).
+/// A link to a round's slips, valid [`LINK_VALID`] from `now` while the caller may still take
+/// one (organisers and referees).
 pub fn slips_link(
     conn: &mut PgConnection,
     keys: &HallKeys,
@@ -97,18 +119,19 @@ pub fn slips_link(
 ) -> Result<SlipsLink, ApiError> {
     let round = staff_round(conn, caller, tid, number)?;
     let expires_at = now + LINK_VALID;
-    let until = expires_at.timestamp();
+    let (until, by) = (expires_at.timestamp(), caller.user_id);
     Ok(SlipsLink {
         path: format!(
-            "/print/tournaments/{tid}/rounds/{number}/slips?until={until}&key={}",
-            keys.slips_key(round.id.0, round.draw_count, until)
+            "/print/tournaments/{tid}/rounds/{number}/slips?until={until}&by={by}&key={}",
+            keys.slips_key(round.id.0, round.draw_count, by, until)
         ),
         expires_at,
     })
 }
 
 /// A published round's slips with their codes: for the tournament's organisers and referees, or
-/// a link one of them took that has not expired (401 for nobody, 403 for anyone else).
+/// a link one of them took that has not expired, while its taker may still take it (401 for
+/// nobody, 403 for anyone else).
 pub fn slips(
     conn: &mut PgConnection,
     keys: &HallKeys,
@@ -126,18 +149,23 @@ pub fn slips(
             ))
         }
         SlipsAccess::Caller(caller) => staff_round(conn, &caller, tid, number)?,
-        SlipsAccess::Link { until, key } => {
+        SlipsAccess::Link { until, by, key } => {
             let t = load_visible(conn, &MaybeCaller(None), tid)?;
             let round = crate::db::rounds::by_number(conn, t.id.0, number, Lock::None)?;
-            if !keys.is_slips_key(round.id.0, round.draw_count, until, &key) {
-                return Err(ApiError::Forbidden(
-                    "this link does not open these slips".into(),
-                ));
+            let unknown = || ApiError::Forbidden("this link does not open these slips".into());
+            let by = by.ok_or_else(unknown)?;
+            if !keys.is_slips_key(round.id.0, round.draw_count, by, until, &key) {
+                return Err(unknown());
             }
             if until <= now.timestamp() {
                 return Err(ApiError::Forbidden(
                     "this link has expired: take a new one".into(),
                 ));
+            }
+            // The link carries its taker's standing: it opens nothing once that account is
+            // disabled, erased or no longer staff here, and says no more than a wrong link.
+            if !taker_may_still(conn, by, t.id.0)? {
+                return Err(unknown());
             }
             published(&round)?;
             round

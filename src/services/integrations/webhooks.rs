@@ -161,6 +161,10 @@ pub struct WebhookOut {
     pub last_error_at: Option<DateTime<Utc>>,
     /// The last successful delivery.
     pub last_delivered_at: Option<DateTime<Utc>>,
+    /// The account that made it (`null` once that account is erased or deleted), so its
+    /// managers can tell whose it is. Deliveries do not depend on that account: they go on
+    /// while it is disabled or no longer staff, until the subscription is paused or deleted.
+    pub created_by: Option<i64>,
 }
 
 /// A subscription just made: its signing secret is shown this once.
@@ -203,6 +207,7 @@ pub(super) fn endpoint_out(r: EndpointRow) -> WebhookOut {
         last_error: r.last_error,
         last_error_at: r.last_error_at,
         last_delivered_at: r.last_delivered_at,
+        created_by: r.created_by.map(|u| u.0),
     }
 }
 
