@@ -129,7 +129,9 @@ pub async fn queue(
 /// A link that opens a round's result slips in a browser (organisers and referees).
 ///
 /// The slips carry the table codes, so their page wants a bearer token, which a browser's
-/// address bar cannot send: this link opens them without one for 30 minutes.
+/// address bar cannot send: this link opens them without one for 30 minutes. The codes report
+/// and confirm results, so an API key needs `results:write` (or `tournaments:write`) here,
+/// not only `read`.
 #[utoipa::path(
     operation_id = "slips_link",
     tag = "rounds",
@@ -138,7 +140,7 @@ pub async fn queue(
     responses(
         (status = 200, description = "The link", body = SlipsLink),
         NoOrInvalidToken,
-        (status = 403, description = "Not an organiser or referee of the tournament", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Not an organiser or referee of the tournament, or an API key without `results:write` (the slips carry the table codes, which write results)", body = Problem, content_type = "application/problem+json"),
         NoSuchRound,
         (status = 409, description = "The round is a draft", body = Problem, content_type = "application/problem+json"),
     )

@@ -68,6 +68,14 @@ fn staff_round(
 ) -> Result<RoundRow, ApiError> {
     let t = load_visible(conn, &MaybeCaller(Some(caller.clone())), tid)?;
     caller.require_role(conn, t.id.0, &[StaffRole::Organiser, StaffRole::Referee])?;
+    // The codes write results: a key that may only read does not get them (nor a link).
+    if !caller.may_write_results() {
+        return Err(ApiError::Forbidden(
+            "the slips carry the table codes, with which results are reported and confirmed: \
+             this API key has no `results:write` (or `tournaments:write`) scope"
+                .into(),
+        ));
+    }
     let round = crate::db::rounds::by_number(conn, t.id.0, number, Lock::None)?;
     published(&round)?;
     Ok(round)
@@ -86,7 +94,8 @@ fn published(round: &RoundRow) -> Result<(), ApiError> {
     Ok(())
 }
 
-/// A link to a round's slips, valid [`LINK_VALID`] from `now` (organisers and referees).
+/// A link to a round's slips, valid [`LINK_VALID`] from `now` (organisers and referees; with an
+/// API key, one that may write results).
 pub fn slips_link(
     conn: &mut PgConnection,
     keys: &HallKeys,
@@ -107,8 +116,9 @@ pub fn slips_link(
     })
 }
 
-/// A published round's slips with their codes: for the tournament's organisers and referees, or
-/// a link one of them took that has not expired (401 for nobody, 403 for anyone else).
+/// A published round's slips with their codes: for the tournament's organisers and referees
+/// (with an API key, one that may write results), or a link one of them took that has not
+/// expired (401 for nobody, 403 for anyone else).
 pub fn slips(
     conn: &mut PgConnection,
     keys: &HallKeys,
