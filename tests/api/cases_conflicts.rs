@@ -374,3 +374,111 @@ async fn the_referee_who_gave_a_penalty_does_not_rule_on_the_complaint_against_i
     .await;
     assert!(body["detail"].as_str().unwrap().contains("party"));
 }
+
+/// A party belongs to the tournament: a respondent or a party added is a player registered in
+/// it, or an account of its staff or of such a player. A player of another tournament or an
+/// account with no part in this one is refused (422 naming the field, nothing stored): as a
+/// party it would read the case and could appeal its decision.
+#[actix_web::test]
+async fn a_party_from_outside_the_tournament_is_refused() {
+    let app = spawn_app().await;
+    let e = setup(&app, false).await;
+    let admin = app.admin_token().await;
+    let (_, winner, loser) = e.tables[0];
+    let winner_user = e.players.iter().find(|p| p.0 == winner).unwrap().1;
+    // A player (with an account) registered in another tournament only, and a bare account.
+    let other = app.tournament(&e.org, "ashes_league").await;
+    patch_tournament(&app, other, &e.org, json!({"status": "registration_open"})).await;
+    let (outsider_user, outsider) = app.user("elsewhere").await;
+    let r = app
+        .post(
+            "/api/v1/players",
+            Some(&admin),
+            json!({"name": "Elsewhere", "user_id": outsider_user}),
+        )
+        .await;
+    assert_eq!(r.status(), 201);
+    let outsider_player = r.json::<Value>().await.unwrap()["id"].as_i64().unwrap();
+    let r = app
+        .post(
+            &format!("/api/v1/tournaments/{other}/registrations"),
+            Some(&e.org),
+            json!({"player_id": outsider_player}),
+        )
+        .await;
+    assert_eq!(r.status(), 201);
+    let (stranger_user, stranger) = app.user("stranger").await;
+    let cases = format!("/api/v1/tournaments/{}/cases", e.tid);
+    let complaint = |respondents: Value| {
+        json!({"subject": "conduct", "statement": "They coached my opponent.",
+               "respondents": respondents})
+    };
+    for (respondents, field) in [
+        (
+            json!([{"player_id": outsider_player}]),
+            "respondents[0].player_id",
+        ),
+        (
+            json!([{"user_id": outsider_user}]),
+            "respondents[0].user_id",
+        ),
+        (
+            json!([{"user_id": stranger_user}]),
+            "respondents[0].user_id",
+        ),
+        (
+            json!([{"player_id": winner}, {"user_id": stranger_user}]),
+            "respondents[1].user_id",
+        ),
+    ] {
+        for token in [e.token_of_player(loser), e.org.as_str()] {
+            let body = problem(
+                app.post(&cases, Some(token), complaint(respondents.clone()))
+                    .await,
+                422,
+            )
+            .await;
+            assert_eq!(fields(&body), vec![field], "{body}");
+        }
+    }
+    let listed: Value = app.get(&cases, Some(&e.org)).await.json().await.unwrap();
+    assert_eq!(listed["total"], 0, "nothing stored: {listed}");
+    // The tournament's own people are named as before: a registered player, the account of
+    // one, an official.
+    let cid = open_case(
+        &app,
+        &e,
+        e.token_of_player(loser),
+        complaint(json!([{"player_id": winner}])),
+    )
+    .await["id"]
+        .as_i64()
+        .unwrap();
+    for respondents in [
+        json!([{"user_id": winner_user}]),
+        json!([{"user_id": e.committee[0].0}]),
+    ] {
+        open_case(&app, &e, e.token_of_player(loser), complaint(respondents)).await;
+    }
+    // Added by an official: the same rule, nothing stored, the outsiders still outside.
+    let url = parties_url(&e, cid);
+    for (party, field) in [
+        (
+            json!({"player_id": outsider_player, "role": "respondent"}),
+            "party.player_id",
+        ),
+        (
+            json!({"user_id": stranger_user, "role": "respondent"}),
+            "party.user_id",
+        ),
+    ] {
+        let body = problem(app.post(&url, Some(&e.org), party).await, 422).await;
+        assert_eq!(fields(&body), vec![field], "{body}");
+    }
+    let case = case_as(&app, &e, cid, &e.org).await;
+    assert_eq!(case["parties"].as_array().unwrap().len(), 2, "{case}");
+    for token in [&outsider, &stranger] {
+        let r = app.get(&format!("{cases}/{cid}"), Some(token)).await;
+        assert_eq!(r.status(), 404);
+    }
+}
