@@ -165,7 +165,8 @@ pub async fn list_penalties(
 
 /// Annul a penalty (referees and organisers); the penalty stays listed with who annulled it, when and why.
 ///
-/// Annulling a removal lifts the withdrawal if its round is not drawn yet.
+/// Annulling a removal lifts the withdrawal if its round is not drawn yet. Nobody annuls a
+/// penalty given to their own player (403): another referee or organiser does, or a case.
 #[utoipa::path(
     operation_id = "annul_penalty",
     tag = "conduct",
@@ -178,7 +179,7 @@ pub async fn list_penalties(
     responses(
         BodyErrors,
         (status = 200, description = "Annulled", body = PenaltyOut),
-        NotARefereeOrOrganiser,
+        (status = 403, description = "Not a referee or organiser, or the penalty was given to the caller's own player", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such tournament or penalty", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "Already annulled, or the removal has taken effect", body = Problem, content_type = "application/problem+json"),
     )

@@ -482,3 +482,84 @@ async fn a_party_from_outside_the_tournament_is_refused() {
         assert_eq!(r.status(), 404);
     }
 }
+
+async fn annul(app: &TestApp, e: &Event, pid: i64, token: &str) -> reqwest::Response {
+    app.post(
+        &format!("/api/v1/tournaments/{}/penalties/{pid}/annul", e.tid),
+        Some(token),
+        json!({"reason": "Not slow at all."}),
+    )
+    .await
+}
+
+/// Nobody annuls a penalty given to their own player (domain.md section 1; seed 003 rule 15):
+/// a referee or organiser who also plays is refused (403, the penalty stays), annuls other
+/// players' penalties as before, and their own is annulled by another official.
+#[actix_web::test]
+async fn an_official_who_plays_does_not_annul_their_own_penalty() {
+    let app = spawn_app().await;
+    let e = setup(&app, false).await;
+    let (_, winner, loser) = e.tables[0];
+    let account = |p: i64| e.players.iter().find(|x| x.0 == p).unwrap().1;
+    // The winner's account is appointed referee, the loser's organiser.
+    for (user, role) in [(account(winner), "referee"), (account(loser), "organiser")] {
+        ok(
+            app.post(
+                &format!("/api/v1/tournaments/{}/staff", e.tid),
+                Some(&e.org),
+                json!({"user_id": user, "role": role}),
+            )
+            .await,
+            201,
+        )
+        .await;
+    }
+    let penalties = format!("/api/v1/tournaments/{}/penalties", e.tid);
+    let give = |player: i64| {
+        let (app, penalties, referee) = (&app, &penalties, &e.referee);
+        async move {
+            ok(
+                app.post(
+                    penalties,
+                    Some(referee),
+                    json!({"player_id": player, "kind": "warning", "reason": "Slow play."}),
+                )
+                .await,
+                201,
+            )
+            .await["id"]
+                .as_i64()
+                .unwrap()
+        }
+    };
+    let (to_winner, to_loser) = (give(winner).await, give(loser).await);
+    for (pid, own) in [(to_winner, winner), (to_loser, loser)] {
+        let body = problem(annul(&app, &e, pid, e.token_of_player(own)).await, 403).await;
+        assert!(
+            body["detail"].as_str().unwrap().contains("your own player"),
+            "{body}"
+        );
+    }
+    let listed: Value = app
+        .get(&penalties, Some(&e.org))
+        .await
+        .json()
+        .await
+        .unwrap();
+    for p in listed["items"].as_array().unwrap() {
+        assert!(p["annulled_at"].is_null(), "nothing annulled: {p}");
+    }
+    // Each annuls the other's penalty; the event's referee annuls the rest.
+    ok(
+        annul(&app, &e, to_loser, e.token_of_player(winner)).await,
+        200,
+    )
+    .await;
+    ok(
+        annul(&app, &e, to_winner, e.token_of_player(loser)).await,
+        200,
+    )
+    .await;
+    let again = give(winner).await;
+    ok(annul(&app, &e, again, &e.referee).await, 200).await;
+}

@@ -527,7 +527,29 @@ pub fn list_penalties(
     page.try_map(|row| Ok(penalty_out(row)))
 }
 
-/// Annuls a penalty (referees and organisers); it stays listed with who annulled it, when and why.
+/// 403 when penalty `pid` was given to the player `by` plays as: nobody decides a matter they
+/// are a party to (domain.md section 1; seed 003 rule 15, a dispute involving the leader as a
+/// player goes to someone else). Another referee or organiser annuls it, or a case does.
+fn not_my_own_penalty(
+    conn: &mut PgConnection,
+    tid: TournamentId,
+    pid: i64,
+    by: UserId,
+) -> Result<(), ApiError> {
+    let Some((player, _)) = db::cases::penalty_parties(conn, tid, PenaltyId(pid))? else {
+        return Ok(());
+    };
+    if db::players::accounts_of(conn, &[player])?.contains(&by) {
+        return Err(ApiError::Forbidden(format!(
+            "penalty {pid} was given to your own player: another referee or an organiser \
+             annuls it, or a case about it decides"
+        )));
+    }
+    Ok(())
+}
+
+/// Annuls a penalty (referees and organisers, not the penalised player's own account); it stays
+/// listed with who annulled it, when and why.
 pub fn annul(
     conn: &mut PgConnection,
     caller: &Caller,
@@ -549,6 +571,7 @@ pub fn annul(
         let reason = check.text("reason", &input.reason, 500);
         check.finish()?;
         let by = UserId(caller.user_id);
+        not_my_own_penalty(conn, TournamentId(tid), pid, by)?;
         annul_penalty(conn, TournamentId(tid), pid, by, reason, now).map(penalty_out)
     })
 }
