@@ -563,3 +563,82 @@ async fn an_official_who_plays_does_not_annul_their_own_penalty() {
     let again = give(winner).await;
     ok(annul(&app, &e, again, &e.referee).await, 200).await;
 }
+
+/// An official who played a game does not penalise it (domain.md section 1: nobody decides as
+/// "a player at the table concerned"): a penalty naming a round and table their own player
+/// sits at is refused (403, nothing recorded), for their opponent and for themselves; a game
+/// they did not play, or a penalty naming no game, is theirs as before; another official
+/// penalises their game.
+#[actix_web::test]
+async fn an_official_who_plays_does_not_penalise_their_own_game() {
+    let app = spawn_app().await;
+    let e = setup(&app, false).await;
+    let (table, winner, loser) = e.tables[0];
+    let (other_table, other_winner, _) = e.tables[1];
+    let account = |p: i64| e.players.iter().find(|x| x.0 == p).unwrap().1;
+    for (user, role) in [(account(winner), "referee"), (account(loser), "organiser")] {
+        ok(
+            app.post(
+                &format!("/api/v1/tournaments/{}/staff", e.tid),
+                Some(&e.org),
+                json!({"user_id": user, "role": role}),
+            )
+            .await,
+            201,
+        )
+        .await;
+    }
+    let penalties = format!("/api/v1/tournaments/{}/penalties", e.tid);
+    let body = |player: i64, kind: &str, table: Option<i64>| {
+        let mut b = json!({"player_id": player, "kind": kind, "reason": "Slow play."});
+        if kind == "point_penalty" {
+            b["points"] = json!(2);
+        }
+        if let Some(t) = table {
+            b["round"] = json!(1);
+            b["table"] = json!(t);
+        }
+        b
+    };
+    for (by, player, kind) in [
+        (winner, loser, "game_loss"),
+        (winner, winner, "point_penalty"),
+        (loser, winner, "game_loss"),
+    ] {
+        let p = problem(
+            app.post(
+                &penalties,
+                Some(e.token_of_player(by)),
+                body(player, kind, Some(table)),
+            )
+            .await,
+            403,
+        )
+        .await;
+        assert!(
+            p["detail"]
+                .as_str()
+                .unwrap()
+                .contains("you play at round 1"),
+            "{p}"
+        );
+    }
+    let listed: Value = app
+        .get(&penalties, Some(&e.org))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(listed["total"], 0, "nothing recorded: {listed}");
+    // Another game, a penalty naming no game, and the event's referee on their game.
+    for (by, b) in [
+        (
+            e.token_of_player(winner),
+            body(other_winner, "point_penalty", Some(other_table)),
+        ),
+        (e.token_of_player(winner), body(loser, "warning", None)),
+        (e.referee.as_str(), body(loser, "game_loss", Some(table))),
+    ] {
+        ok(app.post(&penalties, Some(by), b).await, 201).await;
+    }
+}
