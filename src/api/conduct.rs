@@ -5,7 +5,7 @@ use actix_web::{get, post, web, HttpRequest, HttpResponse};
 
 use crate::api::extract::{idempotency_key, Json, Query, TournamentPath};
 use crate::api::problem::BodyErrors;
-use crate::api::problem::{InvalidToken, NoSuchTournament, NotARefereeOrOrganiser, NotModified};
+use crate::api::problem::{InvalidToken, NoSuchTournament, NotModified};
 use std::collections::BTreeMap;
 
 use crate::api::support::idempotent_answer;
@@ -91,7 +91,8 @@ pub async fn list_withdrawals(
 ///
 /// Points penalties are subtracted from the player's game total at that table; warnings,
 /// disqualifications and other sanctions are recorded and shown. The standings change at once. Send
-/// an `Idempotency-Key` to retry safely.
+/// an `Idempotency-Key` to retry safely. An official does not penalise a game they played
+/// (403 when the round and table named are one their own player sits at).
 #[utoipa::path(
     operation_id = "record_penalty",
     tag = "conduct",
@@ -104,7 +105,7 @@ pub async fn list_withdrawals(
     responses(
         BodyErrors,
         (status = 201, description = "Recorded", body = PenaltyOut),
-        NotARefereeOrOrganiser,
+        (status = 403, description = "Not a referee or organiser, or the game named is one the caller's own player played", body = Problem, content_type = "application/problem+json"),
         NoSuchTournament,
         (status = 409, description = "The player has already withdrawn", body = Problem, content_type = "application/problem+json"),
     )
@@ -165,7 +166,8 @@ pub async fn list_penalties(
 
 /// Annul a penalty (referees and organisers); the penalty stays listed with who annulled it, when and why.
 ///
-/// Annulling a removal lifts the withdrawal if its round is not drawn yet.
+/// Annulling a removal lifts the withdrawal if its round is not drawn yet. Nobody annuls a
+/// penalty given to their own player (403): another referee or organiser does, or a case.
 #[utoipa::path(
     operation_id = "annul_penalty",
     tag = "conduct",
@@ -178,7 +180,7 @@ pub async fn list_penalties(
     responses(
         BodyErrors,
         (status = 200, description = "Annulled", body = PenaltyOut),
-        NotARefereeOrOrganiser,
+        (status = 403, description = "Not a referee or organiser, or the penalty was given to the caller's own player", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such tournament or penalty", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "Already annulled, or the removal has taken effect", body = Problem, content_type = "application/problem+json"),
     )

@@ -131,7 +131,8 @@ pub async fn queue(
 /// The slips carry the table codes, so their page wants a bearer token, which a browser's
 /// address bar cannot send: this link opens them without one for 30 minutes, while the
 /// account that took it is enabled and still an organiser or referee of the tournament (or an
-/// admin).
+/// admin). The codes report and confirm results, so an API key needs `results:write` (or
+/// `tournaments:write`) here, not only `read`.
 #[utoipa::path(
     operation_id = "slips_link",
     tag = "rounds",
@@ -140,7 +141,7 @@ pub async fn queue(
     responses(
         (status = 200, description = "The link", body = SlipsLink),
         NoOrInvalidToken,
-        (status = 403, description = "Not an organiser or referee of the tournament", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Not an organiser or referee of the tournament, or an API key without `results:write` (the slips carry the table codes, which write results)", body = Problem, content_type = "application/problem+json"),
         NoSuchRound,
         (status = 409, description = "The round is a draft", body = Problem, content_type = "application/problem+json"),
     )

@@ -76,6 +76,13 @@ impl KeyLimits {
         self.has(Scope::PoolsWrite) && self.pool_id.is_none_or(|p| p == pool_id)
     }
 
+    /// Whether the key may enter results (`results:write`, `tournaments:write` or `admin`). A
+    /// table code lets its holder report and confirm a table's result, so only such a key reads
+    /// the codes (the slips and the link to them), although they are read with a GET.
+    pub fn writes_results(&self) -> bool {
+        self.has(Scope::ResultsWrite) || self.has(Scope::TournamentsWrite)
+    }
+
     /// Whether a request with this method and path (below `/api/v1`, or any other path of the
     /// service) is within the key's scopes and restriction; the reason when it is not.
     pub fn permits(&self, method: &str, path: &str) -> Result<(), String> {

@@ -44,6 +44,13 @@ impl Caller {
         }
     }
 
+    /// Whether the caller's credential may enter results: a signed-in session, or an API key
+    /// that may ([`crate::auth::keys::KeyLimits::writes_results`]). Reads that hand out what
+    /// writes a result (the table codes) ask this besides the caller's role.
+    pub fn may_write_results(&self) -> bool {
+        self.key.as_deref().is_none_or(|k| k.writes_results())
+    }
+
     /// 403 unless the caller is an admin.
     pub fn require_admin(&self) -> Result<(), ApiError> {
         if self.is_admin {

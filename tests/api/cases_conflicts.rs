@@ -374,3 +374,271 @@ async fn the_referee_who_gave_a_penalty_does_not_rule_on_the_complaint_against_i
     .await;
     assert!(body["detail"].as_str().unwrap().contains("party"));
 }
+
+/// A party belongs to the tournament: a respondent or a party added is a player registered in
+/// it, or an account of its staff or of such a player. A player of another tournament or an
+/// account with no part in this one is refused (422 naming the field, nothing stored): as a
+/// party it would read the case and could appeal its decision.
+#[actix_web::test]
+async fn a_party_from_outside_the_tournament_is_refused() {
+    let app = spawn_app().await;
+    let e = setup(&app, false).await;
+    let admin = app.admin_token().await;
+    let (_, winner, loser) = e.tables[0];
+    let winner_user = e.players.iter().find(|p| p.0 == winner).unwrap().1;
+    // A player (with an account) registered in another tournament only, and a bare account.
+    let other = app.tournament(&e.org, "ashes_league").await;
+    patch_tournament(&app, other, &e.org, json!({"status": "registration_open"})).await;
+    let (outsider_user, outsider) = app.user("elsewhere").await;
+    let r = app
+        .post(
+            "/api/v1/players",
+            Some(&admin),
+            json!({"name": "Elsewhere", "user_id": outsider_user}),
+        )
+        .await;
+    assert_eq!(r.status(), 201);
+    let outsider_player = r.json::<Value>().await.unwrap()["id"].as_i64().unwrap();
+    let r = app
+        .post(
+            &format!("/api/v1/tournaments/{other}/registrations"),
+            Some(&e.org),
+            json!({"player_id": outsider_player}),
+        )
+        .await;
+    assert_eq!(r.status(), 201);
+    let (stranger_user, stranger) = app.user("stranger").await;
+    let cases = format!("/api/v1/tournaments/{}/cases", e.tid);
+    let complaint = |respondents: Value| {
+        json!({"subject": "conduct", "statement": "They coached my opponent.",
+               "respondents": respondents})
+    };
+    for (respondents, field) in [
+        (
+            json!([{"player_id": outsider_player}]),
+            "respondents[0].player_id",
+        ),
+        (
+            json!([{"user_id": outsider_user}]),
+            "respondents[0].user_id",
+        ),
+        (
+            json!([{"user_id": stranger_user}]),
+            "respondents[0].user_id",
+        ),
+        (
+            json!([{"player_id": winner}, {"user_id": stranger_user}]),
+            "respondents[1].user_id",
+        ),
+    ] {
+        for token in [e.token_of_player(loser), e.org.as_str()] {
+            let body = problem(
+                app.post(&cases, Some(token), complaint(respondents.clone()))
+                    .await,
+                422,
+            )
+            .await;
+            assert_eq!(fields(&body), vec![field], "{body}");
+        }
+    }
+    let listed: Value = app.get(&cases, Some(&e.org)).await.json().await.unwrap();
+    assert_eq!(listed["total"], 0, "nothing stored: {listed}");
+    // The tournament's own people are named as before: a registered player, the account of
+    // one, an official.
+    let cid = open_case(
+        &app,
+        &e,
+        e.token_of_player(loser),
+        complaint(json!([{"player_id": winner}])),
+    )
+    .await["id"]
+        .as_i64()
+        .unwrap();
+    for respondents in [
+        json!([{"user_id": winner_user}]),
+        json!([{"user_id": e.committee[0].0}]),
+    ] {
+        open_case(&app, &e, e.token_of_player(loser), complaint(respondents)).await;
+    }
+    // Added by an official: the same rule, nothing stored, the outsiders still outside.
+    let url = parties_url(&e, cid);
+    for (party, field) in [
+        (
+            json!({"player_id": outsider_player, "role": "respondent"}),
+            "party.player_id",
+        ),
+        (
+            json!({"user_id": stranger_user, "role": "respondent"}),
+            "party.user_id",
+        ),
+    ] {
+        let body = problem(app.post(&url, Some(&e.org), party).await, 422).await;
+        assert_eq!(fields(&body), vec![field], "{body}");
+    }
+    let case = case_as(&app, &e, cid, &e.org).await;
+    assert_eq!(case["parties"].as_array().unwrap().len(), 2, "{case}");
+    for token in [&outsider, &stranger] {
+        let r = app.get(&format!("{cases}/{cid}"), Some(token)).await;
+        assert_eq!(r.status(), 404);
+    }
+}
+
+async fn annul(app: &TestApp, e: &Event, pid: i64, token: &str) -> reqwest::Response {
+    app.post(
+        &format!("/api/v1/tournaments/{}/penalties/{pid}/annul", e.tid),
+        Some(token),
+        json!({"reason": "Not slow at all."}),
+    )
+    .await
+}
+
+/// Nobody annuls a penalty given to their own player (domain.md section 1; seed 003 rule 15):
+/// a referee or organiser who also plays is refused (403, the penalty stays), annuls other
+/// players' penalties as before, and their own is annulled by another official.
+#[actix_web::test]
+async fn an_official_who_plays_does_not_annul_their_own_penalty() {
+    let app = spawn_app().await;
+    let e = setup(&app, false).await;
+    let (_, winner, loser) = e.tables[0];
+    let account = |p: i64| e.players.iter().find(|x| x.0 == p).unwrap().1;
+    // The winner's account is appointed referee, the loser's organiser.
+    for (user, role) in [(account(winner), "referee"), (account(loser), "organiser")] {
+        ok(
+            app.post(
+                &format!("/api/v1/tournaments/{}/staff", e.tid),
+                Some(&e.org),
+                json!({"user_id": user, "role": role}),
+            )
+            .await,
+            201,
+        )
+        .await;
+    }
+    let penalties = format!("/api/v1/tournaments/{}/penalties", e.tid);
+    let give = |player: i64| {
+        let (app, penalties, referee) = (&app, &penalties, &e.referee);
+        async move {
+            ok(
+                app.post(
+                    penalties,
+                    Some(referee),
+                    json!({"player_id": player, "kind": "warning", "reason": "Slow play."}),
+                )
+                .await,
+                201,
+            )
+            .await["id"]
+                .as_i64()
+                .unwrap()
+        }
+    };
+    let (to_winner, to_loser) = (give(winner).await, give(loser).await);
+    for (pid, own) in [(to_winner, winner), (to_loser, loser)] {
+        let body = problem(annul(&app, &e, pid, e.token_of_player(own)).await, 403).await;
+        assert!(
+            body["detail"].as_str().unwrap().contains("your own player"),
+            "{body}"
+        );
+    }
+    let listed: Value = app
+        .get(&penalties, Some(&e.org))
+        .await
+        .json()
+        .await
+        .unwrap();
+    for p in listed["items"].as_array().unwrap() {
+        assert!(p["annulled_at"].is_null(), "nothing annulled: {p}");
+    }
+    // Each annuls the other's penalty; the event's referee annuls the rest.
+    ok(
+        annul(&app, &e, to_loser, e.token_of_player(winner)).await,
+        200,
+    )
+    .await;
+    ok(
+        annul(&app, &e, to_winner, e.token_of_player(loser)).await,
+        200,
+    )
+    .await;
+    let again = give(winner).await;
+    ok(annul(&app, &e, again, &e.referee).await, 200).await;
+}
+
+/// An official who played a game does not penalise it (domain.md section 1: nobody decides as
+/// "a player at the table concerned"): a penalty naming a round and table their own player
+/// sits at is refused (403, nothing recorded), for their opponent and for themselves; a game
+/// they did not play, or a penalty naming no game, is theirs as before; another official
+/// penalises their game.
+#[actix_web::test]
+async fn an_official_who_plays_does_not_penalise_their_own_game() {
+    let app = spawn_app().await;
+    let e = setup(&app, false).await;
+    let (table, winner, loser) = e.tables[0];
+    let (other_table, other_winner, _) = e.tables[1];
+    let account = |p: i64| e.players.iter().find(|x| x.0 == p).unwrap().1;
+    for (user, role) in [(account(winner), "referee"), (account(loser), "organiser")] {
+        ok(
+            app.post(
+                &format!("/api/v1/tournaments/{}/staff", e.tid),
+                Some(&e.org),
+                json!({"user_id": user, "role": role}),
+            )
+            .await,
+            201,
+        )
+        .await;
+    }
+    let penalties = format!("/api/v1/tournaments/{}/penalties", e.tid);
+    let body = |player: i64, kind: &str, table: Option<i64>| {
+        let mut b = json!({"player_id": player, "kind": kind, "reason": "Slow play."});
+        if kind == "point_penalty" {
+            b["points"] = json!(2);
+        }
+        if let Some(t) = table {
+            b["round"] = json!(1);
+            b["table"] = json!(t);
+        }
+        b
+    };
+    for (by, player, kind) in [
+        (winner, loser, "game_loss"),
+        (winner, winner, "point_penalty"),
+        (loser, winner, "game_loss"),
+    ] {
+        let p = problem(
+            app.post(
+                &penalties,
+                Some(e.token_of_player(by)),
+                body(player, kind, Some(table)),
+            )
+            .await,
+            403,
+        )
+        .await;
+        assert!(
+            p["detail"]
+                .as_str()
+                .unwrap()
+                .contains("you play at round 1"),
+            "{p}"
+        );
+    }
+    let listed: Value = app
+        .get(&penalties, Some(&e.org))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(listed["total"], 0, "nothing recorded: {listed}");
+    // Another game, a penalty naming no game, and the event's referee on their game.
+    for (by, b) in [
+        (
+            e.token_of_player(winner),
+            body(other_winner, "point_penalty", Some(other_table)),
+        ),
+        (e.token_of_player(winner), body(loser, "warning", None)),
+        (e.referee.as_str(), body(loser, "game_loss", Some(table))),
+    ] {
+        ok(app.post(&penalties, Some(by), b).await, 201).await;
+    }
+}

@@ -320,3 +320,67 @@ async fn a_slips_link_ends_when_its_taker_is_disabled_erased_or_demoted() {
     assert!(!opens(by_referee).await);
     assert!(opens(by_org).await);
 }
+
+/// The table codes write results (a holder reports and confirms a table's result), so an API
+/// key reads the slips and takes their link only if it may write results: `read` alone is 403
+/// on both, as it is on `PUT .../result`; `results:write`, `tournaments:write` and a session
+/// get them.
+#[actix_web::test]
+async fn a_key_that_only_reads_does_not_get_the_table_codes() {
+    let app = spawn_app().await;
+    let (tid, org, referee, _) = event(&app, "agricola_norway", 8).await;
+    new_round(&app, tid, &org, json!({"method": "random"})).await;
+    let shown = codes(&app, tid, 1, &org).await;
+    let slips = format!("/print/tournaments/{tid}/rounds/1/slips?lang=en");
+    let link = format!("/api/v1/tournaments/{tid}/rounds/1/slips-link");
+    let key = |token: String, scopes: Value| {
+        let app = &app;
+        async move {
+            let r = app
+                .post(
+                    "/api/v1/me/api-keys",
+                    Some(&token),
+                    json!({"name": "site", "scopes": scopes}),
+                )
+                .await;
+            assert_eq!(r.status(), 201);
+            r.json::<Value>().await.unwrap()["key"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        }
+    };
+    for owner in [&org, &referee] {
+        let reader = key(owner.clone(), json!(["read"])).await;
+        let html = page(app.get(&slips, Some(&reader)).await, 403).await;
+        assert!(html.contains("results:write"), "{html}");
+        for (_, code) in &shown {
+            assert!(!html.contains(code.as_str()));
+        }
+        let p = problem(app.get(&link, Some(&reader)).await, 403).await;
+        assert!(
+            p["detail"].as_str().unwrap().contains("results:write"),
+            "{p}"
+        );
+        // The rest of the round reads as before.
+        let r = app
+            .get(
+                &format!("/api/v1/tournaments/{tid}/rounds/1/report-queue"),
+                Some(&reader),
+            )
+            .await;
+        assert_eq!(r.status(), 200);
+    }
+    for scopes in [
+        json!(["read", "results:write"]),
+        json!(["read", "tournaments:write"]),
+    ] {
+        let writer = key(org.clone(), scopes).await;
+        let r = app.get(&slips, Some(&writer)).await;
+        assert_eq!(slips_of(&page(r, 200).await), shown);
+        let r = app.get(&link, Some(&writer)).await;
+        assert_eq!(r.status(), 200);
+    }
+    // A session reads them as before.
+    assert_eq!(codes(&app, tid, 1, &referee).await, shown);
+}

@@ -391,7 +391,8 @@ fn base_url(req: &HttpRequest, state: &AppState) -> String {
 /// Round, table, the players in seat order with their colours or the starting player as the
 /// ruleset has them, blank boxes for the scores and the ruleset's other fields, a signature
 /// line per seat, and a QR code opening the table's report page beside the table code. Only
-/// for the tournament's organisers and referees (a bearer token), or a browser with a link from
+/// for the tournament's organisers and referees (a bearer token; an API key needs
+/// `results:write`, as the codes write results), or a browser with a link from
 /// `GET /api/v1/tournaments/{id}/rounds/{n}/slips-link` (valid 30 minutes, and only while the
 /// account that took it is enabled and still an organiser or referee of the tournament, or an
 /// admin: else it answers as a wrong link does). Never cached.
@@ -403,7 +404,7 @@ fn base_url(req: &HttpRequest, state: &AppState) -> String {
     responses(
         ThePage,
         (status = 401, description = "No token and no link (a page)", content_type = "text/html", body = String),
-        (status = 403, description = "Not an organiser or referee of the tournament, or a link that is wrong or expired, or whose taker is disabled, erased or no longer staff of the tournament (a page)", content_type = "text/html", body = String),
+        (status = 403, description = "Not an organiser or referee of the tournament, an API key without `results:write` (the codes write results), or a link that is wrong or expired, or whose taker is disabled, erased or no longer staff of the tournament (a page)", content_type = "text/html", body = String),
         (status = 404, description = "No such round (a page)", content_type = "text/html", body = String),
         (status = 409, description = "The round is a draft (a page)", content_type = "text/html", body = String),
         PrintParametersPage,

@@ -88,7 +88,8 @@ pub fn open_case(
             None => (Some(caller.user_id), own_player),
         };
         for (i, r) in respondents.iter().enumerate() {
-            check_party_ref(conn, &format!("respondents[{i}]"), r.user_id, r.player_id)?;
+            let field = format!("respondents[{i}]");
+            check_party_ref(conn, TournamentId(tid), &field, r.user_id, r.player_id)?;
         }
         let mut seated = Vec::new();
         if let (Some(r), Some(tb)) = (input.round, input.table) {
@@ -264,7 +265,13 @@ pub fn add_parties(
                 "votes have been cast on this case; its parties can no longer change".into(),
             ));
         }
-        check_party_ref(conn, "party", input.user_id, input.player_id)?;
+        check_party_ref(
+            conn,
+            TournamentId(tid),
+            "party",
+            input.user_id,
+            input.player_id,
+        )?;
         let role = match input.role {
             AddedPartyRole::Respondent => PartyRole::Respondent,
             AddedPartyRole::PlayerAtTable => {

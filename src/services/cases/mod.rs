@@ -62,7 +62,9 @@ pub struct Evidence {
     pub links: Option<Vec<String>>,
 }
 
-/// A person the case concerns: an account or a player (exactly one of the two).
+/// A person the case concerns: an account or a player (exactly one of the two), of this
+/// tournament: a player registered in it, or an account holding one of its staff roles or
+/// playing as a player registered in it (422 naming the field otherwise).
 #[derive(Debug, Clone, Deserialize, Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PartyIn {
@@ -114,7 +116,8 @@ pub enum AddedPartyRole {
     PlayerAtTable,
 }
 
-/// Add a party to an open case (the panel is recomputed).
+/// Add a party to an open case (the panel is recomputed): a person of this tournament, as a
+/// respondent is (`PartyIn`).
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"role": "player_at_table", "player_id": 17}))]

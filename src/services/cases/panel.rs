@@ -220,27 +220,44 @@ pub(super) fn is_registered(
     )?)
 }
 
-/// Checks a party reference (exactly one of an existing account or player).
+/// Checks a party reference: exactly one of an existing account or player, of tournament
+/// `tid` (422 naming `{field}.user_id` or `{field}.player_id` otherwise). A player is registered
+/// in it (not cancelled); an account holds one of its staff roles or plays as a player
+/// registered in it. Anyone else would read the case and could appeal its decision: a player
+/// or account of another tournament is no party to this one's cases.
 pub(super) fn check_party_ref(
     conn: &mut PgConnection,
+    tid: TournamentId,
     field: &str,
     user_id: Option<i64>,
     player_id: Option<i64>,
 ) -> Result<(), ApiError> {
     match (user_id, player_id) {
         (Some(u), None) => {
+            let f = format!("{field}.user_id");
             if !crate::db::accounts::user_exists(conn, UserId(u))? {
+                return Err(ApiError::field(f, format!("there is no user {u}")));
+            }
+            let official = crate::db::staff::is_member(conn, tid, UserId(u))?;
+            if !official && crate::db::registrations::player_of_user(conn, tid.0, u)?.is_none() {
                 return Err(ApiError::field(
-                    format!("{field}.user_id"),
-                    format!("there is no user {u}"),
+                    f,
+                    format!(
+                        "user {u} takes no part in this tournament: neither one of its staff \
+                         nor the account of a player registered in it"
+                    ),
                 ));
             }
         }
         (None, Some(p)) => {
+            let f = format!("{field}.player_id");
             if !crate::db::players::exists(conn, PlayerId(p))? {
+                return Err(ApiError::field(f, format!("there is no player {p}")));
+            }
+            if !is_registered(conn, tid, PlayerId(p))? {
                 return Err(ApiError::field(
-                    format!("{field}.player_id"),
-                    format!("there is no player {p}"),
+                    f,
+                    format!("player {p} is not registered in this tournament"),
                 ));
             }
         }

@@ -71,6 +71,14 @@ fn staff_round(
 ) -> Result<RoundRow, ApiError> {
     let t = load_visible(conn, &MaybeCaller(Some(caller.clone())), tid)?;
     caller.require_role(conn, t.id.0, &[StaffRole::Organiser, StaffRole::Referee])?;
+    // The codes write results: a key that may only read does not get them (nor a link).
+    if !caller.may_write_results() {
+        return Err(ApiError::Forbidden(
+            "the slips carry the table codes, with which results are reported and confirmed: \
+             this API key has no `results:write` (or `tournaments:write`) scope"
+                .into(),
+        ));
+    }
     let round = crate::db::rounds::by_number(conn, t.id.0, number, Lock::None)?;
     published(&round)?;
     Ok(round)
@@ -108,7 +116,7 @@ fn published(round: &RoundRow) -> Result<(), ApiError> {
 }
 
 /// A link to a round's slips, valid [`LINK_VALID`] from `now` while the caller may still take
-/// one (organisers and referees).
+/// one (organisers and referees; with an API key, one that may write results).
 pub fn slips_link(
     conn: &mut PgConnection,
     keys: &HallKeys,
@@ -129,9 +137,9 @@ pub fn slips_link(
     })
 }
 
-/// A published round's slips with their codes: for the tournament's organisers and referees, or
-/// a link one of them took that has not expired, while its taker may still take it (401 for
-/// nobody, 403 for anyone else).
+/// A published round's slips with their codes: for the tournament's organisers and referees
+/// (with an API key, one that may write results), or a link one of them took that has not
+/// expired, while its taker may still take it (401 for nobody, 403 for anyone else).
 pub fn slips(
     conn: &mut PgConnection,
     keys: &HallKeys,

@@ -470,7 +470,40 @@ pub fn list_withdrawals(
     page.try_map(|row| Ok(withdrawal_out(row)))
 }
 
-/// Records a penalty or sanction (referees and organisers).
+/// 403 when the penalty names a game (round and table) the caller's own player sits at: an
+/// official who played the game does not penalise it (domain.md section 1: nobody decides a
+/// matter in which they are a party, "as a player at the table concerned"; seed 003 rule 15).
+/// Another referee or organiser records it, or a case.
+fn not_at_my_table(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    tid: i64,
+    input: &RecordPenalty,
+) -> Result<(), ApiError> {
+    let (Some(round), Some(table)) = (input.round, input.table) else {
+        return Ok(());
+    };
+    let Some(me) = db::registrations::player_of_user(conn, tid, caller.user_id)? else {
+        return Ok(());
+    };
+    let Some(draw) = db::rounds::draw_by_number(conn, TournamentId(tid), round)? else {
+        return Ok(());
+    };
+    let mine = draw
+        .tables
+        .iter()
+        .filter(|t| i64::from(t.number) == i64::from(table))
+        .any(|t| t.seats.iter().any(|p| p.0 == me));
+    if mine {
+        return Err(ApiError::Forbidden(format!(
+            "you play at round {round} table {table}: another referee or an organiser \
+             penalises that game, or a case decides"
+        )));
+    }
+    Ok(())
+}
+
+/// Records a penalty or sanction (referees and organisers; not for a game the caller played).
 pub fn penalise(
     conn: &mut PgConnection,
     caller: &Caller,
@@ -497,6 +530,7 @@ pub fn penalise(
             check.range("points", p.into(), 1, 1000);
         }
         check.finish()?;
+        not_at_my_table(conn, caller, tid, &input)?;
         let row = record_penalty(
             conn,
             TournamentId(tid),
@@ -527,7 +561,29 @@ pub fn list_penalties(
     page.try_map(|row| Ok(penalty_out(row)))
 }
 
-/// Annuls a penalty (referees and organisers); it stays listed with who annulled it, when and why.
+/// 403 when penalty `pid` was given to the player `by` plays as: nobody decides a matter they
+/// are a party to (domain.md section 1; seed 003 rule 15, a dispute involving the leader as a
+/// player goes to someone else). Another referee or organiser annuls it, or a case does.
+fn not_my_own_penalty(
+    conn: &mut PgConnection,
+    tid: TournamentId,
+    pid: i64,
+    by: UserId,
+) -> Result<(), ApiError> {
+    let Some((player, _)) = db::cases::penalty_parties(conn, tid, PenaltyId(pid))? else {
+        return Ok(());
+    };
+    if db::players::accounts_of(conn, &[player])?.contains(&by) {
+        return Err(ApiError::Forbidden(format!(
+            "penalty {pid} was given to your own player: another referee or an organiser \
+             annuls it, or a case about it decides"
+        )));
+    }
+    Ok(())
+}
+
+/// Annuls a penalty (referees and organisers, not the penalised player's own account); it stays
+/// listed with who annulled it, when and why.
 pub fn annul(
     conn: &mut PgConnection,
     caller: &Caller,
@@ -549,6 +605,7 @@ pub fn annul(
         let reason = check.text("reason", &input.reason, 500);
         check.finish()?;
         let by = UserId(caller.user_id);
+        not_my_own_penalty(conn, TournamentId(tid), pid, by)?;
         annul_penalty(conn, TournamentId(tid), pid, by, reason, now).map(penalty_out)
     })
 }
