@@ -46,7 +46,10 @@ async fn register_all(app: &TestApp, admin: &str, tid: i64, ids: &[i64]) {
     )
     .await;
     for r in answers {
-        assert_eq!(r.status(), 201);
+        let status = r.status();
+        if status != 201 {
+            panic!("{status}: {}", r.text().await.unwrap_or_default());
+        }
     }
 }
 
