@@ -87,13 +87,17 @@ pub async fn archive(
 /// version, its digest, its signature (by this instance's key, one of `ARCHIVE_TRUSTED_KEYS`,
 /// or the `trust_key` named; an unsigned archive only with `accept_unsigned`), every reference
 /// between its rows, every draw, recomputed from its seed and input with the seating
-/// engine, and every result, as the results route would take it against its round's draw and
-/// the tournament's ruleset. The archive holds no more than the routes let a tournament have
-/// (at most 50 rounds numbered 1, 2, ...; an appeals committee of at most three, none of them
-/// its referee; seeding and settings within the routes' limits), and `user_map` and
+/// engine, every result, as the results route would take it against its round's draw and
+/// the tournament's ruleset (never on a draft round, a correction with its reason), and every
+/// case and vote as the case routes would store it (texts, evidence links, remedies and
+/// reasons within their limits). The archive holds no more than the routes let a tournament
+/// have (at most 50 rounds numbered 1, 2, ...; an appeals committee of at most three, none of
+/// them its referee; seeding and settings within the routes' limits; at most 10,000 players,
+/// 10,000 registrations and 1,000 cases), and `user_map` and
 /// `player_map` never map two of its ids onto one account or player here. A problem names the
 /// part at fault (`archive.signature.key`, `archive.content.results[3].round_id`,
-/// `archive.content.results[0].seats[1].player`, `archive.content.rounds`, `user_map.17`, ...).
+/// `archive.content.results[0].seats[1].player`, `archive.content.rounds`,
+/// `archive.content.players`, `archive.content.cases[0].evidence_links[2]`, `user_map.17`, ...).
 /// Bodies up to 64 MiB.
 #[utoipa::path(
     operation_id = "import_tournament",
@@ -192,7 +196,9 @@ pub async fn check_out(
 /// check-out; 409 on `archive` naming what changed otherwise. The archive passes the import's
 /// checks (digest, signature by a trusted key or the venue's `trust_key`, references, draws).
 /// Accounts are mapped by `user_map` only (else created disabled), and only onto accounts the
-/// checked-out archive named or onto the caller (422 on `user_map.<id>`). The archive is held
+/// checked-out archive named or onto the caller (422 on `user_map.<id>`). Its sizes, results,
+/// cases and votes are held as on an import (422 naming the archive's field, e.g.
+/// `archive.content.results[2].reason`). The archive is held
 /// to what the organiser may change here: an accepted tournament's dates, time zone and
 /// completed rounds' times of play move only for a keeper of its pool or an admin (409 naming
 /// the archive's field), its status only by the steps taken by hand (409), its ruleset, ruleset

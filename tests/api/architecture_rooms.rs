@@ -36,7 +36,10 @@ fn allowed(room: &str) -> Option<(bool, &'static [&'static str])> {
         "services::running" => (true, &["services::ratings"]),
         "services::cases" => (true, &["services::running", "services::ratings"]),
         "services::integrations" => (true, &["services::running", "services::ratings"]),
-        "services::archives" => (true, &["services::running", "services::ratings"]),
+        "services::archives" => (
+            true,
+            &["services::running", "services::cases", "services::ratings"],
+        ),
         "services::invitations" => (true, &["services::running", "services::accounts"]),
         "services::play" => (
             true,

@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 
 use crate::archives::{count, forger, json_of, played_event, resign};
 use crate::case_fixtures::ok;
-use crate::helpers::{problem, spawn_app};
+use crate::helpers::{fields, problem, spawn_app};
 
 /// The player ids seated in an archived result, seat order.
 fn seated(result: &Value) -> Vec<Value> {
@@ -171,4 +171,144 @@ async fn results_the_ruleset_or_the_draw_would_refuse_are_refused_naming_the_fie
         count(&b.database_url, "results"),
         before.3 + results.len() as i64
     );
+}
+
+/// The index of the archive's round that `result` names.
+fn round_of(archive: &Value, result: &Value) -> usize {
+    let rounds = archive["content"]["rounds"].as_array().unwrap();
+    rounds
+        .iter()
+        .position(|r| r["id"] == result["round_id"])
+        .unwrap()
+}
+
+/// A result on a draft round (a round its staff alone see, not published: the results route
+/// answers 409) and a correction without a reason (the route's 422) are refused on import as
+/// the route refuses them, naming the archive's row; a correction with its reason imports.
+#[actix_web::test]
+async fn a_result_on_a_draft_round_or_a_correction_without_a_reason_is_refused() {
+    let a = spawn_app().await;
+    let b = spawn_app().await;
+    let e = played_event(&a).await;
+    let admin_b = b.admin_token().await;
+    let path = format!("/api/v1/tournaments/{}/archive", e.tid);
+    let archive = json_of(&a, &path, Some(&e.org)).await;
+    let results = archive["content"]["results"].as_array().unwrap().clone();
+    // The fixture's correction (version 2 of round 1's first table, with its reason).
+    let k = results.iter().position(|r| r["version"] == 2).unwrap();
+    assert_eq!(results[k]["reason"], "miscounted");
+    let last = results.len() - 1;
+    let trusted_forger = forger().public_hex();
+    let send = |archive: Value| {
+        let body = json!({"archive": archive, "trust_key": trusted_forger});
+        b.post("/api/v1/tournament-imports", Some(&admin_b), body)
+    };
+    let before = (
+        count(&b.database_url, "tournaments"),
+        count(&b.database_url, "players"),
+        count(&b.database_url, "results"),
+    );
+    // The round of the last result back to a draft: each of its results is named.
+    let mut draft = archive.clone();
+    let j = round_of(&archive, &results[last]);
+    draft["content"]["rounds"][j]["status"] = json!("draft");
+    let of_round: Vec<String> = (0..results.len())
+        .filter(|i| results[*i]["round_id"] == results[last]["round_id"])
+        .map(|i| format!("archive.content.results[{i}].round_id"))
+        .collect();
+    resign(&mut draft);
+    let p = problem(send(draft).await, 422).await;
+    assert_eq!(fields(&p), of_round, "{p}");
+    // The correction without its reason.
+    let mut unexplained = archive.clone();
+    unexplained["content"]["results"][k]["reason"] = Value::Null;
+    resign(&mut unexplained);
+    let p = problem(send(unexplained).await, 422).await;
+    let at = format!("archive.content.results[{k}].reason");
+    assert_eq!(fields(&p), vec![at], "{p}");
+    // A third version without a reason, after the second.
+    let mut third = archive.clone();
+    let mut v3 = results[k].clone();
+    v3["version"] = json!(3);
+    v3["reason"] = Value::Null;
+    third["content"]["results"]
+        .as_array_mut()
+        .unwrap()
+        .push(v3.clone());
+    let mut explained = third.clone();
+    resign(&mut third);
+    let p = problem(send(third).await, 422).await;
+    let at = format!("archive.content.results[{}].reason", results.len());
+    assert_eq!(fields(&p), vec![at], "{p}");
+    let after = (
+        count(&b.database_url, "tournaments"),
+        count(&b.database_url, "players"),
+        count(&b.database_url, "results"),
+    );
+    assert_eq!(before, after, "nothing was written");
+    // With its reason the third version imports; a first version needs none.
+    explained["content"]["results"][results.len()]["reason"] = json!("recounted at the table");
+    resign(&mut explained);
+    ok(send(explained).await, 201).await;
+    assert_eq!(
+        count(&b.database_url, "results"),
+        before.2 + results.len() as i64 + 1
+    );
+}
+
+/// A check-in is held to the same: the venue's archive with a result on a draft round, or a
+/// correction without a reason, is refused (422 naming the row) and nothing here changes; the
+/// correction with its reason checks in.
+#[actix_web::test]
+async fn a_check_in_refuses_a_result_on_a_draft_round_or_a_correction_without_a_reason() {
+    let central = spawn_app().await;
+    let venue = spawn_app().await;
+    let (tid, org, played, mut back) =
+        crate::checkout_trust::checked_out(&central, &venue, 8).await;
+    back["trust_key"] = json!(forger().public_hex());
+    let checkin = format!("/api/v1/tournaments/{tid}/checkin");
+    let results = played["content"]["results"].as_array().unwrap().clone();
+    let before = count(&central.database_url, "results");
+    let send = |archive: &Value| {
+        let body = crate::checkouts::check_in_body(archive, &back);
+        central.post(&checkin, Some(&org), body)
+    };
+    // Round 1 (every result's) a draft.
+    let mut draft = played.clone();
+    let j = round_of(&played, &results[0]);
+    draft["content"]["rounds"][j]["status"] = json!("draft");
+    resign(&mut draft);
+    let p = problem(send(&draft).await, 422).await;
+    let named = fields(&p);
+    assert!(
+        !named.is_empty()
+            && named
+                .iter()
+                .all(|f| f.starts_with("archive.content.results[") && f.ends_with("].round_id")),
+        "{p}"
+    );
+    // A correction of the first table without a reason.
+    let mut corrected = played.clone();
+    let mut v2 = results[0].clone();
+    v2["version"] = json!(2);
+    v2["reason"] = Value::Null;
+    corrected["content"]["results"]
+        .as_array_mut()
+        .unwrap()
+        .push(v2);
+    let mut explained = corrected.clone();
+    resign(&mut corrected);
+    let p = problem(send(&corrected).await, 422).await;
+    let at = format!("archive.content.results[{}].reason", results.len());
+    assert_eq!(fields(&p), vec![at], "{p}");
+    assert_eq!(
+        count(&central.database_url, "results"),
+        before,
+        "nothing written"
+    );
+    // With its reason it checks in.
+    explained["content"]["results"][results.len()]["reason"] = json!("recounted");
+    resign(&mut explained);
+    assert_eq!(ok(send(&explained).await, 200).await["state"], "in");
+    assert_eq!(count(&central.database_url, "results"), before + 1);
 }

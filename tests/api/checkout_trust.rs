@@ -14,7 +14,7 @@ use crate::helpers::{fields, problem, spawn_app, TestApp};
 
 /// A tournament with a round played, checked out and run at the venue: (tournament id,
 /// organiser token, the venue's archive, the maps back with the venue's key).
-async fn checked_out(
+pub(crate) async fn checked_out(
     central: &TestApp,
     venue: &TestApp,
     players: usize,

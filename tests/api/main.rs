@@ -10,6 +10,8 @@ mod architecture;
 mod architecture_conventions;
 mod architecture_rooms;
 mod architecture_store;
+mod archive_cases;
+mod archive_counts;
 mod archive_people;
 mod archive_results;
 mod archive_seasons;

@@ -14,6 +14,7 @@ use crate::domain::entries::{AppliedRemedy, Remedy, ReportedResult};
 use crate::domain::rng::Seed;
 use crate::domain::scoring::{Preset, Ruleset, RulesetOverride, SeatResult};
 use crate::domain::seating::{draw_round, Draw, DrawInput, RoundOptions};
+use crate::domain::status::RoundStatus;
 use crate::domain::DrawRng;
 use crate::error::{ApiError, FieldError};
 use crate::services::running::round_input::FROM_EARLIER_ROUNDS;
@@ -457,13 +458,24 @@ fn column<T: serde::de::DeserializeOwned>(row: &Row, c: &str) -> Option<T> {
 /// round's draw and the tournament's ruleset, with the route's own check
 /// ([`check_table_result`]); its problems named under `archive.content.results[i]`.
 fn result_check(ruleset: &Ruleset, content: &ArchiveContent, i: usize) -> Result<(), ApiError> {
-    use crate::services::running::results::{check_table_result, seats_out, EnterResult};
+    use crate::services::running::results::{
+        check_table_result, require_published, seats_out, version_reason, EnterResult,
+    };
     let at = format!("{AT}.content.results[{i}]");
     let row = &content.results[i];
     let round_id = row.get("round_id").and_then(Value::as_i64);
     let round = content.rounds.iter().find(|r| id_of(r) == round_id);
     let round = round.ok_or_else(|| ApiError::field(format!("{at}.round_id"), "no such round"))?;
     let number: i32 = column(round, "number").unwrap_or_default();
+    // A draft round takes no result (the route's 409, named here on the round the row names).
+    let status = round.get("status").and_then(Value::as_str);
+    let status = status
+        .and_then(RoundStatus::parse)
+        .ok_or_else(|| ApiError::field(format!("{at}.round_id"), "a round without its status"))?;
+    require_published(number, status).map_err(|e| match e {
+        ApiError::Conflict(why) => ApiError::field(format!("{at}.round_id"), why),
+        e => e,
+    })?;
     let (method, draw) = match (column(round, "method"), column::<Draw>(round, "draw")) {
         (Some(m), Some(d)) => (m, d),
         _ => {
@@ -482,25 +494,37 @@ fn result_check(ruleset: &Ruleset, content: &ArchiveContent, i: usize) -> Result
         reason: column(row, "reason"),
         playoff_winner: column(row, "playoff_winner"),
     };
-    match check_table_result(ruleset, (number, method), &draw, table, &input) {
-        Ok(_) => Ok(()),
-        Err(ApiError::Validation(mut errors)) => {
-            // The archive's seats name their player `player` (the stored `SeatResult`).
-            let archived = |f: &str| f.replace(".player_id", ".player");
-            errors
-                .iter_mut()
-                .for_each(|e| e.field = format!("{at}.{}", archived(&e.field)));
-            Err(ApiError::Validation(errors))
+    let mut errors = match check_table_result(ruleset, (number, method), &draw, table, &input) {
+        Ok(_) => Vec::new(),
+        Err(ApiError::Validation(errors)) => errors,
+        Err(ApiError::NotFound(why)) => vec![FieldError::new("table_number", why)],
+        Err(e) => return Err(e),
+    };
+    // A version after the first is a correction, stored while the one before was in force.
+    let version: i32 = column(row, "version").unwrap_or(1);
+    if let Err(e) = version_reason(version - 1, input.reason.as_deref()) {
+        match e {
+            ApiError::Validation(found) => errors.extend(found),
+            e => return Err(e),
         }
-        Err(ApiError::NotFound(why)) => Err(ApiError::field(format!("{at}.table_number"), why)),
-        Err(e) => Err(e),
     }
+    if errors.is_empty() {
+        return Ok(());
+    }
+    // The archive's seats name their player `player` (the stored `SeatResult`).
+    let archived = |f: &str| f.replace(".player_id", ".player");
+    errors
+        .iter_mut()
+        .for_each(|e| e.field = format!("{at}.{}", archived(&e.field)));
+    Err(ApiError::Validation(errors))
 }
 
 /// Every version of every table's result is one the results route would have taken (422
-/// naming the archive's row and field at fault, at most 20): every seated player of the table
-/// once and nobody else, 1 to 8 seats, scores, bonuses, penalties and times within the route's
-/// bounds, outcomes and seat counts the ruleset scores, a play-off winner only in a cup match.
+/// naming the archive's row and field at fault, at most 20): in a round that is not a draft
+/// (`round_id`), every seated player of the table once and nobody else, 1 to 8 seats, scores,
+/// bonuses, penalties and times within the route's bounds, outcomes and seat counts the ruleset
+/// scores, a play-off winner only in a cup match, a reason for a correction (a version after
+/// the first: `reason`).
 /// The tournament's ruleset was read by [`check_types`] first.
 pub fn check_results(content: &ArchiveContent) -> Result<(), ApiError> {
     let t = &content.tournament;

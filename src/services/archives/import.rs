@@ -429,6 +429,7 @@ pub(super) fn checked(
     let known = known_ids(&archive.content);
     check_references(&archive.content, &known)?;
     check_types(&archive.content)?;
+    super::case_rows::check_cases(&archive.content)?;
     check_draws(&archive.content)?;
     Ok(known)
 }

@@ -9,6 +9,7 @@
 //! (recomputed from its seed and input) before it writes anything, in one transaction.
 //! Readings: `docs/decisions/archives.md`.
 
+mod case_rows;
 mod check_in_holds;
 pub mod checkouts;
 pub mod checks;

@@ -2,8 +2,10 @@
 //! here through the routes plans 1-50 rounds (`planned_rounds` in POST and PATCH
 //! /tournaments), has an appeals committee of at most three (POST /tournaments/{id}/staff) and
 //! registrations whose seeding is within what the registration routes take; its settings are
-//! within what a PATCH takes. An archive is held to the same, so that a signed file cannot give
-//! a tournament here what no organiser could (422 naming the archive's field).
+//! within what a PATCH takes. Where the routes set no cap (players, registrations, cases), a
+//! bound no real event reaches keeps one upload from writing rows without end. An archive is
+//! held to the same, so that a signed file cannot give a tournament here what no organiser
+//! could (422 naming the archive's field).
 
 use std::collections::HashSet;
 
@@ -18,6 +20,25 @@ use crate::services::validate::Check;
 
 /// The most rounds an archive holds: the most a tournament plans (`planned_rounds`, 1-50).
 pub const MOST_ROUNDS: usize = 50;
+
+/// The most registrations an archive holds. The registration routes set no cap on a
+/// tournament's registrations (`POST /tournaments/{id}/registrations` and the teams route take
+/// one more as long as registration is open), so this is not a route's limit mirrored but a
+/// bound no real event reaches: ten times the 1,000 players of the largest event the service
+/// is measured with (`docs/performance.md`). It stops one upload of up to 64 MiB from writing
+/// some hundred thousand rows.
+pub const MOST_REGISTRATIONS: usize = 10_000;
+
+/// The most players an archive lists (each created here unless `player_map` names it): the
+/// players its rows name, who are its registrations' (at most [`MOST_REGISTRATIONS`]) and the
+/// few its cases and penalties name besides. `POST /players` sets no cap either.
+pub const MOST_PLAYERS: usize = MOST_REGISTRATIONS;
+
+/// The most cases an archive holds. The case routes set no cap on a tournament's cases
+/// (`POST /tournaments/{id}/cases` opens one more a request; an appeal is one per decided
+/// case), so this is a bound no real event reaches: one case for every player of the largest
+/// event the service is measured with (1,000), where a real event hears a handful.
+pub const MOST_CASES: usize = 1_000;
 
 const AT: &str = "archive.content";
 
@@ -99,9 +120,34 @@ fn check_registrations(errors: &mut Vec<FieldError>, registrations: &[Row]) {
     }
 }
 
+/// At most [`MOST_PLAYERS`] players, [`MOST_REGISTRATIONS`] registrations and [`MOST_CASES`]
+/// cases (422 naming each section beyond).
+fn check_counts(content: &ArchiveContent) -> Result<(), ApiError> {
+    let mut check = Check::new();
+    let counts = [
+        ("players", content.players.len(), MOST_PLAYERS),
+        (
+            "registrations",
+            content.registrations.len(),
+            MOST_REGISTRATIONS,
+        ),
+        ("cases", content.cases.len(), MOST_CASES),
+    ];
+    for (section, n, most) in counts {
+        check.ensure(
+            n <= most,
+            &format!("{AT}.{section}"),
+            format!("{n} {section}: an archive holds at most {most}, more than any event has"),
+        );
+    }
+    check.finish()
+}
+
 /// The archive holds no more than the routes let a tournament have, and its settings are
-/// within what a PATCH takes (422 naming each field at fault, at most 20).
+/// within what a PATCH takes (422 naming each field at fault, at most 20). Its players,
+/// registrations and cases are counted first: nothing more is read of an archive beyond.
 pub fn check_sizes(content: &ArchiveContent) -> Result<(), ApiError> {
+    check_counts(content)?;
     let mut errors = match settings_within_limits(&content.tournament, &|_| true) {
         Ok(()) => Vec::new(),
         Err(ApiError::Validation(found)) => found,

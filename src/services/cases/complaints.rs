@@ -6,8 +6,9 @@ use crate::domain::status::CaseStatus;
 use crate::services::validate::{Page, PageParams};
 
 /// The checks of a new case that need no database: texts, evidence, the round and table or
-/// penalty its subject needs, at most 10 respondents, the remedies asked for.
-fn check_open_case(
+/// penalty its subject needs, at most 10 respondents, the remedies asked for (422 naming the
+/// body's field). An archive's complaint is held to them too (`archives::case_rows`).
+pub fn check_open_case(
     input: &OpenCase,
 ) -> Result<(String, Evidence, Vec<PartyIn>, Vec<Remedy>), ApiError> {
     let mut check = Check::new();

@@ -4,6 +4,33 @@ use super::*;
 use crate::db::ids::{CaseId, TournamentId, UserId};
 use crate::domain::status::CaseStatus;
 
+/// The checks of a ruling or a vote that need no database: its reason (1-500 characters) and
+/// the remedies its verdict orders (a `remedy` verdict at least one, the others none; at most
+/// 5, each within the remedies' bounds): the reason and remedies (422 naming the body's field).
+fn check_ruling(
+    verdict: Verdict,
+    remedies: Option<&[Remedy]>,
+    reason: &str,
+) -> Result<(String, Vec<Remedy>), ApiError> {
+    let mut check = Check::new();
+    let reason = check.text("reason", reason, REASON_MAX);
+    let remedies = verdict_remedies(&mut check, verdict, remedies.map(<[Remedy]>::to_vec));
+    check.finish()?;
+    Ok((reason, remedies))
+}
+
+/// The checks of a referee's ruling that need no database ([`check_ruling`]). An archive's
+/// decided case is held to them too (`archives::case_rows`).
+pub fn check_decision(input: &Decide) -> Result<(String, Vec<Remedy>), ApiError> {
+    check_ruling(input.verdict, input.remedies.as_deref(), &input.reason)
+}
+
+/// The checks of a committee member's vote that need no database ([`check_ruling`]). An
+/// archive's vote is held to them too (`archives::case_rows`).
+pub fn check_vote(input: &CastVote) -> Result<(String, Vec<Remedy>), ApiError> {
+    check_ruling(input.vote, input.remedies.as_deref(), &input.reason)
+}
+
 /// Decides a case (the referee, or a single-member panel); remedies are applied with the decision.
 pub fn decide_case(
     conn: &mut PgConnection,
@@ -18,10 +45,7 @@ pub fn decide_case(
     crate::db::transaction(conn, |conn| {
         // Who is asking first, then the body (issue 37, item 6).
         let (t, case, me) = case_for_panel(conn, caller, TournamentId(tid), CaseId(cid))?;
-        let mut check = Check::new();
-        let reason = check.text("reason", &input.reason, REASON_MAX);
-        let remedies = verdict_remedies(&mut check, input.verdict, input.remedies);
-        check.finish()?;
+        let (reason, remedies) = check_decision(&input)?;
         require_open(&case)?;
         if case.panel_mode != PanelMode::Referee {
             return Err(ApiError::Conflict(format!(
@@ -55,10 +79,7 @@ pub fn vote(
     crate::db::transaction(conn, |conn| {
         // Who is asking first, then the body (issue 37, item 6).
         let (t, case, me) = case_for_panel(conn, caller, TournamentId(tid), CaseId(cid))?;
-        let mut check = Check::new();
-        let reason = check.text("reason", &input.reason, REASON_MAX);
-        let remedies = verdict_remedies(&mut check, input.vote, input.remedies);
-        check.finish()?;
+        let (reason, remedies) = check_vote(&input)?;
         let cast = votes_of(conn, cid)?;
         if cast.iter().any(|v| v.member_id == UserId(caller.user_id)) {
             return Err(ApiError::Conflict(format!(
@@ -154,8 +175,9 @@ pub fn vote(
     })
 }
 
-/// The checks of an appeal that need no database: its statement, evidence and remedies.
-fn check_appeal(input: &Appeal) -> Result<(String, Evidence, Vec<Remedy>), ApiError> {
+/// The checks of an appeal that need no database: its statement, evidence and remedies (422
+/// naming the body's field). An archive's appeal is held to them too (`archives::case_rows`).
+pub fn check_appeal(input: &Appeal) -> Result<(String, Evidence, Vec<Remedy>), ApiError> {
     let mut check = Check::new();
     let statement = check.text("statement", &input.statement, STATEMENT_MAX);
     let evidence = input

@@ -262,6 +262,29 @@ pub fn check_table_result(
     Ok(seats)
 }
 
+/// A round takes results once it is published: a draft is seen by its staff only and may be
+/// drawn again (409 naming round `number`'s draft otherwise). An archive's result is held to it
+/// too (`archives::checks`).
+pub fn require_published(number: i32, status: RoundStatus) -> Result<(), ApiError> {
+    if status == RoundStatus::Draft {
+        return Err(ApiError::Conflict(format!(
+            "round {number} is a draft; publish it before entering results"
+        )));
+    }
+    Ok(())
+}
+
+/// The reason a new version of a table's result keeps (trimmed), given `current`, the version in
+/// force (0: none): a correction, a version after the first, needs one (422 on `reason`). An
+/// archive's result is held to it too (`archives::checks`).
+pub fn version_reason(current: i32, reason: Option<&str>) -> Result<Option<String>, ApiError> {
+    let reason = reason.map(str::trim).map(String::from);
+    if current > 0 && reason.is_none() {
+        return Err(ApiError::field("reason", "a correction needs a reason"));
+    }
+    Ok(reason)
+}
+
 /// What a write of a result must check about the version in force.
 #[derive(Debug, Clone, Copy)]
 pub enum Precondition {
@@ -327,11 +350,7 @@ pub fn store_locked(
     now: DateTime<Utc>,
 ) -> Result<ResultWithHistory, ApiError> {
     let (tid, number) = (t.id, round.number);
-    if round.status == RoundStatus::Draft {
-        return Err(ApiError::Conflict(format!(
-            "round {number} is a draft; publish it before entering results"
-        )));
-    }
+    require_published(number, round.status)?;
     // No game can have been played before the first day (issue 14, item 20).
     time_of_play::require_started(&t, now)?;
     let days = time_of_play::playing_days(&t)?;
@@ -358,10 +377,7 @@ pub fn store_locked(
         Precondition::IfMatch(_) | Precondition::AnyVersion => None,
         Precondition::Case(id) => Some(id),
     };
-    let reason = input.reason.as_deref().map(str::trim).map(String::from);
-    if current > 0 && reason.is_none() {
-        return Err(ApiError::field("reason", "a correction needs a reason"));
-    }
+    let reason = version_reason(current, input.reason.as_deref())?;
     db::results::insert_version(
         conn,
         NewVersion {
