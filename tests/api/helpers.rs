@@ -340,10 +340,8 @@ fn serve_with(db_url: &str, secret: &str, serve: Serve) -> TestApp {
         .expect("links");
     }
     let listen_url = listen_url.as_deref().unwrap_or(db_url);
-    // The tests run beside other builds on a few shared cores: a request queued behind a hundred
-    // sent at once (`concurrency`) may wait for one of the four connections longer than the
-    // service's default checkout (2 s), and its 503 would fail a race that was not lost. The
-    // checkout's own timeout and its 503 are tested in `outage` with pools of their own.
+    // Longer than the service's 2 s: a hundred requests at once beside other builds (`concurrency`)
+    // wait longer for the four; the checkout's 503 is tested in `outage`, on pools of its own.
     let pool = tourney::db::pool_with(db_url, 4, std::time::Duration::from_secs(20)).expect("pool");
     let clock = tourney::services::play::scheduling::Clock::default();
     let metrics = tourney::infra::metrics::Metrics::default();
