@@ -236,3 +236,83 @@ async fn an_opt_out_announced_in_advance_becomes_a_withdrawal_at_its_own_rounds_
     assert_eq!(rows.last().unwrap()["player_id"], kari, "{rows:?}");
     assert_eq!(rows.last().unwrap()["withdrawn"], true);
 }
+
+/// Draws round `number` as a draw does, from a connection of its own: takes the tournament's
+/// row lock, adds the round (a copy of round 1) and commits only when the returned sender is
+/// used (or dropped), so until then the round is a draw in flight.
+fn draw_in_flight(app: &TestApp, tid: i64, number: i64) -> std::sync::mpsc::Sender<()> {
+    use diesel::{Connection, RunQueryDsl};
+    let url = app.database_url.clone();
+    let (locked_tx, locked_rx) = std::sync::mpsc::channel();
+    let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
+    std::thread::spawn(move || {
+        let mut conn = diesel::PgConnection::establish(&url).expect("connect");
+        conn.transaction::<_, diesel::result::Error, _>(|conn| {
+            for sql in [
+                format!("SELECT id FROM tournaments WHERE id = {tid} FOR UPDATE"),
+                format!(
+                    "CREATE TEMP TABLE drawn ON COMMIT DROP AS SELECT * FROM rounds \
+                     WHERE tournament_id = {tid} AND number = 1"
+                ),
+                format!(
+                    "UPDATE drawn SET id = nextval(pg_get_serial_sequence('rounds', 'id')), \
+                     number = {number}"
+                ),
+                "INSERT INTO rounds SELECT * FROM drawn".to_string(),
+            ] {
+                diesel::sql_query(sql).execute(conn)?;
+            }
+            locked_tx.send(()).unwrap();
+            let _ = release_rx.recv();
+            Ok(())
+        })
+        .expect("the draw in flight");
+    });
+    locked_rx.recv().expect("the tournament locked");
+    release_tx
+}
+
+/// A withdrawal or an opt-out names a round not yet drawn; a draw holds the tournament's row
+/// lock while it seats the field and turns its round's opt-outs into withdrawals. Recorded
+/// without that lock, an opt-out of round 2 sent while round 2 was being drawn was checked
+/// against round 1 (the last committed), waited for the draw only at its insert, and stayed an
+/// opt-out of a round drawn mandatory with its player seated in it (an organiser's withdrawal
+/// the same). Both now wait for the tournament's lock before the check, and are refused
+/// (422 on `from_round`) once the draw commits.
+#[actix_web::test]
+async fn a_withdrawal_or_opt_out_sent_during_a_draw_is_checked_against_it() {
+    let app = spawn_app().await;
+    let (tid, org, _referee, ids) = event(&app, "agricola_norway", 7).await;
+    let (kari, kari_token) = linked_player(&app, tid, "kari").await;
+    new_round(&app, tid, &org, json!({"method": "random"})).await;
+    let path = format!("/api/v1/tournaments/{tid}/withdrawals");
+    let bodies = [
+        (
+            2,
+            kari_token.clone(),
+            json!({"player_id": kari, "from_round": 2, "kind": "opt_out"}),
+        ),
+        (
+            3,
+            org.clone(),
+            json!({"player_id": ids[0], "from_round": 3, "kind": "withdrawal"}),
+        ),
+    ];
+    for (number, token, body) in bodies {
+        let release = draw_in_flight(&app, tid, number);
+        let mut pending = Box::pin(app.post(&path, Some(token.as_str()), body.clone()));
+        let early = tokio::time::timeout(std::time::Duration::from_millis(1500), &mut pending);
+        if let Ok(r) = early.await {
+            panic!("answered during the draw: {} {body}", r.status());
+        }
+        release.send(()).unwrap();
+        let r = pending.await;
+        assert_eq!(
+            crate::helpers::refused(r, 422).await,
+            vec!["from_round"],
+            "{body}"
+        );
+    }
+    let kept: Value = app.get(&path, None).await.json().await.unwrap();
+    assert_eq!(kept["total"], 0, "{kept}");
+}

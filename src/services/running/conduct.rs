@@ -417,6 +417,11 @@ pub fn record_withdrawal(
                  player does not opt out alone; the organiser or referee records a withdrawal",
             ));
         }
+        // A draw holds the tournament's row lock while it seats the field and turns the
+        // opt-outs of its round into withdrawals: taken here too, the round a record names is
+        // checked against the draws committed, never against one in flight (which would leave
+        // an opt-out of a round drawn without it, its player seated and recorded as stopped).
+        crate::services::access::lock_tournament(conn, tid)?;
         ensure_confirmed(conn, TournamentId(tid), PlayerId(input.player_id))?;
         let drawn = rounds_drawn(conn, tid)?;
         if input.from_round <= drawn {
