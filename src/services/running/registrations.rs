@@ -308,9 +308,11 @@ pub fn register(
     now: DateTime<Utc>,
 ) -> Result<RegistrationOut, ApiError> {
     crate::db::unit_of_work(conn, |conn| {
-        let t = load_visible(conn, &MaybeCaller(Some(caller.clone())), id)?;
-        // Confirmation depends on every live registration: one change at a time.
-        lock_tournament(conn, id)?;
+        load_visible(conn, &MaybeCaller(Some(caller.clone())), id)?;
+        // Confirmation depends on every live registration: one change at a time. The status,
+        // deadline and table size are judged on the row as locked, not as read before the
+        // lock (a change committed meanwhile, such as registration closing, holds).
+        let t = lock_tournament(conn, id)?;
         let organiser = caller.has_any_role(conn, id, &[StaffRole::Organiser])?;
         if !organiser {
             if !is_own_player(conn, caller, input.player_id)? {
@@ -428,9 +430,10 @@ pub fn cancel_registration(
 ) -> Result<Vec<RegistrationOut>, ApiError> {
     let (id, player_id) = (id.0, player_id.0);
     crate::db::transaction(conn, |conn| {
-        let t = load_visible(conn, &MaybeCaller(Some(caller.clone())), id)?;
-        // Confirmation depends on every live registration: one change at a time.
-        lock_tournament(conn, id)?;
+        load_visible(conn, &MaybeCaller(Some(caller.clone())), id)?;
+        // Confirmation depends on every live registration: one change at a time (judged on the
+        // row as locked).
+        let t = lock_tournament(conn, id)?;
         let organiser = caller.has_any_role(conn, id, &[StaffRole::Organiser])?;
         if !organiser && !is_own_player(conn, caller, player_id)? {
             return Err(ApiError::Forbidden(
