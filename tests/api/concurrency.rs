@@ -306,30 +306,6 @@ async fn two_sanctions_at_once_take_two_steps() {
     }
 }
 
-/// An organiser's change to the tournament committed in another transaction (`change`, an SQL
-/// assignment), held open until the returned sender is sent to (or dropped).
-fn change_in_flight(app: &TestApp, tid: i64, change: &str) -> std::sync::mpsc::Sender<()> {
-    use diesel::{Connection, RunQueryDsl};
-    let (url, sql) = (
-        app.database_url.clone(),
-        format!("UPDATE tournaments SET {change} WHERE id = {tid}"),
-    );
-    let (locked_tx, locked_rx) = std::sync::mpsc::channel();
-    let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
-    std::thread::spawn(move || {
-        let mut conn = diesel::PgConnection::establish(&url).expect("connect");
-        conn.transaction::<_, diesel::result::Error, _>(|conn| {
-            diesel::sql_query(sql).execute(conn)?;
-            locked_tx.send(()).unwrap();
-            let _ = release_rx.recv();
-            Ok(())
-        })
-        .expect("the change in flight");
-    });
-    locked_rx.recv().expect("the tournament locked");
-    release_tx
-}
-
 /// A registration is judged on the tournament as it stands once locked: registration closed,
 /// or its deadline passed, by a change committed while the registration waited for the lock,
 /// holds (409, nothing written). Before, the status and deadline were read before the lock,
@@ -346,7 +322,10 @@ async fn a_registration_waiting_for_the_lock_meets_the_tournament_as_changed() {
         let tid = open_tournament(&app, &admin).await;
         let (pid, token) = crate::event_fixtures::account_player(&app, &format!("late{i}")).await;
         let path = format!("/api/v1/tournaments/{tid}/registrations");
-        let release = change_in_flight(&app, tid, change);
+        let release = crate::event_fixtures::held_open(
+            &app,
+            vec![format!("UPDATE tournaments SET {change} WHERE id = {tid}")],
+        );
         let mut pending = Box::pin(app.post(&path, Some(&token), json!({"player_id": pid})));
         let early = tokio::time::timeout(std::time::Duration::from_millis(1500), &mut pending);
         if let Ok(r) = early.await {

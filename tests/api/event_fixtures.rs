@@ -247,3 +247,26 @@ pub(crate) async fn linked_player_with(
     assert_eq!(r.status(), 201);
     (pid, token)
 }
+
+/// `statements` run in a transaction of their own connection, held open (its locks with it)
+/// until the returned sender is sent to or dropped: a write in flight for a race to meet.
+pub(crate) fn held_open(app: &TestApp, statements: Vec<String>) -> std::sync::mpsc::Sender<()> {
+    use diesel::{Connection, RunQueryDsl};
+    let url = app.database_url.clone();
+    let (locked_tx, locked_rx) = std::sync::mpsc::channel();
+    let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
+    std::thread::spawn(move || {
+        let mut conn = diesel::PgConnection::establish(&url).expect("connect");
+        conn.transaction::<_, diesel::result::Error, _>(|conn| {
+            for sql in statements {
+                diesel::sql_query(sql).execute(conn)?;
+            }
+            locked_tx.send(()).unwrap();
+            let _ = release_rx.recv();
+            Ok(())
+        })
+        .expect("the write in flight");
+    });
+    locked_rx.recv().expect("the write under way");
+    release_tx
+}

@@ -241,35 +241,21 @@ async fn an_opt_out_announced_in_advance_becomes_a_withdrawal_at_its_own_rounds_
 /// row lock, adds the round (a copy of round 1) and commits only when the returned sender is
 /// used (or dropped), so until then the round is a draw in flight.
 fn draw_in_flight(app: &TestApp, tid: i64, number: i64) -> std::sync::mpsc::Sender<()> {
-    use diesel::{Connection, RunQueryDsl};
-    let url = app.database_url.clone();
-    let (locked_tx, locked_rx) = std::sync::mpsc::channel();
-    let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
-    std::thread::spawn(move || {
-        let mut conn = diesel::PgConnection::establish(&url).expect("connect");
-        conn.transaction::<_, diesel::result::Error, _>(|conn| {
-            for sql in [
-                format!("SELECT id FROM tournaments WHERE id = {tid} FOR UPDATE"),
-                format!(
-                    "CREATE TEMP TABLE drawn ON COMMIT DROP AS SELECT * FROM rounds \
-                     WHERE tournament_id = {tid} AND number = 1"
-                ),
-                format!(
-                    "UPDATE drawn SET id = nextval(pg_get_serial_sequence('rounds', 'id')), \
-                     number = {number}"
-                ),
-                "INSERT INTO rounds SELECT * FROM drawn".to_string(),
-            ] {
-                diesel::sql_query(sql).execute(conn)?;
-            }
-            locked_tx.send(()).unwrap();
-            let _ = release_rx.recv();
-            Ok(())
-        })
-        .expect("the draw in flight");
-    });
-    locked_rx.recv().expect("the tournament locked");
-    release_tx
+    crate::event_fixtures::held_open(
+        app,
+        vec![
+            format!("SELECT id FROM tournaments WHERE id = {tid} FOR UPDATE"),
+            format!(
+                "CREATE TEMP TABLE drawn ON COMMIT DROP AS SELECT * FROM rounds \
+                 WHERE tournament_id = {tid} AND number = 1"
+            ),
+            format!(
+                "UPDATE drawn SET id = nextval(pg_get_serial_sequence('rounds', 'id')), \
+                 number = {number}"
+            ),
+            "INSERT INTO rounds SELECT * FROM drawn".to_string(),
+        ],
+    )
 }
 
 /// A withdrawal or an opt-out names a round not yet drawn; a draw holds the tournament's row
