@@ -215,13 +215,7 @@ pub fn record_penalty(
     if let (Some(r), Some(t)) = (round, table) {
         let draw = db::rounds::draw_by_number(conn, TournamentId(tid), r)?
             .ok_or_else(|| ApiError::field("round", format!("no round {r}")))?;
-        let seated = draw
-            .tables
-            .iter()
-            .filter(|tb| i64::from(tb.number) == i64::from(t))
-            .flat_map(|tb| &tb.seats)
-            .any(|p| p.0 == input.player_id);
-        if !seated {
+        if !sits_at(&draw, t, input.player_id) {
             return Err(ApiError::field(
                 "table",
                 format!(
@@ -475,6 +469,13 @@ pub fn list_withdrawals(
     page.try_map(|row| Ok(withdrawal_out(row)))
 }
 
+/// Whether `player` sits at table `table` of `draw`.
+fn sits_at(draw: &crate::domain::seating::Draw, table: i32, player: i64) -> bool {
+    draw.tables
+        .iter()
+        .any(|t| i64::from(t.number) == i64::from(table) && t.seats.iter().any(|p| p.0 == player))
+}
+
 /// 403 when the penalty names a game (round and table) the caller's own player sits at: an
 /// official who played the game does not penalise it (domain.md section 1: nobody decides a
 /// matter in which they are a party, "as a player at the table concerned"; seed 003 rule 15).
@@ -494,12 +495,7 @@ fn not_at_my_table(
     let Some(draw) = db::rounds::draw_by_number(conn, TournamentId(tid), round)? else {
         return Ok(());
     };
-    let mine = draw
-        .tables
-        .iter()
-        .filter(|t| i64::from(t.number) == i64::from(table))
-        .any(|t| t.seats.iter().any(|p| p.0 == me));
-    if mine {
+    if sits_at(&draw, table, me) {
         return Err(ApiError::Forbidden(format!(
             "you play at round {round} table {table}: another referee or an organiser \
              penalises that game, or a case decides"
